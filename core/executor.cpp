@@ -1,0 +1,385 @@
+#include "executor.h"
+
+#include <algorithm>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "errors.h"
+#include "initial_values.h"
+#include "launch.h"
+#include "output_files.h"
+
+// What device-level operations reach through fugue_device_services.
+struct fugue_services_context {
+  fugue::ProgramCache* cache = nullptr;
+  fugue::Profiler* profiler = nullptr;
+  const fugue::Device* device = nullptr;
+  std::vector<cl_mem> operands;      // per operand (NULL for consts)
+  std::vector<cl::Buffer> scratch;   // released after the operation's work finished
+  std::vector<cl::Program> programs; // kept alive while the operation runs
+  std::string label;
+  double bytes = 0, flops = 0;
+  bool tracked_cost = false;
+};
+
+namespace fugue {
+namespace fs = std::filesystem;
+
+namespace {
+
+size_t bytes_of(const Symbol& s) {
+  size_t n = s.kind == SymbolKind::Array ? static_cast<size_t>(shape_elements(s.shape)) : 1;
+  return n * dtype_size(s.dtype);
+}
+
+std::string describe_call(const Statement& st) {
+  std::string outs, ins;
+  const auto& op = *st.op;
+  for (uint32_t i : op.outputs()) outs += (outs.empty() ? "" : ", ") + st.operands[i];
+  for (uint32_t i : op.inputs()) ins += (ins.empty() ? "" : ", ") + st.operands[i];
+  return op.name() + ": " + outs + " = (" + ins + ")";
+}
+
+// Services for device-level operations.
+cl_mem services_buffer(fugue_services_context* c, uint32_t operand) {
+  return operand < c->operands.size() ? c->operands[operand] : nullptr;
+}
+fugue_status services_program(fugue_services_context* c, const char* source, const char* options,
+                              cl_program* program, fugue_error* error) {
+  try {
+    cl::Program p = c->cache->get(source ? source : "", options ? options : "", c->label);
+    c->programs.push_back(p);
+    *program = p();
+    return FUGUE_OK;
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "%s", e.what());
+    return FUGUE_ERROR_DEVICE;
+  }
+}
+fugue_status services_scratch(fugue_services_context* c, size_t bytes, cl_mem* buffer, fugue_error* error) {
+  cl_int err = CL_SUCCESS;
+  cl::Buffer b(c->device->context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
+  if (err != CL_SUCCESS) {
+    std::snprintf(error->message, sizeof error->message, "%s",
+                  cl_error_message("allocating " + std::to_string(bytes) + " bytes of scratch", err).c_str());
+    return FUGUE_ERROR_DEVICE;
+  }
+  c->scratch.push_back(b);
+  *buffer = b();
+  return FUGUE_OK;
+}
+void services_track(fugue_services_context* c, cl_event event, const char* name) {
+  if (!event) return;
+  cl::Event e(event, false);  // takes ownership: the core releases it
+  std::string label = c->label + (name && *name ? std::string(" / ") + name : "");
+  // The op's cost is attributed to its first tracked event.
+  c->profiler->track(e, label, "kernel", c->tracked_cost ? 0 : c->bytes, c->tracked_cost ? 0 : c->flops);
+  c->tracked_cost = true;
+}
+
+}  // namespace
+
+Executor::Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler)
+    : program_(program), device_(device), cache_(cache), profiler_(profiler) {}
+
+Executor::~Executor() = default;
+
+void Executor::prepare() {
+  sites_.clear();
+  site_of_.clear();
+  symbols_read_.clear();
+  prepare_block(program_.body);
+}
+
+void Executor::prepare_block(const std::vector<Statement>& body) {
+  for (const auto& st : body) {
+    if (st.kind == Statement::Kind::Op) prepare_site(st);
+    prepare_block(st.body);
+    prepare_block(st.else_body);
+  }
+}
+
+void Executor::prepare_site(const Statement& st) {
+  auto site = std::make_unique<CallSite>();
+  PlannedOp& p = site->planned;
+  p.statement = &st;
+  p.call = program_.call(st, p.types);
+  p.label = describe_call(st) + " at " + st.where;
+  for (uint32_t i : st.op->inputs()) symbols_read_.insert(st.operands[i]);
+  for (size_t i = 0; i < st.operands.size(); ++i) {
+    const Symbol& s = program_.symbol(st.operands[i]);
+    if (s.dtype == DType::F64 && !device_.info.fp64)
+      throw UserError(st.where + ": operand '" + s.name + "' is f64, but " + device_.info.name +
+                      " has no double precision; choose another device with --device or use f32");
+  }
+  try {
+    p.plan = st.op->plan(p.call);
+    site->cost = st.op->cost(p.call);
+  } catch (const UserError& e) {
+    throw UserError(st.where + ": " + e.what());
+  }
+  if (p.plan.num_partitions != st.operands.size())
+    throw DeviceError(p.label + ": plan gives " + std::to_string(p.plan.num_partitions) + " partitions for " +
+                      std::to_string(st.operands.size()) + " operands");
+  if (p.plan.level != FUGUE_LEVEL_DEVICE) {
+    // Build once; if the driver's limit for this kernel is below the chosen size, rebuild smaller.
+    int64_t kernel_limit = 0;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      Launch launch = choose_launch(p.plan, device_.info, kernel_limit);
+      site->kernel = generate_kernel(program_, {&p}, launch, "fugue_k" + std::to_string(kernel_counter_));
+      cl::Program program = cache_.get(site->kernel.source, "", p.label);
+      try {
+        site->main = cl::Kernel(program, site->kernel.main_name.c_str());
+        if (!site->kernel.finalize_name.empty())
+          site->finalize = cl::Kernel(program, site->kernel.finalize_name.c_str());
+      } catch (const cl::Error& e) {
+        throw DeviceError(cl_error_message("creating kernel for " + p.label, e.err()));
+      }
+      int64_t limit = static_cast<int64_t>(site->main.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.info.device));
+      if (limit >= launch.local_size || attempt == 1) break;
+      kernel_limit = limit;
+    }
+    ++kernel_counter_;
+    for (uint32_t w = 0; w < p.plan.num_workspaces; ++w) {
+      int64_t groups = std::max<int64_t>(site->kernel.launch.num_groups, 1);
+      size_t bytes = static_cast<size_t>(groups * std::max<int64_t>(p.plan.workspace_elements[w], 1)) *
+                     dtype_size(static_cast<DType>(p.plan.workspace_dtype[w]));
+      site->workspaces.push_back(allocate(bytes, "workspace of " + p.label));
+    }
+  }
+  site_of_[&st] = site.get();
+  sites_.push_back(std::move(site));
+}
+
+cl::Buffer Executor::allocate(size_t bytes, const std::string& what) {
+  cl_int err = CL_SUCCESS;
+  if (bytes > device_.info.max_allocation)
+    throw DeviceError("allocating " + std::to_string(bytes) + " bytes for " + what + " exceeds " +
+                      device_.info.name + "'s largest allocation (" + std::to_string(device_.info.max_allocation) +
+                      " bytes); use smaller arrays or a device with more memory");
+  cl::Buffer buffer(device_.context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
+  if (err != CL_SUCCESS) throw DeviceError(cl_error_message("allocating " + std::to_string(bytes) + " bytes for " + what, err));
+  return buffer;
+}
+
+void Executor::upload(const std::string& symbol, const HostArray& array) {
+  Value& v = value_for_write(symbol);
+  if (array.bytes.size() != v.bytes)
+    throw UserError(program_.symbol(symbol).where + ": initial value has " + std::to_string(array.bytes.size()) +
+                    " bytes, the declaration needs " + std::to_string(v.bytes));
+  if (v.bytes == 0) return;
+  cl::Event event;
+  try {
+    device_.queue.enqueueWriteBuffer(v.buffer, CL_TRUE, 0, v.bytes, array.bytes.data(), nullptr, &event);
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("uploading '" + symbol + "'", e.err()));
+  }
+  profiler_.track(event, "upload " + symbol, "transfer", static_cast<double>(v.bytes));
+}
+
+void Executor::initialize() {
+  values_.clear();
+  loop_values_.clear();
+  for (const auto& [name, s] : program_.symbols) {
+    if (s.kind == SymbolKind::Const || s.source.kind == SymbolSource::Kind::None) continue;
+    upload(name, initial_value(s));
+    values_[name].defined = true;
+  }
+}
+
+Executor::Value& Executor::value_for_write(const std::string& symbol) {
+  Value& v = values_[symbol];
+  if (!v.buffer()) {
+    const Symbol& s = program_.symbol(symbol);
+    v.bytes = bytes_of(s);
+    v.buffer = allocate(v.bytes, "'" + symbol + "'");
+  }
+  return v;
+}
+
+const Executor::Value& Executor::value_for_read(const std::string& symbol, const Statement& where) {
+  auto it = values_.find(symbol);
+  if (it == values_.end() || !it->second.defined)
+    throw UserError(where.where + ": '" + symbol + "' is read before anything wrote it at run time " +
+                    "(a loop that ran zero times, or a branch that was not taken?)");
+  return it->second;
+}
+
+void Executor::enqueue(CallSite& site, const cl::Kernel& kernel, int64_t groups, int64_t local,
+                       const std::string& name, double bytes, double flops) {
+  cl::Event event;
+  try {
+    device_.queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<size_t>(groups * local)),
+                                       cl::NDRange(static_cast<size_t>(local)), nullptr,
+                                       profiler_.enabled() ? &event : nullptr);
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("running " + site.planned.label, e.err()));
+  }
+  if (profiler_.enabled()) profiler_.track(event, name, "kernel", bytes, flops);
+}
+
+void Executor::run_op(const Statement& st) {
+  CallSite& site = *site_of_.at(&st);
+  ++site.executions;
+  const auto& op = *st.op;
+  const auto& plan = site.planned.plan;
+
+  // Inputs must hold values; outputs get buffers. An output that is also an input, read outside
+  // its own element, is written to a fresh buffer that replaces the old one afterwards.
+  std::map<std::string, cl::Buffer> replaced;
+  for (uint32_t i : op.inputs())
+    if (program_.symbol(st.operands[i]).kind != SymbolKind::Const) value_for_read(st.operands[i], st);
+  for (uint32_t o : op.outputs()) {
+    const std::string& out = st.operands[o];
+    bool hazard = false;
+    for (uint32_t i : op.inputs()) {
+      if (st.operands[i] != out) continue;
+      const auto& part = plan.partitions[i];
+      bool pointwise = part.kind == FUGUE_PARTITION_ELEMENTWISE &&
+                       std::all_of(part.halo, part.halo + FUGUE_MAX_RANK, [](int64_t h) { return h == 0; });
+      bool scalar = program_.symbol(out).kind == SymbolKind::Scalar && plan.level == FUGUE_LEVEL_ELEMENT;
+      hazard |= !(pointwise || scalar);
+    }
+    if (hazard && plan.level != FUGUE_LEVEL_DEVICE) {
+      // Generated kernels pass each symbol once, so the old and new buffers cannot both be bound.
+      throw UserError(st.where + ": " + op.name() + " writes '" + out +
+                      "' while reading it beyond its own element; write the result to a new symbol");
+    }
+    Value& v = value_for_write(out);
+    if (hazard) {
+      replaced[out] = v.buffer;
+      v.buffer = allocate(v.bytes, "'" + out + "'");
+    }
+  }
+
+  if (plan.level == FUGUE_LEVEL_DEVICE) {
+    // Device-level ops read the old buffer of a replaced symbol and write the new one.
+    run_device_level(site, replaced);
+  } else {
+    auto bind = [&](cl::Kernel& kernel, const std::vector<KernelArg>& args) {
+      for (size_t a = 0; a < args.size(); ++a) {
+        const auto& arg = args[a];
+        cl::Buffer buffer;
+        if (arg.kind == KernelArg::Kind::Workspace) {
+          buffer = site.workspaces.at(arg.workspace);
+        } else {
+          buffer = values_.at(arg.symbol).buffer;
+        }
+        kernel.setArg(static_cast<cl_uint>(a), buffer);
+      }
+    };
+    const auto& k = site.kernel;
+    try {
+      bind(site.main, k.main_args);
+      if (k.launch.num_groups > 0)
+        enqueue(site, site.main, k.launch.num_groups, k.launch.local_size, site.planned.label, site.cost.bytes,
+                site.cost.flops);
+      if (site.finalize()) {
+        bind(site.finalize, k.finalize_args);
+        enqueue(site, site.finalize, 1, k.launch.local_size, site.planned.label + " (finalize)", 0, 0);
+      }
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("setting arguments of " + site.planned.label, e.err()));
+    }
+  }
+  for (uint32_t o : op.outputs()) values_[st.operands[o]].defined = true;
+}
+
+void Executor::run_device_level(CallSite& site, const std::map<std::string, cl::Buffer>& replaced) {
+  const Statement& st = *site.planned.statement;
+  fugue_services_context context;
+  context.cache = &cache_;
+  context.profiler = &profiler_;
+  context.device = &device_;
+  context.label = site.planned.label;
+  context.bytes = site.cost.bytes;
+  context.flops = site.cost.flops;
+  for (size_t i = 0; i < st.operands.size(); ++i) {
+    const std::string& name = st.operands[i];
+    bool input = st.op->operands()[i]->role == FUGUE_ROLE_IN;
+    auto old = replaced.find(name);
+    auto it = values_.find(name);
+    cl_mem mem = (input && old != replaced.end()) ? old->second()
+                 : it == values_.end()             ? nullptr
+                                                   : it->second.buffer();
+    context.operands.push_back(mem);
+  }
+  fugue_device_services services{};
+  services.struct_size = sizeof(fugue_device_services);
+  services.context = &context;
+  services.cl_context = device_.context();
+  services.device = device_.info.device();
+  services.queue = device_.queue();
+  services.buffer = &services_buffer;
+  services.program = &services_program;
+  services.scratch = &services_scratch;
+  services.track = &services_track;
+  try {
+    st.op->execute(site.planned.call, services);
+  } catch (const UserError& e) {
+    throw UserError(st.where + ": " + e.what());
+  }
+  if (!context.scratch.empty()) device_.queue.finish();  // scratch must outlive the op's work
+}
+
+void Executor::run() {
+  interpret(program_, program_.body, *this);
+  try {
+    device_.queue.finish();
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("waiting for the device", e.err()));
+  }
+}
+
+HostArray Executor::read(const std::string& symbol) {
+  const Symbol& s = program_.symbol(symbol);
+  if (s.kind == SymbolKind::Const) {
+    HostArray a(DType::F64, {});
+    a.set(0, s.const_value);
+    return a;
+  }
+  if (auto lv = loop_values_.find(symbol); lv != loop_values_.end() && values_.count(symbol) == 0) {
+    HostArray a(DType::I64, {});
+    a.set(0, static_cast<double>(lv->second));
+    return a;
+  }
+  auto it = values_.find(symbol);
+  if (it == values_.end() || !it->second.defined)
+    throw UserError(s.where + ": '" + symbol + "' was never written at run time, so it has no value to read");
+  HostArray a(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
+  if (!a.bytes.empty()) {
+    cl::Event event;
+    try {
+      device_.queue.enqueueReadBuffer(it->second.buffer, CL_TRUE, 0, a.bytes.size(), a.bytes.data(), nullptr, &event);
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("reading '" + symbol + "' back from the device", e.err()));
+    }
+    profiler_.track(event, "download " + symbol, "transfer", static_cast<double>(a.bytes.size()));
+  }
+  return a;
+}
+
+double Executor::scalar_value(const std::string& symbol) {
+  if (auto lv = loop_values_.find(symbol); lv != loop_values_.end()) return static_cast<double>(lv->second);
+  return read(symbol).get(0);
+}
+
+void Executor::set_loop_variable(const std::string& symbol, int64_t value) {
+  loop_values_[symbol] = value;
+  // Only loop variables that operations read need a device copy.
+  if (!symbols_read_.count(symbol)) return;
+  Value& v = value_for_write(symbol);
+  try {
+    device_.queue.enqueueFillBuffer(v.buffer, static_cast<cl_long>(value), 0, sizeof(cl_long));
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("setting loop variable '" + symbol + "'", e.err()));
+  }
+  v.defined = true;
+}
+
+void Executor::write_outputs(const fs::path& folder) {
+  write_output_files(program_, folder, [this](const std::string& symbol) { return read(symbol); });
+}
+
+}  // namespace fugue

@@ -1,0 +1,85 @@
+// executor.h: runs a typed program on an OpenCL device. Every operation is planned and its kernels
+// generated and built before anything runs; data stays on the device from the first input to the
+// last output; the body's control flow comes from interpreter.h.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CL/opencl.hpp>
+
+#include "device_manager.h"
+#include "interpreter.h"
+#include "kernel_generator.h"
+#include "program.h"
+#include "program_cache.h"
+#include "profiler.h"
+
+namespace fugue {
+
+// One operation call site of the program, prepared for the device.
+struct CallSite {
+  PlannedOp planned;
+  GeneratedKernel kernel;  // empty source for DEVICE level
+  cl::Kernel main;
+  cl::Kernel finalize;
+  std::vector<cl::Buffer> workspaces;
+  fugue_cost cost{};
+  int64_t executions = 0;  // how many times it ran (bench statistics)
+};
+
+class Executor : public Backend {
+ public:
+  Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler);
+  ~Executor() override;
+
+  // Plans every operation and builds its kernels (the only compiles of a run).
+  void prepare();
+  // Uploads every symbol's initial value; forgets values computed by an earlier run.
+  void initialize();
+  // Runs the body; returns when the device has finished.
+  void run();
+  // A symbol's current value, read back from the device. Throws UserError if it was never written.
+  HostArray read(const std::string& symbol);
+  // Reads every output first, then writes each file atomically into `folder` (created if needed).
+  void write_outputs(const std::filesystem::path& folder);
+
+  const std::vector<std::unique_ptr<CallSite>>& sites() const { return sites_; }
+
+  // Backend
+  void run_op(const Statement& statement) override;
+  double scalar_value(const std::string& symbol) override;
+  void set_loop_variable(const std::string& symbol, int64_t value) override;
+
+ private:
+  struct Value {
+    cl::Buffer buffer;
+    size_t bytes = 0;
+    bool defined = false;
+  };
+  void prepare_block(const std::vector<Statement>& body);
+  void prepare_site(const Statement& statement);
+  Value& value_for_write(const std::string& symbol);
+  const Value& value_for_read(const std::string& symbol, const Statement& where);
+  cl::Buffer allocate(size_t bytes, const std::string& what);
+  void upload(const std::string& symbol, const HostArray& array);
+  void run_device_level(CallSite& site, const std::map<std::string, cl::Buffer>& replaced);
+  void enqueue(CallSite& site, const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name,
+               double bytes, double flops);
+
+  const Program& program_;
+  Device& device_;
+  ProgramCache& cache_;
+  Profiler& profiler_;
+  std::vector<std::unique_ptr<CallSite>> sites_;
+  std::map<const Statement*, CallSite*> site_of_;
+  std::map<std::string, Value> values_;
+  std::map<std::string, int64_t> loop_values_;
+  std::set<std::string> symbols_read_;  // inputs of some operation
+  int kernel_counter_ = 0;
+};
+
+}  // namespace fugue

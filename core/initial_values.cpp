@@ -1,0 +1,40 @@
+#include "initial_values.h"
+
+#include "errors.h"
+#include "generators.h"
+#include "image_io.h"
+#include "npy_io.h"
+
+namespace fugue {
+
+HostArray initial_value(const Symbol& s) {
+  const auto& src = s.source;
+  const Shape shape = s.kind == SymbolKind::Array ? s.shape : Shape{};
+  switch (src.kind) {
+    case SymbolSource::Kind::File: {
+      if (src.preloaded) return *src.preloaded;
+      std::string ext = src.file.extension().string();
+      if (ext == ".npy") {
+        NpyHeader header = read_npy_header(src.file);
+        // A scalar may be stored as shape () or (1,).
+        HostArray a = load_npy(src.file, s.dtype, s.kind == SymbolKind::Scalar ? header.shape : shape);
+        if (s.kind == SymbolKind::Scalar) a.shape.clear();
+        return a;
+      }
+      return load_gray_image(src.file, shape);
+    }
+    case SymbolSource::Kind::Inline:
+      return array_from_json(src.inline_value, s.dtype, shape, s.where + "/value");
+    case SymbolSource::Kind::Fill:
+      return make_filled(s.dtype, shape, src.value);
+    case SymbolSource::Kind::Random:
+      return make_random(s.dtype, shape, src.seed, src.low, src.high);
+    case SymbolSource::Kind::Arange:
+      return make_arange(s.dtype, shape, src.start, src.step);
+    case SymbolSource::Kind::None:
+      break;
+  }
+  throw std::logic_error("initial_value of symbol '" + s.name + "' without a source");
+}
+
+}  // namespace fugue

@@ -1,0 +1,55 @@
+#include "launch.h"
+
+#include <algorithm>
+
+#include "errors.h"
+
+namespace fugue {
+
+LaunchTuning tuning_for(const DeviceInfo& device) {
+  LaunchTuning t;
+  if (device.is_cpu) {
+    // PoCL runs a work-group as a loop on one core: few, large groups amortise the per-group cost.
+    t.element_local = 1024;
+    t.element_groups_per_cu = 64;
+    t.item_local = 256;
+    t.item_groups_per_cu = 4;
+  }
+  return t;
+}
+
+Launch choose_launch(const fugue_plan& plan, const DeviceInfo& device, int64_t kernel_max_local) {
+  const LaunchTuning tuning = tuning_for(device);
+  const auto& range = plan.launch;
+  bool item = plan.level == FUGUE_LEVEL_ITEM;
+  int64_t want = plan.level == FUGUE_LEVEL_BLOCK ? range.local_preferred
+                 : item                          ? tuning.item_local
+                                                 : tuning.element_local;
+  if (want <= 0) want = range.local_preferred > 0 ? range.local_preferred : 256;
+  int64_t hi = std::min<int64_t>(range.local_max > 0 ? range.local_max : 1024,
+                                 static_cast<int64_t>(device.max_work_group_size));
+  if (kernel_max_local > 0) hi = std::min(hi, kernel_max_local);
+  int64_t lo = std::max<int64_t>(range.local_min, 1);
+  int64_t multiple = std::max<int64_t>(range.local_multiple, 1);
+  int64_t local = std::clamp(want, lo, std::max(lo, hi));
+  local -= local % multiple;
+  if (local < lo || local > hi || local == 0)
+    throw DeviceError("no work-group size fits both the operation's range [" + std::to_string(lo) + ", " +
+                      std::to_string(range.local_max) + "] (multiple of " + std::to_string(multiple) +
+                      ") and the device's limit " + std::to_string(hi));
+  Launch launch;
+  launch.local_size = local;
+  int64_t n = range.iteration[0];
+  if (plan.level == FUGUE_LEVEL_BLOCK) {
+    launch.num_groups = n;
+    return launch;
+  }
+  int64_t groups = (n + local - 1) / local;
+  int64_t per_cu = item ? tuning.item_groups_per_cu : tuning.element_groups_per_cu;
+  if (per_cu > 0) groups = std::min<int64_t>(groups, per_cu * std::max<unsigned>(device.compute_units, 1u));
+  // A reduction always runs one group, so that its finalize sees at least one partial.
+  launch.num_groups = item ? std::max<int64_t>(groups, 1) : groups;
+  return launch;
+}
+
+}  // namespace fugue

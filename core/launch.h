@@ -1,0 +1,21 @@
+// launch.h: picks work-group size and group count for a plan on a device, from a small typed table of
+// per-device defaults (GPU vs CPU), within the range the operation accepts.
+#pragma once
+#include "device_manager.h"
+#include "kernel_generator.h"
+
+namespace fugue {
+
+struct LaunchTuning {
+  int64_t element_local = 256;        // work-group size for ELEMENT level
+  int64_t element_groups_per_cu = 0;  // cap on groups (grid-stride beyond it); 0: one element per item
+  int64_t item_local = 256;           // ITEM level (reductions)
+  int64_t item_groups_per_cu = 8;     // ITEM level: partial results per compute unit
+};
+
+LaunchTuning tuning_for(const DeviceInfo& device);
+
+// `kernel_max_local`: the built kernel's CL_KERNEL_WORK_GROUP_SIZE when known (0: not yet).
+Launch choose_launch(const fugue_plan& plan, const DeviceInfo& device, int64_t kernel_max_local = 0);
+
+}  // namespace fugue

@@ -1,0 +1,55 @@
+#include "reference_executor.h"
+
+#include "errors.h"
+#include "initial_values.h"
+
+namespace fugue {
+
+void ReferenceExecutor::run() {
+  values_.clear();
+  for (const auto& [name, s] : program_.symbols)
+    if (s.kind != SymbolKind::Const && s.source.kind != SymbolSource::Kind::None) values_[name] = initial_value(s);
+  interpret(program_, program_.body, *this);
+}
+
+const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
+  auto it = values_.find(symbol);
+  if (it == values_.end()) throw UserError("'" + symbol + "' was never written, so it has no value");
+  return it->second;
+}
+
+void ReferenceExecutor::run_op(const Statement& st) {
+  std::vector<fugue_type> types;
+  fugue_call call = program_.call(st, types);
+  // Inputs are copied, so an output that is also an input never sees a half-written value.
+  std::vector<HostArray> arrays(st.operands.size());
+  std::vector<fugue_host_array> views(st.operands.size());
+  for (size_t i = 0; i < st.operands.size(); ++i) {
+    const Symbol& s = program_.symbol(st.operands[i]);
+    bool output = st.op->operands()[i]->role == FUGUE_ROLE_OUT;
+    if (output) {
+      arrays[i] = HostArray(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
+    } else if (s.kind != SymbolKind::Const) {
+      auto it = values_.find(s.name);
+      if (it == values_.end())
+        throw UserError(st.where + ": '" + s.name + "' is read before anything wrote it at run time");
+      arrays[i] = it->second;
+    }
+    views[i].struct_size = sizeof(fugue_host_array);
+    views[i].type = types[i];
+    views[i].data = arrays[i].bytes.empty() ? nullptr : arrays[i].bytes.data();
+    views[i].bytes = arrays[i].bytes.size();
+  }
+  st.op->reference(call, views.data());
+  for (uint32_t o : st.op->outputs()) values_[st.operands[o]] = std::move(arrays[o]);
+}
+
+double ReferenceExecutor::scalar_value(const std::string& symbol) { return value(symbol).get(0); }
+
+void ReferenceExecutor::set_loop_variable(const std::string& symbol, int64_t v) {
+  HostArray a(DType::I64, {});
+  a.set(0, static_cast<double>(v));
+  values_[symbol] = std::move(a);
+}
+
+}  // namespace fugue

@@ -1,0 +1,255 @@
+// main.cpp: the `fugue` executable: run, validate, bench, devices, plugins.
+// Exit codes: 0 success, 2 a bad program, input or option, 1 a device or internal failure.
+#include <cstdio>
+#include <functional>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "device_manager.h"
+#include "errors.h"
+#include "executor.h"
+#include "atomic_file.h"
+#include "output_files.h"
+#include "plugin_registry.h"
+#include "program_cache.h"
+#include "program_loader.h"
+#include "reference_executor.h"
+#include "timing_report.h"
+
+namespace fs = std::filesystem;
+using namespace fugue;
+
+namespace {
+
+struct Options {
+  std::string program;
+  std::string device;
+  std::string out = ".";
+  std::vector<std::string> sets;
+  std::vector<std::string> plugins;
+  std::string profile;
+  std::string json;
+  bool stats = false;
+  bool verbose = false;
+  bool no_disk_cache = false;
+  bool reference = false;
+  int repeat = 10;
+};
+
+LoadOptions load_options(const Options& o) {
+  LoadOptions lo;
+  for (const auto& s : o.sets) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UserError("--set " + s + ": expected NAME=VALUE");
+    lo.overrides.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  return lo;
+}
+
+PluginRegistry load_plugins(const Options& o) {
+  PluginRegistry registry;
+  std::vector<fs::path> files(o.plugins.begin(), o.plugins.end());
+  registry.load_defaults(files);
+  for (const auto& f : o.plugins)
+    for (const auto& r : registry.refusals())
+      if (r.file == f) throw UserError("--plugin " + f + ": " + r.reason);
+  return registry;
+}
+
+// Everything a run needs on the device.
+struct Session {
+  Device device;
+  Profiler profiler;
+  ProgramCache cache;
+  Session(const Options& o, bool profile)
+      : device(select_device(devices(), device_spec(o.device))),
+        profiler(profile),
+        cache(device, o.no_disk_cache ? std::optional<fs::path>(fs::path()) : std::nullopt, &profiler) {
+    spdlog::info("device {} ({}), {}", device.info.name, device.info.id(), device.info.platform_name);
+  }
+  static const std::vector<DeviceInfo>& devices() {
+    static std::vector<DeviceInfo> list = list_devices();
+    return list;
+  }
+};
+
+int cmd_devices() {
+  auto devices = list_devices();
+  const DeviceInfo& chosen = select_device(devices, device_spec(""));
+  std::printf("%-5s %-5s %-40s %-28s %8s %9s %s\n", "id", "type", "device", "platform", "units", "memory", "");
+  for (const auto& d : devices)
+    std::printf("%-5s %-5s %-40s %-28s %8u %7.1fGB %s\n", d.id().c_str(), d.type_name().c_str(), d.name.c_str(),
+                d.platform_name.c_str(), d.compute_units, static_cast<double>(d.global_memory) / 1e9,
+                &d == &chosen ? "(default)" : "");
+  return 0;
+}
+
+int cmd_plugins(const Options& o) {
+  PluginRegistry registry;
+  std::vector<fs::path> files(o.plugins.begin(), o.plugins.end());
+  registry.load_defaults(files);
+  std::printf("search path:");
+  for (const auto& f : PluginRegistry::default_search_path()) std::printf(" %s", f.lexically_normal().c_str());
+  std::printf("\n");
+  for (const auto& p : registry.plugins()) {
+    std::printf("\n%s %s (ABI %u.%u) %s\n  %s\n", p->name.c_str(), p->version.c_str(), p->abi_major, p->abi_minor,
+                p->file.c_str(), p->description.c_str());
+    for (const auto* op : registry.operations_of(*p)) {
+      std::string sig;
+      for (const auto* d : op->operands())
+        sig += std::string(sig.empty() ? "" : ", ") + (d->role == FUGUE_ROLE_OUT ? "out " : "") + d->name;
+      std::printf("  %-22s (%s)  %s\n", op->name().c_str(), sig.c_str(), op->doc().c_str());
+    }
+  }
+  for (const auto& r : registry.refusals()) std::printf("\nrefused %s: %s\n", r.file.c_str(), r.reason.c_str());
+  if (registry.plugins().empty()) std::printf("\nno plugins loaded: set FUGUE_PLUGIN_PATH or pass --plugin FILE\n");
+  return 0;
+}
+
+int cmd_validate(const Options& o) {
+  PluginRegistry registry = load_plugins(o);
+  Program program = load_program(o.program, registry, load_options(o));
+  size_t ops = 0;
+  std::function<void(const std::vector<Statement>&)> count = [&](const std::vector<Statement>& body) {
+    for (const auto& st : body) {
+      ops += st.kind == Statement::Kind::Op;
+      count(st.body);
+      count(st.else_body);
+    }
+  };
+  count(program.body);
+  std::printf("%s: valid (%zu symbols, %zu operation calls, %zu outputs)\n", o.program.c_str(),
+              program.symbols.size(), ops, program.outputs.size());
+  return 0;
+}
+
+int cmd_run(const Options& o) {
+  PluginRegistry registry = load_plugins(o);
+  Program program = load_program(o.program, registry, load_options(o));
+  if (o.reference) {
+    ReferenceExecutor reference(program);
+    reference.run();
+    write_output_files(program, o.out, [&](const std::string& symbol) { return reference.value(symbol); });
+    return 0;
+  }
+  Session session(o, !o.profile.empty() || o.stats);
+  Executor executor(program, session.device, session.cache, session.profiler);
+  executor.prepare();
+  executor.initialize();
+  executor.run();
+  executor.write_outputs(o.out);
+  if (!o.profile.empty()) session.profiler.write_chrome_trace(o.profile);
+  if (o.stats) {
+    const auto& stats = session.cache.stats();
+    std::printf("%s", stats_table(summarize(session.profiler.collect())).c_str());
+    std::printf("programs: %d compiled, %d from the disk cache (%s), %d reused in memory\n", stats.compiles,
+                stats.disk_hits, session.cache.folder().c_str(), stats.memory_hits);
+  }
+  return 0;
+}
+
+int cmd_bench(const Options& o) {
+  if (o.repeat < 1) throw UserError("--repeat must be at least 1");
+  PluginRegistry registry = load_plugins(o);
+  Program program = load_program(o.program, registry, load_options(o));
+  Session session(o, true);
+  Executor executor(program, session.device, session.cache, session.profiler);
+  executor.prepare();
+  // Warm-up: first touches of buffers and kernels are not timed.
+  executor.initialize();
+  executor.run();
+  std::vector<RepetitionTimes> reps;
+  for (int r = 0; r < o.repeat; ++r) {
+    executor.initialize();
+    session.device.queue.finish();
+    session.profiler.clear();
+    executor.run();
+    reps.push_back(summarize(session.profiler.collect()));
+  }
+  std::printf("%s on %s, %d repetitions (device time from OpenCL events)\n", o.program.c_str(),
+              session.device.info.name.c_str(), o.repeat);
+  std::printf("%s", bench_table(reps).c_str());
+  if (!o.json.empty()) {
+    std::string j = bench_json(reps, o.program, session.device.info.name);
+    if (o.json == "-") std::printf("%s\n", j.c_str());
+    else write_file_atomically(o.json, [&](std::ostream& out) { out << j << "\n"; });
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_st("fugue");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("fugue: %^%l%$: %v");
+  spdlog::set_level(spdlog::level::warn);
+
+  Options o;
+  CLI::App app{"Fugue: composes OpenCL kernels from JSON program descriptions and runs them"};
+  app.require_subcommand(1);
+  app.add_flag("-v,--verbose", o.verbose, "log more (device, plugins, cache)");
+  app.add_option("--plugin", o.plugins, "load this plugin file too (repeatable)");
+
+  auto* run = app.add_subcommand("run", "run a program and write its outputs");
+  run->add_option("program", o.program, "program file (.json)")->required();
+  run->add_option("--device", o.device, "P:D, gpu, cpu or part of a device name (default: $FUGUE_DEVICE, else first GPU, else first device)");
+  run->add_option("--out", o.out, "folder for the outputs (default: the current folder)");
+  run->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
+  run->add_option("--profile", o.profile, "write a Chrome trace-event JSON of kernels, transfers and compiles");
+  run->add_flag("--stats", o.stats, "print device time per kernel and program-cache counts");
+  run->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without reading or writing the disk cache");
+  run->add_flag("--reference", o.reference, "run on the CPU with every operation's reference implementation");
+
+  auto* validate = app.add_subcommand("validate", "check a program without running it");
+  validate->add_option("program", o.program, "program file (.json)")->required();
+  validate->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
+
+  auto* bench = app.add_subcommand("bench", "time a program's kernels: warm-up, then repetitions");
+  bench->add_option("program", o.program, "program file (.json)")->required();
+  bench->add_option("--device", o.device, "device, as for run");
+  bench->add_option("--repeat", o.repeat, "timed repetitions (default 10)");
+  bench->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
+  bench->add_option("--json", o.json, "also write the figures as JSON to this file ('-': stdout)");
+  bench->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without the disk cache");
+
+  auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
+  auto* plugins = app.add_subcommand("plugins", "list plugins, their versions, ABI and operations");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (o.verbose) spdlog::set_level(spdlog::level::debug);
+
+  try {
+    if (run->parsed()) return cmd_run(o);
+    if (validate->parsed()) return cmd_validate(o);
+    if (bench->parsed()) return cmd_bench(o);
+    if (devices->parsed()) return cmd_devices();
+    if (plugins->parsed()) return cmd_plugins(o);
+  } catch (const UserError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  } catch (const DeviceError& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  } catch (const cl::Error& e) {
+    spdlog::error("{}", cl_error_message(e.what(), e.err()));
+    return 1;
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    return 1;
+  }
+  return 0;
+}
