@@ -33,12 +33,15 @@ size_t bytes_of(const Symbol& s) {
   return n * dtype_size(s.dtype);
 }
 
+// "/body/2/body/0 array.add z = (z, t)": the JSON pointer first, so truncated labels stay distinct.
 std::string describe_call(const Statement& st) {
   std::string outs, ins;
   const auto& op = *st.op;
   for (uint32_t i : op.outputs()) outs += (outs.empty() ? "" : ", ") + st.operands[i];
   for (uint32_t i : op.inputs()) ins += (ins.empty() ? "" : ", ") + st.operands[i];
-  return op.name() + ": " + outs + " = (" + ins + ")";
+  auto colon = st.where.rfind(':');
+  std::string pointer = colon == std::string::npos ? st.where : st.where.substr(colon + 1);
+  return pointer + " " + op.name() + " " + outs + " = (" + ins + ")";
 }
 
 // Services for device-level operations.
@@ -105,7 +108,7 @@ void Executor::prepare_site(const Statement& st) {
   PlannedOp& p = site->planned;
   p.statement = &st;
   p.call = program_.call(st, p.types);
-  p.label = describe_call(st) + " at " + st.where;
+  p.label = describe_call(st);
   for (uint32_t i : st.op->inputs()) symbols_read_.insert(st.operands[i]);
   for (size_t i = 0; i < st.operands.size(); ++i) {
     const Symbol& s = program_.symbol(st.operands[i]);
@@ -277,7 +280,7 @@ void Executor::run_op(const Statement& st) {
                 site.cost.flops);
       if (site.finalize()) {
         bind(site.finalize, k.finalize_args);
-        enqueue(site, site.finalize, 1, k.launch.local_size, site.planned.label + " (finalize)", 0, 0);
+        enqueue(site, site.finalize, 1, k.launch.local_size, site.planned.label + " [finalize]", 0, 0);
       }
     } catch (const cl::Error& e) {
       throw DeviceError(cl_error_message("setting arguments of " + site.planned.label, e.err()));

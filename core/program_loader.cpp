@@ -315,7 +315,8 @@ class Loader {
       check_keys(args, pg, {"seed", "low", "high"});
       src.kind = SymbolSource::Kind::Random;
       if (args.contains("seed")) {
-        if (!args["seed"].is_number_integer() || args["seed"].get<int64_t>() < 0)
+        const auto& seed = args["seed"];
+        if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
           fail(pg + "/seed", "a non-negative integer seed", describe(args["seed"]));
         src.seed = args["seed"].get<uint64_t>();
       }

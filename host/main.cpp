@@ -103,10 +103,11 @@ int cmd_plugins(const Options& o) {
     std::printf("\n%s %s (ABI %u.%u) %s\n  %s\n", p->name.c_str(), p->version.c_str(), p->abi_major, p->abi_minor,
                 p->file.c_str(), p->description.c_str());
     for (const auto* op : registry.operations_of(*p)) {
-      std::string sig;
+      std::string ins, outs;
       for (const auto* d : op->operands())
-        sig += std::string(sig.empty() ? "" : ", ") + (d->role == FUGUE_ROLE_OUT ? "out " : "") + d->name;
-      std::printf("  %-22s (%s)  %s\n", op->name().c_str(), sig.c_str(), op->doc().c_str());
+        (d->role == FUGUE_ROLE_OUT ? outs : ins) += std::string(", ") + d->name;
+      std::string sig = outs.substr(outs.empty() ? 0 : 2) + " = (" + ins.substr(ins.empty() ? 0 : 2) + ")";
+      std::printf("  %-16s %-20s %s\n", op->name().c_str(), sig.c_str(), op->doc().c_str());
     }
   }
   for (const auto& r : registry.refusals()) std::printf("\nrefused %s: %s\n", r.file.c_str(), r.reason.c_str());

@@ -1,0 +1,13 @@
+// arithmetic.h: the arithmetic element-wise operations: add sub mul div minimum maximum pow, neg
+// abs, the float functions sqrt rsqrt exp log sin cos tanh floor ceil, and copy.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "fugue/sdk.hpp"
+
+namespace fugue::array {
+
+std::vector<std::unique_ptr<sdk::Operation>> arithmetic_operations();
+
+}  // namespace fugue::array

@@ -1,0 +1,38 @@
+// array_plugin.cpp: the entry point of the array plugin, which registers every operation of the
+// `array` family.
+#include <memory>
+#include <vector>
+
+#include "arithmetic.h"
+#include "cast.h"
+#include "comparisons.h"
+#include "fill.h"
+#include "fugue/sdk.hpp"
+#include "reductions.h"
+#include "select.h"
+
+namespace {
+
+using fugue::sdk::Operation;
+using fugue::sdk::Plugin;
+
+void add_all(Plugin& plugin, std::vector<std::unique_ptr<Operation>> ops) {
+  for (auto& op : ops) plugin.add(std::move(op));
+}
+
+void populate(Plugin& plugin) {
+  using namespace fugue::array;
+  add_all(plugin, arithmetic_operations());
+  add_all(plugin, comparison_operations());
+  plugin.add(std::make_unique<Select>());
+  plugin.add(std::make_unique<Fill>());
+  plugin.add(std::make_unique<Cast>());
+  add_all(plugin, reduction_operations());
+}
+
+}  // namespace
+
+FUGUE_SDK_PLUGIN("array", "0.1.0",
+                 "Element-wise arithmetic, comparisons, selection, fills, casts and reductions "
+                 "over dense arrays of any rank",
+                 populate)

@@ -1,0 +1,58 @@
+// cast.cpp: array.cast.
+#include "cast.h"
+
+#include "opencl_c.h"
+#include "typing.h"
+
+namespace fugue::array {
+
+namespace {
+enum : uint32_t { kX, kOut };
+}
+
+Cast::Cast() {
+  name = "array.cast";
+  doc = "x converted to attribute dtype; float to integer and wider to narrower integer saturate";
+  operands = {
+      sdk::in("x", kArrayOrScalar, kAllDtypes, "the values to convert"),
+      sdk::out("out", kArrayOrScalar, kAllDtypes, "x in the new dtype, of its kind and shape"),
+  };
+  attrs = {{"dtype", FUGUE_ATTR_DTYPE, true, 0, "", "the dtype to convert to"}};
+  set_tolerance(*this, kRounding);
+  test_low = -10;  // wide enough that conversions to integers are not all 0
+  test_high = 10;
+}
+
+void Cast::infer(const sdk::Call& call, fugue_type* types) const {
+  const fugue_dtype to = call.dtype("dtype");
+  if (to == FUGUE_DTYPE_NONE)
+    throw rejection(name, "attribute dtype", "one of f32, f64, i32, i64, u8, u32", "none");
+  fugue_type out = call.operand(kX);
+  out.dtype = to;
+  types[kOut] = out;
+}
+
+std::string Cast::element_code(const sdk::Call& call) const {
+  const fugue_dtype from = call.operand(kX).dtype, to = call.operand(kOut).dtype;
+  return "  ${out=} = " + opencl::convert(from, to, opencl::cast(from, "${x}")) + ";\n";
+}
+
+void Cast::reference(const sdk::Call& call, fugue_host_array* operands) const {
+  const fugue_dtype from = call.operand(kX).dtype, to = call.operand(kOut).dtype;
+  const sdk::HostView x(operands[kX]);
+  sdk::HostView out(operands[kOut]);
+  for (int64_t i = 0; i < out.size(); ++i) {
+    if (sdk::is_float(from) && sdk::is_float(to))
+      out.set(i, x.get(i));  // a double rounds to f32 once, in set
+    else if (sdk::is_float(to))
+      // Round the integer once, straight to the dtype: through double, an i64 could round twice.
+      out.set(i, to == FUGUE_DTYPE_F32 ? static_cast<double>(static_cast<float>(x.get_int(i)))
+                                       : static_cast<double>(x.get_int(i)));
+    else if (sdk::is_float(from))
+      out.set_int(i, ref::saturate(x.get(i), to));
+    else
+      out.set_int(i, ref::convert_integer(x.get_int(i), from, to));
+  }
+}
+
+}  // namespace fugue::array

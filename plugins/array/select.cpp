@@ -1,0 +1,54 @@
+// select.cpp: array.select.
+#include "select.h"
+
+#include "opencl_c.h"
+#include "typing.h"
+
+namespace fugue::array {
+
+namespace {
+enum : uint32_t { kCond, kA, kB, kOut };
+}
+
+Select::Select() {
+  name = "array.select";
+  doc = "cond != 0 ? a : b, element by element";
+  operands = {
+      sdk::in("cond", kArrayScalarOrConst, kAllDtypes, "where nonzero, out takes a; else b"),
+      sdk::in("a", kArrayScalarOrConst, kAllDtypes, "the value where cond is nonzero"),
+      sdk::in("b", kArrayScalarOrConst, kAllDtypes, "the value where cond is zero"),
+      sdk::out("out", kArrayOrScalar, kAllDtypes,
+               "the dtype of a and b; an array of the array inputs' shape, else a scalar"),
+  };
+  set_tolerance(*this, kRounding);
+}
+
+void Select::infer(const sdk::Call& call, fugue_type* types) const {
+  const fugue_dtype dtype = common_dtype(call, name, {kA, kB});
+  types[kOut] = broadcast(call, name, {kCond, kA, kB}, dtype);
+}
+
+std::string Select::element_code(const sdk::Call& call) const {
+  const fugue_dtype dtype = call.operand(kOut).dtype;
+  const std::string a = opencl::cast(dtype, "${a}"), b = opencl::cast(dtype, "${b}");
+  const fugue_type& cond = call.operand(kCond);
+  if (cond.kind == FUGUE_KIND_CONST)
+    return "  ${out=} = " + (cond.const_value != 0 ? a : b) + ";\n";
+  return "  ${out=} = " + opencl::cast(cond.dtype, "${cond}") + " != 0 ? " + a + " : " + b + ";\n";
+}
+
+void Select::reference(const sdk::Call& call, fugue_host_array* operands) const {
+  const fugue_dtype dtype = call.operand(kOut).dtype;
+  const sdk::HostView cond(operands[kCond]), a(operands[kA]), b(operands[kB]);
+  sdk::HostView out(operands[kOut]);
+  for (int64_t i = 0; i < out.size(); ++i) {
+    // get() turns no nonzero integer into 0.0, and NaN != 0 holds, as on the device.
+    const sdk::HostView& chosen = cond.get(i) != 0 ? a : b;
+    if (sdk::is_float(dtype))
+      out.set(i, static_cast<double>(ref::value(chosen, i, dtype)));
+    else
+      out.set_int(i, chosen.get_int(i));
+  }
+}
+
+}  // namespace fugue::array

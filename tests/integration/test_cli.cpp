@@ -1,0 +1,133 @@
+// The `fugue` executable: commands, exit codes (0 / 2 bad input / 1 device), one clear line on stderr,
+// no output file left behind by a failed run, profiles, bench.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "npy_io.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using fugue::test::TempDir;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result fugue_cli(const std::string& args) {
+  std::string command = fugue::test::fugue_executable().string() + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string example(const std::string& name) { return (fugue::test::source_root() / "examples" / name).string(); }
+
+}  // namespace
+
+TEST(Cli, RunWritesOutputs) {
+  TempDir dir;
+  auto r = fugue_cli("run " + example("statistics.json") + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto mean = fugue::load_npy(dir / "out" / "mean.npy", std::nullopt, std::nullopt);
+  EXPECT_NEAR(mean.get(0), 5.0, 0.1);
+  EXPECT_TRUE(fs::exists(dir / "out" / "clipped.npy"));
+}
+
+TEST(Cli, SetOverridesAConst) {
+  TempDir dir;
+  auto r = fugue_cli("run " + example("saxpy_loop.json") + " --set n=0 --out " + dir.path().string());
+  // With zero iterations s is never written: a clear run-time error, exit 2, and no file at all.
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("'s'"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "z.npy"));
+  EXPECT_FALSE(fs::exists(dir / "s.npy"));
+  r = fugue_cli("run " + example("saxpy_loop.json") + " --set n=2 --out " + dir.path().string());
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "s.npy"));
+}
+
+TEST(Cli, BadProgramExitsWithTwoAndOneLine) {
+  TempDir dir;
+  fugue::test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {}, "body": [{"op": "array.add", "out": ["z"], "in": ["p", "q"]}]})");
+  auto r = fugue_cli("run " + (dir / "bad.json").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("bad.json:/body/0/in/0"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  r = fugue_cli("validate " + (dir / "bad.json").string());
+  EXPECT_EQ(r.code, 2);
+  r = fugue_cli("run " + (dir / "missing.json").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("cannot open"), std::string::npos) << r.out;
+}
+
+TEST(Cli, UnknownDeviceExitsWithTwo) {
+  auto r = fugue_cli("run " + example("statistics.json") + " --device no-such-device-anywhere");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("matches no device"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ValidateDevicesPlugins) {
+  auto r = fugue_cli("validate " + example("saxpy_loop.json"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("valid"), std::string::npos);
+  r = fugue_cli("devices");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("(default)"), std::string::npos) << r.out;
+  r = fugue_cli("plugins");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("array.norm2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ABI 1.0"), std::string::npos) << r.out;
+}
+
+TEST(Cli, PluginOptionAndRefusal) {
+  auto plugin = fugue::test::test_plugin_folder() / "libfugue_testops.so";
+  auto r = fugue_cli("--plugin " + plugin.string() + " plugins");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("test.scale"), std::string::npos) << r.out;
+  auto bad = fugue::test::test_plugin_folder() / "libfugue_bad_abi.so";
+  r = fugue_cli("--plugin " + bad.string() + " validate " + example("statistics.json"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("ABI 99.3"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ProfileIsAChromeTrace) {
+  TempDir dir;
+  auto r = fugue_cli("run " + example("statistics.json") + " --out " + dir.path().string() + " --profile " +
+                     (dir / "trace.json").string() + " --stats");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("total"), std::string::npos) << r.out;
+  std::ifstream in(dir / "trace.json");
+  auto trace = nlohmann::json::parse(in);
+  int kernels = 0, transfers = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    kernels += e.value("cat", "") == "kernel";
+    transfers += e.value("cat", "") == "transfer";
+  }
+  EXPECT_GE(kernels, 12);
+  EXPECT_GE(transfers, 2);
+}
+
+TEST(Cli, BenchReportsMedianAndBandwidth) {
+  auto r = fugue_cli("bench " + example("bench/elementwise_scale.json") + " --set n=100000 --repeat 3 --json -");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("median ms"), std::string::npos) << r.out;
+  auto line = r.out.substr(r.out.rfind("{\"device\""));
+  auto j = nlohmann::json::parse(line);
+  EXPECT_EQ(j["repetitions"], 3);
+  EXPECT_DOUBLE_EQ(j["total"]["bytes"].get<double>(), 800000.0);
+  EXPECT_GT(j["total"]["gbps"].get<double>(), 0.0);
+}

@@ -1,0 +1,109 @@
+#include "test_support.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+
+#include "executor.h"
+#include "program_cache.h"
+#include "profiler.h"
+#include "reference_executor.h"
+
+namespace fugue::test {
+namespace fs = std::filesystem;
+
+const PluginRegistry& bundled_plugins() {
+  static PluginRegistry registry = [] {
+    PluginRegistry r;
+    r.load_folder(FUGUE_BUILD_PLUGIN_DIR);
+    return r;
+  }();
+  return registry;
+}
+
+fs::path test_plugin_folder() { return FUGUE_TEST_PLUGIN_DIR; }
+fs::path fugue_executable() { return FUGUE_EXECUTABLE; }
+fs::path source_root() { return FUGUE_SOURCE_ROOT; }
+
+const PluginRegistry& plugins_with_test_ops() {
+  static PluginRegistry registry = [] {
+    PluginRegistry r;
+    r.load_folder(FUGUE_BUILD_PLUGIN_DIR);
+    r.load_file(test_plugin_folder() / "libfugue_testops.so");
+    return r;
+  }();
+  return registry;
+}
+
+Device& test_device() {
+  static Device device = [] {
+    static std::vector<DeviceInfo> devices = list_devices();
+    return Device(select_device(devices, device_spec("")));
+  }();
+  return device;
+}
+
+TempDir::TempDir() {
+  static int counter = 0;
+  auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+  path_ = fs::temp_directory_path() / ("fugue_test_" + std::to_string(stamp) + "_" + std::to_string(counter++));
+  fs::create_directories(path_);
+}
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary);
+  out << text;
+}
+
+std::map<std::string, HostArray> run_on_device(const Program& program, const std::optional<fs::path>& cache_dir) {
+  Profiler profiler;
+  ProgramCache cache(test_device(), cache_dir, &profiler);
+  Executor executor(program, test_device(), cache, profiler);
+  executor.prepare();
+  executor.initialize();
+  executor.run();
+  std::map<std::string, HostArray> out;
+  for (const auto& [symbol, file] : program.outputs) out[symbol] = executor.read(symbol);
+  return out;
+}
+
+std::map<std::string, HostArray> run_reference(const Program& program) {
+  ReferenceExecutor reference(program);
+  reference.run();
+  std::map<std::string, HostArray> out;
+  for (const auto& [symbol, file] : program.outputs) out[symbol] = reference.value(symbol);
+  return out;
+}
+
+std::string compare_arrays(const HostArray& actual, const HostArray& expected, double tolerance) {
+  if (actual.dtype != expected.dtype)
+    return "dtype " + std::string(dtype_name(actual.dtype)) + " vs expected " + std::string(dtype_name(expected.dtype));
+  if (actual.shape != expected.shape)
+    return "shape " + shape_string(actual.shape) + " vs expected " + shape_string(expected.shape);
+  for (int64_t i = 0; i < expected.elements(); ++i) {
+    double a = actual.get(i), e = expected.get(i);
+    if (std::isnan(e) && std::isnan(a)) continue;
+    if (std::isinf(e) && a == e) continue;
+    if (!(std::fabs(a - e) <= tolerance * std::max(1.0, std::fabs(e)))) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "element %lld: %.17g, expected %.17g (tolerance %g)", static_cast<long long>(i), a,
+                    e, tolerance);
+      return buf;
+    }
+  }
+  return {};
+}
+
+uint64_t fresh_seed() {
+  if (const char* fixed = std::getenv("FUGUE_TEST_SEED")) return std::strtoull(fixed, nullptr, 10);
+  static std::random_device rd;
+  return rd() & 0x7fffffffu;  // short enough to retype into FUGUE_TEST_SEED
+}
+
+}  // namespace fugue::test

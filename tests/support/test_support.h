@@ -1,0 +1,61 @@
+// test_support.h: what Fugue's tests share: the registry of bundled plugins, one OpenCL device,
+// temporary folders, running a JSON program on the device and on the CPU reference, comparing arrays.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "device_manager.h"
+#include "host_array.h"
+#include "plugin_registry.h"
+#include "program.h"
+
+namespace fugue::test {
+
+// Bundled plugins (the build's plugin folder), loaded once.
+const PluginRegistry& bundled_plugins();
+// Bundled plugins plus the test plugins (testops).
+const PluginRegistry& plugins_with_test_ops();
+// The folder holding the plugins built for tests.
+std::filesystem::path test_plugin_folder();
+// The folder of the `fugue` executable's build, and the repository root.
+std::filesystem::path fugue_executable();
+std::filesystem::path source_root();
+
+// The default device ($FUGUE_DEVICE respected), opened once.
+Device& test_device();
+
+// A fresh folder, removed with everything in it when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Writes `text` to `file`.
+void write_text(const std::filesystem::path& file, const std::string& text);
+
+// Every output symbol's value after running `program` on the device, and on the CPU reference.
+// `cache_dir`: nullopt = the default disk cache ($FUGUE_CACHE_DIR); an empty path = no disk cache.
+std::map<std::string, HostArray> run_on_device(const Program& program,
+                                               const std::optional<std::filesystem::path>& cache_dir = std::nullopt);
+std::map<std::string, HostArray> run_reference(const Program& program);
+
+// Empty when `actual` matches `expected` within |a - e| <= tol * max(1, |e|) per element (and the
+// same dtype and shape); otherwise a message naming the first bad element.
+std::string compare_arrays(const HostArray& actual, const HostArray& expected, double tolerance);
+
+// A seed that differs per run unless FUGUE_TEST_SEED fixes it; printed by tests on failure.
+uint64_t fresh_seed();
+
+}  // namespace fugue::test

@@ -1,0 +1,105 @@
+// The program cache: the second run compiles nothing; corrupt entries are rebuilt; failures show the log.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "errors.h"
+#include "executor.h"
+#include "program_cache.h"
+#include "program_loader.h"
+#include "test_support.h"
+
+using namespace fugue;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kProgram = R"({"fugue": 1, "symbols": {
+  "x": {"kind": "array", "dtype": "f32", "shape": [1000], "from": {"random": {"seed": 3}}},
+  "y": {"kind": "array", "dtype": "f32", "shape": [1000], "from": {"fill": 1.5}}},
+  "body": [{"op": "array.mul", "out": ["t"], "in": ["x", "y"]}, {"op": "array.sum", "out": ["s"], "in": ["t"]}],
+  "outputs": {"s": "s.npy"}})";
+
+// Runs the program in a fresh "process" (new cache object) and returns the cache's counts.
+ProgramCache::Stats run_once(const Program& program, const fs::path& cache_dir) {
+  Profiler profiler;
+  ProgramCache cache(test::test_device(), cache_dir, &profiler);
+  Executor executor(program, test::test_device(), cache, profiler);
+  executor.prepare();
+  executor.initialize();
+  executor.run();
+  return cache.stats();
+}
+
+}  // namespace
+
+TEST(ProgramCache, SecondRunCompilesNothing) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", kProgram);
+  Program program = load_program(dir / "p.json", test::bundled_plugins());
+  auto first = run_once(program, dir / "cache");
+  EXPECT_GE(first.compiles, 2);
+  auto second = run_once(program, dir / "cache");
+  EXPECT_EQ(second.compiles, 0);
+  EXPECT_EQ(second.disk_hits, first.compiles);
+}
+
+TEST(ProgramCache, CorruptEntryIsRebuilt) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", kProgram);
+  Program program = load_program(dir / "p.json", test::bundled_plugins());
+  auto first = run_once(program, dir / "cache");
+  int entries = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "cache")) {
+    if (entry.path().extension() != ".bin") continue;
+    ++entries;
+    // Flip bytes in the middle of the binary.
+    std::fstream f(entry.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(entry.path()) / 2));
+    f.write("garbage!", 8);
+  }
+  ASSERT_EQ(entries, first.compiles);
+  auto second = run_once(program, dir / "cache");
+  EXPECT_EQ(second.compiles, first.compiles);
+  auto third = run_once(program, dir / "cache");
+  EXPECT_EQ(third.compiles, 0);
+}
+
+TEST(ProgramCache, MemoryCacheBuildsOncePerProcess) {
+  ProgramCache cache(test::test_device(), fs::path());
+  const std::string source = "__kernel void k(__global float* x) { x[get_global_id(0)] *= 2.0f; }";
+  cache.get(source, "");
+  cache.get(source, "");
+  EXPECT_EQ(cache.stats().compiles, 1);
+  EXPECT_EQ(cache.stats().memory_hits, 1);
+}
+
+TEST(ProgramCache, BuildFailureReportsTheLogAndTheSource) {
+  test::TempDir dir;
+  ProgramCache cache(test::test_device(), dir / "cache");
+  try {
+    cache.get("__kernel void k(__global float* x) { x[0] = undefined_name; }", "", "broken test kernel");
+    FAIL() << "expected a build failure";
+  } catch (const DeviceError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("broken test kernel"), std::string::npos) << what;
+    EXPECT_NE(what.find("undefined_name"), std::string::npos) << what;  // from the build log
+    EXPECT_NE(what.find("failed"), std::string::npos) << what;
+    auto at = what.find("the source is in ");
+    ASSERT_NE(at, std::string::npos) << what;
+    std::string path = what.substr(at + 17, what.find(';', at) - at - 17);
+    EXPECT_TRUE(fs::exists(path)) << path;
+  }
+}
+
+TEST(ProgramCache, DefaultFolderFollowsTheEnvironment) {
+  const char* saved = std::getenv("FUGUE_CACHE_DIR");
+  std::string keep = saved ? saved : "";
+  setenv("FUGUE_CACHE_DIR", "/tmp/a", 1);
+  EXPECT_EQ(ProgramCache::default_folder(), fs::path("/tmp/a"));
+  unsetenv("FUGUE_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  EXPECT_EQ(ProgramCache::default_folder(), fs::path("/tmp/xdg/fugue"));
+  unsetenv("XDG_CACHE_HOME");
+  if (saved) setenv("FUGUE_CACHE_DIR", keep.c_str(), 1);
+}
