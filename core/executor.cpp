@@ -275,11 +275,14 @@ void Executor::run_op(const Statement& st) {
     const auto& k = site.kernel;
     try {
       bind(site.main, k.main_args);
+      if (k.wide_index) site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_long>(k.elements));
+      else site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_int>(k.elements));
       if (k.launch.num_groups > 0)
         enqueue(site, site.main, k.launch.num_groups, k.launch.local_size, site.planned.label, site.cost.bytes,
                 site.cost.flops);
       if (site.finalize()) {
         bind(site.finalize, k.finalize_args);
+        site.finalize.setArg(static_cast<cl_uint>(k.finalize_args.size()), static_cast<cl_int>(k.launch.num_groups));
         enqueue(site, site.finalize, 1, k.launch.local_size, site.planned.label + " [finalize]", 0, 0);
       }
     } catch (const cl::Error& e) {

@@ -1,6 +1,7 @@
 // kernel_generator.h: turns planned ELEMENT / ITEM / BLOCK operations into OpenCL C, calling each
 // plugin's emit through the operand accessors. One kernel (plus an optional one-group finalize
-// kernel for reductions) for a list of operations that share a launch; consts and shapes are baked in.
+// kernel for reductions) for a list of operations that share a launch; consts are baked in, the
+// element count is an argument.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -35,6 +36,8 @@ struct KernelArg {
   uint32_t workspace = 0;  // Workspace: its index within the op's plan
 };
 
+// Arguments: main_args, then the element count (`int` or `long`, as `wide_index` says); the finalize
+// kernel takes finalize_args, then the number of work-groups of the main kernel (`int`).
 struct GeneratedKernel {
   std::string source;  // both kernels, ready to build
   std::string main_name;
@@ -42,6 +45,8 @@ struct GeneratedKernel {
   std::vector<KernelArg> main_args;
   std::vector<KernelArg> finalize_args;
   Launch launch;
+  int64_t elements = 0;  // the main kernel's iteration count
+  bool wide_index = false;
   bool uses_fp64 = false;
 };
 

@@ -103,14 +103,16 @@ class Loader {
       fail("/fugue", "format version 1", describe(doc["fugue"]));
     if (doc.contains("symbols")) {
       expect_object(doc["symbols"], "/symbols");
-      // Consts first: array shapes may name them.
-      for (int pass = 0; pass < 2; ++pass)
+      // Consts first (with their --set values): array shapes may name them.
+      for (int pass = 0; pass < 2; ++pass) {
         for (const auto& [name, decl] : doc["symbols"].items()) {
           bool is_const = decl.is_object() && decl.value("kind", "") == "const";
           if ((pass == 0) == is_const) declare(name, decl, "/symbols/" + name);
         }
+        if (pass == 0) apply_overrides(true);
+      }
     }
-    apply_overrides();
+    apply_overrides(false);
     if (!doc.contains("body")) fail("", "a \"body\" list of statements", "none");
     defined_ = initially_defined();
     program_.body = statements(doc["body"], "/body", 0);
@@ -336,9 +338,12 @@ class Loader {
     }
   }
 
-  void apply_overrides() {
+  // Consts first (`consts_only`), then scalars, with every name checked in the second call.
+  void apply_overrides(bool consts_only) {
     for (const auto& [name, text] : options_.overrides) {
       auto it = program_.symbols.find(name);
+      if (consts_only && (it == program_.symbols.end() || it->second.kind != SymbolKind::Const)) continue;
+      if (!consts_only && it != program_.symbols.end() && it->second.kind == SymbolKind::Const) continue;
       if (it == program_.symbols.end())
         throw UserError("--set " + name + "=" + text + ": the program has no symbol '" + name + "'");
       Symbol& s = it->second;
