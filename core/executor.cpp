@@ -182,7 +182,8 @@ void Executor::upload(const std::string& symbol, const HostArray& array) {
 }
 
 void Executor::initialize() {
-  values_.clear();
+  // Buffers are kept (a repetition must not pay for allocation and first touch again); values are not.
+  for (auto& [name, value] : values_) value.defined = false;
   loop_values_.clear();
   for (const auto& [name, s] : program_.symbols) {
     if (s.kind == SymbolKind::Const || s.source.kind == SymbolSource::Kind::None) continue;

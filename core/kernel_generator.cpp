@@ -240,8 +240,16 @@ GeneratedKernel generate_kernel(const Program& program, const std::vector<const 
     src += phase_code(FUGUE_PHASE_BODY, "  ", false);
   } else {
     src += phase_code(FUGUE_PHASE_PROLOGUE, "  ", false);
-    src += "  for (" + index_type + " i = (" + index_type + ")get_global_id(0); i < fugue_n; i += (" + index_type +
-           ")get_global_size(0)) {\n";
+    if (launch.blocked) {
+      src += "  const " + index_type + " chunk = (fugue_n + (" + index_type + ")get_global_size(0) - 1) / (" +
+             index_type + ")get_global_size(0);\n";
+      src += "  const " + index_type + " begin = (" + index_type + ")get_global_id(0) * chunk;\n";
+      src += "  const " + index_type + " end = min(begin + chunk, fugue_n);\n";
+      src += "  for (" + index_type + " i = begin; i < end; ++i) {\n";
+    } else {
+      src += "  for (" + index_type + " i = (" + index_type + ")get_global_id(0); i < fugue_n; i += (" + index_type +
+             ")get_global_size(0)) {\n";
+    }
     src += phase_code(FUGUE_PHASE_ELEMENT, "    ", false);
     src += "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);

@@ -25,6 +25,10 @@ struct PlannedOp {
 struct Launch {
   int64_t local_size = 1;
   int64_t num_groups = 0;  // 0: nothing to do (empty iteration space)
+  // How a work-item walks its elements when there are more elements than items: false = cyclic
+  // (grid-stride; neighbouring items touch neighbouring elements, which GPUs coalesce), true =
+  // blocked (each item a contiguous run, which CPUs stream through their caches).
+  bool blocked = false;
 };
 
 // What a kernel argument is bound to.

@@ -9,11 +9,13 @@ namespace fugue {
 LaunchTuning tuning_for(const DeviceInfo& device) {
   LaunchTuning t;
   if (device.is_cpu) {
-    // PoCL runs a work-group as a loop on one core: few, large groups amortise the per-group cost.
+    // PoCL runs a work-group as a loop on one core: large groups amortise the per-group cost, and a
+    // work-item with many elements must stream through a contiguous run, not stride across pages.
     t.element_local = 1024;
-    t.element_groups_per_cu = 64;
+    t.element_groups_per_cu = 16;
     t.item_local = 256;
     t.item_groups_per_cu = 4;
+    t.blocked_items = true;
   }
   return t;
 }
@@ -49,6 +51,7 @@ Launch choose_launch(const fugue_plan& plan, const DeviceInfo& device, int64_t k
   if (per_cu > 0) groups = std::min<int64_t>(groups, per_cu * std::max<unsigned>(device.compute_units, 1u));
   // A reduction always runs one group, so that its finalize sees at least one partial.
   launch.num_groups = item ? std::max<int64_t>(groups, 1) : groups;
+  launch.blocked = tuning.blocked_items;
   return launch;
 }
 

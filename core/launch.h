@@ -11,6 +11,7 @@ struct LaunchTuning {
   int64_t element_groups_per_cu = 0;  // cap on groups (grid-stride beyond it); 0: one element per item
   int64_t item_local = 256;           // ITEM level (reductions)
   int64_t item_groups_per_cu = 8;     // ITEM level: partial results per compute unit
+  bool blocked_items = false;         // walk a work-item's elements as one contiguous run
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);

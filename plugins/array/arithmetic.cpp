@@ -46,10 +46,12 @@ Formula float_function(const std::string& builtin, Real (*real)(Real)) {
 }
 
 Formula float_function(const std::string& builtin, Real (*real)(Real, Real)) {
-  return {[builtin](fugue_dtype, const std::string& x, const std::string& y) {
-            return builtin + "(" + x + ", " + y + ")";
-          },
-          real};
+  Formula formula;
+  formula.device = [builtin](fugue_dtype, const std::string& x, const std::string& y) {
+    return builtin + "(" + x + ", " + y + ")";
+  };
+  formula.real = real;
+  return formula;
 }
 
 std::vector<MapSpec> binary_specs() {

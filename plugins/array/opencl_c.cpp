@@ -38,7 +38,7 @@ std::string literal(fugue_dtype dtype, double value) {
   if (dtype == FUGUE_DTYPE_F32) return float_literal(static_cast<float>(value), "f");
   if (dtype == FUGUE_DTYPE_F64) return float_literal(value, "");
   // The magnitude of MIN does not fit the type, so -N would not be a literal of it.
-  if (static_cast<int64_t>(value) == lowest_integer(dtype) && is_signed_integer(dtype))
+  if (is_signed_integer(dtype) && static_cast<int64_t>(value) == lowest_integer(dtype))
     return lowest(dtype);
   const char* suffix = dtype == FUGUE_DTYPE_I64 ? "L" : dtype == FUGUE_DTYPE_U32 ? "u" : "";
   return cast(dtype, std::to_string(static_cast<int64_t>(value)) + suffix);

@@ -44,7 +44,7 @@ TEST(PluginRegistry, RefusesBadPluginsAndLoadsTheRest) {
 
 TEST(PluginRegistry, BundledPluginsLoadFromTheBuildFolder) {
   PluginRegistry r;
-  r.load_folder(FUGUE_BUILD_PLUGIN_DIR);
+  r.load_folder(test::bundled_plugin_folder());
   EXPECT_TRUE(r.refusals().empty());
   ASSERT_NE(r.find("array.add"), nullptr);
   EXPECT_EQ(r.find("array.add")->plugin().abi_major, static_cast<uint32_t>(FUGUE_ABI_VERSION_MAJOR));

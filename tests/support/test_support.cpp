@@ -14,23 +14,32 @@
 namespace fugue::test {
 namespace fs = std::filesystem;
 
+namespace {
+// A relocated build (e.g. bundled for another machine) sets FUGUE_TEST_BUILD and FUGUE_TEST_SOURCE.
+fs::path relocated(const char* variable, const fs::path& below, const char* built_in) {
+  const char* root = std::getenv(variable);
+  return root && *root ? fs::path(root) / below : fs::path(built_in);
+}
+}  // namespace
+
+fs::path bundled_plugin_folder() { return relocated("FUGUE_TEST_BUILD", "plugins", FUGUE_BUILD_PLUGIN_DIR); }
+fs::path test_plugin_folder() { return relocated("FUGUE_TEST_BUILD", "test_plugins", FUGUE_TEST_PLUGIN_DIR); }
+fs::path fugue_executable() { return relocated("FUGUE_TEST_BUILD", "host/fugue", FUGUE_EXECUTABLE); }
+fs::path source_root() { return relocated("FUGUE_TEST_SOURCE", "", FUGUE_SOURCE_ROOT); }
+
 const PluginRegistry& bundled_plugins() {
   static PluginRegistry registry = [] {
     PluginRegistry r;
-    r.load_folder(FUGUE_BUILD_PLUGIN_DIR);
+    r.load_folder(bundled_plugin_folder());
     return r;
   }();
   return registry;
 }
 
-fs::path test_plugin_folder() { return FUGUE_TEST_PLUGIN_DIR; }
-fs::path fugue_executable() { return FUGUE_EXECUTABLE; }
-fs::path source_root() { return FUGUE_SOURCE_ROOT; }
-
 const PluginRegistry& plugins_with_test_ops() {
   static PluginRegistry registry = [] {
     PluginRegistry r;
-    r.load_folder(FUGUE_BUILD_PLUGIN_DIR);
+    r.load_folder(bundled_plugin_folder());
     r.load_file(test_plugin_folder() / "libfugue_testops.so");
     return r;
   }();

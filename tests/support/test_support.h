@@ -19,7 +19,8 @@ namespace fugue::test {
 const PluginRegistry& bundled_plugins();
 // Bundled plugins plus the test plugins (testops).
 const PluginRegistry& plugins_with_test_ops();
-// The folder holding the plugins built for tests.
+// The build's plugin folder, the folder holding the plugins built for tests.
+std::filesystem::path bundled_plugin_folder();
 std::filesystem::path test_plugin_folder();
 // The folder of the `fugue` executable's build, and the repository root.
 std::filesystem::path fugue_executable();
