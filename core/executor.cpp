@@ -187,7 +187,10 @@ void Executor::initialize() {
   loop_values_.clear();
   for (const auto& [name, s] : program_.symbols) {
     if (s.kind == SymbolKind::Const || s.source.kind == SymbolSource::Kind::None) continue;
-    upload(name, initial_value(s));
+    // Files are read and generators run once; later repetitions upload the same values again.
+    auto it = initial_.find(name);
+    if (it == initial_.end()) it = initial_.emplace(name, initial_value(s)).first;
+    upload(name, it->second);
     values_[name].defined = true;
   }
 }

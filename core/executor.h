@@ -77,6 +77,7 @@ class Executor : public Backend {
   std::vector<std::unique_ptr<CallSite>> sites_;
   std::map<const Statement*, CallSite*> site_of_;
   std::map<std::string, Value> values_;
+  std::map<std::string, HostArray> initial_;  // initial values, kept for repetitions
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation
   int kernel_counter_ = 0;

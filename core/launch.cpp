@@ -1,10 +1,41 @@
 #include "launch.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <string>
 
 #include "errors.h"
 
 namespace fugue {
+
+namespace {
+// FUGUE_TUNING="element_local=512,element_groups_per_cu=16": overrides for tuning experiments.
+void apply_overrides(LaunchTuning& t) {
+  const char* env = std::getenv("FUGUE_TUNING");
+  if (!env || !*env) return;
+  std::stringstream ss(env);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    int64_t value = 0;
+    try {
+      value = eq == std::string::npos ? throw std::invalid_argument(item) : std::stoll(item.substr(eq + 1));
+    } catch (const std::exception&) {
+      throw UserError("FUGUE_TUNING: expected key=integer, found '" + item + "'");
+    }
+    if (key == "element_local") t.element_local = value;
+    else if (key == "element_groups_per_cu") t.element_groups_per_cu = value;
+    else if (key == "item_local") t.item_local = value;
+    else if (key == "item_groups_per_cu") t.item_groups_per_cu = value;
+    else if (key == "blocked_items") t.blocked_items = value != 0;
+    else
+      throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
+                      "item_groups_per_cu, blocked_items)");
+  }
+}
+}  // namespace
 
 LaunchTuning tuning_for(const DeviceInfo& device) {
   LaunchTuning t;
@@ -17,6 +48,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.item_groups_per_cu = 4;
     t.blocked_items = true;
   }
+  apply_overrides(t);
   return t;
 }
 

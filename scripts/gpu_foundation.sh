@@ -2,7 +2,9 @@
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
 # devices, the test suites against the GPU, every example vs the CPU reference, then the foundation's
 # figures side by side with PyTorch's copy: fugue bench of one element-wise op over 2^26 and 2^28 f32.
-# Build and bundle first:  ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins build/test_plugins build/tests examples
+# Build and bundle first (test_plugins holds a deliberate non-library, which bundle.sh cannot ldd):
+#   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins build/tests/fugue_{unit,plugin,integration}_tests
+#   cp -a build/test_plugins .gpu/build/
 set -u
 source .gpu/env.sh
 F=.gpu/build/host/fugue

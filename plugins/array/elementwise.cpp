@@ -1,6 +1,9 @@
 // elementwise.cpp: plans, costs and code of the element-wise operations, and MapOperation.
 #include "elementwise.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "dtypes.h"
 #include "opencl_c.h"
 #include "typing.h"

@@ -55,7 +55,7 @@ struct MapSpec {
   std::string name;  // without the family: "add"
   std::string doc;
   std::vector<MapInput> inputs;  // one or two
-  uint32_t dtypes;               // accepted for the inputs
+  uint32_t dtypes = 0;           // accepted for the inputs
   Formula formula;
   fugue_dtype result = FUGUE_DTYPE_NONE;  // NONE: the inputs' dtype
   double flops_per_element = 1;

@@ -2,7 +2,10 @@
 // kernels/array/reduce_*.cl) and their references.
 #include "reductions.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "dtypes.h"
 #include "kernel_template.h"

@@ -2,6 +2,7 @@
 #include "select.h"
 
 #include "opencl_c.h"
+#include "reference_math.h"
 #include "typing.h"
 
 namespace fugue::array {
