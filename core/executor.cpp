@@ -130,7 +130,7 @@ void Executor::prepare_site(const Statement& st) {
     int64_t kernel_limit = 0;
     for (int attempt = 0; attempt < 2; ++attempt) {
       Launch launch = choose_launch(p.plan, device_.info, kernel_limit);
-      site->kernel = generate_kernel(program_, {&p}, launch, "fugue_k" + std::to_string(kernel_counter_));
+      site->kernel = generate_kernel({&p}, launch, "fugue_k" + std::to_string(kernel_counter_));
       cl::Program program = cache_.get(site->kernel.source, "", p.label);
       try {
         site->main = cl::Kernel(program, site->kernel.main_name.c_str());

@@ -133,9 +133,8 @@ std::string indent(const std::string& code, const std::string& pad) {
 
 }  // namespace
 
-GeneratedKernel generate_kernel(const Program& program, const std::vector<const PlannedOp*>& ops,
-                                const Launch& launch, const std::string& kernel_name) {
-  (void)program;
+GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const Launch& launch,
+                                const std::string& kernel_name) {
   if (ops.empty()) throw std::logic_error("generate_kernel: no operations");
   GeneratedKernel k;
   k.launch = launch;

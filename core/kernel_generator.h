@@ -55,8 +55,8 @@ struct GeneratedKernel {
 };
 
 // Generates the kernels for `ops` (one op, or a fusible group) under `launch`.
-GeneratedKernel generate_kernel(const Program& program, const std::vector<const PlannedOp*>& ops,
-                                const Launch& launch, const std::string& kernel_name);
+GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const Launch& launch,
+                                const std::string& kernel_name);
 
 // A double literal that OpenCL C parses exactly ("2.5", "1e+30", "INFINITY", "NAN").
 std::string c_literal(double value);

@@ -240,12 +240,9 @@ class Loader {
     program_.symbols[name] = std::move(s);
   }
 
+  // Checked now, so a bad inline value fails before anything runs.
   void check_inline(const Symbol& s, const std::string& p) const {
-    try {
-      array_from_json(s.source.inline_value, s.dtype, s.shape, at(p));
-    } catch (const UserError&) {
-      throw;
-    }
+    array_from_json(s.source.inline_value, s.dtype, s.shape, at(p));
   }
 
   // "from": a file path, or {"zeros": …}, {"fill": v}, {"random": {...}}, {"arange": {...}},

@@ -220,15 +220,16 @@ typedef struct fugue_emit_context fugue_emit_context; /* opaque, owned by the co
 #define FUGUE_BUILTIN_INDEX 1         /* flat index of the current element (ELEMENT phase) */
 #define FUGUE_BUILTIN_LOCAL_ID 2      /* get_local_id(0) */
 #define FUGUE_BUILTIN_GROUP_ID 3      /* get_group_id(0) */
-#define FUGUE_BUILTIN_LOCAL_SIZE 4    /* the work-group size, a compile-time literal */
-#define FUGUE_BUILTIN_NUM_GROUPS 5    /* the number of work-groups of the main kernel */
+#define FUGUE_BUILTIN_LOCAL_SIZE 4    /* the work-group size, a compile-time literal (any 1..1024) */
+#define FUGUE_BUILTIN_NUM_GROUPS 5    /* work-groups of the main kernel (a run-time value; may be 0 in FINALIZE) */
 
 /* Strings returned by the accessors are owned by the core and valid until emit returns. */
 typedef struct fugue_emit_api {
   uint32_t struct_size;
   fugue_emit_context* context;
   uint32_t phase; /* the FUGUE_PHASE_* being emitted */
-  /* An rvalue for operand k at the current element (array), or its value (scalar, const). */
+  /* An rvalue for operand k at the current element (array, ELEMENT phase), or its value (scalar,
+   * const: a double literal to cast). Outside the ELEMENT phase an array reads as its pointer. */
   const char* (*read)(fugue_emit_context* context, uint32_t operand);
   /* An lvalue for operand k at the current element (array) or the value (scalar). */
   const char* (*write)(fugue_emit_context* context, uint32_t operand);
