@@ -299,7 +299,8 @@ class Loader {
       fail(p, "a file path or one generator: {\"zeros\": {}}, {\"fill\": v}, {\"random\": {...}}, "
               "{\"arange\": {...}}",
            describe(from));
-    const auto& [gen, args] = *from.items().begin();
+    const std::string gen = from.begin().key();
+    const json& args = from.begin().value();
     std::string pg = p + "/" + gen;
     if (!has_dtype) error(p, "a generated value needs a declared dtype");
     if (!has_shape) error(p, "a generated array needs a declared shape");
