@@ -1,6 +1,7 @@
 #include "executor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -28,9 +29,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Saturates at SIZE_MAX instead of overflowing, so "too large" stays too large.
 size_t bytes_of(const Symbol& s) {
   size_t n = s.kind == SymbolKind::Array ? static_cast<size_t>(shape_elements(s.shape)) : 1;
-  return n * dtype_size(s.dtype);
+  size_t size = dtype_size(s.dtype);
+  return n > SIZE_MAX / size ? SIZE_MAX : n * size;
 }
 
 // "/body/2/body/0 array.add z = (z, t)": the JSON pointer first, so truncated labels stay distinct.
@@ -89,6 +92,16 @@ Executor::Executor(const Program& program, Device& device, ProgramCache& cache, 
 Executor::~Executor() = default;
 
 void Executor::prepare() {
+  // Every value must fit the device before anything is generated, read or allocated.
+  for (const auto& [name, s] : program_.symbols) {
+    if (s.kind == SymbolKind::Const || !s.typed) continue;
+    size_t bytes = bytes_of(s);
+    if (bytes > device_.info.max_allocation || bytes > device_.info.global_memory)
+      throw DeviceError(s.where + ": '" + name + "' needs " + std::to_string(bytes) + " bytes, more than " +
+                        device_.info.name + " can allocate at once (" +
+                        std::to_string(device_.info.max_allocation) +
+                        " bytes); use smaller arrays or a device with more memory");
+  }
   sites_.clear();
   site_of_.clear();
   symbols_read_.clear();

@@ -248,6 +248,9 @@ int main(int argc, char** argv) {
   } catch (const cl::Error& e) {
     spdlog::error("{}", cl_error_message(e.what(), e.err()));
     return 1;
+  } catch (const std::bad_alloc&) {
+    spdlog::error("out of host memory: the program's arrays do not fit in this machine's memory");
+    return 1;
   } catch (const std::exception& e) {
     spdlog::error("internal error: {}", e.what());
     return 1;

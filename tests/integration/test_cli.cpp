@@ -131,3 +131,14 @@ TEST(Cli, BenchReportsMedianAndBandwidth) {
   EXPECT_DOUBLE_EQ(j["total"]["bytes"].get<double>(), 800000.0);
   EXPECT_GT(j["total"]["gbps"].get<double>(), 0.0);
 }
+
+TEST(Cli, ArrayLargerThanTheDeviceIsRefusedBeforeAllocation) {
+  TempDir dir;
+  fugue::test::write_text(dir / "huge.json", R"({"fugue": 1, "symbols": {"x": {"kind": "array", "dtype": "f32",
+    "shape": [1000000000000], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.sum", "out": ["s"], "in": ["x"]}], "outputs": {"s": "s.npy"}})");
+  auto r = fugue_cli("run " + (dir / "huge.json").string() + " --out " + dir.path().string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("huge.json:/symbols/x: 'x' needs 4000000000000 bytes"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "s.npy"));
+}
