@@ -115,7 +115,9 @@ const DeviceInfo& select_device(const std::vector<DeviceInfo>& devices, const st
   if (colon != std::string::npos && colon > 0 &&
       std::all_of(spec.begin(), spec.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == ':'; }) &&
       spec.find(':', colon + 1) == std::string::npos && colon + 1 < spec.size()) {
-    int p = std::stoi(spec.substr(0, colon)), d = std::stoi(spec.substr(colon + 1));
+    // Indices too long for an int match no device.
+    auto index = [](const std::string& digits) { return digits.size() > 6 ? -1 : std::stoi(digits); };
+    int p = index(spec.substr(0, colon)), d = index(spec.substr(colon + 1));
     for (const auto& info : devices)
       if (info.platform_index == p && info.device_index == d) return info;
     throw UserError("device '" + spec_in + "': no device " + spec + "; devices: " + choices(devices));

@@ -64,18 +64,21 @@ fugue_status services_program(fugue_services_context* c, const char* source, con
   }
 }
 fugue_status services_scratch(fugue_services_context* c, size_t bytes, cl_mem* buffer, fugue_error* error) {
-  cl_int err = CL_SUCCESS;
-  cl::Buffer b(c->device->context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
-  if (err != CL_SUCCESS) {
+  // No exception may unwind into the plugin: OpenCL errors become a status here.
+  try {
+    cl::Buffer b(c->device->context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1));
+    c->scratch.push_back(b);
+    *buffer = b();
+    return FUGUE_OK;
+  } catch (const cl::Error& e) {
     std::snprintf(error->message, sizeof error->message, "%s",
-                  cl_error_message("allocating " + std::to_string(bytes) + " bytes of scratch", err).c_str());
-    return FUGUE_ERROR_DEVICE;
+                  cl_error_message("allocating " + std::to_string(bytes) + " bytes of scratch", e.err()).c_str());
+  } catch (const std::exception& e) {
+    std::snprintf(error->message, sizeof error->message, "allocating scratch: %s", e.what());
   }
-  c->scratch.push_back(b);
-  *buffer = b();
-  return FUGUE_OK;
+  return FUGUE_ERROR_DEVICE;
 }
-void services_track(fugue_services_context* c, cl_event event, const char* name) {
+void services_track(fugue_services_context* c, cl_event event, const char* name) noexcept {
   if (!event) return;
   cl::Event e(event, false);  // takes ownership: the core releases it
   std::string label = c->label + (name && *name ? std::string(" / ") + name : "");
@@ -84,7 +87,49 @@ void services_track(fugue_services_context* c, cl_event event, const char* name)
   c->tracked_cost = true;
 }
 
+// Does op write a symbol it also reads beyond the element it writes (so in-place would be wrong)?
+bool reads_output_beyond_its_element(const Statement& st, const fugue_plan& plan, const Program& program,
+                                     std::string* symbol) {
+  for (uint32_t o : st.op->outputs())
+    for (uint32_t i : st.op->inputs()) {
+      if (st.operands[i] != st.operands[o]) continue;
+      const auto& part = plan.partitions[i];
+      bool pointwise = part.kind == FUGUE_PARTITION_ELEMENTWISE &&
+                       std::all_of(part.halo, part.halo + FUGUE_MAX_RANK, [](int64_t h) { return h == 0; });
+      bool scalar = program.symbol(st.operands[o]).kind == SymbolKind::Scalar && plan.level == FUGUE_LEVEL_ELEMENT;
+      if (!(pointwise || scalar)) {
+        if (symbol) *symbol = st.operands[o];
+        return true;
+      }
+    }
+  return false;
+}
+
 }  // namespace
+
+// A plan is the plugin's word; check it before the generator and the executor rely on it.
+void Executor::check_plan(const PlannedOp& p) const {
+  const auto& plan = p.plan;
+  const auto& st = *p.statement;
+  auto bad = [&](const std::string& what) { throw DeviceError(p.label + ": the plugin's plan " + what); };
+  if (plan.num_partitions != st.operands.size())
+    bad("gives " + std::to_string(plan.num_partitions) + " partitions for " + std::to_string(st.operands.size()) +
+        " operands");
+  if (plan.level < FUGUE_LEVEL_DEVICE || plan.level > FUGUE_LEVEL_ELEMENT)
+    bad("has an unknown level " + std::to_string(plan.level));
+  if (plan.num_workspaces > FUGUE_MAX_WORKSPACES) bad("asks for too many workspaces");
+  for (uint32_t w = 0; w < plan.num_workspaces; ++w)
+    if (plan.workspace_dtype[w] <= FUGUE_DTYPE_NONE || plan.workspace_dtype[w] >= FUGUE_DTYPE_COUNT ||
+        plan.workspace_elements[w] < 0)
+      bad("describes workspace " + std::to_string(w) + " wrongly");
+  if (plan.level != FUGUE_LEVEL_DEVICE && (plan.launch.iteration[0] < 0 || plan.launch.local_max < 1))
+    bad("has a negative iteration space or no work-group size");
+  std::string symbol;
+  if (plan.level != FUGUE_LEVEL_DEVICE && reads_output_beyond_its_element(st, plan, program_, &symbol))
+    // Generated kernels pass each symbol once, so an old and a new buffer cannot both be bound.
+    throw UserError(st.where + ": " + st.op->name() + " writes '" + symbol +
+                    "' while reading it beyond its own element; write the result to a new symbol");
+}
 
 Executor::Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler)
     : program_(program), device_(device), cache_(cache), profiler_(profiler) {}
@@ -135,15 +180,14 @@ void Executor::prepare_site(const Statement& st) {
   } catch (const UserError& e) {
     throw UserError(st.where + ": " + e.what());
   }
-  if (p.plan.num_partitions != st.operands.size())
-    throw DeviceError(p.label + ": plan gives " + std::to_string(p.plan.num_partitions) + " partitions for " +
-                      std::to_string(st.operands.size()) + " operands");
+  check_plan(p);
   if (p.plan.level != FUGUE_LEVEL_DEVICE) {
     // Build once; if the driver's limit for this kernel is below the chosen size, rebuild smaller.
     int64_t kernel_limit = 0;
     for (int attempt = 0; attempt < 2; ++attempt) {
       Launch launch = choose_launch(p.plan, device_.info, kernel_limit);
-      site->kernel = generate_kernel({&p}, launch, "fugue_k" + std::to_string(kernel_counter_));
+      // One name for every kernel: identical operations then share one program in the cache.
+      site->kernel = generate_kernel({&p}, launch, "fugue_kernel");
       cl::Program program = cache_.get(site->kernel.source, "", p.label);
       try {
         site->main = cl::Kernel(program, site->kernel.main_name.c_str());
@@ -156,7 +200,6 @@ void Executor::prepare_site(const Statement& st) {
       if (limit >= launch.local_size || attempt == 1) break;
       kernel_limit = limit;
     }
-    ++kernel_counter_;
     for (uint32_t w = 0; w < p.plan.num_workspaces; ++w) {
       int64_t groups = std::max<int64_t>(site->kernel.launch.num_groups, 1);
       size_t bytes = static_cast<size_t>(groups * std::max<int64_t>(p.plan.workspace_elements[w], 1)) *
@@ -169,14 +212,15 @@ void Executor::prepare_site(const Statement& st) {
 }
 
 cl::Buffer Executor::allocate(size_t bytes, const std::string& what) {
-  cl_int err = CL_SUCCESS;
   if (bytes > device_.info.max_allocation)
     throw DeviceError("allocating " + std::to_string(bytes) + " bytes for " + what + " exceeds " +
                       device_.info.name + "'s largest allocation (" + std::to_string(device_.info.max_allocation) +
                       " bytes); use smaller arrays or a device with more memory");
-  cl::Buffer buffer(device_.context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err);
-  if (err != CL_SUCCESS) throw DeviceError(cl_error_message("allocating " + std::to_string(bytes) + " bytes for " + what, err));
-  return buffer;
+  try {
+    return cl::Buffer(device_.context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1));
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("allocating " + std::to_string(bytes) + " bytes for " + what, e.err()));
+  }
 }
 
 void Executor::upload(const std::string& symbol, const HostArray& array) {
@@ -241,7 +285,6 @@ void Executor::enqueue(CallSite& site, const cl::Kernel& kernel, int64_t groups,
 
 void Executor::run_op(const Statement& st) {
   CallSite& site = *site_of_.at(&st);
-  ++site.executions;
   const auto& op = *st.op;
   const auto& plan = site.planned.plan;
 
@@ -250,22 +293,12 @@ void Executor::run_op(const Statement& st) {
   std::map<std::string, cl::Buffer> replaced;
   for (uint32_t i : op.inputs())
     if (program_.symbol(st.operands[i]).kind != SymbolKind::Const) value_for_read(st.operands[i], st);
+  // Only device-level ops get here with such a hazard (check_plan refuses it for generated kernels).
+  const bool device_level = plan.level == FUGUE_LEVEL_DEVICE;
   for (uint32_t o : op.outputs()) {
     const std::string& out = st.operands[o];
-    bool hazard = false;
-    for (uint32_t i : op.inputs()) {
-      if (st.operands[i] != out) continue;
-      const auto& part = plan.partitions[i];
-      bool pointwise = part.kind == FUGUE_PARTITION_ELEMENTWISE &&
-                       std::all_of(part.halo, part.halo + FUGUE_MAX_RANK, [](int64_t h) { return h == 0; });
-      bool scalar = program_.symbol(out).kind == SymbolKind::Scalar && plan.level == FUGUE_LEVEL_ELEMENT;
-      hazard |= !(pointwise || scalar);
-    }
-    if (hazard && plan.level != FUGUE_LEVEL_DEVICE) {
-      // Generated kernels pass each symbol once, so the old and new buffers cannot both be bound.
-      throw UserError(st.where + ": " + op.name() + " writes '" + out +
-                      "' while reading it beyond its own element; write the result to a new symbol");
-    }
+    bool hazard = device_level && std::any_of(op.inputs().begin(), op.inputs().end(),
+                                              [&](uint32_t i) { return st.operands[i] == out; });
     Value& v = value_for_write(out);
     if (hazard) {
       replaced[out] = v.buffer;

@@ -28,7 +28,6 @@ struct CallSite {
   cl::Kernel finalize;
   std::vector<cl::Buffer> workspaces;
   fugue_cost cost{};
-  int64_t executions = 0;  // how many times it ran (bench statistics)
 };
 
 class Executor : public Backend {
@@ -47,8 +46,6 @@ class Executor : public Backend {
   // Reads every output first, then writes each file atomically into `folder` (created if needed).
   void write_outputs(const std::filesystem::path& folder);
 
-  const std::vector<std::unique_ptr<CallSite>>& sites() const { return sites_; }
-
   // Backend
   void run_op(const Statement& statement) override;
   double scalar_value(const std::string& symbol) override;
@@ -62,6 +59,7 @@ class Executor : public Backend {
   };
   void prepare_block(const std::vector<Statement>& body);
   void prepare_site(const Statement& statement);
+  void check_plan(const PlannedOp& planned) const;
   Value& value_for_write(const std::string& symbol);
   const Value& value_for_read(const std::string& symbol, const Statement& where);
   cl::Buffer allocate(size_t bytes, const std::string& what);
@@ -80,7 +78,6 @@ class Executor : public Backend {
   std::map<std::string, HostArray> initial_;  // initial values, kept for repetitions
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation
-  int kernel_counter_ = 0;
 };
 
 }  // namespace fugue

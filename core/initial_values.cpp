@@ -1,6 +1,7 @@
 #include "initial_values.h"
 
 #include "errors.h"
+#include "file_names.h"
 #include "generators.h"
 #include "image_io.h"
 #include "npy_io.h"
@@ -13,8 +14,7 @@ HostArray initial_value(const Symbol& s) {
   switch (src.kind) {
     case SymbolSource::Kind::File: {
       if (src.preloaded) return *src.preloaded;
-      std::string ext = src.file.extension().string();
-      if (ext == ".npy") {
+      if (lowercase_extension(src.file) == ".npy") {
         NpyHeader header = read_npy_header(src.file);
         // A scalar may be stored as shape () or (1,).
         HostArray a = load_npy(src.file, s.dtype, s.kind == SymbolKind::Scalar ? header.shape : shape);

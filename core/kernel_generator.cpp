@@ -158,11 +158,13 @@ GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const 
       else order.push_back(s);
       if (t.dtype == FUGUE_DTYPE_F64) k.uses_fp64 = true;
     }
+  // Parameters are named by position, not by symbol: the same operation on other symbols then
+  // generates the same source and shares one program (KernelArg keeps the binding to symbols).
   for (const auto& s : order) {
     auto [dtype, written] = symbols[s];
-    params[s] = "p_" + s;
+    params[s] = "p" + std::to_string(params.size());
     param_decls.push_back(std::string("__global ") + (written ? "" : "const ") + std::string(dtype_ctype(dtype)) +
-                          "* restrict p_" + s);
+                          "* restrict " + params[s]);
     k.main_args.push_back({KernelArg::Kind::Symbol, s, 0, 0});
   }
   std::vector<std::string> workspace_decls;
@@ -227,7 +229,8 @@ GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const 
     std::string code;
     for (size_t o = 0; o < ops.size(); ++o) {
       if (!(ops[o]->plan.phases & phase)) continue;
-      code += pad + "/* " + ops[o]->label + " */\n" + indent(emit(o, phase, finalize), pad);
+      // The op's name, not its call site: identical operations generate identical source.
+      code += pad + "/* " + ops[o]->statement->op->name() + " */\n" + indent(emit(o, phase, finalize), pad);
     }
     return code;
   };

@@ -320,16 +320,8 @@ NpyHeader read_npy_header(const std::filesystem::path& path) {
   return h;
 }
 
-HostArray load_npy(const std::filesystem::path& path, std::optional<DType> expected_dtype,
-                   const std::optional<Shape>& expected_shape) {
+uint64_t check_npy_data_size(const std::filesystem::path& path, const NpyHeader& h) {
   const std::string where = path.string();
-  const NpyHeader h = read_npy_header(path);
-  const bool dtype_differs = expected_dtype && *expected_dtype != h.dtype;
-  const bool shape_differs = expected_shape && *expected_shape != h.shape;
-  if (dtype_differs || shape_differs)
-    throw UserError(where + " holds " + describe(h.dtype, h.shape) + " but the declaration says " +
-                    describe(expected_dtype, expected_shape));
-
   const uint64_t expected_bytes = data_bytes(h, where);
   std::error_code ec;
   const uint64_t file_size = std::filesystem::file_size(path, ec);
@@ -342,6 +334,21 @@ HostArray load_npy(const std::filesystem::path& path, std::optional<DType> expec
     throw UserError(where + " has trailing bytes: expected " + std::to_string(expected_bytes) +
                     " data bytes for " + describe(h.dtype, h.shape) + ", found " +
                     std::to_string(found));
+
+  return expected_bytes;
+}
+
+HostArray load_npy(const std::filesystem::path& path, std::optional<DType> expected_dtype,
+                   const std::optional<Shape>& expected_shape) {
+  const std::string where = path.string();
+  const NpyHeader h = read_npy_header(path);
+  const bool dtype_differs = expected_dtype && *expected_dtype != h.dtype;
+  const bool shape_differs = expected_shape && *expected_shape != h.shape;
+  if (dtype_differs || shape_differs)
+    throw UserError(where + " holds " + describe(h.dtype, h.shape) + " but the declaration says " +
+                    describe(expected_dtype, expected_shape));
+
+  const uint64_t expected_bytes = check_npy_data_size(path, h);
 
   HostArray array(h.dtype, h.shape);
   errno = 0;

@@ -25,6 +25,10 @@ NpyHeader read_npy_header(const std::filesystem::path& path);
 // Reads a whole .npy file. If `expected_dtype` or `expected_shape` is given and the file holds
 // something else, throws UserError naming both. The file's size is checked against the header
 // before anything is allocated: missing or extra data bytes are errors.
+// The data size `h` implies; throws UserError unless the file holds exactly that much after the
+// header (truncated, or trailing bytes). Reads no data.
+uint64_t check_npy_data_size(const std::filesystem::path& path, const NpyHeader& h);
+
 HostArray load_npy(const std::filesystem::path& path, std::optional<DType> expected_dtype,
                    const std::optional<Shape>& expected_shape);
 

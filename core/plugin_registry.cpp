@@ -17,8 +17,7 @@ std::string abi_string(uint32_t major, uint32_t minor) {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-// The size a v1.0 struct must at least have, up to and including `member`.
-#define FUGUE_V1_SIZE(type, member) (offsetof(type, member) + sizeof(((type*)nullptr)->member))
+#define FUGUE_V1_SIZE FUGUE_SIZE_UP_TO
 
 // Checks one operation descriptor; returns an empty string when it is well formed.
 std::string check_op(const fugue_op_desc* op) {

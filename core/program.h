@@ -1,7 +1,6 @@
 // program.h: the program's semantic model: symbols (with their sources) and a body of statements.
 // The loader builds it from JSON and types every operand; later passes only read it.
 #pragma once
-#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -56,7 +55,13 @@ struct Statement {
   std::shared_ptr<const Operation> op;
   std::vector<std::string> operands;
   std::vector<fugue_attr_value> attrs;
-  std::deque<std::string> attr_strings;  // storage behind attrs[].name/.string (stable addresses)
+  // Storage behind attrs[].name/.string: each string on the heap, so moving the statement (as the
+  // vectors holding it grow) never moves the characters the pointers name.
+  std::vector<std::unique_ptr<std::string>> attr_strings;
+  const char* keep(std::string text) {
+    attr_strings.push_back(std::make_unique<std::string>(std::move(text)));
+    return attr_strings.back()->c_str();
+  }
 
   // For: `count` iterations (a number, or a const/scalar symbol read when the loop starts);
   // `variable` is an i64 scalar symbol holding the iteration number.

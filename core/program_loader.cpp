@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "file_names.h"
 #include "generators.h"
 #include "image_io.h"
 #include "npy_io.h"
@@ -82,6 +83,12 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+std::string c_number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
 std::string join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
@@ -106,7 +113,7 @@ class Loader {
       // Consts first (with their --set values): array shapes may name them.
       for (int pass = 0; pass < 2; ++pass) {
         for (const auto& [name, decl] : doc["symbols"].items()) {
-          bool is_const = decl.is_object() && decl.value("kind", "") == "const";
+          bool is_const = decl.is_object() && decl.contains("kind") && decl["kind"] == "const";
           if ((pass == 0) == is_const) declare(name, decl, "/symbols/" + name);
         }
         if (pass == 0) apply_overrides(true);
@@ -197,6 +204,7 @@ class Loader {
     expect_object(decl, p);
     if (!decl.contains("kind")) fail(p + "/kind", "a kind (array, scalar or const)", "none");
     const auto& kind = decl["kind"];
+    if (!kind.is_string()) fail(p + "/kind", "array, scalar or const", describe(kind));
     Symbol s;
     s.name = name;
     s.where = at(p);
@@ -259,20 +267,20 @@ class Loader {
       fs::path path = fs::path(rel).is_absolute() ? fs::path(rel) : file_.parent_path() / rel;
       src.kind = SymbolSource::Kind::File;
       src.file = path;
-      std::string ext = path.extension().string();
-      std::transform(ext.begin(), ext.end(), ext.begin(), ::tolower);
+      std::string ext = lowercase_extension(path);
       try {
         if (ext == ".npy") {
           NpyHeader header = read_npy_header(path);
           if (has_dtype && header.dtype != s.dtype)
             fail(p, std::string("a file of ") + std::string(dtype_name(s.dtype)) + " (the declared dtype)",
                  path.string() + " holding " + std::string(dtype_name(header.dtype)));
-          if (has_shape && header.shape != s.shape)
+          if (s.kind == SymbolKind::Array && has_shape && header.shape != s.shape)
             fail(p, "a file of shape " + shape_string(s.shape) + " (the declared shape)",
                  path.string() + " of shape " + shape_string(header.shape));
           if (s.kind == SymbolKind::Scalar && !header.shape.empty() && shape_elements(header.shape) != 1)
             fail(p, "a file holding one value (a scalar)",
                  path.string() + " of shape " + shape_string(header.shape));
+          check_npy_data_size(path, header);  // a truncated or lying file fails here, not mid-run
           s.dtype = header.dtype;
           if (s.kind == SymbolKind::Array) s.shape = header.shape;
         } else if (ext == ".png" || ext == ".pgm") {
@@ -305,6 +313,7 @@ class Loader {
     if (!has_dtype) error(p, "a generated value needs a declared dtype");
     if (!has_shape) error(p, "a generated array needs a declared shape");
     if (gen == "zeros") {
+      if (!args.is_object() || !args.empty()) fail(pg, "{} (zeros takes no arguments)", describe(args));
       src.kind = SymbolSource::Kind::Fill;
       src.value = 0;
     } else if (gen == "fill") {
@@ -324,15 +333,30 @@ class Loader {
       src.high = args.contains("high") ? number_of(args["high"], pg + "/high") : 1.0;
       if (!(src.low <= src.high)) error(pg, "low must not exceed high");
     } else if (gen == "arange") {
-      if (!args.is_object() && !args.is_boolean()) fail(pg, "an object {\"start\": a, \"step\": b}", describe(args));
+      if (!args.is_object()) fail(pg, "an object {\"start\": a, \"step\": b}", describe(args));
       src.kind = SymbolSource::Kind::Arange;
-      if (args.is_object()) {
-        check_keys(args, pg, {"start", "step"});
-        src.start = args.contains("start") ? number_of(args["start"], pg + "/start") : 0.0;
-        src.step = args.contains("step") ? number_of(args["step"], pg + "/step") : 1.0;
-      }
+      check_keys(args, pg, {"start", "step"});
+      src.start = args.contains("start") ? number_of(args["start"], pg + "/start") : 0.0;
+      src.step = args.contains("step") ? number_of(args["step"], pg + "/step") : 1.0;
     } else {
       fail(p, "a generator: zeros, fill, random, arange (or a file path)", "'" + gen + "'");
+    }
+    check_generator(s, pg);
+  }
+
+  // The generator's values must fit the dtype; checked on one element now, not when the run starts.
+  void check_generator(const Symbol& s, const std::string& p) const {
+    const auto& src = s.source;
+    try {
+      if (src.kind == SymbolSource::Kind::Fill) make_filled(s.dtype, {}, src.value);
+      if (src.kind == SymbolSource::Kind::Random) make_random(s.dtype, {}, src.seed, src.low, src.high);
+      if (src.kind == SymbolSource::Kind::Arange) {
+        int64_t n = s.kind == SymbolKind::Array ? shape_elements(s.shape) : 1;
+        make_arange(s.dtype, {}, src.start, src.step);
+        if (n > 1) make_arange(s.dtype, {}, src.start + static_cast<double>(n - 1) * src.step, src.step);
+      }
+    } catch (const UserError& e) {
+      error(p, e.what());
     }
   }
 
@@ -361,6 +385,11 @@ class Loader {
         s.source.inline_value = value;
         if (s.dtype == DType::None) s.dtype = DType::F32;
         s.typed = true;
+        try {
+          array_from_json(s.source.inline_value, s.dtype, {}, "--set " + name + "=" + text);
+        } catch (const UserError& e) {
+          throw UserError(std::string(e.what()) + " ('" + name + "' is " + std::string(dtype_name(s.dtype)) + ")");
+        }
       } else {
         throw UserError("--set " + name + "=" + text + ": '" + name +
                         "' is an array; only consts and scalars can be set");
@@ -396,6 +425,8 @@ class Loader {
       st.variable = v["for"].get<std::string>();
       check_name(st.variable, p + "/for");
       auto existing = program_.symbols.find(st.variable);
+      if (active_loops_.count(st.variable))
+        error(p + "/for", "loop variable '" + st.variable + "' is already the variable of an enclosing loop");
       if (existing != program_.symbols.end() && !loop_variables_.count(st.variable))
         error(p + "/for", "loop variable '" + st.variable + "' is already a symbol (" +
                               existing->second.where + ")");
@@ -414,13 +445,18 @@ class Loader {
         st.count_symbol = count.get<std::string>();
         const Symbol& s = readable(st.count_symbol, p + "/count");
         if (s.kind == SymbolKind::Array) fail(p + "/count", "a const or scalar", "array '" + s.name + "'");
+        if (s.kind == SymbolKind::Const &&
+            (s.const_value < 0 || s.const_value != std::floor(s.const_value) || s.const_value > 9.0e15))
+          fail(p + "/count", "a non-negative integer count", "const '" + s.name + "' = " + c_number(s.const_value));
       } else if (count.is_number_integer() && count.get<int64_t>() >= 0) {
         st.count_value = count.get<int64_t>();
       } else {
         fail(p + "/count", "a non-negative integer or the name of a const or scalar", describe(count));
       }
       if (!v.contains("body")) fail(p + "/body", "the loop body", "none");
+      active_loops_.insert(st.variable);
       st.body = statements(v["body"], p + "/body", loop_depth + 1);
+      active_loops_.erase(st.variable);
       return st;
     }
     if (v.contains("if")) {
@@ -637,7 +673,7 @@ class Loader {
     for (const auto* a : op.attrs()) {
       fugue_attr_value value{};
       value.struct_size = sizeof(fugue_attr_value);
-      value.name = st.attr_strings.emplace_back(a->name).c_str();
+      value.name = st.keep(a->name);
       value.type = a->type;
       std::string pa = p + "/" + a->name;
       bool given = attrs.contains(a->name);
@@ -655,16 +691,22 @@ class Loader {
           break;
         case FUGUE_ATTR_STRING:
           if (given && !v.is_string()) fail(pa, "a string", describe(v));
-          value.string = st.attr_strings
-                             .emplace_back(given ? v.get<std::string>()
-                                                 : std::string(a->default_string ? a->default_string : ""))
-                             .c_str();
+          value.string = st.keep(given ? v.get<std::string>() : std::string(a->default_string ? a->default_string : ""));
           break;
         case FUGUE_ATTR_DTYPE: {
           std::string text = given ? "" : (a->default_string ? a->default_string : "");
-          if (given) value.dtype = static_cast<fugue_dtype>(dtype_of(v, pa));
-          else value.dtype = text.empty() ? FUGUE_DTYPE_NONE : static_cast<fugue_dtype>(*parse_dtype(text));
-          value.string = st.attr_strings.emplace_back(given ? v.get<std::string>() : text).c_str();
+          if (given) {
+            value.dtype = static_cast<fugue_dtype>(dtype_of(v, pa));
+          } else if (text.empty()) {
+            value.dtype = FUGUE_DTYPE_NONE;
+          } else {
+            auto d = parse_dtype(text);
+            if (!d)
+              throw DeviceError(at(pa) + ": plugin '" + op.plugin().name + "' gives attribute '" + a->name +
+                                "' the default '" + text + "', which is not a dtype");
+            value.dtype = static_cast<fugue_dtype>(*d);
+          }
+          value.string = st.keep(given ? v.get<std::string>() : text);
           break;
         }
         default:
@@ -679,6 +721,10 @@ class Loader {
                      const std::string& op_name) {
     if (t.kind != FUGUE_KIND_ARRAY && t.kind != FUGUE_KIND_SCALAR)
       throw DeviceError(at(p) + ": " + op_name + " inferred an output that is neither array nor scalar");
+    if (t.rank > FUGUE_MAX_RANK || t.dtype <= FUGUE_DTYPE_NONE || t.dtype >= FUGUE_DTYPE_COUNT ||
+        std::any_of(t.shape, t.shape + std::min<uint32_t>(t.rank, FUGUE_MAX_RANK), [](int64_t e) { return e < 0; }))
+      throw DeviceError(at(p) + ": " + op_name + " inferred a malformed output type (rank " +
+                        std::to_string(t.rank) + ", dtype " + std::to_string(t.dtype) + ")");
     Shape shape(t.shape, t.shape + t.rank);
     DType dtype = static_cast<DType>(t.dtype);
     SymbolKind kind = t.kind == FUGUE_KIND_ARRAY ? SymbolKind::Array : SymbolKind::Scalar;
@@ -727,11 +773,17 @@ class Loader {
       if (it->second.kind == SymbolKind::Const) error(p, "'" + name + "' is a const: it has no device value to write");
       if (!path.is_string()) fail(p, "an output file name ending in .npy, .png or .pgm", describe(path));
       fs::path out = path.get<std::string>();
-      std::string ext = out.extension().string();
+      std::string ext = lowercase_extension(out);
       if (ext != ".npy" && ext != ".png" && ext != ".pgm")
         fail(p, "an output file name ending in .npy, .png or .pgm", describe(path));
-      if (ext != ".npy" && (it->second.dtype != DType::F32 || it->second.shape.size() != 2))
-        error(p, "only 2-D f32 arrays can be written as images; '" + name + "' is not");
+      bool escapes = out.is_absolute() || std::any_of(out.begin(), out.end(), [](const fs::path& part) { return part == ".."; });
+      if (escapes) fail(p, "a path inside the output folder (no absolute path, no ..)", describe(path));
+      const Symbol& s = it->second;
+      if (ext != ".npy" && (s.dtype != DType::F32 || s.shape.size() != 2 || s.shape[0] == 0 || s.shape[1] == 0))
+        error(p, "only non-empty 2-D f32 arrays can be written as images; '" + name + "' is not");
+      for (const auto& [other, file] : program_.outputs)
+        if (file.lexically_normal() == out.lexically_normal())
+          error(p, "'" + name + "' and '" + other + "' are both written to " + out.string());
       program_.outputs.emplace_back(name, out);
     }
   }
@@ -742,6 +794,7 @@ class Loader {
   Program program_;
   std::set<std::string> defined_;
   std::set<std::string> loop_variables_;
+  std::set<std::string> active_loops_;  // variables of the loops enclosing the statement being read
   std::map<std::string, std::shared_ptr<HostArray>> preloaded_;
   int anonymous_ = 0;
 
@@ -764,7 +817,12 @@ std::string position(const std::string& text, size_t offset) {
 Program parse_program(const json& document, const fs::path& file, const PluginRegistry& registry,
                       const LoadOptions& options) {
   Loader loader(file, registry, options);
-  Program program = loader.run(document);
+  Program program;
+  try {
+    program = loader.run(document);
+  } catch (const json::exception& e) {
+    throw UserError(file.string() + ": a value of an unexpected JSON type (" + std::string(e.what()) + ")");
+  }
   for (auto& [name, image] : loader.take_preloaded()) program.symbols.at(name).source.preloaded = image;
   return program;
 }
@@ -779,10 +837,13 @@ Program load_program(const fs::path& file, const PluginRegistry& registry, const
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
+    // nlohmann says "[json.exception.parse_error.101] parse error at line L, column C: <why>".
     std::string what = e.what();
-    auto colon = what.find("parse error");
-    throw UserError(file.string() + ": malformed JSON at " + position(text, e.byte ? e.byte - 1 : 0) +
-                    ": " + (colon == std::string::npos ? what : what.substr(colon)));
+    auto why = what.find(": ", what.find("column"));
+    throw UserError(file.string() + ": malformed JSON at " + position(text, e.byte ? e.byte - 1 : 0) + ": " +
+                    (why == std::string::npos ? what : what.substr(why + 2)));
+  } catch (const json::exception& e) {
+    throw UserError(file.string() + ": unreadable JSON: " + std::string(e.what()));
   }
   return parse_program(doc, file, registry, options);
 }

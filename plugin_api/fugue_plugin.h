@@ -42,6 +42,12 @@ extern "C" {
 /* Walk an array of descriptors whose element size is given by the first element's struct_size. */
 #define FUGUE_NTH(type, base, i) \
   ((const type*)((const char*)(base) + (size_t)(i) * (size_t)((base)->struct_size)))
+#define FUGUE_NTH_MUTABLE(type, base, i) \
+  ((type*)((char*)(base) + (size_t)(i) * (size_t)((base)->struct_size)))
+
+/* The size a struct has in ABI 1.0: up to and including its last 1.0 field. A reader accepts any
+ * struct at least this large and reads later fields only when struct_size covers them. */
+#define FUGUE_SIZE_UP_TO(type, member) (offsetof(type, member) + sizeof(((type*)0)->member))
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Statuses and errors                                                                             */
@@ -176,6 +182,9 @@ typedef struct fugue_partition {
   int64_t halo[FUGUE_MAX_RANK];
   int32_t batch_axis;
   int32_t cyclic;
+  /* Plans embed partitions by value, so their layout is fixed: later minor versions give these
+   * fields a meaning, with 0 meaning the 1.0 behaviour. Leave them 0. */
+  int64_t reserved[4];
 } fugue_partition;
 
 /* Launch parameters an operation accepts; the core picks the work-group size within them. */
@@ -187,6 +196,7 @@ typedef struct fugue_launch {
   int64_t local_max;
   int64_t local_multiple; /* the size must be a multiple of this (1: any) */
   int64_t local_preferred;
+  int64_t reserved[4]; /* embedded in fugue_plan by value: see fugue_partition.reserved */
 } fugue_launch;
 
 /* Code phases of core-generated kernels, in the order they appear. */

@@ -142,3 +142,21 @@ TEST(Cli, ArrayLargerThanTheDeviceIsRefusedBeforeAllocation) {
   EXPECT_NE(r.out.find("huge.json:/symbols/x: 'x' needs 4000000000000 bytes"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir / "s.npy"));
 }
+
+TEST(Cli, AFailingOutputLeavesNoOtherOutput) {
+  TempDir dir;
+  fugue::test::write_text(dir / "two.json", R"({"fugue": 1, "symbols": {"x": {"kind": "array", "dtype": "f32",
+    "shape": [8], "from": {"random": {"seed": 1}}}}, "body": [{"op": "array.sum", "out": ["s"], "in": ["x"]}],
+    "outputs": {"a_first": "a.npy", "x": "b.npy"}})");
+  fs::create_directories(dir / "out" / "b.npy");  // a folder where the second file should go
+  // "a_first" is not a symbol: first make the program valid, writing s to a.npy.
+  std::string text = R"({"fugue": 1, "symbols": {"x": {"kind": "array", "dtype": "f32", "shape": [8],
+    "from": {"random": {"seed": 1}}}}, "body": [{"op": "array.sum", "out": ["s"], "in": ["x"]}],
+    "outputs": {"s": "a.npy", "x": "b.npy"}})";
+  fugue::test::write_text(dir / "two.json", text);
+  auto r = fugue_cli("run " + (dir / "two.json").string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("b.npy"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir / "out" / "a.npy"));
+  for (const auto& e : fs::directory_iterator(dir / "out")) EXPECT_EQ(e.path().filename(), "b.npy") << e.path();
+}

@@ -65,6 +65,18 @@ TEST(ProgramCache, CorruptEntryIsRebuilt) {
   EXPECT_EQ(third.compiles, 0);
 }
 
+TEST(ProgramCache, IdenticalOperationsShareOneProgram) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [100], "from": {"random": {"seed": 3}}}},
+    "body": [{"op": "array.copy", "out": ["a"], "in": ["x"]}, {"op": "array.copy", "out": ["b"], "in": ["x"]},
+             {"op": "array.copy", "out": ["c"], "in": ["x"]}], "outputs": {"c": "c.npy"}})");
+  Program program = load_program(dir / "p.json", test::bundled_plugins());
+  auto stats = run_once(program, fs::path());
+  EXPECT_EQ(stats.compiles, 1);
+  EXPECT_EQ(stats.memory_hits, 2);
+}
+
 TEST(ProgramCache, MemoryCacheBuildsOncePerProcess) {
   ProgramCache cache(test::test_device(), fs::path());
   const std::string source = "__kernel void k(__global float* x) { x[get_global_id(0)] *= 2.0f; }";

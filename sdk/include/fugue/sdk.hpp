@@ -128,7 +128,7 @@ class Call {
       : call_(call), operands_(&operands), attrs_(&attrs) {}
   const fugue_call* raw() const { return call_; }
   uint32_t size() const { return call_->num_operands; }
-  const fugue_type& operand(uint32_t i) const { return call_->operands[i]; }
+  const fugue_type& operand(uint32_t i) const { return *FUGUE_NTH(fugue_type, call_->operands, i); }
   const fugue_type& operand(const std::string& name) const { return operand(index(name)); }
   const std::string& operand_name(uint32_t i) const { return (*operands_)[i].name; }
   uint32_t index(const std::string& name) const {
@@ -138,7 +138,7 @@ class Call {
   }
   const fugue_attr_value& attr(const std::string& name) const {
     for (uint32_t i = 0; i < attrs_->size() && i < call_->num_attrs; ++i)
-      if ((*attrs_)[i].name == name) return call_->attrs[i];
+      if ((*attrs_)[i].name == name) return *FUGUE_NTH(fugue_attr_value, call_->attrs, i);
     throw std::logic_error("no attribute named " + name);
   }
   double number(const std::string& name) const {
@@ -362,15 +362,23 @@ class Operation {
   static const Operation& self(const fugue_op_desc* op) {
     return *static_cast<const Operation*>(op->user_data);
   }
-  // The core must hand over structs at least as large as the ones this SDK was built with.
+  // The core must hand over structs at least as large as ABI 1.0's (a newer core's may be larger).
   static void check_call(const fugue_op_desc* op, const fugue_call* call) {
-    if (!call || call->struct_size < sizeof(fugue_call))
-      throw std::logic_error("fugue_call is smaller than this plugin expects");
+    if (!call || call->struct_size < FUGUE_SIZE_UP_TO(fugue_call, attrs))
+      throw std::logic_error("fugue_call is smaller than ABI 1.0's");
     if (call->num_operands != self(op).operands.size())
       throw std::logic_error("operand count differs from the signature");
-    for (uint32_t i = 0; i < call->num_operands; ++i)
-      if (call->operands[i].struct_size < sizeof(fugue_type))
-        throw std::logic_error("fugue_type is smaller than this plugin expects");
+    if (call->num_operands > 0 && call->operands->struct_size < FUGUE_SIZE_UP_TO(fugue_type, const_value))
+      throw std::logic_error("fugue_type is smaller than ABI 1.0's");
+    if (call->num_attrs > 0 && call->attrs->struct_size < FUGUE_SIZE_UP_TO(fugue_attr_value, dtype))
+      throw std::logic_error("fugue_attr_value is smaller than ABI 1.0's");
+  }
+  // Copies `value` into a struct the core owns, no further than the core's struct_size reaches.
+  template <class T>
+  static void copy_into(T* destination, const T& value) {
+    uint32_t size = destination->struct_size;
+    std::memcpy(destination, &value, std::min<size_t>(size, sizeof(T)));
+    destination->struct_size = size;
   }
   Call view(const fugue_call* call) const { return Call(call, operands, attrs); }
 
@@ -378,19 +386,26 @@ class Operation {
                                   fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      std::vector<fugue_type> result(call->operands, call->operands + call->num_operands);
+      std::vector<fugue_type> result;
+      for (uint32_t i = 0; i < call->num_operands; ++i) {
+        fugue_type t{};
+        std::memcpy(&t, FUGUE_NTH(fugue_type, call->operands, i),
+                    std::min<size_t>(sizeof t, call->operands->struct_size));
+        t.struct_size = sizeof t;
+        result.push_back(t);
+      }
       self(op).infer(self(op).view(call), result.data());
       for (uint32_t i = 0; i < call->num_operands; ++i)
-        if (self(op).operands[i].role == FUGUE_ROLE_OUT) types[i] = result[i];
+        if (self(op).operands[i].role == FUGUE_ROLE_OUT) copy_into(FUGUE_NTH_MUTABLE(fugue_type, types, i), result[i]);
     });
   }
   static fugue_status plan_thunk(const fugue_op_desc* op, const fugue_call* call, fugue_plan* plan,
                                  fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      if (plan->struct_size < sizeof(fugue_plan))
-        throw std::logic_error("fugue_plan is smaller than this plugin expects");
-      *plan = self(op).plan(self(op).view(call));
+      if (plan->struct_size < FUGUE_SIZE_UP_TO(fugue_plan, registers))
+        throw std::logic_error("fugue_plan is smaller than ABI 1.0's");
+      copy_into(plan, self(op).plan(self(op).view(call)));
     });
   }
   static fugue_status emit_thunk(const fugue_op_desc* op, const fugue_call* call,
@@ -398,8 +413,8 @@ class Operation {
                                  fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      if (api->struct_size < sizeof(fugue_emit_api))
-        throw std::logic_error("fugue_emit_api is smaller than this plugin expects");
+      if (api->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, append))
+        throw std::logic_error("fugue_emit_api is smaller than ABI 1.0's");
       Call c = self(op).view(call);
       self(op).emit(c, *plan, Emitter(api, c));
     });
@@ -408,8 +423,8 @@ class Operation {
                                     const fugue_device_services* services, fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      if (services->struct_size < sizeof(fugue_device_services))
-        throw std::logic_error("fugue_device_services is smaller than this plugin expects");
+      if (services->struct_size < FUGUE_SIZE_UP_TO(fugue_device_services, track))
+        throw std::logic_error("fugue_device_services is smaller than ABI 1.0's");
       self(op).execute(self(op).view(call), *services);
     });
   }
@@ -417,9 +432,7 @@ class Operation {
                                  fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      fugue_cost c = self(op).cost(self(op).view(call));
-      c.struct_size = sizeof(fugue_cost);
-      *cost = c;
+      copy_into(cost, self(op).cost(self(op).view(call)));
     });
   }
   static fugue_status reference_thunk(const fugue_op_desc* op, const fugue_call* call,
