@@ -15,10 +15,10 @@ HostArray initial_value(const Symbol& s) {
     case SymbolSource::Kind::File: {
       if (src.preloaded) return *src.preloaded;
       if (lowercase_extension(src.file) == ".npy") {
-        NpyHeader header = read_npy_header(src.file);
-        // A scalar may be stored as shape () or (1,).
-        HostArray a = load_npy(src.file, s.dtype, s.kind == SymbolKind::Scalar ? header.shape : shape);
-        if (s.kind == SymbolKind::Scalar) a.shape.clear();
+        // A scalar may be stored as shape () or (1,) (the loader checked it holds one value).
+        bool scalar = s.kind == SymbolKind::Scalar;
+        HostArray a = load_npy(src.file, s.dtype, scalar ? std::nullopt : std::optional<Shape>(shape));
+        if (scalar) a.shape.clear();
         return a;
       }
       return load_gray_image(src.file, shape);

@@ -58,7 +58,10 @@ void Profiler::write_chrome_trace(const std::filesystem::path& file) {
   collect();
   // Device and host clocks differ: each starts at its own first timestamp, on its own track.
   uint64_t device0 = std::numeric_limits<uint64_t>::max(), host0 = device0;
-  for (const auto& r : records_) (r.device_clock ? device0 : host0) = std::min(r.device_clock ? device0 : host0, r.start_ns);
+  for (const auto& r : records_) {
+    uint64_t& origin = r.device_clock ? device0 : host0;
+    origin = std::min(origin, r.start_ns);
+  }
   nlohmann::json events = nlohmann::json::array();
   events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "device queue"}}}});
   events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "host (compiles)"}}}});

@@ -21,27 +21,29 @@ const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
 void ReferenceExecutor::run_op(const Statement& st) {
   std::vector<fugue_type> types;
   fugue_call call = program_.call(st, types);
-  // Inputs are copied, so an output that is also an input never sees a half-written value.
-  std::vector<HostArray> arrays(st.operands.size());
+  // Outputs are fresh arrays, moved into place afterwards, so an output that is also an input never
+  // sees a half-written value; inputs are read where they are stored.
+  std::vector<HostArray> outputs(st.operands.size());
   std::vector<fugue_host_array> views(st.operands.size());
   for (size_t i = 0; i < st.operands.size(); ++i) {
     const Symbol& s = program_.symbol(st.operands[i]);
-    bool output = st.op->operands()[i]->role == FUGUE_ROLE_OUT;
-    if (output) {
-      arrays[i] = HostArray(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
+    HostArray* array = nullptr;
+    if (st.op->operands()[i]->role == FUGUE_ROLE_OUT) {
+      outputs[i] = HostArray(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
+      array = &outputs[i];
     } else if (s.kind != SymbolKind::Const) {
       auto it = values_.find(s.name);
       if (it == values_.end())
         throw UserError(st.where + ": '" + s.name + "' is read before anything wrote it at run time");
-      arrays[i] = it->second;
+      array = &it->second;
     }
     views[i].struct_size = sizeof(fugue_host_array);
     views[i].type = types[i];
-    views[i].data = arrays[i].bytes.empty() ? nullptr : arrays[i].bytes.data();
-    views[i].bytes = arrays[i].bytes.size();
+    views[i].data = array && !array->bytes.empty() ? array->bytes.data() : nullptr;
+    views[i].bytes = array ? array->bytes.size() : 0;
   }
   st.op->reference(call, views.data());
-  for (uint32_t o : st.op->outputs()) values_[st.operands[o]] = std::move(arrays[o]);
+  for (uint32_t o : st.op->outputs()) values_[st.operands[o]] = std::move(outputs[o]);
 }
 
 double ReferenceExecutor::scalar_value(const std::string& symbol) { return value(symbol).get(0); }
