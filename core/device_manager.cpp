@@ -90,6 +90,7 @@ std::vector<DeviceInfo> list_devices() {
       info.max_work_group_size = devices[d].getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
       info.global_memory = devices[d].getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
       info.max_allocation = devices[d].getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+      info.local_memory = devices[d].getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
       info.fp64 = devices[d].getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
       out.push_back(std::move(info));
     }

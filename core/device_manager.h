@@ -22,6 +22,7 @@ struct DeviceInfo {
   size_t max_work_group_size = 0;
   uint64_t global_memory = 0;
   uint64_t max_allocation = 0;
+  uint64_t local_memory = 0;  // per work-group
   bool fp64 = false;
   cl::Platform platform;
   cl::Device device;

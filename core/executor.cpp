@@ -36,17 +36,6 @@ size_t bytes_of(const Symbol& s) {
   return n > SIZE_MAX / size ? SIZE_MAX : n * size;
 }
 
-// "/body/2/body/0 array.add z = (z, t)": the JSON pointer first, so truncated labels stay distinct.
-std::string describe_call(const Statement& st) {
-  std::string outs, ins;
-  const auto& op = *st.op;
-  for (uint32_t i : op.outputs()) outs += (outs.empty() ? "" : ", ") + st.operands[i];
-  for (uint32_t i : op.inputs()) ins += (ins.empty() ? "" : ", ") + st.operands[i];
-  auto colon = st.where.rfind(':');
-  std::string pointer = colon == std::string::npos ? st.where : st.where.substr(colon + 1);
-  return pointer + " " + op.name() + " " + outs + " = (" + ins + ")";
-}
-
 // Services for device-level operations.
 cl_mem services_buffer(fugue_services_context* c, uint32_t operand) {
   return operand < c->operands.size() ? c->operands[operand] : nullptr;
@@ -87,59 +76,18 @@ void services_track(fugue_services_context* c, cl_event event, const char* name)
   c->tracked_cost = true;
 }
 
-// Does op write a symbol it also reads beyond the element it writes (so in-place would be wrong)?
-bool reads_output_beyond_its_element(const Statement& st, const fugue_plan& plan, const Program& program,
-                                     std::string* symbol) {
-  for (uint32_t o : st.op->outputs())
-    for (uint32_t i : st.op->inputs()) {
-      if (st.operands[i] != st.operands[o]) continue;
-      const auto& part = plan.partitions[i];
-      bool pointwise = part.kind == FUGUE_PARTITION_ELEMENTWISE &&
-                       std::all_of(part.halo, part.halo + FUGUE_MAX_RANK, [](int64_t h) { return h == 0; });
-      bool scalar = program.symbol(st.operands[o]).kind == SymbolKind::Scalar && plan.level == FUGUE_LEVEL_ELEMENT;
-      if (!(pointwise || scalar)) {
-        if (symbol) *symbol = st.operands[o];
-        return true;
-      }
-    }
-  return false;
-}
-
 }  // namespace
 
-// A plan is the plugin's word; check it before the generator and the executor rely on it.
-void Executor::check_plan(const PlannedOp& p) const {
-  const auto& plan = p.plan;
-  const auto& st = *p.statement;
-  auto bad = [&](const std::string& what) { throw DeviceError(p.label + ": the plugin's plan " + what); };
-  if (plan.num_partitions != st.operands.size())
-    bad("gives " + std::to_string(plan.num_partitions) + " partitions for " + std::to_string(st.operands.size()) +
-        " operands");
-  if (plan.level < FUGUE_LEVEL_DEVICE || plan.level > FUGUE_LEVEL_ELEMENT)
-    bad("has an unknown level " + std::to_string(plan.level));
-  if (plan.num_workspaces > FUGUE_MAX_WORKSPACES) bad("asks for too many workspaces");
-  for (uint32_t w = 0; w < plan.num_workspaces; ++w)
-    if (plan.workspace_dtype[w] <= FUGUE_DTYPE_NONE || plan.workspace_dtype[w] >= FUGUE_DTYPE_COUNT ||
-        plan.workspace_elements[w] < 0)
-      bad("describes workspace " + std::to_string(w) + " wrongly");
-  if (plan.level != FUGUE_LEVEL_DEVICE && (plan.launch.iteration[0] < 0 || plan.launch.local_max < 1))
-    bad("has a negative iteration space or no work-group size");
-  std::string symbol;
-  if (plan.level != FUGUE_LEVEL_DEVICE && reads_output_beyond_its_element(st, plan, program_, &symbol))
-    // Generated kernels pass each symbol once, so an old and a new buffer cannot both be bound.
-    throw UserError(st.where + ": " + st.op->name() + " writes '" + symbol +
-                    "' while reading it beyond its own element; write the result to a new symbol");
-}
-
-Executor::Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler)
-    : program_(program), device_(device), cache_(cache), profiler_(profiler) {}
+Executor::Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler,
+                   PlanOptions options)
+    : program_(program), device_(device), cache_(cache), profiler_(profiler), options_(options) {}
 
 Executor::~Executor() = default;
 
 void Executor::prepare() {
   // Every value must fit the device before anything is generated, read or allocated.
   for (const auto& [name, s] : program_.symbols) {
-    if (s.kind == SymbolKind::Const || !s.typed) continue;
+    if (s.compile_time() || !s.typed) continue;
     size_t bytes = bytes_of(s);
     if (bytes > device_.info.max_allocation || bytes > device_.info.global_memory)
       throw DeviceError(s.where + ": '" + name + "' needs " + std::to_string(bytes) + " bytes, more than " +
@@ -147,68 +95,46 @@ void Executor::prepare() {
                         std::to_string(device_.info.max_allocation) +
                         " bytes); use smaller arrays or a device with more memory");
   }
-  sites_.clear();
-  site_of_.clear();
+  kernels_.clear();
   symbols_read_.clear();
-  prepare_block(program_.body);
+  plan_ = plan_execution(program_, device_.info, options_);
+  for (const auto& op : plan_.ops)
+    for (uint32_t i : op->statement->op->inputs()) symbols_read_.insert(op->statement->operands[i]);
+  for (const auto& group : plan_.groups) prepare_kernel(group);
 }
 
-void Executor::prepare_block(const std::vector<Statement>& body) {
-  for (const auto& st : body) {
-    if (st.kind == Statement::Kind::Op) prepare_site(st);
-    prepare_block(st.body);
-    prepare_block(st.else_body);
-  }
-}
-
-void Executor::prepare_site(const Statement& st) {
-  auto site = std::make_unique<CallSite>();
-  PlannedOp& p = site->planned;
-  p.statement = &st;
-  p.call = program_.call(st, p.types);
-  p.label = describe_call(st);
-  for (uint32_t i : st.op->inputs()) symbols_read_.insert(st.operands[i]);
-  for (size_t i = 0; i < st.operands.size(); ++i) {
-    const Symbol& s = program_.symbol(st.operands[i]);
-    if (s.dtype == DType::F64 && !device_.info.fp64)
-      throw UserError(st.where + ": operand '" + s.name + "' is f64, but " + device_.info.name +
-                      " has no double precision; choose another device with --device or use f32");
-  }
-  try {
-    p.plan = st.op->plan(p.call);
-    site->cost = st.op->cost(p.call);
-  } catch (const UserError& e) {
-    throw UserError(st.where + ": " + e.what());
-  }
-  check_plan(p);
-  if (p.plan.level != FUGUE_LEVEL_DEVICE) {
-    // Build once; if the driver's limit for this kernel is below the chosen size, rebuild smaller.
-    int64_t kernel_limit = 0;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      Launch launch = choose_launch(p.plan, device_.info, kernel_limit);
-      // One name for every kernel: identical operations then share one program in the cache.
-      site->kernel = generate_kernel({&p}, launch, "fugue_kernel");
-      cl::Program program = cache_.get(site->kernel.source, "", p.label);
-      try {
-        site->main = cl::Kernel(program, site->kernel.main_name.c_str());
-        if (!site->kernel.finalize_name.empty())
-          site->finalize = cl::Kernel(program, site->kernel.finalize_name.c_str());
-      } catch (const cl::Error& e) {
-        throw DeviceError(cl_error_message("creating kernel for " + p.label, e.err()));
-      }
-      int64_t limit = static_cast<int64_t>(site->main.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.info.device));
-      if (limit >= launch.local_size || attempt == 1) break;
-      kernel_limit = limit;
+void Executor::prepare_kernel(const FusedGroup& group) {
+  auto site = std::make_unique<KernelSite>();
+  site->group = &group;
+  site->label = group.ops.front()->label;
+  if (group.ops.size() > 1) site->label += " + " + std::to_string(group.ops.size() - 1) + " fused";
+  // Build once; if the driver's limit for this kernel is below the chosen size, rebuild smaller.
+  int64_t kernel_limit = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Launch launch = choose_launch(group.plan, device_.info, kernel_limit);
+    site->kernel = generate_kernel(program_, group, launch, "fugue_kernel");
+    cl::Program program = cache_.get(site->kernel.source, "", site->label);
+    try {
+      site->main = cl::Kernel(program, site->kernel.main_name.c_str());
+      if (!site->kernel.finalize_name.empty())
+        site->finalize = cl::Kernel(program, site->kernel.finalize_name.c_str());
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("creating kernel for " + site->label, e.err()));
     }
-    for (uint32_t w = 0; w < p.plan.num_workspaces; ++w) {
+    int64_t limit = static_cast<int64_t>(site->main.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.info.device));
+    if (limit >= launch.local_size || attempt == 1) break;
+    kernel_limit = limit;
+  }
+  for (size_t o = 0; o < group.ops.size(); ++o) {
+    const fugue_plan& plan = group.ops[o]->plan;
+    for (uint32_t w = 0; w < plan.num_workspaces; ++w) {
       int64_t groups = std::max<int64_t>(site->kernel.launch.num_groups, 1);
-      size_t bytes = static_cast<size_t>(groups * std::max<int64_t>(p.plan.workspace_elements[w], 1)) *
-                     dtype_size(static_cast<DType>(p.plan.workspace_dtype[w]));
-      site->workspaces.push_back(allocate(bytes, "workspace of " + p.label));
+      size_t bytes = static_cast<size_t>(groups * std::max<int64_t>(plan.workspace_elements[w], 1)) *
+                     dtype_size(static_cast<DType>(plan.workspace_dtype[w]));
+      site->workspaces[{o, w}] = allocate(bytes, "workspace of " + group.ops[o]->label);
     }
   }
-  site_of_[&st] = site.get();
-  sites_.push_back(std::move(site));
+  kernels_.push_back(std::move(site));
 }
 
 cl::Buffer Executor::allocate(size_t bytes, const std::string& what) {
@@ -243,7 +169,7 @@ void Executor::initialize() {
   for (auto& [name, value] : values_) value.defined = false;
   loop_values_.clear();
   for (const auto& [name, s] : program_.symbols) {
-    if (s.kind == SymbolKind::Const || s.source.kind == SymbolSource::Kind::None) continue;
+    if (s.compile_time() || s.source.kind == SymbolSource::Kind::None) continue;
     // Files are read and generators run once; later repetitions upload the same values again.
     auto it = initial_.find(name);
     if (it == initial_.end()) it = initial_.emplace(name, initial_value(s)).first;
@@ -270,87 +196,108 @@ const Executor::Value& Executor::value_for_read(const std::string& symbol, const
   return it->second;
 }
 
-void Executor::enqueue(CallSite& site, const cl::Kernel& kernel, int64_t groups, int64_t local,
-                       const std::string& name, double bytes, double flops) {
+void Executor::enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name,
+                       double bytes, double flops) {
   cl::Event event;
   try {
     device_.queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<size_t>(groups * local)),
                                        cl::NDRange(static_cast<size_t>(local)), nullptr,
                                        profiler_.enabled() ? &event : nullptr);
   } catch (const cl::Error& e) {
-    throw DeviceError(cl_error_message("running " + site.planned.label, e.err()));
+    throw DeviceError(cl_error_message("running " + name, e.err()));
   }
+  ++launches_;
   if (profiler_.enabled()) profiler_.track(event, name, "kernel", bytes, flops);
 }
 
 void Executor::run_op(const Statement& st) {
-  CallSite& site = *site_of_.at(&st);
-  const auto& op = *st.op;
-  const auto& plan = site.planned.plan;
-
-  // Inputs must hold values; outputs get buffers. An output that is also an input, read outside
-  // its own element, is written to a fresh buffer that replaces the old one afterwards.
-  std::map<std::string, cl::Buffer> replaced;
-  for (uint32_t i : op.inputs())
-    if (program_.symbol(st.operands[i]).kind != SymbolKind::Const) value_for_read(st.operands[i], st);
-  // Only device-level ops get here with such a hazard (check_plan refuses it for generated kernels).
-  const bool device_level = plan.level == FUGUE_LEVEL_DEVICE;
-  for (uint32_t o : op.outputs()) {
-    const std::string& out = st.operands[o];
-    bool hazard = device_level && std::any_of(op.inputs().begin(), op.inputs().end(),
-                                              [&](uint32_t i) { return st.operands[i] == out; });
-    Value& v = value_for_write(out);
-    if (hazard) {
-      replaced[out] = v.buffer;
-      v.buffer = allocate(v.bytes, "'" + out + "'");
-    }
-  }
-
-  if (plan.level == FUGUE_LEVEL_DEVICE) {
-    // Device-level ops read the old buffer of a replaced symbol and write the new one.
-    run_device_level(site, replaced);
-  } else {
-    auto bind = [&](cl::Kernel& kernel, const std::vector<KernelArg>& args) {
-      for (size_t a = 0; a < args.size(); ++a) {
-        const auto& arg = args[a];
-        cl::Buffer buffer;
-        if (arg.kind == KernelArg::Kind::Workspace) {
-          buffer = site.workspaces.at(arg.workspace);
-        } else {
-          buffer = values_.at(arg.symbol).buffer;
+  const Step& step = plan_.steps.at(&st);
+  switch (step.kind) {
+    case Step::Kind::Kernel:
+      // The group's first operation launches the kernel that does the work of all of them.
+      if (step.starts_group) run_kernel(*kernels_.at(step.group), st);
+      return;
+    case Step::Kind::Swap:
+      run_swap(step, st);
+      return;
+    case Step::Kind::Device: {
+      // An output that is also an input is written to a fresh buffer that replaces the old one
+      // afterwards, so the op never reads what it has already overwritten.
+      const auto& op = *st.op;
+      for (uint32_t i : op.inputs())
+        if (!program_.symbol(st.operands[i]).compile_time()) value_for_read(st.operands[i], st);
+      std::map<std::string, cl::Buffer> replaced;
+      for (uint32_t o : op.outputs()) {
+        const std::string& out = st.operands[o];
+        bool hazard = std::any_of(op.inputs().begin(), op.inputs().end(),
+                                  [&](uint32_t i) { return st.operands[i] == out; });
+        Value& v = value_for_write(out);
+        if (hazard) {
+          replaced[out] = v.buffer;
+          v.buffer = allocate(v.bytes, "'" + out + "'");
         }
-        kernel.setArg(static_cast<cl_uint>(a), buffer);
       }
-    };
-    const auto& k = site.kernel;
-    try {
-      bind(site.main, k.main_args);
-      if (k.wide_index) site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_long>(k.elements));
-      else site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_int>(k.elements));
-      if (k.launch.num_groups > 0)
-        enqueue(site, site.main, k.launch.num_groups, k.launch.local_size, site.planned.label, site.cost.bytes,
-                site.cost.flops);
-      if (site.finalize()) {
-        bind(site.finalize, k.finalize_args);
-        site.finalize.setArg(static_cast<cl_uint>(k.finalize_args.size()), static_cast<cl_int>(k.launch.num_groups));
-        enqueue(site, site.finalize, 1, k.launch.local_size, site.planned.label + " [finalize]", 0, 0);
-      }
-    } catch (const cl::Error& e) {
-      throw DeviceError(cl_error_message("setting arguments of " + site.planned.label, e.err()));
+      run_device_level(*step.op, replaced);
+      for (uint32_t o : op.outputs()) values_[st.operands[o]].defined = true;
+      return;
     }
   }
-  for (uint32_t o : op.outputs()) values_[st.operands[o]].defined = true;
 }
 
-void Executor::run_device_level(CallSite& site, const std::map<std::string, cl::Buffer>& replaced) {
-  const Statement& st = *site.planned.statement;
+void Executor::run_kernel(KernelSite& site, const Statement& where) {
+  const FusedGroup& group = *site.group;
+  for (const auto& s : group.global_reads) value_for_read(s, where);
+  for (const auto& s : group.stored) value_for_write(s);
+  for (const auto& s : group.shadowed)
+    if (!shadows_.count(s)) shadows_[s] = allocate(values_.at(s).bytes, "the second buffer of '" + s + "'");
+  auto bind = [&](cl::Kernel& kernel, const std::vector<KernelArg>& args) {
+    for (size_t a = 0; a < args.size(); ++a) {
+      const auto& arg = args[a];
+      const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace ? site.workspaces.at({arg.op, arg.workspace})
+                                 : arg.kind == KernelArg::Kind::Shadow  ? shadows_.at(arg.symbol)
+                                                                        : values_.at(arg.symbol).buffer;
+      kernel.setArg(static_cast<cl_uint>(a), buffer);
+    }
+  };
+  const auto& k = site.kernel;
+  try {
+    bind(site.main, k.main_args);
+    if (k.wide_index) site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_long>(k.elements));
+    else site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_int>(k.elements));
+    if (k.launch.num_groups > 0)
+      enqueue(site.main, k.launch.num_groups, k.launch.local_size, site.label, group.bytes_fused, group.flops);
+    if (site.finalize()) {
+      bind(site.finalize, k.finalize_args);
+      site.finalize.setArg(static_cast<cl_uint>(k.finalize_args.size()), static_cast<cl_int>(k.launch.num_groups));
+      enqueue(site.finalize, 1, k.launch.local_size, site.label + " [finalize]", 0, 0);
+    }
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("setting arguments of " + site.label, e.err()));
+  }
+  // The new values of shadowed symbols are in their second buffers: swap them in. Arguments were
+  // captured at enqueue, so the kernel still writes the buffers it was given.
+  for (const auto& s : group.shadowed) std::swap(values_.at(s).buffer, shadows_.at(s));
+  for (const auto& s : group.stored) values_.at(s).defined = true;
+}
+
+void Executor::run_swap(const Step& step, const Statement& where) {
+  value_for_read(step.source, where);
+  Value& target = value_for_write(step.target);
+  Value& source = values_.at(step.source);
+  std::swap(target.buffer, source.buffer);
+  source.defined = target.defined;
+  target.defined = true;
+}
+
+void Executor::run_device_level(const PlannedOp& op, const std::map<std::string, cl::Buffer>& replaced) {
+  const Statement& st = *op.statement;
   fugue_services_context context;
   context.cache = &cache_;
   context.profiler = &profiler_;
   context.device = &device_;
-  context.label = site.planned.label;
-  context.bytes = site.cost.bytes;
-  context.flops = site.cost.flops;
+  context.label = op.label;
+  context.bytes = op.cost.bytes;
+  context.flops = op.cost.flops;
   for (size_t i = 0; i < st.operands.size(); ++i) {
     const std::string& name = st.operands[i];
     bool input = st.op->operands()[i]->role == FUGUE_ROLE_IN;
@@ -372,7 +319,7 @@ void Executor::run_device_level(CallSite& site, const std::map<std::string, cl::
   services.scratch = &services_scratch;
   services.track = &services_track;
   try {
-    st.op->execute(site.planned.call, services);
+    st.op->execute(op.call, services);
   } catch (const UserError& e) {
     throw UserError(st.where + ": " + e.what());
   }
@@ -390,6 +337,8 @@ void Executor::run() {
 
 HostArray Executor::read(const std::string& symbol) {
   const Symbol& s = program_.symbol(symbol);
+  if (s.kind == SymbolKind::Stencil)
+    throw UserError(s.where + ": '" + symbol + "' is a stencil; it has no value to read");
   if (s.kind == SymbolKind::Const) {
     HostArray a(DType::F64, {});
     a.set(0, s.const_value);

@@ -12,6 +12,7 @@
 #include <CL/opencl.hpp>
 
 #include "device_manager.h"
+#include "fusion_planner.h"
 #include "interpreter.h"
 #include "kernel_generator.h"
 #include "program.h"
@@ -20,23 +21,26 @@
 
 namespace fugue {
 
-// One operation call site of the program, prepared for the device.
-struct CallSite {
-  PlannedOp planned;
-  GeneratedKernel kernel;  // empty source for DEVICE level
+// One fused group prepared for the device: its generated kernels, built.
+struct KernelSite {
+  const FusedGroup* group = nullptr;
+  GeneratedKernel kernel;
   cl::Kernel main;
   cl::Kernel finalize;
-  std::vector<cl::Buffer> workspaces;
-  fugue_cost cost{};
+  std::map<std::pair<size_t, uint32_t>, cl::Buffer> workspaces;  // (op in group, workspace)
+  std::string label;
 };
 
 class Executor : public Backend {
  public:
-  Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler);
+  Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler,
+           PlanOptions options = {});
   ~Executor() override;
 
-  // Plans every operation and builds its kernels (the only compiles of a run).
+  // Plans the program (fusion, promotion, swaps) and builds every kernel (the only compiles of a run).
   void prepare();
+  const ExecutionPlan& plan() const { return plan_; }
+  const std::vector<std::unique_ptr<KernelSite>>& kernels() const { return kernels_; }
   // Uploads every symbol's initial value; forgets values computed by an earlier run.
   void initialize();
   // Runs the body; returns when the device has finished.
@@ -45,6 +49,8 @@ class Executor : public Backend {
   HostArray read(const std::string& symbol);
   // Reads every output first, then writes each file atomically into `folder` (created if needed).
   void write_outputs(const std::filesystem::path& folder);
+  // Kernels enqueued since the executor was made (device-level operations' own kernels excluded).
+  int64_t kernel_launches() const { return launches_; }
 
   // Backend
   void run_op(const Statement& statement) override;
@@ -57,27 +63,30 @@ class Executor : public Backend {
     size_t bytes = 0;
     bool defined = false;
   };
-  void prepare_block(const std::vector<Statement>& body);
-  void prepare_site(const Statement& statement);
-  void check_plan(const PlannedOp& planned) const;
+  void prepare_kernel(const FusedGroup& group);
+  void run_kernel(KernelSite& site, const Statement& where);
+  void run_swap(const Step& step, const Statement& where);
   Value& value_for_write(const std::string& symbol);
   const Value& value_for_read(const std::string& symbol, const Statement& where);
   cl::Buffer allocate(size_t bytes, const std::string& what);
   void upload(const std::string& symbol, const HostArray& array);
-  void run_device_level(CallSite& site, const std::map<std::string, cl::Buffer>& replaced);
-  void enqueue(CallSite& site, const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name,
-               double bytes, double flops);
+  void run_device_level(const PlannedOp& op, const std::map<std::string, cl::Buffer>& replaced);
+  void enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name, double bytes,
+               double flops);
 
   const Program& program_;
   Device& device_;
   ProgramCache& cache_;
   Profiler& profiler_;
-  std::vector<std::unique_ptr<CallSite>> sites_;
-  std::map<const Statement*, CallSite*> site_of_;
+  PlanOptions options_;
+  ExecutionPlan plan_;
+  std::vector<std::unique_ptr<KernelSite>> kernels_;
   std::map<std::string, Value> values_;
-  std::map<std::string, HostArray> initial_;  // initial values, kept for repetitions
+  std::map<std::string, cl::Buffer> shadows_;  // second buffers of symbols written while read wide
+  std::map<std::string, HostArray> initial_;   // initial values, kept for repetitions
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation
+  int64_t launches_ = 0;
 };
 
 }  // namespace fugue

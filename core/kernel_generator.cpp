@@ -10,15 +10,16 @@
 
 #include "errors.h"
 
-// The emit context behind fugue_emit_api: what the accessors need to name operands.
+namespace fugue {
+class KernelWriter;
+}
+
+// The emit context behind fugue_emit_api: the writer that resolves operands, and the op being emitted.
 struct fugue_emit_context {
-  const fugue::PlannedOp* op = nullptr;
-  size_t op_index = 0;
+  fugue::KernelWriter* writer = nullptr;
+  size_t op = 0;
   uint32_t phase = 0;
-  const std::map<std::string, std::string>* params = nullptr;  // symbol -> kernel parameter
-  const fugue::Launch* launch = nullptr;
   bool finalize = false;
-  std::string index;  // the element loop's index variable
   std::string* code = nullptr;
   std::deque<std::string> strings;  // keeps returned strings alive until emit returns
   std::string misuse;               // the first accessor misuse, reported after emit
@@ -38,84 +39,10 @@ std::string c_literal(double value) {
 
 namespace {
 
-const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
-
-const char* param_of(fugue_emit_context* c, uint32_t operand) {
-  const auto& op = *c->op;
-  if (operand >= op.statement->operands.size()) {
-    if (c->misuse.empty()) c->misuse = "accessor asked for operand " + std::to_string(operand) + ", which does not exist";
-    return nullptr;
-  }
-  auto it = c->params->find(op.statement->operands[operand]);
-  if (it == c->params->end()) {
-    if (c->misuse.empty())
-      c->misuse = "accessor asked for operand " + std::to_string(operand) +
-                  ", whose partition is NONE (the op promised not to touch it)";
-    return nullptr;
-  }
-  return it->second.c_str();
-}
-
-const char* access(fugue_emit_context* c, uint32_t operand, bool write) {
-  const auto& op = *c->op;
-  if (operand < op.types.size() && op.types[operand].kind == FUGUE_KIND_CONST) {
-    if (write) {
-      c->misuse = "accessor asked to write const operand " + std::to_string(operand);
-      return "0";
-    }
-    return keep(c, c_literal(op.types[operand].const_value));
-  }
-  const char* param = param_of(c, operand);
-  if (!param) return "0";
-  if (op.types[operand].kind == FUGUE_KIND_SCALAR) return keep(c, std::string(param) + "[0]");
-  if (c->phase == FUGUE_PHASE_ELEMENT) return keep(c, std::string(param) + "[" + c->index + "]");
-  return param;  // outside the element loop an array is its pointer
-}
-
-const char* read_fn(fugue_emit_context* c, uint32_t operand) { return access(c, operand, false); }
-const char* write_fn(fugue_emit_context* c, uint32_t operand) { return access(c, operand, true); }
-
-const char* ctype_fn(fugue_emit_context* c, fugue_dtype dtype) {
-  try {
-    return keep(c, std::string(dtype_ctype(static_cast<DType>(dtype))));
-  } catch (const std::exception&) {
-    c->misuse = "ctype of unknown dtype " + std::to_string(dtype);
-    return "void";
-  }
-}
-
-const char* name_fn(fugue_emit_context* c, const char* stem) {
+std::string identifier(const std::string& text) {
   std::string s;
-  for (const char* p = stem ? stem : ""; *p; ++p) s += std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
-  return keep(c, s + "_" + std::to_string(c->op_index));
-}
-
-const char* builtin_fn(fugue_emit_context* c, int32_t which) {
-  switch (which) {
-    case FUGUE_BUILTIN_INDEX: return keep(c, c->index);
-    case FUGUE_BUILTIN_LOCAL_ID: return "((int)get_local_id(0))";
-    case FUGUE_BUILTIN_GROUP_ID: return "((int)get_group_id(0))";
-    case FUGUE_BUILTIN_LOCAL_SIZE: return keep(c, std::to_string(c->launch->local_size));
-    case FUGUE_BUILTIN_NUM_GROUPS: return c->finalize ? "fugue_groups" : "((int)get_num_groups(0))";
-    default:
-      c->misuse = "unknown builtin " + std::to_string(which);
-      return "0";
-  }
-}
-
-std::string workspace_name(size_t op, uint32_t k) { return "ws" + std::to_string(k) + "_" + std::to_string(op); }
-
-const char* workspace_fn(fugue_emit_context* c, uint32_t k) {
-  if (k >= c->op->plan.num_workspaces) {
-    c->misuse = "workspace " + std::to_string(k) + " was not declared in the plan";
-    return "0";
-  }
-  return keep(c, workspace_name(c->op_index, k));
-}
-
-void append_fn(fugue_emit_context* c, const char* code) {
-  if (code) *c->code += code;
+  for (char ch : text) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return s;
 }
 
 // Indents every line of `code` by `pad`.
@@ -131,44 +58,239 @@ std::string indent(const std::string& code, const std::string& pad) {
   return out;
 }
 
+std::string workspace_name(size_t op, uint32_t k) { return "ws" + std::to_string(k) + "_" + std::to_string(op); }
+
 }  // namespace
 
-GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const Launch& launch,
-                                const std::string& kernel_name) {
+// Writes one fused kernel: parameters, registers, and each op's code through the accessors.
+class KernelWriter {
+ public:
+  KernelWriter(const Program& program, const FusedGroup& group, const Launch& launch)
+      : program_(program), group_(group), launch_(launch) {}
+
+  // Where symbol `s` is read from right now: its register once an op of this kernel wrote it.
+  bool in_register(const std::string& s) const { return registers_now_.count(s) > 0; }
+  static std::string param(const std::string& s) { return "g_" + identifier(s); }
+  static std::string shadow(const std::string& s) { return "g_" + identifier(s) + "_next"; }
+  static std::string reg(const std::string& s) { return "v_" + identifier(s); }
+
+  const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
+
+  const PlannedOp& op(const fugue_emit_context* c) const { return *group_.ops[c->op]; }
+
+  bool valid_operand(fugue_emit_context* c, uint32_t k) {
+    if (k < op(c).statement->operands.size()) return true;
+    if (c->misuse.empty()) c->misuse = "accessor asked for operand " + std::to_string(k) + ", which does not exist";
+    return false;
+  }
+
+  const char* access(fugue_emit_context* c, uint32_t k, bool write) {
+    if (!valid_operand(c, k)) return "0";
+    const PlannedOp& p = op(c);
+    const fugue_type& t = p.types[k];
+    const std::string& s = p.statement->operands[k];
+    if (t.kind == FUGUE_KIND_STENCIL) {
+      c->misuse = "accessor asked for stencil operand " + std::to_string(k) + ", which has no device value";
+      return "0";
+    }
+    if (t.kind == FUGUE_KIND_CONST) {
+      if (write) c->misuse = "accessor asked to write const operand " + std::to_string(k);
+      return keep(c, c_literal(t.const_value));
+    }
+    if (p.partition(k).kind == FUGUE_PARTITION_NONE) {
+      if (c->misuse.empty())
+        c->misuse = "accessor asked for operand " + std::to_string(k) +
+                    ", whose partition is NONE (the op promised not to touch it)";
+      return "0";
+    }
+    const bool element = c->phase == FUGUE_PHASE_ELEMENT;
+    if (pointwise_access(p, k) && element) {
+      if (write) {
+        written_now_.insert(s);
+        return keep(c, reg(s));
+      }
+      if (in_register(s)) return keep(c, reg(s));
+    } else if (in_register(s) || group_.promoted.count(s)) {
+      c->misuse = "operand " + std::to_string(k) + " ('" + s + "') is accessed outside its own element, but its value "
+                  "lives in a register of this kernel";
+      return "0";
+    }
+    std::string base = write && group_.shadowed.count(s) ? shadow(s) : param(s);
+    if (t.kind == FUGUE_KIND_SCALAR) return keep(c, base + "[0]");
+    if (element) return keep(c, base + "[" + index_ + "]");
+    return keep(c, base);  // outside the element loop an array is its pointer
+  }
+
+  const char* read_at(fugue_emit_context* c, uint32_t k, const char* index) {
+    if (!valid_operand(c, k)) return "0";
+    const PlannedOp& p = op(c);
+    const std::string& s = p.statement->operands[k];
+    if (p.types[k].kind != FUGUE_KIND_ARRAY) {
+      c->misuse = "read_at on operand " + std::to_string(k) + ", which is not an array";
+      return "0";
+    }
+    const auto& part = p.partition(k);
+    if (part.kind != FUGUE_PARTITION_ELEMENTWISE && part.kind != FUGUE_PARTITION_WHOLE) {
+      c->misuse = "read_at on operand " + std::to_string(k) + ", whose partition is neither ELEMENTWISE nor WHOLE";
+      return "0";
+    }
+    if (in_register(s) || group_.promoted.count(s)) {
+      c->misuse = "read_at on '" + s + "', whose value lives in a register of this kernel";
+      return "0";
+    }
+    return keep(c, param(s) + "[" + (index && *index ? index : "0") + "]");
+  }
+
+  const char* builtin(fugue_emit_context* c, int32_t which) {
+    switch (which) {
+      case FUGUE_BUILTIN_INDEX: return keep(c, index_);
+      case FUGUE_BUILTIN_LOCAL_ID: return "((int)get_local_id(0))";
+      case FUGUE_BUILTIN_GROUP_ID: return "((int)get_group_id(0))";
+      case FUGUE_BUILTIN_LOCAL_SIZE: return keep(c, std::to_string(launch_.local_size));
+      case FUGUE_BUILTIN_NUM_GROUPS: return c->finalize ? "fugue_groups" : "((int)get_num_groups(0))";
+      default:
+        c->misuse = "unknown builtin " + std::to_string(which);
+        return "0";
+    }
+  }
+
+  const char* workspace(fugue_emit_context* c, uint32_t k) {
+    if (k >= op(c).plan.num_workspaces) {
+      c->misuse = "workspace " + std::to_string(k) + " was not declared in the plan";
+      return "0";
+    }
+    return keep(c, workspace_name(c->op, k));
+  }
+
+  // Runs op o's emit for one phase; returns its code.
+  std::string emit(size_t o, uint32_t phase, bool finalize);
+
+  GeneratedKernel write(const std::string& kernel_name);
+
+ private:
+  std::string phase_code(uint32_t phase, const std::string& pad, bool finalize);
+  std::string element_loop_body(const std::string& pad);
+
+  const Program& program_;
+  const FusedGroup& group_;
+  const Launch& launch_;
+  std::string index_ = "i";
+  std::set<std::string> registers_now_;  // symbols whose current value is in a register
+  std::set<std::string> written_now_;    // written to a register by the op being emitted
+};
+
+namespace {
+
+KernelWriter* writer(fugue_emit_context* c) { return c->writer; }
+const char* read_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->access(c, k, false); }
+const char* write_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->access(c, k, true); }
+const char* read_at_fn(fugue_emit_context* c, uint32_t k, const char* index) {
+  return writer(c)->read_at(c, k, index);
+}
+const char* ctype_fn(fugue_emit_context* c, fugue_dtype dtype) {
+  try {
+    return writer(c)->keep(c, std::string(dtype_ctype(static_cast<DType>(dtype))));
+  } catch (const std::exception&) {
+    c->misuse = "ctype of unknown dtype " + std::to_string(dtype);
+    return "void";
+  }
+}
+const char* name_fn(fugue_emit_context* c, const char* stem) {
+  std::string s = identifier(stem ? stem : "");
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
+  return writer(c)->keep(c, s + "_" + std::to_string(c->op));
+}
+const char* builtin_fn(fugue_emit_context* c, int32_t which) { return writer(c)->builtin(c, which); }
+const char* workspace_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->workspace(c, k); }
+void append_fn(fugue_emit_context* c, const char* code) {
+  if (code) *c->code += code;
+}
+
+}  // namespace
+
+std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
+  std::string code;
+  fugue_emit_context context;
+  context.writer = this;
+  context.op = o;
+  context.phase = phase;
+  context.finalize = finalize;
+  context.code = &code;
+  fugue_emit_api api{};
+  api.struct_size = sizeof(fugue_emit_api);
+  api.context = &context;
+  api.phase = phase;
+  api.read = &read_fn;
+  api.write = &write_fn;
+  api.ctype = &ctype_fn;
+  api.name = &name_fn;
+  api.builtin = &builtin_fn;
+  api.workspace = &workspace_fn;
+  api.append = &append_fn;
+  api.read_at = &read_at_fn;
+  const PlannedOp& p = *group_.ops[o];
+  p.statement->op->emit(p.call, p.plan, api);
+  if (!context.misuse.empty())
+    throw DeviceError(p.label + ": the plugin's emit misused an accessor: " + context.misuse);
+  return code;
+}
+
+// In the element loop, one scope per operation, named by its call; a register written by an op is
+// stored right after it when the value is needed beyond the kernel. Other phases stay at the outer
+// scope: accumulators and __local arrays declared there must be visible to later phases.
+std::string KernelWriter::phase_code(uint32_t phase, const std::string& pad, bool finalize) {
+  std::string code;
+  for (size_t o = 0; o < group_.ops.size(); ++o) {
+    const PlannedOp& p = *group_.ops[o];
+    if (!(p.plan.phases & phase)) continue;
+    written_now_.clear();
+    std::string body = emit(o, phase, finalize);
+    auto colon = p.label.find(' ');
+    std::string name = colon == std::string::npos ? p.label : p.label.substr(colon + 1);
+    if (phase == FUGUE_PHASE_ELEMENT)
+      code += pad + "{ /* " + name + " */\n" + indent(body, pad + "  ") + pad + "}\n";
+    else
+      code += pad + "/* " + name + " */\n" + indent(body, pad);
+    for (const auto& s : written_now_) {
+      registers_now_.insert(s);
+      if (!group_.stored.count(s)) continue;
+      const Symbol& sym = program_.symbol(s);
+      std::string base = group_.shadowed.count(s) ? shadow(s) : param(s);
+      code += pad + base + (sym.kind == SymbolKind::Scalar ? "[0]" : "[" + index_ + "]") + " = " + reg(s) + ";\n";
+    }
+  }
+  return code;
+}
+
+GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
+  const auto& ops = group_.ops;
   if (ops.empty()) throw std::logic_error("generate_kernel: no operations");
   GeneratedKernel k;
-  k.launch = launch;
+  k.launch = launch_;
   k.main_name = kernel_name;
-  const int64_t n = ops.front()->plan.launch.iteration[0];
-  const fugue_level level = ops.front()->plan.level;
+  const int64_t n = group_.plan.launch.iteration[0];
+  const fugue_level level = group_.plan.level;
 
-  // Parameters: each touched symbol once (written ones not const), then workspaces.
-  std::map<std::string, std::string> params;
-  std::vector<std::string> param_decls;
-  std::map<std::string, std::pair<DType, bool>> symbols;  // symbol -> dtype, written
+  // Parameters: every symbol the kernel touches in global memory, in order of first use; a shadowed
+  // symbol also gets the buffer its new value goes to.
   std::vector<std::string> order;
+  std::set<std::string> seen;
   for (const auto* op : ops)
-    for (size_t i = 0; i < op->statement->operands.size(); ++i) {
-      const fugue_type& t = op->types[i];
-      if (t.kind == FUGUE_KIND_CONST || op->plan.partitions[i].kind == FUGUE_PARTITION_NONE) continue;
-      const std::string& s = op->statement->operands[i];
-      bool written = op->statement->op->operands()[i]->role == FUGUE_ROLE_OUT;
-      auto [it, fresh] = symbols.emplace(s, std::make_pair(static_cast<DType>(t.dtype), written));
-      if (!fresh) it->second.second |= written;
-      else order.push_back(s);
-      if (t.dtype == FUGUE_DTYPE_F64) k.uses_fp64 = true;
-    }
-  // Parameters are named by position, not by symbol: the same operation on other symbols then
-  // generates the same source and shares one program (KernelArg keeps the binding to symbols).
+    for (const auto& s : op->statement->operands)
+      if ((group_.global_reads.count(s) || group_.stored.count(s)) && seen.insert(s).second) order.push_back(s);
+  std::vector<std::string> decls;
   for (const auto& s : order) {
-    auto [dtype, written] = symbols[s];
-    params[s] = "p" + std::to_string(params.size());
-    param_decls.push_back(std::string("__global ") + (written ? "" : "const ") + std::string(dtype_ctype(dtype)) +
-                          "* restrict " + params[s]);
+    const Symbol& sym = program_.symbol(s);
+    if (sym.dtype == DType::F64) k.uses_fp64 = true;
+    std::string type = std::string(dtype_ctype(sym.dtype));
+    bool in_place = group_.stored.count(s) && !group_.shadowed.count(s);
+    decls.push_back("__global " + std::string(in_place ? "" : "const ") + type + "* restrict " + param(s));
     k.main_args.push_back({KernelArg::Kind::Symbol, s, 0, 0});
+    if (group_.shadowed.count(s)) {
+      decls.push_back("__global " + type + "* restrict " + shadow(s));
+      k.main_args.push_back({KernelArg::Kind::Shadow, s, 0, 0});
+    }
   }
-  std::vector<std::string> workspace_decls;
-  std::vector<KernelArg> workspace_args;
   bool any_finalize = false;
   for (size_t o = 0; o < ops.size(); ++o) {
     const auto& plan = ops[o]->plan;
@@ -176,63 +298,22 @@ GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const 
     for (uint32_t w = 0; w < plan.num_workspaces; ++w) {
       DType dtype = static_cast<DType>(plan.workspace_dtype[w]);
       if (dtype == DType::F64) k.uses_fp64 = true;
-      workspace_decls.push_back("__global " + std::string(dtype_ctype(dtype)) + "* restrict " + workspace_name(o, w));
-      workspace_args.push_back({KernelArg::Kind::Workspace, "", o, w});
+      decls.push_back("__global " + std::string(dtype_ctype(dtype)) + "* restrict " + workspace_name(o, w));
+      k.main_args.push_back({KernelArg::Kind::Workspace, "", o, w});
     }
   }
+  for (const auto* op : ops)
+    for (const auto& t : op->types)
+      if (t.dtype == FUGUE_DTYPE_F64 && t.kind != FUGUE_KIND_CONST) k.uses_fp64 = true;
   const bool wide = n > std::numeric_limits<int32_t>::max() / 2;
   const std::string index_type = wide ? "long" : "int";
-  // The element count (main kernel) and the number of partials (finalize) are arguments, so one
-  // program serves every size of the same shape class.
   auto signature = [&](const std::string& name, const std::string& count_decl) {
-    std::string sig = "__kernel __attribute__((reqd_work_group_size(" + std::to_string(launch.local_size) +
+    std::string sig = "__kernel __attribute__((reqd_work_group_size(" + std::to_string(launch_.local_size) +
                       ", 1, 1)))\nvoid " + name + "(";
-    std::vector<std::string> all = param_decls;
-    all.insert(all.end(), workspace_decls.begin(), workspace_decls.end());
+    std::vector<std::string> all = decls;
     all.push_back(count_decl);
     for (size_t i = 0; i < all.size(); ++i) sig += (i ? ",\n    " : "") + all[i];
     return sig + ")\n";
-  };
-  std::vector<KernelArg> args = k.main_args;
-  args.insert(args.end(), workspace_args.begin(), workspace_args.end());
-  k.main_args = args;
-
-  // Runs one op's emit for one phase and returns its code.
-  auto emit = [&](size_t o, uint32_t phase, bool finalize) {
-    std::string code;
-    fugue_emit_context context;
-    context.op = ops[o];
-    context.op_index = o;
-    context.phase = phase;
-    context.params = &params;
-    context.launch = &launch;
-    context.finalize = finalize;
-    context.index = "i";
-    context.code = &code;
-    fugue_emit_api api{};
-    api.struct_size = sizeof(fugue_emit_api);
-    api.context = &context;
-    api.phase = phase;
-    api.read = &read_fn;
-    api.write = &write_fn;
-    api.ctype = &ctype_fn;
-    api.name = &name_fn;
-    api.builtin = &builtin_fn;
-    api.workspace = &workspace_fn;
-    api.append = &append_fn;
-    ops[o]->statement->op->emit(ops[o]->call, ops[o]->plan, api);
-    if (!context.misuse.empty())
-      throw DeviceError(ops[o]->label + ": the plugin's emit misused an accessor: " + context.misuse);
-    return code;
-  };
-  auto phase_code = [&](uint32_t phase, const std::string& pad, bool finalize) {
-    std::string code;
-    for (size_t o = 0; o < ops.size(); ++o) {
-      if (!(ops[o]->plan.phases & phase)) continue;
-      // The op's name, not its call site: identical operations generate identical source.
-      code += pad + "/* " + ops[o]->statement->op->name() + " */\n" + indent(emit(o, phase, finalize), pad);
-    }
-    return code;
   };
 
   std::string src = "/* Generated by Fugue. */\n";
@@ -242,7 +323,7 @@ GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const 
     src += phase_code(FUGUE_PHASE_BODY, "  ", false);
   } else {
     src += phase_code(FUGUE_PHASE_PROLOGUE, "  ", false);
-    if (launch.blocked) {
+    if (launch_.blocked) {
       src += "  const " + index_type + " chunk = (fugue_n + (" + index_type + ")get_global_size(0) - 1) / (" +
              index_type + ")get_global_size(0);\n";
       src += "  const " + index_type + " begin = (" + index_type + ")get_global_id(0) * chunk;\n";
@@ -252,8 +333,12 @@ GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const 
       src += "  for (" + index_type + " i = (" + index_type + ")get_global_id(0); i < fugue_n; i += (" + index_type +
              ")get_global_size(0)) {\n";
     }
-    src += phase_code(FUGUE_PHASE_ELEMENT, "    ", false);
-    src += "  }\n";
+    // Registers of the values this kernel writes element by element.
+    std::string loop = phase_code(FUGUE_PHASE_ELEMENT, "    ", false);
+    std::string regs;
+    for (const auto& s : registers_now_)
+      regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
+    src += regs + loop + "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
   }
   src += "}\n";
@@ -267,6 +352,12 @@ GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const 
   }
   k.source = src;
   return k;
+}
+
+GeneratedKernel generate_kernel(const Program& program, const FusedGroup& group, const Launch& launch,
+                                const std::string& kernel_name) {
+  KernelWriter writer(program, group, launch);
+  return writer.write(kernel_name);
 }
 
 }  // namespace fugue

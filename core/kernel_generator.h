@@ -1,25 +1,18 @@
-// kernel_generator.h: turns planned ELEMENT / ITEM / BLOCK operations into OpenCL C, calling each
-// plugin's emit through the operand accessors. One kernel (plus an optional one-group finalize
-// kernel for reductions) for a list of operations that share a launch; consts are baked in, the
-// element count is an argument.
+// kernel_generator.h: turns a fused group of ELEMENT / ITEM / BLOCK operations into OpenCL C, calling
+// each plugin's emit through the operand accessors. The accessors decide where a value lives: a
+// register for a temporary the planner promoted, a kernel parameter (named after the program's
+// symbol) for everything else. One kernel, plus a one-group finalize kernel when an op has a
+// FINALIZE phase (reductions); consts, shapes and stencils are baked in, the element count is an
+// argument.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "fusion_planner.h"
 #include "program.h"
 
 namespace fugue {
-
-// One operation as the generator sees it: the statement, its call (types valid while this lives)
-// and its plan.
-struct PlannedOp {
-  const Statement* statement = nullptr;
-  std::vector<fugue_type> types;
-  fugue_call call{};
-  fugue_plan plan{};
-  std::string label;  // "array.mul t = (a, x) at prog.json:/body/0"
-};
 
 // The launch the core chose for a kernel.
 struct Launch {
@@ -33,9 +26,9 @@ struct Launch {
 
 // What a kernel argument is bound to.
 struct KernelArg {
-  enum class Kind { Symbol, Workspace };
+  enum class Kind { Symbol, Shadow, Workspace };
   Kind kind = Kind::Symbol;
-  std::string symbol;      // Symbol: the program symbol
+  std::string symbol;      // Symbol: its buffer; Shadow: the buffer that replaces it after the kernel
   size_t op = 0;           // Workspace: index of the op in the group
   uint32_t workspace = 0;  // Workspace: its index within the op's plan
 };
@@ -54,8 +47,7 @@ struct GeneratedKernel {
   bool uses_fp64 = false;
 };
 
-// Generates the kernels for `ops` (one op, or a fusible group) under `launch`.
-GeneratedKernel generate_kernel(const std::vector<const PlannedOp*>& ops, const Launch& launch,
+GeneratedKernel generate_kernel(const Program& program, const FusedGroup& group, const Launch& launch,
                                 const std::string& kernel_name);
 
 // A double literal that OpenCL C parses exactly ("2.5", "1e+30", "INFINITY", "NAN").

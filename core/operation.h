@@ -37,6 +37,10 @@ class Operation {
   // Indices of IN and OUT operands, in signature order.
   const std::vector<uint32_t>& inputs() const { return inputs_; }
   const std::vector<uint32_t>& outputs() const { return outputs_; }
+  // FUGUE_OP_* traits (0 for a plugin built against ABI 1.0).
+  uint32_t traits() const {
+    return desc_->struct_size >= FUGUE_SIZE_UP_TO(fugue_op_desc, traits) ? desc_->traits : 0;
+  }
 
   // Each throws UserError for the plugin's INVALID_ARGUMENT / UNSUPPORTED and DeviceError for
   // DEVICE / INTERNAL, with the operation's name in front of the plugin's message.

@@ -16,7 +16,7 @@
 
 namespace fugue {
 
-enum class SymbolKind { Array, Scalar, Const };
+enum class SymbolKind { Array, Scalar, Const, Stencil };
 std::string_view symbol_kind_name(SymbolKind kind);
 
 // Where a symbol's initial value comes from.
@@ -32,6 +32,15 @@ struct SymbolSource {
   std::shared_ptr<const HostArray> preloaded;  // File: an image decoded while validating
 };
 
+// The points of a stencil symbol (ABI fugue_stencil), in row-major axis order.
+struct StencilValue {
+  uint32_t rank = 0;
+  std::vector<int64_t> offsets;  // [points * rank]
+  std::vector<double> weights;   // [points]
+  fugue_border border = FUGUE_BORDER_CLAMP;
+  fugue_stencil view() const;
+};
+
 struct Symbol {
   std::string name;
   SymbolKind kind = SymbolKind::Array;
@@ -39,10 +48,14 @@ struct Symbol {
   Shape shape;
   bool typed = false;         // dtype and shape known
   double const_value = 0;     // Const: the value baked into kernels
+  StencilValue stencil;       // Stencil: its points, baked into kernels
   SymbolSource source;
   std::string where;          // "file.json:/symbols/x", for messages
+  bool inline_number = false; // a const the loader made for a number written in an operand list
 
   fugue_type type() const;
+  // Known when kernels are generated (const, stencil): no device value, never written.
+  bool compile_time() const { return kind == SymbolKind::Const || kind == SymbolKind::Stencil; }
 };
 
 // One statement of the body.
@@ -85,8 +98,10 @@ struct Program {
   std::vector<std::pair<std::string, std::filesystem::path>> outputs;  // symbol, file (relative to --out)
 
   const Symbol& symbol(const std::string& name) const { return symbols.at(name); }
-  // A call descriptor of `statement` with the operands' current types (valid while `types` lives).
-  fugue_call call(const Statement& statement, std::vector<fugue_type>& types) const;
+  // A call descriptor of `statement` with the operands' current types and stencils (valid while
+  // `types` and `stencils` live).
+  fugue_call call(const Statement& statement, std::vector<fugue_type>& types,
+                  std::vector<fugue_stencil>& stencils) const;
 };
 
 }  // namespace fugue

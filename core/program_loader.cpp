@@ -23,6 +23,7 @@ std::string_view symbol_kind_name(SymbolKind kind) {
     case SymbolKind::Array: return "array";
     case SymbolKind::Scalar: return "scalar";
     case SymbolKind::Const: return "const";
+    case SymbolKind::Stencil: return "stencil";
   }
   return "?";
 }
@@ -32,23 +33,55 @@ fugue_type Symbol::type() const {
   t.struct_size = sizeof(fugue_type);
   t.kind = kind == SymbolKind::Array    ? FUGUE_KIND_ARRAY
            : kind == SymbolKind::Scalar ? FUGUE_KIND_SCALAR
-                                        : FUGUE_KIND_CONST;
+           : kind == SymbolKind::Const  ? FUGUE_KIND_CONST
+                                        : FUGUE_KIND_STENCIL;
   t.dtype = static_cast<fugue_dtype>(dtype);
+  if (kind == SymbolKind::Stencil) {
+    // The footprint: 2 * radius + 1 along each axis.
+    t.rank = stencil.rank;
+    for (uint32_t d = 0; d < stencil.rank; ++d) {
+      int64_t radius = 0;
+      for (size_t p = 0; p < stencil.weights.size(); ++p)
+        radius = std::max<int64_t>(radius, std::llabs(stencil.offsets[p * stencil.rank + d]));
+      t.shape[d] = 2 * radius + 1;
+    }
+    return t;
+  }
   t.rank = static_cast<uint32_t>(shape.size());
   for (size_t i = 0; i < shape.size(); ++i) t.shape[i] = shape[i];
   t.const_value = const_value;
   return t;
 }
 
-fugue_call Program::call(const Statement& statement, std::vector<fugue_type>& types) const {
+fugue_stencil StencilValue::view() const {
+  fugue_stencil s{};
+  s.struct_size = sizeof(fugue_stencil);
+  s.rank = rank;
+  s.num_points = static_cast<uint32_t>(weights.size());
+  s.offsets = offsets.data();
+  s.weights = weights.data();
+  s.border = border;
+  return s;
+}
+
+fugue_call Program::call(const Statement& statement, std::vector<fugue_type>& types,
+                         std::vector<fugue_stencil>& stencils) const {
   types.clear();
-  for (const auto& name : statement.operands) types.push_back(symbols.at(name).type());
+  stencils.clear();
+  for (const auto& name : statement.operands) {
+    const Symbol& s = symbols.at(name);
+    types.push_back(s.type());
+    fugue_stencil none{};
+    none.struct_size = sizeof(fugue_stencil);
+    stencils.push_back(s.kind == SymbolKind::Stencil ? s.stencil.view() : none);
+  }
   fugue_call c{};
   c.struct_size = sizeof(fugue_call);
   c.num_operands = static_cast<uint32_t>(types.size());
   c.operands = types.data();
   c.num_attrs = static_cast<uint32_t>(statement.attrs.size());
   c.attrs = statement.attrs.empty() ? nullptr : statement.attrs.data();
+  c.stencils = stencils.empty() ? nullptr : stencils.data();
   return c;
 }
 
@@ -199,12 +232,58 @@ class Loader {
     return v.get<double>();
   }
 
+  // {"points": [{"offset": [-1, 0], "weight": 0.25}, ...], "border": "clamp"}
+  StencilValue stencil_points(const json& decl, const std::string& p) const {
+    StencilValue st;
+    if (!decl.contains("points")) fail(p + "/points", "a list of points {\"offset\": [...], \"weight\": w}", "none");
+    const json& points = decl["points"];
+    if (!points.is_array() || points.empty() || points.size() > 4096)
+      fail(p + "/points", "a list of 1 to 4096 points", describe(points));
+    std::set<std::vector<int64_t>> seen;
+    for (size_t k = 0; k < points.size(); ++k) {
+      std::string pk = p + "/points/" + std::to_string(k);
+      const json& point = points[k];
+      expect_object(point, pk);
+      check_keys(point, pk, {"offset", "weight"});
+      if (!point.contains("offset")) fail(pk + "/offset", "an offset per axis, e.g. [-1, 0]", "none");
+      if (!point.contains("weight")) fail(pk + "/weight", "a weight (a number)", "none");
+      const json& offset = point["offset"];
+      if (!offset.is_array() || offset.empty() || offset.size() > FUGUE_MAX_RANK)
+        fail(pk + "/offset", "a list of 1 to 8 integer offsets", describe(offset));
+      if (k == 0) st.rank = static_cast<uint32_t>(offset.size());
+      if (offset.size() != st.rank)
+        fail(pk + "/offset", std::to_string(st.rank) + " offsets, like the first point", describe(offset));
+      std::vector<int64_t> o;
+      for (size_t d = 0; d < offset.size(); ++d) {
+        if (!offset[d].is_number_integer() || std::llabs(offset[d].get<int64_t>()) > 1024)
+          fail(pk + "/offset/" + std::to_string(d), "an integer in [-1024, 1024]", describe(offset[d]));
+        o.push_back(offset[d].get<int64_t>());
+      }
+      if (!seen.insert(o).second) error(pk + "/offset", "this offset appears twice in the stencil");
+      st.offsets.insert(st.offsets.end(), o.begin(), o.end());
+      double w = number_of(point["weight"], pk + "/weight");
+      if (!std::isfinite(w)) fail(pk + "/weight", "a finite number", describe(point["weight"]));
+      st.weights.push_back(w);
+    }
+    std::string border = "clamp";
+    if (decl.contains("border")) {
+      if (!decl["border"].is_string()) fail(p + "/border", "clamp, zero, periodic or mirror", describe(decl["border"]));
+      border = decl["border"].get<std::string>();
+    }
+    if (border == "clamp") st.border = FUGUE_BORDER_CLAMP;
+    else if (border == "zero") st.border = FUGUE_BORDER_ZERO;
+    else if (border == "periodic") st.border = FUGUE_BORDER_PERIODIC;
+    else if (border == "mirror") st.border = FUGUE_BORDER_MIRROR;
+    else fail(p + "/border", "clamp, zero, periodic or mirror", describe(decl["border"]));
+    return st;
+  }
+
   void declare(const std::string& name, const json& decl, const std::string& p) {
     check_name(name, p);
     expect_object(decl, p);
-    if (!decl.contains("kind")) fail(p + "/kind", "a kind (array, scalar or const)", "none");
+    if (!decl.contains("kind")) fail(p + "/kind", "a kind (array, scalar, const or stencil)", "none");
     const auto& kind = decl["kind"];
-    if (!kind.is_string()) fail(p + "/kind", "array, scalar or const", describe(kind));
+    if (!kind.is_string()) fail(p + "/kind", "array, scalar, const or stencil", describe(kind));
     Symbol s;
     s.name = name;
     s.where = at(p);
@@ -242,8 +321,15 @@ class Loader {
       s.typed = s.dtype != DType::None && (has_shape || !array || s.source.kind != SymbolSource::Kind::None);
       if (s.source.kind == SymbolSource::Kind::None && (has_dtype != (has_shape || !array)) && array)
         error(p, "give both dtype and shape, or neither (the producing operation then infers them)");
+    } else if (kind == "stencil") {
+      check_keys(decl, p, {"kind", "dtype", "points", "border", "doc"});
+      s.kind = SymbolKind::Stencil;
+      s.dtype = decl.contains("dtype") ? dtype_of(decl["dtype"], p + "/dtype") : DType::F32;
+      if (s.dtype != DType::F32 && s.dtype != DType::F64) fail(p + "/dtype", "f32 or f64", std::string(dtype_name(s.dtype)));
+      s.stencil = stencil_points(decl, p);
+      s.typed = true;
     } else {
-      fail(p + "/kind", "array, scalar or const", describe(kind));
+      fail(p + "/kind", "array, scalar, const or stencil", describe(kind));
     }
     program_.symbols[name] = std::move(s);
   }
@@ -391,8 +477,8 @@ class Loader {
           throw UserError(std::string(e.what()) + " ('" + name + "' is " + std::string(dtype_name(s.dtype)) + ")");
         }
       } else {
-        throw UserError("--set " + name + "=" + text + ": '" + name +
-                        "' is an array; only consts and scalars can be set");
+        throw UserError("--set " + name + "=" + text + ": '" + name + "' is " +
+                        (s.kind == SymbolKind::Array ? "an array" : "a stencil") + "; only consts and scalars can be set");
       }
     }
   }
@@ -400,7 +486,7 @@ class Loader {
   std::set<std::string> initially_defined() const {
     std::set<std::string> defined;
     for (const auto& [name, s] : program_.symbols)
-      if (s.kind == SymbolKind::Const || s.source.kind != SymbolSource::Kind::None) defined.insert(name);
+      if (s.compile_time() || s.source.kind != SymbolSource::Kind::None) defined.insert(name);
     return defined;
   }
 
@@ -555,6 +641,7 @@ class Loader {
     s.const_value = value;
     s.typed = true;
     s.where = "inline number";
+    s.inline_number = true;
     program_.symbols[name] = s;
     defined_.insert(name);
     return name;
@@ -565,6 +652,7 @@ class Loader {
     if (kinds & FUGUE_KIND_BIT(FUGUE_KIND_ARRAY)) k.push_back("array");
     if (kinds & FUGUE_KIND_BIT(FUGUE_KIND_SCALAR)) k.push_back("scalar");
     if (kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)) k.push_back("const");
+    if (kinds & FUGUE_KIND_BIT(FUGUE_KIND_STENCIL)) k.push_back("stencil");
     return join(k, " or ");
   }
 
@@ -632,8 +720,8 @@ class Loader {
       std::string symbol = outs[i].get<std::string>();
       check_name(symbol, po);
       auto it = program_.symbols.find(symbol);
-      if (it != program_.symbols.end() && it->second.kind == SymbolKind::Const)
-        error(po, "'" + symbol + "' is a const and cannot be written");
+      if (it != program_.symbols.end() && it->second.compile_time())
+        error(po, "'" + symbol + "' is a " + std::string(symbol_kind_name(it->second.kind)) + " and cannot be written");
       if (loop_variables_.count(symbol)) error(po, "'" + symbol + "' is a loop variable and cannot be written");
       for (size_t j = 0; j < i; ++j)
         if (outs[j] == outs[i]) error(po, "'" + symbol + "' is written twice by one operation");
@@ -649,6 +737,15 @@ class Loader {
     call.operands = types.data();
     call.num_attrs = static_cast<uint32_t>(st.attrs.size());
     call.attrs = st.attrs.empty() ? nullptr : st.attrs.data();
+    std::vector<fugue_stencil> stencils;
+    for (const auto& symbol : st.operands) {
+      auto found = program_.symbols.find(symbol);
+      fugue_stencil none{};
+      none.struct_size = sizeof(fugue_stencil);
+      bool is_stencil = found != program_.symbols.end() && found->second.kind == SymbolKind::Stencil;
+      stencils.push_back(is_stencil ? found->second.stencil.view() : none);
+    }
+    call.stencils = stencils.data();
     std::vector<fugue_type> inferred = types;
     try {
       op.infer(call, inferred.data());
@@ -770,7 +867,8 @@ class Loader {
       auto it = program_.symbols.find(name);
       if (it == program_.symbols.end()) error(p, "undeclared symbol '" + name + "'" + suggest_symbol(name));
       if (!defined_.count(name)) error(p, "symbol '" + name + "' is never written by the program");
-      if (it->second.kind == SymbolKind::Const) error(p, "'" + name + "' is a const: it has no device value to write");
+      if (it->second.compile_time())
+        error(p, "'" + name + "' is a " + std::string(symbol_kind_name(it->second.kind)) + ": it has no device value to write");
       if (!path.is_string()) fail(p, "an output file name ending in .npy, .png or .pgm", describe(path));
       fs::path out = path.get<std::string>();
       std::string ext = lowercase_extension(out);

@@ -8,7 +8,7 @@ namespace fugue {
 void ReferenceExecutor::run() {
   values_.clear();
   for (const auto& [name, s] : program_.symbols)
-    if (s.kind != SymbolKind::Const && s.source.kind != SymbolSource::Kind::None) values_[name] = initial_value(s);
+    if (!s.compile_time() && s.source.kind != SymbolSource::Kind::None) values_[name] = initial_value(s);
   interpret(program_, program_.body, *this);
 }
 
@@ -20,7 +20,8 @@ const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
 
 void ReferenceExecutor::run_op(const Statement& st) {
   std::vector<fugue_type> types;
-  fugue_call call = program_.call(st, types);
+  std::vector<fugue_stencil> stencils;
+  fugue_call call = program_.call(st, types, stencils);
   // Outputs are fresh arrays, moved into place afterwards, so an output that is also an input never
   // sees a half-written value; inputs are read where they are stored.
   std::vector<HostArray> outputs(st.operands.size());
@@ -31,7 +32,7 @@ void ReferenceExecutor::run_op(const Statement& st) {
     if (st.op->operands()[i]->role == FUGUE_ROLE_OUT) {
       outputs[i] = HostArray(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
       array = &outputs[i];
-    } else if (s.kind != SymbolKind::Const) {
+    } else if (!s.compile_time()) {
       auto it = values_.find(s.name);
       if (it == values_.end())
         throw UserError(st.where + ": '" + s.name + "' is read before anything wrote it at run time");

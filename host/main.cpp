@@ -1,4 +1,4 @@
-// main.cpp: the `fugue` executable: run, validate, bench, devices, plugins.
+// main.cpp: the `fugue` executable: run, validate, explain, bench, devices, plugins.
 // Exit codes: 0 success, 2 a bad program, input or option, 1 a device or internal failure.
 #include <cstdio>
 #include <functional>
@@ -17,6 +17,7 @@
 #include "executor.h"
 #include "atomic_file.h"
 #include "output_files.h"
+#include "plan_report.h"
 #include "plugin_registry.h"
 #include "program_cache.h"
 #include "program_loader.h"
@@ -40,6 +41,8 @@ struct Options {
   bool verbose = false;
   bool no_disk_cache = false;
   bool reference = false;
+  bool no_fuse = false;
+  bool no_swap = false;
   int repeat = 10;
 };
 
@@ -62,6 +65,13 @@ PluginRegistry load_plugins(const Options& o) {
     for (const auto& r : registry.refusals())
       if (r.file == f) throw UserError("--plugin " + f + ": " + r.reason);
   return registry;
+}
+
+PlanOptions plan_options(const Options& o) {
+  PlanOptions p;
+  p.fuse = !o.no_fuse;
+  p.eliminate_copies = !o.no_swap;
+  return p;
 }
 
 // Everything a run needs on the device.
@@ -142,7 +152,7 @@ int cmd_run(const Options& o) {
     return 0;
   }
   Session session(o, !o.profile.empty() || o.stats);
-  Executor executor(program, session.device, session.cache, session.profiler);
+  Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   executor.prepare();
   executor.initialize();
   executor.run();
@@ -157,12 +167,22 @@ int cmd_run(const Options& o) {
   return 0;
 }
 
+int cmd_explain(const Options& o) {
+  PluginRegistry registry = load_plugins(o);
+  Program program = load_program(o.program, registry, load_options(o));
+  Session session(o, false);
+  Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
+  executor.prepare();
+  std::printf("%s", explain_plan(program, executor, session.device.info).c_str());
+  return 0;
+}
+
 int cmd_bench(const Options& o) {
   if (o.repeat < 1) throw UserError("--repeat must be at least 1");
   PluginRegistry registry = load_plugins(o);
   Program program = load_program(o.program, registry, load_options(o));
   Session session(o, true);
-  Executor executor(program, session.device, session.cache, session.profiler);
+  Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   executor.prepare();
   // Warm-up: first touches of buffers and kernels are not timed.
   executor.initialize();
@@ -175,9 +195,13 @@ int cmd_bench(const Options& o) {
     executor.run();
     reps.push_back(summarize(session.profiler.collect()));
   }
+  const int64_t launches = executor.kernel_launches() / (o.repeat + 1);
   std::printf("%s on %s, %d repetitions (device time from OpenCL events)\n", o.program.c_str(),
               session.device.info.name.c_str(), o.repeat);
   std::printf("%s", bench_table(reps).c_str());
+  std::printf("%lld kernel launches per run, %zu kernels (fusion %s, copy elimination %s)\n",
+              static_cast<long long>(launches), executor.kernels().size(), o.no_fuse ? "off" : "on",
+              o.no_swap ? "off" : "on");
   if (!o.json.empty()) {
     std::string j = bench_json(reps, o.program, session.device.info.name);
     if (o.json == "-") std::printf("%s\n", j.c_str());
@@ -209,6 +233,16 @@ int main(int argc, char** argv) {
   run->add_flag("--stats", o.stats, "print device time per kernel and program-cache counts");
   run->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without reading or writing the disk cache");
   run->add_flag("--reference", o.reference, "run on the CPU with every operation's reference implementation");
+  run->add_flag("--no-fuse", o.no_fuse, "one kernel per operation (to compare and debug)");
+  run->add_flag("--no-swap", o.no_swap, "run copies as kernels instead of buffer swaps");
+
+  auto* explain = app.add_subcommand("explain", "print the plan: blocks and live sets, kernels, promotions, swaps, "
+                                                "why operations were not fused, and the generated OpenCL");
+  explain->add_option("program", o.program, "program file (.json)")->required();
+  explain->add_option("--device", o.device, "device, as for run");
+  explain->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
+  explain->add_flag("--no-fuse", o.no_fuse, "plan without fusion");
+  explain->add_flag("--no-swap", o.no_swap, "plan without copy elimination");
 
   auto* validate = app.add_subcommand("validate", "check a program without running it");
   validate->add_option("program", o.program, "program file (.json)")->required();
@@ -221,6 +255,8 @@ int main(int argc, char** argv) {
   bench->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
   bench->add_option("--json", o.json, "also write the figures as JSON to this file ('-': stdout)");
   bench->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without the disk cache");
+  bench->add_flag("--no-fuse", o.no_fuse, "one kernel per operation");
+  bench->add_flag("--no-swap", o.no_swap, "run copies as kernels instead of buffer swaps");
 
   auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
   auto* plugins = app.add_subcommand("plugins", "list plugins, their versions, ABI and operations");
@@ -236,6 +272,7 @@ int main(int argc, char** argv) {
   try {
     if (run->parsed()) return cmd_run(o);
     if (validate->parsed()) return cmd_validate(o);
+    if (explain->parsed()) return cmd_explain(o);
     if (bench->parsed()) return cmd_bench(o);
     if (devices->parsed()) return cmd_devices();
     if (plugins->parsed()) return cmd_plugins(o);

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 1
-#define FUGUE_ABI_VERSION_MINOR 0
+#define FUGUE_ABI_VERSION_MINOR 1 /* 1.1: STENCIL operands (fugue_call.stencils), emit read_at */
 
 #define FUGUE_MAX_RANK 8
 #define FUGUE_MAX_OPERANDS 16
@@ -88,6 +88,10 @@ typedef int32_t fugue_kind;
 #define FUGUE_KIND_ARRAY 1  /* dense, row-major, lives on the device */
 #define FUGUE_KIND_SCALAR 2 /* one value that lives on the device (a result, or a run-time value) */
 #define FUGUE_KIND_CONST 3  /* a value known when kernels are generated: baked into the source */
+/* ABI 1.1: a stencil (points with integer offsets and weights, and a border rule), known when kernels
+ * are generated. Its type has the weights' dtype, rank = the grid's rank, shape = the footprint
+ * (2 * radius + 1 per axis); the points themselves are in fugue_call.stencils. */
+#define FUGUE_KIND_STENCIL 4
 #define FUGUE_KIND_BIT(k) (1u << (uint32_t)(k))
 
 typedef struct fugue_type {
@@ -141,6 +145,24 @@ typedef struct fugue_attr_value {
   fugue_dtype dtype;  /* DTYPE */
 } fugue_attr_value;
 
+/* ABI 1.1: what a grid stencil does at the border (reads outside the grid). */
+typedef int32_t fugue_border;
+#define FUGUE_BORDER_CLAMP 1    /* the nearest cell inside */
+#define FUGUE_BORDER_ZERO 2     /* zero */
+#define FUGUE_BORDER_PERIODIC 3 /* wraps around */
+#define FUGUE_BORDER_MIRROR 4   /* reflected about the edge cell: -1 -> 1, n -> n - 2 */
+
+/* ABI 1.1: the value of a STENCIL operand. Point p has weight weights[p] at the offset
+ * offsets[p * rank + d] along axis d (row-major axis order: for 2-D, [row, column]). */
+typedef struct fugue_stencil {
+  uint32_t struct_size;
+  uint32_t rank;
+  uint32_t num_points;
+  const int64_t* offsets; /* [num_points * rank] */
+  const double* weights;  /* [num_points] */
+  fugue_border border;
+} fugue_stencil;
+
 /* One use of an operation in a program: its operands' types and its attributes. */
 typedef struct fugue_call {
   uint32_t struct_size;
@@ -148,6 +170,9 @@ typedef struct fugue_call {
   const fugue_type* operands;  /* signature order; OUT entries are valid only after infer */
   uint32_t num_attrs;          /* the signature's attribute count */
   const fugue_attr_value* attrs; /* signature order; the core fills in defaults */
+  /* ABI 1.1 (read only when struct_size covers it): [num_operands], walk with FUGUE_NTH; entry k
+   * describes operand k when it is a STENCIL (other entries have num_points 0). */
+  const fugue_stencil* stencils;
 } fugue_call;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -253,6 +278,11 @@ typedef struct fugue_emit_api {
   const char* (*workspace)(fugue_emit_context* context, uint32_t k);
   /* Append code to the kernel being built. */
   void (*append)(fugue_emit_context* context, const char* code);
+  /* ABI 1.1 (check struct_size): an rvalue for the element of array operand k at `index`, an OpenCL C
+   * expression of its flat row-major index, in any phase. The plan must partition the operand
+   * ELEMENTWISE with a halo covering every index used, or WHOLE; the core then keeps it in global
+   * memory (a value read that way is never promoted, and never produced in the same kernel). */
+  const char* (*read_at)(fugue_emit_context* context, uint32_t operand, const char* index);
 } fugue_emit_api;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -334,7 +364,14 @@ struct fugue_op_desc {
   double test_low;      /* the domain random test inputs are drawn from */
   double test_high;
   void* user_data;      /* the plugin's own */
+  /* ABI 1.1 (read only when struct_size covers it): FUGUE_OP_* traits. */
+  uint32_t traits;
 };
+
+/* ABI 1.1 traits of an operation. */
+/* Its one output equals its one input, element for element (same kind, dtype and shape): the core
+ * may replace a call by a buffer swap when the input's value is not needed afterwards. */
+#define FUGUE_OP_IDENTITY 1u
 
 typedef struct fugue_plugin {
   uint32_t struct_size;

@@ -107,7 +107,8 @@ std::vector<MapSpec> unary_specs() {
       unary_map("copy", "x, unchanged", kAllDtypes,
                 unary_formula([](fugue_dtype, const std::string& x) { return x; },
                               [](Real x) { return x; }, [](int64_t x) { return x; }))
-          .with_flops(0),
+          .with_flops(0)
+          .with_traits(FUGUE_OP_IDENTITY),
   };
 }
 

@@ -81,6 +81,7 @@ MapOperation::MapOperation(MapSpec spec) : spec_(std::move(spec)) {
   set_tolerance(*this, spec_.tolerance);
   test_low = spec_.test_low;
   test_high = spec_.test_high;
+  traits = spec_.traits;
 }
 
 fugue_dtype MapOperation::result_dtype(fugue_dtype computed_in) const {

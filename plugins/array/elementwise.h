@@ -61,7 +61,12 @@ struct MapSpec {
   double flops_per_element = 1;
   Tolerance tolerance = kRounding;
   double test_low = -1, test_high = 1;
+  uint32_t traits = 0;  // FUGUE_OP_*
 
+  MapSpec& with_traits(uint32_t t) {
+    traits = t;
+    return *this;
+  }
   MapSpec& with_result(fugue_dtype dtype) {
     result = dtype;
     return *this;

@@ -151,6 +151,15 @@ class Call {
     return s ? s : "";
   }
   fugue_dtype dtype(const std::string& name) const { return attr(name).dtype; }
+  // The points of STENCIL operand i (ABI 1.1); throws when the core did not provide them.
+  const fugue_stencil& stencil(uint32_t i) const {
+    if (call_->struct_size < FUGUE_SIZE_UP_TO(fugue_call, stencils) || !call_->stencils)
+      throw std::logic_error("the core passed no stencils (it predates ABI 1.1)");
+    const fugue_stencil& s = *FUGUE_NTH(fugue_stencil, call_->stencils, i);
+    if (s.num_points == 0 || operand(i).kind != FUGUE_KIND_STENCIL)
+      throw std::logic_error("operand " + operand_name(i) + " is not a stencil");
+    return s;
+  }
 
  private:
   const fugue_call* call_;
@@ -175,6 +184,12 @@ class Emitter {
   std::string builtin(int32_t which) const { return api_->builtin(api_->context, which); }
   std::string workspace(uint32_t k) const { return api_->workspace(api_->context, k); }
   void append(const std::string& code) const { api_->append(api_->context, code.c_str()); }
+  // The element of array operand k at flat index `index` (an OpenCL C expression); ABI 1.1.
+  std::string read_at(uint32_t operand, const std::string& index) const {
+    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, read_at))
+      throw std::logic_error("the core offers no read_at (it predates ABI 1.1)");
+    return api_->read_at(api_->context, operand, index.c_str());
+  }
 
   std::string format(const std::string& pattern) const {
     std::string out;
@@ -313,6 +328,7 @@ class Operation {
   double tolerance_f64 = 1e-12;
   double test_low = -1.0;
   double test_high = 1.0;
+  uint32_t traits = 0;  // FUGUE_OP_* (ABI 1.1)
 
   // Fill the types of OUT operands. Throw InvalidArgument naming the operand at fault.
   virtual void infer(const Call& call, fugue_type* types) const = 0;
@@ -471,6 +487,7 @@ class Operation {
     desc_.test_low = test_low;
     desc_.test_high = test_high;
     desc_.user_data = this;
+    desc_.traits = traits;
   }
 
   std::vector<fugue_operand_desc> operand_descs_;

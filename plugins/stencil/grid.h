@@ -1,0 +1,76 @@
+// grid.h: index arithmetic on row-major grids, on the device (OpenCL C the operations emit) and on
+// the CPU (the references): coordinates of a flat index, neighbours under a border rule, and back.
+//
+// Shapes are baked into the code as literals, so every division by an extent is by a constant.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fugue/sdk.hpp"
+
+namespace fugue::stencil {
+
+// The name of a border rule, for docs and messages: "clamp", "zero", "periodic", "mirror".
+const char* border_name(fugue_border border);
+
+// ---------------------------------------------------------------------------------------------
+// CPU
+
+std::vector<int64_t> unflatten(int64_t index, const std::vector<int64_t>& shape);
+int64_t flatten(const std::vector<int64_t>& coordinates, const std::vector<int64_t>& shape);
+// The cell reached from c by `offset` along an axis of n cells, or -1 where the zero border reads
+// outside the grid.
+int64_t border_coordinate(int64_t c, int64_t offset, int64_t n, fugue_border border);
+
+// ---------------------------------------------------------------------------------------------
+// Device
+
+// Builds the OpenCL C of one element's coordinates and its neighbours' in a grid of `shape`, in
+// integers of `index_type` (see index_ctype). Neighbour coordinates are declared once per axis and
+// offset, however many points use them.
+class GridCode {
+ public:
+  // `prefix` starts every identifier it declares, so that two grids of one operation never meet.
+  GridCode(const sdk::Emitter& emitter, std::vector<int64_t> shape, std::string index_type,
+           std::string prefix = "");
+
+  // Declares the coordinates of flat index `flat` (an expression of any integer type).
+  std::string coordinates(const std::string& flat);
+  // Declares `centre` (one expression per axis) as the coordinates instead, for a grid that is
+  // not the iteration's (a resampling reads its input around another point).
+  std::string coordinates(const std::vector<std::string>& centre);
+  // The coordinate along axis d (after coordinates()).
+  const std::string& coordinate(uint32_t d) const { return coordinates_.at(d); }
+  // The coordinate `offset` cells along axis d under `border` (a name or the plain coordinate);
+  // for the zero border, the unclamped coordinate (read it only where inside() holds). Appends
+  // the declaration to `code` the first time.
+  std::string neighbour(uint32_t d, int64_t offset, fugue_border border, std::string& code);
+  // Zero border: a condition that the neighbour lies inside the grid along axis d; "" where it
+  // always does, "0" where it never does.
+  std::string inside(uint32_t d, int64_t offset) const;
+  // The flat index of `coordinates` (one expression per axis).
+  std::string flat(const std::vector<std::string>& coordinates) const;
+  // `value` clamped into the axis d: [0, shape[d] - 1].
+  std::string clamped(uint32_t d, const std::string& value) const;
+
+  const std::string& index_type() const { return type_; }
+  // An integer literal of the index type: "5", "5L", "(-2)".
+  std::string lit(int64_t value) const;
+  const std::vector<int64_t>& shape() const { return shape_; }
+
+ private:
+  std::string declare(const std::string& stem, const std::string& value, std::string& code);
+
+  const sdk::Emitter& emitter_;
+  std::vector<int64_t> shape_;
+  std::string type_;
+  std::string prefix_;
+  std::vector<std::string> coordinates_;
+  std::map<std::tuple<uint32_t, int64_t, fugue_border>, std::string> neighbours_;
+};
+
+}  // namespace fugue::stencil

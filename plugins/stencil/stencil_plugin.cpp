@@ -1,0 +1,31 @@
+// stencil_plugin.cpp: the entry point of the stencil plugin, which registers every operation of
+// the `stencil` family.
+#include <memory>
+
+#include "apply.h"
+#include "checkerboard.h"
+#include "fugue/sdk.hpp"
+#include "median.h"
+#include "resample.h"
+#include "warp.h"
+
+namespace {
+
+void populate(fugue::sdk::Plugin& plugin) {
+  using namespace fugue::stencil;
+  plugin.add(std::make_unique<Apply>());
+  plugin.add(std::make_unique<Warp>());
+  plugin.add(std::make_unique<Downsample>());
+  plugin.add(std::make_unique<Upsample>());
+  plugin.add(std::make_unique<Median>(1));
+  plugin.add(std::make_unique<Median>(2));
+  plugin.add(std::make_unique<Checkerboard>(0));
+  plugin.add(std::make_unique<Checkerboard>(1));
+}
+
+}  // namespace
+
+FUGUE_SDK_PLUGIN("stencil", "0.1.0",
+                 "Grid stencils with border rules, bilinear warps, pyramid resampling, median "
+                 "filters and red-black masks",
+                 populate)
