@@ -211,7 +211,13 @@ class GroupBuilder {
       }
       if (!written) continue;
       if (read_wide) g.shadowed.insert(s);  // only the op reading it wide may write it (why_not)
-      if (read_wide || !all_writes_pointwise || live_after.count(s)) g.stored.insert(s);
+      if (read_wide)
+        g.stored_why[s] = "read beyond its own element in this kernel, so written to a second buffer";
+      else if (!all_writes_pointwise)
+        g.stored_why[s] = "written outside the element loop";
+      else if (live_after.count(s))
+        g.stored_why[s] = "live after the kernel's last operation";
+      if (g.stored_why.count(s)) g.stored.insert(s);
       else g.promoted.insert(s);
     }
     g.bytes_fused = traffic_with(nullptr);

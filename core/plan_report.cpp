@@ -66,6 +66,7 @@ std::string explain_plan(const Program& program, const Executor& executor, const
     for (const auto* op : g.ops) out << "      " << op->label << "\n";
     out << "    reads from global memory: " << list_or_none(g.global_reads) << "\n";
     out << "    writes to global memory: " << list_or_none(g.stored) << "\n";
+    for (const auto& [s, why] : g.stored_why) out << "      " << s << ": " << why << "\n";
     if (!g.shadowed.empty())
       out << "    written into a second buffer, swapped in after the kernel: " << set_string(g.shadowed) << "\n";
     out << "    promoted (registers, never in global memory): " << list_or_none(g.promoted) << "\n";
@@ -79,7 +80,7 @@ std::string explain_plan(const Program& program, const Executor& executor, const
   out << "\nCopies that became buffer swaps (" << plan.swaps.size() << ")\n";
   for (const auto& n : plan.swaps) out << "  " << describe_call(program, *n.statement) << ": " << n.text << "\n";
   if (!plan.copies_kept.empty()) {
-    out << "\nCopies kept as kernels\n";
+    out << "\nCopies kept (as kernels or register moves)\n";
     for (const auto& n : plan.copies_kept) out << "  " << describe_call(program, *n.statement) << ": " << n.text << "\n";
   }
   out << "\nNot fused with the operation before (" << plan.not_fused.size() << ")\n";

@@ -1,8 +1,11 @@
-// Every program in examples/ runs on the device and matches the CPU reference run; the flagship's
-// and the loop example's results are also checked against values computed here by hand.
+// Every program in examples/ runs on the device and matches the CPU reference run, fused and unfused;
+// the flagship's and the loop example's results are also checked against values computed here by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
 
 #include "generators.h"
 #include "program_loader.h"
@@ -24,18 +27,30 @@ std::vector<std::string> example_programs() {
 
 class Examples : public testing::TestWithParam<std::string> {};
 
-TEST_P(Examples, DeviceMatchesReference) {
-  // Benchmark programs take their size from the const n: keep it small (and odd) here.
+TEST_P(Examples, DeviceMatchesReferenceFusedAndUnfused) {
+  // Benchmark programs take their size from the const n (vectors) or side (grids): keep it small and odd.
   LoadOptions options;
-  if (GetParam().rfind("bench/", 0) == 0) options.overrides = {{"n", "40009"}};
+  if (GetParam().rfind("bench/", 0) == 0) {
+    std::ifstream in(test::source_root() / "examples" / GetParam());
+    auto symbols = nlohmann::json::parse(in).at("symbols");
+    if (symbols.contains("n")) options.overrides.emplace_back("n", "40009");
+    if (symbols.contains("side")) options.overrides.emplace_back("side", "67");
+  }
   Program program = load_program(test::source_root() / "examples" / GetParam(), test::plugins_with_test_ops(), options);
   ASSERT_FALSE(program.outputs.empty());
-  auto device = test::run_on_device(program);
+  auto fused = test::run_on_device(program);
+  PlanOptions unfused_options;
+  unfused_options.fuse = false;
+  unfused_options.eliminate_copies = false;
+  auto unfused = test::run_on_device(program, std::nullopt, unfused_options);
   auto reference = test::run_reference(program);
   for (const auto& [name, expected] : reference) {
     // f32 sums of up to 10^6 terms in a different order: relative 1e-4.
-    std::string mismatch = test::compare_arrays(device.at(name), expected, 1e-4);
+    std::string mismatch = test::compare_arrays(fused.at(name), expected, 1e-4);
     EXPECT_TRUE(mismatch.empty()) << GetParam() << " output " << name << ": " << mismatch;
+    // Fusion changes where values live, never what is computed: the same to rounding.
+    mismatch = test::compare_arrays(fused.at(name), unfused.at(name), 1e-5);
+    EXPECT_TRUE(mismatch.empty()) << GetParam() << " output " << name << " fused vs --no-fuse: " << mismatch;
   }
 }
 

@@ -174,7 +174,7 @@ TEST_P(StencilOps, MatchesReference) {
   }
   json doc = {{"fugue", 1},
               {"symbols", symbols},
-              {"body", {{{"op", c.op}, {"in", in}, {"out", {"y"}}, {"attrs", c.attrs}}}},
+              {"body", {{{"op", c.op}, {"in", in}, {"out", json::array({"y"})}, {"attrs", c.attrs}}}},
               {"outputs", {{"y", "y.npy"}}}};
   Program program = parse_program(doc, "stencil_op_test.json", registry);
   auto device = test::run_on_device(program);
@@ -215,7 +215,7 @@ json inline_array(DType dtype, const std::vector<int64_t>& shape, const std::vec
 
 json call(const std::string& op, const std::vector<std::string>& in, const std::string& out,
           const json& attrs = json::object()) {
-  return {{"op", op}, {"in", in}, {"out", {out}}, {"attrs", attrs}};
+  return {{"op", op}, {"in", in}, {"out", json::array({out})}, {"attrs", attrs}};
 }
 
 TEST(StencilHandChecked, FivePointClampOnThreeByThree) {

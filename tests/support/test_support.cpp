@@ -70,13 +70,15 @@ void write_text(const fs::path& file, const std::string& text) {
   out << text;
 }
 
-std::map<std::string, HostArray> run_on_device(const Program& program, const std::optional<fs::path>& cache_dir) {
+std::map<std::string, HostArray> run_on_device(const Program& program, const std::optional<fs::path>& cache_dir,
+                                               const PlanOptions& options, int64_t* launches) {
   Profiler profiler;
   ProgramCache cache(test_device(), cache_dir, &profiler);
-  Executor executor(program, test_device(), cache, profiler);
+  Executor executor(program, test_device(), cache, profiler, options);
   executor.prepare();
   executor.initialize();
   executor.run();
+  if (launches) *launches = executor.kernel_launches();
   std::map<std::string, HostArray> out;
   for (const auto& [symbol, file] : program.outputs) out[symbol] = executor.read(symbol);
   return out;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device_manager.h"
+#include "fusion_planner.h"
 #include "host_array.h"
 #include "plugin_registry.h"
 #include "program.h"
@@ -48,8 +49,11 @@ void write_text(const std::filesystem::path& file, const std::string& text);
 
 // Every output symbol's value after running `program` on the device, and on the CPU reference.
 // `cache_dir`: nullopt = the default disk cache ($FUGUE_CACHE_DIR); an empty path = no disk cache.
+// `options`: fusion and copy elimination (default: both on, as `fugue run`). `launches`: if given,
+// receives the number of kernels enqueued.
 std::map<std::string, HostArray> run_on_device(const Program& program,
-                                               const std::optional<std::filesystem::path>& cache_dir = std::nullopt);
+                                               const std::optional<std::filesystem::path>& cache_dir = std::nullopt,
+                                               const PlanOptions& options = {}, int64_t* launches = nullptr);
 std::map<std::string, HostArray> run_reference(const Program& program);
 
 // Empty when `actual` matches `expected` within |a - e| <= tol * max(1, |e|) per element (and the

@@ -1,0 +1,195 @@
+// The fusion planner end to end: what it fuses, what it promotes, what becomes a buffer swap, what it
+// refuses and why, and that none of it changes a result.
+#include <gtest/gtest.h>
+
+#include "executor.h"
+#include "program_loader.h"
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+Program load_text(const test::TempDir& dir, const std::string& text) {
+  test::write_text(dir / "p.json", text);
+  return load_program(dir / "p.json", test::bundled_plugins());
+}
+
+ExecutionPlan plan_of(const Program& program, PlanOptions options = {}) {
+  return plan_execution(program, test::test_device().info, options);
+}
+
+std::string notes(const std::vector<PlanNote>& list) {
+  std::string s;
+  for (const auto& n : list) s += n.statement->where + ": " + n.text + "\n";
+  return s;
+}
+
+void expect_same(const std::map<std::string, HostArray>& a, const std::map<std::string, HostArray>& b, double tol,
+                 const std::string& what) {
+  for (const auto& [name, value] : b) {
+    std::string mismatch = test::compare_arrays(a.at(name), value, tol);
+    EXPECT_TRUE(mismatch.empty()) << what << ", output " << name << ": " << mismatch;
+  }
+}
+
+const char* kGrid = R"("a": {"kind": "array", "dtype": "f32", "shape": [64, 48], "from": {"random": {"seed": 1}}},
+    "u": {"kind": "array", "dtype": "f32", "shape": [64, 48], "from": {"random": {"seed": 2}}},
+    "R": {"kind": "stencil", "dtype": "f32", "border": "clamp",
+          "points": [{"offset": [-1, 0], "weight": 0.25}, {"offset": [1, 0], "weight": 0.25},
+                     {"offset": [0, -1], "weight": 0.25}, {"offset": [0, 1], "weight": 0.25}]})";
+
+}  // namespace
+
+// Programs 6-8 of the thesis: the loop body is one kernel once the final copy is a buffer swap, two
+// without the swap (Hindemith's result); f5, f6 and r never reach global memory.
+TEST(Fusion, JacobiRunsAsOneKernelPerIteration) {
+  Program program = load_program(test::source_root() / "examples" / "jacobi.json", test::bundled_plugins());
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 1u) << notes(plan.not_fused);
+  EXPECT_EQ(plan.groups[0].ops.size(), 4u);
+  EXPECT_EQ(plan.groups[0].promoted, (SymbolSet{"f5", "f6", "r"}));
+  EXPECT_EQ(plan.groups[0].stored, (SymbolSet{"f7"}));
+  ASSERT_EQ(plan.swaps.size(), 1u);
+  EXPECT_EQ(plan.steps.at(plan.swaps[0].statement).target, "x");
+
+  PlanOptions no_swap;
+  no_swap.eliminate_copies = false;
+  ExecutionPlan hindemith = plan_of(program, no_swap);
+  ASSERT_EQ(hindemith.groups.size(), 2u);
+  EXPECT_EQ(hindemith.groups[0].promoted, (SymbolSet{"f5", "f6", "r"}));
+  EXPECT_EQ(hindemith.groups[0].stored, (SymbolSet{"f7"}));
+  // The copy x = f7 cannot join: the stencil read x beyond its own element in the same kernel.
+  ASSERT_EQ(hindemith.not_fused.size(), 1u);
+  EXPECT_NE(hindemith.not_fused[0].text.find("beyond its own element"), std::string::npos)
+      << hindemith.not_fused[0].text;
+
+  int64_t fused_launches = 0, hindemith_launches = 0, unfused_launches = 0;
+  auto fused = test::run_on_device(program, std::nullopt, {}, &fused_launches);
+  auto two = test::run_on_device(program, std::nullopt, no_swap, &hindemith_launches);
+  PlanOptions off;
+  off.fuse = false;
+  off.eliminate_copies = false;
+  auto unfused = test::run_on_device(program, std::nullopt, off, &unfused_launches);
+  EXPECT_EQ(fused_launches, 10);
+  EXPECT_EQ(hindemith_launches, 20);
+  EXPECT_EQ(unfused_launches, 50);
+  auto reference = test::run_reference(program);
+  expect_same(fused, reference, 1e-5, "fused vs reference");
+  expect_same(fused, unfused, 1e-6, "fused vs unfused");
+  expect_same(two, unfused, 1e-6, "two kernels vs unfused");
+}
+
+// Figure 5.3: c = a + b; d = c * c is one kernel reading a and b and writing d.
+TEST(Fusion, AddThenSquareIsOneKernelTwoReadsOneWrite) {
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+    "a": {"kind": "array", "dtype": "f32", "shape": [10007], "from": {"random": {"seed": 1}}},
+    "b": {"kind": "array", "dtype": "f32", "shape": [10007], "from": {"random": {"seed": 2}}}},
+    "body": [{"op": "array.add", "out": ["c"], "in": ["a", "b"]}, {"op": "array.mul", "out": ["d"], "in": ["c", "c"]}],
+    "outputs": {"d": "d.npy"}})");
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  EXPECT_EQ(plan.groups[0].global_reads, (SymbolSet{"a", "b"}));
+  EXPECT_EQ(plan.groups[0].stored, (SymbolSet{"d"}));
+  EXPECT_EQ(plan.groups[0].promoted, (SymbolSet{"c"}));
+  EXPECT_DOUBLE_EQ(plan.groups[0].bytes_fused, 3 * 10007 * 4.0);
+  expect_same(test::run_on_device(program), test::run_reference(program), 1e-6, "fused vs reference");
+}
+
+// A reduction fuses with its element-wise producers: one pass over the data (plus the one-group finalize).
+TEST(Fusion, MapThenReduceIsOnePass) {
+  Program program = load_program(test::source_root() / "examples" / "fused_reduction.json", test::bundled_plugins());
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 1u) << notes(plan.not_fused);
+  EXPECT_EQ(plan.groups[0].ops.size(), 3u);
+  EXPECT_EQ(plan.groups[0].plan.level, FUGUE_LEVEL_ITEM);
+  EXPECT_EQ(plan.groups[0].promoted, (SymbolSet{"ab", "abc"}));
+  EXPECT_EQ(plan.groups[0].global_reads, (SymbolSet{"a", "b", "c"}));
+  int64_t launches = 0;
+  auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+  EXPECT_EQ(launches, 2) << "the pass and its finalize";
+  expect_same(out, test::run_reference(program), 1e-4, "fused vs reference");
+}
+
+// A live-out temporary fuses but is stored, not promoted.
+TEST(Fusion, LiveOutTemporaryIsStoredNotPromoted) {
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+    "a": {"kind": "array", "dtype": "f32", "shape": [1000], "from": {"random": {"seed": 1}}},
+    "b": {"kind": "array", "dtype": "f32", "shape": [1000], "from": {"random": {"seed": 2}}}},
+    "body": [{"op": "array.add", "out": ["c"], "in": ["a", "b"]}, {"op": "array.mul", "out": ["d"], "in": ["c", "c"]}],
+    "outputs": {"c": "c.npy", "d": "d.npy"}})");
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  EXPECT_EQ(plan.groups[0].stored, (SymbolSet{"c", "d"}));
+  EXPECT_TRUE(plan.groups[0].promoted.empty());
+  EXPECT_NE(plan.groups[0].stored_why.at("c").find("live after"), std::string::npos);
+  expect_same(test::run_on_device(program), test::run_reference(program), 1e-6, "fused vs reference");
+}
+
+// A value produced in a kernel is never read with a halo in the same kernel.
+TEST(Fusion, HaloReadOfAValueProducedInTheGroupEndsTheGroup) {
+  test::TempDir dir;
+  Program program = load_text(dir, std::string(R"({"fugue": 1, "symbols": {)") + kGrid + R"(},
+    "body": [{"op": "array.mul", "out": ["t"], "in": ["a", 2]}, {"op": "stencil.apply", "out": ["s"], "in": ["R", "t"]}],
+    "outputs": {"s": "s.npy"}})");
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 2u);
+  ASSERT_EQ(plan.not_fused.size(), 1u);
+  EXPECT_NE(plan.not_fused[0].text.find("with a halo of (1, 1)"), std::string::npos) << plan.not_fused[0].text;
+  EXPECT_TRUE(plan.groups[0].stored.count("t"));
+  expect_same(test::run_on_device(program), test::run_reference(program), 1e-5, "device vs reference");
+}
+
+// warp reads its image anywhere (WHOLE): an image produced element-wise in the same kernel cannot be.
+TEST(Fusion, DifferingPartitionsAreNotFused) {
+  test::TempDir dir;
+  Program program = load_text(dir, std::string(R"({"fugue": 1, "symbols": {)") + kGrid + R"(},
+    "body": [{"op": "array.mul", "out": ["img"], "in": ["a", 2]},
+             {"op": "stencil.warp", "out": ["w"], "in": ["img", "u", "u"]}],
+    "outputs": {"w": "w.npy"}})");
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 2u);
+  ASSERT_EQ(plan.not_fused.size(), 1u);
+  EXPECT_NE(plan.not_fused[0].text.find("partitions differ"), std::string::npos) << plan.not_fused[0].text;
+  expect_same(test::run_on_device(program), test::run_reference(program), 1e-5, "device vs reference");
+}
+
+// An op writing the value it reads with a halo gets a second buffer, swapped in after the kernel.
+TEST(Fusion, InPlaceStencilWritesASecondBuffer) {
+  test::TempDir dir;
+  Program program = load_text(dir, std::string(R"({"fugue": 1, "symbols": {)") + kGrid + R"(},
+    "body": [{"for": "k", "count": 3, "body": [{"op": "stencil.apply", "out": ["a"], "in": ["R", "a"]}]}],
+    "outputs": {"a": "a.npy"}})");
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 1u);
+  EXPECT_EQ(plan.groups[0].shadowed, (SymbolSet{"a"}));
+  expect_same(test::run_on_device(program), test::run_reference(program), 1e-5, "device vs reference");
+}
+
+// A copy whose input is still needed stays a kernel; the planner says why.
+TEST(Fusion, CopyOfALiveValueIsNotASwap) {
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+    "a": {"kind": "array", "dtype": "f32", "shape": [100], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.copy", "out": ["b"], "in": ["a"]}, {"op": "array.add", "out": ["c"], "in": ["a", "b"]}],
+    "outputs": {"c": "c.npy"}})");
+  ExecutionPlan plan = plan_of(program);
+  EXPECT_TRUE(plan.swaps.empty());
+  ASSERT_EQ(plan.copies_kept.size(), 1u);
+  EXPECT_NE(plan.copies_kept[0].text.find("still live"), std::string::npos) << plan.copies_kept[0].text;
+  EXPECT_EQ(plan.groups.size(), 1u) << "the copy fuses with the add instead";
+  expect_same(test::run_on_device(program), test::run_reference(program), 1e-6, "device vs reference");
+}
+
+// --no-fuse: one kernel per operation, each with its reason.
+TEST(Fusion, NoFuseGivesOneKernelPerOperation) {
+  Program program = load_program(test::source_root() / "examples" / "fused_reduction.json", test::bundled_plugins());
+  PlanOptions off;
+  off.fuse = false;
+  ExecutionPlan plan = plan_of(program, off);
+  EXPECT_EQ(plan.groups.size(), 3u);
+  ASSERT_EQ(plan.not_fused.size(), 2u);
+  EXPECT_NE(plan.not_fused[0].text.find("--no-fuse"), std::string::npos);
+}
