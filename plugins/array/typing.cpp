@@ -24,9 +24,10 @@ std::string describe(const fugue_type& type) {
   return sdk::type_string(type);
 }
 
-sdk::InvalidArgument rejection(const std::string& op, const std::string& subject,
+// The core puts the operation's name in front of the message: `op` is not repeated.
+sdk::InvalidArgument rejection(const std::string& /*op*/, const std::string& subject,
                                const std::string& expected, const std::string& found) {
-  return sdk::InvalidArgument(op + ": " + subject + ": expected " + expected + ", found " + found);
+  return sdk::InvalidArgument(subject + ": expected " + expected + ", found " + found);
 }
 
 fugue_dtype common_dtype(const sdk::Call& call, const std::string& op,

@@ -26,11 +26,13 @@ std::vector<int64_t> reach(const fugue_stencil& s) {
 
 Apply::Apply() {
   name = "stencil.apply";
-  doc = "y[p] = sum of w_k * x[p + offset_k] over the points of stencil R, reads outside x "
-        "following R's border rule (clamp, zero, periodic or mirror); x has R's rank";
+  doc =
+      "y[p] = sum of w_k * x[p + offset_k] over the points of stencil R, reads outside x "
+      "following R's border rule (clamp, zero, periodic or mirror); x has R's rank";
   operands = {
-      sdk::in("R", kStencil, kFloat,
-              "the stencil: offsets in row-major axis order, weights (rounded to x's dtype), border"),
+      sdk::in(
+          "R", kStencil, kFloat,
+          "the stencil: offsets in row-major axis order, weights (rounded to x's dtype), border"),
       sdk::in("x", kArray, kFloat, "the grid, of R's rank (1 to 8)"),
       sdk::out("y", kArray, kFloat, "the result, of x's shape and dtype"),
   };
@@ -44,10 +46,10 @@ void Apply::infer(const sdk::Call& call, fugue_type* types) const {
   const fugue_type& x = call.operand(kX);
   const fugue_stencil& s = call.stencil(kR);
   if (s.rank != x.rank)
-    throw rejection("operand R",
-                    "a stencil of rank " + std::to_string(x.rank) + " like operand x (" +
-                        describe(x) + ")",
-                    "a stencil of rank " + std::to_string(s.rank));
+    throw rejection(
+        "operand R",
+        "a stencil of rank " + std::to_string(x.rank) + " like operand x (" + describe(x) + ")",
+        "a stencil of rank " + std::to_string(s.rank));
   types[kY] = array_type(x.dtype, shape_of(x));
 }
 

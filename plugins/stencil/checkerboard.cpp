@@ -14,7 +14,8 @@ Checkerboard::Checkerboard(int parity) : parity_(parity) {
   const char* colour = parity == 0 ? "red" : "black";
   name = std::string("stencil.") + colour;
   doc = std::string("mask = 1 where the sum of the element's indices is ") +
-        (parity == 0 ? "even" : "odd") + " (the " + colour + " cells of a red-black ordering), else 0";
+        (parity == 0 ? "even" : "odd") + " (the " + colour +
+        " cells of a red-black ordering), else 0";
   operands = {
       sdk::in("like", kArray, kAll, "lends its shape (rank 1 or more); never read"),
       sdk::out("mask", kArray, kAll, "1 on the " + std::string(colour) + " cells, 0 elsewhere"),
@@ -39,7 +40,8 @@ fugue_plan Checkerboard::plan(const sdk::Call& call) const {
   return plan;
 }
 
-void Checkerboard::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void Checkerboard::emit(const sdk::Call& call, const fugue_plan&,
+                        const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& mask = call.operand(kMask);
   if (sdk::elements(mask) == 0) return;
@@ -48,8 +50,9 @@ void Checkerboard::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emi
   // The parity of a sum is the exclusive or of the parities: no overflow, however large the grid.
   std::string parity;
   for (uint32_t d = 0; d < mask.rank; ++d) parity += (d ? " ^ " : "") + grid.coordinate(d);
-  code += "  " + emitter.write(kMask) + " = ((" + parity + ") & " + grid.lit(1) + ") == " +
-          grid.lit(parity_) + " ? " + literal(mask.dtype, 1) + " : " + literal(mask.dtype, 0) + ";\n";
+  code += "  " + emitter.write(kMask) + " = ((" + parity + ") & " + grid.lit(1) +
+          ") == " + grid.lit(parity_) + " ? " + literal(mask.dtype, 1) + " : " +
+          literal(mask.dtype, 0) + ";\n";
   emitter.append("{\n" + code + "}\n");
 }
 

@@ -7,10 +7,14 @@ namespace fugue::stencil {
 
 const char* border_name(fugue_border border) {
   switch (border) {
-    case FUGUE_BORDER_CLAMP: return "clamp";
-    case FUGUE_BORDER_ZERO: return "zero";
-    case FUGUE_BORDER_PERIODIC: return "periodic";
-    case FUGUE_BORDER_MIRROR: return "mirror";
+    case FUGUE_BORDER_CLAMP:
+      return "clamp";
+    case FUGUE_BORDER_ZERO:
+      return "zero";
+    case FUGUE_BORDER_PERIODIC:
+      return "periodic";
+    case FUGUE_BORDER_MIRROR:
+      return "mirror";
   }
   return "unknown";
 }
@@ -44,9 +48,12 @@ int64_t border_coordinate(int64_t c, int64_t offset, int64_t n, fugue_border bor
   const int64_t j = c + offset;
   if (j >= 0 && j < n) return j;
   switch (border) {
-    case FUGUE_BORDER_CLAMP: return j < 0 ? 0 : n - 1;
-    case FUGUE_BORDER_ZERO: return -1;
-    case FUGUE_BORDER_PERIODIC: return modulo(j, n);
+    case FUGUE_BORDER_CLAMP:
+      return j < 0 ? 0 : n - 1;
+    case FUGUE_BORDER_ZERO:
+      return -1;
+    case FUGUE_BORDER_PERIODIC:
+      return modulo(j, n);
     case FUGUE_BORDER_MIRROR: {
       // Reflection about the edge cells repeats every 2n - 2 cells; one cell is its own mirror.
       if (n == 1) return 0;
@@ -62,14 +69,18 @@ int64_t border_coordinate(int64_t c, int64_t offset, int64_t n, fugue_border bor
 
 GridCode::GridCode(const sdk::Emitter& emitter, std::vector<int64_t> shape, std::string index_type,
                    std::string prefix)
-    : emitter_(emitter), shape_(std::move(shape)), type_(std::move(index_type)), prefix_(std::move(prefix)) {}
+    : emitter_(emitter),
+      shape_(std::move(shape)),
+      type_(std::move(index_type)),
+      prefix_(std::move(prefix)) {}
 
 std::string GridCode::lit(int64_t value) const {
   std::string digits = std::to_string(value) + (type_ == "long" ? "L" : "");
   return value < 0 ? "(" + digits + ")" : digits;
 }
 
-std::string GridCode::declare(const std::string& stem, const std::string& value, std::string& code) {
+std::string GridCode::declare(const std::string& stem, const std::string& value,
+                              std::string& code) {
   const std::string name = emitter_.name(prefix_ + stem);
   code += "  const " + type_ + " " + name + " = " + value + ";\n";
   return name;
@@ -97,20 +108,22 @@ std::string GridCode::coordinates(const std::vector<std::string>& centre) {
   return code;
 }
 
-std::string GridCode::neighbour(uint32_t d, int64_t offset, fugue_border border, std::string& code) {
+std::string GridCode::neighbour(uint32_t d, int64_t offset, fugue_border border,
+                                std::string& code) {
   const std::string& c = coordinates_.at(d);
   if (offset == 0) return c;
   const auto key = std::make_tuple(d, offset, border);
   if (auto it = neighbours_.find(key); it != neighbours_.end()) return it->second;
   const int64_t n = shape_.at(d);
-  const std::string stem =
-      "n" + std::to_string(d) + (offset < 0 ? "m" : "p") + std::to_string(offset < 0 ? -offset : offset);
+  const std::string stem = "n" + std::to_string(d) + (offset < 0 ? "m" : "p") +
+                           std::to_string(offset < 0 ? -offset : offset);
   const std::string moved = c + " + " + lit(offset);
   std::string name;
   switch (border) {
     case FUGUE_BORDER_CLAMP:
-      name = declare(stem, offset > 0 ? "min(" + moved + ", " + lit(n - 1) + ")"
-                                      : "max(" + moved + ", " + lit(0) + ")",
+      name = declare(stem,
+                     offset > 0 ? "min(" + moved + ", " + lit(n - 1) + ")"
+                                : "max(" + moved + ", " + lit(0) + ")",
                      code);
       break;
     case FUGUE_BORDER_ZERO:
@@ -120,9 +133,10 @@ std::string GridCode::neighbour(uint32_t d, int64_t offset, fugue_border border,
       // The shift reduced to [0, n) at generation time: then one wrap at most.
       const int64_t s = modulo(offset, n);
       if (s == 0) return neighbours_[key] = c;
-      name = declare(stem, c + " >= " + lit(n - s) + " ? " + c + " - " + lit(n - s) + " : " + c +
-                               " + " + lit(s),
-                     code);
+      name = declare(
+          stem,
+          c + " >= " + lit(n - s) + " ? " + c + " - " + lit(n - s) + " : " + c + " + " + lit(s),
+          code);
       break;
     }
     case FUGUE_BORDER_MIRROR: {
@@ -130,9 +144,10 @@ std::string GridCode::neighbour(uint32_t d, int64_t offset, fugue_border border,
       // The reflected grid repeats every m = 2n - 2 cells: shift within one period, then fold.
       const int64_t m = 2 * n - 2, s = modulo(offset, m);
       if (s == 0) return neighbours_[key] = c;
-      const std::string w = declare(stem + "w", c + " >= " + lit(m - s) + " ? " + c + " - " +
-                                                    lit(m - s) + " : " + c + " + " + lit(s),
-                                    code);
+      const std::string w = declare(
+          stem + "w",
+          c + " >= " + lit(m - s) + " ? " + c + " - " + lit(m - s) + " : " + c + " + " + lit(s),
+          code);
       name = declare(stem, w + " >= " + lit(n) + " ? " + lit(m) + " - " + w + " : " + w, code);
       break;
     }

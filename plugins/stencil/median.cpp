@@ -13,7 +13,9 @@ enum : uint32_t { kX, kY };
 }
 
 Median::Median(int radius)
-    : radius_(radius), window_((2 * radius + 1) * (2 * radius + 1)), network_(median_network(window_)) {
+    : radius_(radius),
+      window_((2 * radius + 1) * (2 * radius + 1)),
+      network_(median_network(window_)) {
   const std::string side = std::to_string(2 * radius + 1);
   name = "stencil.median" + side;
   doc = "y[r, c] = the median of the " + side + " x " + side +
@@ -62,15 +64,16 @@ void Median::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& 
   for (int r = 0; r < side; ++r)
     for (int c = 0; c < side; ++c) {
       v.push_back(emitter.name("v" + std::to_string(v.size())));
-      code += "  " + t + " " + v.back() + " = " + emitter.read_at(kX, grid.flat({rows[r], cols[c]})) + ";\n";
+      code += "  " + t + " " + v.back() + " = " +
+              emitter.read_at(kX, grid.flat({rows[r], cols[c]})) + ";\n";
     }
   const std::string tmp = emitter.name("lo");
   for (const Comparator& k : network_) {
     const std::string& a = v[k.low];
     const std::string& b = v[k.high];
     if (k.keep_min && k.keep_max)
-      code += "  { const " + t + " " + tmp + " = " + lo + "(" + a + ", " + b + "); " + b + " = " + hi +
-              "(" + a + ", " + b + "); " + a + " = " + tmp + "; }\n";
+      code += "  { const " + t + " " + tmp + " = " + lo + "(" + a + ", " + b + "); " + b + " = " +
+              hi + "(" + a + ", " + b + "); " + a + " = " + tmp + "; }\n";
     else if (k.keep_min)
       code += "  " + a + " = " + lo + "(" + a + ", " + b + ");\n";
     else

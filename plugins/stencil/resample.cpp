@@ -31,8 +31,9 @@ std::string declare(const sdk::Emitter& emitter, std::string& code, const std::s
 
 Downsample::Downsample() {
   name = "stencil.downsample";
-  doc = "[H, W] -> [ceil(H/2), ceil(W/2)]: smoothed by the binomial filter (1 4 6 4 1)/16 along "
-        "both axes (clamped at the border), then every other row and column kept";
+  doc =
+      "[H, W] -> [ceil(H/2), ceil(W/2)]: smoothed by the binomial filter (1 4 6 4 1)/16 along "
+      "both axes (clamped at the border), then every other row and column kept";
   operands = {
       sdk::in("x", kArray, kFloat, "the image, [H, W]"),
       sdk::out("y", kArray, kFloat, "the coarser image, [ceil(H/2), ceil(W/2)], x's dtype"),
@@ -67,7 +68,8 @@ void Downsample::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitt
   GridCode out(emitter, shape_of(y), it, "o");
   GridCode in(emitter, shape_of(x), it, "x");
   std::string code = out.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
-  code += in.coordinates({out.lit(2) + " * " + out.coordinate(0), out.lit(2) + " * " + out.coordinate(1)});
+  code += in.coordinates(
+      {out.lit(2) + " * " + out.coordinate(0), out.lit(2) + " * " + out.coordinate(1)});
   std::string rows[5], cols[5];
   for (int k = 0; k < 5; ++k) {
     rows[k] = in.neighbour(0, k - 2, FUGUE_BORDER_CLAMP, code);
@@ -123,8 +125,7 @@ namespace {
 constexpr int64_t kLargestExtent = (int64_t{1} << 31) - 1;
 
 // The target extent along one axis: `given` (0: twice the input's), checked.
-int64_t target(const std::string& attr, int64_t given, int64_t input,
-               const std::string& axis) {
+int64_t target(const std::string& attr, int64_t given, int64_t input, const std::string& axis) {
   if (given == 0) return 2 * input;
   if (given < input || given > kLargestExtent)
     throw rejection("attribute " + attr,
@@ -139,8 +140,9 @@ int64_t target(const std::string& attr, int64_t given, int64_t input,
 
 Upsample::Upsample() {
   name = "stencil.upsample";
-  doc = "[H, W] -> [rows, cols] (default [2H, 2W]) by bilinear interpolation: y[r, c] samples x "
-        "at ((r + 0.5) H/rows - 0.5, (c + 0.5) W/cols - 0.5), clamped into x";
+  doc =
+      "[H, W] -> [rows, cols] (default [2H, 2W]) by bilinear interpolation: y[r, c] samples x "
+      "at ((r + 0.5) H/rows - 0.5, (c + 0.5) W/cols - 0.5), clamped into x";
   operands = {
       sdk::in("x", kArray, kFloat, "the image, [H, W], at least one row and one column"),
       sdk::out("y", kArray, kFloat, "the finer image, [rows, cols], x's dtype"),
@@ -180,8 +182,8 @@ void Upsample::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter
   const fugue_dtype dtype = x.dtype;
   const std::string t = ctype(dtype);
   // (2r + 1) H reaches 2 rows H: int while that stays well inside its range.
-  const int64_t reach = std::max({sdk::elements(y), 2 * (y.shape[0] + 1) * x.shape[0],
-                                  2 * (y.shape[1] + 1) * x.shape[1]});
+  const int64_t reach = std::max(
+      {sdk::elements(y), 2 * (y.shape[0] + 1) * x.shape[0], 2 * (y.shape[1] + 1) * x.shape[1]});
   const std::string it = index_ctype(reach);
   GridCode out(emitter, shape_of(y), it, "o");
   GridCode in(emitter, shape_of(x), it, "x");
@@ -193,10 +195,10 @@ void Upsample::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter
   for (uint32_t d = 0; d < 2; ++d) {
     const int64_t n = x.shape[d], m = y.shape[d];
     const std::string axis = d == 0 ? "r" : "c";
-    const std::string num = declare(emitter, code, "num" + axis, it,
-                                    "max((" + out.lit(2) + " * " + out.coordinate(d) + " + " +
-                                        out.lit(1) + ") * " + out.lit(n) + " - " + out.lit(m) +
-                                        ", " + out.lit(0) + ")");
+    const std::string num =
+        declare(emitter, code, "num" + axis, it,
+                "max((" + out.lit(2) + " * " + out.coordinate(d) + " + " + out.lit(1) + ") * " +
+                    out.lit(n) + " - " + out.lit(m) + ", " + out.lit(0) + ")");
     low[d] = declare(emitter, code, "low" + axis, it, num + " / " + out.lit(2 * m));
     high[d] = declare(emitter, code, "high" + axis, it,
                       "min(" + low[d] + " + " + out.lit(1) + ", " + out.lit(n - 1) + ")");
@@ -211,10 +213,12 @@ void Upsample::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter
   const std::string b = declare(emitter, code, "p01", t, at(low[0], high[1]));
   const std::string c = declare(emitter, code, "p10", t, at(high[0], low[1]));
   const std::string d = declare(emitter, code, "p11", t, at(high[0], high[1]));
-  const std::string top = declare(emitter, code, "top", t, a + " + " + fraction[1] + " * (" + b + " - " + a + ")");
+  const std::string top =
+      declare(emitter, code, "top", t, a + " + " + fraction[1] + " * (" + b + " - " + a + ")");
   const std::string bottom =
       declare(emitter, code, "bottom", t, c + " + " + fraction[1] + " * (" + d + " - " + c + ")");
-  code += "  " + emitter.write(kY) + " = " + top + " + " + fraction[0] + " * (" + bottom + " - " + top + ");\n";
+  code += "  " + emitter.write(kY) + " = " + top + " + " + fraction[0] + " * (" + bottom + " - " +
+          top + ");\n";
   emitter.append("{\n" + code + "}\n");
 }
 

@@ -8,24 +8,36 @@ namespace fugue::stencil {
 
 std::size_t dtype_bytes(fugue_dtype dtype) {
   switch (dtype) {
-    case FUGUE_DTYPE_F32: return 4;
-    case FUGUE_DTYPE_F64: return 8;
-    case FUGUE_DTYPE_I32: return 4;
-    case FUGUE_DTYPE_I64: return 8;
-    case FUGUE_DTYPE_U8: return 1;
-    case FUGUE_DTYPE_U32: return 4;
+    case FUGUE_DTYPE_F32:
+      return 4;
+    case FUGUE_DTYPE_F64:
+      return 8;
+    case FUGUE_DTYPE_I32:
+      return 4;
+    case FUGUE_DTYPE_I64:
+      return 8;
+    case FUGUE_DTYPE_U8:
+      return 1;
+    case FUGUE_DTYPE_U32:
+      return 4;
   }
   throw std::logic_error("no dtype numbered " + std::to_string(dtype));
 }
 
 std::string ctype(fugue_dtype dtype) {
   switch (dtype) {
-    case FUGUE_DTYPE_F32: return "float";
-    case FUGUE_DTYPE_F64: return "double";
-    case FUGUE_DTYPE_I32: return "int";
-    case FUGUE_DTYPE_I64: return "long";
-    case FUGUE_DTYPE_U8: return "uchar";
-    case FUGUE_DTYPE_U32: return "uint";
+    case FUGUE_DTYPE_F32:
+      return "float";
+    case FUGUE_DTYPE_F64:
+      return "double";
+    case FUGUE_DTYPE_I32:
+      return "int";
+    case FUGUE_DTYPE_I64:
+      return "long";
+    case FUGUE_DTYPE_U8:
+      return "uchar";
+    case FUGUE_DTYPE_U32:
+      return "uint";
   }
   throw std::logic_error("no dtype numbered " + std::to_string(dtype));
 }
@@ -76,8 +88,8 @@ void require_rank(const sdk::Call& call, uint32_t i, uint32_t rank) {
   const std::string subject = "operand " + call.operand_name(i);
   if (t.kind != FUGUE_KIND_ARRAY) throw rejection(subject, "an array", describe(t));
   if (rank == 0 && (t.rank < 1 || t.rank > FUGUE_MAX_RANK))
-    throw rejection(subject,
-                    "an array of rank 1 to " + std::to_string(FUGUE_MAX_RANK), describe(t));
+    throw rejection(subject, "an array of rank 1 to " + std::to_string(FUGUE_MAX_RANK),
+                    describe(t));
   if (rank != 0 && t.rank != rank)
     throw rejection(subject, "an array of rank " + std::to_string(rank), describe(t));
 }
@@ -87,9 +99,9 @@ void require_like(const sdk::Call& call, uint32_t i, uint32_t like) {
   const fugue_type& model = call.operand(like);
   const std::string subject = "operand " + call.operand_name(i);
   if (!sdk::same_shape(t, model))
-    throw rejection(subject,
-                    "shape " + sdk::shape_string(model) + " like operand " + call.operand_name(like),
-                    describe(t));
+    throw rejection(
+        subject, "shape " + sdk::shape_string(model) + " like operand " + call.operand_name(like),
+        describe(t));
   if (t.dtype != model.dtype)
     throw rejection(subject,
                     std::string("dtype ") + sdk::dtype_name(model.dtype) + " like operand " +
@@ -107,7 +119,8 @@ fugue_type array_type(fugue_dtype dtype, const std::vector<int64_t>& shape) {
 
 fugue_plan grid_plan(const sdk::Call& call, int64_t iteration) {
   fugue_plan plan = sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, iteration);
-  for (uint32_t i = 0; i < call.size(); ++i) plan.partitions[i] = sdk::partition(FUGUE_PARTITION_NONE);
+  for (uint32_t i = 0; i < call.size(); ++i)
+    plan.partitions[i] = sdk::partition(FUGUE_PARTITION_NONE);
   plan.registers = 8;
   return plan;
 }

@@ -14,8 +14,9 @@ enum : uint32_t { kImage, kU, kV, kY };
 
 Warp::Warp() {
   name = "stencil.warp";
-  doc = "y[r, c] = image bilinearly sampled at (r + v[r, c], c + u[r, c]), the point clamped into "
-        "the image";
+  doc =
+      "y[r, c] = image bilinearly sampled at (r + v[r, c], c + u[r, c]), the point clamped into "
+      "the image";
   operands = {
       sdk::in("image", kArray, kFloat, "the image to sample, [H, W]"),
       sdk::in("u", kArray, kFloat, "the displacement along columns (horizontal), image's shape"),
@@ -64,19 +65,23 @@ void Warp::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& em
   };
   // fmax first: a NaN displacement lands on 0, never outside the image.
   const std::string sy =
-      value("sy", t, "fmin(fmax((" + t + ")" + grid.coordinate(0) + " + " + emitter.read(kV) + ", " +
-                         literal(image.dtype, 0) + "), " + literal(image.dtype, double(rows - 1)) + ")");
+      value("sy", t,
+            "fmin(fmax((" + t + ")" + grid.coordinate(0) + " + " + emitter.read(kV) + ", " +
+                literal(image.dtype, 0) + "), " + literal(image.dtype, double(rows - 1)) + ")");
   const std::string sx =
-      value("sx", t, "fmin(fmax((" + t + ")" + grid.coordinate(1) + " + " + emitter.read(kU) + ", " +
-                         literal(image.dtype, 0) + "), " + literal(image.dtype, double(cols - 1)) + ")");
+      value("sx", t,
+            "fmin(fmax((" + t + ")" + grid.coordinate(1) + " + " + emitter.read(kU) + ", " +
+                literal(image.dtype, 0) + "), " + literal(image.dtype, double(cols - 1)) + ")");
   const std::string fy = value("fy", t, "floor(" + sy + ")");
   const std::string fx = value("fx", t, "floor(" + sx + ")");
   const std::string ty = value("ty", t, sy + " - " + fy);
   const std::string tx = value("tx", t, sx + " - " + fx);
   const std::string r0 = value("row0", it, "(" + it + ")" + fy);
   const std::string c0 = value("col0", it, "(" + it + ")" + fx);
-  const std::string r1 = value("row1", it, "min(" + r0 + " + " + grid.lit(1) + ", " + grid.lit(rows - 1) + ")");
-  const std::string c1 = value("col1", it, "min(" + c0 + " + " + grid.lit(1) + ", " + grid.lit(cols - 1) + ")");
+  const std::string r1 =
+      value("row1", it, "min(" + r0 + " + " + grid.lit(1) + ", " + grid.lit(rows - 1) + ")");
+  const std::string c1 =
+      value("col1", it, "min(" + c0 + " + " + grid.lit(1) + ", " + grid.lit(cols - 1) + ")");
   auto at = [&](const std::string& r, const std::string& c) {
     return emitter.read_at(kImage, grid.flat({r, c}));
   };
@@ -84,7 +89,8 @@ void Warp::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& em
   const std::string c = value("p10", t, at(r1, c0)), d = value("p11", t, at(r1, c1));
   const std::string top = value("top", t, a + " + " + tx + " * (" + b + " - " + a + ")");
   const std::string bottom = value("bottom", t, c + " + " + tx + " * (" + d + " - " + c + ")");
-  code += "  " + emitter.write(kY) + " = " + top + " + " + ty + " * (" + bottom + " - " + top + ");\n";
+  code +=
+      "  " + emitter.write(kY) + " = " + top + " + " + ty + " * (" + bottom + " - " + top + ");\n";
   emitter.append("{\n" + code + "}\n");
 }
 
@@ -107,9 +113,12 @@ void Warp::reference(const sdk::Call& call, fugue_host_array* operands) const {
     for (int64_t c = 0; c < cols; ++c) {
       const int64_t i = r * cols + c;
       // The sample point as the device computes it: one addition in the dtype.
-      const Real sy = std::fmin(std::fmax(rounded(dtype, r + host_value(v, i)), Real(0)), Real(rows - 1));
-      const Real sx = std::fmin(std::fmax(rounded(dtype, c + host_value(u, i)), Real(0)), Real(cols - 1));
-      const int64_t r0 = static_cast<int64_t>(std::floor(sy)), c0 = static_cast<int64_t>(std::floor(sx));
+      const Real sy =
+          std::fmin(std::fmax(rounded(dtype, r + host_value(v, i)), Real(0)), Real(rows - 1));
+      const Real sx =
+          std::fmin(std::fmax(rounded(dtype, c + host_value(u, i)), Real(0)), Real(cols - 1));
+      const int64_t r0 = static_cast<int64_t>(std::floor(sy)),
+                    c0 = static_cast<int64_t>(std::floor(sx));
       const int64_t r1 = std::min(r0 + 1, rows - 1), c1 = std::min(c0 + 1, cols - 1);
       const Real ty = sy - r0, tx = sx - c0;
       auto px = [&](int64_t rr, int64_t cc) { return host_value(image, rr * cols + cc); };

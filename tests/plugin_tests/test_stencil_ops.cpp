@@ -32,7 +32,7 @@ json five_point() {
 
 // Nine points of radius 2, no symmetry at all.
 json asymmetric_nine() {
-  return {point({-2, 1}, 0.05),  point({-1, -1}, 0.1), point({-1, 2}, -0.2),  point({0, 0}, 0.5),  point({0, -2}, 0.3),
+  return {point({-2, 1}, 0.05), point({-1, -1}, 0.1), point({-1, 2}, -0.2),  point({0, 0}, 0.5),  point({0, -2}, 0.3),
           point({1, 0}, -0.15), point({1, 1}, 0.125), point({2, -1}, 0.075), point({2, 2}, -0.33)};
 }
 
@@ -52,14 +52,14 @@ struct Case {
   std::string op;
   DType dtype;
   std::vector<int64_t> shape;
-  std::string border;            // stencil.apply
-  std::string points;            // stencil.apply: "five", "nine", "1d", "3d"
+  std::string border;  // stencil.apply
+  std::string points;  // stencil.apply: "five", "nine", "1d", "3d"
   json attrs = json::object();
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.op << " " << dtype_name(c.dtype) << " " << json(c.shape).dump() << " " << c.points << " " << c.border
-      << " " << c.attrs.dump();
+  *os << c.op << " " << dtype_name(c.dtype) << " " << json(c.shape).dump() << " " << c.points << " " << c.border << " "
+      << c.attrs.dump();
 }
 
 std::string case_name(const testing::TestParamInfo<Case>& info) {
@@ -125,8 +125,8 @@ std::vector<Case> cases() {
   out.push_back(plain("stencil.upsample", f32, square));
   out.push_back(plain("stencil.upsample", f64, tiny));
   out.push_back(plain("stencil.upsample", f32, large, {{"rows", 300}, {"cols", 129}}));  // columns unchanged
-  for (auto [t, s] : std::vector<std::pair<DType, std::vector<int64_t>>>{
-           {f32, square}, {f64, small}, {i32, large}, {f32, tiny}})
+  for (auto [t, s] :
+       std::vector<std::pair<DType, std::vector<int64_t>>>{{f32, square}, {f64, small}, {i32, large}, {f32, tiny}})
     out.push_back(plain("stencil.median3", t, s));
   for (auto [t, s] : std::vector<std::pair<DType, std::vector<int64_t>>>{
            {f32, small}, {f64, square}, {i32, square}, {f32, large}, {f64, tiny}})
@@ -238,28 +238,29 @@ TEST(StencilHandChecked, EveryBorderInOneDimension) {
     body.push_back(call("stencil.apply", {std::string("R_") + b, "x"}, std::string("y_") + b));
   }
   expect_values(symbols, body,
-                {{"y_clamp", {21, 31, 42, 43}},      // x[-1] = x[0], x[4] = x[3]
-                 {"y_zero", {20, 31, 42, 3}},        // outside reads 0
-                 {"y_periodic", {24, 31, 42, 13}},   // x[-1] = x[3], x[4] = x[0]
-                 {"y_mirror", {22, 31, 42, 33}}});   // x[-1] = x[1], x[4] = x[2]
+                {{"y_clamp", {21, 31, 42, 43}},     // x[-1] = x[0], x[4] = x[3]
+                 {"y_zero", {20, 31, 42, 3}},       // outside reads 0
+                 {"y_periodic", {24, 31, 42, 13}},  // x[-1] = x[3], x[4] = x[0]
+                 {"y_mirror", {22, 31, 42, 33}}});  // x[-1] = x[1], x[4] = x[2]
 }
 
 TEST(StencilHandChecked, ResamplingMediansAndMasks) {
   json symbols = {
       {"row", inline_array(DType::F32, {1, 2}, {0, 1})},
       {"img", inline_array(DType::F64, {3, 3}, {9, 1, 5, 3, 7, 2, 8, 4, 6})},
-      {"one", inline_array(DType::F32, {1, 1}, {2.5})},
+      {"spike", inline_array(DType::F32, {1, 5}, {0, 0, 16, 0, 0})},
   };
   json body = {call("stencil.upsample", {"row"}, "up", {{"cols", 4}, {"rows", 1}}),
-               call("stencil.median3", {"img"}, "med"), call("stencil.downsample", {"one"}, "down"),
+               call("stencil.median3", {"img"}, "med"), call("stencil.downsample", {"spike"}, "down"),
                call("stencil.red", {"img"}, "red"), call("stencil.black", {"row"}, "black")};
   expect_values(symbols, body,
                 {// Columns sample x at c / 2 - 0.25: -0.25 (clamped to 0), 0.25, 0.75, 1.25 (clamped to 1).
                  {"up", {0, 0.25, 0.75, 1}},
                  // Window of (0, 0), clamped: 9 9 1 / 9 9 1 / 3 3 7 -> sorted 1 1 3 3 7 9 9 9 9 -> 7.
                  {"med", {7, 5, 5, 7, 5, 5, 7, 6, 6}},
-                 // The binomial weights sum to 1: a single cell is its own average.
-                 {"down", {2.5}},
+                 // Kept columns 0, 2, 4; the single row is its own neighbour (weights 16/16). Column 0
+                 // sees 16 at +2 (weight 1/16), column 2 at 0 (6/16), column 4 at -2 (1/16).
+                 {"down", {1, 6, 1}},
                  {"red", {1, 0, 1, 0, 1, 0, 1, 0, 1}},
                  {"black", {0, 1}}},
                 1e-6);
@@ -302,10 +303,9 @@ TEST(StencilErrors, WarpWithMismatchedShapes) {
 }
 
 TEST(StencilErrors, WarpWithMismatchedDtypes) {
-  auto e = load_error({{"image", f32_array({7, 5})},
-                       {"u", random_array(DType::F64, {7, 5}, 1, -1, 1)},
-                       {"v", f32_array({7, 5})}},
-                      json::array({call("stencil.warp", {"image", "u", "v"}, "y")}));
+  auto e = load_error(
+      {{"image", f32_array({7, 5})}, {"u", random_array(DType::F64, {7, 5}, 1, -1, 1)}, {"v", f32_array({7, 5})}},
+      json::array({call("stencil.warp", {"image", "u", "v"}, "y")}));
   EXPECT_CONTAINS(e, "operand u");
   EXPECT_CONTAINS(e, "dtype f32 like operand image");
 }
@@ -329,8 +329,9 @@ TEST(StencilErrors, UpsampleThatWouldShrink) {
 }
 
 TEST(StencilErrors, ApplyToIntegers) {
-  auto e = load_error({{"R", stencil("zero", five_point(), DType::F32)}, {"x", random_array(DType::I32, {7, 5}, 1, 0, 9)}},
-                      json::array({call("stencil.apply", {"R", "x"}, "y")}));
+  auto e =
+      load_error({{"R", stencil("zero", five_point(), DType::F32)}, {"x", random_array(DType::I32, {7, 5}, 1, 0, 9)}},
+                 json::array({call("stencil.apply", {"R", "x"}, "y")}));
   EXPECT_CONTAINS(e, "operand 'x' of stencil.apply");
 }
 
