@@ -112,6 +112,8 @@ void Executor::prepare_kernel(const FusedGroup& group) {
   int64_t kernel_limit = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     Launch launch = choose_launch(group.plan, device_.info, kernel_limit);
+    // Unrolled trips help streams of independent loads; neighbour reads already overlap in the caches.
+    if (group.wide_reads) launch.unroll = 1;
     site->kernel = generate_kernel(program_, group, launch, "fugue_kernel");
     cl::Program program = cache_.get(site->kernel.source, "", site->label);
     try {

@@ -207,6 +207,7 @@ class GroupBuilder {
         } else {
           if (!written) g.global_reads.insert(s);
           if (!a.pointwise) read_wide = true;
+          if (!a.pointwise && program_.symbol(s).kind == SymbolKind::Array) g.wide_reads = true;
         }
       }
       if (!written) continue;

@@ -39,6 +39,7 @@ struct FusedGroup {
   SymbolSet promoted;       // written, kept in registers only
   SymbolSet shadowed;       // stored into a second buffer that replaces the symbol's after the kernel
   std::map<std::string, std::string> stored_why;  // why each stored value is not promoted
+  bool wide_reads = false;  // some operand is read beyond the element being computed (halo, WHOLE array)
   double bytes_unfused = 0; // the ops' traffic as separate kernels
   double bytes_fused = 0;   // this kernel's traffic
   double flops = 0;

@@ -329,16 +329,24 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       src += "  const " + index_type + " begin = (" + index_type + ")get_global_id(0) * chunk;\n";
       src += "  const " + index_type + " end = min(begin + chunk, fugue_n);\n";
       src += "  for (" + index_type + " i = begin; i < end; ++i) {\n";
-    } else {
+    } else if (launch_.unroll <= 1) {
       src += "  for (" + index_type + " i = (" + index_type + ")get_global_id(0); i < fugue_n; i += (" + index_type +
              ")get_global_size(0)) {\n";
+    } else {
+      // Several elements per trip, a grid apart: their loads are independent, so they overlap.
+      std::string u = std::to_string(launch_.unroll);
+      src += "  const " + index_type + " stride = (" + index_type + ")get_global_size(0);\n";
+      src += "  for (" + index_type + " first = (" + index_type + ")get_global_id(0); first < fugue_n; first += " + u +
+             " * stride) {\n";
+      src += "    #pragma unroll\n    for (int trip = 0; trip < " + u + "; ++trip) {\n";
+      src += "    const " + index_type + " i = first + trip * stride;\n    if (i < fugue_n) {\n";
     }
     // Registers of the values this kernel writes element by element.
     std::string loop = phase_code(FUGUE_PHASE_ELEMENT, "    ", false);
     std::string regs;
     for (const auto& s : registers_now_)
       regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
-    src += regs + loop + "  }\n";
+    src += regs + loop + (launch_.unroll > 1 && !launch_.blocked ? "    }\n    }\n" : "") + "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
   }
   src += "}\n";

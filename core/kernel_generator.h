@@ -22,6 +22,7 @@ struct Launch {
   // (grid-stride; neighbouring items touch neighbouring elements, which GPUs coalesce), true =
   // blocked (each item a contiguous run, which CPUs stream through their caches).
   bool blocked = false;
+  int64_t unroll = 1;  // grid-stride: elements per work-item per loop trip
 };
 
 // What a kernel argument is bound to.

@@ -30,9 +30,10 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "item_local") t.item_local = value;
     else if (key == "item_groups_per_cu") t.item_groups_per_cu = value;
     else if (key == "blocked_items") t.blocked_items = value != 0;
+    else if (key == "element_unroll") t.element_unroll = std::clamp<int64_t>(value, 1, 16);
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
-                      "item_groups_per_cu, blocked_items)");
+                      "item_groups_per_cu, blocked_items, element_unroll)");
   }
 }
 }  // namespace
@@ -47,6 +48,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.item_local = 256;
     t.item_groups_per_cu = 4;
     t.blocked_items = true;
+    t.element_unroll = 1;
   }
   apply_overrides(t);
   return t;
@@ -84,6 +86,7 @@ Launch choose_launch(const fugue_plan& plan, const DeviceInfo& device, int64_t k
   // A reduction always runs one group, so that its finalize sees at least one partial.
   launch.num_groups = item ? std::max<int64_t>(groups, 1) : groups;
   launch.blocked = tuning.blocked_items;
+  launch.unroll = launch.blocked ? 1 : tuning.element_unroll;
   return launch;
 }
 
