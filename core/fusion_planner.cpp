@@ -70,14 +70,6 @@ std::string pointer_of(const Statement& st) {
 }
 std::string who(const PlannedOp& p) { return p.statement->op->name() + " at " + pointer_of(*p.statement); }
 
-std::string human_bytes(double b) {
-  char buf[64];
-  if (b >= 1e9) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
-  else if (b >= 1e6) std::snprintf(buf, sizeof buf, "%.2f MB", b / 1e6);
-  else if (b >= 1e3) std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.0f B", b);
-  return buf;
-}
 
 // A kernel being built: its operations and every access they make to non-compile-time symbols.
 class GroupBuilder {
@@ -167,7 +159,7 @@ class GroupBuilder {
     double t_fused = time(fused_bytes, items(fused_plan));
     double t_apart = time(traffic_with(nullptr), items(merged_)) + time(single_traffic(x), items(x.plan));
     if (t_fused >= t_apart)
-      return "the cost model prefers two kernels: one saves " + human_bytes(alone_bytes - fused_bytes) +
+      return "the cost model prefers two kernels: one saves " + bytes_text(alone_bytes - fused_bytes) +
              " of traffic but runs on " + std::to_string(static_cast<long long>(items(fused_plan))) +
              " work-items instead of " + std::to_string(static_cast<long long>(items(x.plan))) +
              ", too few to keep the device busy";
@@ -355,6 +347,15 @@ std::string why_no_swap(const Program& program, const Dataflow& flow, const Plan
 }
 
 }  // namespace
+
+std::string bytes_text(double b) {
+  char buf[64];
+  if (b >= 1e9) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
+  else if (b >= 1e6) std::snprintf(buf, sizeof buf, "%.2f MB", b / 1e6);
+  else if (b >= 1e3) std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0f B", b);
+  return buf;
+}
 
 ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, const PlanOptions& options) {
   ExecutionPlan plan;

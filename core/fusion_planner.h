@@ -73,4 +73,7 @@ struct ExecutionPlan {
 
 ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, const PlanOptions& options);
 
+// "1.20 MB": amounts of traffic in the planner's reasons and in `fugue explain`.
+std::string bytes_text(double bytes);
+
 }  // namespace fugue
