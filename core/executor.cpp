@@ -111,9 +111,7 @@ void Executor::prepare_kernel(const FusedGroup& group) {
   // Build once; if the driver's limit for this kernel is below the chosen size, rebuild smaller.
   int64_t kernel_limit = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    Launch launch = choose_launch(group.plan, device_.info, kernel_limit);
-    // Unrolled trips help streams of independent loads; neighbour reads already overlap in the caches.
-    if (group.wide_reads) launch.unroll = 1;
+    Launch launch = choose_group_launch(group, device_.info, kernel_limit);
     site->kernel = generate_kernel(program_, group, launch, "fugue_kernel");
     cl::Program program = cache_.get(site->kernel.source, "", site->label);
     try {

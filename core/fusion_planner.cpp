@@ -213,6 +213,16 @@ class GroupBuilder {
       if (g.stored_why.count(s)) g.stored.insert(s);
       else g.promoted.insert(s);
     }
+    for (const auto* op : ops_)
+      for (size_t k = 0; k < op->statement->operands.size(); ++k) {
+        const fugue_partition& part = op->partition(k);
+        const fugue_type& t = op->types[k];
+        bool halo = part.kind == FUGUE_PARTITION_ELEMENTWISE && !is_pointwise(part);
+        if (halo && t.kind == FUGUE_KIND_ARRAY && t.rank == 2 && t.shape[0] * t.shape[1] == merged_.launch.iteration[0]) {
+          g.grid_rows = t.shape[0];
+          g.grid_cols = t.shape[1];
+        }
+      }
     g.bytes_fused = traffic_with(nullptr);
     for (const auto* op : ops_) {
       g.bytes_unfused += single_traffic(*op);

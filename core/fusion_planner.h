@@ -40,6 +40,9 @@ struct FusedGroup {
   SymbolSet shadowed;       // stored into a second buffer that replaces the symbol's after the kernel
   std::map<std::string, std::string> stored_why;  // why each stored value is not promoted
   bool wide_reads = false;  // some operand is read beyond the element being computed (halo, WHOLE array)
+  // A 2-D grid read with a halo whose cells are the iteration space ([rows, cols]; 0: none): the
+  // launch may then walk it tile by tile, so that neighbouring rows share a work-group's cache.
+  int64_t grid_rows = 0, grid_cols = 0;
   double bytes_unfused = 0; // the ops' traffic as separate kernels
   double bytes_fused = 0;   // this kernel's traffic
   double flops = 0;

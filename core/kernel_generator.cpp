@@ -329,6 +329,20 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       src += "  const " + index_type + " begin = (" + index_type + ")get_global_id(0) * chunk;\n";
       src += "  const " + index_type + " end = min(begin + chunk, fugue_n);\n";
       src += "  for (" + index_type + " i = begin; i < end; ++i) {\n";
+    } else if (launch_.tile_cols > 0) {
+      // Tile by tile: work-item (ly, lx) of a group takes cell (ly, lx) of each of the group's tiles.
+      const std::string it = index_type;
+      auto n = [](int64_t v) { return std::to_string(v); };
+      const int64_t tiles_x = (launch_.grid_cols + launch_.tile_cols - 1) / launch_.tile_cols;
+      const int64_t tiles = tiles_x * ((launch_.grid_rows + launch_.tile_rows - 1) / launch_.tile_rows);
+      src += "  const int lx = (int)get_local_id(0) % " + n(launch_.tile_cols) + ", ly = (int)get_local_id(0) / " +
+             n(launch_.tile_cols) + ";\n";
+      src += "  for (" + it + " tile = (" + it + ")get_group_id(0); tile < " + n(tiles) + "; tile += (" + it +
+             ")get_num_groups(0)) {\n";
+      src += "    const " + it + " row = (tile / " + n(tiles_x) + ") * " + n(launch_.tile_rows) + " + ly;\n";
+      src += "    const " + it + " col = (tile % " + n(tiles_x) + ") * " + n(launch_.tile_cols) + " + lx;\n";
+      src += "    if (row < " + n(launch_.grid_rows) + " && col < " + n(launch_.grid_cols) + ") {\n";
+      src += "    const " + it + " i = row * " + n(launch_.grid_cols) + " + col;\n";
     } else if (launch_.unroll <= 1) {
       src += "  for (" + index_type + " i = (" + index_type + ")get_global_id(0); i < fugue_n; i += (" + index_type +
              ")get_global_size(0)) {\n";
@@ -346,7 +360,8 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     std::string regs;
     for (const auto& s : registers_now_)
       regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
-    src += regs + loop + (launch_.unroll > 1 && !launch_.blocked ? "    }\n    }\n" : "") + "  }\n";
+    bool inner_scopes = !launch_.blocked && (launch_.tile_cols > 0 || launch_.unroll > 1);
+    src += regs + loop + (inner_scopes ? std::string(launch_.tile_cols > 0 ? "    }\n" : "    }\n    }\n") : "") + "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
   }
   src += "}\n";

@@ -23,6 +23,9 @@ struct Launch {
   // blocked (each item a contiguous run, which CPUs stream through their caches).
   bool blocked = false;
   int64_t unroll = 1;  // grid-stride: elements per work-item per loop trip
+  // Tiled walk of a [grid_rows, grid_cols] iteration space (tile_cols 0: flat): each work-group takes
+  // tiles of tile_rows x tile_cols cells in turn, tile_cols * tile_rows = local_size.
+  int64_t grid_rows = 0, grid_cols = 0, tile_rows = 0, tile_cols = 0;
 };
 
 // What a kernel argument is bound to.

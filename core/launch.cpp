@@ -31,9 +31,10 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "item_groups_per_cu") t.item_groups_per_cu = value;
     else if (key == "blocked_items") t.blocked_items = value != 0;
     else if (key == "element_unroll") t.element_unroll = std::clamp<int64_t>(value, 1, 16);
+    else if (key == "grid_tile_cols") t.grid_tile_cols = std::max<int64_t>(value, 0);
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
-                      "item_groups_per_cu, blocked_items, element_unroll)");
+                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols)");
   }
 }
 }  // namespace
@@ -49,6 +50,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.item_groups_per_cu = 4;
     t.blocked_items = true;
     t.element_unroll = 1;
+    t.grid_tile_cols = 0;
   }
   apply_overrides(t);
   return t;
@@ -87,6 +89,28 @@ Launch choose_launch(const fugue_plan& plan, const DeviceInfo& device, int64_t k
   launch.num_groups = item ? std::max<int64_t>(groups, 1) : groups;
   launch.blocked = tuning.blocked_items;
   launch.unroll = launch.blocked ? 1 : tuning.element_unroll;
+  return launch;
+}
+
+Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
+  Launch launch = choose_launch(group.plan, device, kernel_max_local);
+  const LaunchTuning tuning = tuning_for(device);
+  if (!group.wide_reads || launch.blocked) return launch;
+  // Unrolled trips help streams of independent loads; neighbour reads already overlap in the caches.
+  launch.unroll = 1;
+  const int64_t cols = tuning.grid_tile_cols;
+  if (group.plan.level != FUGUE_LEVEL_ELEMENT || group.grid_cols <= 0 || cols <= 0 || launch.local_size % cols != 0 ||
+      group.grid_cols < cols)
+    return launch;
+  // Tiles of tile_rows x cols cells: the rows above and below a cell are mostly loaded by the same
+  // work-group, so a halo costs cache hits in the group instead of a second trip through L2.
+  launch.grid_rows = group.grid_rows;
+  launch.grid_cols = group.grid_cols;
+  launch.tile_cols = cols;
+  launch.tile_rows = launch.local_size / cols;
+  const int64_t tiles = ((group.grid_rows + launch.tile_rows - 1) / launch.tile_rows) *
+                        ((group.grid_cols + cols - 1) / cols);
+  launch.num_groups = std::min(launch.num_groups, tiles);
   return launch;
 }
 

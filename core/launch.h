@@ -20,11 +20,16 @@ struct LaunchTuning {
   // On the H200, 2 took the fused 6-op chain over 2^28 f32 from 1.124 to 1.084 ms, but slowed the
   // 5-point stencil from 1.81 to 1.99 ms per 10 iterations: kernels with halo reads keep 1.
   int64_t element_unroll = 2;
+  // Columns of the tiles in which a work-group walks a 2-D grid read with a halo (0: a flat walk).
+  int64_t grid_tile_cols = 32;
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);
 
 // `kernel_max_local`: the built kernel's CL_KERNEL_WORK_GROUP_SIZE when known (0: not yet).
 Launch choose_launch(const fugue_plan& plan, const DeviceInfo& device, int64_t kernel_max_local = 0);
+
+// The launch of a fused kernel: choose_launch for its merged plan, then the walk its reads suit.
+Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local = 0);
 
 }  // namespace fugue
