@@ -50,7 +50,6 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.item_groups_per_cu = 4;
     t.blocked_items = true;
     t.element_unroll = 1;
-    t.grid_tile_cols = 0;
   }
   apply_overrides(t);
   return t;

@@ -21,7 +21,9 @@ struct LaunchTuning {
   // 5-point stencil from 1.81 to 1.99 ms per 10 iterations: kernels with halo reads keep 1.
   int64_t element_unroll = 2;
   // Columns of the tiles in which a work-group walks a 2-D grid read with a halo (0: a flat walk).
-  int64_t grid_tile_cols = 32;
+  // Off: on the H200 tiles of 32 x 8 took the 5-point stencil on 8192^2 from 1.77 to 2.09 ms per 10
+  // iterations (64 or 128 columns: 2.04-2.06 ms); the flat walk's neighbour rows already hit in L2.
+  int64_t grid_tile_cols = 0;
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);
