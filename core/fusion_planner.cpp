@@ -306,14 +306,35 @@ class GroupBuilder {
     return bytes;
   }
 
+  // Peak values a work-item holds: at each operation, its own estimate plus the registers written
+  // earlier in the kernel and read at or after it, plus every reduction's accumulators.
   int registers_with(const PlannedOp* extra) const {
-    auto of = [](const PlannedOp& p) {
+    std::vector<const PlannedOp*> ops = ops_;
+    if (extra) ops.push_back(extra);
+    std::map<std::string, std::pair<size_t, size_t>> span;  // register: written at, last read at
+    for (size_t o = 0; o < ops.size(); ++o)
+      for (size_t k = 0; k < ops[o]->statement->operands.size(); ++k) {
+        if (!touched(*ops[o], k) || !pointwise_access(*ops[o], k)) continue;
+        const std::string& s = ops[o]->statement->operands[k];
+        auto it = span.find(s);
+        if (ops[o]->is_output(k) && it == span.end()) span[s] = {o, o};
+        else if (it != span.end()) it->second.second = o;
+      }
+    auto own = [](const PlannedOp& p) {
       return p.plan.registers > 0 ? static_cast<int>(p.plan.registers) : static_cast<int>(p.statement->operands.size());
     };
-    int regs = 0;
-    for (const auto* p : ops_) regs += of(*p);
-    if (extra) regs += of(*extra);
-    return regs;
+    // Accumulators declared before the loop (reductions) stay alive through all of it.
+    int persistent = 0;
+    for (const auto* p : ops)
+      if (p->plan.phases & FUGUE_PHASE_PROLOGUE) persistent += own(*p);
+    int peak = 0;
+    for (size_t o = 0; o < ops.size(); ++o) {
+      const PlannedOp& p = *ops[o];
+      int regs = persistent + (p.plan.phases & FUGUE_PHASE_PROLOGUE ? 0 : own(p));
+      for (const auto& [s, when] : span) regs += when.first < o && when.second >= o;
+      peak = std::max(peak, regs);
+    }
+    return peak;
   }
 
   double items(const fugue_plan& plan) const {

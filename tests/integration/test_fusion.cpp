@@ -232,3 +232,25 @@ TEST(Fusion, TiledWalkOfAGridGivesTheSameResult) {
   EXPECT_EQ(launch.tile_rows, 8);
   expect_same(tiled, test::run_reference(program), 1e-5, "tiled walk vs reference");
 }
+
+// The cost model: many values alive at once would spill, so the kernel is split, with the reason.
+TEST(Fusion, RegisterPressureSplitsAKernel) {
+  // 700 products of a, all alive until a chain of additions consumes them.
+  std::string body, symbols = R"("a": {"kind": "array", "dtype": "f32", "shape": [256], "from": {"random": {"seed": 1}}})";
+  const int count = 700;
+  for (int k = 0; k < count; ++k)
+    body += R"({"op": "array.mul", "out": ["p)" + std::to_string(k) + R"("], "in": ["a", )" + std::to_string(k) + "]},";
+  body += R"({"op": "array.add", "out": ["s1"], "in": ["p0", "p1"]})";
+  for (int k = 2; k < count; ++k)
+    body += R"(,{"op": "array.add", "out": ["s)" + std::to_string(k) + R"("], "in": ["s)" + std::to_string(k - 1) +
+            R"(", "p)" + std::to_string(k) + R"("]})";
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [)" + body +
+                                       R"(], "outputs": {"s)" + std::to_string(count - 1) + R"(": "s.npy"}})");
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_GE(plan.groups.size(), 2u);
+  bool said_why = false;
+  for (const auto& n : plan.not_fused) said_why |= n.text.find("registers") != std::string::npos;
+  EXPECT_TRUE(said_why) << notes(plan.not_fused);
+  for (const auto& g : plan.groups) EXPECT_LE(g.registers, test::test_device().info.is_cpu ? 512 : 128);
+}
