@@ -161,3 +161,27 @@ TEST(Cli, AFailingOutputLeavesNoOtherOutput) {
   EXPECT_FALSE(fs::exists(dir / "out" / "a.npy"));
   for (const auto& e : fs::directory_iterator(dir / "out")) EXPECT_EQ(e.path().filename(), "b.npy") << e.path();
 }
+
+TEST(Cli, ExplainShowsThePlan) {
+  auto r = fugue_cli("explain " + example("jacobi.json"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* part : {"loop body /body/0", "live-in {b, D, R, x}, live-out {b, D, f5, R}", "Kernels (1)",
+                           "promoted (registers, never in global memory): {f5, f6, r}",
+                           "Copies that became buffer swaps (1)", "{ /* stencil.apply f5 = (R, x) */", "__kernel"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << "missing: " << part << "\n" << r.out;
+  r = fugue_cli("explain " + example("jacobi.json") + " --no-fuse --no-swap");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("Kernels (5)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fusion is off (--no-fuse)"), std::string::npos) << r.out;
+}
+
+TEST(Cli, NoFuseWritesTheSameOutputs) {
+  TempDir dir;
+  auto fused = fugue_cli("run " + example("fused_reduction.json") + " --out " + (dir / "fused").string());
+  auto unfused = fugue_cli("run " + example("fused_reduction.json") + " --no-fuse --out " + (dir / "unfused").string());
+  ASSERT_EQ(fused.code, 0) << fused.out;
+  ASSERT_EQ(unfused.code, 0) << unfused.out;
+  auto a = fugue::load_npy(dir / "fused" / "s.npy", std::nullopt, std::nullopt);
+  auto b = fugue::load_npy(dir / "unfused" / "s.npy", std::nullopt, std::nullopt);
+  EXPECT_TRUE(fugue::test::compare_arrays(a, b, 1e-5).empty());
+}
