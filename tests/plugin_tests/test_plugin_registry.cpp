@@ -1,7 +1,9 @@
 // The registry refuses bad plugins with a message naming the file and the fault, and goes on.
 #include <gtest/gtest.h>
 
+#include "fusion_planner.h"
 #include "plugin_registry.h"
+#include "program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -38,7 +40,8 @@ TEST(PluginRegistry, RefusesBadPluginsAndLoadsTheRest) {
   EXPECT_NE(dup.find("plugin 'testops'"), std::string::npos) << dup;
   EXPECT_NE(dup.find("libfugue_testops.so"), std::string::npos) << dup;
 
-  EXPECT_EQ(r.plugins().size(), 1u);
+  // testops, and the ABI 1.0 plugin (a minor version behind is welcome).
+  EXPECT_EQ(r.plugins().size(), 2u);
   EXPECT_EQ(r.refusals().size(), 4u);
 }
 
@@ -86,4 +89,28 @@ TEST(PluginRegistry, SearchPathIncludesTheEnvironment) {
   ASSERT_GE(path.size(), 2u);
   EXPECT_EQ(path[path.size() - 2], std::filesystem::path("/a/b"));
   EXPECT_EQ(path.back(), std::filesystem::path("/c"));
+}
+
+// A plugin written against ABI 1.0's layout (smaller op descriptor, no traits) loads into this 1.1 core,
+// and its element-level operation fuses with the bundled ones.
+TEST(PluginRegistry, AbiMinorOnePointZeroPluginLoadsAndFuses) {
+  PluginRegistry r;
+  r.load_folder(test::bundled_plugin_folder());
+  ASSERT_TRUE(r.load_file(test::test_plugin_folder() / "libfugue_abi_1_0.so"));
+  auto op = r.find("old.negate");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->plugin().abi_minor, 0u);
+  EXPECT_EQ(op->traits(), 0u);
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [1001], "from": {"random": {"seed": 9}}}},
+    "body": [{"op": "old.negate", "out": ["t"], "in": ["x"]}, {"op": "array.mul", "out": ["y"], "in": ["t", 3]}],
+    "outputs": {"y": "y.npy"}})");
+  Program program = load_program(dir / "p.json", r);
+  ExecutionPlan plan = plan_execution(program, test::test_device().info, {});
+  ASSERT_EQ(plan.groups.size(), 1u);
+  EXPECT_EQ(plan.groups[0].promoted, (SymbolSet{"t"}));
+  auto device = test::run_on_device(program);
+  auto reference = test::run_reference(program);
+  EXPECT_TRUE(test::compare_arrays(device.at("y"), reference.at("y"), 1e-6).empty());
 }
