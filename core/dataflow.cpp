@@ -74,8 +74,10 @@ class GraphBuilder {
           if (current < 0) current = add("unreachable after break");
           use_symbol(current, st.count_symbol);  // read once, when the loop starts
           int header = add("loop header " + pointer_of(st));
-          flow_.blocks[header].header_defs.insert(st.variable);
           int body_block = add("loop body " + pointer_of(st));
+          // The loop variable is set on entry to the body, not on the way out: after the loop it keeps
+          // the last iteration's value.
+          flow_.blocks[body_block].header_defs.insert(st.variable);
           int exit = add("loop exit " + pointer_of(st));
           edge(current, header);
           edge(header, body_block);

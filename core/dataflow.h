@@ -1,6 +1,6 @@
 // dataflow.h: basic blocks of a program body and the live sets of every block and operation.
-// Blocks split at loops and branches (a loop has a header block, its body, and an exit block that
-// `break` also reaches); liveness is the classic backward iterative analysis over that graph, with
+// Blocks split at loops and branches (a loop has a header block, its body, which sets the loop
+// variable, and an exit block that `break` also reaches); liveness is the classic backward iterative analysis over that graph, with
 // each operation's sources (inputs) and sinks (outputs) as uses and definitions. What is live after
 // the program ends: its outputs.
 #pragma once
@@ -20,7 +20,7 @@ struct BasicBlock {
   std::string label;                      // "loop body /body/2", for explain
   std::vector<const Statement*> ops;      // operations, in program order
   SymbolSet tail_uses;                    // read after the ops (an `if` condition, a loop count)
-  SymbolSet header_defs;                  // defined before the ops (a loop variable)
+  SymbolSet header_defs;                  // defined before the ops (the loop variable, in a loop body)
   std::vector<int> successors;
   SymbolSet live_in, live_out;
 };

@@ -246,7 +246,18 @@ void Executor::run_op(const Statement& st) {
 
 void Executor::run_kernel(KernelSite& site, const Statement& where) {
   const FusedGroup& group = *site.group;
-  for (const auto& s : group.global_reads) value_for_read(s, where);
+  for (const auto& s : group.global_reads) {
+    // Name the operation that reads it, not just the kernel's first.
+    const Statement* reader = &where;
+    for (const auto* op : group.ops) {
+      const auto& ins = op->statement->op->inputs();
+      if (std::any_of(ins.begin(), ins.end(), [&](uint32_t i) { return op->statement->operands[i] == s; })) {
+        reader = op->statement;
+        break;
+      }
+    }
+    value_for_read(s, *reader);
+  }
   for (const auto& s : group.stored) value_for_write(s);
   for (const auto& s : group.shadowed)
     if (!shadows_.count(s)) shadows_[s] = allocate(values_.at(s).bytes, "the second buffer of '" + s + "'");

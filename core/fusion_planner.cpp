@@ -136,10 +136,14 @@ class GroupBuilder {
           return "it writes '" + s + "' as " + partition_string(part) + " after " + who(*ops_[last_write->op]) +
                  " wrote it as " + partition_string(last_write->part) + ": the partitions differ";
       }
+      // The accesses that must agree: those of the value x sees (from the last write on), or, for a
+      // first write, the reads of the old value (non-pointwise ones were refused above).
+      auto from = acc.begin();
+      if (last_write) from += last_write - acc.data();
       if (write || last_write)
-        for (const auto& a : acc)
-          if (!same_partition(a.part, part, level))
-            return "'" + s + "' is partitioned " + partition_string(a.part) + " by " + who(*ops_[a.op]) + " but " +
+        for (auto a = from; a != acc.end(); ++a)
+          if (!same_partition(a->part, part, level))
+            return "'" + s + "' is partitioned " + partition_string(a->part) + " by " + who(*ops_[a->op]) + " but " +
                    partition_string(part) + " by this operation: the partitions differ";
     }
     // Fits the device?
@@ -362,7 +366,8 @@ class GroupBuilder {
 };
 
 // Why the identity operation `p` cannot become a buffer swap (empty: it can).
-std::string why_no_swap(const Program& program, const Dataflow& flow, const PlannedOp& p) {
+std::string why_no_swap(const Program& program, const Dataflow& flow, const SymbolSet& loop_variables,
+                        const PlannedOp& p) {
   const Statement& st = *p.statement;
   const std::string& target = st.operands[st.op->outputs()[0]];
   const std::string& source = st.operands[st.op->inputs()[0]];
@@ -370,6 +375,8 @@ std::string why_no_swap(const Program& program, const Dataflow& flow, const Plan
   const Symbol& s = program.symbol(source);
   if (target == source) return "it copies '" + source + "' onto itself";
   if (s.compile_time()) return "its input '" + source + "' is a " + std::string(symbol_kind_name(s.kind));
+  if (loop_variables.count(source))
+    return "its input '" + source + "' is a loop variable, whose buffer the loop refills every iteration";
   if (s.kind != t.kind || s.dtype != t.dtype || s.shape != t.shape)
     return "'" + target + "' and '" + source + "' differ in kind, dtype or shape";
   if (flow.at(&st).live_out.count(source))
@@ -400,6 +407,10 @@ ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, c
       plan.ops.push_back(std::move(p));
     }
 
+  SymbolSet loop_variables;
+  for (const auto& block : plan.dataflow.blocks)
+    if (block.label.rfind("loop body", 0) == 0) loop_variables.insert(block.header_defs.begin(), block.header_defs.end());
+
   for (const auto& block : plan.dataflow.blocks) {
     GroupBuilder builder(program, plan.dataflow, device);
     auto close = [&] {
@@ -429,7 +440,7 @@ ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, c
         continue;
       }
       if (identity) {
-        std::string why = options.eliminate_copies ? why_no_swap(program, plan.dataflow, p)
+        std::string why = options.eliminate_copies ? why_no_swap(program, plan.dataflow, loop_variables, p)
                                                    : "copy elimination is off (--no-swap)";
         if (why.empty()) {
           close();

@@ -51,7 +51,12 @@ std::string explain_plan(const Program& program, const Executor& executor, const
     out << "  kernel " << k << ": " << g.ops.size() << " operation" << (g.ops.size() > 1 ? "s" : "") << " at "
         << level_name(g.plan.level) << " level over " << g.plan.launch.iteration[0] << " elements; "
         << launch.num_groups << " work-groups of " << launch.local_size << " ("
-        << (launch.blocked ? "each work-item a contiguous run" : "grid-stride") << "; the ops accept ["
+        << (launch.blocked            ? std::string("each work-item a contiguous run")
+            : launch.tile_cols > 0    ? "tiles of " + std::to_string(launch.tile_rows) + " x " +
+                                         std::to_string(launch.tile_cols) + " cells"
+            : launch.unroll > 1       ? "grid-stride, " + std::to_string(launch.unroll) + " elements per trip"
+                                      : std::string("grid-stride"))
+        << "; the ops accept ["
         << g.plan.launch.local_min << ", " << g.plan.launch.local_max << "] in multiples of "
         << g.plan.launch.local_multiple << ")" << (site.kernel.finalize_name.empty() ? "" : ", then a finalize kernel")
         << "\n";

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "errors.h"
 #include "executor.h"
 #include "launch.h"
 #include "program_loader.h"
@@ -253,4 +254,39 @@ TEST(Fusion, RegisterPressureSplitsAKernel) {
   for (const auto& n : plan.not_fused) said_why |= n.text.find("registers") != std::string::npos;
   EXPECT_TRUE(said_why) << notes(plan.not_fused);
   for (const auto& g : plan.groups) EXPECT_LE(g.registers, test::test_device().info.is_cpu ? 512 : 128);
+}
+
+// The loop variable keeps its last value after the loop; a copy of it never becomes a swap (the loop
+// refills its buffer every iteration).
+TEST(Fusion, LoopVariableAfterTheLoopKeepsItsLastValue) {
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {},
+    "body": [{"for": "i", "count": 3, "body": [{"op": "array.copy", "out": ["x"], "in": ["i"]}]},
+             {"op": "array.add", "out": ["last"], "in": ["i", 100]}],
+    "outputs": {"x": "x.npy", "last": "last.npy", "i": "i.npy"}})");
+  ExecutionPlan plan = plan_of(program);
+  EXPECT_TRUE(plan.swaps.empty());
+  auto fused = test::run_on_device(program);
+  EXPECT_EQ(fused.at("last").get(0), 102);
+  EXPECT_EQ(fused.at("x").get(0), 2);
+  EXPECT_EQ(fused.at("i").get(0), 2);
+  expect_same(fused, test::run_reference(program), 0, "fused vs reference");
+}
+
+// An unset value is reported at the operation that reads it, also inside a fused kernel.
+TEST(Fusion, ReadBeforeWriteNamesTheReadingOperation) {
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+    "n": {"kind": "scalar", "dtype": "i32", "value": 0},
+    "a": {"kind": "array", "dtype": "f32", "shape": [16], "from": {"random": {"seed": 1}}}},
+    "body": [{"for": "k", "count": "n", "body": [{"op": "array.mul", "out": ["d"], "in": ["a", 2]}]},
+             {"op": "array.mul", "out": ["t"], "in": ["a", 3]},
+             {"op": "array.add", "out": ["y"], "in": ["t", "d"]}],
+    "outputs": {"y": "y.npy"}})");
+  try {
+    test::run_on_device(program);
+    FAIL() << "expected a read-before-write error";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("/body/2"), std::string::npos) << e.what();
+  }
 }

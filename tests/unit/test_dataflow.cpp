@@ -95,3 +95,15 @@ TEST(Dataflow, BreakAndBranchesReachTheLoopExit) {
         for (int s : other.successors) exits += s == b.id;
   EXPECT_EQ(exits, 2);
 }
+
+TEST(Dataflow, TheLoopVariableIsSetInTheBodyAndLiveAfterTheLoop) {
+  Program p = load(R"({"fugue": 1, "symbols": {},
+    "body": [{"for": "i", "count": 3, "body": [{"op": "array.copy", "out": ["x"], "in": ["i"]}]},
+             {"op": "array.add", "out": ["last"], "in": ["i", 100]}],
+    "outputs": {"last": "last.npy"}})");
+  Dataflow flow = analyze_dataflow(p);
+  // i is read after the loop: live after the copy, and around the back edge.
+  EXPECT_TRUE(flow.at(op_at(p, {0, 0})).live_out.count("i"));
+  const BasicBlock& body = flow.blocks[flow.at(op_at(p, {0, 0})).block];
+  EXPECT_TRUE(body.header_defs.count("i"));
+}
