@@ -156,12 +156,13 @@ class GroupBuilder {
       return "one kernel would need " + std::to_string(local) + " bytes of local memory, more than the device's " +
              std::to_string(budget_.local_memory);
     // Faster as one kernel?
-    double fused_bytes = traffic_with(&x), alone_bytes = traffic_with(nullptr) + single_traffic(x);
+    const double kernel_bytes = traffic_with(nullptr), x_bytes = single_traffic(x);
+    const double fused_bytes = traffic_with(&x), alone_bytes = kernel_bytes + x_bytes;
     fugue_plan fused_plan = merged_;
     fused_plan.level = level;
     fused_plan.launch = range;
     double t_fused = time(fused_bytes, items(fused_plan));
-    double t_apart = time(traffic_with(nullptr), items(merged_)) + time(single_traffic(x), items(x.plan));
+    double t_apart = time(kernel_bytes, items(merged_)) + time(x_bytes, items(x.plan));
     if (t_fused >= t_apart)
       return "the cost model prefers two kernels: one saves " + bytes_text(alone_bytes - fused_bytes) +
              " of traffic but runs on " + std::to_string(static_cast<long long>(items(fused_plan))) +
@@ -407,9 +408,9 @@ ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, c
       plan.ops.push_back(std::move(p));
     }
 
-  SymbolSet loop_variables;
+  SymbolSet loop_variables;  // only loop bodies define symbols before their ops
   for (const auto& block : plan.dataflow.blocks)
-    if (block.label.rfind("loop body", 0) == 0) loop_variables.insert(block.header_defs.begin(), block.header_defs.end());
+    loop_variables.insert(block.header_defs.begin(), block.header_defs.end());
 
   for (const auto& block : plan.dataflow.blocks) {
     GroupBuilder builder(program, plan.dataflow, device);

@@ -281,7 +281,6 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
   std::vector<std::string> decls;
   for (const auto& s : order) {
     const Symbol& sym = program_.symbol(s);
-    if (sym.dtype == DType::F64) k.uses_fp64 = true;
     std::string type = std::string(dtype_ctype(sym.dtype));
     bool in_place = group_.stored.count(s) && !group_.shadowed.count(s);
     decls.push_back("__global " + std::string(in_place ? "" : "const ") + type + "* restrict " + param(s));
