@@ -41,6 +41,13 @@ class Operation {
   uint32_t traits() const {
     return desc_->struct_size >= FUGUE_SIZE_UP_TO(fugue_op_desc, traits) ? desc_->traits : 0;
   }
+  // The calls the conformance suite runs, as JSON text ("" when the plugin declares none, or
+  // predates ABI 1.2).
+  std::string test_cases() const {
+    return desc_->struct_size >= FUGUE_SIZE_UP_TO(fugue_op_desc, test_cases) && desc_->test_cases
+               ? desc_->test_cases
+               : "";
+  }
 
   // Each throws UserError for the plugin's INVALID_ARGUMENT / UNSUPPORTED and DeviceError for
   // DEVICE / INTERNAL, with the operation's name in front of the plugin's message.

@@ -29,7 +29,8 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 1
-#define FUGUE_ABI_VERSION_MINOR 1 /* 1.1: STENCIL operands (fugue_call.stencils), emit read_at */
+#define FUGUE_ABI_VERSION_MINOR 2 /* 1.1: STENCIL operands (fugue_call.stencils), emit read_at;
+                                     1.2: fugue_op_desc.test_cases */
 
 #define FUGUE_MAX_RANK 8
 #define FUGUE_MAX_OPERANDS 16
@@ -366,6 +367,16 @@ struct fugue_op_desc {
   void* user_data;      /* the plugin's own */
   /* ABI 1.1 (read only when struct_size covers it): FUGUE_OP_* traits. */
   uint32_t traits;
+  /* ABI 1.2 (read only when struct_size covers it; may be NULL): the calls the conformance suite
+   * (`fugue conformance`) runs, as JSON text: an array of cases, each an object with
+   *   "shape":  the shape of array inputs not named in "inputs" (e.g. [7, 5]);
+   *   "inputs": per input operand, a symbol in the program syntax ({"kind": "const", "value": 2},
+   *             {"kind": "stencil", "border": "clamp", "points": [...]}, {"kind": "array",
+   *             "shape": [3], "dtype": "u8"}); dtype defaults to the dtype under test;
+   *   "attrs":  attribute values;
+   *   "dtypes": the dtypes to run it with (default: every dtype the first array input accepts).
+   * NULL: the suite derives calls from the signature (arrays of one shape, ranks 1 to 3). */
+  const char* test_cases;
 };
 
 /* ABI 1.1 traits of an operation. */

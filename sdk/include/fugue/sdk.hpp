@@ -329,6 +329,9 @@ class Operation {
   double test_low = -1.0;
   double test_high = 1.0;
   uint32_t traits = 0;  // FUGUE_OP_* (ABI 1.1)
+  // The calls `fugue conformance` runs (ABI 1.2; JSON, see fugue_op_desc.test_cases). Empty: the
+  // suite derives them from the signature.
+  std::string test_cases;
 
   // Fill the types of OUT operands. Throw InvalidArgument naming the operand at fault.
   virtual void infer(const Call& call, fugue_type* types) const = 0;
@@ -488,6 +491,7 @@ class Operation {
     desc_.test_high = test_high;
     desc_.user_data = this;
     desc_.traits = traits;
+    desc_.test_cases = test_cases.empty() ? nullptr : test_cases.c_str();
   }
 
   std::vector<fugue_operand_desc> operand_descs_;
