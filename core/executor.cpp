@@ -112,6 +112,8 @@ void Executor::prepare_kernel(const FusedGroup& group) {
   int64_t kernel_limit = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
     Launch launch = choose_group_launch(group, device_.info, kernel_limit);
+    launch.sample_modulus = instrumentation_.sample_modulus;
+    launch.sample_residue = instrumentation_.sample_residue;
     site->kernel = generate_kernel(program_, group, launch, "fugue_kernel");
     cl::Program program = cache_.get(site->kernel.source, "", site->label);
     try {
@@ -183,9 +185,52 @@ Executor::Value& Executor::value_for_write(const std::string& symbol) {
   if (!v.buffer()) {
     const Symbol& s = program_.symbol(symbol);
     v.bytes = bytes_of(s);
-    v.buffer = allocate(v.bytes, "'" + symbol + "'");
+    if (instrumentation_.guard_bytes > 0) allocate_guarded(v, symbol);
+    else v.buffer = allocate(v.bytes, "'" + symbol + "'");
   }
   return v;
+}
+
+void Executor::allocate_guarded(Value& v, const std::string& symbol) {
+  // A sub-buffer's origin must be aligned to the device's base address alignment.
+  const size_t align = std::max<size_t>(device_.info.device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8, 4);
+  const size_t guard = (instrumentation_.guard_bytes + align - 1) / align * align;
+  const size_t total = guard + (v.bytes + 3) / 4 * 4 + guard;
+  v.guard = guard;
+  v.guarded = allocate(total, "'" + symbol + "' with guard regions");
+  try {
+    const cl_uint poison = Instrumentation::kPoison;
+    device_.queue.enqueueFillBuffer(v.guarded, poison, 0, total);
+    cl_buffer_region region{guard, std::max<size_t>(v.bytes, 1)};
+    v.buffer = v.guarded.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region);
+    device_.queue.finish();
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("preparing the guarded buffer of '" + symbol + "'", e.err()));
+  }
+}
+
+std::string Executor::guard_damage(const std::string& symbol) {
+  auto it = values_.find(symbol);
+  if (it == values_.end() || !it->second.guarded()) return {};
+  const Value& v = it->second;
+  const size_t total = v.guarded.getInfo<CL_MEM_SIZE>();
+  std::vector<uint8_t> bytes(total);
+  try {
+    device_.queue.enqueueReadBuffer(v.guarded, CL_TRUE, 0, total, bytes.data());
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("reading the guard regions of '" + symbol + "'", e.err()));
+  }
+  const uint8_t* poison = reinterpret_cast<const uint8_t*>(&Instrumentation::kPoison);
+  for (size_t b = v.guard; b-- > 0;)  // nearest the data first
+    if (bytes[b] != poison[b % 4])
+      return "byte " + std::to_string(v.guard - b) + " before the start was written";
+  for (size_t b = v.guard + v.bytes; b < total; ++b)
+    if (bytes[b] != poison[b % 4])
+      return "byte " + std::to_string(b - v.guard - v.bytes) + " past the end (element " +
+             std::to_string((b - v.guard) / std::max<size_t>(dtype_size(program_.symbol(symbol).dtype), 1)) +
+             " of " + std::to_string(v.bytes / std::max<size_t>(dtype_size(program_.symbol(symbol).dtype), 1)) +
+             ") was written";
+  return {};
 }
 
 const Executor::Value& Executor::value_for_read(const std::string& symbol, const Statement& where) {

@@ -31,6 +31,18 @@ struct KernelSite {
   std::string label;
 };
 
+// What `fugue conformance` uses to check an operation's promises; every other run leaves it off.
+struct Instrumentation {
+  // > 0: every symbol's buffer sits between two guard regions of at least this many bytes, and the
+  // guards and the buffer start out filled with kPoison.
+  size_t guard_bytes = 0;
+  // > 1: generated kernels compute only the elements i with i % sample_modulus == sample_residue,
+  // so an operation that writes another element's output shows (the rest must stay poisoned).
+  int64_t sample_modulus = 0;
+  int64_t sample_residue = 0;
+  static constexpr uint32_t kPoison = 0x7FC5A5A5u;  // a NaN as f32; the byte pattern repeats
+};
+
 class Executor : public Backend {
  public:
   Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler,
@@ -49,6 +61,11 @@ class Executor : public Backend {
   HostArray read(const std::string& symbol);
   // Reads every output first, then writes each file atomically into `folder` (created if needed).
   void write_outputs(const std::filesystem::path& folder);
+  // Before prepare(): guard regions and element sampling (see Instrumentation).
+  void instrument(const Instrumentation& instrumentation) { instrumentation_ = instrumentation; }
+  // With guards: "" when both guard regions of `symbol`'s buffer still hold the poison, otherwise
+  // where the first overwritten byte is ("3 bytes past the end").
+  std::string guard_damage(const std::string& symbol);
   // Kernels enqueued since the executor was made (device-level operations' own kernels excluded).
   int64_t kernel_launches() const { return launches_; }
 
@@ -60,6 +77,8 @@ class Executor : public Backend {
  private:
   struct Value {
     cl::Buffer buffer;
+    cl::Buffer guarded;  // instrumented: the allocation `buffer` is a region of, guards included
+    size_t guard = 0;    // bytes before `buffer` in `guarded`
     size_t bytes = 0;
     bool defined = false;
   };
@@ -69,6 +88,7 @@ class Executor : public Backend {
   Value& value_for_write(const std::string& symbol);
   const Value& value_for_read(const std::string& symbol, const Statement& where);
   cl::Buffer allocate(size_t bytes, const std::string& what);
+  void allocate_guarded(Value& v, const std::string& symbol);
   void upload(const std::string& symbol, const HostArray& array);
   void run_device_level(const PlannedOp& op, const std::map<std::string, cl::Buffer>& replaced);
   void enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name, double bytes,
@@ -87,6 +107,7 @@ class Executor : public Backend {
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation
   int64_t launches_ = 0;
+  Instrumentation instrumentation_;
 };
 
 }  // namespace fugue

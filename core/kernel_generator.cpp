@@ -360,6 +360,9 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     for (const auto& s : registers_now_)
       regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
     bool inner_scopes = !launch_.blocked && (launch_.tile_cols > 0 || launch_.unroll > 1);
+    if (launch_.sample_modulus > 1)
+      src += "    if (i % " + std::to_string(launch_.sample_modulus) + " != " + std::to_string(launch_.sample_residue) +
+             ") continue;\n";
     src += regs + loop + (inner_scopes ? std::string(launch_.tile_cols > 0 ? "    }\n" : "    }\n    }\n") : "") + "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
   }

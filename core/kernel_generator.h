@@ -26,6 +26,8 @@ struct Launch {
   // Tiled walk of a [grid_rows, grid_cols] iteration space (tile_cols 0: flat): each work-group takes
   // tiles of tile_rows x tile_cols cells in turn, tile_cols * tile_rows = local_size.
   int64_t grid_rows = 0, grid_cols = 0, tile_rows = 0, tile_cols = 0;
+  // Conformance only (Instrumentation): > 1 computes just the elements i % sample_modulus == residue.
+  int64_t sample_modulus = 0, sample_residue = 0;
 };
 
 // What a kernel argument is bound to.

@@ -1,4 +1,4 @@
-// main.cpp: the `fugue` executable: run, validate, explain, bench, devices, plugins.
+// main.cpp: the `fugue` executable: run, validate, explain, bench, conformance, devices, plugins.
 // Exit codes: 0 success, 2 a bad program, input or option, 1 a device or internal failure.
 #include <cstdio>
 #include <functional>
@@ -12,6 +12,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "conformance_suite.h"
 #include "device_manager.h"
 #include "errors.h"
 #include "executor.h"
@@ -44,6 +45,7 @@ struct Options {
   bool no_fuse = false;
   bool no_swap = false;
   int repeat = 10;
+  conformance::SuiteOptions conformance;
 };
 
 LoadOptions load_options(const Options& o) {
@@ -258,6 +260,16 @@ int main(int argc, char** argv) {
   bench->add_flag("--no-fuse", o.no_fuse, "one kernel per operation");
   bench->add_flag("--no-swap", o.no_swap, "run copies as kernels instead of buffer swaps");
 
+  auto* conformance = app.add_subcommand(
+      "conformance", "check every operation of a plugin: descriptors, infer on valid and invalid calls, device "
+                     "against reference, partition honesty, fusion neutrality, determinism, cost");
+  conformance->add_option("plugin", o.conformance.plugin, "a plugin file, or a plugin's name on the search path")
+      ->required();
+  conformance->add_option("--device", o.conformance.device, "device, as for run");
+  conformance->add_option("--report", o.conformance.report_file, "also write the results as JSON to this file");
+  conformance->add_option("--op", o.conformance.ops, "check only this operation (repeatable)");
+  conformance->add_option("--seed", o.conformance.seed, "seed of the random inputs (default: a fresh one, printed)");
+
   auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
   auto* plugins = app.add_subcommand("plugins", "list plugins, their versions, ABI and operations");
 
@@ -274,6 +286,7 @@ int main(int argc, char** argv) {
     if (validate->parsed()) return cmd_validate(o);
     if (explain->parsed()) return cmd_explain(o);
     if (bench->parsed()) return cmd_bench(o);
+    if (conformance->parsed()) return conformance::run_conformance(o.conformance);
     if (devices->parsed()) return cmd_devices();
     if (plugins->parsed()) return cmd_plugins(o);
   } catch (const UserError& e) {

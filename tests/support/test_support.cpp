@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "array_comparison.h"
 #include "executor.h"
 #include "program_cache.h"
 #include "profiler.h"
@@ -93,22 +94,7 @@ std::map<std::string, HostArray> run_reference(const Program& program) {
 }
 
 std::string compare_arrays(const HostArray& actual, const HostArray& expected, double tolerance) {
-  if (actual.dtype != expected.dtype)
-    return "dtype " + std::string(dtype_name(actual.dtype)) + " vs expected " + std::string(dtype_name(expected.dtype));
-  if (actual.shape != expected.shape)
-    return "shape " + shape_string(actual.shape) + " vs expected " + shape_string(expected.shape);
-  for (int64_t i = 0; i < expected.elements(); ++i) {
-    double a = actual.get(i), e = expected.get(i);
-    if (std::isnan(e) && std::isnan(a)) continue;
-    if (std::isinf(e) && a == e) continue;
-    if (!(std::fabs(a - e) <= tolerance * std::max(1.0, std::fabs(e)))) {
-      char buf[200];
-      std::snprintf(buf, sizeof buf, "element %lld: %.17g, expected %.17g (tolerance %g)", static_cast<long long>(i), a,
-                    e, tolerance);
-      return buf;
-    }
-  }
-  return {};
+  return fugue::compare_arrays(actual, expected, tolerance);
 }
 
 uint64_t fresh_seed() {

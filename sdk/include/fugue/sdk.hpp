@@ -378,6 +378,27 @@ class Operation {
       return fail(FUGUE_ERROR_INTERNAL, "unknown exception");
     }
   }
+  // Throws InvalidArgument (inputs) or logic_error (outputs) when operand i's type is outside its
+  // signature's kinds and dtypes.
+  void check_signature(uint32_t i, const fugue_type& t) const {
+    const OperandSpec& spec = operands[i];
+    const bool kind_ok = t.kind > FUGUE_KIND_NONE && t.kind < 32 && (spec.kinds & FUGUE_KIND_BIT(t.kind));
+    const bool dtype_ok = t.kind == FUGUE_KIND_CONST ||
+                          (t.dtype > FUGUE_DTYPE_NONE && t.dtype < FUGUE_DTYPE_COUNT && (spec.dtypes & FUGUE_DTYPE_BIT(t.dtype)));
+    if (kind_ok && dtype_ok) return;
+    std::string allowed;
+    for (fugue_dtype d = FUGUE_DTYPE_F32; d < FUGUE_DTYPE_COUNT; ++d)
+      if (spec.dtypes & FUGUE_DTYPE_BIT(d)) allowed += std::string(allowed.empty() ? "" : ", ") + dtype_name(d);
+    static const char* kinds[] = {"none", "array", "scalar", "const", "stencil"};
+    std::string kind_list;
+    for (fugue_kind k = FUGUE_KIND_ARRAY; k <= FUGUE_KIND_STENCIL; ++k)
+      if (spec.kinds & FUGUE_KIND_BIT(k)) kind_list += std::string(kind_list.empty() ? "" : " or ") + kinds[k];
+    const std::string signature = kind_list + " of " + allowed;
+    if (spec.role == FUGUE_ROLE_IN)
+      throw InvalidArgument("operand " + spec.name + ": expected " + signature + ", found " + type_string(t));
+    throw std::logic_error("operand " + spec.name + ": infer produced " + type_string(t) +
+                           ", outside its signature (" + signature + "): a bug in the operation");
+  }
   static const Operation& self(const fugue_op_desc* op) {
     return *static_cast<const Operation*>(op->user_data);
   }
@@ -413,7 +434,14 @@ class Operation {
         t.struct_size = sizeof t;
         result.push_back(t);
       }
-      self(op).infer(self(op).view(call), result.data());
+      // The signature's masks hold for every call, whoever makes it: the operation's own infer then
+      // only checks what is particular to it, and never returns a type its signature excludes.
+      const Operation& o = self(op);
+      for (uint32_t i = 0; i < call->num_operands; ++i)
+        if (o.operands[i].role == FUGUE_ROLE_IN) o.check_signature(i, result[i]);
+      o.infer(o.view(call), result.data());
+      for (uint32_t i = 0; i < call->num_operands; ++i)
+        if (o.operands[i].role == FUGUE_ROLE_OUT) o.check_signature(i, result[i]);
       for (uint32_t i = 0; i < call->num_operands; ++i)
         if (self(op).operands[i].role == FUGUE_ROLE_OUT) copy_into(FUGUE_NTH_MUTABLE(fugue_type, types, i), result[i]);
     });

@@ -1,0 +1,83 @@
+#include "child_process.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+namespace fugue::conformance {
+
+ChildOutcome run_in_child(const std::function<void(const std::function<void(const std::string&)>& say)>& work,
+                          int timeout_seconds) {
+  ChildOutcome outcome;
+  int fds[2];
+  if (pipe(fds) != 0) {
+    outcome.failure = std::string("could not create a pipe: ") + std::strerror(errno);
+    return outcome;
+  }
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    outcome.failure = std::string("could not fork: ") + std::strerror(errno);
+    close(fds[0]);
+    close(fds[1]);
+    return outcome;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    auto say = [&](const std::string& line) {
+      std::string text = line + "\n";
+      for (size_t done = 0; done < text.size();) {
+        ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+        if (n <= 0) _exit(3);
+        done += static_cast<size_t>(n);
+      }
+    };
+    work(say);
+    close(fds[1]);
+    _exit(0);  // no atexit handlers or static destructors of the parent's state
+  }
+  close(fds[1]);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  char buffer[4096];
+  bool timed_out = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int ready = poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      timed_out = ready == 0;
+      break;
+    }
+    ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n <= 0) break;  // the child closed its end
+    outcome.output.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    outcome.failure = "did not finish within " + std::to_string(timeout_seconds) + " s (a hang?)";
+  } else if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    outcome.failure = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +
+                      (sig == SIGABRT ? ": an uncaught exception or abort()" : "");
+  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    outcome.failure = "exited with status " + std::to_string(WEXITSTATUS(status));
+  } else {
+    outcome.completed = true;
+  }
+  return outcome;
+}
+
+}  // namespace fugue::conformance

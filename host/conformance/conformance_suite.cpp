@@ -1,0 +1,128 @@
+#include "conformance_suite.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include <spdlog/spdlog.h>
+
+#include "atomic_file.h"
+#include "conformance_report.h"
+#include "descriptor_checks.h"
+#include "device_checks.h"
+#include "errors.h"
+#include "infer_checks.h"
+#include "plugin_registry.h"
+#include "test_calls.h"
+
+namespace fugue::conformance {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The file of the plugin called `name`: libfugue_<name>.so in a folder of the search path.
+fs::path find_plugin_file(const std::string& name) {
+  if (name.find('/') != std::string::npos || (name.size() > 3 && name.substr(name.size() - 3) == ".so")) {
+    if (!fs::exists(name)) throw UserError("conformance: no plugin file " + name);
+    return name;
+  }
+  std::string searched;
+  for (const auto& folder : PluginRegistry::default_search_path()) {
+    fs::path candidate = folder / ("libfugue_" + name + ".so");
+    if (fs::exists(candidate)) return candidate;
+    searched += (searched.empty() ? "" : ", ") + folder.lexically_normal().string();
+  }
+  // A library whose table names itself differently: load the search path and look by name.
+  PluginRegistry all;
+  all.load_defaults();
+  for (const auto& p : all.plugins())
+    if (p->name == name) return p->file;
+  throw UserError("conformance: no plugin named '" + name + "' (looked for libfugue_" + name + ".so in " +
+                  (searched.empty() ? "no folder" : searched) +
+                  "); give a plugin file, or add its folder to FUGUE_PLUGIN_PATH");
+}
+
+// The device the suite runs on, opened only after every child process has been forked.
+struct OpenDevice {
+  std::vector<DeviceInfo> devices = list_devices();
+  Device device;
+  Profiler profiler{false};
+  ProgramCache cache;
+  explicit OpenDevice(const std::string& spec)
+      : device(select_device(devices, device_spec(spec))), cache(device, std::nullopt, &profiler) {}
+};
+
+}  // namespace
+
+int run_conformance(const SuiteOptions& options) {
+  const fs::path file = find_plugin_file(options.plugin);
+  const uint64_t seed = options.seed ? options.seed : (std::random_device{}() & 0x7fffffffu);
+  std::printf("conformance of %s (seed %llu; repeat with --seed)\n", file.c_str(), static_cast<unsigned long long>(seed));
+  Report report(stdout);
+
+  // The plugin under test first, so that its operations win over a bundled copy of the same names;
+  // then the search path, for the neighbours of fusion checks. Refusals of those are not its fault.
+  PluginRegistry registry;
+  const bool loaded = registry.load_file(file);
+  const auto level = spdlog::get_level();
+  spdlog::set_level(spdlog::level::err);
+  registry.load_defaults();
+  spdlog::set_level(level);
+
+  nlohmann::json header = {{"plugin_file", file.string()}, {"seed", seed}};
+  auto finish = [&](const std::string& name, size_t operations) {
+    report.print_summary(name, operations);
+    if (!options.report_file.empty())
+      write_file_atomically(options.report_file, [&](std::ostream& out) { out << report.to_json(header).dump(2) << "\n"; });
+    return report.failed() ? 1 : 0;
+  };
+  if (!loaded) {
+    std::string reason = "refused";
+    for (const auto& r : registry.refusals())
+      if (fs::path(r.file) == file) reason = r.reason;
+    report.add("", "abi handshake", Verdict::Fail, reason);
+    return finish(file.filename().string(), 0);
+  }
+  const LoadedPlugin* plugin = nullptr;
+  for (const auto& p : registry.plugins())
+    if (fs::weakly_canonical(p->file) == fs::weakly_canonical(file)) plugin = p.get();
+  if (!plugin) throw UserError("conformance: " + file.string() + " loaded, but is not among the registry's plugins");
+  header["plugin"] = plugin->name;
+  header["version"] = plugin->version;
+  header["abi"] = std::to_string(plugin->abi_major) + "." + std::to_string(plugin->abi_minor);
+
+  const auto all_ops = registry.operations_of(*plugin);
+  for (const auto& wanted : options.ops)
+    if (std::none_of(all_ops.begin(), all_ops.end(), [&](const Operation* op) { return op->name() == wanted; }))
+      throw UserError("conformance: --op " + wanted + ": plugin '" + plugin->name + "' has no operation of that name");
+  std::vector<const Operation*> ops = check_descriptors(registry, *plugin, options.ops, report);
+
+  // Host-only checks in child processes, before this process touches OpenCL (fork after is unsafe).
+  std::vector<std::pair<const Operation*, std::vector<TestCall>>> runnable;
+  for (const Operation* op : ops) {
+    std::vector<TestCall> candidates;
+    try {
+      candidates = candidate_calls(*op, seed);
+    } catch (const UserError& e) {
+      report.add(op->name(), "test_cases", Verdict::Fail, e.what());
+      continue;
+    }
+    runnable.emplace_back(op, check_infer(*op, registry, candidates, report));
+  }
+
+  OpenDevice device_session(options.device);
+  DeviceSession session{device_session.device, device_session.cache, device_session.profiler, registry};
+  for (auto& [op, calls] : runnable) {
+    if (calls.empty()) {
+      report.add(op->name(), "device", Verdict::Skip, "no valid call to run (see infer)");
+      continue;
+    }
+    check_on_device(*op, calls, session, report);
+    check_cost(*op, calls, registry, report);
+  }
+  header["device"] = device_session.device.info.name;
+  return finish(plugin->name, ops.size());
+}
+
+}  // namespace fugue::conformance

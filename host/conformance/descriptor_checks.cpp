@@ -1,0 +1,109 @@
+#include "descriptor_checks.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+#include <string>
+
+namespace fugue::conformance {
+
+namespace {
+
+bool identifier(const char* s) {
+  if (!s || !*s || !(std::isalpha(static_cast<unsigned char>(*s)) || *s == '_')) return false;
+  for (; *s; ++s)
+    if (!(std::isalnum(static_cast<unsigned char>(*s)) || *s == '_')) return false;
+  return true;
+}
+
+constexpr uint32_t kAllKinds = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY) | FUGUE_KIND_BIT(FUGUE_KIND_SCALAR) |
+                               FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_STENCIL);
+
+// Problems of one operation's descriptor, each a short sentence.
+std::vector<std::string> problems_of(const Operation& op) {
+  std::vector<std::string> problems;
+  const fugue_op_desc& d = op.desc();
+  auto problem = [&](const std::string& text) { problems.push_back(text); };
+  const std::string name = op.name();
+  const auto dot = name.find('.');
+  if (dot == std::string::npos || !identifier(name.substr(0, dot).c_str()) || !identifier(name.substr(dot + 1).c_str()))
+    problem("name '" + name + "' is not of the form family.op (identifiers)");
+  if (!d.doc || !*d.doc) problem("no doc string");
+  if (d.struct_size < FUGUE_SIZE_UP_TO(fugue_op_desc, user_data)) problem("struct_size below ABI 1.0's");
+  if (d.num_operands == 0 || d.num_operands > FUGUE_MAX_OPERANDS)
+    problem(std::to_string(d.num_operands) + " operands (1 to " + std::to_string(FUGUE_MAX_OPERANDS) + " allowed)");
+  if (op.outputs().empty()) problem("no OUT operand");
+  std::set<std::string> names;
+  for (uint32_t i = 0; i < op.operands().size(); ++i) {
+    const fugue_operand_desc& o = *op.operands()[i];
+    const std::string where = "operand " + std::to_string(i) + " ('" + (o.name ? o.name : "") + "')";
+    if (o.struct_size < FUGUE_SIZE_UP_TO(fugue_operand_desc, doc)) problem(where + ": struct_size below ABI 1.0's");
+    if (!identifier(o.name)) problem(where + ": name is not an identifier");
+    else if (!names.insert(o.name).second) problem(where + ": name used twice");
+    if (o.role != FUGUE_ROLE_IN && o.role != FUGUE_ROLE_OUT) problem(where + ": role is neither IN nor OUT");
+    if (!o.kinds || (o.kinds & ~kAllKinds)) problem(where + ": kinds mask empty or with unknown bits");
+    if (!o.dtypes || (o.dtypes & ~static_cast<uint32_t>(FUGUE_DTYPES_ALL)))
+      problem(where + ": dtypes mask empty or with unknown bits");
+    if (o.role == FUGUE_ROLE_OUT && (o.kinds & (FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_STENCIL))))
+      problem(where + ": an OUT operand cannot be a const or a stencil (they are known at generation)");
+  }
+  for (uint32_t a = 0; a < op.attrs().size(); ++a) {
+    const fugue_attr_desc& at = *op.attrs()[a];
+    const std::string where = "attribute " + std::to_string(a) + " ('" + (at.name ? at.name : "") + "')";
+    if (!identifier(at.name)) problem(where + ": name is not an identifier");
+    else if (!names.insert(at.name).second) problem(where + ": name used twice (operands and attributes share names)");
+    if (at.type < FUGUE_ATTR_NUMBER || at.type > FUGUE_ATTR_DTYPE) problem(where + ": unknown type");
+    if ((at.type == FUGUE_ATTR_NUMBER || at.type == FUGUE_ATTR_INT) && !std::isfinite(at.default_number))
+      problem(where + ": default is not finite");
+  }
+  if (!d.infer) problem("no infer function");
+  if (!d.plan) problem("no plan function");
+  if (!d.cost) problem("no cost function");
+  if (!d.reference) problem("no reference function");
+  if (!d.emit && !d.execute) problem("neither emit nor execute");
+  if (!(d.tolerance_f32 >= 0 && d.tolerance_f32 < 1) || !(d.tolerance_f64 >= 0 && d.tolerance_f64 < 1))
+    problem("tolerances must lie in [0, 1) (relative error bounds)");
+  if (!(std::isfinite(d.test_low) && std::isfinite(d.test_high) && d.test_low <= d.test_high))
+    problem("test domain [test_low, test_high] is not a finite interval");
+  if ((op.traits() & FUGUE_OP_IDENTITY) && (op.inputs().size() != 1 || op.outputs().size() != 1))
+    problem("IDENTITY trait on an operation without exactly one input and one output");
+  return problems;
+}
+
+}  // namespace
+
+std::vector<const Operation*> check_descriptors(const PluginRegistry& registry, const LoadedPlugin& plugin,
+                                                const std::vector<std::string>& only, Report& report) {
+  const fugue_plugin& table = *plugin.table;
+  std::string version = std::to_string(table.abi_major) + "." + std::to_string(table.abi_minor);
+  std::vector<std::string> plugin_problems;
+  if (!table.version || !*table.version) plugin_problems.push_back("no version string");
+  if (table.num_ops == 0) plugin_problems.push_back("no operations");
+  if (table.abi_minor > FUGUE_ABI_VERSION_MINOR)
+    plugin_problems.push_back("built for ABI " + version + ", newer than this core's; fields it relies on are ignored");
+  std::string detail = "ABI " + version + " (core " + std::to_string(FUGUE_ABI_VERSION_MAJOR) + "." +
+                       std::to_string(FUGUE_ABI_VERSION_MINOR) + "), " + std::to_string(table.num_ops) +
+                       " operations, names unique";
+  for (const auto& p : plugin_problems) detail += "; " + p;
+  report.add("", "abi handshake", plugin_problems.empty() ? Verdict::Pass : Verdict::Fail, detail);
+
+  std::vector<const Operation*> sound;
+  auto ops = registry.operations_of(plugin);
+  for (const Operation* op : ops) {
+    if (!only.empty() && std::find(only.begin(), only.end(), op->name()) == only.end()) continue;
+    auto problems = problems_of(*op);
+    std::string text;
+    for (const auto& p : problems) text += (text.empty() ? "" : "; ") + p;
+    if (problems.empty()) {
+      text = std::to_string(op->inputs().size()) + " in, " + std::to_string(op->outputs().size()) + " out, " +
+             std::to_string(op->attrs().size()) + " attributes" +
+             (op->test_cases().empty() ? ", calls derived from the signature" : ", declares test_cases");
+      sound.push_back(op);
+    }
+    report.add(op->name(), "descriptor", problems.empty() ? Verdict::Pass : Verdict::Fail, text);
+  }
+  return sound;
+}
+
+}  // namespace fugue::conformance

@@ -1,0 +1,341 @@
+#include "device_checks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "array_comparison.h"
+#include "errors.h"
+#include "executor.h"
+#include "program_loader.h"
+#include "reference_executor.h"
+
+namespace fugue::conformance {
+
+using json = nlohmann::json;
+
+namespace {
+
+double tolerance_for(const Operation& op, DType dtype) {
+  if (!dtype_is_float(dtype)) return 0;
+  return dtype == DType::F32 ? op.desc().tolerance_f32 : op.desc().tolerance_f64;
+}
+
+// Accumulates the outcome of one check over many calls: the first failure is the detail.
+struct Tally {
+  CheckResult result;
+  int passed = 0, skipped = 0;
+  std::set<std::string> dtypes;
+  std::vector<std::string> failures, skips;
+  Tally(const Operation& op, const std::string& check) : result{op.name(), check, Verdict::Pass, ""} {}
+  void pass(const TestCall& c, const std::string& note = "ok") {
+    ++passed;
+    dtypes.insert(std::string(dtype_name(c.dtype)));
+    result.calls.push_back({{"call", c.label}, {"outcome", note}});
+  }
+  void fail(const TestCall& c, const std::string& why) {
+    failures.push_back(c.label + ": " + why);
+    result.calls.push_back({{"call", c.label}, {"outcome", "FAIL: " + why}});
+  }
+  void skip(const TestCall& c, const std::string& why) {
+    ++skipped;
+    skips.push_back(c.label + ": " + why);
+    result.calls.push_back({{"call", c.label}, {"outcome", "SKIP: " + why}});
+  }
+  void finish(Report& report, const std::string& pass_text) {
+    if (!failures.empty()) {
+      result.verdict = Verdict::Fail;
+      result.detail = failures.front();
+      if (failures.size() > 1) result.detail += " (and " + std::to_string(failures.size() - 1) + " more)";
+    } else if (passed == 0) {
+      result.verdict = Verdict::Skip;
+      result.detail = skips.empty() ? "nothing to run" : skips.front();
+    } else {
+      std::string types;
+      for (const auto& t : dtypes) types += (types.empty() ? "" : " ") + t;
+      result.detail = std::to_string(passed) + " calls (" + types + ")" + (pass_text.empty() ? "" : ", " + pass_text);
+      if (skipped) result.detail += "; " + std::to_string(skipped) + " skipped (" + skips.front() + ")";
+    }
+    report.add(std::move(result));
+  }
+};
+
+struct Run {
+  std::unique_ptr<Program> program;
+  std::unique_ptr<Executor> executor;
+  std::map<std::string, HostArray> outputs;
+};
+
+Run run_program(const json& document, DeviceSession& s, const PlanOptions& options,
+                const Instrumentation* instrumentation = nullptr) {
+  Run r;
+  r.program = std::make_unique<Program>(parse_program(document, "conformance.json", s.registry));
+  r.executor = std::make_unique<Executor>(*r.program, s.device, s.cache, s.profiler, options);
+  if (instrumentation) r.executor->instrument(*instrumentation);
+  r.executor->prepare();
+  r.executor->initialize();
+  r.executor->run();
+  for (const auto& [symbol, file] : r.program->outputs) r.outputs[symbol] = r.executor->read(symbol);
+  return r;
+}
+
+std::map<std::string, HostArray> reference_outputs(const Program& program, ReferenceExecutor& reference) {
+  reference.run();
+  std::map<std::string, HostArray> out;
+  for (const auto& [symbol, file] : program.outputs) out[symbol] = reference.value(symbol);
+  return out;
+}
+
+// The calls the more expensive checks use: per dtype, the first "odd" (or declared) call.
+std::vector<const TestCall*> one_per_dtype(const std::vector<TestCall>& calls) {
+  std::vector<const TestCall*> out;
+  std::set<DType> seen;
+  for (const auto& c : calls)
+    if ((c.declared || c.size_class == "odd") && seen.insert(c.dtype).second) out.push_back(&c);
+  return out;
+}
+
+bool poisoned(const uint8_t* bytes, size_t offset, size_t size) {
+  const uint8_t* poison = reinterpret_cast<const uint8_t*>(&Instrumentation::kPoison);
+  for (size_t b = 0; b < size; ++b)
+    if (bytes[b] != poison[(offset + b) % 4]) return false;
+  return true;
+}
+
+// "" when the op kept to its partitions in an instrumented run; otherwise what it wrote where.
+std::string partition_violation(const Operation& op, const TestCall& call, DeviceSession& s, bool* sampled) {
+  Run plain = run_program(call.program, s, PlanOptions{});
+  const PlannedOp& planned = *plain.executor->plan().ops.front();
+  const Statement& st = *planned.statement;
+  // Sampling tells apart an op that writes only its own elements when every array output is
+  // ELEMENTWISE and the core generates the loop (ELEMENT and ITEM levels).
+  bool sample = planned.level() == FUGUE_LEVEL_ELEMENT || planned.level() == FUGUE_LEVEL_ITEM;
+  bool array_outputs = false;
+  for (uint32_t o : op.outputs())
+    if (planned.types[o].kind == FUGUE_KIND_ARRAY) {
+      array_outputs = true;
+      if (planned.partition(o).kind != FUGUE_PARTITION_ELEMENTWISE) sample = false;
+    }
+  sample = sample && array_outputs;
+  *sampled = sample;
+  Instrumentation inst;
+  inst.guard_bytes = 256;
+  if (sample) inst.sample_modulus = 3, inst.sample_residue = 1;
+  Run guarded = run_program(call.program, s, PlanOptions{}, &inst);
+  ReferenceExecutor reference(*guarded.program);
+  auto expected = reference_outputs(*guarded.program, reference);
+  for (size_t k = 0; k < st.operands.size(); ++k) {
+    const std::string& symbol = st.operands[k];
+    if (guarded.program->symbol(symbol).compile_time()) continue;
+    const std::string role = op.operands()[k]->role == FUGUE_ROLE_OUT ? "output " : "input ";
+    std::string damage = guarded.executor->guard_damage(symbol);
+    if (!damage.empty()) return role + symbol + ": " + damage;
+    if (op.operands()[k]->role == FUGUE_ROLE_IN) {
+      std::string changed = compare_bitwise(guarded.executor->read(symbol), reference.value(symbol));
+      if (!changed.empty()) return "input " + symbol + " was written (" + changed + ")";
+    }
+  }
+  if (!sample) return {};
+  for (uint32_t o : op.outputs()) {
+    const std::string& symbol = st.operands[o];
+    if (planned.types[o].kind != FUGUE_KIND_ARRAY) continue;
+    const HostArray& got = guarded.outputs.at(symbol);
+    const size_t size = dtype_size(got.dtype);
+    const double tol = tolerance_for(op, call.dtype);
+    for (int64_t i = 0; i < got.elements(); ++i) {
+      const bool computed = i % 3 == 1;
+      if (!computed && !poisoned(got.bytes.data() + i * size, i * size, size))
+        return "output " + symbol + ": element " + std::to_string(i) +
+               " was written, but only elements i % 3 == 1 were computed (ELEMENTWISE promises element i "
+               "writes element i alone)";
+      if (computed) {
+        double a = got.get(i), e = expected.at(symbol).get(i);
+        if (!(std::isnan(a) && std::isnan(e)) && !(std::fabs(a - e) <= tol * std::max(1.0, std::fabs(e))))
+          return "output " + symbol + ": element " + std::to_string(i) + " is " + std::to_string(a) +
+                 " when computed alone, " + std::to_string(e) + " by the reference";
+      }
+    }
+  }
+  return {};
+}
+
+// The fusion-neutrality program, or a reason there is none.
+std::string neighbour_program(const Operation& op, const TestCall& call, DeviceSession& s, json& program) {
+  if (op.name() == "array.mul") return "it is the neighbour itself";
+  auto neighbour = s.registry.find("array.mul");
+  if (!neighbour) return "the array plugin (array.mul, the neighbour) is not loaded";
+  Run plain = run_program(call.program, s, PlanOptions{false, false});
+  const PlannedOp& planned = *plain.executor->plan().ops.front();
+  if (planned.level() != FUGUE_LEVEL_ELEMENT && planned.level() != FUGUE_LEVEL_ITEM)
+    return "only element- and item-level operations fuse";
+  const uint32_t mul_dtypes = neighbour->operands()[0]->dtypes;
+  std::vector<uint32_t> inputs, outputs;
+  for (uint32_t i : op.inputs()) {
+    const fugue_partition& p = planned.partition(i);
+    bool halo = std::any_of(p.halo, p.halo + FUGUE_MAX_RANK, [](int64_t h) { return h != 0; });
+    if (planned.types[i].kind == FUGUE_KIND_ARRAY && p.kind == FUGUE_PARTITION_ELEMENTWISE && !halo &&
+        (mul_dtypes & FUGUE_DTYPE_BIT(planned.types[i].dtype)))
+      inputs.push_back(i);
+  }
+  for (uint32_t o : op.outputs())
+    if (planned.types[o].kind == FUGUE_KIND_ARRAY && planned.partition(o).kind == FUGUE_PARTITION_ELEMENTWISE &&
+        (mul_dtypes & FUGUE_DTYPE_BIT(planned.types[o].dtype)))
+      outputs.push_back(o);
+  if (inputs.empty() && outputs.empty()) return "no element-wise array operand to fuse a neighbour with";
+  program = with_neighbours(op, call.program, "array.mul", inputs, outputs);
+  return {};
+}
+
+}  // namespace
+
+void check_on_device(const Operation& op, const std::vector<TestCall>& calls, DeviceSession& s, Report& report) {
+  Tally reference(op, "reference"), determinism(op, "determinism");
+  for (const auto& call : calls) {
+    try {
+      Run run = run_program(call.program, s, PlanOptions{});
+      ReferenceExecutor ref(*run.program);
+      auto expected = reference_outputs(*run.program, ref);
+      std::string mismatch;
+      for (const auto& [symbol, value] : expected) {
+        mismatch = compare_arrays(run.outputs.at(symbol), value, tolerance_for(op, call.dtype));
+        if (!mismatch.empty()) {
+          mismatch = "device and reference differ: " + symbol + " " + mismatch;
+          break;
+        }
+      }
+      if (mismatch.empty()) reference.pass(call);
+      else reference.fail(call, mismatch);
+      // A second run on the same buffers must give the same bits.
+      run.executor->initialize();
+      run.executor->run();
+      std::string differs;
+      for (const auto& [symbol, first] : run.outputs) {
+        differs = compare_bitwise(run.executor->read(symbol), first);
+        if (!differs.empty()) {
+          differs = "a second run changed " + symbol + ": " + differs;
+          break;
+        }
+      }
+      if (differs.empty()) determinism.pass(call);
+      else determinism.fail(call, differs);
+    } catch (const UserError& e) {
+      // The device cannot run it (no fp64): not the plugin's fault.
+      reference.skip(call, e.what());
+      determinism.skip(call, e.what());
+    } catch (const std::exception& e) {
+      reference.fail(call, e.what());
+      determinism.skip(call, "the first run failed");
+    }
+  }
+  reference.finish(report, "within tolerance f32 " + json(op.desc().tolerance_f32).dump() + ", f64 " +
+                               json(op.desc().tolerance_f64).dump() + ", integers exact");
+  determinism.finish(report, "bitwise equal on a second run");
+
+  Tally partitions(op, "partition honesty"), fusion(op, "fusion neutrality");
+  bool any_sampled = false;
+  for (const TestCall* call : one_per_dtype(calls)) {
+    try {
+      bool sampled = false;
+      std::string violation = partition_violation(op, *call, s, &sampled);
+      any_sampled |= sampled;
+      if (violation.empty()) partitions.pass(*call, sampled ? "guards intact, sampled elements only" : "guards intact");
+      else partitions.fail(*call, violation);
+    } catch (const UserError& e) {
+      partitions.skip(*call, e.what());
+    } catch (const std::exception& e) {
+      partitions.fail(*call, e.what());
+    }
+    try {
+      json program;
+      std::string why_not = neighbour_program(op, *call, s, program);
+      if (!why_not.empty()) {
+        fusion.skip(*call, why_not);
+        continue;
+      }
+      Run fused = run_program(program, s, PlanOptions{});
+      const ExecutionPlan& plan = fused.executor->plan();
+      const Statement* statement = nullptr;
+      for (const auto& st : fused.program->body)
+        if (st.op && st.op->name() == op.name()) statement = &st;
+      const Step& step = plan.steps.at(statement);
+      if (step.kind != Step::Kind::Kernel || plan.groups.at(step.group).ops.size() < 2) {
+        std::string reason = "the planner kept it apart";
+        for (const auto& note : plan.not_fused) reason += "; " + note.text;
+        fusion.skip(*call, reason);
+        continue;
+      }
+      Run unfused = run_program(program, s, PlanOptions{false, false});
+      std::string mismatch;
+      for (const auto& [symbol, value] : unfused.outputs) {
+        mismatch = compare_arrays(fused.outputs.at(symbol), value, tolerance_for(op, call->dtype));
+        if (!mismatch.empty()) {
+          mismatch = "fused with " + std::to_string(plan.groups.at(step.group).ops.size() - 1) +
+                     " element-wise neighbours, " + symbol + " differs from the unfused run: " + mismatch;
+          break;
+        }
+      }
+      if (mismatch.empty())
+        fusion.pass(*call, "fused into one kernel with " + std::to_string(plan.groups.at(step.group).ops.size() - 1) +
+                               " neighbours");
+      else fusion.fail(*call, mismatch);
+    } catch (const UserError& e) {
+      fusion.skip(*call, e.what());
+    } catch (const std::exception& e) {
+      fusion.fail(*call, e.what());
+    }
+  }
+  partitions.finish(report, any_sampled ? "outputs poisoned, only every third element computed, nothing written "
+                                          "outside; guards around every buffer intact; inputs unchanged"
+                                        : "guards around every buffer intact; inputs unchanged");
+  fusion.finish(report, "fused with array.mul neighbours, same result as unfused");
+}
+
+void check_cost(const Operation& op, const std::vector<TestCall>& calls, const PluginRegistry& registry,
+                Report& report) {
+  Tally tally(op, "cost");
+  std::map<DType, std::pair<int64_t, double>> largest;  // per dtype: elements and bytes of the largest call so far
+  for (const auto& call : calls) {
+    try {
+      Program program = parse_program(call.program, "conformance.json", registry);
+      const Statement& st = program.body.front();
+      std::vector<fugue_type> types;
+      std::vector<fugue_stencil> stencils;
+      fugue_call c = program.call(st, types, stencils);
+      fugue_cost cost = op.cost(c);
+      double out_bytes = 0, all_bytes = 0;
+      int64_t elements = 0;
+      for (size_t k = 0; k < types.size(); ++k) {
+        const Symbol& sym = program.symbol(st.operands[k]);
+        if (sym.compile_time()) continue;
+        double bytes = static_cast<double>(sym.kind == SymbolKind::Array ? shape_elements(sym.shape) : 1) *
+                       static_cast<double>(dtype_size(sym.dtype));
+        all_bytes += bytes;
+        if (op.operands()[k]->role == FUGUE_ROLE_OUT) out_bytes += bytes;
+        if (sym.kind == SymbolKind::Array) elements = std::max(elements, shape_elements(sym.shape));
+      }
+      std::string problem;
+      if (!std::isfinite(cost.bytes) || !std::isfinite(cost.flops) || cost.bytes < 0 || cost.flops < 0)
+        problem = "bytes " + std::to_string(cost.bytes) + ", flops " + std::to_string(cost.flops) + ": not finite and non-negative";
+      else if (cost.bytes < out_bytes)
+        problem = "bytes " + std::to_string(cost.bytes) + " is less than the outputs' " + std::to_string(out_bytes) +
+                  " (an operation writes at least its outputs)";
+      else if (cost.bytes > 64 * all_bytes + (1 << 20))
+        problem = "bytes " + std::to_string(cost.bytes) + " is more than 64 times all operands' " + std::to_string(all_bytes);
+      auto& [prev_elements, prev_bytes] = largest[call.dtype];
+      if (problem.empty() && elements > prev_elements && cost.bytes < prev_bytes)
+        problem = "bytes fall from " + std::to_string(prev_bytes) + " to " + std::to_string(cost.bytes) +
+                  " as the arrays grow to " + std::to_string(elements) + " elements";
+      if (elements >= prev_elements) prev_elements = elements, prev_bytes = cost.bytes;
+      if (problem.empty()) tally.pass(call, "bytes " + json(cost.bytes).dump() + ", flops " + json(cost.flops).dump());
+      else tally.fail(call, problem);
+    } catch (const std::exception& e) {
+      tally.fail(call, e.what());
+    }
+  }
+  tally.finish(report, "finite, at least the outputs' bytes, growing with the arrays");
+}
+
+}  // namespace fugue::conformance

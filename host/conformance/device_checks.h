@@ -1,0 +1,32 @@
+// device_checks.h: an operation on the device, against its CPU reference and its own promises:
+// results within the declared tolerance, the same bits on a second run, nothing written outside the
+// declared partitions (guards and element sampling, see Instrumentation), and the same result fused
+// with neighbouring element-wise operations as alone. Also the cost's plausibility.
+#pragma once
+#include <vector>
+
+#include "conformance_report.h"
+#include "device_manager.h"
+#include "plugin_registry.h"
+#include "profiler.h"
+#include "program_cache.h"
+#include "test_calls.h"
+
+namespace fugue::conformance {
+
+struct DeviceSession {
+  Device& device;
+  ProgramCache& cache;
+  Profiler& profiler;
+  const PluginRegistry& registry;
+};
+
+// "reference", "determinism", "partition honesty", "fusion neutrality" for `op` over `calls`.
+void check_on_device(const Operation& op, const std::vector<TestCall>& calls, DeviceSession& session, Report& report);
+
+// "cost": present, finite, at least the bytes of the outputs, not absurdly above all operands' bytes,
+// and not decreasing as the calls grow.
+void check_cost(const Operation& op, const std::vector<TestCall>& calls, const PluginRegistry& registry,
+                Report& report);
+
+}  // namespace fugue::conformance

@@ -1,0 +1,265 @@
+#include "infer_checks.h"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "child_process.h"
+#include "errors.h"
+#include "program_loader.h"
+
+namespace fugue::conformance {
+
+namespace {
+
+std::string one_line(std::string text) {
+  for (auto& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  return text;
+}
+
+// A call descriptor of the program's one statement, with its own copies of types, attrs, stencils.
+struct RawCall {
+  std::vector<fugue_type> types;
+  std::vector<fugue_stencil> stencils;
+  std::vector<fugue_attr_value> attrs;
+  fugue_call call{};
+  void point() {
+    call.operands = types.data();
+    call.attrs = attrs.empty() ? nullptr : attrs.data();
+    call.stencils = stencils.data();
+  }
+};
+
+struct Mutation {
+  std::string label;
+  RawCall raw;
+};
+
+std::vector<Mutation> invalid_calls(const Operation& op, const Program& program) {
+  const Statement& st = program.body.front();
+  RawCall base;
+  base.call = program.call(st, base.types, base.stencils);
+  base.attrs = st.attrs;
+  for (uint32_t o : op.outputs()) {
+    base.types[o] = fugue_type{};
+    base.types[o].struct_size = sizeof(fugue_type);
+  }
+  std::vector<Mutation> out;
+  auto add = [&](const std::string& label, const std::function<void(RawCall&)>& change) {
+    Mutation m{label, base};
+    change(m.raw);
+    m.raw.point();
+    out.push_back(std::move(m));
+  };
+  for (uint32_t i : op.inputs()) {
+    const fugue_operand_desc& d = *op.operands()[i];
+    const fugue_type& t = base.types[i];
+    const std::string name = d.name;
+    if (t.kind == FUGUE_KIND_ARRAY) {
+      if (t.rank >= 1) add(name + " one longer on axis 0", [&](RawCall& r) { r.types[i].shape[0] += 1; });
+      if (t.rank < FUGUE_MAX_RANK)
+        add(name + " with one more axis", [&](RawCall& r) { r.types[i].shape[r.types[i].rank++] = 3; });
+      if (t.rank > 1) add(name + " with one axis fewer", [&](RawCall& r) { r.types[i].shape[--r.types[i].rank] = 0; });
+      if (t.rank >= 1) add(name + " empty (extent 0)", [&](RawCall& r) { r.types[i].shape[0] = 0; });
+    }
+    if (t.kind == FUGUE_KIND_ARRAY || t.kind == FUGUE_KIND_SCALAR) {
+      for (fugue_dtype other : {FUGUE_DTYPE_F32, FUGUE_DTYPE_F64, FUGUE_DTYPE_I32, FUGUE_DTYPE_U8}) {
+        if (other == t.dtype) continue;
+        bool in_mask = d.dtypes & FUGUE_DTYPE_BIT(other);
+        add(name + " as " + std::string(dtype_name(static_cast<DType>(other))) + (in_mask ? "" : " (outside its dtype mask)"),
+            [&](RawCall& r) { r.types[i].dtype = other; });
+      }
+    }
+  }
+  for (size_t a = 0; a < base.attrs.size(); ++a) {
+    const std::string name = base.attrs[a].name ? base.attrs[a].name : "?";
+    switch (base.attrs[a].type) {
+      case FUGUE_ATTR_NUMBER:
+        for (double v : {std::nan(""), -1e300, 0.0})
+          add("attribute " + name + " = " + std::to_string(v), [&](RawCall& r) { r.attrs[a].number = v; });
+        break;
+      case FUGUE_ATTR_INT:
+        for (int64_t v : {int64_t{-1}, int64_t{0}, int64_t{1} << 40})
+          add("attribute " + name + " = " + std::to_string(v), [&](RawCall& r) { r.attrs[a].integer = v; });
+        break;
+      case FUGUE_ATTR_STRING:
+        add("attribute " + name + " = \"no-such-value\"", [&](RawCall& r) { r.attrs[a].string = "no-such-value"; });
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+// "" when an output type infer returned is one the signature allows; otherwise what is wrong.
+std::string malformed_output(const Operation& op, const std::vector<fugue_type>& types) {
+  for (uint32_t o : op.outputs()) {
+    const fugue_type& t = types[o];
+    const std::string name = op.operands()[o]->name;
+    if (!(op.operands()[o]->kinds & FUGUE_KIND_BIT(t.kind)) || t.kind == FUGUE_KIND_NONE)
+      return name + " has kind " + std::to_string(t.kind) + ", outside its kinds mask";
+    if (!(op.operands()[o]->dtypes & FUGUE_DTYPE_BIT(t.dtype)) || t.dtype == FUGUE_DTYPE_NONE)
+      return name + " has dtype " + std::to_string(t.dtype) + ", outside its dtype mask";
+    if (t.rank > FUGUE_MAX_RANK) return name + " has rank " + std::to_string(t.rank);
+    if (t.kind == FUGUE_KIND_ARRAY)
+      for (uint32_t a = 0; a < t.rank; ++a)
+        if (t.shape[a] < 0) return name + " has a negative extent";
+  }
+  return {};
+}
+
+const char* status_name(fugue_status s) {
+  switch (s) {
+    case FUGUE_ERROR_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case FUGUE_ERROR_UNSUPPORTED: return "UNSUPPORTED";
+    case FUGUE_ERROR_DEVICE: return "DEVICE";
+    case FUGUE_ERROR_INTERNAL: return "INTERNAL";
+    default: return "an unknown status";
+  }
+}
+
+// The child's work: every candidate through the loader, then the invalid calls straight through the
+// C ABI. Lines: "start I", "ok I", "rejected I MSG", "fault I MSG"; "mstart L", "maccept L", "mreject L",
+// "mfault L\tMSG".
+void child_work(const Operation& op, const PluginRegistry& registry, const std::vector<TestCall>& candidates,
+                const std::function<void(const std::string&)>& say) {
+  std::unique_ptr<Program> base;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    say("start " + std::to_string(i));
+    try {
+      auto program = std::make_unique<Program>(parse_program(candidates[i].program, "conformance.json", registry));
+      say("ok " + std::to_string(i));
+      if (!base && (candidates[i].declared || candidates[i].size_class == "odd")) base = std::move(program);
+    } catch (const UserError& e) {
+      say("rejected " + std::to_string(i) + " " + one_line(e.what()));
+    } catch (const DeviceError& e) {
+      say("fault " + std::to_string(i) + " " + one_line(e.what()));
+    } catch (const std::exception& e) {
+      say("fault " + std::to_string(i) + " a C++ exception escaped the C boundary: " + one_line(e.what()));
+    } catch (...) {
+      say("fault " + std::to_string(i) + " an exception of unknown type escaped the C boundary");
+    }
+  }
+  if (!base) return;
+  for (auto& m : invalid_calls(op, *base)) {
+    say("mstart " + m.label);
+    std::vector<fugue_type> result = m.raw.types;
+    fugue_error error = make_error();
+    fugue_status status = FUGUE_OK;
+    try {
+      status = op.desc().infer(&op.desc(), &m.raw.call, result.data(), &error);
+    } catch (const std::exception& e) {
+      say("mfault " + m.label + "\ta C++ exception escaped the C boundary: " + one_line(e.what()));
+      continue;
+    } catch (...) {
+      say("mfault " + m.label + "\tan exception of unknown type escaped the C boundary");
+      continue;
+    }
+    error.message[sizeof error.message - 1] = 0;
+    if (status == FUGUE_OK) {
+      std::string bad = malformed_output(op, result);
+      say(bad.empty() ? "maccept " + m.label : "mfault " + m.label + "\taccepted, with a malformed output type: " + bad);
+    } else if (status != FUGUE_ERROR_INVALID_ARGUMENT && status != FUGUE_ERROR_UNSUPPORTED) {
+      say("mfault " + m.label + "\treturned " + status_name(status) +
+          " (meant for device failures and plugin bugs; a bad call is INVALID_ARGUMENT or UNSUPPORTED): " +
+          one_line(error.message));
+    } else if (!*error.message) {
+      say("mfault " + m.label + "\treturned " + status_name(status) + " without a message");
+    } else {
+      say("mreject " + m.label);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<TestCall> check_infer(const Operation& op, const PluginRegistry& registry,
+                                  const std::vector<TestCall>& candidates, Report& report) {
+  ChildOutcome child = run_in_child([&](const auto& say) { child_work(op, registry, candidates, say); }, 120);
+  std::map<size_t, std::string> status;  // candidate -> "ok", "rejected MSG", "fault MSG"
+  std::vector<std::string> accepted, rejected, faults;
+  std::string last_started;
+  std::istringstream lines(child.output);
+  for (std::string line; std::getline(lines, line);) {
+    const auto space = line.find(' ');
+    const std::string tag = line.substr(0, space), rest = space == std::string::npos ? "" : line.substr(space + 1);
+    if (tag == "start") {
+      last_started = "valid call " + candidates[std::stoul(rest)].label;
+    } else if (tag == "ok" || tag == "rejected" || tag == "fault") {
+      const auto sp = rest.find(' ');
+      status[std::stoul(rest.substr(0, sp))] = tag + (sp == std::string::npos ? "" : rest.substr(sp));
+    } else if (tag == "mstart") {
+      last_started = "invalid call (" + rest + ")";
+    } else if (tag == "maccept") {
+      accepted.push_back(rest);
+    } else if (tag == "mreject") {
+      rejected.push_back(rest);
+    } else if (tag == "mfault") {
+      const auto tab = rest.find('\t');
+      faults.push_back(rest.substr(0, tab) + ": " + rest.substr(tab + 1));
+    }
+  }
+  if (!child.completed) faults.push_back(last_started.empty() ? "the child process " + child.failure
+                                                               : last_started + ": " + child.failure);
+
+  // Valid calls: declared ones must all be accepted; derived ones keep the first rank that works.
+  std::vector<TestCall> valid;
+  std::vector<std::string> valid_faults;
+  size_t chosen_rank = 0;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    if (!candidates[i].declared && candidates[i].size_class == "odd" && status[i] == "ok") {
+      chosen_rank = candidates[i].rank;
+      break;
+    }
+  CheckResult valid_result{op.name(), "infer (valid)", Verdict::Pass, ""};
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const TestCall& c = candidates[i];
+    const std::string s = status.count(i) ? status[i] : "not reached";
+    valid_result.calls.push_back({{"call", c.label}, {"outcome", s}});
+    if (c.declared) {
+      if (s == "ok") valid.push_back(c);
+      else valid_faults.push_back(c.label + ": " + (s.rfind("rejected", 0) == 0 ? "a declared test case was rejected:" + s.substr(8) : s));
+    } else if (s.rfind("fault", 0) == 0 || s == "not reached") {
+      valid_faults.push_back(c.label + ": " + (s == "not reached" ? s : s.substr(6)));
+    } else if (s == "ok" && c.rank == chosen_rank) {
+      valid.push_back(c);
+    }
+  }
+  if (!valid_faults.empty()) {
+    valid_result.verdict = Verdict::Fail;
+    valid_result.detail = valid_faults.front() + (valid_faults.size() > 1 ? " (and " + std::to_string(valid_faults.size() - 1) + " more)" : "");
+  } else if (valid.empty()) {
+    valid_result.verdict = Verdict::Fail;
+    valid_result.detail = "no call derived from the signature (arrays of rank 1 to 3) was accepted; declare test_cases";
+    for (const auto& [i, s] : status)
+      if (s.rfind("rejected", 0) == 0) {
+        valid_result.detail += " (e.g. " + candidates[i].label + ":" + s.substr(8) + ")";
+        break;
+      }
+  } else {
+    valid_result.detail = std::to_string(valid.size()) + " calls accepted" +
+                          (chosen_rank ? " (rank " + std::to_string(chosen_rank) + ")" : "");
+  }
+  report.add(std::move(valid_result));
+
+  CheckResult invalid_result{op.name(), "infer (invalid)", Verdict::Pass, ""};
+  for (const auto& a : accepted) invalid_result.calls.push_back({{"call", a}, {"outcome", "accepted"}});
+  for (const auto& r : rejected) invalid_result.calls.push_back({{"call", r}, {"outcome", "rejected with a message"}});
+  for (const auto& f : faults) invalid_result.calls.push_back({{"call", f}, {"outcome", "fault"}});
+  if (!faults.empty()) {
+    invalid_result.verdict = Verdict::Fail;
+    invalid_result.detail = faults.front() + (faults.size() > 1 ? " (and " + std::to_string(faults.size() - 1) + " more)" : "");
+  } else if (accepted.empty() && rejected.empty()) {
+    invalid_result.verdict = Verdict::Skip;
+    invalid_result.detail = "no valid call to start from";
+  } else {
+    invalid_result.detail = std::to_string(rejected.size()) + " rejected with a message, " +
+                            std::to_string(accepted.size()) + " accepted with well-formed types";
+  }
+  report.add(std::move(invalid_result));
+  return valid;
+}
+
+}  // namespace fugue::conformance

@@ -1,0 +1,250 @@
+#include "test_calls.h"
+
+#include <algorithm>
+
+#include "errors.h"
+
+namespace fugue::conformance {
+
+using json = nlohmann::json;
+
+namespace {
+
+const DType kDtypeOrder[] = {DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::U32};
+
+DType dtype_from_name(const std::string& name) { return parse_dtype(name).value_or(DType::None); }
+
+bool accepts(uint32_t mask, DType dtype) { return mask & FUGUE_DTYPE_BIT(static_cast<int>(dtype)); }
+
+// The operand's dtype for a call testing `dtype`: that one if it takes it, else the first it takes.
+DType dtype_for(const fugue_operand_desc& d, DType dtype) {
+  if (accepts(d.dtypes, dtype)) return dtype;
+  for (DType t : kDtypeOrder)
+    if (accepts(d.dtypes, t)) return t;
+  return dtype;
+}
+
+// Random inputs: the op's declared domain for floats; for integers a range wide enough to matter,
+// and 0/1 for an integer operand beside another dtype (a mask or a condition).
+std::pair<double, double> domain(const Operation& op, DType symbol_dtype, DType call_dtype) {
+  if (dtype_is_float(symbol_dtype)) return {op.desc().test_low, op.desc().test_high};
+  if (symbol_dtype != call_dtype) return {0, 1};
+  bool is_unsigned = symbol_dtype == DType::U8 || symbol_dtype == DType::U32;
+  return {is_unsigned || op.desc().test_low >= 0 ? 0 : -100, 100};
+}
+
+// A star of 2 * rank + 1 points with unequal weights, so that swapped axes or signs show.
+json default_stencil(size_t rank, DType dtype) {
+  json points = json::array();
+  std::vector<int64_t> centre(rank, 0);
+  points.push_back({{"offset", centre}, {"weight", -0.75}});
+  for (size_t axis = 0; axis < rank; ++axis)
+    for (int side : {-1, 1}) {
+      std::vector<int64_t> offset(rank, 0);
+      offset[axis] = side;
+      points.push_back({{"offset", offset}, {"weight", 0.1 * static_cast<double>(axis + 1) + (side > 0 ? 0.05 : 0.0)}});
+    }
+  return {{"kind", "stencil"}, {"dtype", dtype_is_float(dtype) ? dtype_name(dtype) : "f32"}, {"border", "clamp"},
+          {"points", points}};
+}
+
+std::string shape_text(const json& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + shape[i].dump();
+  return s + "]";
+}
+
+// One call: `spec` holds "shape", and optionally "inputs" and "attrs" (test_cases syntax).
+json make_program(const Operation& op, const json& spec, DType dtype, uint64_t seed) {
+  const json shape = spec.value("shape", json::array({7}));
+  const json given = spec.value("inputs", json::object());
+  json symbols = json::object(), in = json::array(), out = json::array(), outputs = json::object();
+  uint64_t k = 0;
+  for (uint32_t i : op.inputs()) {
+    const fugue_operand_desc& d = *op.operands()[i];
+    const std::string name = d.name;
+    const DType t = dtype_for(d, dtype);
+    auto [low, high] = domain(op, t, dtype);
+    json random = {{"random", {{"seed", seed + k++}, {"low", low}, {"high", high}}}};
+    json symbol;
+    if (given.contains(name)) {
+      symbol = given[name];
+      const std::string kind = symbol.value("kind", "array");
+      symbol["kind"] = kind;
+      if ((kind == "array" || kind == "scalar" || kind == "stencil") && !symbol.contains("dtype"))
+        symbol["dtype"] = kind == "stencil" ? default_stencil(1, t)["dtype"].get<std::string>() : dtype_name(t);
+      if (kind == "array" && !symbol.contains("shape")) symbol["shape"] = shape;
+      if (kind == "array" && !symbol.contains("from") && !symbol.contains("value")) {
+        auto [l, h] = domain(op, dtype_from_name(symbol["dtype"].get<std::string>()), dtype);
+        symbol["from"] = {{"random", {{"seed", seed + k}, {"low", l}, {"high", h}}}};
+      }
+      if (kind == "scalar" && !symbol.contains("value") && !symbol.contains("from"))
+        symbol["value"] = dtype_is_float(t) ? 0.25 * low + 0.75 * high : 5;
+    } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_ARRAY)) {
+      symbol = {{"kind", "array"}, {"dtype", dtype_name(t)}, {"shape", shape}, {"from", random}};
+    } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_SCALAR)) {
+      symbol = {{"kind", "scalar"}, {"dtype", dtype_name(t)}, {"value", dtype_is_float(t) ? 0.25 * low + 0.75 * high : 5}};
+    } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)) {
+      symbol = {{"kind", "const"}, {"value", dtype_is_float(t) ? 0.5 * (low + high) + 0.125 : 3}};
+    } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_STENCIL)) {
+      symbol = default_stencil(shape.size(), t);
+    }
+    symbols[name] = symbol;
+    in.push_back(name);
+  }
+  for (uint32_t o : op.outputs()) {
+    const std::string name = op.operands()[o]->name;
+    out.push_back(name);
+    outputs[name] = name + ".npy";
+  }
+  json attrs = spec.value("attrs", json::object());
+  for (const auto* a : op.attrs()) {
+    if (!a->required || attrs.contains(a->name)) continue;
+    // A required attribute the case does not give: a value most operations accept.
+    if (a->type == FUGUE_ATTR_DTYPE) attrs[a->name] = dtype == DType::F32 ? "f64" : "f32";
+    else if (a->type == FUGUE_ATTR_INT) attrs[a->name] = 3;
+    else if (a->type == FUGUE_ATTR_NUMBER) attrs[a->name] = dtype_is_float(dtype) ? 1.25 : 3;
+  }
+  return {{"fugue", 1},
+          {"doc", "conformance call of " + op.name()},
+          {"symbols", symbols},
+          {"body", {{{"op", op.name()}, {"in", in}, {"out", out}, {"attrs", attrs}}}},
+          {"outputs", outputs}};
+}
+
+// The dtypes a call runs with by default: those of the first input that can be an array.
+std::vector<DType> default_dtypes(const Operation& op) {
+  uint32_t mask = 0;
+  for (uint32_t i : op.inputs())
+    if (op.operands()[i]->kinds & FUGUE_KIND_BIT(FUGUE_KIND_ARRAY)) {
+      mask = op.operands()[i]->dtypes;
+      break;
+    }
+  if (!mask && !op.inputs().empty()) mask = op.operands()[op.inputs().front()]->dtypes;
+  if (!mask && !op.outputs().empty()) mask = op.operands()[op.outputs().front()]->dtypes;
+  std::vector<DType> out;
+  for (DType t : kDtypeOrder)
+    if (accepts(mask, t)) out.push_back(t);
+  return out;
+}
+
+std::vector<TestCall> declared_calls(const Operation& op, const std::string& text, uint64_t seed) {
+  const std::string where = op.name() + " test_cases";
+  json cases;
+  try {
+    cases = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw UserError(where + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!cases.is_array() || cases.empty()) throw UserError(where + ": expected a non-empty JSON array of cases");
+  std::vector<TestCall> calls;
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const json& spec = cases[c];
+    const std::string p = where + " /" + std::to_string(c);
+    if (!spec.is_object()) throw UserError(p + ": expected an object (shape, inputs, attrs, dtypes)");
+    for (const auto& [key, value] : spec.items())
+      if (key != "shape" && key != "inputs" && key != "attrs" && key != "dtypes" && key != "name")
+        throw UserError(p + "/" + key + ": unknown key (expected shape, inputs, attrs, dtypes, name)");
+    if (spec.contains("shape") && (!spec["shape"].is_array() || spec["shape"].size() > FUGUE_MAX_RANK ||
+                                   !std::all_of(spec["shape"].begin(), spec["shape"].end(),
+                                                [](const json& n) { return n.is_number_integer() && n >= 0; })))
+      throw UserError(p + "/shape: expected a list of at most 8 non-negative integers");
+    if (spec.contains("inputs") && !spec["inputs"].is_object())
+      throw UserError(p + "/inputs: expected an object of input operand names");
+    if (spec.contains("inputs"))
+      for (const auto& [name, symbol] : spec["inputs"].items()) {
+        bool known = std::any_of(op.inputs().begin(), op.inputs().end(),
+                                 [&](uint32_t i) { return op.operands()[i]->name == name; });
+        if (!known) throw UserError(p + "/inputs/" + name + ": no input operand of that name");
+        if (!symbol.is_object()) throw UserError(p + "/inputs/" + name + ": expected a symbol object");
+      }
+    if (spec.contains("attrs") && !spec["attrs"].is_object()) throw UserError(p + "/attrs: expected an object");
+    std::vector<DType> dtypes;
+    if (spec.contains("dtypes")) {
+      if (!spec["dtypes"].is_array()) throw UserError(p + "/dtypes: expected a list of dtype names");
+      for (const auto& t : spec["dtypes"]) {
+        DType d = t.is_string() ? dtype_from_name(t.get<std::string>()) : DType::None;
+        if (d == DType::None) throw UserError(p + "/dtypes: unknown dtype " + t.dump());
+        dtypes.push_back(d);
+      }
+    } else {
+      dtypes = default_dtypes(op);
+    }
+    const json shape = spec.value("shape", json::array({7}));
+    for (DType t : dtypes) {
+      TestCall call;
+      call.declared = true;
+      call.dtype = t;
+      call.rank = shape.size();
+      call.label = spec.value("name", "case " + std::to_string(c)) + " " + std::string(dtype_name(t)) + " " + shape_text(shape);
+      call.program = make_program(op, spec, t, seed + 101 * c);
+      calls.push_back(std::move(call));
+    }
+  }
+  return calls;
+}
+
+std::vector<TestCall> derived_calls(const Operation& op, uint64_t seed) {
+  const std::vector<std::pair<std::string, std::vector<json>>> shapes = {
+      {"degenerate", {json::array({1}), json::array({1, 1}), json::array({1, 1, 1})}},
+      {"odd", {json::array({7}), json::array({7, 5}), json::array({3, 5, 7})}},
+      {"large", {json::array({1000003}), json::array({1031, 1029}), json::array({101, 103, 97})}},
+  };
+  std::vector<TestCall> calls;
+  for (size_t rank = 1; rank <= 3; ++rank)
+    for (const auto& [size_class, by_rank] : shapes)
+      for (DType t : default_dtypes(op)) {
+        json spec = {{"shape", by_rank[rank - 1]}};
+        TestCall call;
+        call.dtype = t;
+        call.size_class = size_class;
+        call.rank = rank;
+        call.label = std::string(dtype_name(t)) + " " + shape_text(spec["shape"]);
+        call.program = make_program(op, spec, t, seed);
+        calls.push_back(call);
+        // The second input as a const, where the signature takes one.
+        if (size_class == "odd" && op.inputs().size() >= 2 &&
+            (op.operands()[op.inputs()[1]]->kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST))) {
+          const std::string name = op.operands()[op.inputs()[1]]->name;
+          spec["inputs"] = {{name, {{"kind", "const"}, {"value", dtype_is_float(t) ? 0.625 : 3}}}};
+          call.label += " " + name + " const";
+          call.program = make_program(op, spec, t, seed);
+          calls.push_back(call);
+        }
+      }
+  return calls;
+}
+
+}  // namespace
+
+std::vector<TestCall> candidate_calls(const Operation& op, uint64_t seed) {
+  const std::string declared = op.test_cases();
+  return declared.empty() ? derived_calls(op, seed) : declared_calls(op, declared, seed);
+}
+
+json with_neighbours(const Operation& op, const json& program, const std::string& neighbour,
+                     const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs) {
+  json p = program;
+  json& statement = p["body"][0];
+  json body = json::array();
+  for (uint32_t i : inputs) {
+    const std::string name = op.operands()[i]->name, source = name + "_source";
+    p["symbols"][source] = p["symbols"][name];
+    p["symbols"].erase(name);
+    body.push_back({{"op", neighbour}, {"in", {source, 1}}, {"out", {name}}});
+  }
+  body.push_back(statement);
+  json outs = json::object();
+  for (const auto& [name, file] : p["outputs"].items()) outs[name] = file;
+  for (uint32_t o : outputs) {
+    const std::string name = op.operands()[o]->name, next = name + "_next";
+    body.push_back({{"op", neighbour}, {"in", {name, 1}}, {"out", {next}}});
+    outs.erase(name);
+    outs[next] = next + ".npy";
+  }
+  p["body"] = body;
+  p["outputs"] = outs;
+  return p;
+}
+
+}  // namespace fugue::conformance

@@ -1,0 +1,35 @@
+// test_calls.h: the calls of an operation the conformance suite runs, each a one-operation program.
+// They come from the operation's declared test_cases (ABI 1.2), or are derived from its signature:
+// arrays of one shape (degenerate, odd, large) of each rank from 1 to 3, every dtype it accepts.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dtype.h"
+#include "operation.h"
+
+namespace fugue::conformance {
+
+struct TestCall {
+  std::string label;          // "f32 [7, 5]", "case 2 f64 [1]", "f32 [7] b const"
+  DType dtype = DType::None;  // the dtype under test
+  std::string size_class;     // "degenerate", "odd", "large" ("" for declared calls)
+  size_t rank = 0;            // of the array inputs
+  bool declared = false;      // from the operation's test_cases: it must be valid
+  nlohmann::json program;     // one operation; its outputs are the program's outputs
+};
+
+// Every candidate call. Throws UserError (naming the JSON pointer) for malformed test_cases. Derived
+// candidates may be invalid for the operation; the infer check keeps the valid ones.
+std::vector<TestCall> candidate_calls(const Operation& op, uint64_t seed);
+
+// The program with its array inputs renamed and produced by `producer` (x = producer(x_source, 1)) and
+// its array outputs consumed (y_next = consumer(y, 1)), for the inputs and outputs listed: the
+// fusion-neutrality program. The outputs become y_next.
+nlohmann::json with_neighbours(const Operation& op, const nlohmann::json& program, const std::string& neighbour,
+                               const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs);
+
+}  // namespace fugue::conformance
