@@ -360,7 +360,8 @@ struct fugue_op_desc {
   fugue_execute_fn execute; /* DEVICE level */
   fugue_cost_fn cost;
   fugue_reference_fn reference;
-  double tolerance_f32; /* relative error bound vs the reference, float inputs */
+  double tolerance_f32; /* error bound vs the reference, float inputs: |device - reference| <=
+                           tolerance * max(1, |reference|) (relative above 1, absolute below) */
   double tolerance_f64;
   double test_low;      /* the domain random test inputs are drawn from */
   double test_high;
@@ -374,7 +375,8 @@ struct fugue_op_desc {
    *             {"kind": "stencil", "border": "clamp", "points": [...]}, {"kind": "array",
    *             "shape": [3], "dtype": "u8"}); dtype defaults to the dtype under test;
    *   "attrs":  attribute values;
-   *   "dtypes": the dtypes to run it with (default: every dtype the first array input accepts).
+   *   "dtypes": the dtypes to run it with (default: every dtype the first array input accepts);
+   *   "name":   a label for the report (default "case N").
    * NULL: the suite derives calls from the signature (arrays of one shape, ranks 1 to 3). */
   const char* test_cases;
 };

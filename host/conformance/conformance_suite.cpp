@@ -64,9 +64,9 @@ int run_conformance(const SuiteOptions& options) {
   // The plugin under test first, so that its operations win over a bundled copy of the same names;
   // then the search path, for the neighbours of fusion checks. Refusals of those are not its fault.
   PluginRegistry registry;
-  const bool loaded = registry.load_file(file);
   const auto level = spdlog::get_level();
-  spdlog::set_level(spdlog::level::err);
+  spdlog::set_level(spdlog::level::err);  // a refusal is reported as a FAIL below, not as a warning
+  const bool loaded = registry.load_file(file);
   registry.load_defaults();
   spdlog::set_level(level);
 

@@ -222,7 +222,7 @@ std::vector<TestCall> candidate_calls(const Operation& op, uint64_t seed) {
   return declared.empty() ? derived_calls(op, seed) : declared_calls(op, declared, seed);
 }
 
-json with_neighbours(const Operation& op, const json& program, const std::string& neighbour,
+json with_neighbours(const Operation& op, const json& program, const std::string& neighbour, double identity,
                      const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs) {
   json p = program;
   json& statement = p["body"][0];
@@ -231,14 +231,14 @@ json with_neighbours(const Operation& op, const json& program, const std::string
     const std::string name = op.operands()[i]->name, source = name + "_source";
     p["symbols"][source] = p["symbols"][name];
     p["symbols"].erase(name);
-    body.push_back({{"op", neighbour}, {"in", {source, 1}}, {"out", {name}}});
+    body.push_back({{"op", neighbour}, {"in", {source, identity}}, {"out", {name}}});
   }
   body.push_back(statement);
   json outs = json::object();
   for (const auto& [name, file] : p["outputs"].items()) outs[name] = file;
   for (uint32_t o : outputs) {
     const std::string name = op.operands()[o]->name, next = name + "_next";
-    body.push_back({{"op", neighbour}, {"in", {name, 1}}, {"out", {next}}});
+    body.push_back({{"op", neighbour}, {"in", {name, identity}}, {"out", {next}}});
     outs.erase(name);
     outs[next] = next + ".npy";
   }

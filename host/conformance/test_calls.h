@@ -26,10 +26,12 @@ struct TestCall {
 // candidates may be invalid for the operation; the infer check keeps the valid ones.
 std::vector<TestCall> candidate_calls(const Operation& op, uint64_t seed);
 
-// The program with its array inputs renamed and produced by `producer` (x = producer(x_source, 1)) and
-// its array outputs consumed (y_next = consumer(y, 1)), for the inputs and outputs listed: the
-// fusion-neutrality program. The outputs become y_next.
+// The fusion-neutrality program: the listed array inputs renamed and produced by the neighbour
+// (x = neighbour(x_source, identity)), the listed array outputs consumed by it (y_next =
+// neighbour(y, identity)); the outputs become y_next. `identity` leaves values as they are (1 for a
+// multiplication, 0 for an addition).
 nlohmann::json with_neighbours(const Operation& op, const nlohmann::json& program, const std::string& neighbour,
-                               const std::vector<uint32_t>& inputs, const std::vector<uint32_t>& outputs);
+                               double identity, const std::vector<uint32_t>& inputs,
+                               const std::vector<uint32_t>& outputs);
 
 }  // namespace fugue::conformance

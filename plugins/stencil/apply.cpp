@@ -39,6 +39,25 @@ Apply::Apply() {
   // A handful of products summed in x's dtype, in another order than the reference's.
   tolerance_f32 = 1e-5;
   tolerance_f64 = 1e-12;
+  // Grids of rank 1 to 3, every border, a reach beyond a short grid, and a stencil without symmetry.
+  test_cases = R"([
+    {"name": "5-point clamp", "shape": [257, 129], "inputs": {"R": {"kind": "stencil", "border": "clamp",
+      "points": [{"offset": [-1, 0], "weight": 0.2}, {"offset": [1, 0], "weight": 0.15},
+                 {"offset": [0, -1], "weight": 0.25}, {"offset": [0, 1], "weight": 0.1},
+                 {"offset": [0, 0], "weight": -0.7}]}}},
+    {"name": "radius 2 zero", "shape": [7, 5], "inputs": {"R": {"kind": "stencil", "border": "zero",
+      "points": [{"offset": [-2, 1], "weight": 0.05}, {"offset": [-1, -1], "weight": 0.1},
+                 {"offset": [0, 0], "weight": 0.5}, {"offset": [1, 2], "weight": -0.2},
+                 {"offset": [2, -2], "weight": 0.3}]}}},
+    {"name": "radius 2 periodic", "shape": [1, 1], "inputs": {"R": {"kind": "stencil", "border": "periodic",
+      "points": [{"offset": [-2, 1], "weight": 0.05}, {"offset": [0, 0], "weight": 0.5},
+                 {"offset": [2, -2], "weight": 0.3}]}}},
+    {"name": "1-D mirror", "shape": [2], "inputs": {"R": {"kind": "stencil", "border": "mirror",
+      "points": [{"offset": [-3], "weight": 0.25}, {"offset": [0], "weight": -1}, {"offset": [2], "weight": 0.75}]}}},
+    {"name": "3-D periodic", "shape": [9, 8, 7], "inputs": {"R": {"kind": "stencil", "border": "periodic",
+      "points": [{"offset": [0, 0, 0], "weight": -1.5}, {"offset": [-1, 0, 0], "weight": 0.1},
+                 {"offset": [0, 1, 0], "weight": 0.4}, {"offset": [0, 0, -1], "weight": 0.5}]}}}
+  ])";
 }
 
 void Apply::infer(const sdk::Call& call, fugue_type* types) const {

@@ -90,7 +90,7 @@ TEST(Cli, ValidateDevicesPlugins) {
   r = fugue_cli("plugins");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("array.norm2"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("ABI 1.1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ABI 1.2"), std::string::npos) << r.out;
 }
 
 TEST(Cli, PluginOptionAndRefusal) {

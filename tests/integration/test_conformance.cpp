@@ -1,0 +1,136 @@
+// `fugue conformance`: a sound plugin conforms (exit 0, a JSON report), and each deliberately broken
+// plugin is caught by the check its fault belongs to, with a message that points at the fault.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using fugue::test::TempDir;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+Result conformance(const std::string& args) {
+  std::string command = fugue::test::fugue_executable().string() + " conformance " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string test_plugin(const std::string& name) {
+  return (fugue::test::test_plugin_folder() / ("libfugue_" + name + ".so")).string();
+}
+
+// The line of `check` for `op`, or "" when there is none.
+std::string line_of(const std::string& out, const std::string& op, const std::string& check) {
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    std::string line = out.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (line.find(" " + op + " ") != std::string::npos && line.find(" " + check + " ") != std::string::npos)
+      return line;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return {};
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+TEST(Conformance, DeviceLevelPluginConformsAndWritesAReport) {
+  TempDir dir;
+  auto r = conformance(test_plugin("testops") + " --report " + (dir / "report.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "reference"), "PASS")) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "partition honesty"), "PASS")) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "fusion neutrality"), "SKIP")) << r.out;  // device level
+  std::ifstream in(dir / "report.json");
+  auto report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["plugin"], "testops");
+  EXPECT_EQ(report["summary"]["conforms"], true);
+  EXPECT_EQ(report["summary"]["fail"], 0);
+  bool saw_reference = false;
+  for (const auto& c : report["checks"])
+    if (c["op"] == "test.scale" && c["check"] == "reference") {
+      saw_reference = true;
+      EXPECT_EQ(c["verdict"], "PASS");
+      EXPECT_FALSE(c["calls"].empty());
+    }
+  EXPECT_TRUE(saw_reference) << report.dump(2);
+}
+
+TEST(Conformance, WritesOutsideThePartitionAreCaught) {
+  TempDir dir;
+  auto r = conformance(test_plugin("broken_partition") + " --report " + (dir / "report.json").string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  // Element-level: writes its neighbour's element, in bounds: only sampling shows it.
+  std::string smear = line_of(r.out, "broken.smear", "partition honesty");
+  EXPECT_TRUE(starts_with(smear, "FAIL")) << r.out;
+  EXPECT_NE(smear.find("output y: element 2 was written, but only elements i % 3 == 1 were computed"),
+            std::string::npos) << smear;
+  // Device-level: one element past the end, caught by the guard region.
+  std::string overrun = line_of(r.out, "broken.overrun", "partition honesty");
+  EXPECT_TRUE(starts_with(overrun, "FAIL")) << r.out;
+  EXPECT_NE(overrun.find("output y: byte 0 past the end"), std::string::npos) << overrun;
+  // Its results are right, so nothing else fails.
+  EXPECT_TRUE(starts_with(line_of(r.out, "broken.smear", "reference"), "PASS")) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "broken.overrun", "reference"), "PASS")) << r.out;
+  std::ifstream in(dir / "report.json");
+  auto report = nlohmann::json::parse(in);
+  EXPECT_EQ(report["summary"]["conforms"], false);
+  EXPECT_EQ(report["summary"]["fail"], 2);
+}
+
+TEST(Conformance, AReferenceThatDisagreesWithItsKernelIsCaught) {
+  auto r = conformance(test_plugin("broken_reference"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  std::string line = line_of(r.out, "broken.cube", "reference");
+  EXPECT_TRUE(starts_with(line, "FAIL")) << r.out;
+  EXPECT_NE(line.find("device and reference differ: y element"), std::string::npos) << line;
+  EXPECT_NE(line.find("(tolerance 1e-05)"), std::string::npos) << line;
+  EXPECT_TRUE(starts_with(line_of(r.out, "broken.cube", "partition honesty"), "PASS")) << r.out;
+}
+
+TEST(Conformance, AnExceptionThrownAcrossTheCBoundaryIsCaught) {
+  auto r = conformance(test_plugin("broken_infer"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  std::string line = line_of(r.out, "broken.throwing", "infer (valid)");
+  EXPECT_TRUE(starts_with(line, "FAIL")) << r.out;
+  EXPECT_NE(line.find("a C++ exception escaped the C boundary: broken.throwing: infer threw"), std::string::npos)
+      << line;
+}
+
+TEST(Conformance, AnotherAbiMajorIsRefusedWithBothVersions) {
+  auto r = conformance(test_plugin("other_major"));
+  EXPECT_EQ(r.code, 1) << r.out;
+  std::string line = line_of(r.out, "(plugin)", "abi handshake");
+  EXPECT_TRUE(starts_with(line, "FAIL")) << r.out;
+  EXPECT_NE(line.find("built for plugin ABI 2.0, but this Fugue has ABI 1."), std::string::npos) << line;
+}
+
+TEST(Conformance, UnknownPluginOrOperationIsABadRequest) {
+  auto r = conformance("no_such_plugin");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("no plugin named 'no_such_plugin'"), std::string::npos) << r.out;
+  r = conformance(test_plugin("testops") + " --op test.nothing");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("--op test.nothing"), std::string::npos) << r.out;
+}
