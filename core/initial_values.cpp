@@ -2,6 +2,7 @@
 
 #include "errors.h"
 #include "file_names.h"
+#include "flo_io.h"
 #include "generators.h"
 #include "image_io.h"
 #include "npy_io.h"
@@ -21,6 +22,7 @@ HostArray initial_value(const Symbol& s) {
         if (scalar) a.shape.clear();
         return a;
       }
+      if (lowercase_extension(src.file) == ".flo") return load_flo(src.file, shape);
       return load_gray_image(src.file, shape);
     }
     case SymbolSource::Kind::Inline:

@@ -23,7 +23,7 @@ std::string_view symbol_kind_name(SymbolKind kind);
 struct SymbolSource {
   enum class Kind { None, File, Inline, Fill, Random, Arange };
   Kind kind = Kind::None;
-  std::filesystem::path file;  // File: resolved against the program's folder
+  std::filesystem::path file;  // File: resolved against the program's folder (a --set path: the current folder)
   nlohmann::json inline_value;  // Inline
   double value = 0;             // Fill (zeros: 0)
   uint64_t seed = 0;            // Random

@@ -230,7 +230,7 @@ int main(int argc, char** argv) {
   run->add_option("program", o.program, "program file (.json)")->required();
   run->add_option("--device", o.device, "P:D, gpu, cpu or part of a device name (default: $FUGUE_DEVICE, else first GPU, else first device)");
   run->add_option("--out", o.out, "folder for the outputs (default: the current folder)");
-  run->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
+  run->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
   run->add_option("--profile", o.profile, "write a Chrome trace-event JSON of kernels, transfers and compiles");
   run->add_flag("--stats", o.stats, "print device time per kernel and program-cache counts");
   run->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without reading or writing the disk cache");
@@ -242,19 +242,19 @@ int main(int argc, char** argv) {
                                                 "why operations were not fused, and the generated OpenCL");
   explain->add_option("program", o.program, "program file (.json)")->required();
   explain->add_option("--device", o.device, "device, as for run");
-  explain->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
+  explain->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
   explain->add_flag("--no-fuse", o.no_fuse, "plan without fusion");
   explain->add_flag("--no-swap", o.no_swap, "plan without copy elimination");
 
   auto* validate = app.add_subcommand("validate", "check a program without running it");
   validate->add_option("program", o.program, "program file (.json)")->required();
-  validate->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
+  validate->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
 
   auto* bench = app.add_subcommand("bench", "time a program's kernels: warm-up, then repetitions");
   bench->add_option("program", o.program, "program file (.json)")->required();
   bench->add_option("--device", o.device, "device, as for run");
   bench->add_option("--repeat", o.repeat, "timed repetitions (default 10)");
-  bench->add_option("--set", o.sets, "override a const or scalar: NAME=VALUE (repeatable)");
+  bench->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
   bench->add_option("--json", o.json, "also write the figures as JSON to this file ('-': stdout)");
   bench->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without the disk cache");
   bench->add_flag("--no-fuse", o.no_fuse, "one kernel per operation");

@@ -4,7 +4,10 @@
 #include <fstream>
 
 #include "errors.h"
+#include "flo_io.h"
 #include "host_array.h"
+#include "image_io.h"
+#include "initial_values.h"
 #include "npy_io.h"
 #include "program_loader.h"
 #include "test_support.h"
@@ -290,4 +293,162 @@ TEST(ProgramLoader, ShapesMayNameConsts) {
   test::write_text(file, R"({"fugue": 1, "symbols": {"m": {"kind": "const", "value": 5},
      "v": {"kind": "array", "dtype": "f64", "shape": ["m", 2], "from": {"zeros": {}}}}, "body": []})");
   EXPECT_EQ(load_program(file, test::bundled_plugins()).symbol("v").shape, (Shape{5, 2}));
+}
+
+// ---- .flo sources and outputs
+
+namespace {
+
+HostArray small_flow() {
+  HostArray flow(DType::F32, {2, 3, 2});
+  for (int64_t i = 0; i < flow.elements(); ++i) flow.set(i, 0.5 * static_cast<double>(i) - 1);
+  flow.set(3, 2e9);  // unknown
+  return flow;
+}
+
+// Runs in `folder` while it lives (relative --set paths resolve against the working directory).
+struct InFolder {
+  std::filesystem::path previous = std::filesystem::current_path();
+  explicit InFolder(const std::filesystem::path& folder) { std::filesystem::current_path(folder); }
+  ~InFolder() { std::filesystem::current_path(previous); }
+};
+
+}  // namespace
+
+TEST(ProgramLoader, FloFileIsAnF32FlowArray) {
+  TempDir dir;
+  const HostArray flow = small_flow();
+  save_flo(dir / "f.flo", flow);
+  auto file = dir / "prog.json";
+  test::write_text(file, R"({"fugue": 1, "symbols": {"f": {"kind": "array", "from": "f.flo"},
+    "g": {"kind": "array", "dtype": "f32", "shape": [2, 3, 2], "from": {"file": "F.FLO"}}}, "body": []})");
+  std::filesystem::copy_file(dir / "f.flo", dir / "F.FLO");
+  Program p = load_program(file, test::bundled_plugins());
+  EXPECT_EQ(p.symbol("f").dtype, DType::F32);
+  EXPECT_EQ(p.symbol("f").shape, (Shape{2, 3, 2}));
+  EXPECT_EQ(initial_value(p.symbol("f")).bytes, flow.bytes);
+  EXPECT_EQ(initial_value(p.symbol("g")).bytes, flow.bytes);
+}
+
+TEST(ProgramLoader, FloThatContradictsTheDeclaration) {
+  TempDir dir;
+  save_flo(dir / "f.flo", small_flow());
+  auto e = load_error(dir, R"({"fugue": 1, "symbols": {"f": {"kind": "array", "dtype": "f32", "shape": [3, 2, 2],
+                                "from": "f.flo"}}, "body": []})");
+  EXPECT_CONTAINS(e, "prog.json:/symbols/f/from: expected a file of shape [3, 2, 2] (the declared shape)");
+  EXPECT_CONTAINS(e, "of shape [2, 3, 2]");
+  e = load_error(dir, R"({"fugue": 1, "symbols": {"f": {"kind": "array", "dtype": "f64", "shape": [2, 3, 2],
+                           "from": "f.flo"}}, "body": []})");
+  EXPECT_CONTAINS(e, "prog.json:/symbols/f/dtype: expected f32 (.flo files hold f32 flow), found f64");
+  e = load_error(dir, R"({"fugue": 1, "symbols": {"f": {"kind": "scalar", "from": "f.flo"}}, "body": []})");
+  EXPECT_CONTAINS(e, "prog.json:/symbols/f/from: a .flo file (optical flow) can only be read into an array");
+  test::write_text(dir / "bad.flo", "NOPE and some more bytes");
+  e = load_error(dir, R"({"fugue": 1, "symbols": {"f": {"kind": "array", "from": "bad.flo"}}, "body": []})");
+  EXPECT_CONTAINS(e, "prog.json:/symbols/f/from: ");
+  EXPECT_CONTAINS(e, "bad.flo: tag 'NOPE' (0x4e4f5045) where PIEH was expected");
+  e = load_error(dir, R"({"fugue": 1, "symbols": {"f": {"kind": "array", "from": "f.txt"}}, "body": []})");
+  EXPECT_CONTAINS(e, "expected a .npy, .png, .pgm or .flo file");
+}
+
+TEST(ProgramLoader, FlowOutputsAreFloFilesOrPictures) {
+  TempDir dir;
+  std::string decl = R"({"fugue": 1, "symbols": {
+    "f": {"kind": "array", "dtype": "f32", "shape": [4, 5, 2], "from": {"zeros": {}}},
+    "d": {"kind": "array", "dtype": "f64", "shape": [4, 5, 2], "from": {"zeros": {}}},
+    "x": {"kind": "array", "dtype": "f32", "shape": [4, 5], "from": {"zeros": {}}},
+    "k": {"kind": "array", "dtype": "i32", "shape": [4, 5, 2], "from": {"zeros": {}}},
+    "t": {"kind": "array", "dtype": "f32", "shape": [4, 5, 3], "from": {"zeros": {}}}}, "body": [], "outputs": )";
+  EXPECT_EQ(load_error(dir, decl + R"({"f": "f.flo", "d": "d.FLO"}})"), "");
+  EXPECT_EQ(load_error(dir, decl + R"({"f": "f.png", "d": "d.png", "x": "x.png"}})"), "");
+  auto e = load_error(dir, decl + R"({"x": "x.flo"}})");
+  EXPECT_CONTAINS(e, "prog.json:/outputs/x: a .flo file needs f32 or f64 flow of shape [H, W, 2] (H, W > 0); 'x' is f32 [4, 5]");
+  EXPECT_CONTAINS(load_error(dir, decl + R"({"k": "k.flo"}})"), "'k' is i32 [4, 5, 2]");
+  EXPECT_CONTAINS(load_error(dir, decl + R"({"k": "k.png"}})"), "prog.json:/outputs/k");
+  EXPECT_CONTAINS(load_error(dir, decl + R"({"t": "t.png"}})"), "prog.json:/outputs/t");
+  EXPECT_CONTAINS(load_error(dir, decl + R"({"f": "f.pgm"}})"), "prog.json:/outputs/f");
+  EXPECT_CONTAINS(load_error(dir, decl + R"({"f": "f.txt"}})"), "an output file name ending in .npy, .png, .pgm or .flo");
+}
+
+TEST(ProgramLoader, SetReplacesTheFileOfAFileSourcedArray) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "prog");
+  save_npy(dir / "prog" / "a.npy", HostArray(DType::F64, {3}));
+  save_npy(dir / "b.npy", HostArray(DType::F64, {5}));
+  save_npy(dir / "prog" / "b.npy", HostArray(DType::F64, {7}));  // not this one: --set is not program-relative
+  auto file = dir / "prog" / "prog.json";
+  test::write_text(file, R"({"fugue": 1, "symbols": {"v": {"kind": "array", "from": "a.npy"}}, "body": []})");
+  InFolder here(dir.path());
+  EXPECT_EQ(load_program(file, test::bundled_plugins()).symbol("v").shape, Shape{3});
+
+  LoadOptions options;
+  options.overrides = {{"v", "b.npy"}};
+  Program p = load_program(file, test::bundled_plugins(), options);
+  EXPECT_EQ(p.symbol("v").shape, Shape{5});  // the shape comes from the new file
+  EXPECT_EQ(p.symbol("v").source.file, std::filesystem::path("b.npy"));
+  EXPECT_EQ(initial_value(p.symbol("v")).shape, Shape{5});
+
+  // Another format: the dtype and shape follow the file.
+  HostArray image(DType::F32, {2, 4});
+  save_gray_png(dir / "img.png", image);
+  options.overrides = {{"v", "img.png"}};
+  p = load_program(file, test::bundled_plugins(), options);
+  EXPECT_EQ(p.symbol("v").dtype, DType::F32);
+  EXPECT_EQ(p.symbol("v").shape, (Shape{2, 4}));
+  save_flo(dir / "flow.flo", small_flow());
+  options.overrides = {{"v", (dir / "flow.flo").string()}};  // absolute paths work too
+  p = load_program(file, test::bundled_plugins(), options);
+  EXPECT_EQ(p.symbol("v").shape, (Shape{2, 3, 2}));
+  EXPECT_EQ(initial_value(p.symbol("v")).bytes, small_flow().bytes);
+}
+
+TEST(ProgramLoader, SetFileMustMatchADeclaredShape) {
+  TempDir dir;
+  save_npy(dir / "a.npy", HostArray(DType::F32, {3}));
+  save_npy(dir / "b.npy", HostArray(DType::F32, {5}));
+  save_npy(dir / "c.npy", HostArray(DType::F32, {3}));
+  const std::string text = R"({"fugue": 1, "symbols": {"v": {"kind": "array", "dtype": "f32", "shape": [3],
+                               "from": "a.npy"}}, "body": []})";
+  InFolder here(dir.path());
+  LoadOptions options;
+  options.overrides = {{"v", "b.npy"}};
+  auto e = load_error(dir, text, options);
+  EXPECT_EQ(e.rfind("--set v=b.npy: ", 0), 0u) << e;
+  EXPECT_CONTAINS(e, "prog.json:/symbols/v/from: expected a file of shape [3] (the declared shape), found b.npy of shape [5]");
+  options.overrides = {{"v", "c.npy"}};
+  EXPECT_EQ(load_error(dir, text, options), "");
+  options.overrides = {{"v", "nothere.npy"}};
+  e = load_error(dir, text, options);
+  EXPECT_EQ(e.rfind("--set v=nothere.npy: ", 0), 0u) << e;
+  EXPECT_CONTAINS(e, "nothere.npy");
+  options.overrides = {{"v", "b.txt"}};
+  EXPECT_CONTAINS(load_error(dir, text, options), "expected a .npy, .png, .pgm or .flo file, found 'b.txt'");
+}
+
+TEST(ProgramLoader, SetFileNeverReadsTheDeclaredFile) {
+  TempDir dir;
+  save_npy(dir / "b.npy", HostArray(DType::I32, {4}));
+  const std::string text = R"({"fugue": 1, "symbols": {"v": {"kind": "array", "from": "missing.npy"}}, "body": []})";
+  EXPECT_CONTAINS(load_error(dir, text), "missing.npy");
+  InFolder here(dir.path());
+  LoadOptions options;
+  options.overrides = {{"v", "missing.npy"}, {"v", "b.npy"}};  // the last one wins
+  EXPECT_EQ(load_error(dir, text, options), "");
+}
+
+TEST(ProgramLoader, SetRefusesArraysThatAreNotFileSourced) {
+  TempDir dir;
+  LoadOptions options;
+  options.overrides = {{"x", "other.npy"}};
+  EXPECT_CONTAINS(load_error(dir, program("[]"), options),
+                  "--set x=other.npy: 'x' is an array generated by random; only consts, scalars and file-sourced "
+                  "arrays can be set");
+  options.overrides = {{"k", "1"}};
+  EXPECT_CONTAINS(load_error(dir, program("[]"), options), "'k' is an array generated by arange");
+  options.overrides = {{"t", "t.npy"}};
+  EXPECT_CONTAINS(load_error(dir, program(R"([{"op": "array.mul", "out": ["t"], "in": ["a", "x"]}])"), options),
+                  "--set t=t.npy: the program has no symbol 't'");  // temporaries are not symbols yet
+  std::string declared = std::string("{") + kHeader + R"(, "body": [{"op": "array.mul", "out": ["z"], "in": ["a", "x"]}]})";
+  declared.replace(declared.find("\"n\":"), 0, R"("z": {"kind": "array"}, )");
+  options.overrides = {{"z", "z.npy"}};
+  EXPECT_CONTAINS(load_error(dir, declared, options), "'z' is an array computed by the program");
 }
