@@ -54,6 +54,16 @@ Formula float_function(const std::string& builtin, Real (*real)(Real, Real)) {
   return formula;
 }
 
+// atan2(y, x): named after the point's coordinates, in C's order, rather than a and b.
+MapSpec atan2() {
+  MapSpec spec = binary_map(
+      "atan2", "The angle of the point (x, y) from the positive x axis, in [-pi, pi] radians",
+      kFloatDtypes, float_function("atan2", ::atan2l));
+  spec.inputs = {{"y", "the ordinate (the numerator of the tangent)"},
+                 {"x", "the abscissa (the denominator of the tangent)"}};
+  return spec.with_tolerance(kFewUlps);
+}
+
 std::vector<MapSpec> binary_specs() {
   return {
       binary_map("add", "a + b; integers wrap around", kAllDtypes, wrapping('+')),
@@ -68,6 +78,7 @@ std::vector<MapSpec> binary_specs() {
       binary_map("pow", "a raised to the power b", kFloatDtypes, float_function("pow", ::powl))
           .with_tolerance(kFewUlps)
           .with_domain(0.5, 2),
+      atan2(),
   };
 }
 
@@ -94,6 +105,13 @@ std::vector<MapSpec> unary_specs() {
       unary_map("sin", "The sine of x (radians)", kFloatDtypes, float_function("sin", ::sinl))
           .with_tolerance(kFewUlps),
       unary_map("cos", "The cosine of x (radians)", kFloatDtypes, float_function("cos", ::cosl))
+          .with_tolerance(kFewUlps),
+      // acos and asin are defined on [-1, 1] only.
+      unary_map("acos", "The arc cosine of x, in [0, pi] radians", kFloatDtypes,
+                float_function("acos", ::acosl))
+          .with_tolerance(kFewUlps),
+      unary_map("asin", "The arc sine of x, in [-pi/2, pi/2] radians", kFloatDtypes,
+                float_function("asin", ::asinl))
           .with_tolerance(kFewUlps),
       unary_map("tanh", "The hyperbolic tangent of x", kFloatDtypes,
                 float_function("tanh", ::tanhl))

@@ -1,5 +1,5 @@
-// arithmetic.h: the arithmetic element-wise operations: add sub mul div minimum maximum pow, neg
-// abs, the float functions sqrt rsqrt exp log sin cos tanh floor ceil, and copy.
+// arithmetic.h: the arithmetic element-wise operations: add sub mul div minimum maximum pow atan2,
+// neg abs, the float functions sqrt rsqrt exp log sin cos acos asin tanh floor ceil, and copy.
 #pragma once
 #include <memory>
 #include <vector>

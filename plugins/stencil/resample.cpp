@@ -1,4 +1,4 @@
-// resample.cpp: stencil.downsample and stencil.upsample.
+// resample.cpp: stencil.downsample, stencil.upsample and stencil.upsample_to.
 #include "resample.h"
 
 #include <algorithm>
@@ -118,7 +118,7 @@ void Downsample::reference(const sdk::Call& call, fugue_host_array* operands) co
 }
 
 // ---------------------------------------------------------------------------------------------
-// Upsample
+// Upsample and UpsampleTo
 
 namespace {
 
@@ -156,28 +156,80 @@ Upsample::Upsample() {
 }
 
 void Upsample::infer(const sdk::Call& call, fugue_type* types) const {
-  require_rank(call, kX, 2);
-  const fugue_type& x = call.operand(kX);
+  const fugue_type& x = image(call);
+  const int64_t rows = target("rows", call.integer("rows"), x.shape[0], "rows");
+  const int64_t cols = target("cols", call.integer("cols"), x.shape[1], "columns");
+  types[call.index("y")] = array_type(x.dtype, {rows, cols});
+}
+
+UpsampleTo::UpsampleTo() {
+  name = "stencil.upsample_to";
+  doc =
+      "[H, W] -> like's shape [rows, cols] by the bilinear interpolation of stencil.upsample: "
+      "y[r, c] samples x at ((r + 0.5) H/rows - 0.5, (c + 0.5) W/cols - 0.5), clamped into x; "
+      "values are not scaled";
+  operands = {
+      sdk::in("x", kArray, kFloat, "the image, [H, W], at least one row and one column"),
+      sdk::in("like", kArray, kAll,
+              "lends its shape [rows, cols] (rows >= H, cols >= W); never read"),
+      sdk::out("y", kArray, kFloat, "the finer image, like's shape, x's dtype"),
+  };
+  tolerance_f32 = 1e-5;
+  tolerance_f64 = 1e-12;
+  // One pyramid step with even and odd sizes, an unchanged axis, and a single cell spread out.
+  test_cases = R"([
+    {"name": "odd pyramid step", "shape": [7, 5], "inputs": {"like": {"shape": [13, 9]}}},
+    {"name": "even pyramid step", "shape": [7, 5], "inputs": {"like": {"shape": [14, 10]}}},
+    {"name": "single cell", "shape": [1, 1], "inputs": {"like": {"shape": [3, 2]}}},
+    {"name": "same shape", "shape": [1, 1], "inputs": {"like": {"shape": [1, 1]}}},
+    {"name": "large", "shape": [129, 65], "inputs": {"like": {"shape": [257, 129], "dtype": "u8"}}},
+    {"name": "columns kept", "shape": [100, 129], "inputs": {"like": {"shape": [300, 129]}}}
+  ])";
+}
+
+void UpsampleTo::infer(const sdk::Call& call, fugue_type* types) const {
+  const fugue_type& x = image(call);
+  const uint32_t k = call.index("like");
+  require_rank(call, k, 2);
+  const fugue_type& like = call.operand(k);
+  // The bounds of stencil.upsample's attributes, on like's extents.
+  for (uint32_t d = 0; d < 2; ++d)
+    if (like.shape[d] < x.shape[d] || like.shape[d] > kLargestExtent)
+      throw rejection("operand like",
+                      "a shape of at least " + sdk::shape_string(x) +
+                          " (operand x's: an upsample never shrinks), extents at most " +
+                          std::to_string(kLargestExtent),
+                      describe(like));
+  types[call.index("y")] = array_type(x.dtype, shape_of(like));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bilinear interpolation both share
+
+const fugue_type& BilinearUpsample::image(const sdk::Call& call) const {
+  const uint32_t k = call.index("x");
+  require_rank(call, k, 2);
+  const fugue_type& x = call.operand(k);
   if (x.shape[0] < 1 || x.shape[1] < 1)
     throw rejection("operand x", "at least one row and one column to interpolate between",
                     describe(x));
-  const int64_t rows = target("rows", call.integer("rows"), x.shape[0], "rows");
-  const int64_t cols = target("cols", call.integer("cols"), x.shape[1], "columns");
-  types[kY] = array_type(x.dtype, {rows, cols});
+  return x;
 }
 
-fugue_plan Upsample::plan(const sdk::Call& call) const {
-  fugue_plan plan = grid_plan(call, sdk::elements(call.operand(kY)));
-  plan.partitions[kX] = whole(2);
-  plan.partitions[kY] = elementwise(2);
+fugue_plan BilinearUpsample::plan(const sdk::Call& call) const {
+  fugue_plan plan = grid_plan(call, sdk::elements(call.operand("y")));
+  plan.partitions[call.index("x")] = whole(2);
+  plan.partitions[call.index("y")] = elementwise(2);  // like, where there is one, stays NONE
   plan.registers = 14;
   return plan;
 }
 
-void Upsample::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void BilinearUpsample::emit(const sdk::Call& call, const fugue_plan&,
+                            const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
-  const fugue_type& x = call.operand(kX);
-  const fugue_type& y = call.operand(kY);
+  const uint32_t kx = call.index("x"), ky = call.index("y");
+  const fugue_type& x = call.operand(kx);
+  const fugue_type& y = call.operand(ky);
   if (sdk::elements(y) == 0) return;
   const fugue_dtype dtype = x.dtype;
   const std::string t = ctype(dtype);
@@ -207,7 +259,7 @@ void Upsample::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter
                               literal(dtype, double(2 * m)));
   }
   auto at = [&](const std::string& r, const std::string& c) {
-    return emitter.read_at(kX, in.flat({r, c}));
+    return emitter.read_at(kx, in.flat({r, c}));
   };
   const std::string a = declare(emitter, code, "p00", t, at(low[0], low[1]));
   const std::string b = declare(emitter, code, "p01", t, at(low[0], high[1]));
@@ -217,25 +269,25 @@ void Upsample::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter
       declare(emitter, code, "top", t, a + " + " + fraction[1] + " * (" + b + " - " + a + ")");
   const std::string bottom =
       declare(emitter, code, "bottom", t, c + " + " + fraction[1] + " * (" + d + " - " + c + ")");
-  code += "  " + emitter.write(kY) + " = " + top + " + " + fraction[0] + " * (" + bottom + " - " +
+  code += "  " + emitter.write(ky) + " = " + top + " + " + fraction[0] + " * (" + bottom + " - " +
           top + ");\n";
   emitter.append("{\n" + code + "}\n");
 }
 
-fugue_cost Upsample::cost(const sdk::Call& call) const {
+fugue_cost BilinearUpsample::cost(const sdk::Call& call) const {
   fugue_cost cost{};
-  cost.bytes = array_bytes(call.operand(kX)) + array_bytes(call.operand(kY));
+  cost.bytes = array_bytes(call.operand("x")) + array_bytes(call.operand("y"));
   // Per axis a cell and a fraction (about 8 operations), then three lerps.
-  cost.flops = 25.0 * static_cast<double>(sdk::elements(call.operand(kY)));
+  cost.flops = 25.0 * static_cast<double>(sdk::elements(call.operand("y")));
   return cost;
 }
 
-void Upsample::reference(const sdk::Call& call, fugue_host_array* operands) const {
-  const fugue_type& xt = call.operand(kX);
-  const fugue_type& yt = call.operand(kY);
+void BilinearUpsample::reference(const sdk::Call& call, fugue_host_array* operands) const {
+  const fugue_type& xt = call.operand("x");
+  const fugue_type& yt = call.operand("y");
   const int64_t rows = xt.shape[0], cols = xt.shape[1];
-  const sdk::HostView x(operands[kX]);
-  sdk::HostView y(operands[kY]);
+  const sdk::HostView x(operands[call.index("x")]);
+  sdk::HostView y(operands[call.index("y")]);
   // The sample point along one axis straight from the definition, in long double.
   struct Sample {
     int64_t low, high;

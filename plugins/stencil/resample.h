@@ -1,5 +1,5 @@
-// resample.h: stencil.downsample and stencil.upsample, the two steps between the levels of an
-// image pyramid.
+// resample.h: stencil.downsample, stencil.upsample and stencil.upsample_to, the steps between
+// the levels of an image pyramid.
 #pragma once
 #include "fugue/sdk.hpp"
 
@@ -18,18 +18,36 @@ class Downsample final : public sdk::Operation {
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;
 };
 
-// [H, W] -> [rows, cols] (default [2H, 2W]) by bilinear interpolation between cell centres:
-// y[r, c] samples x at ((r + 0.5) H / rows - 0.5, (c + 0.5) W / cols - 0.5), clamped into x.
-// The sample's cell comes from exact integer arithmetic; only its fraction is rounded.
-class Upsample final : public sdk::Operation {
+// Bilinear interpolation between cell centres, [H, W] -> [rows, cols]: y[r, c] samples x at
+// ((r + 0.5) H / rows - 0.5, (c + 0.5) W / cols - 0.5), clamped into x. The sample's cell comes
+// from exact integer arithmetic; only its fraction is rounded. x is operand "x" and the result
+// "y"; the operations below differ only in where [rows, cols] comes from.
+class BilinearUpsample : public sdk::Operation {
  public:
-  Upsample();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
   fugue_plan plan(const sdk::Call& call) const override;
   void emit(const sdk::Call& call, const fugue_plan& plan,
             const sdk::Emitter& emitter) const override;
   fugue_cost cost(const sdk::Call& call) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;
+
+ protected:
+  // Operand x, checked: [H, W] with at least one row and one column.
+  const fugue_type& image(const sdk::Call& call) const;
+};
+
+// stencil.upsample: [rows, cols] from attributes, by default [2H, 2W].
+class Upsample final : public BilinearUpsample {
+ public:
+  Upsample();
+  void infer(const sdk::Call& call, fugue_type* types) const override;
+};
+
+// stencil.upsample_to: [rows, cols] is the shape of operand like (never read), so that a pyramid
+// program need not spell out the size of every level.
+class UpsampleTo final : public BilinearUpsample {
+ public:
+  UpsampleTo();
+  void infer(const sdk::Call& call, fugue_type* types) const override;
 };
 
 }  // namespace fugue::stencil

@@ -3,8 +3,10 @@
 #include <memory>
 
 #include "apply.h"
+#include "channels.h"
 #include "checkerboard.h"
 #include "fugue/sdk.hpp"
+#include "lucas_kanade.h"
 #include "median.h"
 #include "resample.h"
 #include "warp.h"
@@ -17,15 +19,20 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(std::make_unique<Warp>());
   plugin.add(std::make_unique<Downsample>());
   plugin.add(std::make_unique<Upsample>());
+  plugin.add(std::make_unique<UpsampleTo>());
   plugin.add(std::make_unique<Median>(1));
   plugin.add(std::make_unique<Median>(2));
   plugin.add(std::make_unique<Checkerboard>(0));
   plugin.add(std::make_unique<Checkerboard>(1));
+  plugin.add(std::make_unique<Channel>());
+  plugin.add(std::make_unique<Stack>());
+  plugin.add(std::make_unique<LucasKanade>());
 }
 
 }  // namespace
 
 FUGUE_SDK_PLUGIN("stencil", "0.1.0",
                  "Grid stencils with border rules, bilinear warps, pyramid resampling, median "
-                 "filters and red-black masks",
+                 "filters, red-black masks, channel splitting and stacking, and Lucas-Kanade "
+                 "flow steps",
                  populate)

@@ -117,9 +117,9 @@ TEST_P(ArrayOps, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(AllOps, ArrayOps, testing::ValuesIn(cases()), case_name);
 
 TEST(ArrayPlugin, HasEveryOperationTheIssueNames) {
-  for (const char* name : {"add", "sub", "mul", "div", "minimum", "maximum", "pow", "neg", "abs", "sqrt", "rsqrt",
-                           "exp", "log", "sin", "cos", "tanh", "floor", "ceil", "lt", "le", "gt", "ge", "eq", "ne",
-                           "select", "copy", "fill", "cast", "sum", "min", "max", "dot", "norm2"})
+  for (const char* name : {"add", "sub", "mul", "div", "minimum", "maximum", "pow", "atan2", "neg", "abs", "sqrt",
+                           "rsqrt", "exp", "log", "sin", "cos", "acos", "asin", "tanh", "floor", "ceil", "lt", "le", "gt",
+                           "ge", "eq", "ne", "select", "copy", "fill", "cast", "sum", "min", "max", "dot", "norm2"})
     EXPECT_NE(test::bundled_plugins().find(std::string("array.") + name), nullptr) << name;
 }
 

@@ -4,6 +4,8 @@
 // themselves; and the loader's errors for programs the operations refuse.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
 #include "dtype.h"
@@ -55,6 +57,7 @@ struct Case {
   std::string border;  // stencil.apply
   std::string points;  // stencil.apply: "five", "nine", "1d", "3d"
   json attrs = json::object();
+  std::vector<int64_t> like = {};  // stencil.upsample_to: the shape of like
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -68,6 +71,7 @@ std::string case_name(const testing::TestParamInfo<Case>& info) {
   for (int64_t n : c.shape) s += "_" + std::to_string(n);
   if (!c.points.empty()) s += "_" + c.points + "_" + c.border;
   for (const auto& [key, value] : c.attrs.items()) s += "_" + key + "_" + value.dump();
+  if (!c.like.empty()) s += "_like" + json(c.like).dump();
   for (auto& ch : s)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   return s + "_" + std::to_string(info.index);
@@ -135,6 +139,24 @@ std::vector<Case> cases() {
   out.push_back(plain("stencil.black", f64, square, {{"dtype", "f32"}}));
   out.push_back(plain("stencil.red", i32, {7}, {{"dtype", "i32"}}));
   out.push_back(plain("stencil.black", i32, {3, 4, 5}));
+  // Optical-flow helpers: u and v out of a [H, W, 2] flow and back, pyramid steps to a shape.
+  out.push_back(plain("stencil.channel", f32, {7, 5, 2}, {{"index", 0}}));
+  out.push_back(plain("stencil.channel", f64, {257, 129, 2}, {{"index", 1}}));
+  out.push_back(plain("stencil.channel", i32, {4, 3, 5}, {{"index", 4}}));
+  out.push_back(plain("stencil.channel", f32, {1, 1}, {{"index", 0}}));
+  out.push_back(plain("stencil.stack", f32, small));
+  out.push_back(plain("stencil.stack", f64, large));
+  out.push_back(plain("stencil.stack", i32, {3, 4, 5}));
+  out.push_back(plain("stencil.stack", f32, tiny));
+  for (auto [t, s, like] : std::vector<std::tuple<DType, std::vector<int64_t>, std::vector<int64_t>>>{
+           {f32, small, {13, 9}}, {f64, small, {14, 10}}, {f32, tiny, {3, 2}}, {f64, {129, 65}, large}})
+    out.push_back({"stencil.upsample_to", t, s, "", "", json::object(), like});
+  out.push_back(plain("stencil.lucas_kanade", f32, small));
+  out.push_back(plain("stencil.lucas_kanade", f64, small, {{"window", 15}}));  // wider than the image
+  out.push_back(plain("stencil.lucas_kanade", f32, large));
+  out.push_back(plain("stencil.lucas_kanade", f64, large, {{"window", 5}}));
+  out.push_back(plain("stencil.lucas_kanade", f32, square, {{"window", 3}}));
+  out.push_back(plain("stencil.lucas_kanade", f64, tiny));  // singular: 0
   return out;
 }
 
@@ -158,10 +180,6 @@ TEST_P(StencilOps, MatchesReference) {
   const bool integer = !dtype_is_float(c.dtype);
   const double low = integer ? -100 : -1, high = integer ? 100 : 1;
   json symbols = json::object(), in = json::array();
-  if (c.op == "stencil.apply") {
-    symbols["R"] = stencil(c.border, points_of(c.points), c.dtype);
-    in.push_back("R");
-  }
   if (c.op == "stencil.warp") {
     symbols["image"] = random_array(c.dtype, c.shape, seed, low, high);
     // Displacements of a few cells, which push samples past every border.
@@ -169,19 +187,36 @@ TEST_P(StencilOps, MatchesReference) {
     symbols["v"] = random_array(c.dtype, c.shape, seed + 2, op->desc().test_low, op->desc().test_high);
     in = {"image", "u", "v"};
   } else {
-    symbols["x"] = random_array(c.dtype, c.shape, seed, low, high);
-    in.push_back("x");
+    // Every input an array of the case's shape (like: its own where the case gives one), R the
+    // case's stencil.
+    uint64_t k = 0;
+    for (uint32_t i : op->inputs()) {
+      const std::string name = op->operands()[i]->name;
+      const bool own_shape = name == "like" && !c.like.empty();
+      if (name == "R") symbols[name] = stencil(c.border, points_of(c.points), c.dtype);
+      else symbols[name] = random_array(c.dtype, own_shape ? c.like : c.shape, seed + k++, low, high);
+      in.push_back(name);
+    }
+  }
+  json out = json::array(), outputs = json::object();
+  for (uint32_t o : op->outputs()) {
+    const std::string name = op->operands()[o]->name;
+    out.push_back(name);
+    outputs[name] = name + ".npy";
   }
   json doc = {{"fugue", 1},
               {"symbols", symbols},
-              {"body", {{{"op", c.op}, {"in", in}, {"out", json::array({"y"})}, {"attrs", c.attrs}}}},
-              {"outputs", {{"y", "y.npy"}}}};
+              {"body", {{{"op", c.op}, {"in", in}, {"out", out}, {"attrs", c.attrs}}}},
+              {"outputs", outputs}};
   Program program = parse_program(doc, "stencil_op_test.json", registry);
   auto device = test::run_on_device(program);
   auto reference = test::run_reference(program);
-  const double tolerance = c.dtype == DType::F64 ? op->desc().tolerance_f64 : op->desc().tolerance_f32;
-  std::string mismatch = test::compare_arrays(device.at("y"), reference.at("y"), tolerance);
-  EXPECT_TRUE(mismatch.empty()) << c.op << ": " << mismatch;
+  const double tolerance =
+      integer ? 0.0 : c.dtype == DType::F64 ? op->desc().tolerance_f64 : op->desc().tolerance_f32;
+  for (const auto& [name, file] : outputs.items()) {
+    std::string mismatch = test::compare_arrays(device.at(name), reference.at(name), tolerance);
+    EXPECT_TRUE(mismatch.empty()) << c.op << " " << name << ": " << mismatch;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, StencilOps, testing::ValuesIn(cases()), case_name);
@@ -266,6 +301,81 @@ TEST(StencilHandChecked, ResamplingMediansAndMasks) {
                 1e-6);
 }
 
+TEST(StencilHandChecked, ChannelsOfAStackedFlow) {
+  // [2, 3] planes -> a [2, 3, 2] flow, interleaved (u0 v0 u1 v1 ...), and back; integers too.
+  for (DType t : {DType::F32, DType::I32}) {
+    json symbols = {{"a", inline_array(t, {2, 3}, {1, 2, 3, 4, 5, 6})},
+                    {"b", inline_array(t, {2, 3}, {-1, -2, -3, -4, -5, -6})}};
+    json body = {call("stencil.stack", {"a", "b"}, "flow"), call("stencil.channel", {"flow"}, "u", {{"index", 0}}),
+                 call("stencil.channel", {"flow"}, "v", {{"index", 1}})};
+    expect_values(symbols, body,
+                  {{"flow", {1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6}},
+                   {"u", {1, 2, 3, 4, 5, 6}},
+                   {"v", {-1, -2, -3, -4, -5, -6}}},
+                  0);
+  }
+}
+
+TEST(StencilHandChecked, UpsampleToTakesLikesShapeOnly) {
+  // like is [1, 4] of another dtype (never read): the same samples as stencil.upsample to cols 4.
+  json symbols = {{"row", inline_array(DType::F32, {1, 2}, {0, 1})},
+                  {"like", inline_array(DType::U8, {1, 4}, {9, 9, 9, 9})}};
+  expect_values(symbols, json::array({call("stencil.upsample_to", {"row", "like"}, "up")}),
+                {{"up", {0, 0.25, 0.75, 1}}}, 1e-6);
+}
+
+// Lucas-Kanade on a quadratic image f moved by (u0, v0): I1 = f, I2(r, c) = f(r - v0, c - u0), so
+// that the content of I1 at (r, c) is at (r + v0, c + u0) in I2. For a quadratic,
+// I2 - I1 = -grad f(midpoint) . (v0, u0) exactly, so with the gradients taken at the midpoint
+// (as of the mean of both frames) every window's least squares recovers (u0, v0) exactly.
+TEST(StencilHandChecked, LucasKanadeRecoversTheShiftOfAQuadratic) {
+  const int64_t rows = 5, cols = 6;
+  const double u0 = 0.75, v0 = -0.5;
+  auto f = [](double r, double c) { return 0.5 * c * c + 0.25 * r * r + 0.1 * r * c; };
+  std::vector<double> it, ix, iy;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      const double mr = r - v0 / 2, mc = c - u0 / 2;  // the midpoint
+      it.push_back(f(r - v0, c - u0) - f(r, c));
+      ix.push_back(mc + 0.1 * mr);        // df/dcolumn
+      iy.push_back(0.5 * mr + 0.1 * mc);  // df/drow
+    }
+  for (auto [t, tolerance] : {std::pair{DType::F64, 1e-10}, std::pair{DType::F32, 1e-4}}) {
+    json symbols = {{"It", inline_array(t, {rows, cols}, it)},
+                    {"Ix", inline_array(t, {rows, cols}, ix)},
+                    {"Iy", inline_array(t, {rows, cols}, iy)}};
+    for (int window : {3, 9}) {
+      json body = json::array({{{"op", "stencil.lucas_kanade"},
+                                {"in", {"It", "Ix", "Iy"}},
+                                {"out", {"u", "v"}},
+                                {"attrs", {{"window", window}}}}});
+      expect_values(symbols, body,
+                    {{"u", std::vector<double>(rows * cols, u0)}, {"v", std::vector<double>(rows * cols, v0)}},
+                    tolerance);
+    }
+  }
+}
+
+// Where every gradient of the window points one way (a linear ramp: the aperture problem) or there
+// is none (a flat image), A is singular, and both components are 0 rather than noise.
+TEST(StencilHandChecked, LucasKanadeGivesZeroWhereTheWindowIsSingular) {
+  for (DType t : {DType::F32, DType::F64}) {
+    auto constant = [&](double value) {
+      return json{{"kind", "array"}, {"dtype", dtype_name(t)}, {"shape", {6, 7}}, {"from", {{"fill", value}}}};
+    };
+    // The ramp 0.7 c + 0.3 r moved by (0.3, 0.2): It = -(0.7 * 0.3 + 0.3 * 0.2). Neither gradient
+    // is exact in binary, so an f32 det carries rounding the threshold must stay above.
+    json symbols = {{"It", constant(-0.27)}, {"Ix", constant(0.7)}, {"Iy", constant(0.3)}, {"zero", constant(0)}};
+    json body = json::array({{{"op", "stencil.lucas_kanade"}, {"in", {"It", "Ix", "Iy"}}, {"out", {"u", "v"}}},
+                             {{"op", "stencil.lucas_kanade"},
+                              {"in", {"It", "zero", "zero"}},
+                              {"out", {"u_flat", "v_flat"}},
+                              {"attrs", {{"window", 1}}}}});
+    const std::vector<double> zeros(42, 0.0);
+    expect_values(symbols, body, {{"u", zeros}, {"v", zeros}, {"u_flat", zeros}, {"v_flat", zeros}}, 0);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Programs the operations refuse
 
@@ -335,8 +445,56 @@ TEST(StencilErrors, ApplyToIntegers) {
   EXPECT_CONTAINS(e, "operand 'x' of stencil.apply");
 }
 
+TEST(StencilErrors, ChannelOutOfRange) {
+  auto e = load_error({{"flow", f32_array({7, 5, 2})}},
+                      json::array({call("stencil.channel", {"flow"}, "y", {{"index", 2}})}));
+  EXPECT_CONTAINS(e, "stencil.channel");
+  EXPECT_CONTAINS(e, "attribute index");
+  EXPECT_CONTAINS(e, "from 0 to 1");
+  EXPECT_CONTAINS(e, "found 2");
+  e = load_error({{"x", f32_array({7})}}, json::array({call("stencil.channel", {"x"}, "y", {{"index", 0}})}));
+  EXPECT_CONTAINS(e, "operand x");
+  EXPECT_CONTAINS(e, "rank 2 or more");
+}
+
+TEST(StencilErrors, StackOfMismatchedArrays) {
+  auto e = load_error({{"a", f32_array({7, 5})}, {"b", f32_array({5, 7})}},
+                      json::array({call("stencil.stack", {"a", "b"}, "y")}));
+  EXPECT_CONTAINS(e, "stencil.stack");
+  EXPECT_CONTAINS(e, "operand b");
+  EXPECT_CONTAINS(e, "shape [7, 5] like operand a");
+}
+
+TEST(StencilErrors, UpsampleToASmallerShape) {
+  auto e = load_error({{"x", f32_array({7, 5})}, {"like", f32_array({14, 4})}},
+                      json::array({call("stencil.upsample_to", {"x", "like"}, "y")}));
+  EXPECT_CONTAINS(e, "stencil.upsample_to");
+  EXPECT_CONTAINS(e, "operand like");
+  EXPECT_CONTAINS(e, "never shrinks");
+  EXPECT_CONTAINS(e, "[14, 4]");
+}
+
+TEST(StencilErrors, LucasKanadeWindowAndShapes) {
+  json symbols = {{"It", f32_array({7, 5})}, {"Ix", f32_array({7, 5})}, {"Iy", f32_array({7, 5})},
+                  {"Iz", f32_array({5, 7})}};
+  for (int window : {0, 4, 65}) {
+    auto e = load_error(symbols, json::array({{{"op", "stencil.lucas_kanade"},
+                                               {"in", {"It", "Ix", "Iy"}},
+                                               {"out", {"u", "v"}},
+                                               {"attrs", {{"window", window}}}}}));
+    EXPECT_CONTAINS(e, "attribute window");
+    EXPECT_CONTAINS(e, "an odd side from 1 to 63");
+    EXPECT_CONTAINS(e, "found " + std::to_string(window));
+  }
+  auto e = load_error(symbols,
+                      json::array({{{"op", "stencil.lucas_kanade"}, {"in", {"It", "Iz", "Iy"}}, {"out", {"u", "v"}}}}));
+  EXPECT_CONTAINS(e, "operand Ix");
+  EXPECT_CONTAINS(e, "shape [7, 5] like operand It");
+}
+
 TEST(StencilPlugin, HasEveryOperationWithDocs) {
-  for (const char* name : {"apply", "warp", "downsample", "upsample", "median3", "median5", "red", "black"}) {
+  for (const char* name : {"apply", "warp", "downsample", "upsample", "upsample_to", "median3", "median5", "red",
+                           "black", "channel", "stack", "lucas_kanade"}) {
     auto op = test::bundled_plugins().find(std::string("stencil.") + name);
     ASSERT_NE(op, nullptr) << name;
     EXPECT_FALSE(op->doc().empty()) << name;
