@@ -128,10 +128,15 @@ class GroupBuilder {
         }
       }
       if (write) {
-        for (const auto& a : acc)
-          if (!a.write && !a.pointwise)
-            return "it writes '" + s + "', which " + who(*ops_[a.op]) + " reads beyond its own element (" +
-                   partition_string(a.part) + ") in this kernel: other work-items may still need the old value";
+        // A value read beyond its own element earlier in the kernel may still be written element by
+        // element: the new value goes to a second buffer, swapped in after the kernel (finish()), so
+        // every work-item reads the old one. Written any other way, other work-items may miss it.
+        if (!pw)
+          for (const auto& a : acc)
+            if (!a.write && !a.pointwise)
+              return "it writes '" + s + "' as " + partition_string(part) + ", which " + who(*ops_[a.op]) +
+                     " reads beyond its own element (" + partition_string(a.part) +
+                     ") in this kernel: other work-items may still need the old value";
         if (last_write && !(last_write->pointwise && pw))
           return "it writes '" + s + "' as " + partition_string(part) + " after " + who(*ops_[last_write->op]) +
                  " wrote it as " + partition_string(last_write->part) + ": the partitions differ";
@@ -208,7 +213,7 @@ class GroupBuilder {
         }
       }
       if (!written) continue;
-      if (read_wide) g.shadowed.insert(s);  // only the op reading it wide may write it (why_not)
+      if (read_wide) g.shadowed.insert(s);  // written element-wise only (why_not), after every wide read
       if (read_wide)
         g.stored_why[s] = "read beyond its own element in this kernel, so written to a second buffer";
       else if (!all_writes_pointwise)

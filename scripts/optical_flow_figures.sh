@@ -5,7 +5,8 @@
 # with the bundle in .gpu (see scripts/gpu_fusion.sh), it uses the bundle.
 #   FIGURES="accuracy speed startup" (default all); SIDE=4096 (synthetic size); N1/N2 iteration counts.
 set -u
-if [ -f .gpu/env.sh ]; then source .gpu/env.sh; F=.gpu/build/host/fugue; else F=build/host/fugue; fi
+if [ -f .gpu/env.sh ] && command -v nvidia-smi > /dev/null; then source .gpu/env.sh; F=.gpu/build/host/fugue
+else F=build/host/fugue; fi
 work=${OUT:-/tmp/fugue_flow}/work
 mkdir -p "$work"
 export FUGUE_CACHE_DIR=${FUGUE_CACHE_DIR:-/tmp/fugue_flow_cache}
@@ -14,7 +15,7 @@ SIDE=${SIDE:-4096}
 N1=${N1:-50}
 N2=${N2:-150}
 D=examples/optical_flow
-DATA=../shared/data/middlebury
+DATA=${DATA:-../shared/data/middlebury}
 $F devices | grep default
 
 scalar() {  # the one number in a .npy file (no numpy needed)
@@ -34,6 +35,7 @@ if [[ " $FIGURES " == *" accuracy "* ]]; then
   for data in RubberWhale Dimetrodon; do
     for p in hs_jacobi hs_block hs_cg hs_redblack lk hs_jacobi_4level hs_block_4level hs_cg_4level hs_redblack_4level lk_4level; do
       o=$work/$data/$p
+      mkdir -p "$work/$data"
       if ! $F run $D/$p.json --out "$o" --set frame1=$DATA/$data/frame10.png --set frame2=$DATA/$data/frame11.png \
            --set truth=$DATA/$data/flow10.flo > "$o.log" 2>&1; then
         echo "$data $p FAILED"; tail -3 "$o.log"; continue

@@ -166,8 +166,8 @@ TEST(Cli, ExplainShowsThePlan) {
   auto r = fugue_cli("explain " + example("jacobi.json"));
   ASSERT_EQ(r.code, 0) << r.out;
   for (const char* part : {"loop body /body/0", "live-in {b, D, R, x}, live-out {b, D, f5, R}", "Kernels (1)",
-                           "promoted (registers, never in global memory): {f5, f6, r}",
-                           "Copies that became buffer swaps (1)", "{ /* stencil.apply f5 = (R, x) */", "__kernel"})
+                           "promoted (registers, never in global memory): {f5, f6, f7, r}",
+                           "written into a second buffer, swapped in after the kernel: {x}", "{ /* stencil.apply f5 = (R, x) */", "__kernel"})
     EXPECT_NE(r.out.find(part), std::string::npos) << "missing: " << part << "\n" << r.out;
   r = fugue_cli("explain " + example("jacobi.json") + " --no-fuse --no-swap");
   ASSERT_EQ(r.code, 0) << r.out;
