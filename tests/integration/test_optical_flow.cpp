@@ -78,16 +78,19 @@ TEST_P(OpticalFlow, AccurateOnACropAndTheSameFusedAndUnfused) {
   unfused_options.fuse = false;
   unfused_options.eliminate_copies = false;
   auto unfused = test::run_on_device(program, std::nullopt, unfused_options);
-  // The same arithmetic in other kernels: only contractions (a * b + c) may round differently.
-  std::string mismatch = test::compare_arrays(fused.at("flow"), unfused.at("flow"), 1e-3);
+  // The same arithmetic in other kernels: only contractions (a * b + c into one fma, which a GPU
+  // compiler does within a kernel) round differently. The contracting iterations keep that at rounding
+  // level; CG's path (and when it stops) follows every rounding of its dot products, so its flows agree
+  // to its convergence instead.
+  const bool cg = c.program.rfind("hs_cg", 0) == 0;
+  std::string mismatch = test::compare_arrays(fused.at("flow"), unfused.at("flow"), cg ? 5e-2 : 1e-3);
   EXPECT_TRUE(mismatch.empty()) << c.program << " flow fused vs --no-fuse: " << mismatch;
-  EXPECT_NEAR(fused.at("aae").get(0), unfused.at("aae").get(0), 1e-2);
+  EXPECT_NEAR(fused.at("aae").get(0), unfused.at("aae").get(0), cg ? 0.1 : 1e-2);
 
   if (c.program.find("4level") == std::string::npos) {
     // Jacobi, block and red-black iterations contract, so f32 stays near the long-double reference;
     // CG's path depends on every rounding of its dot products, so it is held to its error instead.
     auto reference = test::run_reference(program);
-    const bool cg = c.program.rfind("hs_cg", 0) == 0;
     mismatch = test::compare_arrays(fused.at("flow"), reference.at("flow"), cg ? 5e-2 : 2e-3);
     EXPECT_TRUE(mismatch.empty()) << c.program << " flow vs the reference: " << mismatch;
   }
