@@ -81,7 +81,8 @@ fi
 
 if [[ " $FIGURES " == *" startup "* ]]; then
   echo "== start-up: whole run of hs_block_4level (RubberWhale), cold kernel cache, then warm"
-  export FUGUE_CACHE_DIR=$work/cold_cache
+  # Only Fugue's own cache may act: the drivers' caches (NVIDIA's, PoCL's) are switched off.
+  export FUGUE_CACHE_DIR=$work/cold_cache CUDA_CACHE_DISABLE=1 POCL_KERNEL_CACHE=0
   rm -rf "$FUGUE_CACHE_DIR"
   for run in cold warm; do
     s=$(date +%s.%N)
