@@ -118,7 +118,7 @@ def hs_level(p, solver, L, I1, I2, u, v, into):
     p.op("array.neg", ["b1n" + s], "b1" + s, into=into)
 
     def relax(w_in, z_in, out_w, out_z, target, tag):
-        """out_w = (b0 + a2 S w - Ixy z) / (Ix2 + 4 a2); out_z likewise from z and (new) out_w."""
+        """out_w = (b0 + a2 S w - Ixy z) / (Ix2 + 4 a2); out_z likewise from z and w (both old)."""
         p.op("stencil.apply", ["Sum4", w_in], "Sw" + tag + s, into=target)
         p.op("array.mul", ["Sw" + tag + s, "alpha2"], "aSw" + tag + s, into=target)
         p.op("array.add", ["b0" + s, "aSw" + tag + s], "r0a" + tag + s, into=target)
@@ -178,7 +178,10 @@ def hs_level(p, solver, L, I1, I2, u, v, into):
     p.op("array.dot", ["r1" + s, "r1" + s], "rr1" + s, into=into)
     p.op("array.add", ["rr0" + s, "rr1" + s], "rsold" + s, into=into)
     p.op("array.mul", ["rsold" + s, "cg_tolerance"], "stop" + s, into=into)
+    p.op("array.fill", ["rsold" + s], "cg_iterations" + s, {"value": -1, "dtype": "i64"}, into=into)
     loop = []
+    # Converged (or nothing to do: identical frames give r = 0, and a = 0/0 would poison the flow).
+    loop.append({"if": {"le": ["rsold" + s, "stop" + s]}, "then": [{"break": True}]})
     apply_A("p0" + s, "p1" + s, "Ap0" + s, "Ap1" + s, loop, "p")
     p.op("array.dot", ["p0" + s, "Ap0" + s], "pAp0" + s, into=loop)
     p.op("array.dot", ["p1" + s, "Ap1" + s], "pAp1" + s, into=loop)
@@ -196,7 +199,6 @@ def hs_level(p, solver, L, I1, I2, u, v, into):
     p.op("array.dot", ["r1" + s, "r1" + s], "rn1" + s, into=loop)
     p.op("array.add", ["rn0" + s, "rn1" + s], "rsnew" + s, into=loop)
     p.op("array.copy", ["i" + s], "cg_iterations" + s, into=loop)
-    loop.append({"if": {"lt": ["rsnew" + s, "stop" + s]}, "then": [{"break": True}]})
     p.op("array.div", ["rsnew" + s, "rsold" + s], "beta" + s, into=loop)
     p.op("array.mul", ["beta" + s, "p0" + s], "bp0" + s, into=loop)
     p.op("array.mul", ["beta" + s, "p1" + s], "bp1" + s, into=loop)
@@ -259,8 +261,11 @@ def errors(p, u, v):
     p.op("array.mul", ["n3", "g3"], "nn")
     p.op("array.sqrt", ["nn"], "norms")
     p.op("array.div", ["dot3", "norms"], "cosine")
-    p.op("array.minimum", ["cosine", 1.0], "cos_hi")
-    p.op("array.maximum", ["cos_hi", -1.0], "cos_clamped")
+    # Clamped with compares and selects, not min/max (which drop NaN): a NaN flow must show as a NaN error.
+    p.op("array.gt", ["cosine", 1.0], "above")
+    p.op("array.select", ["above", 1.0, "cosine"], "cos_hi")
+    p.op("array.lt", ["cos_hi", -1.0], "below")
+    p.op("array.select", ["below", -1.0, "cos_hi"], "cos_clamped")
     p.op("array.acos", ["cos_clamped"], "angle")
     p.op("array.mul", ["angle", 57.29577951308232], "degrees")
     p.op("array.select", ["known", "degrees", 0.0], "degrees_known")

@@ -36,7 +36,15 @@ ChildOutcome run_in_child(const std::function<void(const std::function<void(cons
         done += static_cast<size_t>(n);
       }
     };
-    work(say);
+    // Nothing may unwind out of here into the parent's code: the child ends in this block.
+    try {
+      work(say);
+    } catch (const std::exception& e) {
+      say(std::string("uncaught ") + e.what());
+      _exit(4);
+    } catch (...) {
+      _exit(4);
+    }
     close(fds[1]);
     _exit(0);  // no atexit handlers or static destructors of the parent's state
   }
@@ -54,7 +62,7 @@ ChildOutcome run_in_child(const std::function<void(const std::function<void(cons
     int ready = poll(&p, 1, static_cast<int>(left.count()));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) {
-      timed_out = ready == 0;
+      timed_out = true;  // poll failed or time is up: the child is stopped, never waited for unbounded
       break;
     }
     ssize_t n = read(fds[0], buffer, sizeof buffer);

@@ -89,6 +89,21 @@ std::map<std::string, HostArray> reference_outputs(const Program& program, Refer
   return out;
 }
 
+// Why the device cannot run `call` at all (f64 on a device without doubles), or "".
+std::string unrunnable(const TestCall& call, const DeviceSession& s) {
+  if (s.device.info.fp64) return {};
+  bool f64 = call.dtype == DType::F64;
+  for (const auto& [name, symbol] : call.program.at("symbols").items())
+    f64 = f64 || (symbol.is_object() && symbol.value("dtype", "") == "f64");
+  return f64 ? "the device has no fp64" : "";
+}
+
+// A call that infer accepted must run: any later refusal (plan, emit, execute, reference) is a FAIL.
+std::string refused(const std::string& where, const std::exception& e) {
+  const bool user = dynamic_cast<const UserError*>(&e) != nullptr;
+  return std::string(user ? "infer accepted the call, but it was refused " : "failed ") + where + ": " + e.what();
+}
+
 // The calls the more expensive checks use: per dtype, the first "odd" (or declared) call.
 std::vector<const TestCall*> one_per_dtype(const std::vector<TestCall>& calls) {
   std::vector<const TestCall*> out;
@@ -113,8 +128,9 @@ std::string partition_violation(const Operation& op, const TestCall& call, Devic
   const PlannedOp& planned = *plain.executor->plan().ops.front();
   const Statement& st = *planned.statement;
   // Sampling tells apart an op that writes only its own elements when every array output is
-  // ELEMENTWISE and the core generates the loop (ELEMENT and ITEM levels).
-  bool sample = planned.level() == FUGUE_LEVEL_ELEMENT || planned.level() == FUGUE_LEVEL_ITEM;
+  // ELEMENTWISE and all its code is in the core's element loop (ELEMENT level; an ITEM op may also
+  // write after the loop).
+  bool sample = planned.level() == FUGUE_LEVEL_ELEMENT;
   bool array_outputs = false;
   for (uint32_t o : op.outputs())
     if (planned.types[o].kind == FUGUE_KIND_ARRAY) {
@@ -199,8 +215,21 @@ std::string neighbour_program(const Operation& op, const TestCall& call, DeviceS
 void check_on_device(const Operation& op, const std::vector<TestCall>& calls, DeviceSession& s, Report& report) {
   Tally reference(op, "reference"), determinism(op, "determinism");
   for (const auto& call : calls) {
+    if (const std::string why = unrunnable(call, s); !why.empty()) {
+      reference.skip(call, why);
+      determinism.skip(call, why);
+      continue;
+    }
+    // Device first: its failure says nothing about the reference, and the other way round.
+    Run run;
     try {
-      Run run = run_program(call.program, s, PlanOptions{});
+      run = run_program(call.program, s, PlanOptions{});
+    } catch (const std::exception& e) {
+      reference.fail(call, refused("on the device", e));
+      determinism.skip(call, "the first run failed");
+      continue;
+    }
+    try {
       ReferenceExecutor ref(*run.program);
       auto expected = reference_outputs(*run.program, ref);
       std::string mismatch;
@@ -213,6 +242,10 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
       }
       if (mismatch.empty()) reference.pass(call);
       else reference.fail(call, mismatch);
+    } catch (const std::exception& e) {
+      reference.fail(call, refused("by the reference", e));
+    }
+    try {
       // A second run on the same buffers must give the same bits.
       run.executor->initialize();
       run.executor->run();
@@ -226,13 +259,8 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
       }
       if (differs.empty()) determinism.pass(call);
       else determinism.fail(call, differs);
-    } catch (const UserError& e) {
-      // The device cannot run it (no fp64): not the plugin's fault.
-      reference.skip(call, e.what());
-      determinism.skip(call, e.what());
     } catch (const std::exception& e) {
-      reference.fail(call, e.what());
-      determinism.skip(call, "the first run failed");
+      determinism.fail(call, refused("on its second run", e));
     }
   }
   reference.finish(report, "within tolerance f32 " + json(op.desc().tolerance_f32).dump() + ", f64 " +
@@ -242,16 +270,19 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
   Tally partitions(op, "partition honesty"), fusion(op, "fusion neutrality");
   bool any_sampled = false;
   for (const TestCall* call : one_per_dtype(calls)) {
+    if (const std::string why = unrunnable(*call, s); !why.empty()) {
+      partitions.skip(*call, why);
+      fusion.skip(*call, why);
+      continue;
+    }
     try {
       bool sampled = false;
       std::string violation = partition_violation(op, *call, s, &sampled);
       any_sampled |= sampled;
       if (violation.empty()) partitions.pass(*call, sampled ? "guards intact, sampled elements only" : "guards intact");
       else partitions.fail(*call, violation);
-    } catch (const UserError& e) {
-      partitions.skip(*call, e.what());
     } catch (const std::exception& e) {
-      partitions.fail(*call, e.what());
+      partitions.fail(*call, refused("in the instrumented run", e));
     }
     try {
       json program;
@@ -286,10 +317,8 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
         fusion.pass(*call, "fused into one kernel with " + std::to_string(plan.groups.at(step.group).ops.size() - 1) +
                                " neighbours");
       else fusion.fail(*call, mismatch);
-    } catch (const UserError& e) {
-      fusion.skip(*call, e.what());
     } catch (const std::exception& e) {
-      fusion.fail(*call, e.what());
+      fusion.fail(*call, refused("beside its neighbours", e));
     }
   }
   partitions.finish(report, any_sampled ? "outputs poisoned, only every third element computed, nothing written "

@@ -1,6 +1,7 @@
 #include "infer_checks.h"
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <sstream>
 
@@ -181,16 +182,20 @@ std::vector<TestCall> check_infer(const Operation& op, const PluginRegistry& reg
   std::map<size_t, std::string> status;  // candidate -> "ok", "rejected MSG", "fault MSG"
   std::vector<std::string> accepted, rejected, faults;
   std::string last_started;
+  size_t crashed_candidate = SIZE_MAX;  // the valid call running when the output stopped, if any
   std::istringstream lines(child.output);
   for (std::string line; std::getline(lines, line);) {
     const auto space = line.find(' ');
     const std::string tag = line.substr(0, space), rest = space == std::string::npos ? "" : line.substr(space + 1);
     if (tag == "start") {
-      last_started = "valid call " + candidates[std::stoul(rest)].label;
+      crashed_candidate = std::stoul(rest);
+      last_started = "valid call " + candidates[crashed_candidate].label;
     } else if (tag == "ok" || tag == "rejected" || tag == "fault") {
+      crashed_candidate = SIZE_MAX;
       const auto sp = rest.find(' ');
       status[std::stoul(rest.substr(0, sp))] = tag + (sp == std::string::npos ? "" : rest.substr(sp));
     } else if (tag == "mstart") {
+      crashed_candidate = SIZE_MAX;
       last_started = "invalid call (" + rest + ")";
     } else if (tag == "maccept") {
       accepted.push_back(rest);
@@ -201,8 +206,12 @@ std::vector<TestCall> check_infer(const Operation& op, const PluginRegistry& reg
       faults.push_back(rest.substr(0, tab) + ": " + rest.substr(tab + 1));
     }
   }
-  if (!child.completed) faults.push_back(last_started.empty() ? "the child process " + child.failure
-                                                               : last_started + ": " + child.failure);
+  // A crash belongs to the call that was running: a valid one's to "infer (valid)".
+  if (!child.completed) {
+    if (crashed_candidate != SIZE_MAX) status[crashed_candidate] = "fault " + child.failure;
+    else faults.push_back(last_started.empty() ? "the child process " + child.failure
+                                               : last_started + ": " + child.failure);
+  }
 
   // Valid calls: declared ones must all be accepted; derived ones keep the first rank that works.
   std::vector<TestCall> valid;

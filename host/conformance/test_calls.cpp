@@ -76,7 +76,7 @@ json make_program(const Operation& op, const json& spec, DType dtype, uint64_t s
       if (kind == "array" && !symbol.contains("shape")) symbol["shape"] = shape;
       if (kind == "array" && !symbol.contains("from") && !symbol.contains("value")) {
         auto [l, h] = domain(op, dtype_from_name(symbol["dtype"].get<std::string>()), dtype);
-        symbol["from"] = {{"random", {{"seed", seed + k}, {"low", l}, {"high", h}}}};
+        symbol["from"] = {{"random", {{"seed", seed + 1000 + k}, {"low", l}, {"high", h}}}};
       }
       if (kind == "scalar" && !symbol.contains("value") && !symbol.contains("from"))
         symbol["value"] = dtype_is_float(t) ? 0.25 * low + 0.75 * high : 5;

@@ -131,3 +131,22 @@ TEST(OpticalFlowSynthetic, FourLevelsRecoverTheKnownShift) {
 }
 
 }  // namespace
+
+namespace {
+
+// Identical frames: CG's first residual is 0, and it must stop before dividing by it (no NaN flow).
+TEST(OpticalFlowCg, IdenticalFramesStopBeforeTheFirstIteration) {
+  if (!fs::exists(middlebury())) GTEST_SKIP() << "no Middlebury data at " << middlebury();
+  LoadOptions options{{{"frame1", (crop_folder() / "frame1.png").string()},
+                       {"frame2", (crop_folder() / "frame1.png").string()},
+                       {"truth", (crop_folder() / "truth.flo").string()}}};
+  Program program = load_program(test::source_root() / "examples" / "optical_flow" / "hs_cg.json",
+                                 test::bundled_plugins(), options);
+  auto out = test::run_on_device(program);
+  EXPECT_EQ(out.at("cg_iterations_0").get(0), -1);  // no iteration ran
+  const HostArray& flow = out.at("flow");
+  for (int64_t i = 0; i < flow.elements(); ++i) ASSERT_EQ(flow.get(i), 0.0) << "element " << i;
+  EXPECT_TRUE(std::isfinite(out.at("aae").get(0)));
+}
+
+}  // namespace
