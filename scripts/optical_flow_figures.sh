@@ -3,7 +3,8 @@
 # iteration at Middlebury size and on a 4096 x 4096 synthetic pair (fused and --no-fuse), and cold vs
 # warm start-up. Runs on whatever device `fugue` picks; on the GPU machine, from the repository root
 # with the bundle in .gpu (see scripts/gpu_fusion.sh), it uses the bundle.
-#   FIGURES="accuracy speed startup" (default all); SIDE=4096 (synthetic size); N1/N2 iteration counts.
+#   FIGURES="accuracy speed startup" (default all); SIDE=4096 (synthetic size); N1/N2 iteration counts;
+#   SOLVERS="hs_jacobi hs_block ..." (default all five) for the speed figures.
 set -u
 if [ -f .gpu/env.sh ] && command -v nvidia-smi > /dev/null; then source .gpu/env.sh; F=.gpu/build/host/fugue
 else F=build/host/fugue; fi
@@ -14,6 +15,7 @@ FIGURES=${FIGURES:-accuracy speed startup}
 SIDE=${SIDE:-4096}
 N1=${N1:-50}
 N2=${N2:-150}
+SOLVERS=${SOLVERS:-hs_jacobi hs_block hs_cg hs_redblack lk}
 D=examples/optical_flow
 DATA=${DATA:-../shared/data/middlebury}
 $F devices | grep default
@@ -72,11 +74,11 @@ if [[ " $FIGURES " == *" speed "* ]]; then
   mid="--set frame1=$DATA/RubberWhale/frame10.png --set frame2=$DATA/RubberWhale/frame11.png --set truth=$DATA/RubberWhale/flow10.flo"
   # CG never stops early here (tolerance 0), so every count runs its iterations.
   nostop() { [ $1 = hs_cg ] && echo "--set cg_tolerance=0"; }
-  for p in hs_jacobi hs_block hs_cg hs_redblack lk; do per_iteration "${p}_584x388" $p $mid $(nostop $p); done
+  for p in $SOLVERS; do per_iteration "${p}_584x388" $p $mid $(nostop $p); done
   syn=$work/synthetic_$SIDE
   $F run $D/synthetic_pair.json --set side=$SIDE --out $syn > $work/syn.log 2>&1 || { echo "synthetic pair FAILED"; tail -3 $work/syn.log; }
   big="--set frame1=$syn/frame1.npy --set frame2=$syn/frame2.npy --set truth=$syn/truth.flo"
-  for p in hs_jacobi hs_block hs_cg hs_redblack lk; do per_iteration "${p}_${SIDE}x${SIDE}" $p $big $(nostop $p); done
+  for p in $SOLVERS; do per_iteration "${p}_${SIDE}x${SIDE}" $p $big $(nostop $p); done
 fi
 
 if [[ " $FIGURES " == *" startup "* ]]; then
