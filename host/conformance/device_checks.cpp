@@ -69,13 +69,20 @@ struct Run {
   std::map<std::string, HostArray> outputs;
 };
 
-Run run_program(const json& document, DeviceSession& s, const PlanOptions& options,
-                const Instrumentation* instrumentation = nullptr) {
+// The program planned and its kernels built, nothing run yet.
+Run prepare_program(const json& document, DeviceSession& s, const PlanOptions& options,
+                    const Instrumentation* instrumentation = nullptr) {
   Run r;
   r.program = std::make_unique<Program>(parse_program(document, "conformance.json", s.registry));
   r.executor = std::make_unique<Executor>(*r.program, s.device, s.cache, s.profiler, options);
   if (instrumentation) r.executor->instrument(*instrumentation);
   r.executor->prepare();
+  return r;
+}
+
+Run run_program(const json& document, DeviceSession& s, const PlanOptions& options,
+                const Instrumentation* instrumentation = nullptr) {
+  Run r = prepare_program(document, s, options, instrumentation);
   r.executor->initialize();
   r.executor->run();
   for (const auto& [symbol, file] : r.program->outputs) r.outputs[symbol] = r.executor->read(symbol);
@@ -188,7 +195,7 @@ std::string neighbour_program(const Operation& op, const TestCall& call, DeviceS
   const std::string neighbour_name = is_mul ? "array.add" : "array.mul";
   auto neighbour = s.registry.find(neighbour_name);
   if (!neighbour) return "the array plugin (" + neighbour_name + ", the neighbour) is not loaded";
-  Run plain = run_program(call.program, s, PlanOptions{false, false});
+  Run plain = prepare_program(call.program, s, PlanOptions{false, false});  // its plan is all that is needed
   const PlannedOp& planned = *plain.executor->plan().ops.front();
   if (planned.level() != FUGUE_LEVEL_ELEMENT && planned.level() != FUGUE_LEVEL_ITEM)
     return "only element- and item-level operations fuse";

@@ -2,7 +2,6 @@
 // no output file left behind by a failed run, profiles, bench.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <fstream>
 
@@ -16,23 +15,7 @@ using fugue::test::TempDir;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result fugue_cli(const std::string& args) {
-  std::string command = fugue::test::fugue_executable().string() + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+fugue::test::CliResult fugue_cli(const std::string& args) { return fugue::test::run_fugue(args); }
 
 std::string example(const std::string& name) { return (fugue::test::source_root() / "examples" / name).string(); }
 

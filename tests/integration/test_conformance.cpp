@@ -2,8 +2,6 @@
 // plugin is caught by the check its fault belongs to, with a message that points at the fault.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -15,23 +13,7 @@ using fugue::test::TempDir;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Result conformance(const std::string& args) {
-  std::string command = fugue::test::fugue_executable().string() + " conformance " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+fugue::test::CliResult conformance(const std::string& args) { return fugue::test::run_fugue("conformance " + args); }
 
 std::string test_plugin(const std::string& name) {
   return (fugue::test::test_plugin_folder() / ("libfugue_" + name + ".so")).string();

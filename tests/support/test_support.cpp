@@ -1,6 +1,10 @@
 #include "test_support.h"
 
+#include <sys/wait.h>
+
+#include <array>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -95,6 +99,19 @@ std::map<std::string, HostArray> run_reference(const Program& program) {
 
 std::string compare_arrays(const HostArray& actual, const HostArray& expected, double tolerance) {
   return fugue::compare_arrays(actual, expected, tolerance);
+}
+
+CliResult run_fugue(const std::string& args) {
+  std::string command = fugue_executable().string() + " " + args + " 2>&1";
+  CliResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 uint64_t fresh_seed() {

@@ -60,6 +60,13 @@ std::map<std::string, HostArray> run_reference(const Program& program);
 // same dtype and shape); otherwise a message naming the first bad element.
 std::string compare_arrays(const HostArray& actual, const HostArray& expected, double tolerance);
 
+// The `fugue` executable run with `args` (a shell command line), stdout and stderr together.
+struct CliResult {
+  int code = -1;  // exit status (-1: did not exit normally)
+  std::string out;
+};
+CliResult run_fugue(const std::string& args);
+
 // A seed that differs per run unless FUGUE_TEST_SEED fixes it; printed by tests on failure.
 uint64_t fresh_seed();
 
