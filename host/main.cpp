@@ -13,16 +13,16 @@
 #include <spdlog/spdlog.h>
 
 #include "conformance_suite.h"
-#include "device_manager.h"
+#include "device/device_manager.h"
 #include "errors.h"
-#include "executor.h"
-#include "atomic_file.h"
-#include "output_files.h"
-#include "plan_report.h"
-#include "plugin_registry.h"
-#include "program_cache.h"
-#include "program_loader.h"
-#include "reference_executor.h"
+#include "runtime/executor.h"
+#include "io/atomic_file.h"
+#include "io/output_files.h"
+#include "passes/plan_report.h"
+#include "plugins/plugin_registry.h"
+#include "device/program_cache.h"
+#include "load/program_loader.h"
+#include "runtime/reference_executor.h"
 #include "timing_report.h"
 
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler.h"
+#include "device/profiler.h"
 
 namespace fugue {
 

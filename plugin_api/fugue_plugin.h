@@ -1,4 +1,4 @@
-/* fugue_plugin.h: the versioned C ABI between the Fugue core and its operation plugins.
+/* fugue_plugin.h: the versioned C ABI between the Fugue core and its operation plugins (ABI 2.0).
  *
  * A plugin is a shared library that exports one function, FUGUE_PLUGIN_ENTRY_NAME, returning a table
  * (fugue_plugin) that describes the plugin and its operations. The core loads it at run time.
@@ -6,13 +6,19 @@
  * Rules of the boundary (they keep old plugins working with newer cores and the other way round):
  *  - Pure C. No C++ type, exception or RTTI crosses. Every call returns a fugue_status; on failure it
  *    writes a message into the fugue_error it was given and leaves its other outputs untouched.
- *  - Every struct starts with its own size (struct_size). Minor versions only append fields at the end;
- *    a reader checks struct_size before touching a field added after 1.0. Arrays of descriptors are
- *    walked with the element's own struct_size as stride (see FUGUE_NTH).
- *  - A different major version is refused by the core, with both versions named.
+ *  - Every struct starts with its own size (struct_size). Minor versions only append fields at the end
+ *    ("end of 2.0" marks where 2.0 stops); a reader checks struct_size before touching a later field.
+ *    Arrays of descriptors are walked with the element's own struct_size as stride (see FUGUE_NTH).
+ *  - No struct embeds another struct: they refer to each other by pointer, so each can grow on its own.
+ *    Arrays cross as pointer + count; there are no fixed capacities inside structs. Where a plugin
+ *    writes into memory the core owns (an output's shape, a plan's partitions), the core says how many
+ *    entries there are.
+ *  - plugin_api/fugue_plugin_layout.c asserts the offset of every field: 2.x may only append.
+ *  - A different major version is refused by the core, with both versions named. The first three
+ *    fields of fugue_plugin (struct_size, abi_major, abi_minor) keep their place in every version.
  *  - Enumerations cross as int32_t, never as C enums, so their size is fixed.
- *  - Strings handed to a plugin are owned by the core and valid for the duration of the call; strings
- *    in a plugin's tables are owned by the plugin and must live as long as the library is loaded.
+ *  - Strings and arrays handed to a plugin are owned by the core and valid for the duration of the
+ *    call; strings in a plugin's tables are owned by the plugin and must live as long as the library.
  */
 #ifndef FUGUE_PLUGIN_H
 #define FUGUE_PLUGIN_H
@@ -24,30 +30,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fugue_dtypes.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define FUGUE_ABI_VERSION_MAJOR 1
-#define FUGUE_ABI_VERSION_MINOR 2 /* 1.1: STENCIL operands (fugue_call.stencils), emit read_at;
-                                     1.2: fugue_op_desc.test_cases */
-
-#define FUGUE_MAX_RANK 8
-#define FUGUE_MAX_OPERANDS 16
-#define FUGUE_MAX_WORKSPACES 4
-#define FUGUE_ERROR_CAPACITY 2048
+#define FUGUE_ABI_VERSION_MAJOR 2
+#define FUGUE_ABI_VERSION_MINOR 0
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
 
-/* Walk an array of descriptors whose element size is given by the first element's struct_size. */
+/* Walk an array of structs whose element size is given by the first element's struct_size. */
 #define FUGUE_NTH(type, base, i) \
   ((const type*)((const char*)(base) + (size_t)(i) * (size_t)((base)->struct_size)))
 #define FUGUE_NTH_MUTABLE(type, base, i) \
   ((type*)((char*)(base) + (size_t)(i) * (size_t)((base)->struct_size)))
 
-/* The size a struct has in ABI 1.0: up to and including its last 1.0 field. A reader accepts any
- * struct at least this large and reads later fields only when struct_size covers them. */
+/* The size of a struct up to and including `member`: a reader accepts any struct at least as large as
+ * the version it needs and reads later fields only when struct_size covers them. */
 #define FUGUE_SIZE_UP_TO(type, member) (offsetof(type, member) + sizeof(((type*)0)->member))
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -60,48 +62,54 @@ typedef int32_t fugue_status;
 #define FUGUE_ERROR_DEVICE 3           /* an OpenCL call failed */
 #define FUGUE_ERROR_INTERNAL 4         /* a bug in the plugin */
 
+/* Where a failing call writes its message: at most `capacity` bytes, NUL included, one line, naming
+ * the operand at fault. The buffer is the core's. */
 typedef struct fugue_error {
   uint32_t struct_size;
-  char message[FUGUE_ERROR_CAPACITY]; /* NUL-terminated, one line, names the operand at fault */
+  uint32_t capacity;
+  char* message;
+  /* end of 2.0 */
 } fugue_error;
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Types of operands                                                                               */
 
-typedef int32_t fugue_dtype;
-#define FUGUE_DTYPE_NONE 0
-#define FUGUE_DTYPE_F32 1
-#define FUGUE_DTYPE_F64 2
-#define FUGUE_DTYPE_I32 3
-#define FUGUE_DTYPE_I64 4
-#define FUGUE_DTYPE_U8 5
-#define FUGUE_DTYPE_U32 6
-#define FUGUE_DTYPE_COUNT 7
-#define FUGUE_DTYPE_BIT(d) (1u << (uint32_t)(d))
-#define FUGUE_DTYPES_FLOAT (FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64))
-#define FUGUE_DTYPES_INT                                                                   \
-  (FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_I64) |                   \
-   FUGUE_DTYPE_BIT(FUGUE_DTYPE_U8) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U32))
-#define FUGUE_DTYPES_ALL (FUGUE_DTYPES_FLOAT | FUGUE_DTYPES_INT)
-
 typedef int32_t fugue_kind;
 #define FUGUE_KIND_NONE 0
 #define FUGUE_KIND_ARRAY 1  /* dense, row-major, lives on the device */
 #define FUGUE_KIND_SCALAR 2 /* one value that lives on the device (a result, or a run-time value) */
-#define FUGUE_KIND_CONST 3  /* a value known when kernels are generated: baked into the source */
-/* ABI 1.1: a stencil (points with integer offsets and weights, and a border rule), known when kernels
- * are generated. Its type has the weights' dtype, rank = the grid's rank, shape = the footprint
- * (2 * radius + 1 per axis); the points themselves are in fugue_call.stencils. */
+#define FUGUE_KIND_CONST 3  /* a real number known when kernels are generated: baked into the source */
+/* A stencil (points with integer offsets and weights, and a border rule), known when kernels are
+ * generated. Its type has the weights' dtype, rank = the grid's rank, shape = the footprint
+ * (2 * radius + 1 per axis); its points are the type's metadata (fugue_stencil_metadata). */
 #define FUGUE_KIND_STENCIL 4
 #define FUGUE_KIND_BIT(k) (1u << (uint32_t)(k))
+
+/* An element offset and per-axis strides (in elements, negative allowed) into the array a value
+ * views. 2.0 defines the layout only: the core refuses a call whose operand has a view. */
+typedef struct fugue_view {
+  uint32_t struct_size;
+  uint32_t rank;
+  int64_t offset;
+  const int64_t* strides; /* [rank] */
+  /* end of 2.0 */
+} fugue_view;
 
 typedef struct fugue_type {
   uint32_t struct_size;
   fugue_kind kind;
   fugue_dtype dtype;
   uint32_t rank; /* 0 for scalars and consts */
-  int64_t shape[FUGUE_MAX_RANK];
+  /* [rank] extents. An output handed to infer points at `shape_capacity` entries the plugin may
+   * write (and sets rank); everywhere else the plugin must not write through it. */
+  int64_t* shape;
+  uint32_t shape_capacity;
   double const_value; /* kind == CONST: the value */
+  const fugue_view* view; /* NULL: dense row-major (the only layout 2.0 runs) */
+  /* Compile-time data of the kind (a stencil's points), owned by the core; NULL when it has none. */
+  const void* metadata;
+  uint64_t metadata_bytes;
+  /* end of 2.0 */
 } fugue_type;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -118,6 +126,7 @@ typedef struct fugue_operand_desc {
   uint32_t kinds;  /* FUGUE_KIND_BIT mask of accepted kinds */
   uint32_t dtypes; /* FUGUE_DTYPE_BIT mask of accepted dtypes */
   const char* doc;
+  /* end of 2.0 */
 } fugue_operand_desc;
 
 typedef int32_t fugue_attr_type;
@@ -134,6 +143,7 @@ typedef struct fugue_attr_desc {
   double default_number;      /* NUMBER and INT */
   const char* default_string; /* STRING and DTYPE */
   const char* doc;
+  /* end of 2.0 */
 } fugue_attr_desc;
 
 typedef struct fugue_attr_value {
@@ -144,36 +154,68 @@ typedef struct fugue_attr_value {
   int64_t integer;    /* INT */
   const char* string; /* STRING */
   fugue_dtype dtype;  /* DTYPE */
+  /* end of 2.0 */
 } fugue_attr_value;
 
-/* ABI 1.1: what a grid stencil does at the border (reads outside the grid). */
+/* What a grid stencil does at the border (reads outside the grid). */
 typedef int32_t fugue_border;
 #define FUGUE_BORDER_CLAMP 1    /* the nearest cell inside */
 #define FUGUE_BORDER_ZERO 2     /* zero */
 #define FUGUE_BORDER_PERIODIC 3 /* wraps around */
 #define FUGUE_BORDER_MIRROR 4   /* reflected about the edge cell: -1 -> 1, n -> n - 2 */
 
-/* ABI 1.1: the value of a STENCIL operand. Point p has weight weights[p] at the offset
- * offsets[p * rank + d] along axis d (row-major axis order: for 2-D, [row, column]). */
-typedef struct fugue_stencil {
+/* The metadata of a STENCIL operand, in fugue_type.metadata: this header, then num_points * rank
+ * int64_t offsets (point p's offset along axis d at p * rank + d, row-major axis order: for 2-D,
+ * [row, column]), then num_points double weights. metadata_bytes covers all three. */
+typedef struct fugue_stencil_metadata {
   uint32_t struct_size;
   uint32_t rank;
   uint32_t num_points;
-  const int64_t* offsets; /* [num_points * rank] */
-  const double* weights;  /* [num_points] */
   fugue_border border;
-} fugue_stencil;
+  /* end of 2.0 */
+} fugue_stencil_metadata;
+
+/* What the core knows of the device a call is planned for. Strings and arrays are the core's. */
+typedef int32_t fugue_device_type;
+#define FUGUE_DEVICE_CPU 1
+#define FUGUE_DEVICE_GPU 2
+#define FUGUE_DEVICE_ACCELERATOR 3
+#define FUGUE_DEVICE_OTHER 4
+
+#define FUGUE_DEVICE_FP64 1u             /* doubles (cl_khr_fp64 or OpenCL 1.2+ with double config) */
+#define FUGUE_DEVICE_INT64_ATOMICS 2u    /* cl_khr_int64_base_atomics */
+#define FUGUE_DEVICE_SUBGROUPS 4u        /* cl_khr_subgroups or OpenCL 3.0 sub-groups */
+
+typedef struct fugue_device_desc {
+  uint32_t struct_size;
+  fugue_device_type type;
+  const char* name;
+  const char* vendor;
+  const char* driver_version;
+  uint32_t compute_units;
+  uint32_t features;            /* FUGUE_DEVICE_* */
+  uint64_t max_work_group_size;
+  uint64_t local_mem_bytes;     /* per work-group */
+  uint64_t global_mem_bytes;
+  uint64_t max_alloc_bytes;     /* the largest single buffer */
+  uint32_t num_subgroup_sizes;  /* 0 when unknown */
+  const uint64_t* subgroup_sizes;
+  const char* extensions;       /* space-separated, as OpenCL reports them */
+  /* end of 2.0 */
+} fugue_device_desc;
 
 /* One use of an operation in a program: its operands' types and its attributes. */
 typedef struct fugue_call {
   uint32_t struct_size;
-  uint32_t num_operands;       /* the signature's operand count */
-  const fugue_type* operands;  /* signature order; OUT entries are valid only after infer */
-  uint32_t num_attrs;          /* the signature's attribute count */
-  const fugue_attr_value* attrs; /* signature order; the core fills in defaults */
-  /* ABI 1.1 (read only when struct_size covers it): [num_operands], walk with FUGUE_NTH; entry k
-   * describes operand k when it is a STENCIL (other entries have num_points 0). */
-  const fugue_stencil* stencils;
+  uint32_t num_operands;         /* the signature's operand count */
+  const fugue_type* operands;    /* signature order, walk with FUGUE_NTH; OUT entries are valid only
+                                    after infer */
+  uint32_t num_attrs;            /* the signature's attribute count */
+  const fugue_attr_value* attrs; /* signature order, walk with FUGUE_NTH; the core fills in defaults */
+  /* The device the call is planned for: set for plan, emit and execute; NULL for infer, cost and
+   * reference, which must not depend on the device. */
+  const fugue_device_desc* device;
+  /* end of 2.0 */
 } fugue_call;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -191,39 +233,48 @@ typedef int32_t fugue_partition_kind;
 /* Element i of the iteration space touches element i of the operand (same shape), widened by
  * `halo` on reads. The core turns it into concrete tiles once it has chosen launch parameters. */
 #define FUGUE_PARTITION_ELEMENTWISE 1
-/* Explicit tiles: each work-group owns group_tile elements per axis, each work-item item_tile
- * elements spaced item_stride apart, with a read halo; `cyclic` = tiles repeat every
- * (groups x group_tile), i.e. a grid-stride loop. */
+/* Reserved for per-group tiles and per-work-group batch entries: the planner does not lower them yet
+ * and refuses a plan that uses them. */
 #define FUGUE_PARTITION_TILE 2
-#define FUGUE_PARTITION_BATCH 3 /* one entry along batch_axis per work-group */
+#define FUGUE_PARTITION_BATCH 3
 #define FUGUE_PARTITION_WHOLE 4 /* any work-item may read all of it; written only by one work-item */
 
+/* The per-axis arrays point at `rank` entries the core owns (rank = the operand's rank), zeroed
+ * before plan is called. */
 typedef struct fugue_partition {
   uint32_t struct_size;
   fugue_partition_kind kind;
   uint32_t rank;
-  int64_t group_tile[FUGUE_MAX_RANK];
-  int64_t item_tile[FUGUE_MAX_RANK];
-  int64_t item_stride[FUGUE_MAX_RANK];
-  int64_t halo[FUGUE_MAX_RANK];
-  int32_t batch_axis;
+  int64_t* halo;        /* ELEMENTWISE reads reach this far beyond the element, per axis */
+  int64_t* group_tile;  /* TILE (reserved) */
+  int64_t* item_tile;
+  int64_t* item_stride;
+  int32_t batch_axis;   /* BATCH (reserved) */
   int32_t cyclic;
-  /* Plans embed partitions by value, so their layout is fixed: later minor versions give these
-   * fields a meaning, with 0 meaning the 1.0 behaviour. Leave them 0. */
-  int64_t reserved[4];
+  /* end of 2.0 */
 } fugue_partition;
 
 /* Launch parameters an operation accepts; the core picks the work-group size within them. */
 typedef struct fugue_launch {
   uint32_t struct_size;
   uint32_t work_dim;
-  int64_t iteration[3];   /* ELEMENT/ITEM: the index space (elements); BLOCK: work-groups */
+  int64_t iteration[3];   /* ELEMENT/ITEM: the index space (elements); BLOCK: work-groups (OpenCL
+                             has at most three dimensions) */
   int64_t local_min;      /* accepted work-group sizes (items, dimension 0) */
   int64_t local_max;
   int64_t local_multiple; /* the size must be a multiple of this (1: any) */
   int64_t local_preferred;
-  int64_t reserved[4]; /* embedded in fugue_plan by value: see fugue_partition.reserved */
+  /* end of 2.0 */
 } fugue_launch;
+
+/* Global scratch the core allocates for a kernel: `elements_per_group` values of `dtype` per
+ * work-group (+ the FINALIZE kernel reads them all). */
+typedef struct fugue_workspace {
+  uint32_t struct_size;
+  fugue_dtype dtype;
+  int64_t elements_per_group;
+  /* end of 2.0 */
+} fugue_workspace;
 
 /* Code phases of core-generated kernels, in the order they appear. */
 #define FUGUE_PHASE_PROLOGUE 1u  /* before the element loop (declare accumulators) */
@@ -232,20 +283,21 @@ typedef struct fugue_launch {
 #define FUGUE_PHASE_FINALIZE 8u  /* a second kernel of one work-group reading the workspaces */
 #define FUGUE_PHASE_BODY 16u     /* BLOCK level: the whole work-group body */
 
+/* A plan. The core owns every struct and array it points at and sets their struct_size and sizes
+ * before plan is called; the plugin fills in the values. */
 typedef struct fugue_plan {
   uint32_t struct_size;
   fugue_level level;
-  fugue_launch launch;
-  uint32_t phases; /* FUGUE_PHASE_* mask the operation emits */
-  uint32_t num_partitions; /* = num_operands */
-  fugue_partition partitions[FUGUE_MAX_OPERANDS];
-  /* Global scratch the core allocates: workspace k holds workspace_elements[k] values of
-   * workspace_dtype[k] per work-group (+ the FINALIZE kernel reads them all). */
-  uint32_t num_workspaces;
-  fugue_dtype workspace_dtype[FUGUE_MAX_WORKSPACES];
-  int64_t workspace_elements[FUGUE_MAX_WORKSPACES];
-  uint64_t local_mem_bytes; /* per work-group, for the planner's cost model */
-  uint32_t registers;       /* estimated live values per work-item */
+  uint32_t phases;                /* FUGUE_PHASE_* mask the operation emits */
+  fugue_launch* launch;
+  uint32_t num_partitions;        /* = num_operands */
+  fugue_partition* partitions;    /* walk with FUGUE_NTH(_MUTABLE) */
+  uint32_t workspace_capacity;    /* entries `workspaces` has room for (the core offers at least 8) */
+  uint32_t num_workspaces;        /* the plugin sets how many it uses */
+  fugue_workspace* workspaces;    /* walk with FUGUE_NTH(_MUTABLE) */
+  uint64_t local_mem_bytes;       /* per work-group, for the planner's cost model */
+  uint32_t registers;             /* estimated live values per work-item */
+  /* end of 2.0 */
 } fugue_plan;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -269,7 +321,7 @@ typedef struct fugue_emit_api {
   const char* (*read)(fugue_emit_context* context, uint32_t operand);
   /* An lvalue for operand k at the current element (array) or the value (scalar). */
   const char* (*write)(fugue_emit_context* context, uint32_t operand);
-  /* The OpenCL C type name of a dtype ("float", "uchar", ...). */
+  /* The OpenCL C type name of a dtype ("float", "uchar", "float2" for c64, ...). */
   const char* (*ctype)(fugue_emit_context* context, fugue_dtype dtype);
   /* A fresh identifier, unique in the kernel, stable across phases of the same call for the same stem. */
   const char* (*name)(fugue_emit_context* context, const char* stem);
@@ -279,11 +331,12 @@ typedef struct fugue_emit_api {
   const char* (*workspace)(fugue_emit_context* context, uint32_t k);
   /* Append code to the kernel being built. */
   void (*append)(fugue_emit_context* context, const char* code);
-  /* ABI 1.1 (check struct_size): an rvalue for the element of array operand k at `index`, an OpenCL C
-   * expression of its flat row-major index, in any phase. The plan must partition the operand
-   * ELEMENTWISE with a halo covering every index used, or WHOLE; the core then keeps it in global
-   * memory (a value read that way is never promoted, and never produced in the same kernel). */
+  /* An rvalue for the element of array operand k at `index`, an OpenCL C expression of its flat
+   * row-major index, in any phase. The plan must partition the operand ELEMENTWISE with a halo
+   * covering every index used, or WHOLE; the core then keeps it in global memory (a value read that
+   * way is never promoted, and never produced in the same kernel). */
   const char* (*read_at)(fugue_emit_context* context, uint32_t operand, const char* index);
+  /* end of 2.0 */
 } fugue_emit_api;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -307,6 +360,7 @@ typedef struct fugue_device_services {
                           fugue_error* error);
   /* Hand an event of enqueued work to the core, for profiles and benchmarks; the core releases it. */
   void (*track)(fugue_services_context* context, cl_event event, const char* name);
+  /* end of 2.0 */
 } fugue_device_services;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -316,13 +370,15 @@ typedef struct fugue_cost {
   uint32_t struct_size;
   double bytes; /* global memory moved (read + written) when the op runs alone */
   double flops;
+  /* end of 2.0 */
 } fugue_cost;
 
 typedef struct fugue_host_array {
   uint32_t struct_size;
-  fugue_type type;
+  const fugue_type* type;
   void* data; /* C order; inputs are read-only */
   uint64_t bytes;
+  /* end of 2.0 */
 } fugue_host_array;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -331,7 +387,8 @@ typedef struct fugue_host_array {
 typedef struct fugue_op_desc fugue_op_desc;
 
 typedef fugue_status (*fugue_infer_fn)(const fugue_op_desc* op, const fugue_call* call,
-                                       fugue_type* types /* [num_operands]: write OUT entries */,
+                                       fugue_type* types /* [num_operands], stride struct_size:
+                                                            write OUT entries */,
                                        fugue_error* error);
 typedef fugue_status (*fugue_plan_fn)(const fugue_op_desc* op, const fugue_call* call,
                                       fugue_plan* plan, fugue_error* error);
@@ -343,7 +400,8 @@ typedef fugue_status (*fugue_execute_fn)(const fugue_op_desc* op, const fugue_ca
 typedef fugue_status (*fugue_cost_fn)(const fugue_op_desc* op, const fugue_call* call,
                                       fugue_cost* cost, fugue_error* error);
 typedef fugue_status (*fugue_reference_fn)(const fugue_op_desc* op, const fugue_call* call,
-                                           fugue_host_array* operands /* [num_operands] */,
+                                           fugue_host_array* operands /* [num_operands], stride
+                                                                         struct_size */,
                                            fugue_error* error);
 
 struct fugue_op_desc {
@@ -361,15 +419,15 @@ struct fugue_op_desc {
   fugue_cost_fn cost;
   fugue_reference_fn reference;
   double tolerance_f32; /* error bound vs the reference, float inputs: |device - reference| <=
-                           tolerance * max(1, |reference|) (relative above 1, absolute below) */
-  double tolerance_f64;
+                           tolerance * max(1, |reference|) (relative above 1, absolute below);
+                           c64 uses it too, on |re| and |im| */
+  double tolerance_f64; /* f64 and c128 */
   double test_low;      /* the domain random test inputs are drawn from */
   double test_high;
   void* user_data;      /* the plugin's own */
-  /* ABI 1.1 (read only when struct_size covers it): FUGUE_OP_* traits. */
-  uint32_t traits;
-  /* ABI 1.2 (read only when struct_size covers it; may be NULL): the calls the conformance suite
-   * (`fugue conformance`) runs, as JSON text: an array of cases, each an object with
+  uint32_t traits;      /* FUGUE_OP_* */
+  /* May be NULL: the calls the conformance suite (`fugue conformance`) runs, as JSON text: an array
+   * of cases, each an object with
    *   "shape":  the shape of array inputs not named in "inputs" (e.g. [7, 5]);
    *   "inputs": per input operand, a symbol in the program syntax ({"kind": "const", "value": 2},
    *             {"kind": "stencil", "border": "clamp", "points": [...]}, {"kind": "array",
@@ -379,22 +437,24 @@ struct fugue_op_desc {
    *   "name":   a label for the report (default "case N").
    * NULL: the suite derives calls from the signature (arrays of one shape, ranks 1 to 3). */
   const char* test_cases;
+  /* end of 2.0 */
 };
 
-/* ABI 1.1 traits of an operation. */
+/* Traits of an operation. */
 /* Its one output equals its one input, element for element (same kind, dtype and shape): the core
  * may replace a call by a buffer swap when the input's value is not needed afterwards. */
 #define FUGUE_OP_IDENTITY 1u
 
 typedef struct fugue_plugin {
   uint32_t struct_size;
-  uint32_t abi_major;
+  uint32_t abi_major; /* these three keep their offsets in every ABI version */
   uint32_t abi_minor;
   const char* name;
   const char* version;
   const char* description;
   uint32_t num_ops;
   const fugue_op_desc* const* ops; /* pointers, so each op may carry its own struct_size */
+  /* end of 2.0 */
 } fugue_plugin;
 
 /* The entry point: the core passes its ABI version; the table stays owned by the plugin. */

@@ -6,13 +6,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include "atomic_file.h"
+#include "io/atomic_file.h"
 #include "conformance_report.h"
 #include "descriptor_checks.h"
 #include "device_checks.h"
 #include "errors.h"
 #include "infer_checks.h"
-#include "plugin_registry.h"
+#include "plugins/plugin_registry.h"
 #include "test_calls.h"
 
 namespace fugue::conformance {

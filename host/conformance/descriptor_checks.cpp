@@ -30,15 +30,15 @@ std::vector<std::string> problems_of(const Operation& op) {
   if (dot == std::string::npos || !identifier(name.substr(0, dot).c_str()) || !identifier(name.substr(dot + 1).c_str()))
     problem("name '" + name + "' is not of the form family.op (identifiers)");
   if (!d.doc || !*d.doc) problem("no doc string");
-  if (d.struct_size < FUGUE_SIZE_UP_TO(fugue_op_desc, user_data)) problem("struct_size below ABI 1.0's");
-  if (d.num_operands == 0 || d.num_operands > FUGUE_MAX_OPERANDS)
-    problem(std::to_string(d.num_operands) + " operands (1 to " + std::to_string(FUGUE_MAX_OPERANDS) + " allowed)");
+  if (d.struct_size < FUGUE_SIZE_UP_TO(fugue_op_desc, test_cases)) problem("struct_size below ABI 2.0's");
+  if (d.num_operands == 0 || d.num_operands > kMaxOperands)
+    problem(std::to_string(d.num_operands) + " operands (1 to " + std::to_string(kMaxOperands) + " allowed)");
   if (op.outputs().empty()) problem("no OUT operand");
   std::set<std::string> names;
   for (uint32_t i = 0; i < op.operands().size(); ++i) {
     const fugue_operand_desc& o = *op.operands()[i];
     const std::string where = "operand " + std::to_string(i) + " ('" + (o.name ? o.name : "") + "')";
-    if (o.struct_size < FUGUE_SIZE_UP_TO(fugue_operand_desc, doc)) problem(where + ": struct_size below ABI 1.0's");
+    if (o.struct_size < FUGUE_SIZE_UP_TO(fugue_operand_desc, doc)) problem(where + ": struct_size below ABI 2.0's");
     if (!identifier(o.name)) problem(where + ": name is not an identifier");
     else if (!names.insert(o.name).second) problem(where + ": name used twice");
     if (o.role != FUGUE_ROLE_IN && o.role != FUGUE_ROLE_OUT) problem(where + ": role is neither IN nor OUT");

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "conformance_report.h"
-#include "operation.h"
-#include "plugin_registry.h"
+#include "plugins/operation.h"
+#include "plugins/plugin_registry.h"
 
 namespace fugue::conformance {
 

@@ -7,11 +7,11 @@
 #include <memory>
 #include <set>
 
-#include "array_comparison.h"
+#include "runtime/array_comparison.h"
 #include "errors.h"
-#include "executor.h"
-#include "program_loader.h"
-#include "reference_executor.h"
+#include "runtime/executor.h"
+#include "load/program_loader.h"
+#include "runtime/reference_executor.h"
 
 namespace fugue::conformance {
 
@@ -202,8 +202,8 @@ std::string neighbour_program(const Operation& op, const TestCall& call, DeviceS
   const uint32_t mul_dtypes = neighbour->operands()[0]->dtypes;
   std::vector<uint32_t> inputs, outputs;
   for (uint32_t i : op.inputs()) {
-    const fugue_partition& p = planned.partition(i);
-    bool halo = std::any_of(p.halo, p.halo + FUGUE_MAX_RANK, [](int64_t h) { return h != 0; });
+    const abi::Partition& p = planned.partition(i);
+    bool halo = p.has_halo();
     if (planned.types[i].kind == FUGUE_KIND_ARRAY && p.kind == FUGUE_PARTITION_ELEMENTWISE && !halo &&
         (mul_dtypes & FUGUE_DTYPE_BIT(planned.types[i].dtype)))
       inputs.push_back(i);
@@ -342,10 +342,10 @@ void check_cost(const Operation& op, const std::vector<TestCall>& calls, const P
     try {
       Program program = parse_program(call.program, "conformance.json", registry);
       const Statement& st = program.body.front();
-      std::vector<fugue_type> types;
-      std::vector<fugue_stencil> stencils;
-      fugue_call c = program.call(st, types, stencils);
-      fugue_cost cost = op.cost(c);
+      CallDescriptor c;
+      program.call(st, c);
+      const auto& types = c.types;
+      fugue_cost cost = op.cost(c.call);
       double out_bytes = 0, all_bytes = 0;
       int64_t elements = 0;
       for (size_t k = 0; k < types.size(); ++k) {

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "conformance_report.h"
-#include "device_manager.h"
-#include "plugin_registry.h"
-#include "profiler.h"
-#include "program_cache.h"
+#include "device/device_manager.h"
+#include "plugins/plugin_registry.h"
+#include "device/profiler.h"
+#include "device/program_cache.h"
 #include "test_calls.h"
 
 namespace fugue::conformance {

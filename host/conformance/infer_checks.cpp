@@ -7,7 +7,7 @@
 
 #include "child_process.h"
 #include "errors.h"
-#include "program_loader.h"
+#include "load/program_loader.h"
 
 namespace fugue::conformance {
 
@@ -19,16 +19,40 @@ std::string one_line(std::string text) {
   return text;
 }
 
-// A call descriptor of the program's one statement, with its own copies of types, attrs, stencils.
+// A call of the program's one statement, with its own copies of types and attrs, passed straight
+// through the C ABI (no SDK, no loader in between).
 struct RawCall {
-  std::vector<fugue_type> types;
-  std::vector<fugue_stencil> stencils;
+  std::vector<abi::Type> values;
   std::vector<fugue_attr_value> attrs;
-  fugue_call call{};
-  void point() {
-    call.operands = types.data();
+
+  // Runs the plugin's infer; OUT entries get room for kMaxRank + 1 axes, so one too many shows.
+  fugue_status infer(const Operation& op, std::vector<abi::Type>& result, abi::ErrorBuffer& error) const {
+    std::vector<fugue_type> inputs, outputs;
+    std::vector<std::vector<int64_t>> room(values.size(), std::vector<int64_t>(kMaxRank + 1, 0));
+    for (size_t k = 0; k < values.size(); ++k) {
+      inputs.push_back(values[k].view());
+      fugue_type out = values[k].view();
+      if (op.operands()[k]->role == FUGUE_ROLE_OUT) {
+        out = fugue_type{};
+        out.struct_size = sizeof(fugue_type);
+        out.shape = room[k].data();
+        out.shape_capacity = kMaxRank + 1;
+      }
+      outputs.push_back(out);
+    }
+    fugue_call call{};
+    call.struct_size = sizeof(fugue_call);
+    call.num_operands = static_cast<uint32_t>(inputs.size());
+    call.operands = inputs.data();
+    call.num_attrs = static_cast<uint32_t>(attrs.size());
     call.attrs = attrs.empty() ? nullptr : attrs.data();
-    call.stencils = stencils.data();
+    const fugue_status status = op.desc().infer(&op.desc(), &call, outputs.data(), error.get());
+    result.clear();
+    for (fugue_type& t : outputs) {
+      t.rank = std::min<uint32_t>(t.rank, kMaxRank + 1);
+      result.emplace_back(t);
+    }
+    return status;
   }
 };
 
@@ -40,36 +64,34 @@ struct Mutation {
 std::vector<Mutation> invalid_calls(const Operation& op, const Program& program) {
   const Statement& st = program.body.front();
   RawCall base;
-  base.call = program.call(st, base.types, base.stencils);
+  CallDescriptor call;
+  program.call(st, call);
+  base.values = call.values;
   base.attrs = st.attrs;
-  for (uint32_t o : op.outputs()) {
-    base.types[o] = fugue_type{};
-    base.types[o].struct_size = sizeof(fugue_type);
-  }
+  for (uint32_t o : op.outputs()) base.values[o] = abi::Type{};
   std::vector<Mutation> out;
   auto add = [&](const std::string& label, const std::function<void(RawCall&)>& change) {
     Mutation m{label, base};
     change(m.raw);
-    m.raw.point();
     out.push_back(std::move(m));
   };
   for (uint32_t i : op.inputs()) {
     const fugue_operand_desc& d = *op.operands()[i];
-    const fugue_type& t = base.types[i];
+    const abi::Type& t = base.values[i];
     const std::string name = d.name;
     if (t.kind == FUGUE_KIND_ARRAY) {
-      if (t.rank >= 1) add(name + " one longer on axis 0", [&](RawCall& r) { r.types[i].shape[0] += 1; });
-      if (t.rank < FUGUE_MAX_RANK)
-        add(name + " with one more axis", [&](RawCall& r) { r.types[i].shape[r.types[i].rank++] = 3; });
-      if (t.rank > 1) add(name + " with one axis fewer", [&](RawCall& r) { r.types[i].shape[--r.types[i].rank] = 0; });
-      if (t.rank >= 1) add(name + " empty (extent 0)", [&](RawCall& r) { r.types[i].shape[0] = 0; });
+      if (t.rank() >= 1) add(name + " one longer on axis 0", [&](RawCall& r) { r.values[i].shape[0] += 1; });
+      if (t.rank() < kMaxRank)
+        add(name + " with one more axis", [&](RawCall& r) { r.values[i].shape.push_back(3); });
+      if (t.rank() > 1) add(name + " with one axis fewer", [&](RawCall& r) { r.values[i].shape.pop_back(); });
+      if (t.rank() >= 1) add(name + " empty (extent 0)", [&](RawCall& r) { r.values[i].shape[0] = 0; });
     }
     if (t.kind == FUGUE_KIND_ARRAY || t.kind == FUGUE_KIND_SCALAR) {
-      for (fugue_dtype other : {FUGUE_DTYPE_F32, FUGUE_DTYPE_F64, FUGUE_DTYPE_I32, FUGUE_DTYPE_U8}) {
+      for (fugue_dtype other : {FUGUE_DTYPE_F32, FUGUE_DTYPE_F64, FUGUE_DTYPE_I32, FUGUE_DTYPE_U8, FUGUE_DTYPE_C64}) {
         if (other == t.dtype) continue;
         bool in_mask = d.dtypes & FUGUE_DTYPE_BIT(other);
         add(name + " as " + std::string(dtype_name(static_cast<DType>(other))) + (in_mask ? "" : " (outside its dtype mask)"),
-            [&](RawCall& r) { r.types[i].dtype = other; });
+            [&](RawCall& r) { r.values[i].dtype = other; });
       }
     }
   }
@@ -95,18 +117,18 @@ std::vector<Mutation> invalid_calls(const Operation& op, const Program& program)
 }
 
 // "" when an output type infer returned is one the signature allows; otherwise what is wrong.
-std::string malformed_output(const Operation& op, const std::vector<fugue_type>& types) {
+std::string malformed_output(const Operation& op, const std::vector<abi::Type>& types) {
   for (uint32_t o : op.outputs()) {
-    const fugue_type& t = types[o];
+    const abi::Type& t = types[o];
     const std::string name = op.operands()[o]->name;
     if (!(op.operands()[o]->kinds & FUGUE_KIND_BIT(t.kind)) || t.kind == FUGUE_KIND_NONE)
       return name + " has kind " + std::to_string(t.kind) + ", outside its kinds mask";
     if (!(op.operands()[o]->dtypes & FUGUE_DTYPE_BIT(t.dtype)) || t.dtype == FUGUE_DTYPE_NONE)
       return name + " has dtype " + std::to_string(t.dtype) + ", outside its dtype mask";
-    if (t.rank > FUGUE_MAX_RANK) return name + " has rank " + std::to_string(t.rank);
+    if (t.rank() > kMaxRank) return name + " has rank " + std::to_string(t.rank());
     if (t.kind == FUGUE_KIND_ARRAY)
-      for (uint32_t a = 0; a < t.rank; ++a)
-        if (t.shape[a] < 0) return name + " has a negative extent";
+      for (int64_t e : t.shape)
+        if (e < 0) return name + " has a negative extent";
   }
   return {};
 }
@@ -146,11 +168,11 @@ void child_work(const Operation& op, const PluginRegistry& registry, const std::
   if (!base) return;
   for (auto& m : invalid_calls(op, *base)) {
     say("mstart " + m.label);
-    std::vector<fugue_type> result = m.raw.types;
-    fugue_error error = make_error();
+    std::vector<abi::Type> result;
+    abi::ErrorBuffer error;
     fugue_status status = FUGUE_OK;
     try {
-      status = op.desc().infer(&op.desc(), &m.raw.call, result.data(), &error);
+      status = m.raw.infer(op, result, error);
     } catch (const std::exception& e) {
       say("mfault " + m.label + "\ta C++ exception escaped the C boundary: " + one_line(e.what()));
       continue;
@@ -158,15 +180,14 @@ void child_work(const Operation& op, const PluginRegistry& registry, const std::
       say("mfault " + m.label + "\tan exception of unknown type escaped the C boundary");
       continue;
     }
-    error.message[sizeof error.message - 1] = 0;
     if (status == FUGUE_OK) {
       std::string bad = malformed_output(op, result);
       say(bad.empty() ? "maccept " + m.label : "mfault " + m.label + "\taccepted, with a malformed output type: " + bad);
     } else if (status != FUGUE_ERROR_INVALID_ARGUMENT && status != FUGUE_ERROR_UNSUPPORTED) {
       say("mfault " + m.label + "\treturned " + status_name(status) +
           " (meant for device failures and plugin bugs; a bad call is INVALID_ARGUMENT or UNSUPPORTED): " +
-          one_line(error.message));
-    } else if (!*error.message) {
+          one_line(error.text()));
+    } else if (error.text().empty()) {
       say("mfault " + m.label + "\treturned " + status_name(status) + " without a message");
     } else {
       say("mreject " + m.label);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "conformance_report.h"
-#include "plugin_registry.h"
+#include "plugins/plugin_registry.h"
 #include "test_calls.h"
 
 namespace fugue::conformance {

@@ -1,5 +1,7 @@
 #include "test_calls.h"
 
+#include "program/host_array.h"
+
 #include <algorithm>
 
 #include "errors.h"
@@ -145,7 +147,7 @@ std::vector<TestCall> declared_calls(const Operation& op, const std::string& tex
     for (const auto& [key, value] : spec.items())
       if (key != "shape" && key != "inputs" && key != "attrs" && key != "dtypes" && key != "name")
         throw UserError(p + "/" + key + ": unknown key (expected shape, inputs, attrs, dtypes, name)");
-    if (spec.contains("shape") && (!spec["shape"].is_array() || spec["shape"].size() > FUGUE_MAX_RANK ||
+    if (spec.contains("shape") && (!spec["shape"].is_array() || spec["shape"].size() > fugue::kMaxRank ||
                                    !std::all_of(spec["shape"].begin(), spec["shape"].end(),
                                                 [](const json& n) { return n.is_number_integer() && n >= 0; })))
       throw UserError(p + "/shape: expected a list of at most 8 non-negative integers");

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dtype.h"
-#include "operation.h"
+#include "program/dtype.h"
+#include "plugins/operation.h"
 
 namespace fugue::conformance {
 

@@ -24,7 +24,7 @@ Cast::Cast() {
   test_high = 10;
 }
 
-void Cast::infer(const sdk::Call& call, fugue_type* types) const {
+void Cast::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   const fugue_dtype to = call.dtype("dtype");
   if (to == FUGUE_DTYPE_NONE)
     throw rejection(name, "attribute dtype", "one of f32, f64, i32, i64, u8, u32", "none");

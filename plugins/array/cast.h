@@ -9,7 +9,7 @@ namespace fugue::array {
 class Cast final : public ElementwiseOperation {
  public:
   Cast();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;
 
  protected:

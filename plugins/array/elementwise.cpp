@@ -10,8 +10,8 @@
 
 namespace fugue::array {
 
-fugue_plan ElementwiseOperation::plan(const sdk::Call& call) const {
-  fugue_plan plan =
+sdk::Plan ElementwiseOperation::plan(const sdk::Call& call) const {
+  sdk::Plan plan =
       sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, element_count(call.operand("out")));
   for (uint32_t i = 0; i < call.size(); ++i)
     if (!touches(i)) plan.partitions[i] = sdk::partition(FUGUE_PARTITION_NONE);
@@ -19,7 +19,7 @@ fugue_plan ElementwiseOperation::plan(const sdk::Call& call) const {
   return plan;
 }
 
-void ElementwiseOperation::emit(const sdk::Call& call, const fugue_plan&,
+void ElementwiseOperation::emit(const sdk::Call& call, const sdk::Plan&,
                                 const sdk::Emitter& emitter) const {
   if (emitter.phase() != FUGUE_PHASE_ELEMENT)
     throw std::logic_error(name + ": asked to emit phase " + std::to_string(emitter.phase()) +
@@ -88,7 +88,7 @@ fugue_dtype MapOperation::result_dtype(fugue_dtype computed_in) const {
   return spec_.result == FUGUE_DTYPE_NONE ? computed_in : spec_.result;
 }
 
-void MapOperation::infer(const sdk::Call& call, fugue_type* types) const {
+void MapOperation::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   const fugue_dtype dtype = common_dtype(call, name, inputs_);
   types[call.index("out")] = broadcast(call, name, inputs_, result_dtype(dtype));
 }

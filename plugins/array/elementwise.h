@@ -16,8 +16,8 @@ namespace fugue::array {
 // Plans, costs and emits for an operation that produces `out` one element at a time.
 class ElementwiseOperation : public sdk::Operation {
  public:
-  fugue_plan plan(const sdk::Call& call) const override;
-  void emit(const sdk::Call& call, const fugue_plan& plan,
+  sdk::Plan plan(const sdk::Call& call) const override;
+  void emit(const sdk::Call& call, const sdk::Plan& plan,
             const sdk::Emitter& emitter) const override;
   fugue_cost cost(const sdk::Call& call) const override;
 
@@ -95,7 +95,7 @@ MapSpec binary_map(std::string name, std::string doc, uint32_t dtypes, Formula f
 class MapOperation final : public ElementwiseOperation {
  public:
   explicit MapOperation(MapSpec spec);
-  void infer(const sdk::Call& call, fugue_type* types) const override;
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;
 
  protected:

@@ -34,7 +34,7 @@ fugue_dtype Fill::result_dtype(const sdk::Call& call) const {
   return given == FUGUE_DTYPE_NONE ? call.operand(kLike).dtype : given;
 }
 
-void Fill::infer(const sdk::Call& call, fugue_type* types) const {
+void Fill::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   const fugue_dtype dtype = result_dtype(call);
   const double value = call.number("value");
   if (!fits(dtype, value))

@@ -68,7 +68,7 @@ Reduction::Reduction(ReductionSpec spec) : spec_(std::move(spec)) {
   test_high = 1;
 }
 
-void Reduction::infer(const sdk::Call& call, fugue_type* types) const {
+void Reduction::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   const fugue_dtype dtype = common_dtype(call, name, inputs_);
   broadcast(call, name, inputs_, dtype);  // dot: a and b of one shape
   const fugue_type& x = call.operand(inputs_[0]);
@@ -80,15 +80,13 @@ void Reduction::infer(const sdk::Call& call, fugue_type* types) const {
   types[out_] = sdk::make_type(FUGUE_KIND_SCALAR, dtype);
 }
 
-fugue_plan Reduction::plan(const sdk::Call& call) const {
+sdk::Plan Reduction::plan(const sdk::Call& call) const {
   const fugue_dtype acc = call.operand(out_).dtype;
-  fugue_plan plan =
+  sdk::Plan plan =
       sdk::elementwise_plan(call, FUGUE_LEVEL_ITEM, sdk::elements(call.operand(inputs_[0])));
   plan.phases =
       FUGUE_PHASE_PROLOGUE | FUGUE_PHASE_ELEMENT | FUGUE_PHASE_EPILOGUE | FUGUE_PHASE_FINALIZE;
-  plan.num_workspaces = 1;
-  plan.workspace_dtype[0] = acc;
-  plan.workspace_elements[0] = 1;  // one partial per work-group
+  plan.workspaces.push_back({acc, 1});  // one partial per work-group
   // The tree of reduce_group.cl, at the largest work-group.
   plan.local_mem_bytes = static_cast<uint64_t>(plan.launch.local_max) * dtype_bytes(acc);
   plan.registers = static_cast<uint32_t>(inputs_.size()) + 2;
@@ -176,7 +174,7 @@ std::string Reduction::finalize(const sdk::Emitter& emitter, fugue_dtype dtype) 
       .expand();
 }
 
-void Reduction::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void Reduction::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emitter) const {
   const fugue_dtype dtype = call.operand(out_).dtype;  // the accumulator's too
   switch (emitter.phase()) {
     case FUGUE_PHASE_PROLOGUE:

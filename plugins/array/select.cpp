@@ -24,7 +24,7 @@ Select::Select() {
   set_tolerance(*this, kRounding);
 }
 
-void Select::infer(const sdk::Call& call, fugue_type* types) const {
+void Select::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   const fugue_dtype dtype = common_dtype(call, name, {kA, kB});
   types[kOut] = broadcast(call, name, {kCond, kA, kB}, dtype);
 }

@@ -8,7 +8,7 @@ namespace fugue::array {
 class Select final : public ElementwiseOperation {
  public:
   Select();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;
 
  protected:

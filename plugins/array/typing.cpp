@@ -61,7 +61,7 @@ fugue_dtype common_dtype(const sdk::Call& call, const std::string& op,
   return dtype;
 }
 
-fugue_type broadcast(const sdk::Call& call, const std::string& op,
+sdk::Type broadcast(const sdk::Call& call, const std::string& op,
                      const std::vector<uint32_t>& inputs, fugue_dtype dtype) {
   const fugue_type* shape = nullptr;  // the first array input
   uint32_t shape_input = 0;

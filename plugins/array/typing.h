@@ -24,7 +24,7 @@ fugue_dtype common_dtype(const sdk::Call& call, const std::string& op,
 
 // The type of an element-wise result over `inputs`: an array of the shape all their arrays share,
 // or a scalar when none of them is an array.
-fugue_type broadcast(const sdk::Call& call, const std::string& op,
+sdk::Type broadcast(const sdk::Call& call, const std::string& op,
                      const std::vector<uint32_t>& inputs, fugue_dtype dtype);
 
 }  // namespace fugue::array

@@ -14,9 +14,9 @@ namespace {
 enum : uint32_t { kR, kX, kY };
 
 // The farthest point of the stencil along each axis: the halo of x it reads.
-std::vector<int64_t> reach(const fugue_stencil& s) {
+std::vector<int64_t> reach(const sdk::Stencil& s) {
   std::vector<int64_t> r(s.rank, 0);
-  for (uint32_t p = 0; p < s.num_points; ++p)
+  for (uint32_t p = 0; p < s.points(); ++p)
     for (uint32_t d = 0; d < s.rank; ++d)
       r[d] = std::max<int64_t>(r[d], std::llabs(s.offsets[p * s.rank + d]));
   return r;
@@ -60,10 +60,10 @@ Apply::Apply() {
   ])";
 }
 
-void Apply::infer(const sdk::Call& call, fugue_type* types) const {
+void Apply::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kX, 0);
   const fugue_type& x = call.operand(kX);
-  const fugue_stencil& s = call.stencil(kR);
+  const sdk::Stencil s = call.stencil(kR);
   if (s.rank != x.rank)
     throw rejection(
         "operand R",
@@ -72,9 +72,9 @@ void Apply::infer(const sdk::Call& call, fugue_type* types) const {
   types[kY] = array_type(x.dtype, shape_of(x));
 }
 
-fugue_plan Apply::plan(const sdk::Call& call) const {
+sdk::Plan Apply::plan(const sdk::Call& call) const {
   const fugue_type& x = call.operand(kX);
-  fugue_plan plan = grid_plan(call, sdk::elements(x));
+  sdk::Plan plan = grid_plan(call, sdk::elements(x));
   // R has no device value: it lives in the code.
   plan.partitions[kX] = elementwise(x.rank, reach(call.stencil(kR)));
   plan.partitions[kY] = elementwise(x.rank);
@@ -82,17 +82,17 @@ fugue_plan Apply::plan(const sdk::Call& call) const {
   return plan;
 }
 
-void Apply::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void Apply::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& x = call.operand(kX);
   if (sdk::elements(x) == 0) return;  // the element loop never runs
-  const fugue_stencil& s = call.stencil(kR);
+  const sdk::Stencil s = call.stencil(kR);
   const std::string t = ctype(x.dtype);
   GridCode grid(emitter, shape_of(x), index_ctype(sdk::elements(x)));
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   const std::string acc = emitter.name("acc");
   code += "  " + t + " " + acc + " = " + literal(x.dtype, 0) + ";\n";
-  for (uint32_t p = 0; p < s.num_points; ++p) {
+  for (uint32_t p = 0; p < s.points(); ++p) {
     std::vector<std::string> at(s.rank);
     std::string condition;
     bool never = false;
@@ -119,13 +119,13 @@ fugue_cost Apply::cost(const sdk::Call& call) const {
   fugue_cost cost{};
   // Each element of x is fetched once from memory; its neighbours' reads of it hit the cache.
   cost.bytes = array_bytes(x) + array_bytes(call.operand(kY));
-  cost.flops = 2.0 * call.stencil(kR).num_points * static_cast<double>(sdk::elements(x));
+  cost.flops = 2.0 * call.stencil(kR).points() * static_cast<double>(sdk::elements(x));
   return cost;
 }
 
 void Apply::reference(const sdk::Call& call, fugue_host_array* operands) const {
   const fugue_type& xt = call.operand(kX);
-  const fugue_stencil& s = call.stencil(kR);
+  const sdk::Stencil s = call.stencil(kR);
   const std::vector<int64_t> shape = shape_of(xt);
   const sdk::HostView x(operands[kX]);
   sdk::HostView y(operands[kY]);
@@ -133,7 +133,7 @@ void Apply::reference(const sdk::Call& call, fugue_host_array* operands) const {
   for (int64_t i = 0; i < y.size(); ++i) {
     const std::vector<int64_t> c = unflatten(i, shape);
     Real acc = 0;
-    for (uint32_t p = 0; p < s.num_points; ++p) {
+    for (uint32_t p = 0; p < s.points(); ++p) {
       bool outside = false;
       for (uint32_t d = 0; d < s.rank; ++d) {
         at[d] = border_coordinate(c[d], s.offsets[p * s.rank + d], shape[d], s.border);

@@ -34,7 +34,7 @@ Channel::Channel() {
   ])";
 }
 
-void Channel::infer(const sdk::Call& call, fugue_type* types) const {
+void Channel::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kChannelX, 0);
   const fugue_type& x = call.operand(kChannelX);
   if (x.rank < 2)
@@ -54,17 +54,17 @@ void Channel::infer(const sdk::Call& call, fugue_type* types) const {
   types[kChannelY] = array_type(x.dtype, shape);
 }
 
-fugue_plan Channel::plan(const sdk::Call& call) const {
+sdk::Plan Channel::plan(const sdk::Call& call) const {
   const fugue_type& x = call.operand(kChannelX);
   const fugue_type& y = call.operand(kChannelY);
-  fugue_plan plan = grid_plan(call, sdk::elements(y));
+  sdk::Plan plan = grid_plan(call, sdk::elements(y));
   plan.partitions[kChannelX] = whole(x.rank);  // element i reads i * C + index
   plan.partitions[kChannelY] = elementwise(y.rank);
   plan.registers = 3;
   return plan;
 }
 
-void Channel::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void Channel::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& x = call.operand(kChannelX);
   if (sdk::elements(x) == 0) return;  // the element loop never runs
@@ -127,14 +127,9 @@ Stack::Stack() {
   ])";
 }
 
-void Stack::infer(const sdk::Call& call, fugue_type* types) const {
+void Stack::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kStackA, 0);
   const fugue_type& a = call.operand(kStackA);
-  if (a.rank >= FUGUE_MAX_RANK)
-    throw rejection("operand a",
-                    "an array of rank 1 to " + std::to_string(FUGUE_MAX_RANK - 1) +
-                        " (y has one axis more)",
-                    describe(a));
   require_rank(call, kStackB, 0);
   require_like(call, kStackB, kStackA);
   std::vector<int64_t> shape = shape_of(a);
@@ -142,10 +137,10 @@ void Stack::infer(const sdk::Call& call, fugue_type* types) const {
   types[kStackY] = array_type(a.dtype, shape);
 }
 
-fugue_plan Stack::plan(const sdk::Call& call) const {
+sdk::Plan Stack::plan(const sdk::Call& call) const {
   const fugue_type& a = call.operand(kStackA);
   const fugue_type& y = call.operand(kStackY);
-  fugue_plan plan = grid_plan(call, sdk::elements(y));
+  sdk::Plan plan = grid_plan(call, sdk::elements(y));
   // Element i of y reads element i / 2 of a or b.
   plan.partitions[kStackA] = whole(a.rank);
   plan.partitions[kStackB] = whole(a.rank);
@@ -154,7 +149,7 @@ fugue_plan Stack::plan(const sdk::Call& call) const {
   return plan;
 }
 
-void Stack::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void Stack::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& y = call.operand(kStackY);
   if (sdk::elements(y) == 0) return;

@@ -10,9 +10,9 @@ namespace fugue::stencil {
 class Channel final : public sdk::Operation {
  public:
   Channel();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
-  fugue_plan plan(const sdk::Call& call) const override;
-  void emit(const sdk::Call& call, const fugue_plan& plan,
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
+  sdk::Plan plan(const sdk::Call& call) const override;
+  void emit(const sdk::Call& call, const sdk::Plan& plan,
             const sdk::Emitter& emitter) const override;
   fugue_cost cost(const sdk::Call& call) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;
@@ -24,9 +24,9 @@ class Channel final : public sdk::Operation {
 class Stack final : public sdk::Operation {
  public:
   Stack();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
-  fugue_plan plan(const sdk::Call& call) const override;
-  void emit(const sdk::Call& call, const fugue_plan& plan,
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
+  sdk::Plan plan(const sdk::Call& call) const override;
+  void emit(const sdk::Call& call, const sdk::Plan& plan,
             const sdk::Emitter& emitter) const override;
   fugue_cost cost(const sdk::Call& call) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;

@@ -25,22 +25,22 @@ Checkerboard::Checkerboard(int parity) : parity_(parity) {
   tolerance_f64 = 0;
 }
 
-void Checkerboard::infer(const sdk::Call& call, fugue_type* types) const {
+void Checkerboard::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kLike, 0);
   fugue_dtype dtype = call.dtype("dtype");
   if (dtype == FUGUE_DTYPE_NONE) dtype = FUGUE_DTYPE_U8;
   types[kMask] = array_type(dtype, shape_of(call.operand(kLike)));
 }
 
-fugue_plan Checkerboard::plan(const sdk::Call& call) const {
+sdk::Plan Checkerboard::plan(const sdk::Call& call) const {
   const fugue_type& mask = call.operand(kMask);
-  fugue_plan plan = grid_plan(call, sdk::elements(mask));
+  sdk::Plan plan = grid_plan(call, sdk::elements(mask));
   plan.partitions[kMask] = elementwise(mask.rank);  // like stays NONE: only its shape counts
   plan.registers = 2 + mask.rank;
   return plan;
 }
 
-void Checkerboard::emit(const sdk::Call& call, const fugue_plan&,
+void Checkerboard::emit(const sdk::Call& call, const sdk::Plan&,
                         const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& mask = call.operand(kMask);

@@ -54,7 +54,7 @@ LucasKanade::LucasKanade() {
   ])";
 }
 
-void LucasKanade::infer(const sdk::Call& call, fugue_type* types) const {
+void LucasKanade::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kIt, 2);
   require_like(call, kIx, kIt);
   require_like(call, kIy, kIt);
@@ -69,10 +69,10 @@ void LucasKanade::infer(const sdk::Call& call, fugue_type* types) const {
   types[kV] = array_type(it.dtype, shape_of(it));
 }
 
-fugue_plan LucasKanade::plan(const sdk::Call& call) const {
+sdk::Plan LucasKanade::plan(const sdk::Call& call) const {
   const fugue_type& it = call.operand(kIt);
   const int64_t reach = call.integer("window") / 2;
-  fugue_plan plan = grid_plan(call, sdk::elements(it));
+  sdk::Plan plan = grid_plan(call, sdk::elements(it));
   for (uint32_t k : {kIt, kIx, kIy}) plan.partitions[k] = elementwise(2, {reach, reach});
   plan.partitions[kU] = elementwise(2);
   plan.partitions[kV] = elementwise(2);
@@ -80,7 +80,7 @@ fugue_plan LucasKanade::plan(const sdk::Call& call) const {
   return plan;
 }
 
-void LucasKanade::emit(const sdk::Call& call, const fugue_plan&,
+void LucasKanade::emit(const sdk::Call& call, const sdk::Plan&,
                        const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& image = call.operand(kIt);

@@ -24,9 +24,9 @@ class LucasKanade final : public sdk::Operation {
   static constexpr int64_t kLargestWindow = 63;
 
   LucasKanade();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
-  fugue_plan plan(const sdk::Call& call) const override;
-  void emit(const sdk::Call& call, const fugue_plan& plan,
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
+  sdk::Plan plan(const sdk::Call& call) const override;
+  void emit(const sdk::Call& call, const sdk::Plan& plan,
             const sdk::Emitter& emitter) const override;
   fugue_cost cost(const sdk::Call& call) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;

@@ -30,21 +30,21 @@ Median::Median(int radius)
   tolerance_f64 = 0;
 }
 
-void Median::infer(const sdk::Call& call, fugue_type* types) const {
+void Median::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kX, 2);
   const fugue_type& x = call.operand(kX);
   types[kY] = array_type(x.dtype, shape_of(x));
 }
 
-fugue_plan Median::plan(const sdk::Call& call) const {
-  fugue_plan plan = grid_plan(call, sdk::elements(call.operand(kX)));
+sdk::Plan Median::plan(const sdk::Call& call) const {
+  sdk::Plan plan = grid_plan(call, sdk::elements(call.operand(kX)));
   plan.partitions[kX] = elementwise(2, {radius_, radius_});
   plan.partitions[kY] = elementwise(2);
   plan.registers = static_cast<uint32_t>(window_ + 6);
   return plan;
 }
 
-void Median::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void Median::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& x = call.operand(kX);
   if (sdk::elements(x) == 0) return;

@@ -42,14 +42,14 @@ Downsample::Downsample() {
   tolerance_f64 = 1e-12;
 }
 
-void Downsample::infer(const sdk::Call& call, fugue_type* types) const {
+void Downsample::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kX, 2);
   const fugue_type& x = call.operand(kX);
   types[kY] = array_type(x.dtype, {(x.shape[0] + 1) / 2, (x.shape[1] + 1) / 2});
 }
 
-fugue_plan Downsample::plan(const sdk::Call& call) const {
-  fugue_plan plan = grid_plan(call, sdk::elements(call.operand(kY)));
+sdk::Plan Downsample::plan(const sdk::Call& call) const {
+  sdk::Plan plan = grid_plan(call, sdk::elements(call.operand(kY)));
   // Element i of y reads around element (2r, 2c) of x, not i: no elementwise promise to make.
   plan.partitions[kX] = whole(2);
   plan.partitions[kY] = elementwise(2);
@@ -57,7 +57,7 @@ fugue_plan Downsample::plan(const sdk::Call& call) const {
   return plan;
 }
 
-void Downsample::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void Downsample::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& x = call.operand(kX);
   const fugue_type& y = call.operand(kY);
@@ -155,7 +155,7 @@ Upsample::Upsample() {
   tolerance_f64 = 1e-12;
 }
 
-void Upsample::infer(const sdk::Call& call, fugue_type* types) const {
+void Upsample::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   const fugue_type& x = image(call);
   const int64_t rows = target("rows", call.integer("rows"), x.shape[0], "rows");
   const int64_t cols = target("cols", call.integer("cols"), x.shape[1], "columns");
@@ -187,7 +187,7 @@ UpsampleTo::UpsampleTo() {
   ])";
 }
 
-void UpsampleTo::infer(const sdk::Call& call, fugue_type* types) const {
+void UpsampleTo::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   const fugue_type& x = image(call);
   const uint32_t k = call.index("like");
   require_rank(call, k, 2);
@@ -216,15 +216,15 @@ const fugue_type& BilinearUpsample::image(const sdk::Call& call) const {
   return x;
 }
 
-fugue_plan BilinearUpsample::plan(const sdk::Call& call) const {
-  fugue_plan plan = grid_plan(call, sdk::elements(call.operand("y")));
+sdk::Plan BilinearUpsample::plan(const sdk::Call& call) const {
+  sdk::Plan plan = grid_plan(call, sdk::elements(call.operand("y")));
   plan.partitions[call.index("x")] = whole(2);
   plan.partitions[call.index("y")] = elementwise(2);  // like, where there is one, stays NONE
   plan.registers = 14;
   return plan;
 }
 
-void BilinearUpsample::emit(const sdk::Call& call, const fugue_plan&,
+void BilinearUpsample::emit(const sdk::Call& call, const sdk::Plan&,
                             const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const uint32_t kx = call.index("x"), ky = call.index("y");

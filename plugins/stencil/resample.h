@@ -10,9 +10,9 @@ namespace fugue::stencil {
 class Downsample final : public sdk::Operation {
  public:
   Downsample();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
-  fugue_plan plan(const sdk::Call& call) const override;
-  void emit(const sdk::Call& call, const fugue_plan& plan,
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
+  sdk::Plan plan(const sdk::Call& call) const override;
+  void emit(const sdk::Call& call, const sdk::Plan& plan,
             const sdk::Emitter& emitter) const override;
   fugue_cost cost(const sdk::Call& call) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;
@@ -24,8 +24,8 @@ class Downsample final : public sdk::Operation {
 // "y"; the operations below differ only in where [rows, cols] comes from.
 class BilinearUpsample : public sdk::Operation {
  public:
-  fugue_plan plan(const sdk::Call& call) const override;
-  void emit(const sdk::Call& call, const fugue_plan& plan,
+  sdk::Plan plan(const sdk::Call& call) const override;
+  void emit(const sdk::Call& call, const sdk::Plan& plan,
             const sdk::Emitter& emitter) const override;
   fugue_cost cost(const sdk::Call& call) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;
@@ -39,7 +39,7 @@ class BilinearUpsample : public sdk::Operation {
 class Upsample final : public BilinearUpsample {
  public:
   Upsample();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
 };
 
 // stencil.upsample_to: [rows, cols] is the shape of operand like (never read), so that a pyramid
@@ -47,7 +47,7 @@ class Upsample final : public BilinearUpsample {
 class UpsampleTo final : public BilinearUpsample {
  public:
   UpsampleTo();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
 };
 
 }  // namespace fugue::stencil

@@ -87,9 +87,7 @@ void require_rank(const sdk::Call& call, uint32_t i, uint32_t rank) {
   const fugue_type& t = call.operand(i);
   const std::string subject = "operand " + call.operand_name(i);
   if (t.kind != FUGUE_KIND_ARRAY) throw rejection(subject, "an array", describe(t));
-  if (rank == 0 && (t.rank < 1 || t.rank > FUGUE_MAX_RANK))
-    throw rejection(subject, "an array of rank 1 to " + std::to_string(FUGUE_MAX_RANK),
-                    describe(t));
+  if (rank == 0 && t.rank < 1) throw rejection(subject, "an array of rank 1 or more", describe(t));
   if (rank != 0 && t.rank != rank)
     throw rejection(subject, "an array of rank " + std::to_string(rank), describe(t));
 }
@@ -113,25 +111,25 @@ std::vector<int64_t> shape_of(const fugue_type& type) {
   return std::vector<int64_t>(type.shape, type.shape + type.rank);
 }
 
-fugue_type array_type(fugue_dtype dtype, const std::vector<int64_t>& shape) {
+sdk::Type array_type(fugue_dtype dtype, const std::vector<int64_t>& shape) {
   return sdk::make_type(FUGUE_KIND_ARRAY, dtype, shape);
 }
 
-fugue_plan grid_plan(const sdk::Call& call, int64_t iteration) {
-  fugue_plan plan = sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, iteration);
+sdk::Plan grid_plan(const sdk::Call& call, int64_t iteration) {
+  sdk::Plan plan = sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, iteration);
   for (uint32_t i = 0; i < call.size(); ++i)
     plan.partitions[i] = sdk::partition(FUGUE_PARTITION_NONE);
   plan.registers = 8;
   return plan;
 }
 
-fugue_partition elementwise(uint32_t rank, const std::vector<int64_t>& halo) {
-  fugue_partition p = sdk::partition(FUGUE_PARTITION_ELEMENTWISE, rank);
-  for (size_t d = 0; d < halo.size() && d < FUGUE_MAX_RANK; ++d) p.halo[d] = halo[d];
+sdk::Partition elementwise(uint32_t rank, const std::vector<int64_t>& halo) {
+  sdk::Partition p = sdk::partition(FUGUE_PARTITION_ELEMENTWISE, rank);
+  for (size_t d = 0; d < halo.size() && d < rank; ++d) p.halo[d] = halo[d];
   return p;
 }
 
-fugue_partition whole(uint32_t rank) { return sdk::partition(FUGUE_PARTITION_WHOLE, rank); }
+sdk::Partition whole(uint32_t rank) { return sdk::partition(FUGUE_PARTITION_WHOLE, rank); }
 
 double array_bytes(const fugue_type& type) {
   return static_cast<double>(sdk::elements(type)) * static_cast<double>(dtype_bytes(type.dtype));

@@ -14,7 +14,7 @@ using Real = long double;  // the references compute in it
 inline constexpr uint32_t kArray = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
 inline constexpr uint32_t kStencil = FUGUE_KIND_BIT(FUGUE_KIND_STENCIL);
 inline constexpr uint32_t kFloat = FUGUE_DTYPES_FLOAT;
-inline constexpr uint32_t kAll = FUGUE_DTYPES_ALL;
+inline constexpr uint32_t kAll = FUGUE_DTYPES_REAL;
 
 std::size_t dtype_bytes(fugue_dtype dtype);
 // "float", "double", "int", "uchar", ...
@@ -30,19 +30,19 @@ std::string describe(const fugue_type& type);
 sdk::InvalidArgument rejection(const std::string& subject, const std::string& expected,
                                const std::string& found);
 
-// Checks: operand i is an array of rank `rank` (0: any rank from 1 to FUGUE_MAX_RANK).
+// Checks: operand i is an array of rank `rank` (0: any rank from 1).
 void require_rank(const sdk::Call& call, uint32_t i, uint32_t rank);
 // Operand i has the shape and dtype of operand `like`.
 void require_like(const sdk::Call& call, uint32_t i, uint32_t like);
 
 std::vector<int64_t> shape_of(const fugue_type& type);
-fugue_type array_type(fugue_dtype dtype, const std::vector<int64_t>& shape);
+sdk::Type array_type(fugue_dtype dtype, const std::vector<int64_t>& shape);
 
 // An ELEMENT-level plan over `iteration` elements in which every operand starts out NONE; the
 // operation then states what it touches, and how.
-fugue_plan grid_plan(const sdk::Call& call, int64_t iteration);
-fugue_partition elementwise(uint32_t rank, const std::vector<int64_t>& halo = {});
-fugue_partition whole(uint32_t rank);
+sdk::Plan grid_plan(const sdk::Call& call, int64_t iteration);
+sdk::Partition elementwise(uint32_t rank, const std::vector<int64_t>& halo = {});
+sdk::Partition whole(uint32_t rank);
 
 // The global memory an array operand costs when it is read or written once.
 double array_bytes(const fugue_type& type);

@@ -30,7 +30,7 @@ Warp::Warp() {
   test_high = 4;
 }
 
-void Warp::infer(const sdk::Call& call, fugue_type* types) const {
+void Warp::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kImage, 2);
   require_like(call, kU, kImage);
   require_like(call, kV, kImage);
@@ -38,9 +38,9 @@ void Warp::infer(const sdk::Call& call, fugue_type* types) const {
   types[kY] = array_type(image.dtype, shape_of(image));
 }
 
-fugue_plan Warp::plan(const sdk::Call& call) const {
+sdk::Plan Warp::plan(const sdk::Call& call) const {
   const fugue_type& image = call.operand(kImage);
-  fugue_plan plan = grid_plan(call, sdk::elements(image));
+  sdk::Plan plan = grid_plan(call, sdk::elements(image));
   plan.partitions[kImage] = whole(2);  // a displacement may reach anywhere
   plan.partitions[kU] = elementwise(2);
   plan.partitions[kV] = elementwise(2);
@@ -49,7 +49,7 @@ fugue_plan Warp::plan(const sdk::Call& call) const {
   return plan;
 }
 
-void Warp::emit(const sdk::Call& call, const fugue_plan&, const sdk::Emitter& emitter) const {
+void Warp::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emitter) const {
   require_element_phase(name, emitter);
   const fugue_type& image = call.operand(kImage);
   if (sdk::elements(image) == 0) return;

@@ -11,9 +11,9 @@ namespace fugue::stencil {
 class Warp final : public sdk::Operation {
  public:
   Warp();
-  void infer(const sdk::Call& call, fugue_type* types) const override;
-  fugue_plan plan(const sdk::Call& call) const override;
-  void emit(const sdk::Call& call, const fugue_plan& plan,
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override;
+  sdk::Plan plan(const sdk::Call& call) const override;
+  void emit(const sdk::Call& call, const sdk::Plan& plan,
             const sdk::Emitter& emitter) const override;
   fugue_cost cost(const sdk::Call& call) const override;
   void reference(const sdk::Call& call, fugue_host_array* operands) const override;

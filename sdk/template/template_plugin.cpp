@@ -57,7 +57,7 @@ class Axpb : public Operation {
   // signature's kinds and dtypes (and checks the outputs after), so check only what is particular to
   // the operation, naming the operand or attribute at fault: the core puts the program's location and
   // the operation's name in front of the message.
-  void infer(const Call& call, fugue_type* types) const override {
+  void infer(const Call& call, std::vector<Type>& types) const override {
     const fugue_type& x = call.operand("x");
     for (const char* attr : {"a", "b"})
       if (!std::isfinite(call.number(attr)))
@@ -67,15 +67,15 @@ class Axpb : public Operation {
 
   // The launch and what each work-item touches: one element of x read, the same element of y written
   // (ELEMENTWISE partitions), which is what lets the core fuse the operation with its neighbours.
-  fugue_plan plan(const Call& call) const override {
-    fugue_plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand("x")));
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand("x")));
     p.registers = 2;  // live values per work-item, for the planner's register budget
     return p;
   }
 
   // OpenCL C for one element. ${x} reads x at the current element, ${y=} writes y there, ${T:x} is
   // x's C type, ${@v} a name unique in the kernel. The braces keep locals apart when fused.
-  void emit(const Call& call, const fugue_plan&, const Emitter& e) const override {
+  void emit(const Call& call, const Plan&, const Emitter& e) const override {
     if (e.phase() != FUGUE_PHASE_ELEMENT) throw std::logic_error("only the ELEMENT phase is planned");
     const fugue_dtype t = call.operand("x").dtype;
     e.emit("{\n  ${y=} = " + literal(call.number("a"), t) + " * ${x} + " + literal(call.number("b"), t) + ";\n}\n");

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "npy_io.h"
+#include "io/npy_io.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -73,7 +73,7 @@ TEST(Cli, ValidateDevicesPlugins) {
   r = fugue_cli("plugins");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("array.norm2"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("ABI 1.2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ABI 2.0"), std::string::npos) << r.out;
 }
 
 TEST(Cli, PluginOptionAndRefusal) {
@@ -85,6 +85,11 @@ TEST(Cli, PluginOptionAndRefusal) {
   r = fugue_cli("--plugin " + bad.string() + " validate " + example("statistics.json"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("ABI 99.3"), std::string::npos) << r.out;
+  // A plugin built against the ABI 1.2 header, asked for by name: exit 2, both versions named.
+  auto old = fugue::test::test_plugin_folder() / "libfugue_abi_1.so";
+  r = fugue_cli("--plugin " + old.string() + " validate " + example("statistics.json"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("built for plugin ABI 1.0, but this Fugue has ABI 2.0"), std::string::npos) << r.out;
 }
 
 TEST(Cli, ProfileIsAChromeTrace) {

@@ -105,7 +105,7 @@ TEST(Conformance, AnotherAbiMajorIsRefusedWithBothVersions) {
   EXPECT_EQ(r.code, 1) << r.out;
   std::string line = line_of(r.out, "(plugin)", "abi handshake");
   EXPECT_TRUE(starts_with(line, "FAIL")) << r.out;
-  EXPECT_NE(line.find("built for plugin ABI 2.0, but this Fugue has ABI 1."), std::string::npos) << line;
+  EXPECT_NE(line.find("built for plugin ABI 3.0, but this Fugue has ABI 2."), std::string::npos) << line;
 }
 
 TEST(Conformance, UnknownPluginOrOperationIsABadRequest) {

@@ -1,7 +1,7 @@
 // A device-level operation (its own kernel, through the core's services) runs inside a program.
 #include <gtest/gtest.h>
 
-#include "program_loader.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "generators.h"
-#include "program_loader.h"
+#include "io/generators.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

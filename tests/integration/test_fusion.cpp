@@ -5,9 +5,9 @@
 #include <cstdlib>
 
 #include "errors.h"
-#include "executor.h"
-#include "launch.h"
-#include "program_loader.h"
+#include "runtime/executor.h"
+#include "passes/launch.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "flo_io.h"
-#include "image_io.h"
-#include "output_files.h"
-#include "program_loader.h"
+#include "io/flo_io.h"
+#include "io/image_io.h"
+#include "io/output_files.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dtype.h"
-#include "program_loader.h"
+#include "program/dtype.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dtype.h"
+#include "program/dtype.h"
 #include "errors.h"
-#include "program_loader.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

@@ -27,25 +27,17 @@ fugue_status infer(const fugue_op_desc*, const fugue_call*, fugue_type*, fugue_e
 
 fugue_status plan(const fugue_op_desc*, const fugue_call* call, fugue_plan* plan, fugue_error*) {
   const fugue_type* x = FUGUE_NTH(fugue_type, call->operands, kX);
-  const uint32_t size = plan->struct_size;
-  std::memset(plan, 0, size);
-  plan->struct_size = size;
   plan->level = FUGUE_LEVEL_ELEMENT;
-  plan->launch.struct_size = sizeof(fugue_launch);
-  plan->launch.work_dim = 1;
-  plan->launch.iteration[0] = elements(x);
-  plan->launch.iteration[1] = plan->launch.iteration[2] = 1;
-  plan->launch.local_min = 1;
-  plan->launch.local_max = 1024;
-  plan->launch.local_multiple = 1;
-  plan->launch.local_preferred = 256;
+  plan->launch->work_dim = 1;
+  plan->launch->iteration[0] = elements(x);
+  plan->launch->iteration[1] = plan->launch->iteration[2] = 1;
+  plan->launch->local_min = 1;
+  plan->launch->local_max = 1024;
+  plan->launch->local_multiple = 1;
+  plan->launch->local_preferred = 256;
   plan->phases = FUGUE_PHASE_ELEMENT;
-  plan->num_partitions = 2;
-  for (uint32_t k = 0; k < 2; ++k) {
-    plan->partitions[k].struct_size = sizeof(fugue_partition);
-    plan->partitions[k].kind = FUGUE_PARTITION_ELEMENTWISE;
-    plan->partitions[k].rank = x->rank;
-  }
+  for (uint32_t k = 0; k < plan->num_partitions; ++k)
+    FUGUE_NTH_MUTABLE(fugue_partition, plan->partitions, k)->kind = FUGUE_PARTITION_ELEMENTWISE;
   plan->registers = 2;
   return FUGUE_OK;
 }
@@ -53,7 +45,7 @@ fugue_status plan(const fugue_op_desc*, const fugue_call* call, fugue_plan* plan
 fugue_status emit(const fugue_op_desc*, const fugue_call*, const fugue_plan*, const fugue_emit_api* api,
                   fugue_error* error) {
   if (api->phase != FUGUE_PHASE_ELEMENT) {
-    std::snprintf(error->message, sizeof error->message, "broken.throwing: asked to emit phase %u",
+    std::snprintf(error->message, error->capacity, "broken.throwing: asked to emit phase %u",
                   api->phase);
     return FUGUE_ERROR_INTERNAL;
   }

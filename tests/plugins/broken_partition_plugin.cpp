@@ -29,15 +29,15 @@ class Smear : public Operation {
                 out("y", kArray, FUGUE_DTYPES_FLOAT, "2 * x, of x's shape and dtype")};
   }
 
-  void infer(const Call& call, fugue_type* types) const override {
+  void infer(const Call& call, std::vector<Type>& types) const override {
     const fugue_type& x = call.operand(kX);
     if (x.kind != FUGUE_KIND_ARRAY || !is_float(x.dtype))
       throw InvalidArgument("operand x: expected an f32 or f64 array, found " + type_string(x));
     types[kY] = x;
   }
 
-  fugue_plan plan(const Call& call) const override {
-    fugue_plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(kX)));
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(kX)));
     // Reading x at i + 1 (a flat index, so across rows too) is declared honestly: x is WHOLE.
     p.partitions[kX] = partition(FUGUE_PARTITION_WHOLE, call.operand(kX).rank);
     // The lie: y stays ELEMENTWISE (element i touches element i only). The halo of 1 on y means nothing
@@ -50,7 +50,7 @@ class Smear : public Operation {
     return p;
   }
 
-  void emit(const Call& call, const fugue_plan&, const Emitter& e) const override {
+  void emit(const Call& call, const Plan&, const Emitter& e) const override {
     const std::string n = std::to_string(elements(call.operand(kY)));
     switch (e.phase()) {
       case FUGUE_PHASE_PROLOGUE:
@@ -103,15 +103,15 @@ class Overrun : public Operation {
     test_cases = R"([{"shape": [1000]}, {"shape": [1]}, {"shape": [4097]}])";
   }
 
-  void infer(const Call& call, fugue_type* types) const override {
+  void infer(const Call& call, std::vector<Type>& types) const override {
     const fugue_type& x = call.operand(kX);
     if (x.kind != FUGUE_KIND_ARRAY || x.dtype != FUGUE_DTYPE_F32 || x.rank != 1)
       throw InvalidArgument("operand x: expected a one-dimensional f32 array, found " + type_string(x));
     types[kY] = x;
   }
 
-  fugue_plan plan(const Call& call) const override {
-    fugue_plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, elements(call.operand(kX)));
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, elements(call.operand(kX)));
     p.partitions[kX] = partition(FUGUE_PARTITION_NONE);
     p.partitions[kY] = partition(FUGUE_PARTITION_NONE);
     return p;
@@ -119,9 +119,9 @@ class Overrun : public Operation {
 
   void execute(const Call& call, const fugue_device_services& s) const override {
     cl_program program = nullptr;
-    fugue_error error{sizeof(fugue_error), {0}};
-    if (s.program(s.context, kOverrunSource, "", &program, &error) != FUGUE_OK)
-      throw DeviceFailure(error.message);
+    fugue::abi::ErrorBuffer error;
+    if (s.program(s.context, kOverrunSource, "", &program, error.get()) != FUGUE_OK)
+      throw DeviceFailure(error.text());
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = clCreateKernel(program, "overrun", &err);
     if (err != CL_SUCCESS) throw DeviceFailure("clCreateKernel failed: " + std::to_string(err));

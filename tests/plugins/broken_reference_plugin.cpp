@@ -29,20 +29,20 @@ class Cube : public Operation {
     test_high = 2.0;
   }
 
-  void infer(const Call& call, fugue_type* types) const override {
+  void infer(const Call& call, std::vector<Type>& types) const override {
     const fugue_type& x = call.operand(kX);
     if (x.kind != FUGUE_KIND_ARRAY || !is_float(x.dtype))
       throw InvalidArgument("operand x: expected an f32 or f64 array, found " + type_string(x));
     types[kY] = x;
   }
 
-  fugue_plan plan(const Call& call) const override {
-    fugue_plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(kX)));
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(kX)));
     p.registers = 3;
     return p;
   }
 
-  void emit(const Call&, const fugue_plan&, const Emitter& e) const override {
+  void emit(const Call&, const Plan&, const Emitter& e) const override {
     if (e.phase() != FUGUE_PHASE_ELEMENT)
       throw std::logic_error(name + ": asked to emit phase " + std::to_string(e.phase()));
     e.emit("{\n  const ${T:x} ${@v} = ${x};\n  ${y=} = ${@v} * ${@v} * ${@v};\n}\n");

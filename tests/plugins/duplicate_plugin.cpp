@@ -9,11 +9,11 @@ class Copy : public fugue::sdk::Operation {
     operands = {fugue::sdk::in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPES_FLOAT),
                 fugue::sdk::out("out", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPES_FLOAT)};
   }
-  void infer(const fugue::sdk::Call& call, fugue_type* types) const override { types[1] = call.operand(0); }
-  fugue_plan plan(const fugue::sdk::Call& call) const override {
+  void infer(const fugue::sdk::Call& call, std::vector<fugue::sdk::Type>& types) const override { types[1] = call.operand(0); }
+  fugue::sdk::Plan plan(const fugue::sdk::Call& call) const override {
     return fugue::sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, fugue::sdk::elements(call.operand(0)));
   }
-  void emit(const fugue::sdk::Call&, const fugue_plan&, const fugue::sdk::Emitter& e) const override {
+  void emit(const fugue::sdk::Call&, const fugue::sdk::Plan&, const fugue::sdk::Emitter& e) const override {
     e.emit("${out=} = ${x};\n");
   }
   fugue_cost cost(const fugue::sdk::Call&) const override { return {sizeof(fugue_cost), 0, 0}; }

@@ -16,13 +16,18 @@ static fugue_status infer(const fugue_op_desc* op, const fugue_call* call, fugue
   (void)op;
   const fugue_type* x = FUGUE_NTH(fugue_type, call->operands, 1);
   if (x->kind != FUGUE_KIND_ARRAY || x->dtype != FUGUE_DTYPE_F32) {
-    snprintf(error->message, sizeof error->message, "operand x: expected an f32 array");
+    snprintf(error->message, error->capacity, "operand x: expected an f32 array");
     return FUGUE_ERROR_INVALID_ARGUMENT;
   }
   fugue_type* y = FUGUE_NTH_MUTABLE(fugue_type, types, 0);
-  uint32_t size = y->struct_size;
-  memcpy(y, x, size < x->struct_size ? size : x->struct_size);
-  y->struct_size = size;
+  if (x->rank > y->shape_capacity) {
+    snprintf(error->message, error->capacity, "operand x: too many axes");
+    return FUGUE_ERROR_UNSUPPORTED;
+  }
+  y->kind = x->kind;
+  y->dtype = x->dtype;
+  y->rank = x->rank;
+  for (uint32_t d = 0; d < x->rank; ++d) y->shape[d] = x->shape[d];
   return FUGUE_OK;
 }
 
@@ -30,25 +35,17 @@ static fugue_status plan(const fugue_op_desc* op, const fugue_call* call, fugue_
   (void)op;
   (void)error;
   const fugue_type* x = FUGUE_NTH(fugue_type, call->operands, 1);
-  uint32_t size = plan->struct_size;
-  memset(plan, 0, size);
-  plan->struct_size = size;
   plan->level = FUGUE_LEVEL_ELEMENT;
-  plan->launch.struct_size = sizeof(fugue_launch);
-  plan->launch.work_dim = 1;
-  plan->launch.iteration[0] = elements(x);
-  plan->launch.iteration[1] = plan->launch.iteration[2] = 1;
-  plan->launch.local_min = 1;
-  plan->launch.local_max = 1024;
-  plan->launch.local_multiple = 1;
-  plan->launch.local_preferred = 256;
+  plan->launch->work_dim = 1;
+  plan->launch->iteration[0] = elements(x);
+  plan->launch->iteration[1] = plan->launch->iteration[2] = 1;
+  plan->launch->local_min = 1;
+  plan->launch->local_max = 1024;
+  plan->launch->local_multiple = 1;
+  plan->launch->local_preferred = 256;
   plan->phases = FUGUE_PHASE_ELEMENT;
-  plan->num_partitions = 2;
-  for (int k = 0; k < 2; ++k) {
-    plan->partitions[k].struct_size = sizeof(fugue_partition);
-    plan->partitions[k].kind = FUGUE_PARTITION_ELEMENTWISE;
-    plan->partitions[k].rank = x->rank;
-  }
+  for (uint32_t k = 0; k < plan->num_partitions; ++k)
+    FUGUE_NTH_MUTABLE(fugue_partition, plan->partitions, k)->kind = FUGUE_PARTITION_ELEMENTWISE;
   plan->registers = 2;
   return FUGUE_OK;
 }
@@ -94,7 +91,7 @@ static const fugue_op_desc negate = {sizeof(fugue_op_desc), "next.negate", "y = 
                                      2, operands, 0, NULL, infer, plan, emit, NULL, cost, reference,
                                      0.0, 0.0, -1.0, 1.0, NULL, 0, NULL};
 static const fugue_op_desc* ops[1] = {&negate};
-static const fugue_plugin table = {sizeof(fugue_plugin), FUGUE_ABI_VERSION_MAJOR + 1, 0, "next_major", "2.0.0",
+static const fugue_plugin table = {sizeof(fugue_plugin), FUGUE_ABI_VERSION_MAJOR + 1, 0, "next_major", "3.0.0",
                                    "A sound plugin built for the next ABI major version", 1, ops};
 
 FUGUE_DEFINE_PLUGIN_ENTRY {

@@ -24,17 +24,17 @@ class Scale : public Operation {
                 out("out", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32))};
     attrs = {{"factor", FUGUE_ATTR_NUMBER, false, 2.0, "", "the scale factor"}};
   }
-  void infer(const Call& call, fugue_type* types) const override { types[1] = call.operand(0); }
-  fugue_plan plan(const Call& call) const override {
-    fugue_plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, elements(call.operand(0)));
+  void infer(const Call& call, std::vector<Type>& types) const override { types[1] = call.operand(0); }
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, elements(call.operand(0)));
     p.partitions[0] = partition(FUGUE_PARTITION_NONE);
     p.partitions[1] = partition(FUGUE_PARTITION_NONE);
     return p;
   }
   void execute(const Call& call, const fugue_device_services& s) const override {
     cl_program program = nullptr;
-    fugue_error error{sizeof(fugue_error), {0}};
-    if (s.program(s.context, kScaleSource, "", &program, &error) != FUGUE_OK) throw DeviceFailure(error.message);
+    fugue::abi::ErrorBuffer error;
+    if (s.program(s.context, kScaleSource, "", &program, error.get()) != FUGUE_OK) throw DeviceFailure(error.text());
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = clCreateKernel(program, "scale", &err);
     if (err != CL_SUCCESS) throw DeviceFailure("clCreateKernel failed: " + std::to_string(err));

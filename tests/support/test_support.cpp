@@ -10,11 +10,11 @@
 #include <fstream>
 #include <random>
 
-#include "array_comparison.h"
-#include "executor.h"
-#include "program_cache.h"
-#include "profiler.h"
-#include "reference_executor.h"
+#include "runtime/array_comparison.h"
+#include "runtime/executor.h"
+#include "device/program_cache.h"
+#include "device/profiler.h"
+#include "runtime/reference_executor.h"
 
 namespace fugue::test {
 namespace fs = std::filesystem;

@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "device_manager.h"
-#include "fusion_planner.h"
-#include "host_array.h"
-#include "plugin_registry.h"
-#include "program.h"
+#include "device/device_manager.h"
+#include "passes/fusion_planner.h"
+#include "program/host_array.h"
+#include "plugins/plugin_registry.h"
+#include "program/program.h"
 
 namespace fugue::test {
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "atomic_file.h"
+#include "io/atomic_file.h"
 #include "errors.h"
 
 namespace fs = std::filesystem;

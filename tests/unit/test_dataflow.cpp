@@ -2,8 +2,8 @@
 // loops, back edges, branches and break.
 #include <gtest/gtest.h>
 
-#include "dataflow.h"
-#include "program_loader.h"
+#include "passes/dataflow.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

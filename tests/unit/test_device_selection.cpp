@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "device_manager.h"
+#include "device/device_manager.h"
 #include "errors.h"
 
 using namespace fugue;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "errors.h"
-#include "flo_io.h"
+#include "io/flo_io.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "errors.h"
-#include "flo_io.h"
-#include "flow_colour.h"
-#include "output_files.h"
+#include "io/flo_io.h"
+#include "io/flow_colour.h"
+#include "io/output_files.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;

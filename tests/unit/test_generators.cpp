@@ -7,7 +7,7 @@
 #include <string>
 
 #include "errors.h"
-#include "generators.h"
+#include "io/generators.h"
 
 using namespace fugue;
 using nlohmann::json;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "errors.h"
-#include "image_io.h"
+#include "io/image_io.h"
 
 namespace fs = std::filesystem;
 using namespace fugue;

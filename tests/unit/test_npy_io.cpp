@@ -9,7 +9,7 @@
 #include <string>
 
 #include "errors.h"
-#include "npy_io.h"
+#include "io/npy_io.h"
 
 namespace fs = std::filesystem;
 using namespace fugue;

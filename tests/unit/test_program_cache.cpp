@@ -4,9 +4,9 @@
 #include <fstream>
 
 #include "errors.h"
-#include "executor.h"
-#include "program_cache.h"
-#include "program_loader.h"
+#include "runtime/executor.h"
+#include "device/program_cache.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

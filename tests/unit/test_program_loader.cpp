@@ -4,12 +4,12 @@
 #include <fstream>
 
 #include "errors.h"
-#include "flo_io.h"
-#include "host_array.h"
-#include "image_io.h"
-#include "initial_values.h"
-#include "npy_io.h"
-#include "program_loader.h"
+#include "io/flo_io.h"
+#include "program/host_array.h"
+#include "io/image_io.h"
+#include "io/initial_values.h"
+#include "io/npy_io.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;

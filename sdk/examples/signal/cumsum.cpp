@@ -48,14 +48,14 @@ class CumSum : public Operation {
     ])";
   }
 
-  void infer(const Call& call, fugue_type* types) const override {
+  void infer(const Call& call, std::vector<Type>& types) const override {
     types[call.index("y")] = float_array(call, name, "x", 1);
   }
 
-  fugue_plan plan(const Call& call) const override {
+  Plan plan(const Call& call) const override {
     // DEVICE level: the core runs execute instead of generating code, and never fuses it; NONE
     // partitions tell it no generated code touches the operands.
-    fugue_plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, elements(call.operand("x")));
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, elements(call.operand("x")));
     for (uint32_t i = 0; i < call.size(); ++i) p.partitions[i] = partition(FUGUE_PARTITION_NONE);
     return p;
   }

@@ -47,20 +47,20 @@ class SoftClip : public Operation {
     return l;
   }
 
-  void infer(const Call& call, fugue_type* types) const override {
+  void infer(const Call& call, std::vector<Type>& types) const override {
     const fugue_type& x = float_array(call, name, "x");
     limit(call);
     types[call.index("y")] = x;  // same kind, dtype and shape
   }
 
-  fugue_plan plan(const Call& call) const override {
+  Plan plan(const Call& call) const override {
     // One element in, the same element out: ELEMENTWISE partitions, so the core may fuse it.
-    fugue_plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand("x")));
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand("x")));
     p.registers = 3;
     return p;
   }
 
-  void emit(const Call& call, const fugue_plan&, const Emitter& e) const override {
+  void emit(const Call& call, const Plan&, const Emitter& e) const override {
     if (e.phase() != FUGUE_PHASE_ELEMENT) throw std::logic_error("only the ELEMENT phase is planned");
     // x is read once into a local (its accessor may be a load); the scope keeps the local private
     // when the core fuses several operations into one loop. 1/limit is baked in as a literal of x's

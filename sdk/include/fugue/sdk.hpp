@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -21,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "fugue/abi_values.hpp"
 #include "fugue_plugin.h"
 
 namespace fugue::sdk {
@@ -38,61 +40,68 @@ struct DeviceFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline const char* dtype_name(fugue_dtype d) {
-  switch (d) {
-    case FUGUE_DTYPE_F32: return "f32";
-    case FUGUE_DTYPE_F64: return "f64";
-    case FUGUE_DTYPE_I32: return "i32";
-    case FUGUE_DTYPE_I64: return "i64";
-    case FUGUE_DTYPE_U8: return "u8";
-    case FUGUE_DTYPE_U32: return "u32";
-    default: return "none";
-  }
-}
-inline bool is_float(fugue_dtype d) { return d == FUGUE_DTYPE_F32 || d == FUGUE_DTYPE_F64; }
-inline bool is_signed(fugue_dtype d) {
-  return is_float(d) || d == FUGUE_DTYPE_I32 || d == FUGUE_DTYPE_I64;
-}
+// Dtype facts, from the one table (fugue_dtypes.h).
+using abi::component_dtype;
+using abi::dtype_ctype;
+using abi::dtype_name;
+using abi::dtype_names;
+using abi::dtype_size;
+using abi::is_complex;
+using abi::is_float;
+using abi::is_integer;
+using abi::is_signed;
 
 // ---------------------------------------------------------------------------------------------
 // Types
 
-inline fugue_type make_type(fugue_kind kind, fugue_dtype dtype, const std::vector<int64_t>& shape = {}) {
-  fugue_type t{};
-  t.struct_size = sizeof(fugue_type);
-  t.kind = kind;
-  t.dtype = dtype;
-  t.rank = static_cast<uint32_t>(shape.size());
-  for (size_t i = 0; i < shape.size() && i < FUGUE_MAX_RANK; ++i) t.shape[i] = shape[i];
-  return t;
+// A type's value (kind, dtype, shape, const value, metadata): what infer writes for its outputs.
+using Type = abi::Type;
+
+inline Type make_type(fugue_kind kind, fugue_dtype dtype, const std::vector<int64_t>& shape = {}) {
+  return Type(kind, dtype, shape);
 }
-inline int64_t elements(const fugue_type& t) {
+inline std::vector<int64_t> shape_of(const fugue_type& t) {
+  return t.rank > 0 ? std::vector<int64_t>(t.shape, t.shape + t.rank) : std::vector<int64_t>{};
+}
+inline int64_t elements(const std::vector<int64_t>& shape) {
   int64_t n = 1;
-  for (uint32_t i = 0; i < t.rank; ++i) n *= t.shape[i];
+  for (int64_t e : shape) n *= e;
   return n;
 }
-inline bool same_shape(const fugue_type& a, const fugue_type& b) {
-  if (a.rank != b.rank) return false;
-  for (uint32_t i = 0; i < a.rank; ++i)
-    if (a.shape[i] != b.shape[i]) return false;
-  return true;
-}
-inline std::string shape_string(const fugue_type& t) {
+inline int64_t elements(const fugue_type& t) { return elements(shape_of(t)); }
+inline int64_t elements(const Type& t) { return elements(t.shape); }
+inline bool same_shape(const fugue_type& a, const fugue_type& b) { return shape_of(a) == shape_of(b); }
+inline std::string shape_string(const std::vector<int64_t>& shape) {
   std::string s = "[";
-  for (uint32_t i = 0; i < t.rank; ++i) s += (i ? ", " : "") + std::to_string(t.shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
+inline std::string shape_string(const fugue_type& t) { return shape_string(shape_of(t)); }
+inline std::string kind_name(fugue_kind k) {
+  switch (k) {
+    case FUGUE_KIND_ARRAY: return "array";
+    case FUGUE_KIND_SCALAR: return "scalar";
+    case FUGUE_KIND_CONST: return "const";
+    case FUGUE_KIND_STENCIL: return "stencil";
+    default: return "kind " + std::to_string(k);
+  }
+}
 // "f32 array [4, 5]", "f64 scalar", "const 2.5".
-inline std::string type_string(const fugue_type& t) {
-  if (t.kind == FUGUE_KIND_CONST) {
+inline std::string type_string(fugue_kind kind, fugue_dtype dtype, const std::vector<int64_t>& shape,
+                               double const_value) {
+  if (kind == FUGUE_KIND_CONST) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "const %g", t.const_value);
+    std::snprintf(buf, sizeof buf, "const %g", const_value);
     return buf;
   }
-  std::string s = dtype_name(t.dtype);
-  if (t.kind == FUGUE_KIND_SCALAR) return s + " scalar";
-  return s + " array " + shape_string(t);
+  std::string s = dtype_name(dtype);
+  if (kind == FUGUE_KIND_SCALAR) return s + " scalar";
+  return s + " " + kind_name(kind) + " " + shape_string(shape);
 }
+inline std::string type_string(const fugue_type& t) {
+  return type_string(t.kind, t.dtype, shape_of(t), t.const_value);
+}
+inline std::string type_string(const Type& t) { return type_string(t.kind, t.dtype, t.shape, t.const_value); }
 
 // ---------------------------------------------------------------------------------------------
 // Signature
@@ -101,7 +110,7 @@ struct OperandSpec {
   std::string name;
   fugue_role role = FUGUE_ROLE_IN;
   uint32_t kinds = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
-  uint32_t dtypes = FUGUE_DTYPES_ALL;
+  uint32_t dtypes = FUGUE_DTYPES_REAL;
   std::string doc;
 };
 inline OperandSpec in(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
@@ -151,14 +160,20 @@ class Call {
     return s ? s : "";
   }
   fugue_dtype dtype(const std::string& name) const { return attr(name).dtype; }
-  // The points of STENCIL operand i (ABI 1.1); throws when the core did not provide them.
-  const fugue_stencil& stencil(uint32_t i) const {
-    if (call_->struct_size < FUGUE_SIZE_UP_TO(fugue_call, stencils) || !call_->stencils)
-      throw std::logic_error("the core passed no stencils (it predates ABI 1.1)");
-    const fugue_stencil& s = *FUGUE_NTH(fugue_stencil, call_->stencils, i);
-    if (s.num_points == 0 || operand(i).kind != FUGUE_KIND_STENCIL)
-      throw std::logic_error("operand " + operand_name(i) + " is not a stencil");
-    return s;
+  // The points of STENCIL operand i, from its metadata.
+  abi::Stencil stencil(uint32_t i) const {
+    const fugue_type& t = operand(i);
+    if (t.kind != FUGUE_KIND_STENCIL) throw std::logic_error("operand " + operand_name(i) + " is not a stencil");
+    try {
+      return abi::Stencil::decode(t.metadata, t.metadata_bytes);
+    } catch (const std::invalid_argument& e) {
+      throw std::logic_error("operand " + operand_name(i) + ": " + e.what());
+    }
+  }
+  // The device the call is planned for (plan, emit, execute); throws elsewhere.
+  const fugue_device_desc& device() const {
+    if (!call_->device) throw std::logic_error("the core passed no device description to this call");
+    return *call_->device;
   }
 
  private:
@@ -184,10 +199,8 @@ class Emitter {
   std::string builtin(int32_t which) const { return api_->builtin(api_->context, which); }
   std::string workspace(uint32_t k) const { return api_->workspace(api_->context, k); }
   void append(const std::string& code) const { api_->append(api_->context, code.c_str()); }
-  // The element of array operand k at flat index `index` (an OpenCL C expression); ABI 1.1.
+  // The element of array operand k at flat index `index` (an OpenCL C expression).
   std::string read_at(uint32_t operand, const std::string& index) const {
-    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, read_at))
-      throw std::logic_error("the core offers no read_at (it predates ABI 1.1)");
     return api_->read_at(api_->context, operand, index.c_str());
   }
 
@@ -224,34 +237,35 @@ class Emitter {
 // ---------------------------------------------------------------------------------------------
 // Plans
 
-inline fugue_partition partition(fugue_partition_kind kind, uint32_t rank = 0) {
-  fugue_partition p{};
-  p.struct_size = sizeof(fugue_partition);
+using Plan = abi::Plan;
+using Partition = abi::Partition;
+using Stencil = abi::Stencil;
+using Workspace = abi::Workspace;
+
+// A partition of `kind` for an operand of `rank` axes (halo and tiles zero).
+inline Partition partition(fugue_partition_kind kind, uint32_t rank = 0) {
+  Partition p;
   p.kind = kind;
-  p.rank = rank;
+  p.halo.assign(rank, 0);
   return p;
 }
 
 // A plan over a flat index space of `n` elements, in which array operands are ELEMENTWISE and
 // scalars/consts WHOLE. The core picks the work-group size between 1 and 1024.
-inline fugue_plan elementwise_plan(const Call& call, fugue_level level, int64_t n) {
-  fugue_plan plan{};
-  plan.struct_size = sizeof(fugue_plan);
+inline Plan elementwise_plan(const Call& call, fugue_level level, int64_t n) {
+  Plan plan;
   plan.level = level;
-  plan.launch.struct_size = sizeof(fugue_launch);
   plan.launch.work_dim = 1;
   plan.launch.iteration[0] = n;
-  plan.launch.iteration[1] = plan.launch.iteration[2] = 1;
   plan.launch.local_min = 1;
   plan.launch.local_max = 1024;
   plan.launch.local_multiple = 1;
   plan.launch.local_preferred = 256;
   plan.phases = FUGUE_PHASE_ELEMENT;
-  plan.num_partitions = call.size();
   for (uint32_t i = 0; i < call.size(); ++i) {
     const auto& t = call.operand(i);
-    plan.partitions[i] = t.kind == FUGUE_KIND_ARRAY ? partition(FUGUE_PARTITION_ELEMENTWISE, t.rank)
-                                                    : partition(FUGUE_PARTITION_WHOLE);
+    plan.partitions.push_back(t.kind == FUGUE_KIND_ARRAY ? partition(FUGUE_PARTITION_ELEMENTWISE, t.rank)
+                                                         : partition(FUGUE_PARTITION_WHOLE));
   }
   return plan;
 }
@@ -259,30 +273,50 @@ inline fugue_plan elementwise_plan(const Call& call, fugue_level level, int64_t 
 // ---------------------------------------------------------------------------------------------
 // Host arrays (references)
 
-// Typed access to a fugue_host_array, any dtype, through double.
+// Typed access to a fugue_host_array, any dtype: reals through double (integers also exactly through
+// int64_t), complex numbers through std::complex<double>.
 class HostView {
  public:
   explicit HostView(fugue_host_array& a) : a_(&a) {}
-  int64_t size() const { return a_->type.kind == FUGUE_KIND_ARRAY ? elements(a_->type) : 1; }
-  fugue_dtype dtype() const { return a_->type.dtype; }
-  // Element i (a scalar or const repeats its one value).
+  const fugue_type& type() const { return *a_->type; }
+  int64_t size() const { return type().kind == FUGUE_KIND_ARRAY ? elements(type()) : 1; }
+  fugue_dtype dtype() const { return type().dtype; }
+  // Element i (a scalar or const repeats its one value); a complex element reads as its real part.
   double get(int64_t i) const {
-    if (a_->type.kind == FUGUE_KIND_CONST) return a_->type.const_value;
-    if (a_->type.kind != FUGUE_KIND_ARRAY) i = 0;
-    switch (a_->type.dtype) {
+    if (type().kind == FUGUE_KIND_CONST) return type().const_value;
+    if (type().kind != FUGUE_KIND_ARRAY) i = 0;
+    switch (dtype()) {
       case FUGUE_DTYPE_F32: return static_cast<const float*>(a_->data)[i];
       case FUGUE_DTYPE_F64: return static_cast<const double*>(a_->data)[i];
       case FUGUE_DTYPE_I32: return static_cast<const int32_t*>(a_->data)[i];
       case FUGUE_DTYPE_I64: return static_cast<double>(static_cast<const int64_t*>(a_->data)[i]);
       case FUGUE_DTYPE_U8: return static_cast<const uint8_t*>(a_->data)[i];
       case FUGUE_DTYPE_U32: return static_cast<const uint32_t*>(a_->data)[i];
+      case FUGUE_DTYPE_C64:
+      case FUGUE_DTYPE_C128: return get_complex(i).real();
       default: throw std::logic_error("host array without dtype");
     }
   }
+  // Element i as a complex number (a real element has imaginary part 0).
+  std::complex<double> get_complex(int64_t i) const {
+    if (type().kind == FUGUE_KIND_CONST) return type().const_value;
+    if (type().kind != FUGUE_KIND_ARRAY) i = 0;
+    switch (dtype()) {
+      case FUGUE_DTYPE_C64: {
+        const float* p = static_cast<const float*>(a_->data) + 2 * i;
+        return {p[0], p[1]};
+      }
+      case FUGUE_DTYPE_C128: {
+        const double* p = static_cast<const double*>(a_->data) + 2 * i;
+        return {p[0], p[1]};
+      }
+      default: return get(i);
+    }
+  }
   int64_t get_int(int64_t i) const {
-    if (a_->type.kind == FUGUE_KIND_CONST) return static_cast<int64_t>(a_->type.const_value);
-    if (a_->type.kind != FUGUE_KIND_ARRAY) i = 0;
-    switch (a_->type.dtype) {
+    if (type().kind == FUGUE_KIND_CONST) return static_cast<int64_t>(type().const_value);
+    if (type().kind != FUGUE_KIND_ARRAY) i = 0;
+    switch (dtype()) {
       case FUGUE_DTYPE_I64: return static_cast<const int64_t*>(a_->data)[i];
       case FUGUE_DTYPE_I32: return static_cast<const int32_t*>(a_->data)[i];
       case FUGUE_DTYPE_U8: return static_cast<const uint8_t*>(a_->data)[i];
@@ -290,16 +324,36 @@ class HostView {
       default: return static_cast<int64_t>(get(i));
     }
   }
-  // Store: floats rounded to the dtype, integers wrapped to it (two's complement, as the device does).
+  // Store: floats rounded to the dtype, integers wrapped to it (two's complement, as the device does),
+  // complex elements get imaginary part 0.
   void set(int64_t i, double v) {
-    switch (a_->type.dtype) {
+    switch (dtype()) {
       case FUGUE_DTYPE_F32: static_cast<float*>(a_->data)[i] = static_cast<float>(v); return;
       case FUGUE_DTYPE_F64: static_cast<double*>(a_->data)[i] = v; return;
+      case FUGUE_DTYPE_C64:
+      case FUGUE_DTYPE_C128: set_complex(i, v); return;
       default: set_int(i, static_cast<int64_t>(v)); return;
     }
   }
+  void set_complex(int64_t i, std::complex<double> v) {
+    switch (dtype()) {
+      case FUGUE_DTYPE_C64: {
+        float* p = static_cast<float*>(a_->data) + 2 * i;
+        p[0] = static_cast<float>(v.real());
+        p[1] = static_cast<float>(v.imag());
+        return;
+      }
+      case FUGUE_DTYPE_C128: {
+        double* p = static_cast<double*>(a_->data) + 2 * i;
+        p[0] = v.real();
+        p[1] = v.imag();
+        return;
+      }
+      default: set(i, v.real()); return;
+    }
+  }
   void set_int(int64_t i, int64_t v) {
-    switch (a_->type.dtype) {
+    switch (dtype()) {
       case FUGUE_DTYPE_I32: static_cast<int32_t*>(a_->data)[i] = static_cast<int32_t>(v); return;
       case FUGUE_DTYPE_I64: static_cast<int64_t*>(a_->data)[i] = v; return;
       case FUGUE_DTYPE_U8: static_cast<uint8_t*>(a_->data)[i] = static_cast<uint8_t>(v); return;
@@ -328,16 +382,18 @@ class Operation {
   double tolerance_f64 = 1e-12;
   double test_low = -1.0;
   double test_high = 1.0;
-  uint32_t traits = 0;  // FUGUE_OP_* (ABI 1.1)
-  // The calls `fugue conformance` runs (ABI 1.2; JSON, see fugue_op_desc.test_cases). Empty: the
-  // suite derives them from the signature.
+  uint32_t traits = 0;  // FUGUE_OP_*
+  // The calls `fugue conformance` runs (JSON, see fugue_op_desc.test_cases). Empty: the suite
+  // derives them from the signature.
   std::string test_cases;
 
   // Fill the types of OUT operands. Throw InvalidArgument naming the operand at fault.
-  virtual void infer(const Call& call, fugue_type* types) const = 0;
-  virtual fugue_plan plan(const Call& call) const = 0;
+  // `types` holds every operand's type in signature order; write the OUT entries.
+  virtual void infer(const Call& call, std::vector<Type>& types) const = 0;
+  // One partition per operand, in signature order.
+  virtual Plan plan(const Call& call) const = 0;
   // ELEMENT, ITEM and BLOCK levels.
-  virtual void emit(const Call&, const fugue_plan&, const Emitter&) const {
+  virtual void emit(const Call&, const Plan&, const Emitter&) const {
     throw Unsupported(name + " has no emit (it is a device-level operation)");
   }
   // DEVICE level.
@@ -358,9 +414,9 @@ class Operation {
   template <class F>
   static fugue_status guard(fugue_error* error, F&& f) {
     auto fail = [&](fugue_status status, const char* what) {
-      if (error && error->struct_size >= sizeof(fugue_error)) {
-        std::snprintf(error->message, sizeof error->message, "%s", what);
-      }
+      if (error && error->struct_size >= FUGUE_SIZE_UP_TO(fugue_error, message) && error->message &&
+          error->capacity > 0)
+        std::snprintf(error->message, error->capacity, "%s", what);
       return status;
     };
     try {
@@ -380,20 +436,16 @@ class Operation {
   }
   // Throws InvalidArgument (inputs) or logic_error (outputs) when operand i's type is outside its
   // signature's kinds and dtypes.
-  void check_signature(uint32_t i, const fugue_type& t) const {
+  void check_signature(uint32_t i, const Type& t) const {
     const OperandSpec& spec = operands[i];
     const bool kind_ok = t.kind > FUGUE_KIND_NONE && t.kind < 32 && (spec.kinds & FUGUE_KIND_BIT(t.kind));
     const bool dtype_ok = t.kind == FUGUE_KIND_CONST ||
-                          (t.dtype > FUGUE_DTYPE_NONE && t.dtype < FUGUE_DTYPE_COUNT && (spec.dtypes & FUGUE_DTYPE_BIT(t.dtype)));
+                          (fugue_dtype_supported(t.dtype) && (spec.dtypes & FUGUE_DTYPE_BIT(t.dtype)));
     if (kind_ok && dtype_ok) return;
-    std::string allowed;
-    for (fugue_dtype d = FUGUE_DTYPE_F32; d < FUGUE_DTYPE_COUNT; ++d)
-      if (spec.dtypes & FUGUE_DTYPE_BIT(d)) allowed += std::string(allowed.empty() ? "" : ", ") + dtype_name(d);
-    static const char* kinds[] = {"none", "array", "scalar", "const", "stencil"};
     std::string kind_list;
     for (fugue_kind k = FUGUE_KIND_ARRAY; k <= FUGUE_KIND_STENCIL; ++k)
-      if (spec.kinds & FUGUE_KIND_BIT(k)) kind_list += std::string(kind_list.empty() ? "" : " or ") + kinds[k];
-    const std::string signature = kind_list + " of " + allowed;
+      if (spec.kinds & FUGUE_KIND_BIT(k)) kind_list += std::string(kind_list.empty() ? "" : " or ") + kind_name(k);
+    const std::string signature = kind_list + " of " + dtype_names(spec.dtypes);
     if (spec.role == FUGUE_ROLE_IN)
       throw InvalidArgument("operand " + spec.name + ": expected " + signature + ", found " + type_string(t));
     throw std::logic_error("operand " + spec.name + ": infer produced " + type_string(t) +
@@ -402,16 +454,19 @@ class Operation {
   static const Operation& self(const fugue_op_desc* op) {
     return *static_cast<const Operation*>(op->user_data);
   }
-  // The core must hand over structs at least as large as ABI 1.0's (a newer core's may be larger).
+  // The core must hand over structs at least as large as ABI 2.0's (a newer core's may be larger).
   static void check_call(const fugue_op_desc* op, const fugue_call* call) {
-    if (!call || call->struct_size < FUGUE_SIZE_UP_TO(fugue_call, attrs))
-      throw std::logic_error("fugue_call is smaller than ABI 1.0's");
+    if (!call || call->struct_size < FUGUE_SIZE_UP_TO(fugue_call, device))
+      throw std::logic_error("fugue_call is smaller than ABI 2.0's");
     if (call->num_operands != self(op).operands.size())
       throw std::logic_error("operand count differs from the signature");
-    if (call->num_operands > 0 && call->operands->struct_size < FUGUE_SIZE_UP_TO(fugue_type, const_value))
-      throw std::logic_error("fugue_type is smaller than ABI 1.0's");
+    if (call->num_operands > 0 && call->operands->struct_size < FUGUE_SIZE_UP_TO(fugue_type, metadata_bytes))
+      throw std::logic_error("fugue_type is smaller than ABI 2.0's");
     if (call->num_attrs > 0 && call->attrs->struct_size < FUGUE_SIZE_UP_TO(fugue_attr_value, dtype))
-      throw std::logic_error("fugue_attr_value is smaller than ABI 1.0's");
+      throw std::logic_error("fugue_attr_value is smaller than ABI 2.0's");
+    for (uint32_t i = 0; i < call->num_operands; ++i)
+      if (FUGUE_NTH(fugue_type, call->operands, i)->view)
+        throw Unsupported("operand " + self(op).operands[i].name + " is a view; views are not supported yet");
   }
   // Copies `value` into a struct the core owns, no further than the core's struct_size reaches.
   template <class T>
@@ -426,33 +481,50 @@ class Operation {
                                   fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      std::vector<fugue_type> result;
-      for (uint32_t i = 0; i < call->num_operands; ++i) {
-        fugue_type t{};
-        std::memcpy(&t, FUGUE_NTH(fugue_type, call->operands, i),
-                    std::min<size_t>(sizeof t, call->operands->struct_size));
-        t.struct_size = sizeof t;
-        result.push_back(t);
-      }
+      std::vector<Type> result;
+      for (uint32_t i = 0; i < call->num_operands; ++i)
+        result.emplace_back(*FUGUE_NTH(fugue_type, call->operands, i));
       // The signature's masks hold for every call, whoever makes it: the operation's own infer then
       // only checks what is particular to it, and never returns a type its signature excludes.
       const Operation& o = self(op);
       for (uint32_t i = 0; i < call->num_operands; ++i)
         if (o.operands[i].role == FUGUE_ROLE_IN) o.check_signature(i, result[i]);
-      o.infer(o.view(call), result.data());
+      o.infer(o.view(call), result);
+      if (result.size() != call->num_operands) throw std::logic_error("infer changed the number of operands");
       for (uint32_t i = 0; i < call->num_operands; ++i)
         if (o.operands[i].role == FUGUE_ROLE_OUT) o.check_signature(i, result[i]);
-      for (uint32_t i = 0; i < call->num_operands; ++i)
-        if (self(op).operands[i].role == FUGUE_ROLE_OUT) copy_into(FUGUE_NTH_MUTABLE(fugue_type, types, i), result[i]);
+      // Everything is checked before the first output is written: on failure they stay untouched.
+      for (uint32_t i = 0; i < call->num_operands; ++i) {
+        const fugue_type& room = *FUGUE_NTH(fugue_type, types, i);
+        if (o.operands[i].role == FUGUE_ROLE_OUT &&
+            (result[i].rank() > room.shape_capacity || (result[i].rank() > 0 && !room.shape)))
+          throw std::logic_error("operand " + o.operands[i].name + ": infer produced " +
+                                 std::to_string(result[i].rank()) + " axes; the core takes at most " +
+                                 std::to_string(room.shape_capacity));
+      }
+      for (uint32_t i = 0; i < call->num_operands; ++i) {
+        if (o.operands[i].role != FUGUE_ROLE_OUT) continue;
+        fugue_type& t = *FUGUE_NTH_MUTABLE(fugue_type, types, i);
+        t.kind = result[i].kind;
+        t.dtype = result[i].dtype;
+        t.rank = result[i].rank();
+        std::copy(result[i].shape.begin(), result[i].shape.end(), t.shape);
+        t.const_value = result[i].const_value;
+      }
     });
   }
   static fugue_status plan_thunk(const fugue_op_desc* op, const fugue_call* call, fugue_plan* plan,
                                  fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      if (plan->struct_size < FUGUE_SIZE_UP_TO(fugue_plan, registers))
-        throw std::logic_error("fugue_plan is smaller than ABI 1.0's");
-      copy_into(plan, self(op).plan(self(op).view(call)));
+      if (plan->struct_size < FUGUE_SIZE_UP_TO(fugue_plan, registers) || !plan->launch ||
+          plan->launch->struct_size < FUGUE_SIZE_UP_TO(fugue_launch, local_preferred))
+        throw std::logic_error("fugue_plan is smaller than ABI 2.0's");
+      try {
+        abi::write_plan(self(op).plan(self(op).view(call)), *plan);
+      } catch (const std::length_error& e) {
+        throw std::logic_error(std::string("plan: ") + e.what());
+      }
     });
   }
   static fugue_status emit_thunk(const fugue_op_desc* op, const fugue_call* call,
@@ -460,10 +532,10 @@ class Operation {
                                  fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      if (api->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, append))
-        throw std::logic_error("fugue_emit_api is smaller than ABI 1.0's");
+      if (api->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, read_at))
+        throw std::logic_error("fugue_emit_api is smaller than ABI 2.0's");
       Call c = self(op).view(call);
-      self(op).emit(c, *plan, Emitter(api, c));
+      self(op).emit(c, abi::PlanBuffer::read(*plan), Emitter(api, c));
     });
   }
   static fugue_status execute_thunk(const fugue_op_desc* op, const fugue_call* call,
@@ -471,7 +543,7 @@ class Operation {
     return guard(error, [&] {
       check_call(op, call);
       if (services->struct_size < FUGUE_SIZE_UP_TO(fugue_device_services, track))
-        throw std::logic_error("fugue_device_services is smaller than ABI 1.0's");
+        throw std::logic_error("fugue_device_services is smaller than ABI 2.0's");
       self(op).execute(self(op).view(call), *services);
     });
   }

@@ -108,30 +108,10 @@ inline void check_cl(cl_int err, const std::string& what) {
 // ---------------------------------------------------------------------------------------------
 // Dtypes on the device
 
-// The OpenCL C type of a dtype ("float", "double", "int", "long", "uchar", "uint"), e.g. for -DT=...
-inline std::string opencl_type(fugue_dtype d) {
-  switch (d) {
-    case FUGUE_DTYPE_F32: return "float";
-    case FUGUE_DTYPE_F64: return "double";
-    case FUGUE_DTYPE_I32: return "int";
-    case FUGUE_DTYPE_I64: return "long";
-    case FUGUE_DTYPE_U8: return "uchar";
-    case FUGUE_DTYPE_U32: return "uint";
-    default: throw std::logic_error(std::string("no OpenCL C type for dtype ") + dtype_name(d));
-  }
-}
+// The OpenCL C type of a dtype ("float", "uchar", "float2" for c64), e.g. for -DT=...
+inline std::string opencl_type(fugue_dtype d) { return dtype_ctype(d); }
 // Bytes per element.
-inline size_t dtype_bytes(fugue_dtype d) {
-  switch (d) {
-    case FUGUE_DTYPE_F64:
-    case FUGUE_DTYPE_I64: return 8;
-    case FUGUE_DTYPE_F32:
-    case FUGUE_DTYPE_I32:
-    case FUGUE_DTYPE_U32: return 4;
-    case FUGUE_DTYPE_U8: return 1;
-    default: throw std::logic_error(std::string("no element size for dtype ") + dtype_name(d));
-  }
-}
+inline size_t dtype_bytes(fugue_dtype d) { return dtype_size(d); }
 
 // ---------------------------------------------------------------------------------------------
 // The device
@@ -157,8 +137,9 @@ inline bool supports_fp64(const fugue_device_services& s) {
 }
 // Throws Unsupported when `dtype` is f64 and the device has no doubles; call it first in execute.
 inline void require_dtype(const fugue_device_services& s, fugue_dtype dtype, const std::string& op) {
-  if (dtype == FUGUE_DTYPE_F64 && !supports_fp64(s))
-    throw Unsupported(op + ": f64 needs a device with double precision (cl_khr_fp64); this one has none");
+  if (component_dtype(dtype) == FUGUE_DTYPE_F64 && !supports_fp64(s))
+    throw Unsupported(op + ": " + dtype_name(dtype) +
+                      " needs a device with double precision (cl_khr_fp64); this one has none");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,11 +159,10 @@ inline cl_mem buffer(const fugue_device_services& s, const Call& call, const std
 
 // A scratch buffer of `bytes`, released by the core once the operation's work has finished.
 inline cl_mem scratch(const fugue_device_services& s, size_t bytes) {
-  fugue_error error{};
-  error.struct_size = sizeof error;
+  abi::ErrorBuffer error;
   cl_mem b = nullptr;
-  if (s.scratch(s.context, bytes, &b, &error) != FUGUE_OK || !b)
-    throw DeviceFailure("scratch of " + std::to_string(bytes) + " bytes: " + error.message);
+  if (s.scratch(s.context, bytes, &b, error.get()) != FUGUE_OK || !b)
+    throw DeviceFailure("scratch of " + std::to_string(bytes) + " bytes: " + error.text());
   return b;
 }
 
@@ -191,12 +171,11 @@ inline cl_mem scratch(const fugue_device_services& s, size_t bytes) {
 // DeviceFailure with the compiler's message.
 inline cl_program build_program(const fugue_device_services& s, const std::string& source,
                                 const std::string& options = {}) {
-  fugue_error error{};
-  error.struct_size = sizeof error;
+  abi::ErrorBuffer error;
   cl_program program = nullptr;
-  if (s.program(s.context, source.c_str(), options.c_str(), &program, &error) != FUGUE_OK || !program)
+  if (s.program(s.context, source.c_str(), options.c_str(), &program, error.get()) != FUGUE_OK || !program)
     throw DeviceFailure(std::string("building the operation's OpenCL program") +
-                        (options.empty() ? "" : " (options " + options + ")") + ": " + error.message);
+                        (options.empty() ? "" : " (options " + options + ")") + ": " + error.text());
   return program;
 }
 

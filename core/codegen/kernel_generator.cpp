@@ -1,0 +1,390 @@
+#include "codegen/kernel_generator.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "errors.h"
+
+namespace fugue {
+class KernelWriter;
+}
+
+// The emit context behind fugue_emit_api: the writer that resolves operands, and the op being emitted.
+struct fugue_emit_context {
+  fugue::KernelWriter* writer = nullptr;
+  size_t op = 0;
+  uint32_t phase = 0;
+  bool finalize = false;
+  std::string* code = nullptr;
+  std::deque<std::string> strings;  // keeps returned strings alive until emit returns
+  std::string misuse;               // the first accessor misuse, reported after emit
+};
+
+namespace fugue {
+
+std::string c_literal(double value) {
+  if (std::isnan(value)) return "NAN";
+  if (std::isinf(value)) return value > 0 ? "INFINITY" : "(-INFINITY)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", value);
+  std::string s = buf;
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return value < 0 ? "(" + s + ")" : s;
+}
+
+namespace {
+
+std::string identifier(const std::string& text) {
+  std::string s;
+  for (char ch : text) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return s;
+}
+
+// Indents every line of `code` by `pad`.
+std::string indent(const std::string& code, const std::string& pad) {
+  std::string out;
+  bool at_start = true;
+  for (char ch : code) {
+    if (at_start && ch != '\n') out += pad;
+    out += ch;
+    at_start = ch == '\n';
+  }
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  return out;
+}
+
+std::string workspace_name(size_t op, uint32_t k) { return "ws" + std::to_string(k) + "_" + std::to_string(op); }
+
+}  // namespace
+
+// Writes one fused kernel: parameters, registers, and each op's code through the accessors.
+class KernelWriter {
+ public:
+  KernelWriter(const Program& program, const FusedGroup& group, const Launch& launch)
+      : program_(program), group_(group), launch_(launch) {}
+
+  // Where symbol `s` is read from right now: its register once an op of this kernel wrote it.
+  bool in_register(const std::string& s) const { return registers_now_.count(s) > 0; }
+  static std::string param(const std::string& s) { return "g_" + identifier(s); }
+  static std::string shadow(const std::string& s) { return "g_" + identifier(s) + "_next"; }
+  static std::string reg(const std::string& s) { return "v_" + identifier(s); }
+
+  const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
+
+  const PlannedOp& op(const fugue_emit_context* c) const { return *group_.ops[c->op]; }
+
+  bool valid_operand(fugue_emit_context* c, uint32_t k) {
+    if (k < op(c).statement->operands.size()) return true;
+    if (c->misuse.empty()) c->misuse = "accessor asked for operand " + std::to_string(k) + ", which does not exist";
+    return false;
+  }
+
+  const char* access(fugue_emit_context* c, uint32_t k, bool write) {
+    if (!valid_operand(c, k)) return "0";
+    const PlannedOp& p = op(c);
+    const fugue_type& t = p.types[k];
+    const std::string& s = p.statement->operands[k];
+    if (t.kind == FUGUE_KIND_STENCIL) {
+      c->misuse = "accessor asked for stencil operand " + std::to_string(k) + ", which has no device value";
+      return "0";
+    }
+    if (t.kind == FUGUE_KIND_CONST) {
+      if (write) c->misuse = "accessor asked to write const operand " + std::to_string(k);
+      return keep(c, c_literal(t.const_value));
+    }
+    if (p.partition(k).kind == FUGUE_PARTITION_NONE) {
+      if (c->misuse.empty())
+        c->misuse = "accessor asked for operand " + std::to_string(k) +
+                    ", whose partition is NONE (the op promised not to touch it)";
+      return "0";
+    }
+    const bool element = c->phase == FUGUE_PHASE_ELEMENT;
+    if (pointwise_access(p, k) && element) {
+      if (write) {
+        written_now_.insert(s);
+        return keep(c, reg(s));
+      }
+      if (in_register(s)) return keep(c, reg(s));
+    } else if (in_register(s) || group_.promoted.count(s)) {
+      c->misuse = "operand " + std::to_string(k) + " ('" + s + "') is accessed outside its own element, but its value "
+                  "lives in a register of this kernel";
+      return "0";
+    }
+    std::string base = write && group_.shadowed.count(s) ? shadow(s) : param(s);
+    if (t.kind == FUGUE_KIND_SCALAR) return keep(c, base + "[0]");
+    if (element) return keep(c, base + "[" + index_ + "]");
+    return keep(c, base);  // outside the element loop an array is its pointer
+  }
+
+  const char* read_at(fugue_emit_context* c, uint32_t k, const char* index) {
+    if (!valid_operand(c, k)) return "0";
+    const PlannedOp& p = op(c);
+    const std::string& s = p.statement->operands[k];
+    if (p.types[k].kind != FUGUE_KIND_ARRAY) {
+      c->misuse = "read_at on operand " + std::to_string(k) + ", which is not an array";
+      return "0";
+    }
+    const auto& part = p.partition(k);
+    if (part.kind != FUGUE_PARTITION_ELEMENTWISE && part.kind != FUGUE_PARTITION_WHOLE) {
+      c->misuse = "read_at on operand " + std::to_string(k) + ", whose partition is neither ELEMENTWISE nor WHOLE";
+      return "0";
+    }
+    if (in_register(s) || group_.promoted.count(s)) {
+      c->misuse = "read_at on '" + s + "', whose value lives in a register of this kernel";
+      return "0";
+    }
+    return keep(c, param(s) + "[" + (index && *index ? index : "0") + "]");
+  }
+
+  const char* builtin(fugue_emit_context* c, int32_t which) {
+    switch (which) {
+      case FUGUE_BUILTIN_INDEX: return keep(c, index_);
+      case FUGUE_BUILTIN_LOCAL_ID: return "((int)get_local_id(0))";
+      case FUGUE_BUILTIN_GROUP_ID: return "((int)get_group_id(0))";
+      case FUGUE_BUILTIN_LOCAL_SIZE: return keep(c, std::to_string(launch_.local_size));
+      case FUGUE_BUILTIN_NUM_GROUPS: return c->finalize ? "fugue_groups" : "((int)get_num_groups(0))";
+      default:
+        c->misuse = "unknown builtin " + std::to_string(which);
+        return "0";
+    }
+  }
+
+  const char* workspace(fugue_emit_context* c, uint32_t k) {
+    if (k >= op(c).plan.workspaces.size()) {
+      c->misuse = "workspace " + std::to_string(k) + " was not declared in the plan";
+      return "0";
+    }
+    return keep(c, workspace_name(c->op, k));
+  }
+
+  // Runs op o's emit for one phase; returns its code.
+  std::string emit(size_t o, uint32_t phase, bool finalize);
+
+  GeneratedKernel write(const std::string& kernel_name);
+
+ private:
+  std::string phase_code(uint32_t phase, const std::string& pad, bool finalize);
+  std::string element_loop_body(const std::string& pad);
+
+  const Program& program_;
+  const FusedGroup& group_;
+  const Launch& launch_;
+  std::string index_ = "i";
+  std::set<std::string> registers_now_;  // symbols whose current value is in a register
+  std::set<std::string> written_now_;    // written to a register by the op being emitted
+};
+
+namespace {
+
+KernelWriter* writer(fugue_emit_context* c) { return c->writer; }
+const char* read_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->access(c, k, false); }
+const char* write_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->access(c, k, true); }
+const char* read_at_fn(fugue_emit_context* c, uint32_t k, const char* index) {
+  return writer(c)->read_at(c, k, index);
+}
+const char* ctype_fn(fugue_emit_context* c, fugue_dtype dtype) {
+  try {
+    return writer(c)->keep(c, std::string(dtype_ctype(static_cast<DType>(dtype))));
+  } catch (const std::exception&) {
+    c->misuse = "ctype of unknown dtype " + std::to_string(dtype);
+    return "void";
+  }
+}
+const char* name_fn(fugue_emit_context* c, const char* stem) {
+  std::string s = identifier(stem ? stem : "");
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
+  return writer(c)->keep(c, s + "_" + std::to_string(c->op));
+}
+const char* builtin_fn(fugue_emit_context* c, int32_t which) { return writer(c)->builtin(c, which); }
+const char* workspace_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->workspace(c, k); }
+void append_fn(fugue_emit_context* c, const char* code) {
+  if (code) *c->code += code;
+}
+
+}  // namespace
+
+std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
+  std::string code;
+  fugue_emit_context context;
+  context.writer = this;
+  context.op = o;
+  context.phase = phase;
+  context.finalize = finalize;
+  context.code = &code;
+  fugue_emit_api api{};
+  api.struct_size = sizeof(fugue_emit_api);
+  api.context = &context;
+  api.phase = phase;
+  api.read = &read_fn;
+  api.write = &write_fn;
+  api.ctype = &ctype_fn;
+  api.name = &name_fn;
+  api.builtin = &builtin_fn;
+  api.workspace = &workspace_fn;
+  api.append = &append_fn;
+  api.read_at = &read_at_fn;
+  const PlannedOp& p = *group_.ops[o];
+  p.statement->op->emit(p.call, p.plan, api);
+  if (!context.misuse.empty())
+    throw DeviceError(p.label + ": the plugin's emit misused an accessor: " + context.misuse);
+  return code;
+}
+
+// In the element loop, one scope per operation, named by its call; a register written by an op is
+// stored right after it when the value is needed beyond the kernel. Other phases stay at the outer
+// scope: accumulators and __local arrays declared there must be visible to later phases.
+std::string KernelWriter::phase_code(uint32_t phase, const std::string& pad, bool finalize) {
+  std::string code;
+  for (size_t o = 0; o < group_.ops.size(); ++o) {
+    const PlannedOp& p = *group_.ops[o];
+    if (!(p.plan.phases & phase)) continue;
+    written_now_.clear();
+    std::string body = emit(o, phase, finalize);
+    auto colon = p.label.find(' ');
+    std::string name = colon == std::string::npos ? p.label : p.label.substr(colon + 1);
+    if (phase == FUGUE_PHASE_ELEMENT)
+      code += pad + "{ /* " + name + " */\n" + indent(body, pad + "  ") + pad + "}\n";
+    else
+      code += pad + "/* " + name + " */\n" + indent(body, pad);
+    for (const auto& s : written_now_) {
+      registers_now_.insert(s);
+      if (!group_.stored.count(s)) continue;
+      const Symbol& sym = program_.symbol(s);
+      std::string base = group_.shadowed.count(s) ? shadow(s) : param(s);
+      code += pad + base + (sym.kind == SymbolKind::Scalar ? "[0]" : "[" + index_ + "]") + " = " + reg(s) + ";\n";
+    }
+  }
+  return code;
+}
+
+GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
+  const auto& ops = group_.ops;
+  if (ops.empty()) throw std::logic_error("generate_kernel: no operations");
+  GeneratedKernel k;
+  k.launch = launch_;
+  k.main_name = kernel_name;
+  const int64_t n = group_.plan.launch.iteration[0];
+  const fugue_level level = group_.plan.level;
+
+  // Parameters: every symbol the kernel touches in global memory, in order of first use; a shadowed
+  // symbol also gets the buffer its new value goes to.
+  std::vector<std::string> order;
+  std::set<std::string> seen;
+  for (const auto* op : ops)
+    for (const auto& s : op->statement->operands)
+      if ((group_.global_reads.count(s) || group_.stored.count(s)) && seen.insert(s).second) order.push_back(s);
+  std::vector<std::string> decls;
+  for (const auto& s : order) {
+    const Symbol& sym = program_.symbol(s);
+    std::string type = std::string(dtype_ctype(sym.dtype));
+    bool in_place = group_.stored.count(s) && !group_.shadowed.count(s);
+    decls.push_back("__global " + std::string(in_place ? "" : "const ") + type + "* restrict " + param(s));
+    k.main_args.push_back({KernelArg::Kind::Symbol, s, 0, 0});
+    if (group_.shadowed.count(s)) {
+      decls.push_back("__global " + type + "* restrict " + shadow(s));
+      k.main_args.push_back({KernelArg::Kind::Shadow, s, 0, 0});
+    }
+  }
+  bool any_finalize = false;
+  for (size_t o = 0; o < ops.size(); ++o) {
+    const auto& plan = ops[o]->plan;
+    any_finalize |= (plan.phases & FUGUE_PHASE_FINALIZE) != 0;
+    for (uint32_t w = 0; w < plan.workspaces.size(); ++w) {
+      DType dtype = static_cast<DType>(plan.workspaces[w].dtype);
+      if (abi::component_dtype(plan.workspaces[w].dtype) == FUGUE_DTYPE_F64) k.uses_fp64 = true;
+      decls.push_back("__global " + std::string(dtype_ctype(dtype)) + "* restrict " + workspace_name(o, w));
+      k.main_args.push_back({KernelArg::Kind::Workspace, "", o, w});
+    }
+  }
+  for (const auto* op : ops)
+    for (const auto& t : op->types)
+      if (t.kind != FUGUE_KIND_CONST && fugue_dtype_supported(t.dtype) &&
+          abi::component_dtype(t.dtype) == FUGUE_DTYPE_F64)
+        k.uses_fp64 = true;
+  const bool wide = n > std::numeric_limits<int32_t>::max() / 2;
+  const std::string index_type = wide ? "long" : "int";
+  auto signature = [&](const std::string& name, const std::string& count_decl) {
+    std::string sig = "__kernel __attribute__((reqd_work_group_size(" + std::to_string(launch_.local_size) +
+                      ", 1, 1)))\nvoid " + name + "(";
+    std::vector<std::string> all = decls;
+    all.push_back(count_decl);
+    for (size_t i = 0; i < all.size(); ++i) sig += (i ? ",\n    " : "") + all[i];
+    return sig + ")\n";
+  };
+
+  std::string src = "/* Generated by Fugue. */\n";
+  if (k.uses_fp64) src += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  src += "\n" + signature(kernel_name, "const " + index_type + " fugue_n") + "{\n";
+  if (level == FUGUE_LEVEL_BLOCK) {
+    src += phase_code(FUGUE_PHASE_BODY, "  ", false);
+  } else {
+    src += phase_code(FUGUE_PHASE_PROLOGUE, "  ", false);
+    if (launch_.blocked) {
+      src += "  const " + index_type + " chunk = (fugue_n + (" + index_type + ")get_global_size(0) - 1) / (" +
+             index_type + ")get_global_size(0);\n";
+      src += "  const " + index_type + " begin = (" + index_type + ")get_global_id(0) * chunk;\n";
+      src += "  const " + index_type + " end = min(begin + chunk, fugue_n);\n";
+      src += "  for (" + index_type + " i = begin; i < end; ++i) {\n";
+    } else if (launch_.tile_cols > 0) {
+      // Tile by tile: work-item (ly, lx) of a group takes cell (ly, lx) of each of the group's tiles.
+      const std::string it = index_type;
+      auto n = [](int64_t v) { return std::to_string(v); };
+      const int64_t tiles_x = (launch_.grid_cols + launch_.tile_cols - 1) / launch_.tile_cols;
+      const int64_t tiles = tiles_x * ((launch_.grid_rows + launch_.tile_rows - 1) / launch_.tile_rows);
+      src += "  const int lx = (int)get_local_id(0) % " + n(launch_.tile_cols) + ", ly = (int)get_local_id(0) / " +
+             n(launch_.tile_cols) + ";\n";
+      src += "  for (" + it + " tile = (" + it + ")get_group_id(0); tile < " + n(tiles) + "; tile += (" + it +
+             ")get_num_groups(0)) {\n";
+      src += "    const " + it + " row = (tile / " + n(tiles_x) + ") * " + n(launch_.tile_rows) + " + ly;\n";
+      src += "    const " + it + " col = (tile % " + n(tiles_x) + ") * " + n(launch_.tile_cols) + " + lx;\n";
+      src += "    if (row < " + n(launch_.grid_rows) + " && col < " + n(launch_.grid_cols) + ") {\n";
+      src += "    const " + it + " i = row * " + n(launch_.grid_cols) + " + col;\n";
+    } else if (launch_.unroll <= 1) {
+      src += "  for (" + index_type + " i = (" + index_type + ")get_global_id(0); i < fugue_n; i += (" + index_type +
+             ")get_global_size(0)) {\n";
+    } else {
+      // Several elements per trip, a grid apart: their loads are independent, so they overlap.
+      std::string u = std::to_string(launch_.unroll);
+      src += "  const " + index_type + " stride = (" + index_type + ")get_global_size(0);\n";
+      src += "  for (" + index_type + " first = (" + index_type + ")get_global_id(0); first < fugue_n; first += " + u +
+             " * stride) {\n";
+      src += "    #pragma unroll\n    for (int trip = 0; trip < " + u + "; ++trip) {\n";
+      src += "    const " + index_type + " i = first + trip * stride;\n    if (i < fugue_n) {\n";
+    }
+    // Registers of the values this kernel writes element by element.
+    std::string loop = phase_code(FUGUE_PHASE_ELEMENT, "    ", false);
+    std::string regs;
+    for (const auto& s : registers_now_)
+      regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
+    bool inner_scopes = !launch_.blocked && (launch_.tile_cols > 0 || launch_.unroll > 1);
+    if (launch_.sample_modulus > 1)
+      src += "    if (i % " + std::to_string(launch_.sample_modulus) + " != " + std::to_string(launch_.sample_residue) +
+             ") continue;\n";
+    src += regs + loop + (inner_scopes ? std::string(launch_.tile_cols > 0 ? "    }\n" : "    }\n    }\n") : "") + "  }\n";
+    src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
+  }
+  src += "}\n";
+  k.elements = n;
+  k.wide_index = wide;
+  if (any_finalize) {
+    k.finalize_name = kernel_name + "_finalize";
+    k.finalize_args = k.main_args;
+    src += "\n" + signature(k.finalize_name, "const int fugue_groups") + "{\n" +
+           phase_code(FUGUE_PHASE_FINALIZE, "  ", true) + "}\n";
+  }
+  k.source = src;
+  return k;
+}
+
+GeneratedKernel generate_kernel(const Program& program, const FusedGroup& group, const Launch& launch,
+                                const std::string& kernel_name) {
+  KernelWriter writer(program, group, launch);
+  return writer.write(kernel_name);
+}
+
+}  // namespace fugue

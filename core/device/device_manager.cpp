@@ -1,0 +1,175 @@
+#include "device/device_manager.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "errors.h"
+
+namespace fugue {
+
+namespace {
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back())))) s.pop_back();
+  return s;
+}
+std::string choices(const std::vector<DeviceInfo>& devices) {
+  std::string out;
+  for (const auto& d : devices) out += (out.empty() ? "" : "; ") + d.id() + " " + d.name + " (" + d.type_name() + ")";
+  return out;
+}
+}  // namespace
+
+std::string cl_error_name(cl_int code) {
+  switch (code) {
+#define CASE(x) case x: return std::string(#x) + " (" + std::to_string(code) + ")";
+    CASE(CL_DEVICE_NOT_FOUND) CASE(CL_DEVICE_NOT_AVAILABLE) CASE(CL_COMPILER_NOT_AVAILABLE)
+    CASE(CL_MEM_OBJECT_ALLOCATION_FAILURE) CASE(CL_OUT_OF_RESOURCES) CASE(CL_OUT_OF_HOST_MEMORY)
+    CASE(CL_BUILD_PROGRAM_FAILURE) CASE(CL_INVALID_VALUE) CASE(CL_INVALID_DEVICE)
+    CASE(CL_INVALID_BINARY) CASE(CL_INVALID_BUILD_OPTIONS) CASE(CL_INVALID_PROGRAM)
+    CASE(CL_INVALID_KERNEL_NAME) CASE(CL_INVALID_KERNEL_ARGS) CASE(CL_INVALID_ARG_INDEX)
+    CASE(CL_INVALID_ARG_VALUE) CASE(CL_INVALID_ARG_SIZE) CASE(CL_INVALID_WORK_GROUP_SIZE)
+    CASE(CL_INVALID_WORK_ITEM_SIZE) CASE(CL_INVALID_GLOBAL_WORK_SIZE) CASE(CL_INVALID_BUFFER_SIZE)
+    CASE(CL_INVALID_MEM_OBJECT) CASE(CL_INVALID_COMMAND_QUEUE) CASE(CL_INVALID_CONTEXT)
+    CASE(CL_PLATFORM_NOT_FOUND_KHR) CASE(CL_INVALID_PLATFORM) CASE(CL_INVALID_EVENT)
+    CASE(CL_PROFILING_INFO_NOT_AVAILABLE) CASE(CL_INVALID_KERNEL)
+#undef CASE
+    default: return "OpenCL error " + std::to_string(code);
+  }
+}
+
+std::string cl_error_message(const std::string& what, cl_int code) {
+  std::string msg = what + " failed: " + cl_error_name(code);
+  if (code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES ||
+      code == CL_OUT_OF_HOST_MEMORY || code == CL_INVALID_BUFFER_SIZE)
+    msg += ": the device ran out of memory; use smaller arrays or a device with more memory";
+  else if (code == CL_PLATFORM_NOT_FOUND_KHR)
+    msg += ": no OpenCL platform is installed; install one (e.g. apt-get install pocl-opencl-icd)";
+  return msg;
+}
+
+std::vector<DeviceInfo> list_devices() {
+  std::vector<cl::Platform> platforms;
+  cl_int err = CL_SUCCESS;
+  try {
+    err = cl::Platform::get(&platforms);
+  } catch (const cl::Error& e) {
+    err = e.err();
+  }
+  if (err != CL_SUCCESS || platforms.empty())
+    throw DeviceError("no OpenCL platform found: install an OpenCL driver (e.g. apt-get install "
+                      "pocl-opencl-icd for the CPU) and check /etc/OpenCL/vendors");
+  std::vector<DeviceInfo> out;
+  for (size_t p = 0; p < platforms.size(); ++p) {
+    std::vector<cl::Device> devices;
+    try {
+      platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error&) {
+      continue;  // a platform without devices
+    }
+    for (size_t d = 0; d < devices.size(); ++d) {
+      DeviceInfo info;
+      info.platform_index = static_cast<int>(p);
+      info.device_index = static_cast<int>(d);
+      info.platform = platforms[p];
+      info.device = devices[d];
+      info.platform_name = trim(platforms[p].getInfo<CL_PLATFORM_NAME>());
+      info.platform_version = trim(platforms[p].getInfo<CL_PLATFORM_VERSION>());
+      info.name = trim(devices[d].getInfo<CL_DEVICE_NAME>());
+      info.vendor = trim(devices[d].getInfo<CL_DEVICE_VENDOR>());
+      info.driver_version = trim(devices[d].getInfo<CL_DRIVER_VERSION>());
+      info.device_version = trim(devices[d].getInfo<CL_DEVICE_VERSION>());
+      cl_device_type type = devices[d].getInfo<CL_DEVICE_TYPE>();
+      info.is_gpu = type & CL_DEVICE_TYPE_GPU;
+      info.is_cpu = type & CL_DEVICE_TYPE_CPU;
+      info.compute_units = devices[d].getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+      info.max_work_group_size = devices[d].getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+      info.global_memory = devices[d].getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+      info.max_allocation = devices[d].getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+      info.local_memory = devices[d].getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+      info.fp64 = devices[d].getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+      info.extensions = devices[d].getInfo<CL_DEVICE_EXTENSIONS>();
+      const auto has = [&](const char* extension) {
+        return (" " + info.extensions + " ").find(std::string(" ") + extension + " ") != std::string::npos;
+      };
+      info.int64_atomics = has("cl_khr_int64_base_atomics");
+      info.subgroups = has("cl_khr_subgroups") || has("cl_intel_subgroups");
+      out.push_back(std::move(info));
+    }
+  }
+  if (out.empty()) throw DeviceError("OpenCL platforms were found, but no devices");
+  return out;
+}
+
+const DeviceInfo& select_device(const std::vector<DeviceInfo>& devices, const std::string& spec_in) {
+  if (devices.empty()) throw DeviceError("no OpenCL device available");
+  std::string spec = lower(trim(spec_in));
+  if (spec.empty()) {
+    for (const auto& d : devices)
+      if (d.is_gpu) return d;
+    return devices.front();
+  }
+  if (spec == "gpu" || spec == "cpu") {
+    for (const auto& d : devices)
+      if ((spec == "gpu" && d.is_gpu) || (spec == "cpu" && d.is_cpu)) return d;
+    throw UserError("device '" + spec_in + "': no " + spec + " device; devices: " + choices(devices));
+  }
+  auto colon = spec.find(':');
+  if (colon != std::string::npos && colon > 0 &&
+      std::all_of(spec.begin(), spec.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == ':'; }) &&
+      spec.find(':', colon + 1) == std::string::npos && colon + 1 < spec.size()) {
+    // Indices too long for an int match no device.
+    auto index = [](const std::string& digits) { return digits.size() > 6 ? -1 : std::stoi(digits); };
+    int p = index(spec.substr(0, colon)), d = index(spec.substr(colon + 1));
+    for (const auto& info : devices)
+      if (info.platform_index == p && info.device_index == d) return info;
+    throw UserError("device '" + spec_in + "': no device " + spec + "; devices: " + choices(devices));
+  }
+  for (const auto& d : devices)
+    if (lower(d.name).find(spec) != std::string::npos) return d;
+  for (const auto& d : devices)
+    if (lower(d.platform_name).find(spec) != std::string::npos) return d;
+  throw UserError("device '" + spec_in + "' matches no device (give P:D, gpu, cpu or part of a name); devices: " +
+                  choices(devices));
+}
+
+std::string device_spec(const std::string& option) {
+  if (!option.empty()) return option;
+  const char* env = std::getenv("FUGUE_DEVICE");
+  return env ? env : "";
+}
+
+Device::Device(const DeviceInfo& info_) : info(info_) {
+  try {
+    context = cl::Context(info.device);
+    queue = cl::CommandQueue(context, info.device, CL_QUEUE_PROFILING_ENABLE);
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message(std::string("opening device ") + info.name + " (" + e.what() + ")", e.err()));
+  }
+}
+
+fugue_device_desc DeviceInfo::description() const {
+  fugue_device_desc d{};
+  d.struct_size = sizeof d;
+  d.type = is_gpu ? FUGUE_DEVICE_GPU : is_cpu ? FUGUE_DEVICE_CPU : FUGUE_DEVICE_OTHER;
+  d.name = name.c_str();
+  d.vendor = vendor.c_str();
+  d.driver_version = driver_version.c_str();
+  d.compute_units = compute_units;
+  d.features = (fp64 ? FUGUE_DEVICE_FP64 : 0u) | (int64_atomics ? FUGUE_DEVICE_INT64_ATOMICS : 0u) |
+               (subgroups ? FUGUE_DEVICE_SUBGROUPS : 0u);
+  d.max_work_group_size = max_work_group_size;
+  d.local_mem_bytes = local_memory;
+  d.global_mem_bytes = global_memory;
+  d.max_alloc_bytes = max_allocation;
+  d.num_subgroup_sizes = 0;
+  d.subgroup_sizes = nullptr;
+  d.extensions = extensions.c_str();
+  return d;
+}
+
+}  // namespace fugue

@@ -1,0 +1,66 @@
+// device_manager.h: lists OpenCL platforms and devices and picks one from a user's selection.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <CL/opencl.hpp>
+
+#include "fugue_plugin.h"
+
+namespace fugue {
+
+struct DeviceInfo {
+  int platform_index = 0;
+  int device_index = 0;
+  std::string platform_name;
+  std::string platform_version;
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  std::string device_version;
+  bool is_gpu = false;
+  bool is_cpu = false;
+  unsigned compute_units = 0;
+  size_t max_work_group_size = 0;
+  uint64_t global_memory = 0;
+  uint64_t max_allocation = 0;
+  uint64_t local_memory = 0;  // per work-group
+  bool fp64 = false;
+  bool int64_atomics = false;
+  bool subgroups = false;
+  std::string extensions;  // space-separated
+  cl::Platform platform;
+  cl::Device device;
+
+  std::string id() const { return std::to_string(platform_index) + ":" + std::to_string(device_index); }
+  std::string type_name() const { return is_gpu ? "gpu" : is_cpu ? "cpu" : "other"; }
+  // What plugins see of the device (fugue_call.device); its strings point into this object.
+  fugue_device_desc description() const;
+};
+
+// Every device of every platform. Throws DeviceError when there is no OpenCL platform at all.
+std::vector<DeviceInfo> list_devices();
+
+// Picks a device. `spec`: "" (default: the first GPU, else the first device), "P:D", "gpu", "cpu",
+// or a case-insensitive substring of the device or platform name. Throws UserError naming the
+// choices when nothing matches.
+const DeviceInfo& select_device(const std::vector<DeviceInfo>& devices, const std::string& spec);
+
+// The spec to use: --device if given, else $FUGUE_DEVICE, else "".
+std::string device_spec(const std::string& option);
+
+// A selected device with its context and an in-order profiling queue.
+struct Device {
+  DeviceInfo info;
+  cl::Context context;
+  cl::CommandQueue queue;
+
+  explicit Device(const DeviceInfo& info);
+};
+
+// "CL_OUT_OF_RESOURCES (-5)" for an OpenCL error code.
+std::string cl_error_name(cl_int code);
+// DeviceError text for a failed OpenCL call, with advice for the common codes.
+std::string cl_error_message(const std::string& what, cl_int code);
+
+}  // namespace fugue

@@ -1,0 +1,28 @@
+// program_loader.h: reads a JSON program file into a Program, validated and fully typed before
+// anything runs. Every error names the file and JSON pointer, what was expected and what was found.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plugins/plugin_registry.h"
+#include "program/program.h"
+
+namespace fugue {
+
+struct LoadOptions {
+  // --set NAME=VALUE: overrides of consts and scalars, applied before types are inferred.
+  std::vector<std::pair<std::string, std::string>> overrides;
+};
+
+// Throws UserError on any problem with the file or the program.
+Program load_program(const std::filesystem::path& file, const PluginRegistry& registry,
+                     const LoadOptions& options = {});
+// Same, from a parsed document; `file` names it in messages and anchors relative paths.
+Program parse_program(const nlohmann::json& document, const std::filesystem::path& file,
+                      const PluginRegistry& registry, const LoadOptions& options = {});
+
+}  // namespace fugue

@@ -1,0 +1,116 @@
+#include "passes/launch.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "errors.h"
+
+namespace fugue {
+
+namespace {
+// FUGUE_TUNING="element_local=512,element_groups_per_cu=16": overrides for tuning experiments.
+void apply_overrides(LaunchTuning& t) {
+  const char* env = std::getenv("FUGUE_TUNING");
+  if (!env || !*env) return;
+  std::stringstream ss(env);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    int64_t value = 0;
+    try {
+      value = eq == std::string::npos ? throw std::invalid_argument(item) : std::stoll(item.substr(eq + 1));
+    } catch (const std::exception&) {
+      throw UserError("FUGUE_TUNING: expected key=integer, found '" + item + "'");
+    }
+    if (key == "element_local") t.element_local = value;
+    else if (key == "element_groups_per_cu") t.element_groups_per_cu = value;
+    else if (key == "item_local") t.item_local = value;
+    else if (key == "item_groups_per_cu") t.item_groups_per_cu = value;
+    else if (key == "blocked_items") t.blocked_items = value != 0;
+    else if (key == "element_unroll") t.element_unroll = std::clamp<int64_t>(value, 1, 16);
+    else if (key == "grid_tile_cols") t.grid_tile_cols = std::max<int64_t>(value, 0);
+    else
+      throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
+                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols)");
+  }
+}
+}  // namespace
+
+LaunchTuning tuning_for(const DeviceInfo& device) {
+  LaunchTuning t;
+  if (device.is_cpu) {
+    // PoCL runs a work-group as a loop on one core: large groups amortise the per-group cost, and a
+    // work-item with many elements must stream through a contiguous run, not stride across pages.
+    t.element_local = 1024;
+    t.element_groups_per_cu = 16;
+    t.item_local = 256;
+    t.item_groups_per_cu = 4;
+    t.blocked_items = true;
+    t.element_unroll = 1;
+  }
+  apply_overrides(t);
+  return t;
+}
+
+Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t kernel_max_local) {
+  const LaunchTuning tuning = tuning_for(device);
+  const auto& range = plan.launch;
+  bool item = plan.level == FUGUE_LEVEL_ITEM;
+  int64_t want = plan.level == FUGUE_LEVEL_BLOCK ? range.local_preferred
+                 : item                          ? tuning.item_local
+                                                 : tuning.element_local;
+  if (want <= 0) want = range.local_preferred > 0 ? range.local_preferred : 256;
+  int64_t hi = std::min<int64_t>(range.local_max > 0 ? range.local_max : 1024,
+                                 static_cast<int64_t>(device.max_work_group_size));
+  if (kernel_max_local > 0) hi = std::min(hi, kernel_max_local);
+  int64_t lo = std::max<int64_t>(range.local_min, 1);
+  int64_t multiple = std::max<int64_t>(range.local_multiple, 1);
+  int64_t local = std::clamp(want, lo, std::max(lo, hi));
+  local -= local % multiple;
+  if (local < lo || local > hi || local == 0)
+    throw DeviceError("no work-group size fits both the operation's range [" + std::to_string(lo) + ", " +
+                      std::to_string(range.local_max) + "] (multiple of " + std::to_string(multiple) +
+                      ") and the device's limit " + std::to_string(hi));
+  Launch launch;
+  launch.local_size = local;
+  int64_t n = range.iteration[0];
+  if (plan.level == FUGUE_LEVEL_BLOCK) {
+    launch.num_groups = n;
+    return launch;
+  }
+  int64_t groups = (n + local - 1) / local;
+  int64_t per_cu = item ? tuning.item_groups_per_cu : tuning.element_groups_per_cu;
+  if (per_cu > 0) groups = std::min<int64_t>(groups, per_cu * std::max<unsigned>(device.compute_units, 1u));
+  // A reduction always runs one group, so that its finalize sees at least one partial.
+  launch.num_groups = item ? std::max<int64_t>(groups, 1) : groups;
+  launch.blocked = tuning.blocked_items;
+  launch.unroll = launch.blocked ? 1 : tuning.element_unroll;
+  return launch;
+}
+
+Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
+  Launch launch = choose_launch(group.plan, device, kernel_max_local);
+  const LaunchTuning tuning = tuning_for(device);
+  if (!group.wide_reads || launch.blocked) return launch;
+  // Unrolled trips help streams of independent loads; neighbour reads already overlap in the caches.
+  launch.unroll = 1;
+  const int64_t cols = tuning.grid_tile_cols;
+  if (group.plan.level != FUGUE_LEVEL_ELEMENT || group.grid_cols <= 0 || cols <= 0 || launch.local_size % cols != 0 ||
+      group.grid_cols < cols)
+    return launch;
+  // Tiles of tile_rows x cols cells: the rows above and below a cell are mostly loaded by the same
+  // work-group, so a halo costs cache hits in the group instead of a second trip through L2.
+  launch.grid_rows = group.grid_rows;
+  launch.grid_cols = group.grid_cols;
+  launch.tile_cols = cols;
+  launch.tile_rows = launch.local_size / cols;
+  const int64_t tiles = ((group.grid_rows + launch.tile_rows - 1) / launch.tile_rows) *
+                        ((group.grid_cols + cols - 1) / cols);
+  launch.num_groups = std::min(launch.num_groups, tiles);
+  return launch;
+}
+
+}  // namespace fugue

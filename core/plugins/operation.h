@@ -1,0 +1,72 @@
+// operation.h: one registered operation: the plugin's C descriptor behind a C++ face that turns
+// statuses into exceptions, and the handle that keeps the plugin's library loaded.
+#pragma once
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/dll/shared_library.hpp>
+
+#include "fugue/abi_values.hpp"
+#include "fugue_plugin.h"
+
+namespace fugue {
+
+// A loaded plugin library and its table. Shared by every Operation of the plugin: the library stays
+// loaded while anything refers to it.
+struct LoadedPlugin {
+  boost::dll::shared_library library;
+  std::string file;  // the path it was loaded from
+  const fugue_plugin* table = nullptr;
+  std::string name;
+  std::string version;
+  std::string description;
+  uint32_t abi_major = 0;
+  uint32_t abi_minor = 0;
+};
+
+using abi::ErrorBuffer;
+
+class Operation {
+ public:
+  Operation(std::shared_ptr<const LoadedPlugin> plugin, const fugue_op_desc* desc);
+
+  const std::string& name() const { return name_; }
+  const std::string& doc() const { return doc_; }
+  const LoadedPlugin& plugin() const { return *plugin_; }
+  const fugue_op_desc& desc() const { return *desc_; }
+  const std::vector<const fugue_operand_desc*>& operands() const { return operands_; }
+  const std::vector<const fugue_attr_desc*>& attrs() const { return attrs_; }
+  // Indices of IN and OUT operands, in signature order.
+  const std::vector<uint32_t>& inputs() const { return inputs_; }
+  const std::vector<uint32_t>& outputs() const { return outputs_; }
+  // FUGUE_OP_* traits.
+  uint32_t traits() const { return desc_->traits; }
+  // The calls the conformance suite runs, as JSON text ("" when the plugin declares none).
+  std::string test_cases() const { return desc_->test_cases ? desc_->test_cases : ""; }
+
+  // Each throws UserError for the plugin's INVALID_ARGUMENT / UNSUPPORTED and DeviceError for
+  // DEVICE / INTERNAL, with the operation's name in front of the plugin's message.
+  // Every operand's type, the OUT ones as the plugin inferred them (not yet checked: the loader
+  // reconciles them with the program).
+  std::vector<abi::Type> infer(const fugue_call& call) const;
+  // The plugin's plan for a call (the core gives it room for one partition per operand).
+  abi::Plan plan(const fugue_call& call) const;
+  void emit(const fugue_call& call, const abi::Plan& plan, const fugue_emit_api& api) const;
+  void execute(const fugue_call& call, const fugue_device_services& services) const;
+  fugue_cost cost(const fugue_call& call) const;
+  void reference(const fugue_call& call, fugue_host_array* operands) const;
+
+ private:
+  void check(fugue_status status, const ErrorBuffer& error, const char* what) const;
+
+  std::shared_ptr<const LoadedPlugin> plugin_;
+  const fugue_op_desc* desc_;
+  std::string name_, doc_;
+  std::vector<const fugue_operand_desc*> operands_;
+  std::vector<const fugue_attr_desc*> attrs_;
+  std::vector<uint32_t> inputs_, outputs_;
+};
+
+}  // namespace fugue

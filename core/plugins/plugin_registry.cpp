@@ -1,0 +1,191 @@
+#include "plugins/plugin_registry.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <sstream>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <spdlog/spdlog.h>
+
+namespace fugue {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string abi_string(uint32_t major, uint32_t minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+// A struct a plugin hands over must be at least as large as ABI 2.0's (a newer minor may append).
+#define FUGUE_V2_SIZE FUGUE_SIZE_UP_TO
+
+// Checks one operation descriptor; returns an empty string when it is well formed.
+std::string check_op(const fugue_op_desc* op) {
+  if (!op) return "an operation descriptor is NULL";
+  if (op->struct_size < FUGUE_V2_SIZE(fugue_op_desc, test_cases))
+    return "an operation descriptor is smaller (" + std::to_string(op->struct_size) +
+           " bytes) than ABI 2.0's";
+  std::string name = op->name ? op->name : "";
+  if (name.empty() || name.find('.') == std::string::npos || name.front() == '.' || name.back() == '.')
+    return "operation name '" + name + "' is not of the form family.op";
+  if (op->num_operands > kMaxOperands)
+    return name + " has " + std::to_string(op->num_operands) + " operands, more than " +
+           std::to_string(kMaxOperands);
+  if (op->num_operands > 0 && !op->operands) return name + " declares operands but gives none";
+  if (op->num_attrs > 0 && !op->attrs) return name + " declares attributes but gives none";
+  std::set<std::string> names;
+  for (uint32_t i = 0; i < op->num_operands; ++i) {
+    const auto* o = FUGUE_NTH(fugue_operand_desc, op->operands, i);
+    if (o->struct_size < FUGUE_V2_SIZE(fugue_operand_desc, doc))
+      return name + ": operand descriptor " + std::to_string(i) + " is smaller than ABI 2.0's";
+    if (!o->name || !*o->name) return name + ": operand " + std::to_string(i) + " has no name";
+    if (o->role != FUGUE_ROLE_IN && o->role != FUGUE_ROLE_OUT)
+      return name + ": operand '" + o->name + "' has an unknown role " + std::to_string(o->role);
+    if (!names.insert(o->name).second) return name + ": operand name '" + o->name + "' repeats";
+  }
+  for (uint32_t i = 0; i < op->num_attrs; ++i) {
+    const auto* a = FUGUE_NTH(fugue_attr_desc, op->attrs, i);
+    if (a->struct_size < FUGUE_V2_SIZE(fugue_attr_desc, doc) || !a->name || !*a->name)
+      return name + ": attribute descriptor " + std::to_string(i) + " is malformed";
+  }
+  if (!op->infer || !op->plan || !op->cost || !op->reference)
+    return name + " lacks one of infer, plan, cost, reference";
+  if (!op->emit && !op->execute) return name + " has neither emit nor execute";
+  return {};
+}
+
+}  // namespace
+
+std::vector<fs::path> PluginRegistry::default_search_path() {
+  std::vector<fs::path> folders;
+  std::error_code ec;
+  fs::path exe_dir = boost::dll::program_location(ec).parent_path();
+  if (!ec) {
+    folders.push_back(exe_dir / ".." / "plugins");
+    folders.push_back(exe_dir / ".." / FUGUE_INSTALL_PLUGIN_DIR);
+  }
+  if (const char* env = std::getenv("FUGUE_PLUGIN_PATH")) {
+    std::stringstream ss(env);
+    std::string item;
+    while (std::getline(ss, item, ':'))
+      if (!item.empty()) folders.emplace_back(item);
+  }
+  return folders;
+}
+
+void PluginRegistry::load_folder(const fs::path& folder) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) return;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(folder, ec))
+    if (entry.path().extension() == ".so") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) load_file(f);
+}
+
+void PluginRegistry::load_defaults(const std::vector<fs::path>& extra_files) {
+  for (const auto& folder : default_search_path()) load_folder(folder);
+  for (const auto& file : extra_files) load_file(file);
+}
+
+void PluginRegistry::refuse(const fs::path& file, const std::string& reason) {
+  refusals_.push_back({file.string(), reason});
+  spdlog::warn("plugin {} refused: {}", file.string(), reason);
+}
+
+bool PluginRegistry::load_file(const fs::path& file) {
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(file, ec);
+  std::string key = ec ? file.string() : canonical.string();
+  if (std::find(loaded_files_.begin(), loaded_files_.end(), key) != loaded_files_.end()) return true;
+  if (!fs::exists(file, ec)) {
+    refuse(file, "no such file");
+    return false;
+  }
+
+  auto plugin = std::make_shared<LoadedPlugin>();
+  plugin->file = file.string();
+  try {
+    plugin->library.load(file, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    refuse(file, std::string("not a loadable shared library (") + e.what() + ")");
+    return false;
+  }
+  if (!plugin->library.has(FUGUE_PLUGIN_ENTRY_NAME)) {
+    refuse(file, std::string("a shared library without the entry point '") + FUGUE_PLUGIN_ENTRY_NAME +
+                     "': not a Fugue plugin (define it with FUGUE_DEFINE_PLUGIN_ENTRY)");
+    return false;
+  }
+  auto entry = plugin->library.get<const fugue_plugin*(uint32_t, uint32_t)>(FUGUE_PLUGIN_ENTRY_NAME);
+  const fugue_plugin* table = entry(FUGUE_ABI_VERSION_MAJOR, FUGUE_ABI_VERSION_MINOR);
+  if (!table) {
+    refuse(file, "its entry point returned no table (the plugin failed to initialise)");
+    return false;
+  }
+  if (table->struct_size < offsetof(fugue_plugin, abi_minor) + sizeof(uint32_t)) {
+    refuse(file, "its table is too small to hold an ABI version");
+    return false;
+  }
+  if (table->abi_major != FUGUE_ABI_VERSION_MAJOR) {
+    refuse(file, "built for plugin ABI " + abi_string(table->abi_major, table->abi_minor) +
+                     ", but this Fugue has ABI " +
+                     abi_string(FUGUE_ABI_VERSION_MAJOR, FUGUE_ABI_VERSION_MINOR) +
+                     ": rebuild the plugin against this Fugue's SDK");
+    return false;
+  }
+  if (table->struct_size < FUGUE_V2_SIZE(fugue_plugin, ops) || !table->name || !*table->name ||
+      (table->num_ops > 0 && !table->ops)) {
+    refuse(file, "its plugin table is malformed (size, name or operation list)");
+    return false;
+  }
+  plugin->table = table;
+  plugin->name = table->name;
+  plugin->version = table->version ? table->version : "";
+  plugin->description = table->description ? table->description : "";
+  plugin->abi_major = table->abi_major;
+  plugin->abi_minor = table->abi_minor;
+
+  // All or nothing: check every operation before registering any.
+  std::set<std::string> own;
+  for (uint32_t i = 0; i < table->num_ops; ++i) {
+    const fugue_op_desc* op = table->ops[i];
+    std::string problem = check_op(op);
+    if (!problem.empty()) {
+      refuse(file, "plugin '" + plugin->name + "': " + problem);
+      return false;
+    }
+    if (!own.insert(op->name).second) {
+      refuse(file, "plugin '" + plugin->name + "' lists operation '" + op->name + "' twice");
+      return false;
+    }
+    if (auto it = operations_.find(op->name); it != operations_.end()) {
+      const auto& other = it->second->plugin();
+      refuse(file, "operation '" + std::string(op->name) + "' of plugin '" + plugin->name +
+                       "' is already registered by plugin '" + other.name + "' (" + other.file + ")");
+      return false;
+    }
+  }
+  std::shared_ptr<const LoadedPlugin> shared = plugin;
+  for (uint32_t i = 0; i < table->num_ops; ++i)
+    operations_[table->ops[i]->name] = std::make_shared<const Operation>(shared, table->ops[i]);
+  plugins_.push_back(shared);
+  loaded_files_.push_back(key);
+  spdlog::debug("loaded plugin {} {} ({} operations) from {}", plugin->name, plugin->version,
+                table->num_ops, file.string());
+  return true;
+}
+
+std::shared_ptr<const Operation> PluginRegistry::find(const std::string& name) const {
+  auto it = operations_.find(name);
+  return it == operations_.end() ? nullptr : it->second;
+}
+
+std::vector<const Operation*> PluginRegistry::operations_of(const LoadedPlugin& plugin) const {
+  std::vector<const Operation*> ops;
+  for (const auto& [name, op] : operations_)
+    if (&op->plugin() == &plugin) ops.push_back(op.get());
+  return ops;
+}
+
+}  // namespace fugue

@@ -1,0 +1,51 @@
+// plugin_registry.h: finds plugin libraries, checks their ABI and tables, and registers their operations.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plugins/operation.h"
+
+namespace fugue {
+
+// More operands than any operation has reason to take: a count above it is a corrupt table.
+constexpr uint32_t kMaxOperands = 256;
+
+// A plugin file the registry refused, and why (named file, versions, conflicting plugin).
+struct PluginRefusal {
+  std::string file;
+  std::string reason;
+};
+
+class PluginRegistry {
+ public:
+  // The folders searched by default: beside the executable (`../plugins` in a build tree,
+  // `../lib/fugue/plugins` in an install), then every folder of FUGUE_PLUGIN_PATH (colon-separated).
+  static std::vector<std::filesystem::path> default_search_path();
+
+  // Loads every `*.so` in `folder` (sorted by name). A missing folder is skipped.
+  void load_folder(const std::filesystem::path& folder);
+  // Loads one library. On refusal, records why, logs a warning, and returns false; the registry
+  // stays as it was (a plugin registers all its operations or none).
+  bool load_file(const std::filesystem::path& file);
+  // The default search path, then `extra_files` (from --plugin).
+  void load_defaults(const std::vector<std::filesystem::path>& extra_files = {});
+
+  // nullptr when no plugin provides `name`. The handle keeps the plugin's library loaded.
+  std::shared_ptr<const Operation> find(const std::string& name) const;
+  const std::vector<std::shared_ptr<const LoadedPlugin>>& plugins() const { return plugins_; }
+  std::vector<const Operation*> operations_of(const LoadedPlugin& plugin) const;
+  const std::vector<PluginRefusal>& refusals() const { return refusals_; }
+
+ private:
+  void refuse(const std::filesystem::path& file, const std::string& reason);
+
+  std::vector<std::shared_ptr<const LoadedPlugin>> plugins_;
+  std::map<std::string, std::shared_ptr<const Operation>> operations_;
+  std::vector<PluginRefusal> refusals_;
+  std::vector<std::string> loaded_files_;  // canonical paths, so a folder listed twice loads once
+};
+
+}  // namespace fugue

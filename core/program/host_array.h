@@ -1,0 +1,40 @@
+// host_array.h: a dense array (or scalar) in host memory: dtype, shape and bytes, C order.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program/dtype.h"
+
+namespace fugue {
+
+using Shape = std::vector<int64_t>;
+// The most axes an array may have: shapes with more are refused where they are read.
+constexpr uint32_t kMaxRank = 8;
+
+// Number of elements of a shape (1 for rank 0). Throws UserError on overflow or negative extents.
+int64_t shape_elements(const Shape& shape);
+// "[584, 388]"; "[]" for a scalar.
+std::string shape_string(const Shape& shape);
+
+struct HostArray {
+  DType dtype = DType::None;
+  Shape shape;                 // empty: a scalar
+  std::vector<uint8_t> bytes;  // shape_elements(shape) * dtype_size(dtype)
+
+  HostArray() = default;
+  // Zero-filled.
+  HostArray(DType dtype, Shape shape);
+
+  int64_t elements() const { return shape_elements(shape); }
+  template <class T> T* data() { return reinterpret_cast<T*>(bytes.data()); }
+  template <class T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+  // Element i converted to double (for references, comparisons and `if`); a complex one's real part.
+  double get(int64_t i) const;
+  // Element i as a complex number (imaginary part 0 for reals).
+  std::complex<double> get_complex(int64_t i) const;
+  // Store a double into element i, converted to the dtype (truncating toward zero for integers).
+  void set(int64_t i, double value);
+};
+
+}  // namespace fugue

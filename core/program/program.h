@@ -1,0 +1,112 @@
+// program.h: the program's semantic model: symbols (with their sources) and a body of statements.
+// The loader builds it from JSON and types every operand; later passes only read it.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fugue/abi_values.hpp"
+#include "program/dtype.h"
+#include "program/host_array.h"
+#include "plugins/operation.h"
+
+namespace fugue {
+
+enum class SymbolKind { Array, Scalar, Const, Stencil };
+std::string_view symbol_kind_name(SymbolKind kind);
+
+// Where a symbol's initial value comes from.
+struct SymbolSource {
+  enum class Kind { None, File, Inline, Fill, Random, Arange };
+  Kind kind = Kind::None;
+  std::filesystem::path file;  // File: resolved against the program's folder (a --set path: the current folder)
+  nlohmann::json inline_value;  // Inline
+  double value = 0;             // Fill (zeros: 0)
+  uint64_t seed = 0;            // Random
+  double low = 0, high = 1;     // Random
+  double start = 0, step = 1;   // Arange
+  std::shared_ptr<const HostArray> preloaded;  // File: an image decoded while validating
+};
+
+struct Symbol {
+  std::string name;
+  SymbolKind kind = SymbolKind::Array;
+  DType dtype = DType::None;  // None until declared or inferred (consts stay None: they adapt)
+  Shape shape;
+  bool typed = false;         // dtype and shape known
+  double const_value = 0;     // Const: the value baked into kernels
+  abi::Stencil stencil;       // Stencil: its points, baked into kernels
+  SymbolSource source;
+  std::string where;          // "file.json:/symbols/x", for messages
+  bool inline_number = false; // a const the loader made for a number written in an operand list
+
+  // The type operations see (a stencil's points as its metadata).
+  abi::Type type() const;
+  // Known when kernels are generated (const, stencil): no device value, never written.
+  bool compile_time() const { return kind == SymbolKind::Const || kind == SymbolKind::Stencil; }
+};
+
+// One statement of the body.
+struct Statement {
+  enum class Kind { Op, For, If, Break };
+  Kind kind = Kind::Op;
+  std::string where;  // "file.json:/body/2"
+
+  // Op: operands in signature order, each naming a symbol; attrs in signature order.
+  std::shared_ptr<const Operation> op;
+  std::vector<std::string> operands;
+  std::vector<fugue_attr_value> attrs;
+  // Storage behind attrs[].name/.string: each string on the heap, so moving the statement (as the
+  // vectors holding it grow) never moves the characters the pointers name.
+  std::vector<std::unique_ptr<std::string>> attr_strings;
+  const char* keep(std::string text) {
+    attr_strings.push_back(std::make_unique<std::string>(std::move(text)));
+    return attr_strings.back()->c_str();
+  }
+
+  // For: `count` iterations (a number, or a const/scalar symbol read when the loop starts);
+  // `variable` is an i64 scalar symbol holding the iteration number.
+  std::string variable;
+  std::string count_symbol;
+  int64_t count_value = 0;
+
+  // If: `lhs <cmp> rhs`, each a symbol (scalar or const) or a number.
+  std::string compare;  // lt le gt ge eq ne
+  std::string lhs_symbol, rhs_symbol;
+  double lhs_value = 0, rhs_value = 0;
+
+  std::vector<Statement> body;       // For: the loop body; If: then
+  std::vector<Statement> else_body;  // If
+};
+
+// A fugue_call with the storage its pointers name. Not copyable: the views point into it.
+struct CallDescriptor {
+  std::vector<abi::Type> values;  // signature order
+  std::vector<fugue_type> types;  // views of values
+  fugue_call call{};
+
+  CallDescriptor() = default;
+  CallDescriptor(const CallDescriptor&) = delete;
+  CallDescriptor& operator=(const CallDescriptor&) = delete;
+  // Rebuilds the views after `values` changed.
+  void bind(const std::vector<fugue_attr_value>& attrs, const fugue_device_desc* device);
+};
+
+struct Program {
+  std::filesystem::path file;
+  std::map<std::string, Symbol> symbols;
+  std::vector<Statement> body;
+  std::vector<std::pair<std::string, std::filesystem::path>> outputs;  // symbol, file (relative to --out)
+
+  const Symbol& symbol(const std::string& name) const { return symbols.at(name); }
+  // Fills `out` with the call descriptor of `statement`: the operands' current types and the
+  // statement's attributes; `device` for plan, emit and execute, else null.
+  void call(const Statement& statement, CallDescriptor& out, const fugue_device_desc* device = nullptr) const;
+};
+
+}  // namespace fugue

@@ -1,0 +1,451 @@
+#include "runtime/executor.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "errors.h"
+#include "io/initial_values.h"
+#include "passes/launch.h"
+#include "io/output_files.h"
+
+// What device-level operations reach through fugue_device_services.
+struct fugue_services_context {
+  fugue::ProgramCache* cache = nullptr;
+  fugue::Profiler* profiler = nullptr;
+  const fugue::Device* device = nullptr;
+  std::vector<cl_mem> operands;      // per operand (NULL for consts)
+  std::vector<cl::Buffer> scratch;   // released after the operation's work finished
+  std::vector<cl::Program> programs; // kept alive while the operation runs
+  std::string label;
+  double bytes = 0, flops = 0;
+  bool tracked_cost = false;
+};
+
+namespace fugue {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Saturates at SIZE_MAX instead of overflowing, so "too large" stays too large.
+size_t bytes_of(const Symbol& s) {
+  size_t n = s.kind == SymbolKind::Array ? static_cast<size_t>(shape_elements(s.shape)) : 1;
+  size_t size = dtype_size(s.dtype);
+  return n > SIZE_MAX / size ? SIZE_MAX : n * size;
+}
+
+// Services for device-level operations.
+// Writes a message into a plugin's fugue_error, within the room it gives.
+void report(fugue_error* error, const std::string& message) {
+  if (error && error->struct_size >= FUGUE_SIZE_UP_TO(fugue_error, message) && error->message && error->capacity > 0)
+    std::snprintf(error->message, error->capacity, "%s", message.c_str());
+}
+
+cl_mem services_buffer(fugue_services_context* c, uint32_t operand) {
+  return operand < c->operands.size() ? c->operands[operand] : nullptr;
+}
+fugue_status services_program(fugue_services_context* c, const char* source, const char* options,
+                              cl_program* program, fugue_error* error) {
+  try {
+    cl::Program p = c->cache->get(source ? source : "", options ? options : "", c->label);
+    c->programs.push_back(p);
+    *program = p();
+    return FUGUE_OK;
+  } catch (const std::exception& e) {
+    report(error, e.what());
+    return FUGUE_ERROR_DEVICE;
+  }
+}
+fugue_status services_scratch(fugue_services_context* c, size_t bytes, cl_mem* buffer, fugue_error* error) {
+  // No exception may unwind into the plugin: OpenCL errors become a status here.
+  try {
+    cl::Buffer b(c->device->context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1));
+    c->scratch.push_back(b);
+    *buffer = b();
+    return FUGUE_OK;
+  } catch (const cl::Error& e) {
+    report(error, cl_error_message("allocating " + std::to_string(bytes) + " bytes of scratch", e.err()));
+  } catch (const std::exception& e) {
+    report(error, std::string("allocating scratch: ") + e.what());
+  }
+  return FUGUE_ERROR_DEVICE;
+}
+void services_track(fugue_services_context* c, cl_event event, const char* name) noexcept {
+  if (!event) return;
+  cl::Event e(event, false);  // takes ownership: the core releases it
+  std::string label = c->label + (name && *name ? std::string(" / ") + name : "");
+  // The op's cost is attributed to its first tracked event.
+  c->profiler->track(e, label, "kernel", c->tracked_cost ? 0 : c->bytes, c->tracked_cost ? 0 : c->flops);
+  c->tracked_cost = true;
+}
+
+}  // namespace
+
+Executor::Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler,
+                   PlanOptions options)
+    : program_(program), device_(device), cache_(cache), profiler_(profiler), options_(options) {}
+
+Executor::~Executor() = default;
+
+void Executor::prepare() {
+  // Every value must fit the device before anything is generated, read or allocated.
+  for (const auto& [name, s] : program_.symbols) {
+    if (s.compile_time() || !s.typed) continue;
+    size_t bytes = bytes_of(s);
+    if (bytes > device_.info.max_allocation || bytes > device_.info.global_memory)
+      throw DeviceError(s.where + ": '" + name + "' needs " + std::to_string(bytes) + " bytes, more than " +
+                        device_.info.name + " can allocate at once (" +
+                        std::to_string(device_.info.max_allocation) +
+                        " bytes); use smaller arrays or a device with more memory");
+  }
+  kernels_.clear();
+  symbols_read_.clear();
+  plan_ = plan_execution(program_, device_.info, options_);
+  for (const auto& op : plan_.ops)
+    for (uint32_t i : op->statement->op->inputs()) symbols_read_.insert(op->statement->operands[i]);
+  for (const auto& group : plan_.groups) prepare_kernel(group);
+}
+
+void Executor::prepare_kernel(const FusedGroup& group) {
+  auto site = std::make_unique<KernelSite>();
+  site->group = &group;
+  site->label = group.ops.front()->label;
+  if (group.ops.size() > 1) site->label += " + " + std::to_string(group.ops.size() - 1) + " fused";
+  // Build once; if the driver's limit for this kernel is below the chosen size, rebuild smaller.
+  int64_t kernel_limit = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Launch launch = choose_group_launch(group, device_.info, kernel_limit);
+    launch.sample_modulus = instrumentation_.sample_modulus;
+    launch.sample_residue = instrumentation_.sample_residue;
+    site->kernel = generate_kernel(program_, group, launch, "fugue_kernel");
+    cl::Program program = cache_.get(site->kernel.source, "", site->label);
+    try {
+      site->main = cl::Kernel(program, site->kernel.main_name.c_str());
+      if (!site->kernel.finalize_name.empty())
+        site->finalize = cl::Kernel(program, site->kernel.finalize_name.c_str());
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("creating kernel for " + site->label, e.err()));
+    }
+    int64_t limit = static_cast<int64_t>(site->main.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.info.device));
+    if (limit >= launch.local_size || attempt == 1) break;
+    kernel_limit = limit;
+  }
+  for (size_t o = 0; o < group.ops.size(); ++o) {
+    const abi::Plan& plan = group.ops[o]->plan;
+    for (uint32_t w = 0; w < plan.workspaces.size(); ++w) {
+      int64_t groups = std::max<int64_t>(site->kernel.launch.num_groups, 1);
+      size_t bytes = static_cast<size_t>(groups * std::max<int64_t>(plan.workspaces[w].elements_per_group, 1)) *
+                     dtype_size(static_cast<DType>(plan.workspaces[w].dtype));
+      site->workspaces[{o, w}] = allocate(bytes, "workspace of " + group.ops[o]->label);
+    }
+  }
+  kernels_.push_back(std::move(site));
+}
+
+cl::Buffer Executor::allocate(size_t bytes, const std::string& what) {
+  if (bytes > device_.info.max_allocation)
+    throw DeviceError("allocating " + std::to_string(bytes) + " bytes for " + what + " exceeds " +
+                      device_.info.name + "'s largest allocation (" + std::to_string(device_.info.max_allocation) +
+                      " bytes); use smaller arrays or a device with more memory");
+  try {
+    return cl::Buffer(device_.context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1));
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("allocating " + std::to_string(bytes) + " bytes for " + what, e.err()));
+  }
+}
+
+void Executor::upload(const std::string& symbol, const HostArray& array) {
+  Value& v = value_for_write(symbol);
+  if (array.bytes.size() != v.bytes)
+    throw UserError(program_.symbol(symbol).where + ": initial value has " + std::to_string(array.bytes.size()) +
+                    " bytes, the declaration needs " + std::to_string(v.bytes));
+  if (v.bytes == 0) return;
+  cl::Event event;
+  try {
+    device_.queue.enqueueWriteBuffer(v.buffer, CL_TRUE, 0, v.bytes, array.bytes.data(), nullptr, &event);
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("uploading '" + symbol + "'", e.err()));
+  }
+  profiler_.track(event, "upload " + symbol, "transfer", static_cast<double>(v.bytes));
+}
+
+void Executor::initialize() {
+  // Buffers are kept (a repetition must not pay for allocation and first touch again); values are not.
+  for (auto& [name, value] : values_) value.defined = false;
+  loop_values_.clear();
+  for (const auto& [name, s] : program_.symbols) {
+    if (s.compile_time() || s.source.kind == SymbolSource::Kind::None) continue;
+    // Files are read and generators run once; later repetitions upload the same values again.
+    auto it = initial_.find(name);
+    if (it == initial_.end()) it = initial_.emplace(name, initial_value(s)).first;
+    upload(name, it->second);
+    values_[name].defined = true;
+  }
+}
+
+Executor::Value& Executor::value_for_write(const std::string& symbol) {
+  Value& v = values_[symbol];
+  if (!v.buffer()) {
+    const Symbol& s = program_.symbol(symbol);
+    v.bytes = bytes_of(s);
+    if (instrumentation_.guard_bytes > 0) allocate_guarded(v, symbol);
+    else v.buffer = allocate(v.bytes, "'" + symbol + "'");
+  }
+  return v;
+}
+
+void Executor::allocate_guarded(Value& v, const std::string& symbol) {
+  // A sub-buffer's origin must be aligned to the device's base address alignment.
+  const size_t align = std::max<size_t>(device_.info.device.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8, 4);
+  const size_t guard = (instrumentation_.guard_bytes + align - 1) / align * align;
+  const size_t total = guard + (v.bytes + 3) / 4 * 4 + guard;
+  v.guard = guard;
+  v.guarded = allocate(total, "'" + symbol + "' with guard regions");
+  try {
+    const cl_uint poison = Instrumentation::kPoison;
+    device_.queue.enqueueFillBuffer(v.guarded, poison, 0, total);
+    cl_buffer_region region{guard, std::max<size_t>(v.bytes, 1)};
+    v.buffer = v.guarded.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region);
+    device_.queue.finish();
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("preparing the guarded buffer of '" + symbol + "'", e.err()));
+  }
+}
+
+std::string Executor::guard_damage(const std::string& symbol) {
+  auto it = values_.find(symbol);
+  if (it == values_.end() || !it->second.guarded()) return {};
+  const Value& v = it->second;
+  const size_t total = v.guarded.getInfo<CL_MEM_SIZE>();
+  std::vector<uint8_t> bytes(total);
+  try {
+    device_.queue.enqueueReadBuffer(v.guarded, CL_TRUE, 0, total, bytes.data());
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("reading the guard regions of '" + symbol + "'", e.err()));
+  }
+  const uint8_t* poison = reinterpret_cast<const uint8_t*>(&Instrumentation::kPoison);
+  for (size_t b = v.guard; b-- > 0;)  // nearest the data first
+    if (bytes[b] != poison[b % 4])
+      return "byte " + std::to_string(v.guard - b) + " before the start was written";
+  for (size_t b = v.guard + v.bytes; b < total; ++b)
+    if (bytes[b] != poison[b % 4])
+      return "byte " + std::to_string(b - v.guard - v.bytes) + " past the end (element " +
+             std::to_string((b - v.guard) / std::max<size_t>(dtype_size(program_.symbol(symbol).dtype), 1)) +
+             " of " + std::to_string(v.bytes / std::max<size_t>(dtype_size(program_.symbol(symbol).dtype), 1)) +
+             ") was written";
+  return {};
+}
+
+const Executor::Value& Executor::value_for_read(const std::string& symbol, const Statement& where) {
+  auto it = values_.find(symbol);
+  if (it == values_.end() || !it->second.defined)
+    throw UserError(where.where + ": '" + symbol + "' is read before anything wrote it at run time " +
+                    "(a loop that ran zero times, or a branch that was not taken?)");
+  return it->second;
+}
+
+void Executor::enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name,
+                       double bytes, double flops) {
+  cl::Event event;
+  try {
+    device_.queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<size_t>(groups * local)),
+                                       cl::NDRange(static_cast<size_t>(local)), nullptr,
+                                       profiler_.enabled() ? &event : nullptr);
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("running " + name, e.err()));
+  }
+  ++launches_;
+  if (profiler_.enabled()) profiler_.track(event, name, "kernel", bytes, flops);
+}
+
+void Executor::run_op(const Statement& st) {
+  const Step& step = plan_.steps.at(&st);
+  switch (step.kind) {
+    case Step::Kind::Kernel:
+      // The group's first operation launches the kernel that does the work of all of them.
+      if (step.starts_group) run_kernel(*kernels_.at(step.group), st);
+      return;
+    case Step::Kind::Swap:
+      run_swap(step, st);
+      return;
+    case Step::Kind::Device: {
+      // An output that is also an input is written to a fresh buffer that replaces the old one
+      // afterwards, so the op never reads what it has already overwritten.
+      const auto& op = *st.op;
+      for (uint32_t i : op.inputs())
+        if (!program_.symbol(st.operands[i]).compile_time()) value_for_read(st.operands[i], st);
+      std::map<std::string, cl::Buffer> replaced;
+      for (uint32_t o : op.outputs()) {
+        const std::string& out = st.operands[o];
+        bool hazard = std::any_of(op.inputs().begin(), op.inputs().end(),
+                                  [&](uint32_t i) { return st.operands[i] == out; });
+        Value& v = value_for_write(out);
+        if (hazard) {
+          replaced[out] = v.buffer;
+          v.buffer = allocate(v.bytes, "'" + out + "'");
+        }
+      }
+      run_device_level(*step.op, replaced);
+      for (uint32_t o : op.outputs()) values_[st.operands[o]].defined = true;
+      return;
+    }
+  }
+}
+
+void Executor::run_kernel(KernelSite& site, const Statement& where) {
+  const FusedGroup& group = *site.group;
+  for (const auto& s : group.global_reads) {
+    // Name the operation that reads it, not just the kernel's first.
+    const Statement* reader = &where;
+    for (const auto* op : group.ops) {
+      const auto& ins = op->statement->op->inputs();
+      if (std::any_of(ins.begin(), ins.end(), [&](uint32_t i) { return op->statement->operands[i] == s; })) {
+        reader = op->statement;
+        break;
+      }
+    }
+    value_for_read(s, *reader);
+  }
+  for (const auto& s : group.stored) value_for_write(s);
+  for (const auto& s : group.shadowed)
+    if (!shadows_.count(s)) shadows_[s] = allocate(values_.at(s).bytes, "the second buffer of '" + s + "'");
+  auto bind = [&](cl::Kernel& kernel, const std::vector<KernelArg>& args) {
+    for (size_t a = 0; a < args.size(); ++a) {
+      const auto& arg = args[a];
+      const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace ? site.workspaces.at({arg.op, arg.workspace})
+                                 : arg.kind == KernelArg::Kind::Shadow  ? shadows_.at(arg.symbol)
+                                                                        : values_.at(arg.symbol).buffer;
+      kernel.setArg(static_cast<cl_uint>(a), buffer);
+    }
+  };
+  const auto& k = site.kernel;
+  try {
+    bind(site.main, k.main_args);
+    if (k.wide_index) site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_long>(k.elements));
+    else site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_int>(k.elements));
+    if (k.launch.num_groups > 0)
+      enqueue(site.main, k.launch.num_groups, k.launch.local_size, site.label, group.bytes_fused, group.flops);
+    if (site.finalize()) {
+      bind(site.finalize, k.finalize_args);
+      site.finalize.setArg(static_cast<cl_uint>(k.finalize_args.size()), static_cast<cl_int>(k.launch.num_groups));
+      enqueue(site.finalize, 1, k.launch.local_size, site.label + " [finalize]", 0, 0);
+    }
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("setting arguments of " + site.label, e.err()));
+  }
+  // The new values of shadowed symbols are in their second buffers: swap them in. Arguments were
+  // captured at enqueue, so the kernel still writes the buffers it was given.
+  for (const auto& s : group.shadowed) std::swap(values_.at(s).buffer, shadows_.at(s));
+  for (const auto& s : group.stored) values_.at(s).defined = true;
+}
+
+void Executor::run_swap(const Step& step, const Statement& where) {
+  value_for_read(step.source, where);
+  Value& target = value_for_write(step.target);
+  Value& source = values_.at(step.source);
+  std::swap(target.buffer, source.buffer);
+  source.defined = target.defined;
+  target.defined = true;
+}
+
+void Executor::run_device_level(const PlannedOp& op, const std::map<std::string, cl::Buffer>& replaced) {
+  const Statement& st = *op.statement;
+  fugue_services_context context;
+  context.cache = &cache_;
+  context.profiler = &profiler_;
+  context.device = &device_;
+  context.label = op.label;
+  context.bytes = op.cost.bytes;
+  context.flops = op.cost.flops;
+  for (size_t i = 0; i < st.operands.size(); ++i) {
+    const std::string& name = st.operands[i];
+    bool input = st.op->operands()[i]->role == FUGUE_ROLE_IN;
+    auto old = replaced.find(name);
+    auto it = values_.find(name);
+    cl_mem mem = (input && old != replaced.end()) ? old->second()
+                 : it == values_.end()             ? nullptr
+                                                   : it->second.buffer();
+    context.operands.push_back(mem);
+  }
+  fugue_device_services services{};
+  services.struct_size = sizeof(fugue_device_services);
+  services.context = &context;
+  services.cl_context = device_.context();
+  services.device = device_.info.device();
+  services.queue = device_.queue();
+  services.buffer = &services_buffer;
+  services.program = &services_program;
+  services.scratch = &services_scratch;
+  services.track = &services_track;
+  try {
+    st.op->execute(op.call, services);
+  } catch (const UserError& e) {
+    throw UserError(st.where + ": " + e.what());
+  }
+  if (!context.scratch.empty()) device_.queue.finish();  // scratch must outlive the op's work
+}
+
+void Executor::run() {
+  interpret(program_, program_.body, *this);
+  try {
+    device_.queue.finish();
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("waiting for the device", e.err()));
+  }
+}
+
+HostArray Executor::read(const std::string& symbol) {
+  const Symbol& s = program_.symbol(symbol);
+  if (s.kind == SymbolKind::Stencil)
+    throw UserError(s.where + ": '" + symbol + "' is a stencil; it has no value to read");
+  if (s.kind == SymbolKind::Const) {
+    HostArray a(DType::F64, {});
+    a.set(0, s.const_value);
+    return a;
+  }
+  if (auto lv = loop_values_.find(symbol); lv != loop_values_.end() && values_.count(symbol) == 0) {
+    HostArray a(DType::I64, {});
+    a.set(0, static_cast<double>(lv->second));
+    return a;
+  }
+  auto it = values_.find(symbol);
+  if (it == values_.end() || !it->second.defined)
+    throw UserError(s.where + ": '" + symbol + "' was never written at run time, so it has no value to read");
+  HostArray a(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
+  if (!a.bytes.empty()) {
+    cl::Event event;
+    try {
+      device_.queue.enqueueReadBuffer(it->second.buffer, CL_TRUE, 0, a.bytes.size(), a.bytes.data(), nullptr, &event);
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("reading '" + symbol + "' back from the device", e.err()));
+    }
+    profiler_.track(event, "download " + symbol, "transfer", static_cast<double>(a.bytes.size()));
+  }
+  return a;
+}
+
+double Executor::scalar_value(const std::string& symbol) {
+  if (auto lv = loop_values_.find(symbol); lv != loop_values_.end()) return static_cast<double>(lv->second);
+  return read(symbol).get(0);
+}
+
+void Executor::set_loop_variable(const std::string& symbol, int64_t value) {
+  loop_values_[symbol] = value;
+  // Only loop variables that operations read need a device copy.
+  if (!symbols_read_.count(symbol)) return;
+  Value& v = value_for_write(symbol);
+  try {
+    device_.queue.enqueueFillBuffer(v.buffer, static_cast<cl_long>(value), 0, sizeof(cl_long));
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("setting loop variable '" + symbol + "'", e.err()));
+  }
+  v.defined = true;
+}
+
+void Executor::write_outputs(const fs::path& folder) {
+  write_output_files(program_, folder, [this](const std::string& symbol) { return read(symbol); });
+}
+
+}  // namespace fugue

@@ -1,0 +1,113 @@
+// executor.h: runs a typed program on an OpenCL device. Every operation is planned and its kernels
+// generated and built before anything runs; data stays on the device from the first input to the
+// last output; the body's control flow comes from interpreter.h.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CL/opencl.hpp>
+
+#include "device/device_manager.h"
+#include "passes/fusion_planner.h"
+#include "runtime/interpreter.h"
+#include "codegen/kernel_generator.h"
+#include "program/program.h"
+#include "device/program_cache.h"
+#include "device/profiler.h"
+
+namespace fugue {
+
+// One fused group prepared for the device: its generated kernels, built.
+struct KernelSite {
+  const FusedGroup* group = nullptr;
+  GeneratedKernel kernel;
+  cl::Kernel main;
+  cl::Kernel finalize;
+  std::map<std::pair<size_t, uint32_t>, cl::Buffer> workspaces;  // (op in group, workspace)
+  std::string label;
+};
+
+// What `fugue conformance` uses to check an operation's promises; every other run leaves it off.
+struct Instrumentation {
+  // > 0: every symbol's buffer sits between two guard regions of at least this many bytes, and the
+  // guards and the buffer start out filled with kPoison.
+  size_t guard_bytes = 0;
+  // > 1: generated kernels compute only the elements i with i % sample_modulus == sample_residue,
+  // so an operation that writes another element's output shows (the rest must stay poisoned).
+  int64_t sample_modulus = 0;
+  int64_t sample_residue = 0;
+  static constexpr uint32_t kPoison = 0x7FC5A5A5u;  // a NaN as f32; the byte pattern repeats
+};
+
+class Executor : public Backend {
+ public:
+  Executor(const Program& program, Device& device, ProgramCache& cache, Profiler& profiler,
+           PlanOptions options = {});
+  ~Executor() override;
+
+  // Plans the program (fusion, promotion, swaps) and builds every kernel (the only compiles of a run).
+  void prepare();
+  const ExecutionPlan& plan() const { return plan_; }
+  const std::vector<std::unique_ptr<KernelSite>>& kernels() const { return kernels_; }
+  // Uploads every symbol's initial value; forgets values computed by an earlier run.
+  void initialize();
+  // Runs the body; returns when the device has finished.
+  void run();
+  // A symbol's current value, read back from the device. Throws UserError if it was never written.
+  HostArray read(const std::string& symbol);
+  // Reads every output first, then writes each file atomically into `folder` (created if needed).
+  void write_outputs(const std::filesystem::path& folder);
+  // Before prepare(): guard regions and element sampling (see Instrumentation).
+  void instrument(const Instrumentation& instrumentation) { instrumentation_ = instrumentation; }
+  // With guards: "" when both guard regions of `symbol`'s buffer still hold the poison, otherwise
+  // where the first overwritten byte is ("3 bytes past the end").
+  std::string guard_damage(const std::string& symbol);
+  // Kernels enqueued since the executor was made (device-level operations' own kernels excluded).
+  int64_t kernel_launches() const { return launches_; }
+
+  // Backend
+  void run_op(const Statement& statement) override;
+  double scalar_value(const std::string& symbol) override;
+  void set_loop_variable(const std::string& symbol, int64_t value) override;
+
+ private:
+  struct Value {
+    cl::Buffer buffer;
+    cl::Buffer guarded;  // instrumented: the allocation `buffer` is a region of, guards included
+    size_t guard = 0;    // bytes before `buffer` in `guarded`
+    size_t bytes = 0;
+    bool defined = false;
+  };
+  void prepare_kernel(const FusedGroup& group);
+  void run_kernel(KernelSite& site, const Statement& where);
+  void run_swap(const Step& step, const Statement& where);
+  Value& value_for_write(const std::string& symbol);
+  const Value& value_for_read(const std::string& symbol, const Statement& where);
+  cl::Buffer allocate(size_t bytes, const std::string& what);
+  void allocate_guarded(Value& v, const std::string& symbol);
+  void upload(const std::string& symbol, const HostArray& array);
+  void run_device_level(const PlannedOp& op, const std::map<std::string, cl::Buffer>& replaced);
+  void enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name, double bytes,
+               double flops);
+
+  const Program& program_;
+  Device& device_;
+  ProgramCache& cache_;
+  Profiler& profiler_;
+  PlanOptions options_;
+  ExecutionPlan plan_;
+  std::vector<std::unique_ptr<KernelSite>> kernels_;
+  std::map<std::string, Value> values_;
+  std::map<std::string, cl::Buffer> shadows_;  // second buffers of symbols written while read wide
+  std::map<std::string, HostArray> initial_;   // initial values, kept for repetitions
+  std::map<std::string, int64_t> loop_values_;
+  std::set<std::string> symbols_read_;  // inputs of some operation
+  int64_t launches_ = 0;
+  Instrumentation instrumentation_;
+};
+
+}  // namespace fugue

@@ -1,0 +1,31 @@
+// reference_executor.h: runs a program on the CPU with every operation's reference implementation:
+// the oracle that integration tests and `fugue run --reference` compare the device against.
+#pragma once
+#include <map>
+#include <string>
+
+#include "program/host_array.h"
+#include "runtime/interpreter.h"
+#include "program/program.h"
+
+namespace fugue {
+
+class ReferenceExecutor : public Backend {
+ public:
+  explicit ReferenceExecutor(const Program& program) : program_(program) {}
+
+  // Loads initial values and runs the body.
+  void run();
+  // A symbol's value. Throws UserError if it was never written.
+  const HostArray& value(const std::string& symbol) const;
+
+  void run_op(const Statement& statement) override;
+  double scalar_value(const std::string& symbol) override;
+  void set_loop_variable(const std::string& symbol, int64_t value) override;
+
+ private:
+  const Program& program_;
+  std::map<std::string, HostArray> values_;
+};
+
+}  // namespace fugue

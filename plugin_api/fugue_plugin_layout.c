@@ -1,0 +1,240 @@
+/* fugue_plugin_layout.c: the layout of ABI 2.0, asserted field by field (LP64: Linux and macOS on
+ * 64-bit machines). A change that moves a field, or puts a field before a "end of 2.0" marker, breaks
+ * every plugin built against an earlier 2.x header: this file refuses to compile instead. Later minor
+ * versions append fields after the marker and add their asserts below; none of these lines changes.
+ *
+ * Built as part of every build (CMake target fugue_abi_layout). Regenerate the numbers only when the
+ * major version changes. */
+#include <stddef.h>
+
+#include "fugue_plugin.h"
+
+#if defined(__LP64__) || defined(_LP64)
+#define FUGUE_AT(type, field, offset) \
+  _Static_assert(offsetof(type, field) == (offset), #type "." #field " moved: ABI 2.0 is append-only")
+#define FUGUE_END_OF_2_0(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.0 ends after " #last)
+
+/* fugue_error */
+FUGUE_AT(fugue_error, struct_size, 0);
+FUGUE_AT(fugue_error, capacity, 4);
+FUGUE_AT(fugue_error, message, 8);
+FUGUE_END_OF_2_0(fugue_error, message, 16);
+
+/* fugue_view */
+FUGUE_AT(fugue_view, struct_size, 0);
+FUGUE_AT(fugue_view, rank, 4);
+FUGUE_AT(fugue_view, offset, 8);
+FUGUE_AT(fugue_view, strides, 16);
+FUGUE_END_OF_2_0(fugue_view, strides, 24);
+
+/* fugue_type */
+FUGUE_AT(fugue_type, struct_size, 0);
+FUGUE_AT(fugue_type, kind, 4);
+FUGUE_AT(fugue_type, dtype, 8);
+FUGUE_AT(fugue_type, rank, 12);
+FUGUE_AT(fugue_type, shape, 16);
+FUGUE_AT(fugue_type, shape_capacity, 24);
+FUGUE_AT(fugue_type, const_value, 32);
+FUGUE_AT(fugue_type, view, 40);
+FUGUE_AT(fugue_type, metadata, 48);
+FUGUE_AT(fugue_type, metadata_bytes, 56);
+FUGUE_END_OF_2_0(fugue_type, metadata_bytes, 64);
+
+/* fugue_operand_desc */
+FUGUE_AT(fugue_operand_desc, struct_size, 0);
+FUGUE_AT(fugue_operand_desc, name, 8);
+FUGUE_AT(fugue_operand_desc, role, 16);
+FUGUE_AT(fugue_operand_desc, kinds, 20);
+FUGUE_AT(fugue_operand_desc, dtypes, 24);
+FUGUE_AT(fugue_operand_desc, doc, 32);
+FUGUE_END_OF_2_0(fugue_operand_desc, doc, 40);
+
+/* fugue_attr_desc */
+FUGUE_AT(fugue_attr_desc, struct_size, 0);
+FUGUE_AT(fugue_attr_desc, name, 8);
+FUGUE_AT(fugue_attr_desc, type, 16);
+FUGUE_AT(fugue_attr_desc, required, 20);
+FUGUE_AT(fugue_attr_desc, default_number, 24);
+FUGUE_AT(fugue_attr_desc, default_string, 32);
+FUGUE_AT(fugue_attr_desc, doc, 40);
+FUGUE_END_OF_2_0(fugue_attr_desc, doc, 48);
+
+/* fugue_attr_value */
+FUGUE_AT(fugue_attr_value, struct_size, 0);
+FUGUE_AT(fugue_attr_value, name, 8);
+FUGUE_AT(fugue_attr_value, type, 16);
+FUGUE_AT(fugue_attr_value, number, 24);
+FUGUE_AT(fugue_attr_value, integer, 32);
+FUGUE_AT(fugue_attr_value, string, 40);
+FUGUE_AT(fugue_attr_value, dtype, 48);
+FUGUE_END_OF_2_0(fugue_attr_value, dtype, 52);
+
+/* fugue_stencil_metadata */
+FUGUE_AT(fugue_stencil_metadata, struct_size, 0);
+FUGUE_AT(fugue_stencil_metadata, rank, 4);
+FUGUE_AT(fugue_stencil_metadata, num_points, 8);
+FUGUE_AT(fugue_stencil_metadata, border, 12);
+FUGUE_END_OF_2_0(fugue_stencil_metadata, border, 16);
+
+/* fugue_device_desc */
+FUGUE_AT(fugue_device_desc, struct_size, 0);
+FUGUE_AT(fugue_device_desc, type, 4);
+FUGUE_AT(fugue_device_desc, name, 8);
+FUGUE_AT(fugue_device_desc, vendor, 16);
+FUGUE_AT(fugue_device_desc, driver_version, 24);
+FUGUE_AT(fugue_device_desc, compute_units, 32);
+FUGUE_AT(fugue_device_desc, features, 36);
+FUGUE_AT(fugue_device_desc, max_work_group_size, 40);
+FUGUE_AT(fugue_device_desc, local_mem_bytes, 48);
+FUGUE_AT(fugue_device_desc, global_mem_bytes, 56);
+FUGUE_AT(fugue_device_desc, max_alloc_bytes, 64);
+FUGUE_AT(fugue_device_desc, num_subgroup_sizes, 72);
+FUGUE_AT(fugue_device_desc, subgroup_sizes, 80);
+FUGUE_AT(fugue_device_desc, extensions, 88);
+FUGUE_END_OF_2_0(fugue_device_desc, extensions, 96);
+
+/* fugue_call */
+FUGUE_AT(fugue_call, struct_size, 0);
+FUGUE_AT(fugue_call, num_operands, 4);
+FUGUE_AT(fugue_call, operands, 8);
+FUGUE_AT(fugue_call, num_attrs, 16);
+FUGUE_AT(fugue_call, attrs, 24);
+FUGUE_AT(fugue_call, device, 32);
+FUGUE_END_OF_2_0(fugue_call, device, 40);
+
+/* fugue_partition */
+FUGUE_AT(fugue_partition, struct_size, 0);
+FUGUE_AT(fugue_partition, kind, 4);
+FUGUE_AT(fugue_partition, rank, 8);
+FUGUE_AT(fugue_partition, halo, 16);
+FUGUE_AT(fugue_partition, group_tile, 24);
+FUGUE_AT(fugue_partition, item_tile, 32);
+FUGUE_AT(fugue_partition, item_stride, 40);
+FUGUE_AT(fugue_partition, batch_axis, 48);
+FUGUE_AT(fugue_partition, cyclic, 52);
+FUGUE_END_OF_2_0(fugue_partition, cyclic, 56);
+
+/* fugue_launch */
+FUGUE_AT(fugue_launch, struct_size, 0);
+FUGUE_AT(fugue_launch, work_dim, 4);
+FUGUE_AT(fugue_launch, iteration, 8);
+FUGUE_AT(fugue_launch, local_min, 32);
+FUGUE_AT(fugue_launch, local_max, 40);
+FUGUE_AT(fugue_launch, local_multiple, 48);
+FUGUE_AT(fugue_launch, local_preferred, 56);
+FUGUE_END_OF_2_0(fugue_launch, local_preferred, 64);
+
+/* fugue_workspace */
+FUGUE_AT(fugue_workspace, struct_size, 0);
+FUGUE_AT(fugue_workspace, dtype, 4);
+FUGUE_AT(fugue_workspace, elements_per_group, 8);
+FUGUE_END_OF_2_0(fugue_workspace, elements_per_group, 16);
+
+/* fugue_plan */
+FUGUE_AT(fugue_plan, struct_size, 0);
+FUGUE_AT(fugue_plan, level, 4);
+FUGUE_AT(fugue_plan, phases, 8);
+FUGUE_AT(fugue_plan, launch, 16);
+FUGUE_AT(fugue_plan, num_partitions, 24);
+FUGUE_AT(fugue_plan, partitions, 32);
+FUGUE_AT(fugue_plan, workspace_capacity, 40);
+FUGUE_AT(fugue_plan, num_workspaces, 44);
+FUGUE_AT(fugue_plan, workspaces, 48);
+FUGUE_AT(fugue_plan, local_mem_bytes, 56);
+FUGUE_AT(fugue_plan, registers, 64);
+FUGUE_END_OF_2_0(fugue_plan, registers, 68);
+
+/* fugue_emit_api */
+FUGUE_AT(fugue_emit_api, struct_size, 0);
+FUGUE_AT(fugue_emit_api, context, 8);
+FUGUE_AT(fugue_emit_api, phase, 16);
+FUGUE_AT(fugue_emit_api, read, 24);
+FUGUE_AT(fugue_emit_api, write, 32);
+FUGUE_AT(fugue_emit_api, ctype, 40);
+FUGUE_AT(fugue_emit_api, name, 48);
+FUGUE_AT(fugue_emit_api, builtin, 56);
+FUGUE_AT(fugue_emit_api, workspace, 64);
+FUGUE_AT(fugue_emit_api, append, 72);
+FUGUE_AT(fugue_emit_api, read_at, 80);
+FUGUE_END_OF_2_0(fugue_emit_api, read_at, 88);
+
+/* fugue_device_services */
+FUGUE_AT(fugue_device_services, struct_size, 0);
+FUGUE_AT(fugue_device_services, context, 8);
+FUGUE_AT(fugue_device_services, cl_context, 16);
+FUGUE_AT(fugue_device_services, device, 24);
+FUGUE_AT(fugue_device_services, queue, 32);
+FUGUE_AT(fugue_device_services, buffer, 40);
+FUGUE_AT(fugue_device_services, program, 48);
+FUGUE_AT(fugue_device_services, scratch, 56);
+FUGUE_AT(fugue_device_services, track, 64);
+FUGUE_END_OF_2_0(fugue_device_services, track, 72);
+
+/* fugue_cost */
+FUGUE_AT(fugue_cost, struct_size, 0);
+FUGUE_AT(fugue_cost, bytes, 8);
+FUGUE_AT(fugue_cost, flops, 16);
+FUGUE_END_OF_2_0(fugue_cost, flops, 24);
+
+/* fugue_host_array */
+FUGUE_AT(fugue_host_array, struct_size, 0);
+FUGUE_AT(fugue_host_array, type, 8);
+FUGUE_AT(fugue_host_array, data, 16);
+FUGUE_AT(fugue_host_array, bytes, 24);
+FUGUE_END_OF_2_0(fugue_host_array, bytes, 32);
+
+/* fugue_op_desc */
+FUGUE_AT(fugue_op_desc, struct_size, 0);
+FUGUE_AT(fugue_op_desc, name, 8);
+FUGUE_AT(fugue_op_desc, doc, 16);
+FUGUE_AT(fugue_op_desc, num_operands, 24);
+FUGUE_AT(fugue_op_desc, operands, 32);
+FUGUE_AT(fugue_op_desc, num_attrs, 40);
+FUGUE_AT(fugue_op_desc, attrs, 48);
+FUGUE_AT(fugue_op_desc, infer, 56);
+FUGUE_AT(fugue_op_desc, plan, 64);
+FUGUE_AT(fugue_op_desc, emit, 72);
+FUGUE_AT(fugue_op_desc, execute, 80);
+FUGUE_AT(fugue_op_desc, cost, 88);
+FUGUE_AT(fugue_op_desc, reference, 96);
+FUGUE_AT(fugue_op_desc, tolerance_f32, 104);
+FUGUE_AT(fugue_op_desc, tolerance_f64, 112);
+FUGUE_AT(fugue_op_desc, test_low, 120);
+FUGUE_AT(fugue_op_desc, test_high, 128);
+FUGUE_AT(fugue_op_desc, user_data, 136);
+FUGUE_AT(fugue_op_desc, traits, 144);
+FUGUE_AT(fugue_op_desc, test_cases, 152);
+FUGUE_END_OF_2_0(fugue_op_desc, test_cases, 160);
+
+/* fugue_plugin */
+FUGUE_AT(fugue_plugin, struct_size, 0);
+FUGUE_AT(fugue_plugin, abi_major, 4);
+FUGUE_AT(fugue_plugin, abi_minor, 8);
+FUGUE_AT(fugue_plugin, name, 16);
+FUGUE_AT(fugue_plugin, version, 24);
+FUGUE_AT(fugue_plugin, description, 32);
+FUGUE_AT(fugue_plugin, num_ops, 40);
+FUGUE_AT(fugue_plugin, ops, 48);
+FUGUE_END_OF_2_0(fugue_plugin, ops, 56);
+
+/* fugue_dtype_info */
+FUGUE_AT(fugue_dtype_info, dtype, 0);
+FUGUE_AT(fugue_dtype_info, name, 8);
+FUGUE_AT(fugue_dtype_info, size, 16);
+FUGUE_AT(fugue_dtype_info, ctype, 24);
+FUGUE_AT(fugue_dtype_info, npy_descr, 32);
+FUGUE_AT(fugue_dtype_info, flags, 40);
+FUGUE_AT(fugue_dtype_info, component, 44);
+FUGUE_AT(fugue_dtype_info, int_lowest, 48);
+FUGUE_AT(fugue_dtype_info, int_highest, 56);
+FUGUE_END_OF_2_0(fugue_dtype_info, int_highest, 64);
+
+/* The prefix the core reads before it knows a plugin's version: the same in every major version. */
+_Static_assert(offsetof(fugue_plugin, abi_major) == 4 && offsetof(fugue_plugin, abi_minor) == 8,
+               "fugue_plugin must start with struct_size, abi_major, abi_minor");
+#endif
+
+/* A translation unit must declare something. */
+int fugue_abi_layout_checked(void);
+int fugue_abi_layout_checked(void) { return FUGUE_ABI_VERSION_MAJOR; }

@@ -1,0 +1,390 @@
+// abi_values.hpp: C++ values of the ABI's types and plans, and the C views of them that cross the
+// boundary. The core and the SDK both use these: the C structs refer to arrays by pointer (so they can
+// grow), and these values own those arrays. Header-only; depends on the C headers alone.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fugue_plugin.h"
+
+namespace fugue::abi {
+
+// ---------------------------------------------------------------------------------------------
+// Dtypes: the facts come from fugue_dtypes.h's table; these only spell them for C++.
+
+inline const fugue_dtype_info& dtype_info(fugue_dtype d) {
+  const fugue_dtype_info* info = fugue_dtype_info_of(d);
+  if (!info) throw std::logic_error("no dtype with id " + std::to_string(d));
+  return *info;
+}
+inline const char* dtype_name(fugue_dtype d) {
+  const fugue_dtype_info* info = fugue_dtype_info_of(d);
+  return info ? info->name : "none";
+}
+inline bool is_float(fugue_dtype d) {
+  const fugue_dtype_info* info = fugue_dtype_info_of(d);
+  return info && (info->flags & FUGUE_DTYPE_FLAG_FLOAT);
+}
+inline bool is_integer(fugue_dtype d) {
+  const fugue_dtype_info* info = fugue_dtype_info_of(d);
+  return info && (info->flags & FUGUE_DTYPE_FLAG_INTEGER);
+}
+inline bool is_complex(fugue_dtype d) {
+  const fugue_dtype_info* info = fugue_dtype_info_of(d);
+  return info && (info->flags & FUGUE_DTYPE_FLAG_COMPLEX);
+}
+inline bool is_signed(fugue_dtype d) {
+  const fugue_dtype_info* info = fugue_dtype_info_of(d);
+  return info && (info->flags & FUGUE_DTYPE_FLAG_SIGNED);
+}
+// Bytes per element.
+inline std::size_t dtype_size(fugue_dtype d) { return dtype_info(d).size; }
+// The OpenCL C type: "float", "uchar", "float2" (c64).
+inline const char* dtype_ctype(fugue_dtype d) { return dtype_info(d).ctype; }
+// The real dtype of a complex dtype's parts (f32 for c64); any other dtype itself.
+inline fugue_dtype component_dtype(fugue_dtype d) { return dtype_info(d).component; }
+// "f32, f64, c64" for the supported dtypes in `mask`.
+inline std::string dtype_names(uint32_t mask = FUGUE_DTYPES_ALL) {
+  std::string out;
+  for (fugue_dtype d = FUGUE_DTYPE_NONE + 1; d < FUGUE_DTYPE_COUNT; ++d)
+    if ((mask & FUGUE_DTYPE_BIT(d)) && fugue_dtype_supported(d))
+      out += std::string(out.empty() ? "" : ", ") + dtype_name(d);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+// A fugue_error with its own message buffer, ready to be handed across the boundary.
+class ErrorBuffer {
+ public:
+  ErrorBuffer() {
+    error_.struct_size = sizeof(fugue_error);
+    error_.capacity = sizeof message_;
+    error_.message = message_;
+  }
+  ErrorBuffer(const ErrorBuffer&) = delete;
+  ErrorBuffer& operator=(const ErrorBuffer&) = delete;
+  fugue_error* get() { return &error_; }
+  std::string text() const { return std::string(message_, strnlen(message_, sizeof message_)); }
+
+ private:
+  char message_[2048] = {};
+  fugue_error error_{};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Types
+
+// The value of a fugue_type: what the core keeps per symbol and what infer returns.
+struct Type {
+  fugue_kind kind = FUGUE_KIND_NONE;
+  fugue_dtype dtype = FUGUE_DTYPE_NONE;
+  std::vector<int64_t> shape;
+  double const_value = 0;
+  std::vector<unsigned char> metadata;  // the kind's compile-time data (a stencil's points)
+
+  Type() = default;
+  Type(fugue_kind k, fugue_dtype d, std::vector<int64_t> s = {})
+      : kind(k), dtype(d), shape(std::move(s)) {}
+  // A copy of what a C type describes (every array it points at included).
+  Type(const fugue_type& t)  // NOLINT: implicit, so `types[k] = call.operand(i)` reads naturally
+      : kind(t.kind), dtype(t.dtype), const_value(t.const_value) {
+    if (t.rank > 0 && t.shape) shape.assign(t.shape, t.shape + t.rank);
+    if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, metadata_bytes) && t.metadata && t.metadata_bytes)
+      metadata.assign(static_cast<const unsigned char*>(t.metadata),
+                      static_cast<const unsigned char*>(t.metadata) + t.metadata_bytes);
+  }
+  uint32_t rank() const { return static_cast<uint32_t>(shape.size()); }
+  // A C view of this value, valid while it lives unchanged.
+  fugue_type view() const {
+    fugue_type t{};
+    t.struct_size = sizeof(fugue_type);
+    t.kind = kind;
+    t.dtype = dtype;
+    t.rank = rank();
+    t.shape = const_cast<int64_t*>(shape.data());
+    t.shape_capacity = rank();
+    t.const_value = const_value;
+    t.metadata = metadata.empty() ? nullptr : metadata.data();
+    t.metadata_bytes = metadata.size();
+    return t;
+  }
+  bool operator==(const Type& o) const {
+    return kind == o.kind && dtype == o.dtype && shape == o.shape && const_value == o.const_value &&
+           metadata == o.metadata;
+  }
+  bool operator!=(const Type& o) const { return !(*this == o); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Plans
+
+struct Partition {
+  fugue_partition_kind kind = FUGUE_PARTITION_NONE;
+  std::vector<int64_t> halo, group_tile, item_tile, item_stride;  // [rank] each, or empty (all 0)
+  int32_t batch_axis = 0;
+  int32_t cyclic = 0;
+
+  // Entry d of an axis array; an empty array reads as zeros.
+  static int64_t at(const std::vector<int64_t>& axis, size_t d) { return d < axis.size() ? axis[d] : 0; }
+  bool has_halo() const {
+    return std::any_of(halo.begin(), halo.end(), [](int64_t h) { return h != 0; });
+  }
+  bool operator==(const Partition& o) const {
+    auto same = [](const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+      for (size_t d = 0; d < std::max(a.size(), b.size()); ++d)
+        if (at(a, d) != at(b, d)) return false;
+      return true;
+    };
+    return kind == o.kind && same(halo, o.halo) && same(group_tile, o.group_tile) &&
+           same(item_tile, o.item_tile) && same(item_stride, o.item_stride) &&
+           batch_axis == o.batch_axis && cyclic == o.cyclic;
+  }
+};
+
+struct Launch {
+  uint32_t work_dim = 1;
+  int64_t iteration[3] = {0, 1, 1};
+  int64_t local_min = 1;
+  int64_t local_max = 1024;
+  int64_t local_multiple = 1;
+  int64_t local_preferred = 256;
+};
+
+struct Workspace {
+  fugue_dtype dtype = FUGUE_DTYPE_NONE;
+  int64_t elements_per_group = 0;
+};
+
+struct Plan {
+  fugue_level level = FUGUE_LEVEL_ELEMENT;
+  uint32_t phases = 0;
+  Launch launch;
+  std::vector<Partition> partitions;  // one per operand
+  std::vector<Workspace> workspaces;
+  uint64_t local_mem_bytes = 0;
+  uint32_t registers = 0;
+};
+
+// Fills a C plan whose room (partitions with their ranks, workspaces) another party provided. Checks
+// everything before writing anything: throws std::length_error, leaving `c` untouched, when the plan
+// does not fit the room.
+inline void write_plan(const Plan& plan, fugue_plan& c) {
+  if (plan.partitions.size() != c.num_partitions)
+    throw std::length_error("the plan gives " + std::to_string(plan.partitions.size()) + " partitions for " +
+                            std::to_string(c.num_partitions) + " operands");
+  if (plan.workspaces.size() > c.workspace_capacity)
+    throw std::length_error("the plan needs " + std::to_string(plan.workspaces.size()) +
+                            " workspaces; the core offers " + std::to_string(c.workspace_capacity));
+  for (uint32_t k = 0; k < c.num_partitions; ++k) {
+    const uint32_t rank = FUGUE_NTH(fugue_partition, c.partitions, k)->rank;
+    const Partition& p = plan.partitions[k];
+    for (const auto* axis : {&p.halo, &p.group_tile, &p.item_tile, &p.item_stride})
+      if (axis->size() > rank)
+        throw std::length_error("the partition of operand " + std::to_string(k) + " gives " +
+                                std::to_string(axis->size()) + " axes; the operand has " + std::to_string(rank));
+  }
+  c.level = plan.level;
+  c.phases = plan.phases;
+  fugue_launch& launch = *c.launch;
+  launch.work_dim = plan.launch.work_dim;
+  for (int d = 0; d < 3; ++d) launch.iteration[d] = plan.launch.iteration[d];
+  launch.local_min = plan.launch.local_min;
+  launch.local_max = plan.launch.local_max;
+  launch.local_multiple = plan.launch.local_multiple;
+  launch.local_preferred = plan.launch.local_preferred;
+  for (uint32_t k = 0; k < c.num_partitions; ++k) {
+    fugue_partition& room = *FUGUE_NTH_MUTABLE(fugue_partition, c.partitions, k);
+    const Partition& p = plan.partitions[k];
+    room.kind = p.kind;
+    for (uint32_t d = 0; d < room.rank; ++d) {
+      room.halo[d] = Partition::at(p.halo, d);
+      room.group_tile[d] = Partition::at(p.group_tile, d);
+      room.item_tile[d] = Partition::at(p.item_tile, d);
+      room.item_stride[d] = Partition::at(p.item_stride, d);
+    }
+    room.batch_axis = p.batch_axis;
+    room.cyclic = p.cyclic;
+  }
+  c.num_workspaces = static_cast<uint32_t>(plan.workspaces.size());
+  for (size_t w = 0; w < plan.workspaces.size(); ++w) {
+    fugue_workspace& ws = *FUGUE_NTH_MUTABLE(fugue_workspace, c.workspaces, w);
+    ws.dtype = plan.workspaces[w].dtype;
+    ws.elements_per_group = plan.workspaces[w].elements_per_group;
+  }
+  c.local_mem_bytes = plan.local_mem_bytes;
+  c.registers = plan.registers;
+}
+
+// The C form of a plan, with every struct and array it points at. Built empty, with room shaped by
+// the operands' ranks, for a plugin's plan() to fill; or from a Plan, for emit to read.
+class PlanBuffer {
+ public:
+  static constexpr uint32_t kWorkspaceCapacity = 8;
+
+  explicit PlanBuffer(const std::vector<uint32_t>& ranks) { build(ranks, kWorkspaceCapacity); }
+  explicit PlanBuffer(const Plan& plan) {
+    std::vector<uint32_t> ranks;
+    for (const Partition& p : plan.partitions) {
+      size_t r = std::max({p.halo.size(), p.group_tile.size(), p.item_tile.size(), p.item_stride.size()});
+      ranks.push_back(static_cast<uint32_t>(r));
+    }
+    build(ranks, std::max<uint32_t>(kWorkspaceCapacity, static_cast<uint32_t>(plan.workspaces.size())));
+    write(plan);
+  }
+  PlanBuffer(const PlanBuffer&) = delete;
+  PlanBuffer& operator=(const PlanBuffer&) = delete;
+
+  fugue_plan* get() { return &plan_; }
+  const fugue_plan* get() const { return &plan_; }
+
+  // Fills the C plan from `plan` (see write_plan).
+  void write(const Plan& plan) { write_plan(plan, plan_); }
+
+  // The value of a C plan, read within its own counts.
+  static Plan read(const fugue_plan& c) {
+    Plan plan;
+    plan.level = c.level;
+    plan.phases = c.phases;
+    if (c.launch) {
+      plan.launch.work_dim = c.launch->work_dim;
+      for (int d = 0; d < 3; ++d) plan.launch.iteration[d] = c.launch->iteration[d];
+      plan.launch.local_min = c.launch->local_min;
+      plan.launch.local_max = c.launch->local_max;
+      plan.launch.local_multiple = c.launch->local_multiple;
+      plan.launch.local_preferred = c.launch->local_preferred;
+    }
+    for (uint32_t k = 0; k < c.num_partitions && c.partitions; ++k) {
+      const fugue_partition& p = *FUGUE_NTH(fugue_partition, c.partitions, k);
+      Partition v;
+      v.kind = p.kind;
+      auto axis = [&](const int64_t* a) {
+        return a ? std::vector<int64_t>(a, a + p.rank) : std::vector<int64_t>(p.rank, 0);
+      };
+      v.halo = axis(p.halo);
+      v.group_tile = axis(p.group_tile);
+      v.item_tile = axis(p.item_tile);
+      v.item_stride = axis(p.item_stride);
+      v.batch_axis = p.batch_axis;
+      v.cyclic = p.cyclic;
+      plan.partitions.push_back(std::move(v));
+    }
+    const uint32_t workspaces = std::min(c.num_workspaces, c.workspace_capacity);
+    for (uint32_t w = 0; w < workspaces && c.workspaces; ++w) {
+      const fugue_workspace& ws = *FUGUE_NTH(fugue_workspace, c.workspaces, w);
+      plan.workspaces.push_back({ws.dtype, ws.elements_per_group});
+    }
+    plan.local_mem_bytes = c.local_mem_bytes;
+    plan.registers = c.registers;
+    return plan;
+  }
+  Plan read() const { return read(plan_); }
+
+ private:
+  void build(const std::vector<uint32_t>& ranks, uint32_t workspace_capacity) {
+    size_t axes = 0;
+    for (uint32_t r : ranks) axes += r;
+    axes_.assign(4 * axes + 1, 0);  // + 1: never a null data() for rank 0
+    partitions_.assign(ranks.size(), fugue_partition{});
+    size_t next = 0;
+    for (size_t k = 0; k < ranks.size(); ++k) {
+      fugue_partition& p = partitions_[k];
+      p.struct_size = sizeof(fugue_partition);
+      p.rank = ranks[k];
+      p.halo = &axes_[next];
+      p.group_tile = &axes_[next + ranks[k]];
+      p.item_tile = &axes_[next + 2 * ranks[k]];
+      p.item_stride = &axes_[next + 3 * ranks[k]];
+      next += 4 * ranks[k];
+    }
+    workspaces_.assign(workspace_capacity, fugue_workspace{});
+    for (auto& w : workspaces_) w.struct_size = sizeof(fugue_workspace);
+    launch_ = fugue_launch{};
+    launch_.struct_size = sizeof(fugue_launch);
+    plan_ = fugue_plan{};
+    plan_.struct_size = sizeof(fugue_plan);
+    plan_.launch = &launch_;
+    plan_.num_partitions = static_cast<uint32_t>(partitions_.size());
+    plan_.partitions = partitions_.empty() ? nullptr : partitions_.data();
+    plan_.workspace_capacity = workspace_capacity;
+    plan_.workspaces = workspaces_.data();
+  }
+
+  fugue_plan plan_{};
+  fugue_launch launch_{};
+  std::vector<fugue_partition> partitions_;
+  std::vector<int64_t> axes_;
+  std::vector<fugue_workspace> workspaces_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Stencils: the metadata of a STENCIL operand (fugue_stencil_metadata, then offsets, then weights).
+
+struct Stencil {
+  uint32_t rank = 0;
+  std::vector<int64_t> offsets;  // [points * rank]
+  std::vector<double> weights;   // [points]
+  fugue_border border = FUGUE_BORDER_CLAMP;
+
+  size_t points() const { return weights.size(); }
+
+  std::vector<unsigned char> encode() const {
+    fugue_stencil_metadata header{};
+    header.struct_size = sizeof header;
+    header.rank = rank;
+    header.num_points = static_cast<uint32_t>(weights.size());
+    header.border = border;
+    std::vector<unsigned char> bytes(sizeof header + offsets.size() * sizeof(int64_t) +
+                                     weights.size() * sizeof(double));
+    unsigned char* at = bytes.data();
+    std::memcpy(at, &header, sizeof header);
+    at += sizeof header;
+    if (!offsets.empty()) std::memcpy(at, offsets.data(), offsets.size() * sizeof(int64_t));
+    at += offsets.size() * sizeof(int64_t);
+    if (!weights.empty()) std::memcpy(at, weights.data(), weights.size() * sizeof(double));
+    return bytes;
+  }
+  // Throws std::invalid_argument when the bytes are not a well-formed stencil.
+  static Stencil decode(const void* data, uint64_t size) {
+    fugue_stencil_metadata header{};
+    if (!data || size < sizeof(uint32_t)) throw std::invalid_argument("no stencil metadata");
+    std::memcpy(&header.struct_size, data, sizeof(uint32_t));
+    if (header.struct_size < FUGUE_SIZE_UP_TO(fugue_stencil_metadata, border) || header.struct_size > size)
+      throw std::invalid_argument("malformed stencil metadata");
+    std::memcpy(&header, data, std::min<size_t>(sizeof header, header.struct_size));
+    const uint64_t points = header.num_points, rank = header.rank;
+    const uint64_t need = header.struct_size + points * rank * sizeof(int64_t) + points * sizeof(double);
+    if (rank == 0 || rank > 64 || points == 0 || points > (1u << 20) || need != size)
+      throw std::invalid_argument("malformed stencil metadata");
+    Stencil s;
+    s.rank = header.rank;
+    s.border = header.border;
+    s.offsets.resize(points * rank);
+    s.weights.resize(points);
+    const unsigned char* at = static_cast<const unsigned char*>(data) + header.struct_size;
+    std::memcpy(s.offsets.data(), at, s.offsets.size() * sizeof(int64_t));
+    std::memcpy(s.weights.data(), at + s.offsets.size() * sizeof(int64_t), s.weights.size() * sizeof(double));
+    return s;
+  }
+  // The footprint: 2 * radius + 1 per axis.
+  std::vector<int64_t> footprint() const {
+    std::vector<int64_t> shape(rank, 1);
+    for (uint32_t d = 0; d < rank; ++d) {
+      int64_t radius = 0;
+      for (size_t p = 0; p < points(); ++p) {
+        const int64_t o = offsets[p * rank + d];
+        radius = std::max(radius, o < 0 ? -o : o);
+      }
+      shape[d] = 2 * radius + 1;
+    }
+    return shape;
+  }
+};
+
+}  // namespace fugue::abi
