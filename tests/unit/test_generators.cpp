@@ -207,3 +207,29 @@ TEST(Generators, JsonErrors) {
   EXPECT_EQ(error("[1e39]", DType::F32, {1}).rfind(where + "/0: value", 0), 0u);
   EXPECT_EQ(error("[1]", DType::F32, {-1}).rfind(where + ": ", 0), 0u);
 }
+
+// Complex arrays: random parts independently uniform (the component dtype's stream, two draws per
+// element), inline values as numbers or [re, im] pairs, fills on the real part.
+TEST(Generators, Complex) {
+  const HostArray c = make_random(DType::C64, {1000}, 5, -1, 1);
+  const HostArray parts = make_random(DType::F32, {2000}, 5, -1, 1);
+  ASSERT_EQ(c.bytes, parts.bytes);
+  bool imaginary = false;
+  for (int64_t i = 0; i < 1000; ++i) imaginary |= c.get_complex(i).imag() != 0;
+  EXPECT_TRUE(imaginary);
+  EXPECT_EQ(make_random(DType::C128, {3}, 7, 0, 1).bytes, make_random(DType::F64, {6}, 7, 0, 1).bytes);
+
+  const HostArray v = array_from_json(json::parse("[[1, 2], 3, [-0.5, 4e3]]"), DType::C128, {3}, "p.json:/v");
+  EXPECT_EQ(v.get_complex(0), std::complex<double>(1, 2));
+  EXPECT_EQ(v.get_complex(1), std::complex<double>(3, 0));
+  EXPECT_EQ(v.get_complex(2), std::complex<double>(-0.5, 4e3));
+  const HostArray m = array_from_json(json::parse("[[[1, 2], [3, 4]], [[5, 6], 7]]"), DType::C64, {2, 2}, "p.json:/m");
+  EXPECT_EQ(m.get_complex(3), std::complex<double>(7, 0));
+  const std::string bad = user_error([] { array_from_json(json::parse("[[1, 2, 3]]"), DType::C64, {1}, "p.json:/b"); });
+  EXPECT_TRUE(contains(bad, "p.json:/b/0: expected a number or an [re, im] pair")) << bad;
+  const std::string big = user_error([] { array_from_json(json::parse("[[0, 1e39]]"), DType::C64, {1}, "p.json:/b"); });
+  EXPECT_TRUE(contains(big, "imaginary part")) << big;
+
+  const HostArray f = make_filled(DType::C64, {2}, 2.5);
+  EXPECT_EQ(f.get_complex(1), std::complex<double>(2.5, 0));
+}

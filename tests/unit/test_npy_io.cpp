@@ -84,7 +84,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 TEST(NpyIo, RoundTripEveryDtypeAndShape) {
   TempDir dir;
-  const DType dtypes[] = {DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::U32};
+  const DType dtypes[] = {DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::U32, DType::C64, DType::C128};
   const Shape shapes[] = {{}, {0}, {5}, {3, 4}, {2, 0, 3}, {2, 3, 1, 2}};
   for (DType dtype : dtypes) {
     for (const Shape& shape : shapes) {
@@ -123,6 +123,15 @@ TEST(NpyIo, HeaderTextMatchesNumpy) {
   HostArray mat(DType::I32, {3, 4});
   save_npy(dir.path / "m.npy", mat);
   EXPECT_TRUE(contains(slurp(dir.path / "m.npy"), "'shape': (3, 4), }"));
+  // Complex: NumPy's complex64 and complex128 descrs, (re, im) interleaved.
+  HostArray c(DType::C64, {2});
+  c.data<std::complex<float>>()[1] = {1.5f, -2.0f};
+  save_npy(dir.path / "c.npy", c);
+  EXPECT_TRUE(contains(slurp(dir.path / "c.npy"), "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }"));
+  EXPECT_EQ(load_npy(dir.path / "c.npy", DType::C64, Shape{2}).get_complex(1), std::complex<double>(1.5, -2.0));
+  HostArray z(DType::C128, {});
+  save_npy(dir.path / "z.npy", z);
+  EXPECT_TRUE(contains(slurp(dir.path / "z.npy"), "{'descr': '<c16',"));
 }
 
 TEST(NpyIo, AcceptsHeaderVariations) {
