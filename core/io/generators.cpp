@@ -366,13 +366,12 @@ HostArray make_arange(DType dtype, const Shape& shape, double start, double step
                     range_text(dtype));
   visit_dtype(dtype, [&](auto zero) {
     using T = decltype(zero);
-    if constexpr (is_complex_v<T>) return;
-    else {
-    T* out = a.data<T>();
-    // Wrapping unsigned arithmetic: i * step may overflow even where start + i * step does not.
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(istart) +
-                                                   static_cast<uint64_t>(i) * static_cast<uint64_t>(istep)));
+    if constexpr (!is_complex_v<T>) {
+      T* out = a.data<T>();
+      // Wrapping unsigned arithmetic: i * step may overflow even where start + i * step does not.
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(istart) +
+                                                     static_cast<uint64_t>(i) * static_cast<uint64_t>(istep)));
     }
   });
   return a;

@@ -29,7 +29,8 @@ void Operation::check(fugue_status status, const ErrorBuffer& error, const char*
                     plugin_->file + ")");
 }
 
-std::vector<abi::Type> Operation::infer(const fugue_call& call) const {
+fugue_status Operation::infer_status(const fugue_call& call, std::vector<abi::Type>& result,
+                                     ErrorBuffer& error) const {
   // OUT entries get room for kMaxRank axes (+ 1, so that a plugin inferring one axis too many is
   // seen and refused by the loader rather than cut short).
   constexpr uint32_t room = kMaxRank + 1;
@@ -45,14 +46,20 @@ std::vector<abi::Type> Operation::infer(const fugue_call& call) const {
     types[i].shape = shapes[i].data();
     types[i].shape_capacity = room;
   }
-  ErrorBuffer e;
-  check(desc_->infer(desc_, &call, types.data(), e.get()), e, "infer");
-  std::vector<abi::Type> result;
+  const fugue_status status = desc_->infer(desc_, &call, types.data(), error.get());
+  result.clear();
   for (uint32_t i = 0; i < call.num_operands; ++i) {
     fugue_type t = types[i];
     if (operands_[i]->role == FUGUE_ROLE_OUT) t.rank = std::min(t.rank, room);
     result.emplace_back(t);
   }
+  return status;
+}
+
+std::vector<abi::Type> Operation::infer(const fugue_call& call) const {
+  std::vector<abi::Type> result;
+  ErrorBuffer e;
+  check(infer_status(call, result, e), e, "infer");
   return result;
 }
 

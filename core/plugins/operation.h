@@ -51,6 +51,9 @@ class Operation {
   // Every operand's type, the OUT ones as the plugin inferred them (not yet checked: the loader
   // reconciles them with the program).
   std::vector<abi::Type> infer(const fugue_call& call) const;
+  // The same without turning the status into an exception: `result` and `error` as the plugin left
+  // them (the conformance suite judges the status itself).
+  fugue_status infer_status(const fugue_call& call, std::vector<abi::Type>& result, ErrorBuffer& error) const;
   // The plugin's plan for a call (the core gives it room for one partition per operand).
   abi::Plan plan(const fugue_call& call) const;
   void emit(const fugue_call& call, const abi::Plan& plan, const fugue_emit_api& api) const;

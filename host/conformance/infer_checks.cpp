@@ -25,34 +25,17 @@ struct RawCall {
   std::vector<abi::Type> values;
   std::vector<fugue_attr_value> attrs;
 
-  // Runs the plugin's infer; OUT entries get room for kMaxRank + 1 axes, so one too many shows.
+  // Runs the plugin's infer straight through the C ABI.
   fugue_status infer(const Operation& op, std::vector<abi::Type>& result, abi::ErrorBuffer& error) const {
-    std::vector<fugue_type> inputs, outputs;
-    std::vector<std::vector<int64_t>> room(values.size(), std::vector<int64_t>(kMaxRank + 1, 0));
-    for (size_t k = 0; k < values.size(); ++k) {
-      inputs.push_back(values[k].view());
-      fugue_type out = values[k].view();
-      if (op.operands()[k]->role == FUGUE_ROLE_OUT) {
-        out = fugue_type{};
-        out.struct_size = sizeof(fugue_type);
-        out.shape = room[k].data();
-        out.shape_capacity = kMaxRank + 1;
-      }
-      outputs.push_back(out);
-    }
+    std::vector<fugue_type> types;
+    for (const abi::Type& t : values) types.push_back(t.view());
     fugue_call call{};
     call.struct_size = sizeof(fugue_call);
-    call.num_operands = static_cast<uint32_t>(inputs.size());
-    call.operands = inputs.data();
+    call.num_operands = static_cast<uint32_t>(types.size());
+    call.operands = types.data();
     call.num_attrs = static_cast<uint32_t>(attrs.size());
     call.attrs = attrs.empty() ? nullptr : attrs.data();
-    const fugue_status status = op.desc().infer(&op.desc(), &call, outputs.data(), error.get());
-    result.clear();
-    for (fugue_type& t : outputs) {
-      t.rank = std::min<uint32_t>(t.rank, kMaxRank + 1);
-      result.emplace_back(t);
-    }
-    return status;
+    return op.infer_status(call, result, error);
   }
 };
 
