@@ -111,13 +111,20 @@ int cmd_plugins(const Options& o) {
   std::printf("search path:");
   for (const auto& f : PluginRegistry::default_search_path()) std::printf(" %s", f.lexically_normal().c_str());
   std::printf("\n");
+  std::printf("\nkinds of the core\n");
+  for (const Kind* k : registry.kinds())
+    if (k->builtin()) std::printf("  kind %-11s %s\n", k->name().c_str(), k->doc().c_str());
   for (const auto& p : registry.plugins()) {
     std::printf("\n%s %s (ABI %u.%u) %s\n  %s\n", p->name.c_str(), p->version.c_str(), p->abi_major, p->abi_minor,
                 p->file.c_str(), p->description.c_str());
+    for (const Kind* k : registry.kinds())
+      if (k->plugin() == p.get()) std::printf("  kind %-11s %s\n", k->name().c_str(), k->doc().c_str());
     for (const auto* op : registry.operations_of(*p)) {
       std::string ins, outs;
-      for (const auto* d : op->operands())
-        (d->role == FUGUE_ROLE_OUT ? outs : ins) += std::string(", ") + d->name;
+      for (const auto* d : op->operands()) {  // an in-place operand is in both lists, as in programs
+        if (d->role != FUGUE_ROLE_IN) outs += std::string(", ") + d->name;
+        if (d->role != FUGUE_ROLE_OUT) ins += std::string(", ") + d->name;
+      }
       std::string sig = outs.substr(outs.empty() ? 0 : 2) + " = (" + ins.substr(ins.empty() ? 0 : 2) + ")";
       std::printf("  %-16s %-20s %s\n", op->name().c_str(), sig.c_str(), op->doc().c_str());
     }
@@ -271,7 +278,7 @@ int main(int argc, char** argv) {
   conformance->add_option("--seed", o.conformance.seed, "seed of the random inputs (default: a fresh one, printed)");
 
   auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
-  auto* plugins = app.add_subcommand("plugins", "list plugins, their versions, ABI and operations");
+  auto* plugins = app.add_subcommand("plugins", "list the kinds, and the plugins with their versions, ABI, kinds and operations");
 
   try {
     app.parse(argc, argv);

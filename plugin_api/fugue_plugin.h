@@ -79,10 +79,9 @@ typedef int32_t fugue_kind;
 #define FUGUE_KIND_ARRAY 1  /* dense, row-major, lives on the device */
 #define FUGUE_KIND_SCALAR 2 /* one value that lives on the device (a result, or a run-time value) */
 #define FUGUE_KIND_CONST 3  /* a real number known when kernels are generated: baked into the source */
-/* A stencil (points with integer offsets and weights, and a border rule), known when kernels are
- * generated. Its type has the weights' dtype, rank = the grid's rank, shape = the footprint
- * (2 * radius + 1 per axis); its points are the type's metadata (fugue_stencil_metadata). */
-#define FUGUE_KIND_STENCIL 4
+/* A kind a plugin defines (fugue_kind_desc), named by fugue_type.kind_name: a stencil, a sparse
+ * format. An operand accepts plugin kinds by name (fugue_operand_desc.plugin_kinds). */
+#define FUGUE_KIND_PLUGIN 4
 #define FUGUE_KIND_BIT(k) (1u << (uint32_t)(k))
 
 /* An element offset and per-axis strides (in elements, negative allowed) into the array a value
@@ -106,9 +105,11 @@ typedef struct fugue_type {
   uint32_t shape_capacity;
   double const_value; /* kind == CONST: the value */
   const fugue_view* view; /* NULL: dense row-major (the only layout 2.0 runs) */
-  /* Compile-time data of the kind (a stencil's points), owned by the core; NULL when it has none. */
+  /* Compile-time data of the kind (a stencil's points, in the layout its plugin documents), owned
+   * by the core; NULL when it has none. */
   const void* metadata;
   uint64_t metadata_bytes;
+  const char* kind_name; /* kind == PLUGIN: the kind's name ("stencil"); NULL otherwise */
   /* end of 2.0 */
 } fugue_type;
 
@@ -116,8 +117,13 @@ typedef struct fugue_type {
 /* Signature                                                                                       */
 
 typedef int32_t fugue_role;
-#define FUGUE_ROLE_IN 1
-#define FUGUE_ROLE_OUT 2
+#define FUGUE_ROLE_IN 1  /* read only */
+#define FUGUE_ROLE_OUT 2 /* written; its type comes from infer */
+/* Read and updated in place: the operation sees the old value and leaves the new one in the same
+ * storage (a device buffer, a host array); no fresh buffer is made. Its type is the input's: infer
+ * must not write it. An array or a scalar, never a compile-time kind. A program names the same symbol
+ * in `out` and in `in` for it. */
+#define FUGUE_ROLE_INOUT 3
 
 typedef struct fugue_operand_desc {
   uint32_t struct_size;
@@ -126,6 +132,9 @@ typedef struct fugue_operand_desc {
   uint32_t kinds;  /* FUGUE_KIND_BIT mask of accepted kinds */
   uint32_t dtypes; /* FUGUE_DTYPE_BIT mask of accepted dtypes */
   const char* doc;
+  /* With FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN) in kinds: the plugin kinds accepted, by name, separated by
+   * spaces ("stencil"); NULL otherwise. */
+  const char* plugin_kinds;
   /* end of 2.0 */
 } fugue_operand_desc;
 
@@ -156,24 +165,6 @@ typedef struct fugue_attr_value {
   fugue_dtype dtype;  /* DTYPE */
   /* end of 2.0 */
 } fugue_attr_value;
-
-/* What a grid stencil does at the border (reads outside the grid). */
-typedef int32_t fugue_border;
-#define FUGUE_BORDER_CLAMP 1    /* the nearest cell inside */
-#define FUGUE_BORDER_ZERO 2     /* zero */
-#define FUGUE_BORDER_PERIODIC 3 /* wraps around */
-#define FUGUE_BORDER_MIRROR 4   /* reflected about the edge cell: -1 -> 1, n -> n - 2 */
-
-/* The metadata of a STENCIL operand, in fugue_type.metadata: this header, then num_points * rank
- * int64_t offsets (point p's offset along axis d at p * rank + d, row-major axis order: for 2-D,
- * [row, column]), then num_points double weights. metadata_bytes covers all three. */
-typedef struct fugue_stencil_metadata {
-  uint32_t struct_size;
-  uint32_t rank;
-  uint32_t num_points;
-  fugue_border border;
-  /* end of 2.0 */
-} fugue_stencil_metadata;
 
 /* What the core knows of the device a call is planned for. Strings and arrays are the core's. */
 typedef int32_t fugue_device_type;
@@ -209,7 +200,7 @@ typedef struct fugue_call {
   uint32_t struct_size;
   uint32_t num_operands;         /* the signature's operand count */
   const fugue_type* operands;    /* signature order, walk with FUGUE_NTH; OUT entries are valid only
-                                    after infer */
+                                    after infer (INOUT entries always: they are inputs too) */
   uint32_t num_attrs;            /* the signature's attribute count */
   const fugue_attr_value* attrs; /* signature order, walk with FUGUE_NTH; the core fills in defaults */
   /* The device the call is planned for: set for plan, emit and execute; NULL for infer, cost and
@@ -376,7 +367,7 @@ typedef struct fugue_cost {
 typedef struct fugue_host_array {
   uint32_t struct_size;
   const fugue_type* type;
-  void* data; /* C order; inputs are read-only */
+  void* data; /* C order; IN operands are read-only, INOUT ones hold the old value on entry */
   uint64_t bytes;
   /* end of 2.0 */
 } fugue_host_array;
@@ -388,7 +379,7 @@ typedef struct fugue_op_desc fugue_op_desc;
 
 typedef fugue_status (*fugue_infer_fn)(const fugue_op_desc* op, const fugue_call* call,
                                        fugue_type* types /* [num_operands], stride struct_size:
-                                                            write OUT entries */,
+                                                            write OUT entries only */,
                                        fugue_error* error);
 typedef fugue_status (*fugue_plan_fn)(const fugue_op_desc* op, const fugue_call* call,
                                       fugue_plan* plan, fugue_error* error);
@@ -444,6 +435,64 @@ struct fugue_op_desc {
 /* Its one output equals its one input, element for element (same kind, dtype and shape): the core
  * may replace a call by a buffer swap when the input's value is not needed afterwards. */
 #define FUGUE_OP_IDENTITY 1u
+/* Its float results depend on the order in which work-items combine values (atomic additions): two
+ * runs agree within the operation's tolerance, not bit for bit. Integer results stay exact. */
+#define FUGUE_OP_UNORDERED 2u
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Kinds a plugin defines                                                                          */
+
+/* A kind known when kernels are generated: it has a type (dtype, shape) and metadata, no device
+ * storage, and is never written. ABI 2.0 defines compile-time kinds only; the core refuses others. */
+#define FUGUE_KIND_FLAG_COMPILE_TIME 1u
+
+/* Where declare writes a symbol's type. The core owns every pointer and says how much room each has;
+ * when the metadata needs more than metadata_capacity, declare sets metadata_bytes to the size it
+ * needs, writes nothing else and returns FUGUE_OK: the core calls again with that much room. */
+typedef struct fugue_declared {
+  uint32_t struct_size;
+  fugue_dtype dtype;
+  uint32_t rank;
+  int64_t* shape; /* [shape_capacity] */
+  uint32_t shape_capacity;
+  void* metadata; /* [metadata_capacity] bytes */
+  uint64_t metadata_capacity;
+  uint64_t metadata_bytes;
+  /* end of 2.0 */
+} fugue_declared;
+
+/* Text a kind writes into the core's room (an example declaration); the same protocol as metadata:
+ * set `length` (without the NUL) and, when length + 1 > capacity, write nothing: the core asks again. */
+typedef struct fugue_text {
+  uint32_t struct_size;
+  char* text;
+  uint64_t capacity;
+  uint64_t length;
+  /* end of 2.0 */
+} fugue_text;
+
+typedef struct fugue_kind_desc fugue_kind_desc;
+/* Reads a declaration, the JSON object a program gives for the symbol (as text), into its type. A
+ * message about part of it starts with a JSON pointer relative to the object ("/points/2/weight:
+ * expected a finite number, found 1e999"); the core puts the file and the symbol's pointer in front. */
+typedef fugue_status (*fugue_declare_fn)(const fugue_kind_desc* kind, const char* declaration,
+                                         fugue_declared* declared, fugue_error* error);
+/* A valid declaration of the kind for an operand of `rank` axes and dtype `dtype` (JSON text), for the
+ * conformance suite to feed operations that take the kind. */
+typedef fugue_status (*fugue_example_fn)(const fugue_kind_desc* kind, uint32_t rank, fugue_dtype dtype,
+                                         fugue_text* example, fugue_error* error);
+
+struct fugue_kind_desc {
+  uint32_t struct_size;
+  const char* name;  /* what "kind" says in a declaration; unique among the core's and plugins' kinds */
+  const char* doc;
+  uint32_t flags;    /* FUGUE_KIND_FLAG_* */
+  const char* keys;  /* the keys a declaration may have besides "kind" and "doc", separated by spaces */
+  fugue_declare_fn declare;
+  fugue_example_fn example;
+  void* user_data;
+  /* end of 2.0 */
+};
 
 typedef struct fugue_plugin {
   uint32_t struct_size;
@@ -454,6 +503,8 @@ typedef struct fugue_plugin {
   const char* description;
   uint32_t num_ops;
   const fugue_op_desc* const* ops; /* pointers, so each op may carry its own struct_size */
+  uint32_t num_kinds;
+  const fugue_kind_desc* const* kinds; /* may be NULL when num_kinds == 0 */
   /* end of 2.0 */
 } fugue_plugin;
 

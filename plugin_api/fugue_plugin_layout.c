@@ -39,7 +39,8 @@ FUGUE_AT(fugue_type, const_value, 32);
 FUGUE_AT(fugue_type, view, 40);
 FUGUE_AT(fugue_type, metadata, 48);
 FUGUE_AT(fugue_type, metadata_bytes, 56);
-FUGUE_END_OF_2_0(fugue_type, metadata_bytes, 64);
+FUGUE_AT(fugue_type, kind_name, 64);
+FUGUE_END_OF_2_0(fugue_type, kind_name, 72);
 
 /* fugue_operand_desc */
 FUGUE_AT(fugue_operand_desc, struct_size, 0);
@@ -48,7 +49,8 @@ FUGUE_AT(fugue_operand_desc, role, 16);
 FUGUE_AT(fugue_operand_desc, kinds, 20);
 FUGUE_AT(fugue_operand_desc, dtypes, 24);
 FUGUE_AT(fugue_operand_desc, doc, 32);
-FUGUE_END_OF_2_0(fugue_operand_desc, doc, 40);
+FUGUE_AT(fugue_operand_desc, plugin_kinds, 40);
+FUGUE_END_OF_2_0(fugue_operand_desc, plugin_kinds, 48);
 
 /* fugue_attr_desc */
 FUGUE_AT(fugue_attr_desc, struct_size, 0);
@@ -69,13 +71,6 @@ FUGUE_AT(fugue_attr_value, integer, 32);
 FUGUE_AT(fugue_attr_value, string, 40);
 FUGUE_AT(fugue_attr_value, dtype, 48);
 FUGUE_END_OF_2_0(fugue_attr_value, dtype, 52);
-
-/* fugue_stencil_metadata */
-FUGUE_AT(fugue_stencil_metadata, struct_size, 0);
-FUGUE_AT(fugue_stencil_metadata, rank, 4);
-FUGUE_AT(fugue_stencil_metadata, num_points, 8);
-FUGUE_AT(fugue_stencil_metadata, border, 12);
-FUGUE_END_OF_2_0(fugue_stencil_metadata, border, 16);
 
 /* fugue_device_desc */
 FUGUE_AT(fugue_device_desc, struct_size, 0);
@@ -216,7 +211,38 @@ FUGUE_AT(fugue_plugin, version, 24);
 FUGUE_AT(fugue_plugin, description, 32);
 FUGUE_AT(fugue_plugin, num_ops, 40);
 FUGUE_AT(fugue_plugin, ops, 48);
-FUGUE_END_OF_2_0(fugue_plugin, ops, 56);
+FUGUE_AT(fugue_plugin, num_kinds, 56);
+FUGUE_AT(fugue_plugin, kinds, 64);
+FUGUE_END_OF_2_0(fugue_plugin, kinds, 72);
+
+/* fugue_declared */
+FUGUE_AT(fugue_declared, struct_size, 0);
+FUGUE_AT(fugue_declared, dtype, 4);
+FUGUE_AT(fugue_declared, rank, 8);
+FUGUE_AT(fugue_declared, shape, 16);
+FUGUE_AT(fugue_declared, shape_capacity, 24);
+FUGUE_AT(fugue_declared, metadata, 32);
+FUGUE_AT(fugue_declared, metadata_capacity, 40);
+FUGUE_AT(fugue_declared, metadata_bytes, 48);
+FUGUE_END_OF_2_0(fugue_declared, metadata_bytes, 56);
+
+/* fugue_text */
+FUGUE_AT(fugue_text, struct_size, 0);
+FUGUE_AT(fugue_text, text, 8);
+FUGUE_AT(fugue_text, capacity, 16);
+FUGUE_AT(fugue_text, length, 24);
+FUGUE_END_OF_2_0(fugue_text, length, 32);
+
+/* fugue_kind_desc */
+FUGUE_AT(fugue_kind_desc, struct_size, 0);
+FUGUE_AT(fugue_kind_desc, name, 8);
+FUGUE_AT(fugue_kind_desc, doc, 16);
+FUGUE_AT(fugue_kind_desc, flags, 24);
+FUGUE_AT(fugue_kind_desc, keys, 32);
+FUGUE_AT(fugue_kind_desc, declare, 40);
+FUGUE_AT(fugue_kind_desc, example, 48);
+FUGUE_AT(fugue_kind_desc, user_data, 56);
+FUGUE_END_OF_2_0(fugue_kind_desc, user_data, 64);
 
 /* fugue_dtype_info */
 FUGUE_AT(fugue_dtype_info, dtype, 0);

@@ -89,8 +89,9 @@ class KernelWriter {
     const PlannedOp& p = op(c);
     const fugue_type& t = p.types[k];
     const std::string& s = p.statement->operands[k];
-    if (t.kind == FUGUE_KIND_STENCIL) {
-      c->misuse = "accessor asked for stencil operand " + std::to_string(k) + ", which has no device value";
+    if (t.kind == FUGUE_KIND_PLUGIN) {
+      c->misuse = "accessor asked for operand " + std::to_string(k) + ", a " + std::string(t.kind_name ? t.kind_name : "") +
+                  " known when kernels are generated, which has no device value (read its metadata instead)";
       return "0";
     }
     if (t.kind == FUGUE_KIND_CONST) {

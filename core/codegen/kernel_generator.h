@@ -2,7 +2,7 @@
 // each plugin's emit through the operand accessors. The accessors decide where a value lives: a
 // register for a temporary the planner promoted, a kernel parameter (named after the program's
 // symbol) for everything else. One kernel, plus a one-group finalize kernel when an op has a
-// FINALIZE phase (reductions); consts, shapes and stencils are baked in, the element count is an
+// FINALIZE phase (reductions); consts, shapes and compile-time kinds are baked in, the element count is an
 // argument.
 #pragma once
 #include <cstdint>

@@ -19,12 +19,12 @@ namespace fugue {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string_view symbol_kind_name(SymbolKind kind) {
+std::string Symbol::kind_text() const {
   switch (kind) {
     case SymbolKind::Array: return "array";
     case SymbolKind::Scalar: return "scalar";
     case SymbolKind::Const: return "const";
-    case SymbolKind::Stencil: return "stencil";
+    case SymbolKind::Plugin: return kind_name;
   }
   return "?";
 }
@@ -33,15 +33,14 @@ abi::Type Symbol::type() const {
   const fugue_kind k = kind == SymbolKind::Array    ? FUGUE_KIND_ARRAY
                        : kind == SymbolKind::Scalar ? FUGUE_KIND_SCALAR
                        : kind == SymbolKind::Const  ? FUGUE_KIND_CONST
-                                                    : FUGUE_KIND_STENCIL;
+                                                    : FUGUE_KIND_PLUGIN;
   abi::Type t(k, static_cast<fugue_dtype>(dtype));
-  if (kind == SymbolKind::Stencil) {
-    t.shape = stencil.footprint();
-    t.metadata = stencil.encode();
-    return t;
-  }
   t.shape = shape;
   t.const_value = const_value;
+  if (kind == SymbolKind::Plugin) {
+    t.kind_name = kind_name;
+    t.metadata = metadata;
+  }
   return t;
 }
 
@@ -210,59 +209,12 @@ class Loader {
     return v.get<double>();
   }
 
-  // {"points": [{"offset": [-1, 0], "weight": 0.25}, ...], "border": "clamp"}
-  abi::Stencil stencil_points(const json& decl, const std::string& p) const {
-    abi::Stencil st;
-    if (!decl.contains("points")) fail(p + "/points", "a list of points {\"offset\": [...], \"weight\": w}", "none");
-    const json& points = decl["points"];
-    if (!points.is_array() || points.empty() || points.size() > 4096)
-      fail(p + "/points", "a list of 1 to 4096 points", describe(points));
-    std::set<std::vector<int64_t>> seen;
-    for (size_t k = 0; k < points.size(); ++k) {
-      std::string pk = p + "/points/" + std::to_string(k);
-      const json& point = points[k];
-      expect_object(point, pk);
-      check_keys(point, pk, {"offset", "weight"});
-      if (!point.contains("offset")) fail(pk + "/offset", "an offset per axis, e.g. [-1, 0]", "none");
-      if (!point.contains("weight")) fail(pk + "/weight", "a weight (a number)", "none");
-      const json& offset = point["offset"];
-      if (!offset.is_array() || offset.empty() || offset.size() > kMaxRank)
-        fail(pk + "/offset", "a list of 1 to 8 integer offsets", describe(offset));
-      if (k == 0) st.rank = static_cast<uint32_t>(offset.size());
-      if (offset.size() != st.rank)
-        fail(pk + "/offset", std::to_string(st.rank) + " offsets, like the first point", describe(offset));
-      std::vector<int64_t> o;
-      for (size_t d = 0; d < offset.size(); ++d) {
-        // Compared without abs(): -2^63 has no absolute value in int64_t.
-        if (!offset[d].is_number_integer() || offset[d].get<int64_t>() < -1024 || offset[d].get<int64_t>() > 1024)
-          fail(pk + "/offset/" + std::to_string(d), "an integer in [-1024, 1024]", describe(offset[d]));
-        o.push_back(offset[d].get<int64_t>());
-      }
-      if (!seen.insert(o).second) error(pk + "/offset", "this offset appears twice in the stencil");
-      st.offsets.insert(st.offsets.end(), o.begin(), o.end());
-      double w = number_of(point["weight"], pk + "/weight");
-      if (!std::isfinite(w)) fail(pk + "/weight", "a finite number", describe(point["weight"]));
-      st.weights.push_back(w);
-    }
-    std::string border = "clamp";
-    if (decl.contains("border")) {
-      if (!decl["border"].is_string()) fail(p + "/border", "clamp, zero, periodic or mirror", describe(decl["border"]));
-      border = decl["border"].get<std::string>();
-    }
-    if (border == "clamp") st.border = FUGUE_BORDER_CLAMP;
-    else if (border == "zero") st.border = FUGUE_BORDER_ZERO;
-    else if (border == "periodic") st.border = FUGUE_BORDER_PERIODIC;
-    else if (border == "mirror") st.border = FUGUE_BORDER_MIRROR;
-    else fail(p + "/border", "clamp, zero, periodic or mirror", describe(decl["border"]));
-    return st;
-  }
-
   void declare(const std::string& name, const json& decl, const std::string& p) {
     check_name(name, p);
     expect_object(decl, p);
-    if (!decl.contains("kind")) fail(p + "/kind", "a kind (array, scalar, const or stencil)", "none");
+    if (!decl.contains("kind")) fail(p + "/kind", "a kind (" + kind_names() + ")", "none");
     const auto& kind = decl["kind"];
-    if (!kind.is_string()) fail(p + "/kind", "array, scalar, const or stencil", describe(kind));
+    if (!kind.is_string()) fail(p + "/kind", kind_names(), describe(kind));
     Symbol s;
     s.name = name;
     s.where = at(p);
@@ -300,17 +252,53 @@ class Loader {
       s.typed = s.dtype != DType::None && (has_shape || !array || s.source.kind != SymbolSource::Kind::None);
       if (s.source.kind == SymbolSource::Kind::None && (has_dtype != (has_shape || !array)) && array)
         error(p, "give both dtype and shape, or neither (the producing operation then infers them)");
-    } else if (kind == "stencil") {
-      check_keys(decl, p, {"kind", "dtype", "points", "border", "doc"});
-      s.kind = SymbolKind::Stencil;
-      s.dtype = decl.contains("dtype") ? dtype_of(decl["dtype"], p + "/dtype") : DType::F32;
-      if (s.dtype != DType::F32 && s.dtype != DType::F64) fail(p + "/dtype", "f32 or f64", std::string(dtype_name(s.dtype)));
-      s.stencil = stencil_points(decl, p);
-      s.typed = true;
     } else {
-      fail(p + "/kind", "array, scalar, const or stencil", describe(kind));
+      declare_plugin_kind(s, kind.get<std::string>(), decl, p);
     }
     program_.symbols[name] = std::move(s);
+  }
+
+  // "array, scalar, const or csr": every kind the registry knows.
+  std::string kind_names() const {
+    std::vector<std::string> names;
+    for (const Kind* k : registry_.kinds()) names.push_back(k->name());
+    std::string last = names.back();
+    names.pop_back();
+    return join(names) + " or " + last;
+  }
+
+  // A kind a plugin defines: its declare reads the declaration; its messages point inside it.
+  void declare_plugin_kind(Symbol& s, const std::string& kind_name, const json& decl, const std::string& p) {
+    auto kind = registry_.find_kind(kind_name);
+    if (!kind) {
+      std::string hint;
+      size_t best = 3;
+      for (const Kind* k : registry_.kinds())
+        if (size_t d = edit_distance(kind_name, k->name()); d < best) best = d, hint = k->name();
+      error(p + "/kind", "unknown kind '" + kind_name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                             "; the kinds are " + kind_names() + " (`fugue plugins` lists them)");
+    }
+    std::vector<std::string> keys = {"kind", "doc"};
+    keys.insert(keys.end(), kind->keys().begin(), kind->keys().end());
+    check_keys(decl, p, keys);
+    DeclaredType declared;
+    try {
+      declared = kind->declare(decl.dump());
+    } catch (const UserError& e) {
+      // The plugin's message starts with a pointer inside the declaration when it concerns a part.
+      std::string message = e.what();
+      if (!message.empty() && message[0] == '/') {
+        const size_t colon = message.find(": ");
+        if (colon != std::string::npos) error(p + message.substr(0, colon), message.substr(colon + 2));
+      }
+      error(p, message);
+    }
+    s.kind = SymbolKind::Plugin;
+    s.kind_name = kind->name();
+    s.dtype = declared.dtype;
+    s.shape = declared.shape;
+    s.metadata = std::move(declared.metadata);
+    s.typed = true;
   }
 
   // Checked now, so a bad inline value fails before anything runs.
@@ -498,7 +486,7 @@ class Loader {
         }
       } else {
         throw UserError("--set " + name + "=" + text + ": '" + name +
-                        "' is a stencil; only consts, scalars and file-sourced arrays can be set");
+                        "' is a " + s.kind_text() + "; only consts, scalars and file-sourced arrays can be set");
       }
     }
   }
@@ -667,13 +655,26 @@ class Loader {
     return name;
   }
 
-  static std::string kinds_string(uint32_t kinds) {
+  static std::string kinds_string(const fugue_operand_desc& d) {
     std::vector<std::string> k;
-    if (kinds & FUGUE_KIND_BIT(FUGUE_KIND_ARRAY)) k.push_back("array");
-    if (kinds & FUGUE_KIND_BIT(FUGUE_KIND_SCALAR)) k.push_back("scalar");
-    if (kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)) k.push_back("const");
-    if (kinds & FUGUE_KIND_BIT(FUGUE_KIND_STENCIL)) k.push_back("stencil");
+    if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_ARRAY)) k.push_back("array");
+    if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_SCALAR)) k.push_back("scalar");
+    if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)) k.push_back("const");
+    if ((d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN)) && d.plugin_kinds) {
+      std::istringstream names(d.plugin_kinds);
+      for (std::string name; names >> name;) k.push_back(name);
+    }
     return join(k, " or ");
+  }
+
+  // Whether the operand accepts a value of type t (a plugin kind by name).
+  static bool accepts_kind(const fugue_operand_desc& d, const abi::Type& t) {
+    if (!(d.kinds & FUGUE_KIND_BIT(t.kind))) return false;
+    if (t.kind != FUGUE_KIND_PLUGIN) return true;
+    std::istringstream names(d.plugin_kinds ? d.plugin_kinds : "");
+    for (std::string name; names >> name;)
+      if (name == t.kind_name) return true;
+    return false;
   }
 
   Statement op_call(const json& v, const std::string& p) {
@@ -720,9 +721,8 @@ class Loader {
       const Symbol& s = program_.symbols.at(symbol);
       abi::Type t = s.type();
       std::string label = "operand '" + std::string(desc->name) + "' of " + name;
-      if (!(desc->kinds & FUGUE_KIND_BIT(t.kind)))
-        error(pi, label + ": expected " + kinds_string(desc->kinds) + ", found " +
-                      std::string(symbol_kind_name(s.kind)) + " '" + symbol + "'");
+      if (!accepts_kind(*desc, t))
+        error(pi, label + ": expected " + kinds_string(*desc) + ", found " + s.kind_text() + " '" + symbol + "'");
       if (t.kind != FUGUE_KIND_CONST && !(desc->dtypes & FUGUE_DTYPE_BIT(t.dtype)))
         error(pi, label + ": expected dtype " + dtype_names(desc->dtypes) + ", found " +
                       std::string(dtype_name(s.dtype)) + " '" + symbol + "'");
@@ -740,9 +740,10 @@ class Loader {
       if (!outs[i].is_string()) fail(po, "a symbol name", describe(outs[i]));
       std::string symbol = outs[i].get<std::string>();
       check_name(symbol, po);
+      if (op.reads(slot)) in_place(st, slot, symbol, po, p, name);
       auto it = program_.symbols.find(symbol);
       if (it != program_.symbols.end() && it->second.compile_time())
-        error(po, "'" + symbol + "' is a " + std::string(symbol_kind_name(it->second.kind)) + " and cannot be written");
+        error(po, "'" + symbol + "' is a " + it->second.kind_text() + " and cannot be written");
       if (loop_variables_.count(symbol)) error(po, "'" + symbol + "' is a loop variable and cannot be written");
       for (size_t j = 0; j < i; ++j)
         if (outs[j] == outs[i]) error(po, "'" + symbol + "' is written twice by one operation");
@@ -759,9 +760,32 @@ class Loader {
     }
     for (size_t i = 0; i < outs.size(); ++i) {
       uint32_t slot = op.outputs()[i];
-      assign_output(st.operands[slot], inferred[slot], p + "/out/" + std::to_string(i), name);
+      if (!op.reads(slot)) assign_output(st.operands[slot], inferred[slot], p + "/out/" + std::to_string(i), name);
     }
     return st;
+  }
+
+  // An INOUT operand names one symbol in `out` and in `in`; it is updated where it is stored, so it
+  // must be storage (an array or a scalar) and no other operand may read it while it changes.
+  void in_place(const Statement& st, uint32_t slot, const std::string& written, const std::string& po,
+                const std::string& p, const std::string& op_name) {
+    const Operation& op = *st.op;
+    const std::string& read = st.operands[slot];
+    const auto& inputs = op.inputs();
+    const size_t in_index = std::find(inputs.begin(), inputs.end(), slot) - inputs.begin();
+    const std::string label = "operand '" + std::string(op.operands()[slot]->name) + "' of " + op_name;
+    if (written != read)
+      error(po, label + " is updated in place: name the same symbol here and at " + p + "/in/" +
+                    std::to_string(in_index) + " (found '" + written + "' and '" + read + "')");
+    const Symbol& s = program_.symbols.at(read);
+    if (s.compile_time() || s.inline_number)
+      error(p + "/in/" + std::to_string(in_index),
+            label + " is updated in place, so it must be an array or a scalar, not a " +
+                (s.inline_number ? std::string("number") : s.kind_text()));
+    for (uint32_t other : inputs)
+      if (other != slot && st.operands[other] == read)
+        error(po, label + " is updated in place while operand '" + op.operands()[other]->name +
+                      "' reads '" + read + "' too; read a copy (array.copy) instead");
   }
 
   void attributes(Statement& st, const Operation& op, const json& attrs, const std::string& p) {
@@ -834,8 +858,7 @@ class Loader {
     DType dtype = static_cast<DType>(t.dtype);
     SymbolKind kind = t.kind == FUGUE_KIND_ARRAY ? SymbolKind::Array : SymbolKind::Scalar;
     auto describe_type = [](SymbolKind k, DType d, const Shape& s) {
-      return std::string(dtype_name(d)) + " " + std::string(symbol_kind_name(k)) +
-             (k == SymbolKind::Array ? " " + shape_string(s) : "");
+      return std::string(dtype_name(d)) + " " + (k == SymbolKind::Array ? "array " + shape_string(s) : "scalar");
     };
     auto it = program_.symbols.find(name);
     if (it == program_.symbols.end()) {
@@ -851,7 +874,7 @@ class Loader {
       Symbol& s = it->second;
       if (s.kind != kind)
         error(p, op_name + " produces " + describe_type(kind, dtype, shape) + " but '" + name + "' is a " +
-                     std::string(symbol_kind_name(s.kind)) + " (" + s.where + ")");
+                     s.kind_text() + " (" + s.where + ")");
       if (!s.typed) {
         if (s.dtype == DType::None) s.dtype = dtype;
         if (s.dtype != dtype)
@@ -876,7 +899,7 @@ class Loader {
       if (it == program_.symbols.end()) error(p, "undeclared symbol '" + name + "'" + suggest_symbol(name));
       if (!defined_.count(name)) error(p, "symbol '" + name + "' is never written by the program");
       if (it->second.compile_time())
-        error(p, "'" + name + "' is a " + std::string(symbol_kind_name(it->second.kind)) + ": it has no device value to write");
+        error(p, "'" + name + "' is a " + it->second.kind_text() + ": it has no device value to write");
       if (!path.is_string()) fail(p, "an output file name ending in .npy, .png, .pgm or .flo", describe(path));
       fs::path out = path.get<std::string>();
       std::string ext = lowercase_extension(out);

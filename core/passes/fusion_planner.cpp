@@ -107,53 +107,12 @@ class GroupBuilder {
              std::to_string(x.plan.launch.local_multiple);
     const fugue_level level = std::min(g.level, x.level());
     for (size_t k = 0; k < x.statement->operands.size(); ++k) {
-      const std::string& s = x.statement->operands[k];
       if (!touched(x, k)) continue;
-      const abi::Partition& part = x.partition(k);
-      const bool write = x.is_output(k);
-      const bool pw = pointwise_access(x, k);
-      auto found = accesses_.find(s);
-      if (found == accesses_.end()) continue;  // first touched here
-      const auto& acc = found->second;
-      const Access* last_write = nullptr;
-      for (const auto& a : acc)
-        if (a.write) last_write = &a;
-      if (!write && last_write) {
-        const PlannedOp& w = *ops_[last_write->op];
-        if (!last_write->pointwise)
-          return "it reads '" + s + "', which " + who(w) + " produces in this kernel outside the element loop: "
-                 "the value exists only once that kernel has finished";
-        if (!pw) {
-          if (part.kind == FUGUE_PARTITION_ELEMENTWISE)
-            return "it reads '" + s + "' with a halo of " + ints(part.halo) + ", but " + who(w) +
-                   " produces '" + s + "' in this kernel: elements computed by other work-items need a global barrier";
-          return "it reads '" + s + "' as " + partition_string(part) + ", but " + who(w) + " produces it in this kernel " +
-                 partition_string(last_write->part) + ": the partitions differ";
-        }
-      }
-      if (write) {
-        // A value read beyond its own element earlier in the kernel may still be written element by
-        // element: the new value goes to a second buffer, swapped in after the kernel (finish()), so
-        // every work-item reads the old one. Written any other way, other work-items may miss it.
-        if (!pw)
-          for (const auto& a : acc)
-            if (!a.write && !a.pointwise)
-              return "it writes '" + s + "' as " + partition_string(part) + ", which " + who(*ops_[a.op]) +
-                     " reads beyond its own element (" + partition_string(a.part) +
-                     ") in this kernel: other work-items may still need the old value";
-        if (last_write && !(last_write->pointwise && pw))
-          return "it writes '" + s + "' as " + partition_string(part) + " after " + who(*ops_[last_write->op]) +
-                 " wrote it as " + partition_string(last_write->part) + ": the partitions differ";
-      }
-      // The accesses that must agree: those of the value x sees (from the last write on), or, for a
-      // first write, the reads of the old value (non-pointwise ones were refused above).
-      auto from = acc.begin();
-      if (last_write) from += last_write - acc.data();
-      if (write || last_write)
-        for (auto a = from; a != acc.end(); ++a)
-          if (!same_partition(a->part, part, level))
-            return "'" + s + "' is partitioned " + partition_string(a->part) + " by " + who(*ops_[a->op]) + " but " +
-                   partition_string(part) + " by this operation: the partitions differ";
+      // An in-place operand is read, then written: both accesses must suit the kernel.
+      if (x.reads(k))
+        if (std::string why = why_not_access(x, k, false, level); !why.empty()) return why;
+      if (x.writes(k))
+        if (std::string why = why_not_access(x, k, true, level); !why.empty()) return why;
     }
     // Fits the device?
     int regs = registers_with(&x);
@@ -180,6 +139,56 @@ class GroupBuilder {
     return "";
   }
 
+  // Why x's read (write = false) or write of operand k cannot join the kernel's earlier accesses.
+  std::string why_not_access(const PlannedOp& x, size_t k, bool write, fugue_level level) const {
+    const std::string& s = x.statement->operands[k];
+    const abi::Partition& part = x.partition(k);
+    const bool pw = pointwise_access(x, k);
+    auto found = accesses_.find(s);
+    if (found == accesses_.end()) return "";  // first touched here
+    const auto& acc = found->second;
+    const Access* last_write = nullptr;
+    for (const auto& a : acc)
+      if (a.write) last_write = &a;
+    if (!write && last_write) {
+      const PlannedOp& w = *ops_[last_write->op];
+      if (!last_write->pointwise)
+        return "it reads '" + s + "', which " + who(w) + " produces in this kernel outside the element loop: "
+               "the value exists only once that kernel has finished";
+      if (!pw) {
+        if (part.kind == FUGUE_PARTITION_ELEMENTWISE)
+          return "it reads '" + s + "' with a halo of " + ints(part.halo) + ", but " + who(w) +
+                 " produces '" + s + "' in this kernel: elements computed by other work-items need a global barrier";
+        return "it reads '" + s + "' as " + partition_string(part) + ", but " + who(w) + " produces it in this kernel " +
+               partition_string(last_write->part) + ": the partitions differ";
+      }
+    }
+    if (write) {
+      // A value read beyond its own element earlier in the kernel may still be written element by
+      // element: the new value goes to a second buffer, swapped in after the kernel (finish()), so
+      // every work-item reads the old one. Written any other way, other work-items may miss it.
+      if (!pw)
+        for (const auto& a : acc)
+          if (!a.write && !a.pointwise)
+            return "it writes '" + s + "' as " + partition_string(part) + ", which " + who(*ops_[a.op]) +
+                   " reads beyond its own element (" + partition_string(a.part) +
+                   ") in this kernel: other work-items may still need the old value";
+      if (last_write && !(last_write->pointwise && pw))
+        return "it writes '" + s + "' as " + partition_string(part) + " after " + who(*ops_[last_write->op]) +
+               " wrote it as " + partition_string(last_write->part) + ": the partitions differ";
+    }
+    // The accesses that must agree: those of the value x sees (from the last write on), or, for a
+    // first write, the reads of the old value (non-pointwise ones were refused above).
+    auto from = acc.begin();
+    if (last_write) from += last_write - acc.data();
+    if (write || last_write)
+      for (auto a = from; a != acc.end(); ++a)
+        if (!same_partition(a->part, part, level))
+          return "'" + s + "' is partitioned " + partition_string(a->part) + " by " + who(*ops_[a->op]) + " but " +
+                 partition_string(part) + " by this operation: the partitions differ";
+    return "";
+  }
+
   void add(const PlannedOp& x) {
     if (ops_.empty()) {
       merged_ = x.plan;
@@ -193,10 +202,7 @@ class GroupBuilder {
     local_bytes_ += x.plan.local_mem_bytes;
     size_t index = ops_.size();
     ops_.push_back(&x);
-    for (size_t k = 0; k < x.statement->operands.size(); ++k) {
-      if (!touched(x, k)) continue;
-      accesses_[x.statement->operands[k]].push_back({index, x.partition(k), x.is_output(k), pointwise_access(x, k)});
-    }
+    record(accesses_, x, index);
   }
 
   FusedGroup finish() {
@@ -258,6 +264,16 @@ class GroupBuilder {
     bool pointwise;
   };
 
+  // Appends the accesses of op `p`, the kernel's op `index`: an in-place operand's read, then its write.
+  void record(std::map<std::string, std::vector<Access>>& acc, const PlannedOp& p, size_t index) const {
+    for (size_t k = 0; k < p.statement->operands.size(); ++k) {
+      if (!touched(p, k)) continue;
+      auto& list = acc[p.statement->operands[k]];
+      if (p.reads(k)) list.push_back({index, p.partition(k), false, pointwise_access(p, k)});
+      if (p.writes(k)) list.push_back({index, p.partition(k), true, pointwise_access(p, k)});
+    }
+  }
+
   bool touched(const PlannedOp& p, size_t k) const {
     const Symbol& s = program_.symbol(p.statement->operands[k]);
     return !s.compile_time() && p.partition(k).kind != FUGUE_PARTITION_NONE;
@@ -288,10 +304,7 @@ class GroupBuilder {
     std::vector<const PlannedOp*> ops = ops_;
     if (extra) {
       ops.push_back(extra);
-      for (size_t k = 0; k < extra->statement->operands.size(); ++k)
-        if (touched(*extra, k))
-          acc[extra->statement->operands[k]].push_back({ops.size() - 1, extra->partition(k), extra->is_output(k),
-                                                        pointwise_access(*extra, k)});
+      record(acc, *extra, ops.size() - 1);
     }
     if (ops.empty()) return 0;
     const SymbolSet& live_after = flow_.at(ops.back()->statement).live_out;
@@ -331,7 +344,7 @@ class GroupBuilder {
         if (!touched(*ops[o], k) || !pointwise_access(*ops[o], k)) continue;
         const std::string& s = ops[o]->statement->operands[k];
         auto it = span.find(s);
-        if (ops[o]->is_output(k) && it == span.end()) span[s] = {o, o};
+        if (ops[o]->writes(k) && it == span.end()) span[s] = {o, o};
         else if (it != span.end()) it->second.second = o;
       }
     auto own = [](const PlannedOp& p) {
@@ -384,7 +397,7 @@ std::string why_no_swap(const Program& program, const Dataflow& flow, const Symb
   const Symbol& t = program.symbol(target);
   const Symbol& s = program.symbol(source);
   if (target == source) return "it copies '" + source + "' onto itself";
-  if (s.compile_time()) return "its input '" + source + "' is a " + std::string(symbol_kind_name(s.kind));
+  if (s.compile_time()) return "its input '" + source + "' is a " + s.kind_text();
   if (loop_variables.count(source))
     return "its input '" + source + "' is a loop variable, whose buffer the loop refills every iteration";
   if (s.kind != t.kind || s.dtype != t.dtype || s.shape != t.shape)
@@ -439,8 +452,8 @@ ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, c
     };
     for (const Statement* st : block.ops) {
       const PlannedOp& p = *planned.at(st);
-      bool identity =
-          st->op->traits() & FUGUE_OP_IDENTITY && st->op->inputs().size() == 1 && st->op->outputs().size() == 1;
+      bool identity = st->op->traits() & FUGUE_OP_IDENTITY && st->op->operands().size() == 2 &&
+                      st->op->inputs().size() == 1 && st->op->outputs().size() == 1;
       // A copy of a value this kernel holds in a register is a register move: fuse it. Otherwise a
       // swap avoids moving any data at all.
       if (identity && options.fuse && builder.in_register(st->operands[st->op->inputs()[0]]) &&

@@ -10,7 +10,7 @@ struct LaunchTuning {
   int64_t element_local = 256;        // work-group size for ELEMENT level
   // Cap on groups (grid-stride beyond it); 0: one element per item. On the H100, 64 groups of 256 per
   // compute unit moved 2.61 TB/s for 2*x over 2^26 f32 against 1.97 TB/s with one element per item;
-  // on the H200, 128 beat 64 for the fused chain (1.044 vs 1.068 ms), the 5-point stencil on 8192^2
+  // on the H200, 128 beat 64 for the fused chain (1.044 vs 1.068 ms), the 5-point Laplacian on 8192^2
   // (1.77 vs 1.82 ms per 10 iterations) and Jacobi (2.26 vs 2.32 ms), scripts/gpu_fusion_sweep.sh.
   int64_t element_groups_per_cu = 128;
   int64_t item_local = 256;           // ITEM level (reductions)
@@ -18,10 +18,10 @@ struct LaunchTuning {
   bool blocked_items = false;         // walk a work-item's elements as one contiguous run
   // Grid-stride walks: elements per work-item per loop trip, so several loads are in flight at once.
   // On the H200, 2 took the fused 6-op chain over 2^28 f32 from 1.124 to 1.084 ms, but slowed the
-  // 5-point stencil from 1.81 to 1.99 ms per 10 iterations: kernels with halo reads keep 1.
+  // 5-point Laplacian from 1.81 to 1.99 ms per 10 iterations: kernels with halo reads keep 1.
   int64_t element_unroll = 2;
   // Columns of the tiles in which a work-group walks a 2-D grid read with a halo (0: a flat walk).
-  // Off: on the H200 tiles of 32 x 8 took the 5-point stencil on 8192^2 from 1.77 to 2.09 ms per 10
+  // Off: on the H200 tiles of 32 x 8 took the 5-point Laplacian on 8192^2 from 1.77 to 2.09 ms per 10
   // iterations (64 or 128 columns: 2.04-2.06 ms); the flat walk's neighbour rows already hit in L2.
   int64_t grid_tile_cols = 0;
 };

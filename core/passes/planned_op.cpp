@@ -31,7 +31,7 @@ bool is_pointwise(const abi::Partition& part) {
 }
 
 bool pointwise_access(const PlannedOp& p, size_t k) {
-  bool write = p.is_output(k);
+  bool write = p.writes(k);
   if (write && p.level() != FUGUE_LEVEL_ELEMENT) return false;  // ITEM ops may write after the loop
   const auto& part = p.partition(k);
   if (is_pointwise(part)) return p.level() >= FUGUE_LEVEL_ITEM;

@@ -25,7 +25,9 @@ struct PlannedOp {
 
   fugue_level level() const { return plan.level; }
   const abi::Partition& partition(size_t operand) const { return plan.partitions[operand]; }
-  bool is_output(size_t operand) const { return statement->op->operands()[operand]->role == FUGUE_ROLE_OUT; }
+  // Whether the op reads / writes the operand (an INOUT one both).
+  bool reads(size_t operand) const { return statement->op->reads(operand); }
+  bool writes(size_t operand) const { return statement->op->writes(operand); }
 };
 
 // Plans `statement` for `device`. Throws UserError for what the program must change (an f64 operand

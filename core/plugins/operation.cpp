@@ -12,7 +12,8 @@ Operation::Operation(std::shared_ptr<const LoadedPlugin> plugin, const fugue_op_
   for (uint32_t i = 0; i < desc->num_operands; ++i) {
     const auto* o = FUGUE_NTH(fugue_operand_desc, desc->operands, i);
     operands_.push_back(o);
-    (o->role == FUGUE_ROLE_OUT ? outputs_ : inputs_).push_back(i);
+    if (o->role != FUGUE_ROLE_OUT) inputs_.push_back(i);
+    if (o->role != FUGUE_ROLE_IN) outputs_.push_back(i);
   }
   for (uint32_t i = 0; i < desc->num_attrs; ++i) attrs_.push_back(FUGUE_NTH(fugue_attr_desc, desc->attrs, i));
 }

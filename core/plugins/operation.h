@@ -38,9 +38,13 @@ class Operation {
   const fugue_op_desc& desc() const { return *desc_; }
   const std::vector<const fugue_operand_desc*>& operands() const { return operands_; }
   const std::vector<const fugue_attr_desc*>& attrs() const { return attrs_; }
-  // Indices of IN and OUT operands, in signature order.
+  // Indices of the operands read (IN, INOUT) and written (OUT, INOUT), in signature order: an INOUT
+  // operand is in both lists, as it is in both of a program's `in` and `out`.
   const std::vector<uint32_t>& inputs() const { return inputs_; }
   const std::vector<uint32_t>& outputs() const { return outputs_; }
+  fugue_role role(size_t operand) const { return operands_[operand]->role; }
+  bool writes(size_t operand) const { return role(operand) != FUGUE_ROLE_IN; }
+  bool reads(size_t operand) const { return role(operand) != FUGUE_ROLE_OUT; }
   // FUGUE_OP_* traits.
   uint32_t traits() const { return desc_->traits; }
   // The calls the conformance suite runs, as JSON text ("" when the plugin declares none).

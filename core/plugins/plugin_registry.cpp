@@ -1,6 +1,7 @@
 #include "plugins/plugin_registry.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -37,11 +38,19 @@ std::string check_op(const fugue_op_desc* op) {
   std::set<std::string> names;
   for (uint32_t i = 0; i < op->num_operands; ++i) {
     const auto* o = FUGUE_NTH(fugue_operand_desc, op->operands, i);
-    if (o->struct_size < FUGUE_V2_SIZE(fugue_operand_desc, doc))
+    if (o->struct_size < FUGUE_V2_SIZE(fugue_operand_desc, plugin_kinds))
       return name + ": operand descriptor " + std::to_string(i) + " is smaller than ABI 2.0's";
     if (!o->name || !*o->name) return name + ": operand " + std::to_string(i) + " has no name";
-    if (o->role != FUGUE_ROLE_IN && o->role != FUGUE_ROLE_OUT)
+    if (o->role != FUGUE_ROLE_IN && o->role != FUGUE_ROLE_OUT && o->role != FUGUE_ROLE_INOUT)
       return name + ": operand '" + o->name + "' has an unknown role " + std::to_string(o->role);
+    // Plugin kinds are compile-time in ABI 2.0: no operation writes one.
+    const uint32_t compile_time = FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN);
+    if (o->role != FUGUE_ROLE_IN && (o->kinds & compile_time))
+      return name + ": operand '" + o->name + "' is written but accepts a kind known at compile time";
+    const bool plugin_kind = o->kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN);
+    if (plugin_kind != (o->plugin_kinds && *o->plugin_kinds))
+      return name + ": operand '" + o->name + "' must name the plugin kinds it accepts exactly when its kinds "
+             "include FUGUE_KIND_PLUGIN";
     if (!names.insert(o->name).second) return name + ": operand name '" + o->name + "' repeats";
   }
   for (uint32_t i = 0; i < op->num_attrs; ++i) {
@@ -55,7 +64,51 @@ std::string check_op(const fugue_op_desc* op) {
   return {};
 }
 
+bool identifier(const char* s) {
+  if (!s || !(std::isalpha(static_cast<unsigned char>(*s)) || *s == '_')) return false;
+  for (; *s; ++s)
+    if (!(std::isalnum(static_cast<unsigned char>(*s)) || *s == '_')) return false;
+  return true;
+}
+
+// "" when the kind descriptor is sound; otherwise what is wrong with it.
+std::string check_kind(const fugue_kind_desc* kind) {
+  if (!kind) return "a null kind descriptor";
+  if (kind->struct_size < FUGUE_V2_SIZE(fugue_kind_desc, user_data)) return "a kind descriptor smaller than ABI 2.0's";
+  if (!identifier(kind->name)) return "a kind whose name is not an identifier";
+  const std::string name = kind->name;
+  if (!kind->declare || !kind->example) return "kind '" + name + "' lacks declare or example";
+  if (!(kind->flags & FUGUE_KIND_FLAG_COMPILE_TIME))
+    return "kind '" + name + "' has device storage, which this Fugue (ABI 2.0) does not run yet: only compile-time "
+           "kinds (FUGUE_KIND_FLAG_COMPILE_TIME)";
+  if (kind->flags & ~FUGUE_KIND_FLAG_COMPILE_TIME) return "kind '" + name + "' has unknown flags";
+  return {};
+}
+
 }  // namespace
+
+PluginRegistry::PluginRegistry() {
+  const auto builtin = [&](const std::string& name, const std::string& doc, std::vector<std::string> keys) {
+    kinds_[name] = std::make_shared<const Kind>(name, doc, std::move(keys));
+  };
+  builtin("array", "a dense row-major array on the device", {"dtype", "shape", "from", "value"});
+  builtin("scalar", "one value on the device", {"dtype", "from", "value"});
+  builtin("const", "a number baked into the generated kernels", {"value"});
+}
+
+std::shared_ptr<const Kind> PluginRegistry::find_kind(const std::string& name) const {
+  auto it = kinds_.find(name);
+  return it == kinds_.end() ? nullptr : it->second;
+}
+
+std::vector<const Kind*> PluginRegistry::kinds() const {
+  std::vector<const Kind*> out;
+  for (const auto& [name, kind] : kinds_)
+    if (kind->builtin()) out.push_back(kind.get());
+  for (const auto& [name, kind] : kinds_)
+    if (!kind->builtin()) out.push_back(kind.get());
+  return out;
+}
 
 std::vector<fs::path> PluginRegistry::default_search_path() {
   std::vector<fs::path> folders;
@@ -166,9 +219,33 @@ bool PluginRegistry::load_file(const fs::path& file) {
       return false;
     }
   }
+  if (table->struct_size < FUGUE_V2_SIZE(fugue_plugin, kinds) || (table->num_kinds > 0 && !table->kinds)) {
+    refuse(file, "plugin '" + plugin->name + "': its kind list is malformed");
+    return false;
+  }
+  std::set<std::string> own_kinds;
+  for (uint32_t i = 0; i < table->num_kinds; ++i) {
+    const fugue_kind_desc* kind = table->kinds[i];
+    if (std::string problem = check_kind(kind); !problem.empty()) {
+      refuse(file, "plugin '" + plugin->name + "': " + problem);
+      return false;
+    }
+    if (!own_kinds.insert(kind->name).second) {
+      refuse(file, "plugin '" + plugin->name + "' lists kind '" + kind->name + "' twice");
+      return false;
+    }
+    if (auto it = kinds_.find(kind->name); it != kinds_.end()) {
+      const LoadedPlugin* other = it->second->plugin();
+      refuse(file, "kind '" + std::string(kind->name) + "' of plugin '" + plugin->name + "' is already defined by " +
+                       (other ? "plugin '" + other->name + "' (" + other->file + ")" : std::string("the core")));
+      return false;
+    }
+  }
   std::shared_ptr<const LoadedPlugin> shared = plugin;
   for (uint32_t i = 0; i < table->num_ops; ++i)
     operations_[table->ops[i]->name] = std::make_shared<const Operation>(shared, table->ops[i]);
+  for (uint32_t i = 0; i < table->num_kinds; ++i)
+    kinds_[table->kinds[i]->name] = std::make_shared<const Kind>(shared, table->kinds[i]);
   plugins_.push_back(shared);
   loaded_files_.push_back(key);
   spdlog::debug("loaded plugin {} {} ({} operations) from {}", plugin->name, plugin->version,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "plugins/kind.h"
 #include "plugins/operation.h"
 
 namespace fugue {
@@ -21,6 +22,9 @@ struct PluginRefusal {
 
 class PluginRegistry {
  public:
+  // Knows the core's kinds (array, scalar, const) from the start.
+  PluginRegistry();
+
   // The folders searched by default: beside the executable (`../plugins` in a build tree,
   // `../lib/fugue/plugins` in an install), then every folder of FUGUE_PLUGIN_PATH (colon-separated).
   static std::vector<std::filesystem::path> default_search_path();
@@ -38,12 +42,17 @@ class PluginRegistry {
   const std::vector<std::shared_ptr<const LoadedPlugin>>& plugins() const { return plugins_; }
   std::vector<const Operation*> operations_of(const LoadedPlugin& plugin) const;
   const std::vector<PluginRefusal>& refusals() const { return refusals_; }
+  // nullptr when neither the core nor a plugin defines kind `name`.
+  std::shared_ptr<const Kind> find_kind(const std::string& name) const;
+  // Every kind, the core's first, then by name.
+  std::vector<const Kind*> kinds() const;
 
  private:
   void refuse(const std::filesystem::path& file, const std::string& reason);
 
   std::vector<std::shared_ptr<const LoadedPlugin>> plugins_;
   std::map<std::string, std::shared_ptr<const Operation>> operations_;
+  std::map<std::string, std::shared_ptr<const Kind>> kinds_;
   std::vector<PluginRefusal> refusals_;
   std::vector<std::string> loaded_files_;  // canonical paths, so a folder listed twice loads once
 };

@@ -17,8 +17,9 @@
 
 namespace fugue {
 
-enum class SymbolKind { Array, Scalar, Const, Stencil };
-std::string_view symbol_kind_name(SymbolKind kind);
+// The core's kinds, and Plugin for a kind a plugin defines (compile-time in ABI 2.0: a type and its
+// metadata, no device value).
+enum class SymbolKind { Array, Scalar, Const, Plugin };
 
 // Where a symbol's initial value comes from.
 struct SymbolSource {
@@ -40,15 +41,18 @@ struct Symbol {
   Shape shape;
   bool typed = false;         // dtype and shape known
   double const_value = 0;     // Const: the value baked into kernels
-  abi::Stencil stencil;       // Stencil: its points, baked into kernels
+  std::string kind_name;      // Plugin: the kind's name ("csr")
+  std::vector<unsigned char> metadata;  // Plugin: what its declare made, baked into kernels
   SymbolSource source;
   std::string where;          // "file.json:/symbols/x", for messages
   bool inline_number = false; // a const the loader made for a number written in an operand list
 
-  // The type operations see (a stencil's points as its metadata).
+  // The type operations see (a plugin kind's metadata with it).
   abi::Type type() const;
-  // Known when kernels are generated (const, stencil): no device value, never written.
-  bool compile_time() const { return kind == SymbolKind::Const || kind == SymbolKind::Stencil; }
+  // "array", "const", or a plugin kind's name
+  std::string kind_text() const;
+  // Known when kernels are generated (consts, plugin kinds): no device value, never written.
+  bool compile_time() const { return kind == SymbolKind::Const || kind == SymbolKind::Plugin; }
 };
 
 // One statement of the body.

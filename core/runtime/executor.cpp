@@ -271,20 +271,24 @@ void Executor::run_op(const Statement& st) {
       run_swap(step, st);
       return;
     case Step::Kind::Device: {
-      // An output that is also an input is written to a fresh buffer that replaces the old one
-      // afterwards, so the op never reads what it has already overwritten.
+      // An OUT operand whose symbol another operand reads is written to the symbol's second buffer,
+      // swapped in afterwards, so the op never reads what it has already overwritten; the old buffer
+      // becomes the second one for the next call. An INOUT operand is updated where it is.
       const auto& op = *st.op;
       for (uint32_t i : op.inputs())
         if (!program_.symbol(st.operands[i]).compile_time()) value_for_read(st.operands[i], st);
       std::map<std::string, cl::Buffer> replaced;
       for (uint32_t o : op.outputs()) {
         const std::string& out = st.operands[o];
-        bool hazard = std::any_of(op.inputs().begin(), op.inputs().end(),
-                                  [&](uint32_t i) { return st.operands[i] == out; });
+        bool hazard = !op.reads(o) && std::any_of(op.inputs().begin(), op.inputs().end(),
+                                                  [&](uint32_t i) { return st.operands[i] == out; });
         Value& v = value_for_write(out);
         if (hazard) {
+          cl::Buffer& spare = shadows_[out];
+          if (!spare() || spare.getInfo<CL_MEM_SIZE>() < std::max<size_t>(v.bytes, 1))
+            spare = allocate(v.bytes, "the second buffer of '" + out + "'");
           replaced[out] = v.buffer;
-          v.buffer = allocate(v.bytes, "'" + out + "'");
+          std::swap(v.buffer, spare);
         }
       }
       run_device_level(*step.op, replaced);
@@ -384,7 +388,28 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   } catch (const UserError& e) {
     throw UserError(st.where + ": " + e.what());
   }
-  if (!context.scratch.empty()) device_.queue.finish();  // scratch must outlive the op's work
+  if (!context.scratch.empty()) release_after_work(std::move(context.scratch), op.label);
+}
+
+// Scratch must outlive the work enqueued on it, but waiting for that work would stall the queue:
+// a marker after the op's work releases the buffers from its completion callback.
+void Executor::release_after_work(std::vector<cl::Buffer> buffers, const std::string& label) {
+  auto* held = new std::vector<cl::Buffer>(std::move(buffers));
+  try {
+    cl::Event marker;
+    device_.queue.enqueueMarkerWithWaitList(nullptr, &marker);
+    marker.setCallback(CL_COMPLETE, [](cl_event, cl_int, void* data) {
+      delete static_cast<std::vector<cl::Buffer>*>(data);
+    }, held);
+  } catch (const cl::Error& e) {
+    // Without a callback, the only safe moment to release them is after the device has finished.
+    try {
+      device_.queue.finish();
+    } catch (const cl::Error&) {
+    }
+    delete held;
+    throw DeviceError(cl_error_message("scheduling the release of the scratch of " + label, e.err()));
+  }
 }
 
 void Executor::run() {
@@ -398,8 +423,9 @@ void Executor::run() {
 
 HostArray Executor::read(const std::string& symbol) {
   const Symbol& s = program_.symbol(symbol);
-  if (s.kind == SymbolKind::Stencil)
-    throw UserError(s.where + ": '" + symbol + "' is a stencil; it has no value to read");
+  if (s.kind == SymbolKind::Plugin)
+    throw UserError(s.where + ": '" + symbol + "' is a " + s.kind_text() + ", known when kernels are generated; it "
+                    "has no value to read");
   if (s.kind == SymbolKind::Const) {
     HostArray a(DType::F64, {});
     a.set(0, s.const_value);

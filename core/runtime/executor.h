@@ -91,6 +91,7 @@ class Executor : public Backend {
   void allocate_guarded(Value& v, const std::string& symbol);
   void upload(const std::string& symbol, const HostArray& array);
   void run_device_level(const PlannedOp& op, const std::map<std::string, cl::Buffer>& replaced);
+  void release_after_work(std::vector<cl::Buffer> buffers, const std::string& label);
   void enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name, double bytes,
                double flops);
 
@@ -102,7 +103,9 @@ class Executor : public Backend {
   ExecutionPlan plan_;
   std::vector<std::unique_ptr<KernelSite>> kernels_;
   std::map<std::string, Value> values_;
-  std::map<std::string, cl::Buffer> shadows_;  // second buffers of symbols written while read wide
+  // Second buffers: of symbols written while read wide (kernels), or written by a device-level op
+  // while another operand reads them.
+  std::map<std::string, cl::Buffer> shadows_;
   std::map<std::string, HostArray> initial_;   // initial values, kept for repetitions
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation

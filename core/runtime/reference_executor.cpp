@@ -22,13 +22,14 @@ void ReferenceExecutor::run_op(const Statement& st) {
   CallDescriptor call;
   program_.call(st, call);
   // Outputs are fresh arrays, moved into place afterwards, so an output that is also an input never
-  // sees a half-written value; inputs are read where they are stored.
+  // sees a half-written value; inputs are read where they are stored, and an in-place (INOUT)
+  // operand is updated where it is stored.
   std::vector<HostArray> outputs(st.operands.size());
   std::vector<fugue_host_array> views(st.operands.size());
   for (size_t i = 0; i < st.operands.size(); ++i) {
     const Symbol& s = program_.symbol(st.operands[i]);
     HostArray* array = nullptr;
-    if (st.op->operands()[i]->role == FUGUE_ROLE_OUT) {
+    if (st.op->role(i) == FUGUE_ROLE_OUT) {
       outputs[i] = HostArray(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
       array = &outputs[i];
     } else if (!s.compile_time()) {
@@ -43,7 +44,8 @@ void ReferenceExecutor::run_op(const Statement& st) {
     views[i].bytes = array ? array->bytes.size() : 0;
   }
   st.op->reference(call.call, views.data());
-  for (uint32_t o : st.op->outputs()) values_[st.operands[o]] = std::move(outputs[o]);
+  for (uint32_t o : st.op->outputs())
+    if (st.op->role(o) == FUGUE_ROLE_OUT) values_[st.operands[o]] = std::move(outputs[o]);
 }
 
 double ReferenceExecutor::scalar_value(const std::string& symbol) { return value(symbol).get(0); }

@@ -103,7 +103,7 @@ int run_conformance(const SuiteOptions& options) {
   for (const Operation* op : ops) {
     std::vector<TestCall> candidates;
     try {
-      candidates = candidate_calls(*op, seed);
+      candidates = candidate_calls(*op, registry, seed);
     } catch (const UserError& e) {
       report.add(op->name(), "test_cases", Verdict::Fail, e.what());
       continue;

@@ -18,7 +18,7 @@ bool identifier(const char* s) {
 }
 
 constexpr uint32_t kAllKinds = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY) | FUGUE_KIND_BIT(FUGUE_KIND_SCALAR) |
-                               FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_STENCIL);
+                               FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN);
 
 // Problems of one operation's descriptor, each a short sentence.
 std::vector<std::string> problems_of(const Operation& op) {
@@ -33,7 +33,7 @@ std::vector<std::string> problems_of(const Operation& op) {
   if (d.struct_size < FUGUE_SIZE_UP_TO(fugue_op_desc, test_cases)) problem("struct_size below ABI 2.0's");
   if (d.num_operands == 0 || d.num_operands > kMaxOperands)
     problem(std::to_string(d.num_operands) + " operands (1 to " + std::to_string(kMaxOperands) + " allowed)");
-  if (op.outputs().empty()) problem("no OUT operand");
+  if (op.outputs().empty()) problem("no OUT or INOUT operand");
   std::set<std::string> names;
   for (uint32_t i = 0; i < op.operands().size(); ++i) {
     const fugue_operand_desc& o = *op.operands()[i];
@@ -41,12 +41,13 @@ std::vector<std::string> problems_of(const Operation& op) {
     if (o.struct_size < FUGUE_SIZE_UP_TO(fugue_operand_desc, doc)) problem(where + ": struct_size below ABI 2.0's");
     if (!identifier(o.name)) problem(where + ": name is not an identifier");
     else if (!names.insert(o.name).second) problem(where + ": name used twice");
-    if (o.role != FUGUE_ROLE_IN && o.role != FUGUE_ROLE_OUT) problem(where + ": role is neither IN nor OUT");
+    if (o.role != FUGUE_ROLE_IN && o.role != FUGUE_ROLE_OUT && o.role != FUGUE_ROLE_INOUT)
+      problem(where + ": role is none of IN, OUT, INOUT");
     if (!o.kinds || (o.kinds & ~kAllKinds)) problem(where + ": kinds mask empty or with unknown bits");
     if (!o.dtypes || (o.dtypes & ~static_cast<uint32_t>(FUGUE_DTYPES_ALL)))
       problem(where + ": dtypes mask empty or with unknown bits");
-    if (o.role == FUGUE_ROLE_OUT && (o.kinds & (FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_STENCIL))))
-      problem(where + ": an OUT operand cannot be a const or a stencil (they are known at generation)");
+    if (o.role != FUGUE_ROLE_IN && (o.kinds & (FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN))))
+      problem(where + ": a written operand cannot be a const or a plugin kind (known at generation in ABI 2.0)");
   }
   for (uint32_t a = 0; a < op.attrs().size(); ++a) {
     const fugue_attr_desc& at = *op.attrs()[a];
@@ -66,8 +67,10 @@ std::vector<std::string> problems_of(const Operation& op) {
     problem("tolerances must lie in [0, 1) (relative error bounds)");
   if (!(std::isfinite(d.test_low) && std::isfinite(d.test_high) && d.test_low <= d.test_high))
     problem("test domain [test_low, test_high] is not a finite interval");
-  if ((op.traits() & FUGUE_OP_IDENTITY) && (op.inputs().size() != 1 || op.outputs().size() != 1))
-    problem("IDENTITY trait on an operation without exactly one input and one output");
+  if ((op.traits() & FUGUE_OP_IDENTITY) &&
+      (op.operands().size() != 2 || op.inputs().size() != 1 || op.outputs().size() != 1))
+    problem("IDENTITY trait on an operation without exactly one IN and one OUT operand");
+  if (op.traits() & ~(FUGUE_OP_IDENTITY | FUGUE_OP_UNORDERED)) problem("traits with unknown bits");
   return problems;
 }
 

@@ -3,6 +3,7 @@
 #include "program/host_array.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "errors.h"
 
@@ -35,19 +36,18 @@ std::pair<double, double> domain(const Operation& op, DType symbol_dtype, DType 
   return {is_unsigned || op.desc().test_low >= 0 ? 0 : -100, 100};
 }
 
-// A star of 2 * rank + 1 points with unequal weights, so that swapped axes or signs show.
-json default_stencil(size_t rank, DType dtype) {
-  json points = json::array();
-  std::vector<int64_t> centre(rank, 0);
-  points.push_back({{"offset", centre}, {"weight", -0.75}});
-  for (size_t axis = 0; axis < rank; ++axis)
-    for (int side : {-1, 1}) {
-      std::vector<int64_t> offset(rank, 0);
-      offset[axis] = side;
-      points.push_back({{"offset", offset}, {"weight", 0.1 * static_cast<double>(axis + 1) + (side > 0 ? 0.05 : 0.0)}});
+// The example declaration of the first plugin kind operand `d` accepts, for `rank` axes and `dtype`;
+// null when no loaded plugin defines one of its kinds.
+json kind_example(const fugue_operand_desc& d, const PluginRegistry& registry, size_t rank, DType dtype) {
+  std::istringstream names(d.plugin_kinds ? d.plugin_kinds : "");
+  for (std::string name; names >> name;)
+    if (auto kind = registry.find_kind(name); kind && !kind->builtin()) {
+      json example = json::parse(kind->example(static_cast<uint32_t>(rank), dtype), nullptr, false);
+      if (!example.is_object()) throw UserError("kind " + name + ": its example declaration is not a JSON object");
+      example["kind"] = name;
+      return example;
     }
-  return {{"kind", "stencil"}, {"dtype", dtype_is_float(dtype) ? dtype_name(dtype) : "f32"}, {"border", "clamp"},
-          {"points", points}};
+  return nullptr;
 }
 
 std::string shape_text(const json& shape) {
@@ -57,7 +57,7 @@ std::string shape_text(const json& shape) {
 }
 
 // One call: `spec` holds "shape", and optionally "inputs" and "attrs" (test_cases syntax).
-json make_program(const Operation& op, const json& spec, DType dtype, uint64_t seed) {
+json make_program(const Operation& op, const PluginRegistry& registry, const json& spec, DType dtype, uint64_t seed) {
   const json shape = spec.value("shape", json::array({7}));
   const json given = spec.value("inputs", json::object());
   json symbols = json::object(), in = json::array(), out = json::array(), outputs = json::object();
@@ -73,8 +73,7 @@ json make_program(const Operation& op, const json& spec, DType dtype, uint64_t s
       symbol = given[name];
       const std::string kind = symbol.value("kind", "array");
       symbol["kind"] = kind;
-      if ((kind == "array" || kind == "scalar" || kind == "stencil") && !symbol.contains("dtype"))
-        symbol["dtype"] = kind == "stencil" ? default_stencil(1, t)["dtype"].get<std::string>() : dtype_name(t);
+      if ((kind == "array" || kind == "scalar") && !symbol.contains("dtype")) symbol["dtype"] = dtype_name(t);
       if (kind == "array" && !symbol.contains("shape")) symbol["shape"] = shape;
       if (kind == "array" && !symbol.contains("from") && !symbol.contains("value")) {
         auto [l, h] = domain(op, dtype_from_name(symbol["dtype"].get<std::string>()), dtype);
@@ -88,8 +87,11 @@ json make_program(const Operation& op, const json& spec, DType dtype, uint64_t s
       symbol = {{"kind", "scalar"}, {"dtype", dtype_name(t)}, {"value", dtype_is_float(t) ? 0.25 * low + 0.75 * high : 5}};
     } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)) {
       symbol = {{"kind", "const"}, {"value", dtype_is_float(t) ? 0.5 * (low + high) + 0.125 : 3}};
-    } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_STENCIL)) {
-      symbol = default_stencil(shape.size(), t);
+    } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN)) {
+      symbol = kind_example(d, registry, shape.size(), t);
+      if (symbol.is_null())
+        throw UserError("operand " + name + " takes kind(s) '" + (d.plugin_kinds ? d.plugin_kinds : "") +
+                        "', which no loaded plugin defines");
     }
     symbols[name] = symbol;
     in.push_back(name);
@@ -130,7 +132,8 @@ std::vector<DType> default_dtypes(const Operation& op) {
   return out;
 }
 
-std::vector<TestCall> declared_calls(const Operation& op, const std::string& text, uint64_t seed) {
+std::vector<TestCall> declared_calls(const Operation& op, const PluginRegistry& registry, const std::string& text,
+                                     uint64_t seed) {
   const std::string where = op.name() + " test_cases";
   json cases;
   try {
@@ -179,14 +182,14 @@ std::vector<TestCall> declared_calls(const Operation& op, const std::string& tex
       call.dtype = t;
       call.rank = shape.size();
       call.label = spec.value("name", "case " + std::to_string(c)) + " " + std::string(dtype_name(t)) + " " + shape_text(shape);
-      call.program = make_program(op, spec, t, seed + 101 * c);
+      call.program = make_program(op, registry, spec, t, seed + 101 * c);
       calls.push_back(std::move(call));
     }
   }
   return calls;
 }
 
-std::vector<TestCall> derived_calls(const Operation& op, uint64_t seed) {
+std::vector<TestCall> derived_calls(const Operation& op, const PluginRegistry& registry, uint64_t seed) {
   const std::vector<std::pair<std::string, std::vector<json>>> shapes = {
       {"degenerate", {json::array({1}), json::array({1, 1}), json::array({1, 1, 1})}},
       {"odd", {json::array({7}), json::array({7, 5}), json::array({3, 5, 7})}},
@@ -202,7 +205,7 @@ std::vector<TestCall> derived_calls(const Operation& op, uint64_t seed) {
         call.size_class = size_class;
         call.rank = rank;
         call.label = std::string(dtype_name(t)) + " " + shape_text(spec["shape"]);
-        call.program = make_program(op, spec, t, seed);
+        call.program = make_program(op, registry, spec, t, seed);
         calls.push_back(call);
         // The second input as a const, where the signature takes one.
         if (size_class == "odd" && op.inputs().size() >= 2 &&
@@ -210,7 +213,7 @@ std::vector<TestCall> derived_calls(const Operation& op, uint64_t seed) {
           const std::string name = op.operands()[op.inputs()[1]]->name;
           spec["inputs"] = {{name, {{"kind", "const"}, {"value", dtype_is_float(t) ? 0.625 : 3}}}};
           call.label += " " + name + " const";
-          call.program = make_program(op, spec, t, seed);
+          call.program = make_program(op, registry, spec, t, seed);
           calls.push_back(call);
         }
       }
@@ -219,9 +222,9 @@ std::vector<TestCall> derived_calls(const Operation& op, uint64_t seed) {
 
 }  // namespace
 
-std::vector<TestCall> candidate_calls(const Operation& op, uint64_t seed) {
+std::vector<TestCall> candidate_calls(const Operation& op, const PluginRegistry& registry, uint64_t seed) {
   const std::string declared = op.test_cases();
-  return declared.empty() ? derived_calls(op, seed) : declared_calls(op, declared, seed);
+  return declared.empty() ? derived_calls(op, registry, seed) : declared_calls(op, registry, declared, seed);
 }
 
 json with_neighbours(const Operation& op, const json& program, const std::string& neighbour, double identity,

@@ -10,6 +10,7 @@
 
 #include "program/dtype.h"
 #include "plugins/operation.h"
+#include "plugins/plugin_registry.h"
 
 namespace fugue::conformance {
 
@@ -23,8 +24,9 @@ struct TestCall {
 };
 
 // Every candidate call. Throws UserError (naming the JSON pointer) for malformed test_cases. Derived
-// candidates may be invalid for the operation; the infer check keeps the valid ones.
-std::vector<TestCall> candidate_calls(const Operation& op, uint64_t seed);
+// candidates may be invalid for the operation; the infer check keeps the valid ones. Operands of a
+// plugin kind get the kind's example declaration (from `registry`).
+std::vector<TestCall> candidate_calls(const Operation& op, const PluginRegistry& registry, uint64_t seed);
 
 // The fusion-neutrality program: the listed array inputs renamed and produced by the neighbour
 // (x = neighbour(x_source, identity)), the listed array outputs consumed by it (y_next =

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dtypes.h"
 #include "elementwise.h"
 #include "opencl_c.h"
 
@@ -14,6 +15,7 @@ namespace fugue::array {
 
 namespace {
 
+using ref::Complex;
 using ref::Real;
 
 // x op y for op in + - *; integers wrap around.
@@ -22,11 +24,20 @@ Formula wrapping(char op) {
             return opencl::wrapping(t, x, op, y);
           },
           [op](Real x, Real y) { return ref::arithmetic(x, op, y); },
-          [op](int64_t x, int64_t y) { return ref::wrapping(x, op, y); }};
+          [op](int64_t x, int64_t y) { return ref::wrapping(x, op, y); },
+          [op](Complex x, Complex y) { return ref::arithmetic(x, op, y); }};
 }
 
 Formula division() {
-  return {opencl::divide, [](Real x, Real y) { return x / y; }, ref::divide};
+  return {opencl::divide, [](Real x, Real y) { return x / y; },
+          [](int64_t x, int64_t y) { return ref::divide(x, y); },
+          [](Complex x, Complex y) { return ref::divide(x, y); }};
+}
+
+// |x|: of the parts' dtype for complex x (the result rule component).
+Formula magnitude() {
+  return unary_formula(opencl::absolute, ::fabsl, ref::absolute,
+                       [](Complex x) { return Complex(ref::magnitude(x)); });
 }
 
 Formula smaller() {
@@ -66,14 +77,18 @@ MapSpec atan2() {
 
 std::vector<MapSpec> binary_specs() {
   return {
+      // Complex operands: a const beside them is a real number, x + 0i.
       binary_map("add", "a + b; integers wrap around", kAllDtypes, wrapping('+')),
       binary_map("sub", "a - b; integers wrap around", kAllDtypes, wrapping('-')),
-      binary_map("mul", "a * b; integers wrap around", kAllDtypes, wrapping('*')),
-      binary_map("div", "a / b; integers truncate toward zero, x / 0 is 0 and MIN / -1 is MIN",
+      binary_map("mul", "a * b; integers wrap around; complex numbers multiply as such", kAllDtypes,
+                 wrapping('*')),
+      binary_map("div",
+                 "a / b; integers truncate toward zero, x / 0 is 0 and MIN / -1 is MIN; complex "
+                 "numbers divide by Smith's algorithm (no overflow for large parts)",
                  kAllDtypes, division()),
-      binary_map("minimum", "The smaller of a and b; floats ignore a NaN, as fmin", kAllDtypes,
+      binary_map("minimum", "The smaller of a and b; floats ignore a NaN, as fmin", kRealDtypes,
                  smaller()),
-      binary_map("maximum", "The larger of a and b; floats ignore a NaN, as fmax", kAllDtypes,
+      binary_map("maximum", "The larger of a and b; floats ignore a NaN, as fmax", kRealDtypes,
                  larger()),
       binary_map("pow", "a raised to the power b", kFloatDtypes, float_function("pow", ::powl))
           .with_tolerance(kFewUlps)
@@ -86,9 +101,14 @@ std::vector<MapSpec> unary_specs() {
   // The test domains keep each function where it is defined and far from overflow.
   return {
       unary_map("neg", "-x; integers wrap around (-MIN is MIN, unsigned -x is 2^bits - x)",
-                kAllDtypes, unary_formula(opencl::negate, std::negate<Real>(), ref::negate)),
-      unary_map("abs", "|x|; the absolute value of a signed integer's MIN is MIN", kAllDtypes,
-                unary_formula(opencl::absolute, ::fabsl, ref::absolute)),
+                kAllDtypes,
+                unary_formula(opencl::negate, std::negate<Real>(), ref::negate,
+                              std::negate<Complex>())),
+      unary_map("abs",
+                "|x|; the absolute value of a signed integer's MIN is MIN; of complex x, the "
+                "magnitude as the parts' dtype (c64 -> f32), scaled as hypot (no overflow)",
+                kAllDtypes, magnitude())
+          .with_result(component),
       unary_map("sqrt", "The square root of x", kFloatDtypes, float_function("sqrt", ::sqrtl))
           .with_tolerance(kFewUlps)
           .with_domain(0.1, 10),
@@ -124,7 +144,8 @@ std::vector<MapSpec> unary_specs() {
           .with_domain(-10, 10),
       unary_map("copy", "x, unchanged", kAllDtypes,
                 unary_formula([](fugue_dtype, const std::string& x) { return x; },
-                              [](Real x) { return x; }, [](int64_t x) { return x; }))
+                              [](Real x) { return x; }, [](int64_t x) { return x; },
+                              [](Complex x) { return x; }))
           .with_flops(0)
           .with_traits(FUGUE_OP_IDENTITY),
   };

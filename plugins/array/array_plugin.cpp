@@ -6,9 +6,11 @@
 #include "arithmetic.h"
 #include "cast.h"
 #include "comparisons.h"
+#include "complex.h"
 #include "fill.h"
 #include "fugue/sdk.hpp"
 #include "reductions.h"
+#include "scatter.h"
 #include "select.h"
 
 namespace {
@@ -23,11 +25,13 @@ void add_all(Plugin& plugin, std::vector<std::unique_ptr<Operation>> ops) {
 void populate(Plugin& plugin) {
   using namespace fugue::array;
   add_all(plugin, arithmetic_operations());
+  add_all(plugin, complex_operations());
   add_all(plugin, comparison_operations());
   plugin.add(std::make_unique<Select>());
   plugin.add(std::make_unique<Fill>());
   plugin.add(std::make_unique<Cast>());
   add_all(plugin, reduction_operations());
+  plugin.add(scatter_add_operation());
 }
 
 }  // namespace

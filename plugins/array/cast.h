@@ -5,7 +5,9 @@
 namespace fugue::array {
 
 // Float to integer and wider to narrower integer saturate (NaN gives 0), as OpenCL's
-// convert_<type>_sat; every other conversion is C's.
+// convert_<type>_sat; every other conversion is C's. A real converts to complex as re + 0i, complex
+// to complex part by part; complex to real is refused: which real (the real part, the magnitude)
+// is for the program to say, with array.real or array.abs.
 class Cast final : public ElementwiseOperation {
  public:
   Cast();

@@ -1,5 +1,5 @@
 // comparisons.h: the element-wise comparisons lt le gt ge eq ne, which give u8 1 where they hold
-// and 0 elsewhere.
+// and 0 elsewhere. eq and ne also compare complex numbers; the others need ordered (real) values.
 #pragma once
 #include <memory>
 #include <vector>

@@ -1,4 +1,5 @@
-// dtypes.cpp: one table of facts per dtype, and the questions answered from it.
+// dtypes.cpp: the integer spellings of OpenCL C per dtype, and the questions answered from them and
+// from the one dtype table (fugue_dtypes.h).
 #include "dtypes.h"
 
 #include <cfloat>
@@ -12,67 +13,74 @@ namespace fugue::array {
 
 namespace {
 
-struct Facts {
-  std::size_t bytes;
-  bool integer;
-  int64_t lowest, highest;  // integers only
-  const char* ctype;
-  const char* unsigned_ctype;  // integers only
-  const char* lowest_macro;    // integers only
+// What OpenCL C needs beyond the dtype table, for the integer dtypes.
+struct IntegerSpelling {
+  const char* unsigned_ctype;
+  const char* lowest_macro;
   const char* highest_macro;
 };
 
-const Facts& facts(fugue_dtype dtype) {
-  // Indexed by fugue_dtype; NONE has no facts.
-  static const Facts table[FUGUE_DTYPE_COUNT] = {
-      {0, false, 0, 0, nullptr, nullptr, nullptr, nullptr},
-      {4, false, 0, 0, "float", nullptr, nullptr, nullptr},
-      {8, false, 0, 0, "double", nullptr, nullptr, nullptr},
-      {4, true, INT32_MIN, INT32_MAX, "int", "uint", "INT_MIN", "INT_MAX"},
-      {8, true, INT64_MIN, INT64_MAX, "long", "ulong", "LONG_MIN", "LONG_MAX"},
-      {1, true, 0, UINT8_MAX, "uchar", "uchar", "0", "UCHAR_MAX"},
-      {4, true, 0, UINT32_MAX, "uint", "uint", "0", "UINT_MAX"},
-  };
-  if (dtype <= FUGUE_DTYPE_NONE || dtype >= FUGUE_DTYPE_COUNT)
-    throw std::logic_error("no dtype numbered " + std::to_string(dtype));
-  return table[dtype];
+const IntegerSpelling& integer_spelling(fugue_dtype dtype) {
+  static const IntegerSpelling i32{"uint", "INT_MIN", "INT_MAX"},
+      i64{"ulong", "LONG_MIN", "LONG_MAX"}, u8{"uchar", "0", "UCHAR_MAX"},
+      u32{"uint", "0", "UINT_MAX"};
+  switch (dtype) {
+    case FUGUE_DTYPE_I32: return i32;
+    case FUGUE_DTYPE_I64: return i64;
+    case FUGUE_DTYPE_U8: return u8;
+    case FUGUE_DTYPE_U32: return u32;
+  }
+  throw std::logic_error(std::string("asked for the integer spelling of ") +
+                         sdk::dtype_name(dtype));
 }
 
-const Facts& integer_facts(fugue_dtype dtype) {
-  const Facts& f = facts(dtype);
-  if (!f.integer)
-    throw std::logic_error(std::string("asked for the integer range of ") + sdk::dtype_name(dtype));
-  return f;
+const fugue_dtype_info& integer_info(fugue_dtype dtype) {
+  const fugue_dtype_info& info = abi::dtype_info(dtype);
+  if (!(info.flags & FUGUE_DTYPE_FLAG_INTEGER))
+    throw std::logic_error(std::string("asked for the integer range of ") + info.name);
+  return info;
 }
 
 }  // namespace
 
-std::size_t dtype_bytes(fugue_dtype dtype) { return facts(dtype).bytes; }
-bool is_integer(fugue_dtype dtype) { return facts(dtype).integer; }
-int64_t lowest_integer(fugue_dtype dtype) { return integer_facts(dtype).lowest; }
-int64_t highest_integer(fugue_dtype dtype) { return integer_facts(dtype).highest; }
+std::size_t dtype_bytes(fugue_dtype dtype) { return sdk::dtype_size(dtype); }
+bool is_integer(fugue_dtype dtype) { return sdk::is_integer(dtype); }
+bool is_complex(fugue_dtype dtype) { return sdk::is_complex(dtype); }
+int64_t lowest_integer(fugue_dtype dtype) { return integer_info(dtype).int_lowest; }
+int64_t highest_integer(fugue_dtype dtype) {
+  return static_cast<int64_t>(integer_info(dtype).int_highest);  // every integer dtype's fits
+}
+
+fugue_dtype component(fugue_dtype dtype) { return sdk::component_dtype(dtype); }
+
+fugue_dtype complex_of(fugue_dtype real) {
+  if (real == FUGUE_DTYPE_F32) return FUGUE_DTYPE_C64;
+  if (real == FUGUE_DTYPE_F64) return FUGUE_DTYPE_C128;
+  throw std::logic_error(std::string("no complex dtype has parts of ") + sdk::dtype_name(real));
+}
 
 bool fits(fugue_dtype dtype, double value) {
+  dtype = component(dtype);
   if (std::isnan(value)) return false;
   if (dtype == FUGUE_DTYPE_F32) return std::fabs(value) <= FLT_MAX;
   if (dtype == FUGUE_DTYPE_F64) return std::isfinite(value);
   // highest + 1 is a power of two, so exact as a double, where highest itself may not be (i64).
-  const Facts& f = integer_facts(dtype);
-  return value == std::trunc(value) && value >= static_cast<double>(f.lowest) &&
-         value < static_cast<double>(f.highest) + 1.0;
+  return value == std::trunc(value) && value >= static_cast<double>(lowest_integer(dtype)) &&
+         value < static_cast<double>(highest_integer(dtype)) + 1.0;
 }
 
 std::string fitting_values(fugue_dtype dtype) {
+  dtype = component(dtype);
   if (dtype == FUGUE_DTYPE_F32) return "a finite value of magnitude at most 3.4028235e+38";
   if (dtype == FUGUE_DTYPE_F64) return "a finite value";
-  const Facts& f = integer_facts(dtype);
-  return "an integer in [" + std::to_string(f.lowest) + ", " + std::to_string(f.highest) + "]";
+  return "an integer in [" + std::to_string(lowest_integer(dtype)) + ", " +
+         std::to_string(highest_integer(dtype)) + "]";
 }
 
-std::string ctype(fugue_dtype dtype) { return facts(dtype).ctype; }
-std::string unsigned_ctype(fugue_dtype dtype) { return integer_facts(dtype).unsigned_ctype; }
-std::string lowest_macro(fugue_dtype dtype) { return integer_facts(dtype).lowest_macro; }
-std::string highest_macro(fugue_dtype dtype) { return integer_facts(dtype).highest_macro; }
+std::string ctype(fugue_dtype dtype) { return sdk::dtype_ctype(dtype); }
+std::string unsigned_ctype(fugue_dtype dtype) { return integer_spelling(dtype).unsigned_ctype; }
+std::string lowest_macro(fugue_dtype dtype) { return integer_spelling(dtype).lowest_macro; }
+std::string highest_macro(fugue_dtype dtype) { return integer_spelling(dtype).highest_macro; }
 
 std::string number_text(double value) {
   char buffer[64];

@@ -1,5 +1,5 @@
 // dtypes.h: facts about each element type that the array operations rely on: size, range, which
-// values fit, and its OpenCL C spellings.
+// values fit, its OpenCL C spellings, and how complex dtypes relate to their parts' real dtypes.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,17 +11,24 @@ namespace fugue::array {
 
 std::size_t dtype_bytes(fugue_dtype dtype);
 bool is_integer(fugue_dtype dtype);
+bool is_complex(fugue_dtype dtype);
+
+// The real dtype of a complex dtype's parts (c64 -> f32); a real dtype itself.
+fugue_dtype component(fugue_dtype dtype);
+// The complex dtype whose parts are `real` (f32 -> c64, f64 -> c128); logic_error for others.
+fugue_dtype complex_of(fugue_dtype real);
 
 // The range of an integer dtype.
 int64_t lowest_integer(fugue_dtype dtype);
 int64_t highest_integer(fugue_dtype dtype);
 
-// Whether `value` converts to `dtype` unchanged (integers) or without overflowing (floats).
+// Whether `value` converts to `dtype` unchanged (integers) or without overflowing (floats; for a
+// complex dtype, as the real part of value + 0i).
 bool fits(fugue_dtype dtype, double value);
 // The values that fit, for error messages: "an integer in [0, 255]".
 std::string fitting_values(fugue_dtype dtype);
 
-// The OpenCL C type: "float", "uchar", ...
+// The OpenCL C type: "float", "uchar", "float2" (c64), ...
 std::string ctype(fugue_dtype dtype);
 // The unsigned type of the same width, in which integer arithmetic wraps: "uint" for int.
 std::string unsigned_ctype(fugue_dtype dtype);

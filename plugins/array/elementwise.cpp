@@ -38,13 +38,15 @@ fugue_cost ElementwiseOperation::cost(const sdk::Call& call) const {
 
 Formula unary_formula(std::function<std::string(fugue_dtype, const std::string&)> device,
                       std::function<ref::Real(ref::Real)> real,
-                      std::function<int64_t(int64_t)> integer) {
+                      std::function<int64_t(int64_t)> integer,
+                      std::function<ref::Complex(ref::Complex)> complex) {
   Formula f;
   f.device = [device](fugue_dtype dtype, const std::string& x, const std::string&) {
     return device(dtype, x);
   };
-  f.real = [real](ref::Real x, ref::Real) { return real(x); };
+  if (real) f.real = [real](ref::Real x, ref::Real) { return real(x); };
   if (integer) f.integer = [integer](int64_t x, int64_t) { return integer(x); };
+  if (complex) f.complex = [complex](ref::Complex x, ref::Complex) { return complex(x); };
   return f;
 }
 
@@ -73,8 +75,12 @@ MapOperation::MapOperation(MapSpec spec) : spec_(std::move(spec)) {
     inputs_.push_back(static_cast<uint32_t>(operands.size()));
     operands.push_back(sdk::in(input.name, kinds, spec_.dtypes, input.doc));
   }
-  const uint32_t result_dtypes =
-      spec_.result == FUGUE_DTYPE_NONE ? spec_.dtypes : FUGUE_DTYPE_BIT(spec_.result);
+  // The result's mask: the result dtype of each input dtype.
+  uint32_t result_dtypes = 0;
+  for (fugue_dtype d = FUGUE_DTYPE_NONE + 1; d < FUGUE_DTYPE_COUNT; ++d)
+    if (spec_.dtypes & FUGUE_DTYPE_BIT(d)) result_dtypes |= FUGUE_DTYPE_BIT(result_dtype(d));
+  if ((spec_.dtypes & kComplexDtypes) && !spec_.formula.complex)
+    throw std::logic_error(name + " accepts complex dtypes but has no complex formula");
   operands.push_back(sdk::out("out", kArrayOrScalar, result_dtypes,
                               "the result: an array of the array inputs' shape, else a scalar"));
   flops_per_element = spec_.flops_per_element;
@@ -82,10 +88,12 @@ MapOperation::MapOperation(MapSpec spec) : spec_(std::move(spec)) {
   test_low = spec_.test_low;
   test_high = spec_.test_high;
   traits = spec_.traits;
+  test_cases = spec_.test_cases;
 }
 
 fugue_dtype MapOperation::result_dtype(fugue_dtype computed_in) const {
-  return spec_.result == FUGUE_DTYPE_NONE ? computed_in : spec_.result;
+  if (spec_.result != FUGUE_DTYPE_NONE) return spec_.result;
+  return spec_.result_rule ? spec_.result_rule(computed_in) : computed_in;
 }
 
 void MapOperation::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
@@ -98,7 +106,7 @@ std::string MapOperation::element_code(const sdk::Call& call) const {
   std::string code;
   std::string args[2];
   for (size_t k = 0; k < spec_.inputs.size(); ++k) {
-    code += "  " + opencl::load(dtype, spec_.inputs[k].name);
+    code += "  " + opencl::load(dtype, spec_.inputs[k].name, call.operand(inputs_[k]).kind);
     args[k] = "${@" + spec_.inputs[k].name + "}";
   }
   const std::string value = spec_.formula.device(dtype, args[0], args[1]);
@@ -111,8 +119,14 @@ void MapOperation::reference(const sdk::Call& call, fugue_host_array* operands) 
   const sdk::HostView x(operands[inputs_[0]]);
   const sdk::HostView y(operands[inputs_[binary ? 1 : 0]]);  // unary formulas ignore y
   sdk::HostView out(operands[call.index("out")]);
+  const bool complex = is_complex(dtype) || is_complex(out.dtype());
   for (int64_t i = 0; i < out.size(); ++i) {
-    if (sdk::is_float(dtype))
+    if (complex) {
+      const ref::Complex v =
+          spec_.formula.complex(ref::complex_value(x, i, dtype), ref::complex_value(y, i, dtype));
+      // set_complex keeps the real part for a real out.
+      out.set_complex(i, {static_cast<double>(v.real()), static_cast<double>(v.imag())});
+    } else if (sdk::is_float(dtype))
       out.set(i, static_cast<double>(
                      spec_.formula.real(ref::value(x, i, dtype), ref::value(y, i, dtype))));
     else

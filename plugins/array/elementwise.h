@@ -36,14 +36,22 @@ struct Formula {
   std::function<std::string(fugue_dtype dtype, const std::string& x, const std::string& y)> device;
   // The same for float dtypes on the CPU, in long double...
   std::function<ref::Real(ref::Real x, ref::Real y)> real;
-  // ... and for integer dtypes (reference_math.h); empty where the operation refuses integers.
+  // ... for integer dtypes (reference_math.h); empty where the operation refuses integers...
   std::function<int64_t(int64_t x, int64_t y)> integer;
+  // ... and where the inputs or the result are complex (a real input or result is x + 0i, whose
+  // real part is kept); empty where the operation refuses complex numbers. Defaulted, so that the
+  // formulas of real numbers alone need not mention it.
+  std::function<ref::Complex(ref::Complex x, ref::Complex y)> complex = {};
 };
 
 // A Formula of one input.
 Formula unary_formula(std::function<std::string(fugue_dtype, const std::string&)> device,
                       std::function<ref::Real(ref::Real)> real,
-                      std::function<int64_t(int64_t)> integer = {});
+                      std::function<int64_t(int64_t)> integer = {},
+                      std::function<ref::Complex(ref::Complex)> complex = {});
+
+// out's dtype, from the dtype the inputs compute in.
+using ResultRule = fugue_dtype (*)(fugue_dtype computed_in);
 
 struct MapInput {
   std::string name;
@@ -57,11 +65,13 @@ struct MapSpec {
   std::vector<MapInput> inputs;  // one or two
   uint32_t dtypes = 0;           // accepted for the inputs
   Formula formula;
-  fugue_dtype result = FUGUE_DTYPE_NONE;  // NONE: the inputs' dtype
+  fugue_dtype result = FUGUE_DTYPE_NONE;  // NONE: result_rule's, else the inputs' dtype
+  ResultRule result_rule = nullptr;
   double flops_per_element = 1;
   Tolerance tolerance = kRounding;
   double test_low = -1, test_high = 1;
   uint32_t traits = 0;  // FUGUE_OP_*
+  std::string test_cases;  // the conformance calls (JSON, see sdk::Operation); empty: derived
 
   MapSpec& with_traits(uint32_t t) {
     traits = t;
@@ -71,12 +81,20 @@ struct MapSpec {
     result = dtype;
     return *this;
   }
+  MapSpec& with_result(ResultRule rule) {
+    result_rule = rule;
+    return *this;
+  }
   MapSpec& with_flops(double flops) {
     flops_per_element = flops;
     return *this;
   }
   MapSpec& with_tolerance(Tolerance t) {
     tolerance = t;
+    return *this;
+  }
+  MapSpec& with_test_cases(std::string cases) {
+    test_cases = std::move(cases);
     return *this;
   }
   MapSpec& with_domain(double low, double high) {
@@ -91,7 +109,8 @@ MapSpec unary_map(std::string name, std::string doc, uint32_t dtypes, Formula fo
 MapSpec binary_map(std::string name, std::string doc, uint32_t dtypes, Formula formula);
 
 // An operation out = formula(inputs), with the typing rules of typing.h: one input is an array or
-// a scalar; of two, either may also be a const, and a scalar or const broadcasts.
+// a scalar; of two, either may also be a const, and a scalar or const broadcasts (a const beside a
+// complex input is a real number, x + 0i).
 class MapOperation final : public ElementwiseOperation {
  public:
   explicit MapOperation(MapSpec spec);

@@ -13,7 +13,8 @@ enum : uint32_t { kLike, kOut };
 
 Fill::Fill() {
   name = "array.fill";
-  doc = "An array of attribute `value`, of the shape of `like` (a scalar when `like` is one)";
+  doc = "An array of attribute `value` (value + 0i for a complex dtype), of the shape of `like` (a "
+        "scalar when `like` is one)";
   operands = {
       sdk::in("like", kArrayOrScalar, kAllDtypes,
               "lends its shape, and its dtype unless attribute dtype is given; never read"),

@@ -26,11 +26,14 @@ const std::vector<ReductionSpec>& specs() {
       {"sum", "The sum of the elements of x (0 if it has none); integers wrap around", Term::Value,
        Combine::Sum, false, kAllDtypes, 1},
       {"min", "The smallest element of x, which must have one; floats ignore NaN, as fmin",
-       Term::Value, Combine::Min, false, kAllDtypes, 1},
+       Term::Value, Combine::Min, false, kRealDtypes, 1},
       {"max", "The largest element of x, which must have one; floats ignore NaN, as fmax",
-       Term::Value, Combine::Max, false, kAllDtypes, 1},
-      {"dot", "The sum of a[i] * b[i] (0 for empty arrays); integers wrap around", Term::Product,
-       Combine::Sum, false, kAllDtypes, 2},
+       Term::Value, Combine::Max, false, kRealDtypes, 1},
+      // Complex: BLAS dotc, so that dot(x, x) is the squared norm.
+      {"dot",
+       "The sum of a[i] * b[i] (0 for empty arrays); integers wrap around; complex a is "
+       "conjugated, sum(conj(a[i]) * b[i]), as BLAS dotc",
+       Term::Product, Combine::Sum, false, kAllDtypes, 2},
       {"norm2", "The Euclidean norm of x, sqrt(sum of x[i]^2) (0 if it has no element)",
        Term::Square, Combine::Sum, true, kFloatDtypes, 2},
   };
@@ -106,7 +109,7 @@ fugue_cost Reduction::cost(const sdk::Call& call) const {
 // Device code
 
 std::string Reduction::identity(fugue_dtype dtype) const {
-  if (spec_.combine == Combine::Sum) return opencl::cast(dtype, "0");
+  if (spec_.combine == Combine::Sum) return opencl::cast(dtype, "0");  // (0, 0) for complex
   // fmin and fmax ignore a NaN, and still give NaN when every element is one, like the reference.
   if (sdk::is_float(dtype)) return opencl::nan(dtype);
   return spec_.combine == Combine::Min ? opencl::highest(dtype) : opencl::lowest(dtype);
@@ -134,7 +137,11 @@ std::string Reduction::element_code(fugue_dtype dtype) const {
   std::string term;
   switch (spec_.term) {
     case Term::Value: term = "${@x}"; break;
-    case Term::Product: term = opencl::wrapping(dtype, "${@a}", '*', "${@b}"); break;
+    case Term::Product:
+      if (is_complex(dtype)) code += "  const " + ctype(dtype) + " ${@conj_a} = " +
+                                     opencl::conjugate(dtype, "${@a}") + ";\n";
+      term = opencl::wrapping(dtype, is_complex(dtype) ? "${@conj_a}" : "${@a}", '*', "${@b}");
+      break;
     case Term::Square: term = opencl::wrapping(dtype, "${@x}", '*', "${@x}"); break;
   }
   return code + "  ${@acc} = " + combine(dtype, "${@acc}", term) + ";\n}\n";
@@ -212,7 +219,14 @@ void Reduction::reference(const sdk::Call& call, fugue_host_array* operands) con
   // The second factor: b for dot, x itself for norm2's squares.
   const sdk::HostView y(operands[inputs_[spec_.term == Term::Product ? 1 : 0]]);
   sdk::HostView out(operands[out_]);
-  if (sdk::is_float(dtype)) {
+  if (is_complex(dtype)) {  // sums only
+    ref::Complex acc = 0;
+    for (int64_t i = 0; i < x.size(); ++i) {
+      const ref::Complex v = ref::complex_value(x, i, dtype);
+      acc += spec_.term == Term::Value ? v : std::conj(v) * ref::complex_value(y, i, dtype);
+    }
+    out.set_complex(0, {static_cast<double>(acc.real()), static_cast<double>(acc.imag())});
+  } else if (sdk::is_float(dtype)) {
     using ref::Real;
     Real acc = spec_.combine == Combine::Sum ? 0 : std::numeric_limits<Real>::quiet_NaN();
     for (int64_t i = 0; i < x.size(); ++i) {

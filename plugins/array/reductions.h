@@ -1,5 +1,5 @@
 // reductions.h: the ITEM-level reductions sum, min, max, dot and norm2, which reduce whole arrays
-// to a device scalar of their dtype.
+// to a device scalar of their dtype. sum and dot also take complex numbers (dot conjugating a).
 //
 // Each work-item accumulates its grid-stride share of the elements (PROLOGUE, ELEMENT), each
 // work-group combines its work-items' accumulators in local memory into one partial in the

@@ -1,11 +1,13 @@
 // reference_math.h: CPU arithmetic with the device's semantics (opencl_c.h), for the references.
 //
-// Floats compute in long double from the values the device sees. Integers travel as int64_t, which
+// Floats compute in long double from the values the device sees, complex numbers in
+// std::complex<long double>. Integers travel as int64_t, which
 // holds every value of every integer dtype; + - * compute modulo 2^64, and HostView::set_int then
 // keeps the low bits of the dtype, so the result wraps exactly as the device's does.
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -17,15 +19,26 @@
 namespace fugue::array::ref {
 
 using Real = long double;
+using Complex = std::complex<Real>;
 
 // Element i of an input as the device computes with it in `dtype`: a const is rounded to it first.
 inline Real value(const sdk::HostView& input, int64_t i, fugue_dtype dtype) {
   const double v = input.get(i);
-  return dtype == FUGUE_DTYPE_F32 ? static_cast<Real>(static_cast<float>(v)) : static_cast<Real>(v);
+  return component(dtype) == FUGUE_DTYPE_F32 ? static_cast<Real>(static_cast<float>(v))
+                                             : static_cast<Real>(v);
 }
 
-// x op y for op in + - *.
-inline Real arithmetic(Real x, char op, Real y) {
+// The same for a complex `dtype`: a real input (a const) is value + 0i.
+inline Complex complex_value(const sdk::HostView& input, int64_t i, fugue_dtype dtype) {
+  const std::complex<double> v = input.get_complex(i);
+  if (component(dtype) == FUGUE_DTYPE_F32)
+    return {static_cast<float>(v.real()), static_cast<float>(v.imag())};
+  return {v.real(), v.imag()};
+}
+
+// x op y for op in + - *, of reals or complex numbers.
+template <class T>
+T arithmetic(T x, char op, T y) {
   switch (op) {
     case '+': return x + y;
     case '-': return x - y;
@@ -44,6 +57,21 @@ inline int64_t wrapping(int64_t x, char op, int64_t y) {
   }
   throw std::logic_error(std::string("no arithmetic operator ") + op);
 }
+
+// x / y by Smith's algorithm, as the device divides (opencl::divide): no |y|^2 that could
+// overflow, and y = 0 gives NaN parts.
+inline Complex divide(Complex x, Complex y) {
+  const Real a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+  if (std::fabs(c) >= std::fabs(d)) {
+    const Real r = d / c, den = c + d * r;
+    return {(a + b * r) / den, (b - a * r) / den};
+  }
+  const Real r = c / d, den = c * r + d;
+  return {(a * r + b) / den, (b * r - a) / den};
+}
+
+// |x| without overflow or underflow in the squares.
+inline Real magnitude(Complex x) { return std::hypot(x.real(), x.imag()); }
 
 inline int64_t negate(int64_t x) { return wrapping(0, '-', x); }
 inline int64_t absolute(int64_t x) { return x < 0 ? negate(x) : x; }

@@ -4,7 +4,8 @@
 
 namespace fugue::array {
 
-// cond may have any dtype and be a const, which picks a or b when the kernel is generated.
+// cond may have any real dtype and be a const, which picks a or b when the kernel is generated; a
+// and b any dtype, complex included (a const beside complex values is x + 0i).
 class Select final : public ElementwiseOperation {
  public:
   Select();

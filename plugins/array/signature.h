@@ -1,4 +1,5 @@
-// signature.h: what the array operations' signatures share: operand kinds, accuracy classes.
+// signature.h: what the array operations' signatures share: operand kinds, dtype sets, accuracy
+// classes.
 #pragma once
 #include <cstdint>
 
@@ -12,10 +13,15 @@ inline constexpr uint32_t kArrayOrScalar =
 // Inputs that may also be a const, which takes the dtype of the operation's other inputs.
 inline constexpr uint32_t kArrayScalarOrConst = kArrayOrScalar | FUGUE_KIND_BIT(FUGUE_KIND_CONST);
 
-inline constexpr uint32_t kAllDtypes = FUGUE_DTYPES_REAL;  // complex arithmetic is not in this plugin yet
+// Every dtype: what arithmetic, copies, selections and sums accept.
+inline constexpr uint32_t kAllDtypes = FUGUE_DTYPES_ALL;
+// Ordered values: what minimum, maximum, comparisons of order and min/max reductions accept.
+inline constexpr uint32_t kRealDtypes = FUGUE_DTYPES_REAL;
 inline constexpr uint32_t kFloatDtypes = FUGUE_DTYPES_FLOAT;
+inline constexpr uint32_t kComplexDtypes = FUGUE_DTYPES_COMPLEX;
 
-// Relative error bounds against the reference, for f32 and f64 results.
+// Relative error bounds against the reference, for f32 and f64 results; c64 and c128 results are
+// held to those of their parts' dtype (f32, f64), as the size of the complex error.
 struct Tolerance {
   double f32, f64;
 };

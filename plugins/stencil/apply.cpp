@@ -14,7 +14,7 @@ namespace {
 enum : uint32_t { kR, kX, kY };
 
 // The farthest point of the stencil along each axis: the halo of x it reads.
-std::vector<int64_t> reach(const sdk::Stencil& s) {
+std::vector<int64_t> reach(const Stencil& s) {
   std::vector<int64_t> r(s.rank, 0);
   for (uint32_t p = 0; p < s.points(); ++p)
     for (uint32_t d = 0; d < s.rank; ++d)
@@ -30,8 +30,8 @@ Apply::Apply() {
       "y[p] = sum of w_k * x[p + offset_k] over the points of stencil R, reads outside x "
       "following R's border rule (clamp, zero, periodic or mirror); x has R's rank";
   operands = {
-      sdk::in(
-          "R", kStencil, kFloat,
+      sdk::in_kind(
+          "R", "stencil", kFloat,
           "the stencil: offsets in row-major axis order, weights (rounded to x's dtype), border"),
       sdk::in("x", kArray, kFloat, "the grid, of R's rank (1 to 8)"),
       sdk::out("y", kArray, kFloat, "the result, of x's shape and dtype"),
@@ -63,7 +63,7 @@ Apply::Apply() {
 void Apply::infer(const sdk::Call& call, std::vector<sdk::Type>& types) const {
   require_rank(call, kX, 0);
   const fugue_type& x = call.operand(kX);
-  const sdk::Stencil s = call.stencil(kR);
+  const Stencil s = stencil_of(call, kR);
   if (s.rank != x.rank)
     throw rejection(
         "operand R",
@@ -76,7 +76,7 @@ sdk::Plan Apply::plan(const sdk::Call& call) const {
   const fugue_type& x = call.operand(kX);
   sdk::Plan plan = grid_plan(call, sdk::elements(x));
   // R has no device value: it lives in the code.
-  plan.partitions[kX] = elementwise(x.rank, reach(call.stencil(kR)));
+  plan.partitions[kX] = elementwise(x.rank, reach(stencil_of(call, kR)));
   plan.partitions[kY] = elementwise(x.rank);
   plan.registers = 4 + x.rank;
   return plan;
@@ -86,7 +86,7 @@ void Apply::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em
   require_element_phase(name, emitter);
   const fugue_type& x = call.operand(kX);
   if (sdk::elements(x) == 0) return;  // the element loop never runs
-  const sdk::Stencil s = call.stencil(kR);
+  const Stencil s = stencil_of(call, kR);
   const std::string t = ctype(x.dtype);
   GridCode grid(emitter, shape_of(x), index_ctype(sdk::elements(x)));
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
@@ -119,13 +119,13 @@ fugue_cost Apply::cost(const sdk::Call& call) const {
   fugue_cost cost{};
   // Each element of x is fetched once from memory; its neighbours' reads of it hit the cache.
   cost.bytes = array_bytes(x) + array_bytes(call.operand(kY));
-  cost.flops = 2.0 * call.stencil(kR).points() * static_cast<double>(sdk::elements(x));
+  cost.flops = 2.0 * stencil_of(call, kR).points() * static_cast<double>(sdk::elements(x));
   return cost;
 }
 
 void Apply::reference(const sdk::Call& call, fugue_host_array* operands) const {
   const fugue_type& xt = call.operand(kX);
-  const sdk::Stencil s = call.stencil(kR);
+  const Stencil s = stencil_of(call, kR);
   const std::vector<int64_t> shape = shape_of(xt);
   const sdk::HostView x(operands[kX]);
   sdk::HostView y(operands[kY]);

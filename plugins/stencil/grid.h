@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fugue/sdk.hpp"
+#include "stencil_kind.h"
 
 namespace fugue::stencil {
 

@@ -1,5 +1,5 @@
-// stencil_plugin.cpp: the entry point of the stencil plugin, which registers every operation of
-// the `stencil` family.
+// stencil_plugin.cpp: the entry point of the stencil plugin, which registers the `stencil` kind
+// and every operation of the `stencil` family.
 #include <memory>
 
 #include "apply.h"
@@ -9,12 +9,14 @@
 #include "lucas_kanade.h"
 #include "median.h"
 #include "resample.h"
+#include "stencil_kind.h"
 #include "warp.h"
 
 namespace {
 
 void populate(fugue::sdk::Plugin& plugin) {
   using namespace fugue::stencil;
+  plugin.add_kind(stencil_kind());
   plugin.add(std::make_unique<Apply>());
   plugin.add(std::make_unique<Warp>());
   plugin.add(std::make_unique<Downsample>());

@@ -72,7 +72,7 @@ Real rounded(fugue_dtype dtype, Real value) {
 }
 
 std::string describe(const fugue_type& type) {
-  if (type.kind == FUGUE_KIND_STENCIL)
+  if (type.kind == FUGUE_KIND_PLUGIN)
     return std::string(sdk::dtype_name(type.dtype)) + " stencil of rank " +
            std::to_string(type.rank) + " (footprint " + sdk::shape_string(type) + ")";
   return sdk::type_string(type);

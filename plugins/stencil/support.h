@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "fugue/sdk.hpp"
+#include "stencil_kind.h"
 
 namespace fugue::stencil {
 
 using Real = long double;  // the references compute in it
 
 inline constexpr uint32_t kArray = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
-inline constexpr uint32_t kStencil = FUGUE_KIND_BIT(FUGUE_KIND_STENCIL);
 inline constexpr uint32_t kFloat = FUGUE_DTYPES_FLOAT;
 inline constexpr uint32_t kAll = FUGUE_DTYPES_REAL;
 

@@ -46,10 +46,18 @@ TEST(PluginRegistry, RefusesBadPluginsAndLoadsTheRest) {
   std::string old = refusal_of(r, "libfugue_abi_1.so");
   EXPECT_NE(old.find("built for plugin ABI 1.0, but this Fugue has ABI 2.0"), std::string::npos) << old;
 
+  // A kind another plugin defines: the whole plugin is refused, its operation too.
+  std::string kind = refusal_of(r, "libfugue_duplicate_kind.so");
+  EXPECT_NE(kind.find("kind 'poly' of plugin 'duplicate_kind' is already defined by plugin 'testops'"),
+            std::string::npos) << kind;
+  EXPECT_EQ(r.find("dupkind.copy"), nullptr);
+  ASSERT_NE(r.find_kind("poly"), nullptr);
+  EXPECT_EQ(r.find_kind("poly")->plugin()->name, "testops");
+
   // testops and the three plugins whose faults only the conformance suite can see (broken_partition,
   // broken_reference, broken_infer).
   EXPECT_EQ(r.plugins().size(), 4u);
-  EXPECT_EQ(r.refusals().size(), 6u);
+  EXPECT_EQ(r.refusals().size(), 7u);
 }
 
 TEST(PluginRegistry, BundledPluginsLoadFromTheBuildFolder) {

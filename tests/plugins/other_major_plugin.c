@@ -83,8 +83,8 @@ static fugue_status reference(const fugue_op_desc* op, const fugue_call* call, f
 }
 
 static const fugue_operand_desc operands[2] = {
-    {sizeof(fugue_operand_desc), "y", FUGUE_ROLE_OUT, FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "-x"},
-    {sizeof(fugue_operand_desc), "x", FUGUE_ROLE_IN, FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "input"},
+    {sizeof(fugue_operand_desc), "y", FUGUE_ROLE_OUT, FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "-x", NULL},
+    {sizeof(fugue_operand_desc), "x", FUGUE_ROLE_IN, FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "input", NULL},
 };
 
 static const fugue_op_desc negate = {sizeof(fugue_op_desc), "next.negate", "y = -x, from a plugin of the next ABI major",
@@ -92,7 +92,7 @@ static const fugue_op_desc negate = {sizeof(fugue_op_desc), "next.negate", "y = 
                                      0.0, 0.0, -1.0, 1.0, NULL, 0, NULL};
 static const fugue_op_desc* ops[1] = {&negate};
 static const fugue_plugin table = {sizeof(fugue_plugin), FUGUE_ABI_VERSION_MAJOR + 1, 0, "next_major", "3.0.0",
-                                   "A sound plugin built for the next ABI major version", 1, ops};
+                                   "A sound plugin built for the next ABI major version", 1, ops, 0, NULL};
 
 FUGUE_DEFINE_PLUGIN_ENTRY {
   (void)core_abi_major;

@@ -1,8 +1,15 @@
-// testops_plugin.cpp: a plugin for the registry and executor tests: one DEVICE-level operation that
-// builds and enqueues its own kernel through the core's services (test.scale: out = factor * x).
+// testops_plugin.cpp: a plugin for the registry and executor tests: a DEVICE-level operation that
+// builds and enqueues its own kernel through the core's services (test.scale: out = factor * x), and
+// an ELEMENT-level one that updates an operand in place (test.accumulate: acc += x), and a kind of its
+// own: `poly`, a polynomial's coefficients baked into kernels, which test.polyval evaluates.
 #include <CL/cl.h>
 
 #include <fugue/sdk.hpp>
+
+#include <cmath>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -62,8 +69,125 @@ class Scale : public Operation {
   }
 };
 
+// acc += x, element by element: an INOUT operand that fuses with its neighbours.
+class Accumulate : public Operation {
+ public:
+  Accumulate() {
+    name = "test.accumulate";
+    doc = "acc += x, in place (element level)";
+    const uint32_t floats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
+    operands = {inout("acc", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), floats, "the running sum"),
+                in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), floats, "what is added, of acc's shape and dtype")};
+  }
+  void infer(const Call& call, std::vector<Type>&) const override {
+    if (!(Type(call.operand(0)) == Type(call.operand(1))))
+      throw InvalidArgument("operand x: expected " + type_string(call.operand(0)) + ", found " +
+                            type_string(call.operand(1)));
+  }
+  Plan plan(const Call& call) const override { return elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(0))); }
+  void emit(const Call&, const Plan&, const Emitter& e) const override { e.emit("${acc=} = ${acc} + ${x};\n"); }
+  fugue_cost cost(const Call& call) const override {
+    double n = static_cast<double>(elements(call.operand(0)));
+    return {sizeof(fugue_cost), 3 * n * static_cast<double>(dtype_size(call.operand(0).dtype)), n};
+  }
+  void reference(const Call&, fugue_host_array* a) const override {
+    HostView acc(a[0]), x(a[1]);
+    for (int64_t i = 0; i < acc.size(); ++i) acc.set(i, acc.get(i) + x.get(i));
+  }
+};
+
+// {"kind": "poly", "coefficients": [c0, c1, ...]}: c0 + c1 x + c2 x^2 + ..., the coefficients as
+// doubles in the metadata (lowest power first); dtype f32 unless "dtype" says f64; shape [terms].
+class Poly : public Kind {
+ public:
+  Poly() {
+    name = "poly";
+    doc = "a polynomial's coefficients, lowest power first (a test kind)";
+    keys = {"coefficients", "dtype"};
+  }
+  Declared declare(const std::string& text) const override {
+    auto decl = nlohmann::json::parse(text);
+    Declared d;
+    d.dtype = decl.value("dtype", "f32") == "f64" ? FUGUE_DTYPE_F64 : FUGUE_DTYPE_F32;
+    if (decl.contains("dtype") && decl["dtype"] != "f32" && decl["dtype"] != "f64")
+      throw InvalidArgument("/dtype: expected f32 or f64, found " + decl["dtype"].dump());
+    const auto& c = decl.value("coefficients", nlohmann::json());
+    if (!c.is_array() || c.empty() || c.size() > 16)
+      throw InvalidArgument("/coefficients: expected a list of 1 to 16 numbers, found " + c.dump());
+    std::vector<double> values;
+    for (size_t k = 0; k < c.size(); ++k) {
+      if (!c[k].is_number() || !std::isfinite(c[k].get<double>()))
+        throw InvalidArgument("/coefficients/" + std::to_string(k) + ": expected a finite number, found " + c[k].dump());
+      values.push_back(c[k].get<double>());
+    }
+    d.shape = {static_cast<int64_t>(values.size())};
+    d.metadata.resize(values.size() * sizeof(double));
+    std::memcpy(d.metadata.data(), values.data(), d.metadata.size());
+    return d;
+  }
+  std::string example(uint32_t, fugue_dtype dtype) const override {
+    return std::string(R"({"kind": "poly", "coefficients": [0.5, -1.25, 0.75], "dtype": ")") +
+           (dtype == FUGUE_DTYPE_F64 ? "f64" : "f32") + "\"}";
+  }
+};
+
+std::vector<double> coefficients(const fugue_type& t) {
+  std::vector<double> c(t.metadata_bytes / sizeof(double));
+  if (!c.empty()) std::memcpy(c.data(), t.metadata, c.size() * sizeof(double));
+  return c;
+}
+
+// y = p(x), element by element (Horner's rule), with p's coefficients in the code.
+class Polyval : public Operation {
+ public:
+  Polyval() {
+    name = "test.polyval";
+    doc = "y = p(x), the polynomial p evaluated at every element of x";
+    const uint32_t floats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
+    operands = {in_kind("p", "poly", floats, "the polynomial"),
+                in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), floats, "where it is evaluated"),
+                out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), floats, "p(x), of x's shape and dtype")};
+    tolerance_f32 = 1e-5;
+  }
+  void infer(const Call& call, std::vector<Type>& types) const override { types[2] = call.operand(1); }
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(1)));
+    p.partitions[0] = partition(FUGUE_PARTITION_NONE);  // it lives in the code
+    return p;
+  }
+  void emit(const Call& call, const Plan&, const Emitter& e) const override {
+    const auto c = coefficients(call.operand(0));
+    const std::string t = e.ctype(call.operand(1).dtype);
+    char literal[64];
+    std::snprintf(literal, sizeof literal, "%.17g", c.back());
+    std::string horner = "(" + t + ")" + literal;
+    for (size_t k = c.size() - 1; k-- > 0;) {
+      std::snprintf(literal, sizeof literal, "%.17g", c[k]);
+      horner = "(" + horner + " * ${@x} + (" + t + ")" + literal + ")";
+    }
+    e.emit("{\n  const " + t + " ${@x} = ${x};\n  ${y=} = " + horner + ";\n}\n");
+  }
+  fugue_cost cost(const Call& call) const override {
+    double n = static_cast<double>(elements(call.operand(1)));
+    return {sizeof(fugue_cost), 2 * n * static_cast<double>(dtype_size(call.operand(1).dtype)),
+            2 * n * static_cast<double>(call.operand(0).shape[0])};
+  }
+  void reference(const Call& call, fugue_host_array* a) const override {
+    const auto c = coefficients(call.operand(0));
+    HostView x(a[1]), y(a[2]);
+    for (int64_t i = 0; i < x.size(); ++i) {
+      long double v = 0;
+      for (size_t k = c.size(); k-- > 0;) v = v * x.get(i) + c[k];
+      y.set(i, static_cast<double>(v));
+    }
+  }
+};
+
 }  // namespace
 
 FUGUE_SDK_PLUGIN("testops", "1.0.0", "Operations for Fugue's own tests", [](fugue::sdk::Plugin& p) {
   p.add(std::make_unique<Scale>());
+  p.add(std::make_unique<Accumulate>());
+  p.add_kind(std::make_unique<Poly>());
+  p.add(std::make_unique<Polyval>());
 })

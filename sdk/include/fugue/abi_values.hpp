@@ -88,6 +88,7 @@ struct Type {
   std::vector<int64_t> shape;
   double const_value = 0;
   std::vector<unsigned char> metadata;  // the kind's compile-time data (a stencil's points)
+  std::string kind_name;                // FUGUE_KIND_PLUGIN: which kind ("stencil")
 
   Type() = default;
   Type(fugue_kind k, fugue_dtype d, std::vector<int64_t> s = {})
@@ -99,6 +100,7 @@ struct Type {
     if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, metadata_bytes) && t.metadata && t.metadata_bytes)
       metadata.assign(static_cast<const unsigned char*>(t.metadata),
                       static_cast<const unsigned char*>(t.metadata) + t.metadata_bytes);
+    if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, kind_name) && t.kind_name) kind_name = t.kind_name;
   }
   uint32_t rank() const { return static_cast<uint32_t>(shape.size()); }
   // A C view of this value, valid while it lives unchanged.
@@ -113,11 +115,12 @@ struct Type {
     t.const_value = const_value;
     t.metadata = metadata.empty() ? nullptr : metadata.data();
     t.metadata_bytes = metadata.size();
+    t.kind_name = kind_name.empty() ? nullptr : kind_name.c_str();
     return t;
   }
   bool operator==(const Type& o) const {
     return kind == o.kind && dtype == o.dtype && shape == o.shape && const_value == o.const_value &&
-           metadata == o.metadata;
+           metadata == o.metadata && kind_name == o.kind_name;
   }
   bool operator!=(const Type& o) const { return !(*this == o); }
 };
@@ -321,70 +324,6 @@ class PlanBuffer {
   std::vector<fugue_partition> partitions_;
   std::vector<int64_t> axes_;
   std::vector<fugue_workspace> workspaces_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Stencils: the metadata of a STENCIL operand (fugue_stencil_metadata, then offsets, then weights).
-
-struct Stencil {
-  uint32_t rank = 0;
-  std::vector<int64_t> offsets;  // [points * rank]
-  std::vector<double> weights;   // [points]
-  fugue_border border = FUGUE_BORDER_CLAMP;
-
-  size_t points() const { return weights.size(); }
-
-  std::vector<unsigned char> encode() const {
-    fugue_stencil_metadata header{};
-    header.struct_size = sizeof header;
-    header.rank = rank;
-    header.num_points = static_cast<uint32_t>(weights.size());
-    header.border = border;
-    std::vector<unsigned char> bytes(sizeof header + offsets.size() * sizeof(int64_t) +
-                                     weights.size() * sizeof(double));
-    unsigned char* at = bytes.data();
-    std::memcpy(at, &header, sizeof header);
-    at += sizeof header;
-    if (!offsets.empty()) std::memcpy(at, offsets.data(), offsets.size() * sizeof(int64_t));
-    at += offsets.size() * sizeof(int64_t);
-    if (!weights.empty()) std::memcpy(at, weights.data(), weights.size() * sizeof(double));
-    return bytes;
-  }
-  // Throws std::invalid_argument when the bytes are not a well-formed stencil.
-  static Stencil decode(const void* data, uint64_t size) {
-    fugue_stencil_metadata header{};
-    if (!data || size < sizeof(uint32_t)) throw std::invalid_argument("no stencil metadata");
-    std::memcpy(&header.struct_size, data, sizeof(uint32_t));
-    if (header.struct_size < FUGUE_SIZE_UP_TO(fugue_stencil_metadata, border) || header.struct_size > size)
-      throw std::invalid_argument("malformed stencil metadata");
-    std::memcpy(&header, data, std::min<size_t>(sizeof header, header.struct_size));
-    const uint64_t points = header.num_points, rank = header.rank;
-    const uint64_t need = header.struct_size + points * rank * sizeof(int64_t) + points * sizeof(double);
-    if (rank == 0 || rank > 64 || points == 0 || points > (1u << 20) || need != size)
-      throw std::invalid_argument("malformed stencil metadata");
-    Stencil s;
-    s.rank = header.rank;
-    s.border = header.border;
-    s.offsets.resize(points * rank);
-    s.weights.resize(points);
-    const unsigned char* at = static_cast<const unsigned char*>(data) + header.struct_size;
-    std::memcpy(s.offsets.data(), at, s.offsets.size() * sizeof(int64_t));
-    std::memcpy(s.weights.data(), at + s.offsets.size() * sizeof(int64_t), s.weights.size() * sizeof(double));
-    return s;
-  }
-  // The footprint: 2 * radius + 1 per axis.
-  std::vector<int64_t> footprint() const {
-    std::vector<int64_t> shape(rank, 1);
-    for (uint32_t d = 0; d < rank; ++d) {
-      int64_t radius = 0;
-      for (size_t p = 0; p < points(); ++p) {
-        const int64_t o = offsets[p * rank + d];
-        radius = std::max(radius, o < 0 ? -o : o);
-      }
-      shape[d] = 2 * radius + 1;
-    }
-    return shape;
-  }
 };
 
 }  // namespace fugue::abi

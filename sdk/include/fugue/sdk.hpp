@@ -82,7 +82,7 @@ inline std::string kind_name(fugue_kind k) {
     case FUGUE_KIND_ARRAY: return "array";
     case FUGUE_KIND_SCALAR: return "scalar";
     case FUGUE_KIND_CONST: return "const";
-    case FUGUE_KIND_STENCIL: return "stencil";
+    case FUGUE_KIND_PLUGIN: return "plugin kind";
     default: return "kind " + std::to_string(k);
   }
 }
@@ -112,12 +112,22 @@ struct OperandSpec {
   uint32_t kinds = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
   uint32_t dtypes = FUGUE_DTYPES_REAL;
   std::string doc;
+  std::string plugin_kinds;  // with FUGUE_KIND_PLUGIN in kinds: the kinds' names, space-separated
 };
 inline OperandSpec in(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
-  return {std::move(name), FUGUE_ROLE_IN, kinds, dtypes, std::move(doc)};
+  return {std::move(name), FUGUE_ROLE_IN, kinds, dtypes, std::move(doc), {}};
 }
 inline OperandSpec out(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
-  return {std::move(name), FUGUE_ROLE_OUT, kinds, dtypes, std::move(doc)};
+  return {std::move(name), FUGUE_ROLE_OUT, kinds, dtypes, std::move(doc), {}};
+}
+// Read and updated in place (FUGUE_ROLE_INOUT): an input to infer, which keeps its type.
+inline OperandSpec inout(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
+  return {std::move(name), FUGUE_ROLE_INOUT, kinds, dtypes, std::move(doc), {}};
+}
+// An input of plugin kind(s) `kind_names` ("stencil"; several separated by spaces).
+inline OperandSpec in_kind(std::string name, std::string kind_names, uint32_t dtypes, std::string doc = {}) {
+  return {std::move(name), FUGUE_ROLE_IN, FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN), dtypes, std::move(doc),
+          std::move(kind_names)};
 }
 
 struct AttrSpec {
@@ -160,16 +170,6 @@ class Call {
     return s ? s : "";
   }
   fugue_dtype dtype(const std::string& name) const { return attr(name).dtype; }
-  // The points of STENCIL operand i, from its metadata.
-  abi::Stencil stencil(uint32_t i) const {
-    const fugue_type& t = operand(i);
-    if (t.kind != FUGUE_KIND_STENCIL) throw std::logic_error("operand " + operand_name(i) + " is not a stencil");
-    try {
-      return abi::Stencil::decode(t.metadata, t.metadata_bytes);
-    } catch (const std::invalid_argument& e) {
-      throw std::logic_error("operand " + operand_name(i) + ": " + e.what());
-    }
-  }
   // The device the call is planned for (plan, emit, execute); throws elsewhere.
   const fugue_device_desc& device() const {
     if (!call_->device) throw std::logic_error("the core passed no device description to this call");
@@ -239,7 +239,6 @@ class Emitter {
 
 using Plan = abi::Plan;
 using Partition = abi::Partition;
-using Stencil = abi::Stencil;
 using Workspace = abi::Workspace;
 
 // A partition of `kind` for an operand of `rank` axes (halo and tiles zero).
@@ -410,7 +409,8 @@ class Operation {
     return &desc_;
   }
 
- private:
+ public:
+  // Runs f, turning its exceptions into a status and a message (kinds use it too).
   template <class F>
   static fugue_status guard(fugue_error* error, F&& f) {
     auto fail = [&](fugue_status status, const char* what) {
@@ -434,19 +434,25 @@ class Operation {
       return fail(FUGUE_ERROR_INTERNAL, "unknown exception");
     }
   }
-  // Throws InvalidArgument (inputs) or logic_error (outputs) when operand i's type is outside its
-  // signature's kinds and dtypes.
+
+ private:
+  // Throws InvalidArgument (IN and INOUT: the program's) or logic_error (OUT: the operation's) when
+  // operand i's type is outside its signature's kinds and dtypes.
   void check_signature(uint32_t i, const Type& t) const {
     const OperandSpec& spec = operands[i];
-    const bool kind_ok = t.kind > FUGUE_KIND_NONE && t.kind < 32 && (spec.kinds & FUGUE_KIND_BIT(t.kind));
+    bool kind_ok = t.kind > FUGUE_KIND_NONE && t.kind < 32 && (spec.kinds & FUGUE_KIND_BIT(t.kind));
+    if (kind_ok && t.kind == FUGUE_KIND_PLUGIN)
+      kind_ok = (" " + spec.plugin_kinds + " ").find(" " + t.kind_name + " ") != std::string::npos;
     const bool dtype_ok = t.kind == FUGUE_KIND_CONST ||
                           (fugue_dtype_supported(t.dtype) && (spec.dtypes & FUGUE_DTYPE_BIT(t.dtype)));
     if (kind_ok && dtype_ok) return;
     std::string kind_list;
-    for (fugue_kind k = FUGUE_KIND_ARRAY; k <= FUGUE_KIND_STENCIL; ++k)
+    for (fugue_kind k = FUGUE_KIND_ARRAY; k <= FUGUE_KIND_CONST; ++k)
       if (spec.kinds & FUGUE_KIND_BIT(k)) kind_list += std::string(kind_list.empty() ? "" : " or ") + kind_name(k);
+    if (spec.kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN))
+      kind_list += std::string(kind_list.empty() ? "" : " or ") + spec.plugin_kinds;
     const std::string signature = kind_list + " of " + dtype_names(spec.dtypes);
-    if (spec.role == FUGUE_ROLE_IN)
+    if (spec.role != FUGUE_ROLE_OUT)
       throw InvalidArgument("operand " + spec.name + ": expected " + signature + ", found " + type_string(t));
     throw std::logic_error("operand " + spec.name + ": infer produced " + type_string(t) +
                            ", outside its signature (" + signature + "): a bug in the operation");
@@ -488,9 +494,12 @@ class Operation {
       // only checks what is particular to it, and never returns a type its signature excludes.
       const Operation& o = self(op);
       for (uint32_t i = 0; i < call->num_operands; ++i)
-        if (o.operands[i].role == FUGUE_ROLE_IN) o.check_signature(i, result[i]);
+        if (o.operands[i].role != FUGUE_ROLE_OUT) o.check_signature(i, result[i]);
       o.infer(o.view(call), result);
       if (result.size() != call->num_operands) throw std::logic_error("infer changed the number of operands");
+      for (uint32_t i = 0; i < call->num_operands; ++i)
+        if (o.operands[i].role == FUGUE_ROLE_INOUT && !(result[i] == Type(*FUGUE_NTH(fugue_type, call->operands, i))))
+          throw std::logic_error("operand " + o.operands[i].name + ": infer changed the type of an in-place operand");
       for (uint32_t i = 0; i < call->num_operands; ++i)
         if (o.operands[i].role == FUGUE_ROLE_OUT) o.check_signature(i, result[i]);
       // Everything is checked before the first output is written: on failure they stay untouched.
@@ -566,7 +575,7 @@ class Operation {
     operand_descs_.clear();
     for (const auto& o : operands)
       operand_descs_.push_back({sizeof(fugue_operand_desc), o.name.c_str(), o.role, o.kinds, o.dtypes,
-                                o.doc.c_str()});
+                                o.doc.c_str(), o.plugin_kinds.empty() ? nullptr : o.plugin_kinds.c_str()});
     attr_descs_.clear();
     for (const auto& a : attrs)
       attr_descs_.push_back({sizeof(fugue_attr_desc), a.name.c_str(), a.type, a.required ? 1 : 0,
@@ -602,6 +611,87 @@ class Operation {
 // ---------------------------------------------------------------------------------------------
 // Plugins
 
+// ---------------------------------------------------------------------------------------------
+// Kinds
+
+// What a kind's declare makes of a declaration: the type operations see, and the metadata baked
+// into kernels (in a layout the kind's plugin documents for the operations that read it).
+struct Declared {
+  fugue_dtype dtype = FUGUE_DTYPE_NONE;
+  std::vector<int64_t> shape;
+  std::vector<unsigned char> metadata;
+};
+
+// A kind of symbol the plugin defines. ABI 2.0 runs compile-time kinds: a type and metadata, no
+// device value (a stencil's points). Operations accept it by name (sdk::in_kind).
+class Kind {
+ public:
+  virtual ~Kind() = default;
+  std::string name;               // what "kind" says in a declaration
+  std::string doc;
+  std::vector<std::string> keys;  // the keys a declaration may have besides "kind" and "doc"
+
+  // The type of `declaration` (a JSON object, as text). Throw InvalidArgument for a bad one, its
+  // message starting with the JSON pointer of the part at fault ("/points/2/weight: expected a finite
+  // number, found 1e999"); the core puts the file and the symbol in front.
+  virtual Declared declare(const std::string& declaration) const = 0;
+  // A valid declaration (JSON text) for an operand of `rank` axes and `dtype`: the conformance suite
+  // declares one to call operations that take the kind.
+  virtual std::string example(uint32_t rank, fugue_dtype dtype) const = 0;
+
+  const fugue_kind_desc* descriptor() {
+    keys_text_.clear();
+    for (const auto& k : keys) keys_text_ += (keys_text_.empty() ? "" : " ") + k;
+    desc_ = fugue_kind_desc{};
+    desc_.struct_size = sizeof desc_;
+    desc_.name = name.c_str();
+    desc_.doc = doc.c_str();
+    desc_.flags = FUGUE_KIND_FLAG_COMPILE_TIME;
+    desc_.keys = keys_text_.c_str();
+    desc_.declare = &declare_thunk;
+    desc_.example = &example_thunk;
+    desc_.user_data = this;
+    return &desc_;
+  }
+
+ private:
+  static const Kind& self(const fugue_kind_desc* k) { return *static_cast<const Kind*>(k->user_data); }
+  static fugue_status declare_thunk(const fugue_kind_desc* k, const char* declaration, fugue_declared* out,
+                                    fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!out || out->struct_size < FUGUE_SIZE_UP_TO(fugue_declared, metadata_bytes))
+        throw std::logic_error("fugue_declared is smaller than ABI 2.0's");
+      Declared d = self(k).declare(declaration ? declaration : "");
+      if (d.metadata.size() > out->metadata_capacity) {  // the core asks again with this much room
+        out->metadata_bytes = d.metadata.size();
+        return;
+      }
+      if (d.shape.size() > out->shape_capacity)
+        throw std::logic_error("declare produced " + std::to_string(d.shape.size()) + " axes; the core takes at most " +
+                               std::to_string(out->shape_capacity));
+      out->dtype = d.dtype;
+      out->rank = static_cast<uint32_t>(d.shape.size());
+      std::copy(d.shape.begin(), d.shape.end(), out->shape);
+      if (!d.metadata.empty()) std::memcpy(out->metadata, d.metadata.data(), d.metadata.size());
+      out->metadata_bytes = d.metadata.size();
+    });
+  }
+  static fugue_status example_thunk(const fugue_kind_desc* k, uint32_t rank, fugue_dtype dtype, fugue_text* out,
+                                    fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!out || out->struct_size < FUGUE_SIZE_UP_TO(fugue_text, length))
+        throw std::logic_error("fugue_text is smaller than ABI 2.0's");
+      const std::string text = self(k).example(rank, dtype);
+      out->length = text.size();
+      if (text.size() + 1 > out->capacity) return;  // the core asks again with this much room
+      std::memcpy(out->text, text.c_str(), text.size() + 1);
+    });
+  }
+
+  std::string keys_text_;
+  fugue_kind_desc desc_{};
+};
+
 class Plugin {
  public:
   Plugin(std::string name, std::string version, std::string description)
@@ -610,6 +700,7 @@ class Plugin {
   Plugin& operator=(const Plugin&) = delete;
 
   void add(std::unique_ptr<Operation> op) { ops_.push_back(std::move(op)); }
+  void add_kind(std::unique_ptr<Kind> kind) { kinds_.push_back(std::move(kind)); }
 
   const fugue_plugin* table() {
     descs_.clear();
@@ -623,13 +714,19 @@ class Plugin {
     table_.description = description_.c_str();
     table_.num_ops = static_cast<uint32_t>(descs_.size());
     table_.ops = descs_.data();
+    kind_descs_.clear();
+    for (auto& kind : kinds_) kind_descs_.push_back(kind->descriptor());
+    table_.num_kinds = static_cast<uint32_t>(kind_descs_.size());
+    table_.kinds = kind_descs_.empty() ? nullptr : kind_descs_.data();
     return &table_;
   }
 
  private:
   std::string name_, version_, description_;
   std::vector<std::unique_ptr<Operation>> ops_;
+  std::vector<std::unique_ptr<Kind>> kinds_;
   std::vector<const fugue_op_desc*> descs_;
+  std::vector<const fugue_kind_desc*> kind_descs_;
   fugue_plugin table_{};
 };
 

@@ -1,0 +1,89 @@
+#include "plugins/kind.h"
+
+#include <sstream>
+
+#include "errors.h"
+
+namespace fugue {
+
+Kind::Kind(std::string name, std::string doc, std::vector<std::string> keys)
+    : name_(std::move(name)), doc_(std::move(doc)), keys_(std::move(keys)) {}
+
+Kind::Kind(std::shared_ptr<const LoadedPlugin> plugin, const fugue_kind_desc* desc)
+    : plugin_(std::move(plugin)), desc_(desc), name_(desc->name), doc_(desc->doc ? desc->doc : "") {
+  std::istringstream keys(desc->keys ? desc->keys : "");
+  for (std::string key; keys >> key;) keys_.push_back(key);
+}
+
+namespace {
+
+// A plugin's status as an exception: its message for the program's mistakes, the plugin named for its own.
+void check(fugue_status status, const ErrorBuffer& error, const std::string& kind, const LoadedPlugin& plugin,
+           const char* what) {
+  if (status == FUGUE_OK) return;
+  std::string message = error.text();
+  if (message.empty()) message = "failed without a message (status " + std::to_string(status) + ")";
+  if (status == FUGUE_ERROR_INVALID_ARGUMENT || status == FUGUE_ERROR_UNSUPPORTED) throw UserError(message);
+  throw DeviceError("kind " + kind + ": " + message + " (internal error in " + what + " of plugin '" + plugin.name +
+                    "', " + plugin.file + ")");
+}
+
+}  // namespace
+
+DeclaredType Kind::declare(const std::string& declaration) const {
+  if (!desc_) throw std::logic_error("the core declares its own kind '" + name_ + "' itself");
+  std::vector<int64_t> shape(kMaxRank + 1, 0);  // one axis too many shows as a malformed type
+  std::vector<unsigned char> metadata(256);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    fugue_declared out{};
+    out.struct_size = sizeof out;
+    out.shape = shape.data();
+    out.shape_capacity = static_cast<uint32_t>(shape.size());
+    out.metadata = metadata.data();
+    out.metadata_capacity = metadata.size();
+    ErrorBuffer error;
+    check(desc_->declare(desc_, declaration.c_str(), &out, error.get()), error, name_, *plugin_, "declare");
+    if (out.metadata_bytes > out.metadata_capacity) {
+      if (attempt == 1 || out.metadata_bytes > (uint64_t{1} << 30))
+        throw DeviceError("kind " + name_ + ": declare asked for " + std::to_string(out.metadata_bytes) +
+                          " bytes of metadata twice (plugin '" + plugin_->name + "')");
+      metadata.resize(out.metadata_bytes);
+      continue;
+    }
+    if (out.rank > kMaxRank || !fugue_dtype_supported(out.dtype))
+      throw DeviceError("kind " + name_ + ": declare produced a malformed type (rank " + std::to_string(out.rank) +
+                        ", dtype " + std::to_string(out.dtype) + "; plugin '" + plugin_->name + "')");
+    DeclaredType t;
+    t.dtype = static_cast<DType>(out.dtype);
+    t.shape.assign(shape.begin(), shape.begin() + out.rank);
+    for (int64_t n : t.shape)
+      if (n < 0) throw DeviceError("kind " + name_ + ": declare produced a negative extent (plugin '" + plugin_->name + "')");
+    t.metadata.assign(metadata.begin(), metadata.begin() + static_cast<std::ptrdiff_t>(out.metadata_bytes));
+    return t;
+  }
+  throw std::logic_error("unreachable");
+}
+
+std::string Kind::example(uint32_t rank, DType dtype) const {
+  if (!desc_) throw std::logic_error("the core's kind '" + name_ + "' has no example");
+  std::vector<char> text(1024);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    fugue_text out{};
+    out.struct_size = sizeof out;
+    out.text = text.data();
+    out.capacity = text.size();
+    ErrorBuffer error;
+    check(desc_->example(desc_, rank, static_cast<fugue_dtype>(dtype), &out, error.get()), error, name_, *plugin_,
+          "example");
+    if (out.length + 1 > out.capacity) {
+      if (attempt == 1 || out.length > (uint64_t{1} << 24))
+        throw DeviceError("kind " + name_ + ": example asked for " + std::to_string(out.length) + " bytes twice");
+      text.resize(out.length + 1);
+      continue;
+    }
+    return std::string(text.data(), out.length);
+  }
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace fugue

@@ -1,0 +1,52 @@
+// kind.h: one kind of symbol: the core's own (array, scalar, const), declared by the loader, or a
+// plugin's (fugue_kind_desc), whose declare turns a JSON declaration into a type and metadata.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fugue_plugin.h"
+#include "plugins/operation.h"
+#include "program/dtype.h"
+#include "program/host_array.h"
+
+namespace fugue {
+
+// What a plugin kind's declare made of a declaration.
+struct DeclaredType {
+  DType dtype = DType::None;
+  Shape shape;
+  std::vector<unsigned char> metadata;
+};
+
+class Kind {
+ public:
+  // One of the core's kinds.
+  Kind(std::string name, std::string doc, std::vector<std::string> keys);
+  // A plugin's kind (its descriptor was checked by the registry).
+  Kind(std::shared_ptr<const LoadedPlugin> plugin, const fugue_kind_desc* desc);
+
+  const std::string& name() const { return name_; }
+  const std::string& doc() const { return doc_; }
+  // The keys a declaration may have besides "kind" and "doc".
+  const std::vector<std::string>& keys() const { return keys_; }
+  // The plugin that defines it; null for the core's kinds.
+  const LoadedPlugin* plugin() const { return plugin_.get(); }
+  bool builtin() const { return !desc_; }
+  // Known when kernels are generated: a type and metadata, no device value.
+  bool compile_time() const { return desc_ && (desc_->flags & FUGUE_KIND_FLAG_COMPILE_TIME); }
+
+  // A plugin kind's type for `declaration` (a JSON object as text). Throws UserError with the
+  // plugin's message, which starts with a pointer relative to the declaration when it has one.
+  DeclaredType declare(const std::string& declaration) const;
+  // A valid declaration for an operand of `rank` axes and `dtype` (JSON text).
+  std::string example(uint32_t rank, DType dtype) const;
+
+ private:
+  std::shared_ptr<const LoadedPlugin> plugin_;
+  const fugue_kind_desc* desc_ = nullptr;
+  std::string name_, doc_;
+  std::vector<std::string> keys_;
+};
+
+}  // namespace fugue
