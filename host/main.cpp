@@ -111,14 +111,26 @@ int cmd_plugins(const Options& o) {
   std::printf("search path:");
   for (const auto& f : PluginRegistry::default_search_path()) std::printf(" %s", f.lexically_normal().c_str());
   std::printf("\n");
-  std::printf("\nkinds of the core\n");
-  for (const Kind* k : registry.kinds())
-    if (k->builtin()) std::printf("  kind %-11s %s\n", k->name().c_str(), k->doc().c_str());
+  // Kinds, formats and generators, each under the core or the plugin that adds it.
+  const auto extras = [&](const LoadedPlugin* owner) {
+    for (const Kind* k : registry.kinds())
+      if (k->plugin() == owner) std::printf("  kind %-11s %s\n", k->name().c_str(), k->doc().c_str());
+    for (const auto& f : registry.formats()) {
+      if (f->plugin() != owner) continue;
+      std::string extensions;
+      for (const auto& e : f->extensions()) extensions += (extensions.empty() ? "" : " ") + e;
+      const char* how = f->reads() && f->writes() ? "reads, writes" : f->reads() ? "reads" : "writes";
+      std::printf("  format %-9s %s (%s) %s\n", f->name().c_str(), extensions.c_str(), how, f->doc().c_str());
+    }
+    for (const Generator* g : registry.generators())
+      if (g->plugin() == owner) std::printf("  generator %-6s %s\n", g->name().c_str(), g->doc().c_str());
+  };
+  std::printf("\nthe core\n");
+  extras(nullptr);
   for (const auto& p : registry.plugins()) {
     std::printf("\n%s %s (ABI %u.%u) %s\n  %s\n", p->name.c_str(), p->version.c_str(), p->abi_major, p->abi_minor,
                 p->file.c_str(), p->description.c_str());
-    for (const Kind* k : registry.kinds())
-      if (k->plugin() == p.get()) std::printf("  kind %-11s %s\n", k->name().c_str(), k->doc().c_str());
+    extras(p.get());
     for (const auto* op : registry.operations_of(*p)) {
       std::string ins, outs;
       for (const auto* d : op->operands()) {  // an in-place operand is in both lists, as in programs
@@ -278,7 +290,7 @@ int main(int argc, char** argv) {
   conformance->add_option("--seed", o.conformance.seed, "seed of the random inputs (default: a fresh one, printed)");
 
   auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
-  auto* plugins = app.add_subcommand("plugins", "list the kinds, and the plugins with their versions, ABI, kinds and operations");
+  auto* plugins = app.add_subcommand("plugins", "list the kinds, file formats and generators of the core, and the plugins with their versions, ABI, kinds, formats, generators and operations");
 
   try {
     app.parse(argc, argv);

@@ -110,6 +110,10 @@ typedef struct fugue_type {
   const void* metadata;
   uint64_t metadata_bytes;
   const char* kind_name; /* kind == PLUGIN: the kind's name ("stencil"); NULL otherwise */
+  /* Run-time extents: bit d set when axis d's length is known only at run time; shape[d] is then its
+   * capacity (the most it can be). 2.0 allows axis 0 only, so the elements present are always the
+   * first ones, row-major. Only operations with FUGUE_OP_RUNTIME_EXTENTS take such operands. */
+  uint32_t runtime_axes;
   /* end of 2.0 */
 } fugue_type;
 
@@ -351,6 +355,10 @@ typedef struct fugue_device_services {
                           fugue_error* error);
   /* Hand an event of enqueued work to the core, for profiles and benchmarks; the core releases it. */
   void (*track)(fugue_services_context* context, cl_event event, const char* name);
+  /* The device buffer (one int64_t) holding the actual length of operand k's run-time axis 0: an
+   * input's is there to read; an OUT operand's the operation writes with its own work. NULL for an
+   * operand without run-time axes. Owned by the core. */
+  cl_mem (*extent)(fugue_services_context* context, uint32_t operand);
   /* end of 2.0 */
 } fugue_device_services;
 
@@ -369,6 +377,9 @@ typedef struct fugue_host_array {
   const fugue_type* type;
   void* data; /* C order; IN operands are read-only, INOUT ones hold the old value on entry */
   uint64_t bytes;
+  /* The type has a run-time axis 0: its actual length (data holds that many rows; bytes covers the
+   * capacity). An input's is given; an OUT operand's reference sets it. */
+  int64_t length;
   /* end of 2.0 */
 } fugue_host_array;
 
@@ -438,6 +449,11 @@ struct fugue_op_desc {
 /* Its float results depend on the order in which work-items combine values (atomic additions): two
  * runs agree within the operation's tolerance, not bit for bit. Integer results stay exact. */
 #define FUGUE_OP_UNORDERED 2u
+/* It takes operands with run-time extents (fugue_type.runtime_axes). At ELEMENT and ITEM level it
+ * touches them only through the accessors and FUGUE_BUILTIN_INDEX, so the core runs its iteration
+ * space over the elements present; at DEVICE level it reads their lengths (services.extent). Its
+ * infer gives outputs the run-time axes of the inputs they follow. */
+#define FUGUE_OP_RUNTIME_EXTENTS 4u
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Kinds a plugin defines                                                                          */
@@ -494,6 +510,61 @@ struct fugue_kind_desc {
   /* end of 2.0 */
 };
 
+/* ---------------------------------------------------------------------------------------------- */
+/* File formats and generators a plugin adds                                                       */
+
+typedef struct fugue_format_desc fugue_format_desc;
+/* The type of what `path` holds (reading no more than it needs: a header), into the core's room
+ * (fugue_declared; no metadata). A bad file: INVALID_ARGUMENT with a message naming what is wrong. */
+typedef fugue_status (*fugue_probe_fn)(const fugue_format_desc* format, const char* path,
+                                       fugue_declared* type, fugue_error* error);
+/* Reads `path` into `array`, whose type is what probe said and whose data the core allocated. */
+typedef fugue_status (*fugue_read_fn)(const fugue_format_desc* format, const char* path,
+                                      fugue_host_array* array, fugue_error* error);
+/* Whether the format writes values of `type`: OK, or INVALID_ARGUMENT saying why not. The core asks
+ * when it loads the program, before anything runs. */
+typedef fugue_status (*fugue_accepts_fn)(const fugue_format_desc* format, const fugue_type* type,
+                                         fugue_error* error);
+/* Writes `array` to `path`, a staging file the core renames into place once every output is written. */
+typedef fugue_status (*fugue_write_fn)(const fugue_format_desc* format, const char* path,
+                                       const fugue_host_array* array, fugue_error* error);
+
+/* A file format, chosen by a file's extension. Where several formats share an extension, a file is
+ * read by the first that reads it and written by the first that accepts the value's type. */
+struct fugue_format_desc {
+  uint32_t struct_size;
+  const char* name;       /* "flo" */
+  const char* doc;
+  const char* extensions; /* lower case, with the dot, separated by spaces: ".flo" */
+  fugue_probe_fn probe;   /* probe and read: both or neither (a format that only writes) */
+  fugue_read_fn read;
+  fugue_accepts_fn accepts; /* accepts and write: both or neither (a format that only reads) */
+  fugue_write_fn write;
+  void* user_data;
+  /* end of 2.0 */
+};
+
+typedef struct fugue_generator_desc fugue_generator_desc;
+/* Checks `parameters` (the JSON value a program gives the generator, as text) for an array of
+ * `type`, before anything runs; messages about part of them start with a JSON pointer inside them. */
+typedef fugue_status (*fugue_check_generator_fn)(const fugue_generator_desc* generator, const char* parameters,
+                                                 const fugue_type* type, fugue_error* error);
+/* Fills `array` (the core allocated it with the symbol's type). Same parameters, same values. */
+typedef fugue_status (*fugue_generate_fn)(const fugue_generator_desc* generator, const char* parameters,
+                                          fugue_host_array* array, fugue_error* error);
+
+/* A generator of initial values: `"from": {"<name>": parameters}` in a declaration. */
+struct fugue_generator_desc {
+  uint32_t struct_size;
+  const char* name;  /* an identifier, unique among the core's and plugins' generators */
+  const char* doc;
+  uint32_t dtypes;   /* FUGUE_DTYPE_BIT mask of the dtypes it makes */
+  fugue_check_generator_fn check;
+  fugue_generate_fn generate;
+  void* user_data;
+  /* end of 2.0 */
+};
+
 typedef struct fugue_plugin {
   uint32_t struct_size;
   uint32_t abi_major; /* these three keep their offsets in every ABI version */
@@ -505,6 +576,10 @@ typedef struct fugue_plugin {
   const fugue_op_desc* const* ops; /* pointers, so each op may carry its own struct_size */
   uint32_t num_kinds;
   const fugue_kind_desc* const* kinds; /* may be NULL when num_kinds == 0 */
+  uint32_t num_formats;
+  const fugue_format_desc* const* formats; /* may be NULL when num_formats == 0 */
+  uint32_t num_generators;
+  const fugue_generator_desc* const* generators; /* may be NULL when num_generators == 0 */
   /* end of 2.0 */
 } fugue_plugin;
 

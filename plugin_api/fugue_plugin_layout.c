@@ -40,7 +40,8 @@ FUGUE_AT(fugue_type, view, 40);
 FUGUE_AT(fugue_type, metadata, 48);
 FUGUE_AT(fugue_type, metadata_bytes, 56);
 FUGUE_AT(fugue_type, kind_name, 64);
-FUGUE_END_OF_2_0(fugue_type, kind_name, 72);
+FUGUE_AT(fugue_type, runtime_axes, 72);
+FUGUE_END_OF_2_0(fugue_type, runtime_axes, 76);
 
 /* fugue_operand_desc */
 FUGUE_AT(fugue_operand_desc, struct_size, 0);
@@ -164,7 +165,8 @@ FUGUE_AT(fugue_device_services, buffer, 40);
 FUGUE_AT(fugue_device_services, program, 48);
 FUGUE_AT(fugue_device_services, scratch, 56);
 FUGUE_AT(fugue_device_services, track, 64);
-FUGUE_END_OF_2_0(fugue_device_services, track, 72);
+FUGUE_AT(fugue_device_services, extent, 72);
+FUGUE_END_OF_2_0(fugue_device_services, extent, 80);
 
 /* fugue_cost */
 FUGUE_AT(fugue_cost, struct_size, 0);
@@ -177,7 +179,8 @@ FUGUE_AT(fugue_host_array, struct_size, 0);
 FUGUE_AT(fugue_host_array, type, 8);
 FUGUE_AT(fugue_host_array, data, 16);
 FUGUE_AT(fugue_host_array, bytes, 24);
-FUGUE_END_OF_2_0(fugue_host_array, bytes, 32);
+FUGUE_AT(fugue_host_array, length, 32);
+FUGUE_END_OF_2_0(fugue_host_array, length, 40);
 
 /* fugue_op_desc */
 FUGUE_AT(fugue_op_desc, struct_size, 0);
@@ -213,7 +216,33 @@ FUGUE_AT(fugue_plugin, num_ops, 40);
 FUGUE_AT(fugue_plugin, ops, 48);
 FUGUE_AT(fugue_plugin, num_kinds, 56);
 FUGUE_AT(fugue_plugin, kinds, 64);
-FUGUE_END_OF_2_0(fugue_plugin, kinds, 72);
+FUGUE_AT(fugue_plugin, num_formats, 72);
+FUGUE_AT(fugue_plugin, formats, 80);
+FUGUE_AT(fugue_plugin, num_generators, 88);
+FUGUE_AT(fugue_plugin, generators, 96);
+FUGUE_END_OF_2_0(fugue_plugin, generators, 104);
+
+/* fugue_format_desc */
+FUGUE_AT(fugue_format_desc, struct_size, 0);
+FUGUE_AT(fugue_format_desc, name, 8);
+FUGUE_AT(fugue_format_desc, doc, 16);
+FUGUE_AT(fugue_format_desc, extensions, 24);
+FUGUE_AT(fugue_format_desc, probe, 32);
+FUGUE_AT(fugue_format_desc, read, 40);
+FUGUE_AT(fugue_format_desc, accepts, 48);
+FUGUE_AT(fugue_format_desc, write, 56);
+FUGUE_AT(fugue_format_desc, user_data, 64);
+FUGUE_END_OF_2_0(fugue_format_desc, user_data, 72);
+
+/* fugue_generator_desc */
+FUGUE_AT(fugue_generator_desc, struct_size, 0);
+FUGUE_AT(fugue_generator_desc, name, 8);
+FUGUE_AT(fugue_generator_desc, doc, 16);
+FUGUE_AT(fugue_generator_desc, dtypes, 24);
+FUGUE_AT(fugue_generator_desc, check, 32);
+FUGUE_AT(fugue_generator_desc, generate, 40);
+FUGUE_AT(fugue_generator_desc, user_data, 48);
+FUGUE_END_OF_2_0(fugue_generator_desc, user_data, 56);
 
 /* fugue_declared */
 FUGUE_AT(fugue_declared, struct_size, 0);

@@ -32,9 +32,11 @@ struct Launch {
 
 // What a kernel argument is bound to.
 struct KernelArg {
-  enum class Kind { Symbol, Shadow, Workspace };
+  enum class Kind { Symbol, Shadow, Workspace, Extent };
   Kind kind = Kind::Symbol;
-  std::string symbol;      // Symbol: its buffer; Shadow: the buffer that replaces it after the kernel
+  // Symbol: its buffer; Shadow: the buffer that replaces it after the kernel; Extent: the buffer
+  // holding its run-time length
+  std::string symbol;
   size_t op = 0;           // Workspace: index of the op in the group
   uint32_t workspace = 0;  // Workspace: its index within the op's plan
 };

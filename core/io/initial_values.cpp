@@ -1,11 +1,7 @@
 #include "io/initial_values.h"
 
 #include "errors.h"
-#include "io/file_names.h"
-#include "io/flo_io.h"
 #include "io/generators.h"
-#include "io/image_io.h"
-#include "io/npy_io.h"
 
 namespace fugue {
 
@@ -14,16 +10,9 @@ HostArray initial_value(const Symbol& s) {
   const Shape shape = s.kind == SymbolKind::Array ? s.shape : Shape{};
   switch (src.kind) {
     case SymbolSource::Kind::File: {
-      if (src.preloaded) return *src.preloaded;
-      if (lowercase_extension(src.file) == ".npy") {
-        // A scalar may be stored as shape () or (1,) (the loader checked it holds one value).
-        bool scalar = s.kind == SymbolKind::Scalar;
-        HostArray a = load_npy(src.file, s.dtype, scalar ? std::nullopt : std::optional<Shape>(shape));
-        if (scalar) a.shape.clear();
-        return a;
-      }
-      if (lowercase_extension(src.file) == ".flo") return load_flo(src.file, shape);
-      return load_gray_image(src.file, shape);
+      HostArray a = src.format->read(src.file, src.contents);
+      if (s.kind == SymbolKind::Scalar) a.shape.clear();  // stored as (), (1,) or any one value
+      return a;
     }
     case SymbolSource::Kind::Inline:
       return array_from_json(src.inline_value, s.dtype, shape, s.where + "/value");
@@ -33,6 +22,8 @@ HostArray initial_value(const Symbol& s) {
       return make_random(s.dtype, shape, src.seed, src.low, src.high);
     case SymbolSource::Kind::Arange:
       return make_arange(s.dtype, shape, src.start, src.step);
+    case SymbolSource::Kind::Generated:
+      return src.generator->generate(src.parameters, s.dtype, shape);
     case SymbolSource::Kind::None:
       break;
   }

@@ -1,5 +1,5 @@
-// output_files.h: writes a program's outputs (.npy; .png/.pgm for 2-D f32 images; .flo, or a colour .png picture,
-// for [H, W, 2] flow) into a folder.
+// output_files.h: writes a program's outputs into a folder, each with the format the loader chose
+// for it (io/file_format.h).
 // Every value is fetched before the first file is written, and each file is written atomically,
 // so a failed run leaves no partial output.
 #pragma once

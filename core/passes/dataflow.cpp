@@ -126,7 +126,7 @@ Dataflow analyze_dataflow(const Program& program) {
   int last = builder.sequence(program.body, entry, -1);
   int end = builder.add("end");
   builder.edge(last, end);
-  for (const auto& [symbol, file] : program.outputs) flow.blocks[end].tail_uses.insert(symbol);
+  for (const auto& out : program.outputs) flow.blocks[end].tail_uses.insert(out.symbol);
 
   // Per block: uses before any definition (gen) and definitions (kill), from the bottom up.
   const size_t n = flow.blocks.size();

@@ -243,6 +243,22 @@ class GroupBuilder {
           g.grid_cols = t.shape[1];
         }
       }
+    // Run-time lengths: the elements present of an array the kernel walks element by element bound
+    // its iteration space (every such array of the kernel must have the same length at run time).
+    for (const auto* op : ops_)
+      for (size_t k = 0; k < op->statement->operands.size(); ++k) {
+        const std::string& name = op->statement->operands[k];
+        const Symbol& sym = program_.symbol(name);
+        if (!sym.runtime_axes || op->partition(k).kind == FUGUE_PARTITION_NONE) continue;
+        if (op->reads(k) && g.global_reads.count(name) && !g.runtime_writes.count(name)) g.runtime_reads.insert(name);
+        if (op->writes(k) && g.stored.count(name)) g.runtime_writes.insert(name);
+        const int64_t capacity = sym.shape.empty() ? 0 : sym.shape[0];
+        if (g.extent_symbol.empty() && op->reads(k) && op->partition(k).kind == FUGUE_PARTITION_ELEMENTWISE &&
+            capacity > 0 && shape_elements(sym.shape) == merged_.launch.iteration[0]) {
+          g.extent_symbol = name;
+          g.extent_row = shape_elements(sym.shape) / capacity;
+        }
+      }
     g.bytes_fused = traffic_with(nullptr);
     for (const auto* op : ops_) {
       g.bytes_unfused += single_traffic(*op);

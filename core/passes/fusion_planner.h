@@ -43,6 +43,12 @@ struct FusedGroup {
   // A 2-D grid read with a halo whose cells are the iteration space ([rows, cols]; 0: none): the
   // launch may then walk it tile by tile, so that neighbouring rows share a work-group's cache.
   int64_t grid_rows = 0, grid_cols = 0;
+  // Run-time extents: the symbol whose actual length bounds the iteration space ("" when it is all
+  // static), and the elements per unit of that length (the iteration space is capacity * row).
+  std::string extent_symbol;
+  int64_t extent_row = 0;
+  SymbolSet runtime_reads;   // operands with run-time lengths the kernel reads: theirs must agree
+  SymbolSet runtime_writes;  // stored results with run-time lengths: they take the kernel's
   double bytes_unfused = 0; // the ops' traffic as separate kernels
   double bytes_fused = 0;   // this kernel's traffic
   double flops = 0;

@@ -85,9 +85,47 @@ std::string check_kind(const fugue_kind_desc* kind) {
   return {};
 }
 
+// "" when the format descriptor is sound; otherwise what is wrong with it.
+std::string check_format(const fugue_format_desc* format) {
+  if (!format) return "a null format descriptor";
+  if (format->struct_size < FUGUE_V2_SIZE(fugue_format_desc, user_data)) return "a format descriptor smaller than ABI 2.0's";
+  if (!identifier(format->name)) return "a format whose name is not an identifier";
+  const std::string name = format->name;
+  std::istringstream list(format->extensions ? format->extensions : "");
+  int count = 0;
+  for (std::string e; list >> e; ++count)
+    if (e.size() < 2 || e[0] != '.' || std::any_of(e.begin(), e.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }))
+      return "format '" + name + "' lists extension '" + e + "' (expected lower case with the dot: \".flo\")";
+  if (count == 0) return "format '" + name + "' lists no extension";
+  if (!format->probe != !format->read) return "format '" + name + "' gives one of probe and read without the other";
+  if (!format->accepts != !format->write) return "format '" + name + "' gives one of accepts and write without the other";
+  if (!format->probe && !format->write) return "format '" + name + "' neither reads nor writes";
+  return {};
+}
+
+std::string check_generator(const fugue_generator_desc* generator) {
+  if (!generator) return "a null generator descriptor";
+  if (generator->struct_size < FUGUE_V2_SIZE(fugue_generator_desc, user_data))
+    return "a generator descriptor smaller than ABI 2.0's";
+  if (!identifier(generator->name)) return "a generator whose name is not an identifier";
+  const std::string name = generator->name;
+  if (!generator->check || !generator->generate) return "generator '" + name + "' lacks check or generate";
+  if (!generator->dtypes || (generator->dtypes & ~static_cast<uint32_t>(FUGUE_DTYPES_ALL)))
+    return "generator '" + name + "' makes no known dtype";
+  return {};
+}
+
 }  // namespace
 
 PluginRegistry::PluginRegistry() {
+  formats_ = builtin_formats();
+  const auto generator = [&](const std::string& name, const std::string& doc) {
+    generators_[name] = std::make_shared<const Generator>(name, doc, FUGUE_DTYPES_ALL);
+  };
+  generator("zeros", "{}: every element 0");
+  generator("fill", "v: every element v");
+  generator("random", "{\"seed\", \"low\", \"high\"}: uniform in [low, high), the same on every machine");
+  generator("arange", "{\"start\", \"step\"}: element i (flat) = start + i * step");
   const auto builtin = [&](const std::string& name, const std::string& doc, std::vector<std::string> keys) {
     kinds_[name] = std::make_shared<const Kind>(name, doc, std::move(keys));
   };
@@ -99,6 +137,45 @@ PluginRegistry::PluginRegistry() {
 std::shared_ptr<const Kind> PluginRegistry::find_kind(const std::string& name) const {
   auto it = kinds_.find(name);
   return it == kinds_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const FileFormat> PluginRegistry::reader_for(const std::string& extension) const {
+  for (const auto& f : formats_)
+    if (f->reads() && f->has_extension(extension)) return f;
+  return nullptr;
+}
+
+std::vector<std::shared_ptr<const FileFormat>> PluginRegistry::writers_for(const std::string& extension) const {
+  std::vector<std::shared_ptr<const FileFormat>> out;
+  for (const auto& f : formats_)
+    if (f->writes() && f->has_extension(extension)) out.push_back(f);
+  return out;
+}
+
+std::string PluginRegistry::extensions_text(bool writing) const {
+  std::vector<std::string> list;
+  for (const auto& f : formats_)
+    if (writing ? f->writes() : f->reads())
+      for (const auto& e : f->extensions())
+        if (std::find(list.begin(), list.end(), e) == list.end()) list.push_back(e);
+  std::string text;
+  for (size_t i = 0; i < list.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == list.size() ? " or " : ", ") + list[i];
+  return text;
+}
+
+std::shared_ptr<const Generator> PluginRegistry::find_generator(const std::string& name) const {
+  auto it = generators_.find(name);
+  return it == generators_.end() ? nullptr : it->second;
+}
+
+std::vector<const Generator*> PluginRegistry::generators() const {
+  std::vector<const Generator*> out;
+  for (const auto& [name, g] : generators_)
+    if (g->builtin()) out.push_back(g.get());
+  for (const auto& [name, g] : generators_)
+    if (!g->builtin()) out.push_back(g.get());
+  return out;
 }
 
 std::vector<const Kind*> PluginRegistry::kinds() const {
@@ -241,7 +318,36 @@ bool PluginRegistry::load_file(const fs::path& file) {
       return false;
     }
   }
+  if (table->struct_size < FUGUE_V2_SIZE(fugue_plugin, generators) || (table->num_formats > 0 && !table->formats) ||
+      (table->num_generators > 0 && !table->generators)) {
+    refuse(file, "plugin '" + plugin->name + "': its format or generator list is malformed");
+    return false;
+  }
+  for (uint32_t i = 0; i < table->num_formats; ++i)
+    if (std::string problem = check_format(table->formats[i]); !problem.empty()) {
+      refuse(file, "plugin '" + plugin->name + "': " + problem);
+      return false;
+    }
+  std::set<std::string> own_generators;
+  for (uint32_t i = 0; i < table->num_generators; ++i) {
+    const fugue_generator_desc* g = table->generators[i];
+    if (std::string problem = check_generator(g); !problem.empty()) {
+      refuse(file, "plugin '" + plugin->name + "': " + problem);
+      return false;
+    }
+    if (!own_generators.insert(g->name).second || generators_.count(g->name)) {
+      const auto it = generators_.find(g->name);
+      const LoadedPlugin* other = it == generators_.end() ? plugin.get() : it->second->plugin();
+      refuse(file, "generator '" + std::string(g->name) + "' of plugin '" + plugin->name + "' is already defined by " +
+                       (other ? "plugin '" + other->name + "'" : std::string("the core")));
+      return false;
+    }
+  }
   std::shared_ptr<const LoadedPlugin> shared = plugin;
+  for (uint32_t i = 0; i < table->num_formats; ++i)
+    formats_.push_back(std::make_shared<const FileFormat>(shared, table->formats[i]));
+  for (uint32_t i = 0; i < table->num_generators; ++i)
+    generators_[table->generators[i]->name] = std::make_shared<const Generator>(shared, table->generators[i]);
   for (uint32_t i = 0; i < table->num_ops; ++i)
     operations_[table->ops[i]->name] = std::make_shared<const Operation>(shared, table->ops[i]);
   for (uint32_t i = 0; i < table->num_kinds; ++i)

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "io/file_format.h"
+#include "io/generator.h"
 #include "plugins/kind.h"
 #include "plugins/operation.h"
 
@@ -22,7 +24,8 @@ struct PluginRefusal {
 
 class PluginRegistry {
  public:
-  // Knows the core's kinds (array, scalar, const) from the start.
+  // Knows the core's kinds (array, scalar, const), formats (npy, png, pgm) and generators (zeros,
+  // fill, random, arange) from the start.
   PluginRegistry();
 
   // The folders searched by default: beside the executable (`../plugins` in a build tree,
@@ -46,6 +49,17 @@ class PluginRegistry {
   std::shared_ptr<const Kind> find_kind(const std::string& name) const;
   // Every kind, the core's first, then by name.
   std::vector<const Kind*> kinds() const;
+  // Every format, the core's first, then the plugins' in the order they loaded.
+  const std::vector<std::shared_ptr<const FileFormat>>& formats() const { return formats_; }
+  // The first format that reads files with this extension (".npy", lower case); null if none.
+  std::shared_ptr<const FileFormat> reader_for(const std::string& extension) const;
+  // The formats that write files with this extension, in order.
+  std::vector<std::shared_ptr<const FileFormat>> writers_for(const std::string& extension) const;
+  // "a .npy, .png, .pgm or .flo file": the extensions some format reads (or writes).
+  std::string extensions_text(bool writing) const;
+  std::shared_ptr<const Generator> find_generator(const std::string& name) const;
+  // Every generator, the core's first, then by name.
+  std::vector<const Generator*> generators() const;
 
  private:
   void refuse(const std::filesystem::path& file, const std::string& reason);
@@ -53,6 +67,8 @@ class PluginRegistry {
   std::vector<std::shared_ptr<const LoadedPlugin>> plugins_;
   std::map<std::string, std::shared_ptr<const Operation>> operations_;
   std::map<std::string, std::shared_ptr<const Kind>> kinds_;
+  std::vector<std::shared_ptr<const FileFormat>> formats_;
+  std::map<std::string, std::shared_ptr<const Generator>> generators_;
   std::vector<PluginRefusal> refusals_;
   std::vector<std::string> loaded_files_;  // canonical paths, so a folder listed twice loads once
 };

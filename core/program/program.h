@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fugue/abi_values.hpp"
+#include "io/file_format.h"
+#include "io/generator.h"
 #include "program/dtype.h"
 #include "program/host_array.h"
 #include "plugins/operation.h"
@@ -23,22 +25,26 @@ enum class SymbolKind { Array, Scalar, Const, Plugin };
 
 // Where a symbol's initial value comes from.
 struct SymbolSource {
-  enum class Kind { None, File, Inline, Fill, Random, Arange };
+  enum class Kind { None, File, Inline, Fill, Random, Arange, Generated };
   Kind kind = Kind::None;
   std::filesystem::path file;  // File: resolved against the program's folder (a --set path: the current folder)
+  std::shared_ptr<const FileFormat> format;  // File: the format that reads it
+  FileContents contents;                     // File: its dtype and shape as probed (values, if read then)
+  std::shared_ptr<const Generator> generator;  // Generated: a plugin's generator ...
+  std::string parameters;                      // ... and its parameters (JSON text)
   nlohmann::json inline_value;  // Inline
   double value = 0;             // Fill (zeros: 0)
   uint64_t seed = 0;            // Random
   double low = 0, high = 1;     // Random
   double start = 0, step = 1;   // Arange
-  std::shared_ptr<const HostArray> preloaded;  // File: an image decoded while validating
 };
 
 struct Symbol {
   std::string name;
   SymbolKind kind = SymbolKind::Array;
   DType dtype = DType::None;  // None until declared or inferred (consts stay None: they adapt)
-  Shape shape;
+  Shape shape;                // run-time axes: their capacity
+  uint32_t runtime_axes = 0;  // bit d: axis d's length is known at run time (axis 0 only)
   bool typed = false;         // dtype and shape known
   double const_value = 0;     // Const: the value baked into kernels
   std::string kind_name;      // Plugin: the kind's name ("csr")
@@ -49,6 +55,8 @@ struct Symbol {
 
   // The type operations see (a plugin kind's metadata with it).
   abi::Type type() const;
+  // "[<=1000, 3]": the shape, with run-time axes marked.
+  std::string shape_text() const;
   // "array", "const", or a plugin kind's name
   std::string kind_text() const;
   // Known when kernels are generated (consts, plugin kinds): no device value, never written.
@@ -101,11 +109,18 @@ struct CallDescriptor {
   void bind(const std::vector<fugue_attr_value>& attrs, const fugue_device_desc* device);
 };
 
+// An output of the program: the symbol, its file (relative to --out) and the format that writes it.
+struct OutputFile {
+  std::string symbol;
+  std::filesystem::path file;
+  std::shared_ptr<const FileFormat> format;
+};
+
 struct Program {
   std::filesystem::path file;
   std::map<std::string, Symbol> symbols;
   std::vector<Statement> body;
-  std::vector<std::pair<std::string, std::filesystem::path>> outputs;  // symbol, file (relative to --out)
+  std::vector<OutputFile> outputs;
 
   const Symbol& symbol(const std::string& name) const { return symbols.at(name); }
   // Fills `out` with the call descriptor of `statement`: the operands' current types and the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstring>
 
@@ -15,10 +16,30 @@ std::string same_layout(const HostArray& actual, const HostArray& expected) {
     return "shape " + shape_string(actual.shape) + " vs expected " + shape_string(expected.shape);
   return {};
 }
+
+bool has_nan(std::complex<double> z) { return std::isnan(z.real()) || std::isnan(z.imag()); }
+
+// Complex elements as complex numbers: |a - e| <= tolerance * max(1, |e|), the error's size against
+// the value's (a part near 0 beside a large one is held to the large one's scale).
+std::string compare_complex(const HostArray& actual, const HostArray& expected, double tolerance) {
+  for (int64_t i = 0; i < expected.elements(); ++i) {
+    const std::complex<double> a = actual.get_complex(i), e = expected.get_complex(i);
+    if (has_nan(a) && has_nan(e)) continue;
+    if (a == e) continue;  // infinities too
+    if (!(std::abs(a - e) <= tolerance * std::max(1.0, std::abs(e)))) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "element %lld: (%.17g, %.17g), expected (%.17g, %.17g) (tolerance %g)",
+                    static_cast<long long>(i), a.real(), a.imag(), e.real(), e.imag(), tolerance);
+      return buf;
+    }
+  }
+  return {};
+}
 }  // namespace
 
 std::string compare_arrays(const HostArray& actual, const HostArray& expected, double tolerance) {
   if (auto problem = same_layout(actual, expected); !problem.empty()) return problem;
+  if (dtype_is_complex(expected.dtype)) return compare_complex(actual, expected, tolerance);
   for (int64_t i = 0; i < expected.elements(); ++i) {
     double a = actual.get(i), e = expected.get(i);
     if (std::isnan(e) && std::isnan(a)) continue;

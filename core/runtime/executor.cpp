@@ -17,6 +17,7 @@ struct fugue_services_context {
   fugue::Profiler* profiler = nullptr;
   const fugue::Device* device = nullptr;
   std::vector<cl_mem> operands;      // per operand (NULL for consts)
+  std::vector<cl_mem> extents;       // per operand: its run-time length's buffer (NULL: none)
   std::vector<cl::Buffer> scratch;   // released after the operation's work finished
   std::vector<cl::Program> programs; // kept alive while the operation runs
   std::string label;
@@ -45,6 +46,9 @@ void report(fugue_error* error, const std::string& message) {
 
 cl_mem services_buffer(fugue_services_context* c, uint32_t operand) {
   return operand < c->operands.size() ? c->operands[operand] : nullptr;
+}
+cl_mem services_extent(fugue_services_context* c, uint32_t operand) {
+  return operand < c->extents.size() ? c->extents[operand] : nullptr;
 }
 fugue_status services_program(fugue_services_context* c, const char* source, const char* options,
                               cl_program* program, fugue_error* error) {
@@ -158,17 +162,41 @@ cl::Buffer Executor::allocate(size_t bytes, const std::string& what) {
 
 void Executor::upload(const std::string& symbol, const HostArray& array) {
   Value& v = value_for_write(symbol);
-  if (array.bytes.size() != v.bytes)
-    throw UserError(program_.symbol(symbol).where + ": initial value has " + std::to_string(array.bytes.size()) +
-                    " bytes, the declaration needs " + std::to_string(v.bytes));
-  if (v.bytes == 0) return;
-  cl::Event event;
+  const Symbol& s = program_.symbol(symbol);
+  // A run-time length: as many rows as the value has, up to the capacity the buffer holds.
+  const bool runtime = s.runtime_axes != 0;
+  if (runtime ? array.bytes.size() > v.bytes || array.shape.empty() : array.bytes.size() != v.bytes)
+    throw UserError(s.where + ": initial value has " + std::to_string(array.bytes.size()) + " bytes, the declaration " +
+                    (runtime ? "holds at most " : "needs ") + std::to_string(v.bytes));
   try {
-    device_.queue.enqueueWriteBuffer(v.buffer, CL_TRUE, 0, v.bytes, array.bytes.data(), nullptr, &event);
+    if (runtime) {
+      if (!v.extent()) v.extent = allocate(sizeof(cl_long), "the run-time length of '" + symbol + "'");
+      const cl_long rows = array.shape[0];
+      device_.queue.enqueueWriteBuffer(v.extent, CL_TRUE, 0, sizeof rows, &rows);
+      v.extent_origin = ++extent_origins_;
+    }
+    if (array.bytes.empty()) return;
+    cl::Event event;
+    device_.queue.enqueueWriteBuffer(v.buffer, CL_TRUE, 0, array.bytes.size(), array.bytes.data(), nullptr, &event);
+    profiler_.track(event, "upload " + symbol, "transfer", static_cast<double>(array.bytes.size()));
   } catch (const cl::Error& e) {
     throw DeviceError(cl_error_message("uploading '" + symbol + "'", e.err()));
   }
-  profiler_.track(event, "upload " + symbol, "transfer", static_cast<double>(v.bytes));
+}
+
+int64_t Executor::actual_rows(const std::string& symbol) {
+  const Symbol& s = program_.symbol(symbol);
+  const Value& v = values_.at(symbol);
+  cl_long rows = 0;
+  try {
+    device_.queue.enqueueReadBuffer(v.extent, CL_TRUE, 0, sizeof rows, &rows);
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("reading the run-time length of '" + symbol + "'", e.err()));
+  }
+  if (rows < 0 || rows > s.shape[0])
+    throw DeviceError(s.where + ": '" + symbol + "' got a run-time length of " + std::to_string(rows) +
+                      ", outside its capacity " + s.shape_text() + " (a bug in the operation that produced it)");
+  return rows;
 }
 
 void Executor::initialize() {
@@ -313,6 +341,7 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
     value_for_read(s, *reader);
   }
   for (const auto& s : group.stored) value_for_write(s);
+  run_time_lengths(group, where);
   for (const auto& s : group.shadowed)
     if (!shadows_.count(s)) shadows_[s] = allocate(values_.at(s).bytes, "the second buffer of '" + s + "'");
   auto bind = [&](cl::Kernel& kernel, const std::vector<KernelArg>& args) {
@@ -320,6 +349,7 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
       const auto& arg = args[a];
       const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace ? site.workspaces.at({arg.op, arg.workspace})
                                  : arg.kind == KernelArg::Kind::Shadow  ? shadows_.at(arg.symbol)
+                                 : arg.kind == KernelArg::Kind::Extent  ? values_.at(arg.symbol).extent
                                                                         : values_.at(arg.symbol).buffer;
       kernel.setArg(static_cast<cl_uint>(a), buffer);
     }
@@ -345,11 +375,40 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
   for (const auto& s : group.stored) values_.at(s).defined = true;
 }
 
+// A kernel walks the elements present of the arrays with run-time lengths it reads: they must have
+// the same length, known without asking the device because it came from the same place; its results
+// with run-time lengths take that length (a device-side copy of one long).
+void Executor::run_time_lengths(const FusedGroup& group, const Statement& where) {
+  if (group.runtime_reads.empty() && group.runtime_writes.empty()) return;
+  const Value* source = group.extent_symbol.empty() ? nullptr : &values_.at(group.extent_symbol);
+  for (const auto& s : group.runtime_reads) {
+    const Value& v = values_.at(s);
+    if (!source || v.extent_origin != source->extent_origin)
+      throw UserError(where.where + ": '" + s + "' and '" + (source ? group.extent_symbol : std::string("the kernel")) +
+                      "' have run-time lengths from different operations, so they may differ; combine values "
+                      "of one length (from one array.compact, one file)");
+  }
+  if (!source) throw UserError(where.where + ": a result has a run-time length that no input of its kernel gives");
+  for (const auto& s : group.runtime_writes) {
+    if (s == group.extent_symbol) continue;
+    Value& v = values_.at(s);
+    try {
+      if (!v.extent()) v.extent = allocate(sizeof(cl_long), "the run-time length of '" + s + "'");
+      device_.queue.enqueueCopyBuffer(source->extent, v.extent, 0, 0, sizeof(cl_long));
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("copying the run-time length of '" + s + "'", e.err()));
+    }
+    v.extent_origin = source->extent_origin;
+  }
+}
+
 void Executor::run_swap(const Step& step, const Statement& where) {
   value_for_read(step.source, where);
   Value& target = value_for_write(step.target);
   Value& source = values_.at(step.source);
   std::swap(target.buffer, source.buffer);
+  std::swap(target.extent, source.extent);
+  std::swap(target.extent_origin, source.extent_origin);
   source.defined = target.defined;
   target.defined = true;
 }
@@ -363,6 +422,8 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   context.label = op.label;
   context.bytes = op.cost.bytes;
   context.flops = op.cost.flops;
+  std::set<std::string> input_names;
+  for (uint32_t i : st.op->inputs()) input_names.insert(st.operands[i]);
   for (size_t i = 0; i < st.operands.size(); ++i) {
     const std::string& name = st.operands[i];
     bool input = st.op->operands()[i]->role == FUGUE_ROLE_IN;
@@ -372,6 +433,19 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
                  : it == values_.end()             ? nullptr
                                                    : it->second.buffer();
     context.operands.push_back(mem);
+    // Run-time lengths, inputs' first: the buffers that hold them before the op runs.
+    const bool runtime = program_.symbol(name).runtime_axes != 0;
+    context.extents.push_back(runtime && st.op->reads(i) ? values_[name].extent() : nullptr);
+  }
+  // An OUT operand's length the op writes anew (a fresh origin); into a buffer of its own when another
+  // operand reads the old one.
+  for (uint32_t o : st.op->outputs()) {
+    const std::string& name = st.operands[o];
+    if (!program_.symbol(name).runtime_axes || st.op->reads(o)) continue;
+    Value& v = values_[name];
+    if (!v.extent() || input_names.count(name)) v.extent = allocate(sizeof(cl_long), "the run-time length of '" + name + "'");
+    v.extent_origin = ++extent_origins_;
+    context.extents[o] = v.extent();
   }
   fugue_device_services services{};
   services.struct_size = sizeof(fugue_device_services);
@@ -383,6 +457,7 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   services.program = &services_program;
   services.scratch = &services_scratch;
   services.track = &services_track;
+  services.extent = &services_extent;
   try {
     st.op->execute(op.call, services);
   } catch (const UserError& e) {
@@ -439,7 +514,9 @@ HostArray Executor::read(const std::string& symbol) {
   auto it = values_.find(symbol);
   if (it == values_.end() || !it->second.defined)
     throw UserError(s.where + ": '" + symbol + "' was never written at run time, so it has no value to read");
-  HostArray a(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
+  Shape shape = s.kind == SymbolKind::Array ? s.shape : Shape{};
+  if (s.runtime_axes) shape[0] = actual_rows(symbol);  // only the rows present
+  HostArray a(s.dtype, shape);
   if (!a.bytes.empty()) {
     cl::Event event;
     try {

@@ -81,10 +81,17 @@ class Executor : public Backend {
     size_t guard = 0;    // bytes before `buffer` in `guarded`
     size_t bytes = 0;
     bool defined = false;
+    // A symbol with a run-time length: the device buffer (one long) holding it, and where that length
+    // came from (values that share an origin have the same length, without asking the device).
+    cl::Buffer extent;
+    uint64_t extent_origin = 0;
   };
   void prepare_kernel(const FusedGroup& group);
   void run_kernel(KernelSite& site, const Statement& where);
   void run_swap(const Step& step, const Statement& where);
+  void run_time_lengths(const FusedGroup& group, const Statement& where);
+  // The actual length of a symbol's run-time axis 0 (waits for the device).
+  int64_t actual_rows(const std::string& symbol);
   Value& value_for_write(const std::string& symbol);
   const Value& value_for_read(const std::string& symbol, const Statement& where);
   cl::Buffer allocate(size_t bytes, const std::string& what);
@@ -106,6 +113,7 @@ class Executor : public Backend {
   // Second buffers: of symbols written while read wide (kernels), or written by a device-level op
   // while another operand reads them.
   std::map<std::string, cl::Buffer> shadows_;
+  uint64_t extent_origins_ = 0;  // the last origin given to a run-time length
   std::map<std::string, HostArray> initial_;   // initial values, kept for repetitions
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation

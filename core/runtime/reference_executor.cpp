@@ -21,6 +21,33 @@ const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
 void ReferenceExecutor::run_op(const Statement& st) {
   CallDescriptor call;
   program_.call(st, call);
+  // Run-time lengths: the reference sees the rows present (the device sees the capacity). Inputs
+  // with run-time lengths must agree; an operation that follows them gives its results their length,
+  // one that makes a length (array.compact) says it.
+  int64_t common = -1;
+  std::string common_symbol;
+  for (size_t i = 0; i < st.operands.size(); ++i) {
+    const Symbol& s = program_.symbol(st.operands[i]);
+    if (!s.runtime_axes || !st.op->reads(i)) continue;
+    auto it = values_.find(s.name);
+    if (it == values_.end()) continue;
+    const int64_t rows = it->second.shape[0];
+    call.values[i].shape[0] = rows;
+    if (common >= 0 && rows != common)
+      throw UserError(st.where + ": run-time lengths differ: '" + common_symbol + "' has " + std::to_string(common) +
+                      " rows, '" + s.name + "' " + std::to_string(rows));
+    common = rows;
+    common_symbol = s.name;
+  }
+  const bool follows = st.op->traits() & FUGUE_OP_RUNTIME_EXTENTS;
+  for (uint32_t o : st.op->outputs())
+    if (st.op->role(o) == FUGUE_ROLE_OUT && program_.symbol(st.operands[o]).runtime_axes && follows) {
+      if (common < 0)
+        throw DeviceError(st.where + ": " + st.op->name() + " gives '" + st.operands[o] +
+                          "' a run-time length, but no input of the call has one to follow");
+      call.values[o].shape[0] = common;
+    }
+  call.bind(st.attrs, nullptr);
   // Outputs are fresh arrays, moved into place afterwards, so an output that is also an input never
   // sees a half-written value; inputs are read where they are stored, and an in-place (INOUT)
   // operand is updated where it is stored.
@@ -30,7 +57,9 @@ void ReferenceExecutor::run_op(const Statement& st) {
     const Symbol& s = program_.symbol(st.operands[i]);
     HostArray* array = nullptr;
     if (st.op->role(i) == FUGUE_ROLE_OUT) {
-      outputs[i] = HostArray(s.dtype, s.kind == SymbolKind::Array ? s.shape : Shape{});
+      Shape shape = s.kind == SymbolKind::Array ? s.shape : Shape{};
+      if (s.runtime_axes && follows) shape[0] = common;
+      outputs[i] = HostArray(s.dtype, shape);
       array = &outputs[i];
     } else if (!s.compile_time()) {
       auto it = values_.find(s.name);
@@ -42,10 +71,25 @@ void ReferenceExecutor::run_op(const Statement& st) {
     views[i].type = &call.types[i];
     views[i].data = array && !array->bytes.empty() ? array->bytes.data() : nullptr;
     views[i].bytes = array ? array->bytes.size() : 0;
+    views[i].length = s.runtime_axes && array ? (st.op->reads(i) || follows ? array->shape[0] : -1) : 0;
   }
   st.op->reference(call.call, views.data());
-  for (uint32_t o : st.op->outputs())
-    if (st.op->role(o) == FUGUE_ROLE_OUT) values_[st.operands[o]] = std::move(outputs[o]);
+  for (uint32_t o : st.op->outputs()) {
+    if (st.op->role(o) != FUGUE_ROLE_OUT) continue;
+    const Symbol& s = program_.symbol(st.operands[o]);
+    if (s.runtime_axes) {
+      // The reference says how many rows it wrote.
+      const int64_t rows = views[o].length;
+      if (rows < 0 || rows > s.shape[0])
+        throw DeviceError(st.where + ": the reference of " + st.op->name() + " gave '" + s.name + "' the length " +
+                          std::to_string(rows) + ", outside its capacity " + s.shape_text());
+      HostArray& a = outputs[o];
+      const size_t row_bytes = a.shape[0] ? a.bytes.size() / static_cast<size_t>(a.shape[0]) : 0;
+      a.shape[0] = rows;
+      a.bytes.resize(row_bytes * static_cast<size_t>(rows));
+    }
+    values_[st.operands[o]] = std::move(outputs[o]);
+  }
 }
 
 double ReferenceExecutor::scalar_value(const std::string& symbol) { return value(symbol).get(0); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -20,7 +21,9 @@ using json = nlohmann::json;
 
 namespace {
 
+// A complex dtype is held to its parts' tolerance (compare_arrays measures complex errors).
 double tolerance_for(const Operation& op, DType dtype) {
+  if (dtype_is_complex(dtype)) dtype = static_cast<DType>(dtype_info(dtype).component);
   if (!dtype_is_float(dtype)) return 0;
   return dtype == DType::F32 ? op.desc().tolerance_f32 : op.desc().tolerance_f64;
 }
@@ -86,23 +89,23 @@ Run run_program(const json& document, DeviceSession& s, const PlanOptions& optio
   Run r = prepare_program(document, s, options, instrumentation);
   r.executor->initialize();
   r.executor->run();
-  for (const auto& [symbol, file] : r.program->outputs) r.outputs[symbol] = r.executor->read(symbol);
+  for (const auto& out : r.program->outputs) r.outputs[out.symbol] = r.executor->read(out.symbol);
   return r;
 }
 
 std::map<std::string, HostArray> reference_outputs(const Program& program, ReferenceExecutor& reference) {
   reference.run();
   std::map<std::string, HostArray> out;
-  for (const auto& [symbol, file] : program.outputs) out[symbol] = reference.value(symbol);
+  for (const auto& o : program.outputs) out[o.symbol] = reference.value(o.symbol);
   return out;
 }
 
 // Why the device cannot run `call` at all (f64 on a device without doubles), or "".
 std::string unrunnable(const TestCall& call, const DeviceSession& s) {
   if (s.device.info.fp64) return {};
-  bool f64 = call.dtype == DType::F64;
+  bool f64 = call.dtype == DType::F64 || call.dtype == DType::C128;
   for (const auto& [name, symbol] : call.program.at("symbols").items())
-    f64 = f64 || (symbol.is_object() && symbol.value("dtype", "") == "f64");
+    f64 = f64 || (symbol.is_object() && (symbol.value("dtype", "") == "f64" || symbol.value("dtype", "") == "c128"));
   return f64 ? "the device has no fp64" : "";
 }
 
@@ -184,10 +187,13 @@ std::string partition_violation(const Operation& op, const TestCall& call, Devic
                "writes element i alone)";
       if (computed) {
         // Computed among fewer elements, an element must not change (the reference check covers values).
-        double a = got.get(i), e = plain.outputs.at(symbol).get(i);
-        if (!(std::isnan(a) && std::isnan(e)) && !(std::fabs(a - e) <= tol * std::max(1.0, std::fabs(e))))
-          return "output " + symbol + ": element " + std::to_string(i) + " is " + std::to_string(a) +
-                 " when every third element is computed, " + std::to_string(e) + " when all are";
+        const std::complex<double> a = got.get_complex(i), e = plain.outputs.at(symbol).get_complex(i);
+        const bool nans = (std::isnan(a.real()) || std::isnan(a.imag())) && (std::isnan(e.real()) || std::isnan(e.imag()));
+        if (!nans && !(std::abs(a - e) <= tol * std::max(1.0, std::abs(e))))
+          return "output " + symbol + ": element " + std::to_string(i) + " is " + std::to_string(a.real()) +
+                 (dtype_is_complex(got.dtype) ? " + " + std::to_string(a.imag()) + "i" : "") +
+                 " when every third element is computed, " + std::to_string(e.real()) +
+                 (dtype_is_complex(got.dtype) ? " + " + std::to_string(e.imag()) + "i" : "") + " when all are";
       }
     }
   }

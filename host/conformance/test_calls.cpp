@@ -13,7 +13,10 @@ using json = nlohmann::json;
 
 namespace {
 
-const DType kDtypeOrder[] = {DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::U32};
+const DType kDtypeOrder[] = {DType::F32, DType::F64, DType::I32, DType::I64, DType::U8, DType::U32, DType::C64, DType::C128};
+
+// Floats and complex numbers take fractional test values; integers whole ones.
+bool fractional(DType dtype) { return dtype_is_float(dtype) || dtype_is_complex(dtype); }
 
 DType dtype_from_name(const std::string& name) { return parse_dtype(name).value_or(DType::None); }
 
@@ -30,7 +33,7 @@ DType dtype_for(const fugue_operand_desc& d, DType dtype) {
 // Random inputs: the op's declared domain for floats; for integers a range wide enough to matter,
 // and 0/1 for an integer operand beside another dtype (a mask or a condition).
 std::pair<double, double> domain(const Operation& op, DType symbol_dtype, DType call_dtype) {
-  if (dtype_is_float(symbol_dtype)) return {op.desc().test_low, op.desc().test_high};
+  if (fractional(symbol_dtype)) return {op.desc().test_low, op.desc().test_high};
   if (symbol_dtype != call_dtype) return {0, 1};
   bool is_unsigned = symbol_dtype == DType::U8 || symbol_dtype == DType::U32;
   return {is_unsigned || op.desc().test_low >= 0 ? 0 : -100, 100};
@@ -80,13 +83,13 @@ json make_program(const Operation& op, const PluginRegistry& registry, const jso
         symbol["from"] = {{"random", {{"seed", seed + 1000 + k}, {"low", l}, {"high", h}}}};
       }
       if (kind == "scalar" && !symbol.contains("value") && !symbol.contains("from"))
-        symbol["value"] = dtype_is_float(t) ? 0.25 * low + 0.75 * high : 5;
+        symbol["value"] = fractional(t) ? 0.25 * low + 0.75 * high : 5;
     } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_ARRAY)) {
       symbol = {{"kind", "array"}, {"dtype", dtype_name(t)}, {"shape", shape}, {"from", random}};
     } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_SCALAR)) {
-      symbol = {{"kind", "scalar"}, {"dtype", dtype_name(t)}, {"value", dtype_is_float(t) ? 0.25 * low + 0.75 * high : 5}};
+      symbol = {{"kind", "scalar"}, {"dtype", dtype_name(t)}, {"value", fractional(t) ? 0.25 * low + 0.75 * high : 5}};
     } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)) {
-      symbol = {{"kind", "const"}, {"value", dtype_is_float(t) ? 0.5 * (low + high) + 0.125 : 3}};
+      symbol = {{"kind", "const"}, {"value", fractional(t) ? 0.5 * (low + high) + 0.125 : 3}};
     } else if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN)) {
       symbol = kind_example(d, registry, shape.size(), t);
       if (symbol.is_null())
@@ -105,9 +108,11 @@ json make_program(const Operation& op, const PluginRegistry& registry, const jso
   for (const auto* a : op.attrs()) {
     if (!a->required || attrs.contains(a->name)) continue;
     // A required attribute the case does not give: a value most operations accept.
-    if (a->type == FUGUE_ATTR_DTYPE) attrs[a->name] = dtype == DType::F32 ? "f64" : "f32";
+    // Another dtype of the same family: complex numbers convert to complex ones only.
+    if (a->type == FUGUE_ATTR_DTYPE && dtype_is_complex(dtype)) attrs[a->name] = dtype == DType::C64 ? "c128" : "c64";
+    else if (a->type == FUGUE_ATTR_DTYPE) attrs[a->name] = dtype == DType::F32 ? "f64" : "f32";
     else if (a->type == FUGUE_ATTR_INT) attrs[a->name] = 3;
-    else if (a->type == FUGUE_ATTR_NUMBER) attrs[a->name] = dtype_is_float(dtype) ? 1.25 : 3;
+    else if (a->type == FUGUE_ATTR_NUMBER) attrs[a->name] = fractional(dtype) ? 1.25 : 3;
   }
   return {{"fugue", 1},
           {"doc", "conformance call of " + op.name()},
@@ -211,7 +216,7 @@ std::vector<TestCall> derived_calls(const Operation& op, const PluginRegistry& r
         if (size_class == "odd" && op.inputs().size() >= 2 &&
             (op.operands()[op.inputs()[1]]->kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST))) {
           const std::string name = op.operands()[op.inputs()[1]]->name;
-          spec["inputs"] = {{name, {{"kind", "const"}, {"value", dtype_is_float(t) ? 0.625 : 3}}}};
+          spec["inputs"] = {{name, {{"kind", "const"}, {"value", fractional(t) ? 0.625 : 3}}}};
           call.label += " " + name + " const";
           call.program = make_program(op, registry, spec, t, seed);
           calls.push_back(call);

@@ -5,10 +5,12 @@
 
 #include "arithmetic.h"
 #include "cast.h"
+#include "compact.h"
 #include "comparisons.h"
 #include "complex.h"
 #include "fill.h"
 #include "fugue/sdk.hpp"
+#include "generators.h"
 #include "reductions.h"
 #include "scatter.h"
 #include "select.h"
@@ -32,6 +34,8 @@ void populate(Plugin& plugin) {
   plugin.add(std::make_unique<Cast>());
   add_all(plugin, reduction_operations());
   plugin.add(scatter_add_operation());
+  plugin.add(compact_operation());
+  for (auto& g : generators()) plugin.add_generator(std::move(g));
 }
 
 }  // namespace

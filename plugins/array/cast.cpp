@@ -14,6 +14,7 @@ enum : uint32_t { kX, kOut };
 
 Cast::Cast() {
   name = "array.cast";
+  traits = FUGUE_OP_RUNTIME_EXTENTS;  // walks x through the accessors: the elements present
   doc = "x converted to attribute dtype; float to integer and wider to narrower integer saturate; "
         "real to complex is re + 0i, complex to real is refused (use array.real or array.abs)";
   operands = {

@@ -87,7 +87,8 @@ MapOperation::MapOperation(MapSpec spec) : spec_(std::move(spec)) {
   set_tolerance(*this, spec_.tolerance);
   test_low = spec_.test_low;
   test_high = spec_.test_high;
-  traits = spec_.traits;
+  // Element by element through the accessors: the core runs them over the elements present.
+  traits = spec_.traits | FUGUE_OP_RUNTIME_EXTENTS;
   test_cases = spec_.test_cases;
 }
 

@@ -53,6 +53,7 @@ const char* combination_name(Combine c) {
 
 Reduction::Reduction(ReductionSpec spec) : spec_(std::move(spec)) {
   name = "array." + spec_.name;
+  traits = FUGUE_OP_RUNTIME_EXTENTS;  // walks x through the accessors: the elements present
   doc = spec_.doc;
   const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
   if (spec_.term == Term::Product) {

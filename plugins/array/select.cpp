@@ -13,6 +13,7 @@ enum : uint32_t { kCond, kA, kB, kOut };
 
 Select::Select() {
   name = "array.select";
+  traits = FUGUE_OP_RUNTIME_EXTENTS;  // walks x through the accessors: the elements present
   doc = "cond != 0 ? a : b, element by element; a and b of any dtype, cond real";
   operands = {
       sdk::in("cond", kArrayScalarOrConst, kRealDtypes, "where nonzero, out takes a; else b"),

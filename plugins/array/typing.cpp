@@ -71,15 +71,18 @@ sdk::Type broadcast(const sdk::Call& call, const std::string& op,
     if (!shape) {
       shape = &t;
       shape_input = i;
-    } else if (!sdk::same_shape(t, *shape)) {
+    } else if (!sdk::same_shape(t, *shape) || t.runtime_axes != shape->runtime_axes) {
+      // A run-time length only meets its own kind: its rows are as many as the other's at run time.
       throw rejection(op, operand(call, i),
-                      "shape " + sdk::shape_string(*shape) + " like " + operand(call, shape_input),
+                      "shape " + sdk::shape_string(sdk::shape_of(*shape), shape->runtime_axes) + " like " +
+                          operand(call, shape_input),
                       describe(t));
     }
   }
   if (!shape) return sdk::make_type(FUGUE_KIND_SCALAR, dtype);
-  return sdk::make_type(FUGUE_KIND_ARRAY, dtype,
-                        std::vector<int64_t>(shape->shape, shape->shape + shape->rank));
+  sdk::Type out = sdk::make_type(FUGUE_KIND_ARRAY, dtype, std::vector<int64_t>(shape->shape, shape->shape + shape->rank));
+  out.runtime_axes = shape->runtime_axes;  // the result has the inputs' run-time length
+  return out;
 }
 
 }  // namespace fugue::array

@@ -1,10 +1,12 @@
 // stencil_plugin.cpp: the entry point of the stencil plugin, which registers the `stencil` kind
-// and every operation of the `stencil` family.
+// and every operation of the `stencil` family, and the optical-flow file formats (.flo files, colour
+// pictures of flow).
 #include <memory>
 
 #include "apply.h"
 #include "channels.h"
 #include "checkerboard.h"
+#include "flow_formats.h"
 #include "fugue/sdk.hpp"
 #include "lucas_kanade.h"
 #include "median.h"
@@ -29,12 +31,14 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(std::make_unique<Channel>());
   plugin.add(std::make_unique<Stack>());
   plugin.add(std::make_unique<LucasKanade>());
+  plugin.add_format(flo_format());
+  plugin.add_format(flow_picture_format());
 }
 
 }  // namespace
 
 FUGUE_SDK_PLUGIN("stencil", "0.1.0",
                  "Grid stencils with border rules, bilinear warps, pyramid resampling, median "
-                 "filters, red-black masks, channel splitting and stacking, and Lucas-Kanade "
-                 "flow steps",
+                 "filters, red-black masks, channel splitting and stacking, Lucas-Kanade flow "
+                 "steps, and optical flow in files (.flo read and written, colour pictures as .png)",
                  populate)

@@ -76,6 +76,11 @@ std::vector<Case> cases() {
       const auto* first = op->operands()[op->inputs().front()];
       for (DType t : {DType::F32, DType::F64, DType::I32, DType::C64, DType::C128}) {
         if (!accepts(first, t) && op->name() != "array.select") continue;
+        // Every input but a condition takes the dtype under test (array.compact's mask is real).
+        const bool all_take = std::all_of(op->inputs().begin(), op->inputs().end(), [&](uint32_t i) {
+          return std::string(op->operands()[i]->name) == "cond" || accepts(op->operands()[i], t);
+        });
+        if (!all_take) continue;
         for (int64_t n : {1, 7, 4096, 1000003}) out.push_back({op->name(), t, n, "arrays"});
       }
       // Scalar and const operands, where the signature takes them.

@@ -92,7 +92,7 @@ static const fugue_op_desc negate = {sizeof(fugue_op_desc), "next.negate", "y = 
                                      0.0, 0.0, -1.0, 1.0, NULL, 0, NULL};
 static const fugue_op_desc* ops[1] = {&negate};
 static const fugue_plugin table = {sizeof(fugue_plugin), FUGUE_ABI_VERSION_MAJOR + 1, 0, "next_major", "3.0.0",
-                                   "A sound plugin built for the next ABI major version", 1, ops, 0, NULL};
+                                   "A sound plugin built for the next ABI major version", 1, ops, 0, NULL, 0, NULL, 0, NULL};
 
 FUGUE_DEFINE_PLUGIN_ENTRY {
   (void)core_abi_major;

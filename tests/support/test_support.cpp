@@ -85,7 +85,7 @@ std::map<std::string, HostArray> run_on_device(const Program& program, const std
   executor.run();
   if (launches) *launches = executor.kernel_launches();
   std::map<std::string, HostArray> out;
-  for (const auto& [symbol, file] : program.outputs) out[symbol] = executor.read(symbol);
+  for (const auto& o : program.outputs) out[o.symbol] = executor.read(o.symbol);
   return out;
 }
 
@@ -93,7 +93,7 @@ std::map<std::string, HostArray> run_reference(const Program& program) {
   ReferenceExecutor reference(program);
   reference.run();
   std::map<std::string, HostArray> out;
-  for (const auto& [symbol, file] : program.outputs) out[symbol] = reference.value(symbol);
+  for (const auto& o : program.outputs) out[o.symbol] = reference.value(o.symbol);
   return out;
 }
 

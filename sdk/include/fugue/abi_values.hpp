@@ -89,6 +89,7 @@ struct Type {
   double const_value = 0;
   std::vector<unsigned char> metadata;  // the kind's compile-time data (a stencil's points)
   std::string kind_name;                // FUGUE_KIND_PLUGIN: which kind ("stencil")
+  uint32_t runtime_axes = 0;            // bit d: axis d's length is known at run time (shape[d]: capacity)
 
   Type() = default;
   Type(fugue_kind k, fugue_dtype d, std::vector<int64_t> s = {})
@@ -101,6 +102,7 @@ struct Type {
       metadata.assign(static_cast<const unsigned char*>(t.metadata),
                       static_cast<const unsigned char*>(t.metadata) + t.metadata_bytes);
     if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, kind_name) && t.kind_name) kind_name = t.kind_name;
+    if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, runtime_axes)) runtime_axes = t.runtime_axes;
   }
   uint32_t rank() const { return static_cast<uint32_t>(shape.size()); }
   // A C view of this value, valid while it lives unchanged.
@@ -116,11 +118,12 @@ struct Type {
     t.metadata = metadata.empty() ? nullptr : metadata.data();
     t.metadata_bytes = metadata.size();
     t.kind_name = kind_name.empty() ? nullptr : kind_name.c_str();
+    t.runtime_axes = runtime_axes;
     return t;
   }
   bool operator==(const Type& o) const {
     return kind == o.kind && dtype == o.dtype && shape == o.shape && const_value == o.const_value &&
-           metadata == o.metadata && kind_name == o.kind_name;
+           metadata == o.metadata && kind_name == o.kind_name && runtime_axes == o.runtime_axes;
   }
   bool operator!=(const Type& o) const { return !(*this == o); }
 };

@@ -98,10 +98,21 @@ inline std::string type_string(fugue_kind kind, fugue_dtype dtype, const std::ve
   if (kind == FUGUE_KIND_SCALAR) return s + " scalar";
   return s + " " + kind_name(kind) + " " + shape_string(shape);
 }
+// A shape with its run-time axes: "[<=1000, 3]" (at most 1000 rows).
+inline std::string shape_string(const std::vector<int64_t>& shape, uint32_t runtime_axes) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::string(i < 32 && (runtime_axes >> i) & 1u ? "<=" : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 inline std::string type_string(const fugue_type& t) {
+  if (t.kind == FUGUE_KIND_PLUGIN && t.kind_name)
+    return std::string(dtype_name(t.dtype)) + " " + t.kind_name + " " + shape_string(shape_of(t));
+  if (t.kind == FUGUE_KIND_ARRAY && t.runtime_axes)
+    return std::string(dtype_name(t.dtype)) + " array " + shape_string(shape_of(t), t.runtime_axes);
   return type_string(t.kind, t.dtype, shape_of(t), t.const_value);
 }
-inline std::string type_string(const Type& t) { return type_string(t.kind, t.dtype, t.shape, t.const_value); }
+inline std::string type_string(const Type& t) { return type_string(t.view()); }
 
 // ---------------------------------------------------------------------------------------------
 // Signature
@@ -466,13 +477,17 @@ class Operation {
       throw std::logic_error("fugue_call is smaller than ABI 2.0's");
     if (call->num_operands != self(op).operands.size())
       throw std::logic_error("operand count differs from the signature");
-    if (call->num_operands > 0 && call->operands->struct_size < FUGUE_SIZE_UP_TO(fugue_type, metadata_bytes))
+    if (call->num_operands > 0 && call->operands->struct_size < FUGUE_SIZE_UP_TO(fugue_type, runtime_axes))
       throw std::logic_error("fugue_type is smaller than ABI 2.0's");
     if (call->num_attrs > 0 && call->attrs->struct_size < FUGUE_SIZE_UP_TO(fugue_attr_value, dtype))
       throw std::logic_error("fugue_attr_value is smaller than ABI 2.0's");
-    for (uint32_t i = 0; i < call->num_operands; ++i)
-      if (FUGUE_NTH(fugue_type, call->operands, i)->view)
-        throw Unsupported("operand " + self(op).operands[i].name + " is a view; views are not supported yet");
+    for (uint32_t i = 0; i < call->num_operands; ++i) {
+      const fugue_type& t = *FUGUE_NTH(fugue_type, call->operands, i);
+      if (t.view) throw Unsupported("operand " + self(op).operands[i].name + " is a view; views are not supported yet");
+      if (t.runtime_axes && self(op).operands[i].role != FUGUE_ROLE_OUT && !(self(op).traits & FUGUE_OP_RUNTIME_EXTENTS))
+        throw Unsupported("operand " + self(op).operands[i].name + " has a run-time length, which " + self(op).name +
+                          " does not take");
+    }
   }
   // Copies `value` into a struct the core owns, no further than the core's struct_size reaches.
   template <class T>
@@ -519,6 +534,7 @@ class Operation {
         t.rank = result[i].rank();
         std::copy(result[i].shape.begin(), result[i].shape.end(), t.shape);
         t.const_value = result[i].const_value;
+        if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, runtime_axes)) t.runtime_axes = result[i].runtime_axes;
       }
     });
   }
@@ -551,7 +567,7 @@ class Operation {
                                     const fugue_device_services* services, fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      if (services->struct_size < FUGUE_SIZE_UP_TO(fugue_device_services, track))
+      if (services->struct_size < FUGUE_SIZE_UP_TO(fugue_device_services, extent))
         throw std::logic_error("fugue_device_services is smaller than ABI 2.0's");
       self(op).execute(self(op).view(call), *services);
     });
@@ -692,6 +708,124 @@ class Kind {
   fugue_kind_desc desc_{};
 };
 
+// ---------------------------------------------------------------------------------------------
+// File formats and generators
+
+// A file format the plugin reads and/or writes, chosen by extension. Override probe and read to read,
+// accepts and write to write (a format may do one or both). Throw InvalidArgument for a bad file or a
+// type it cannot write, saying what is wrong; the core puts the file's path in front.
+class Format {
+ public:
+  virtual ~Format() = default;
+  std::string name;                     // an identifier: "flo"
+  std::string doc;
+  std::vector<std::string> extensions;  // lower case, with the dot: ".flo"
+
+  virtual bool reads() const { return false; }
+  virtual bool writes() const { return false; }
+  // The dtype and shape `path` holds (read no more than the header).
+  virtual Declared probe(const std::string& path) const { throw Unsupported(name + " does not read: " + path); }
+  // Reads the values into `array` (allocated by the core with the type probe gave).
+  virtual void read(const std::string& path, fugue_host_array& array) const {
+    (void)array;
+    throw Unsupported(name + " does not read: " + path);
+  }
+  // Returns normally when it writes values of `type`; throws InvalidArgument saying why not.
+  virtual void accepts(const fugue_type& type) const {
+    (void)type;
+    throw InvalidArgument(name + " does not write");
+  }
+  // Writes to `path`, a staging file the core renames into place.
+  virtual void write(const std::string& path, const fugue_host_array& array) const {
+    (void)array;
+    throw Unsupported(name + " does not write: " + path);
+  }
+
+  const fugue_format_desc* descriptor() {
+    extensions_text_.clear();
+    for (const auto& e : extensions) extensions_text_ += (extensions_text_.empty() ? "" : " ") + e;
+    desc_ = fugue_format_desc{};
+    desc_.struct_size = sizeof desc_;
+    desc_.name = name.c_str();
+    desc_.doc = doc.c_str();
+    desc_.extensions = extensions_text_.c_str();
+    if (reads()) desc_.probe = &probe_thunk, desc_.read = &read_thunk;
+    if (writes()) desc_.accepts = &accepts_thunk, desc_.write = &write_thunk;
+    desc_.user_data = this;
+    return &desc_;
+  }
+
+ private:
+  static const Format& self(const fugue_format_desc* f) { return *static_cast<const Format*>(f->user_data); }
+  static fugue_status probe_thunk(const fugue_format_desc* f, const char* path, fugue_declared* out, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!out || out->struct_size < FUGUE_SIZE_UP_TO(fugue_declared, metadata_bytes))
+        throw std::logic_error("fugue_declared is smaller than ABI 2.0's");
+      Declared d = self(f).probe(path ? path : "");
+      if (d.shape.size() > out->shape_capacity)
+        throw InvalidArgument("holds " + std::to_string(d.shape.size()) + " axes; Fugue takes at most " +
+                              std::to_string(out->shape_capacity));
+      out->dtype = d.dtype;
+      out->rank = static_cast<uint32_t>(d.shape.size());
+      std::copy(d.shape.begin(), d.shape.end(), out->shape);
+      out->metadata_bytes = 0;
+    });
+  }
+  static fugue_status read_thunk(const fugue_format_desc* f, const char* path, fugue_host_array* array, fugue_error* error) {
+    return Operation::guard(error, [&] { self(f).read(path ? path : "", *array); });
+  }
+  static fugue_status accepts_thunk(const fugue_format_desc* f, const fugue_type* type, fugue_error* error) {
+    return Operation::guard(error, [&] { self(f).accepts(*type); });
+  }
+  static fugue_status write_thunk(const fugue_format_desc* f, const char* path, const fugue_host_array* array,
+                                  fugue_error* error) {
+    return Operation::guard(error, [&] { self(f).write(path ? path : "", *array); });
+  }
+
+  std::string extensions_text_;
+  fugue_format_desc desc_{};
+};
+
+// A generator of initial values, `"from": {"<name>": parameters}`. Throw InvalidArgument for bad
+// parameters, the message starting with a JSON pointer inside them ("/stop: expected a number").
+class Generator {
+ public:
+  virtual ~Generator() = default;
+  std::string name;  // an identifier: "linspace"
+  std::string doc;
+  uint32_t dtypes = FUGUE_DTYPES_FLOAT;
+
+  // Checks `parameters` (JSON text) for an array of `type`, before the program runs.
+  virtual void check(const std::string& parameters, const fugue_type& type) const = 0;
+  // Fills `array`; the same parameters always give the same values.
+  virtual void generate(const std::string& parameters, fugue_host_array& array) const = 0;
+
+  const fugue_generator_desc* descriptor() {
+    desc_ = fugue_generator_desc{};
+    desc_.struct_size = sizeof desc_;
+    desc_.name = name.c_str();
+    desc_.doc = doc.c_str();
+    desc_.dtypes = dtypes;
+    desc_.check = &check_thunk;
+    desc_.generate = &generate_thunk;
+    desc_.user_data = this;
+    return &desc_;
+  }
+
+ private:
+  static const Generator& self(const fugue_generator_desc* g) { return *static_cast<const Generator*>(g->user_data); }
+  static fugue_status check_thunk(const fugue_generator_desc* g, const char* parameters, const fugue_type* type,
+                                  fugue_error* error) {
+    return Operation::guard(error, [&] { self(g).check(parameters ? parameters : "", *type); });
+  }
+  static fugue_status generate_thunk(const fugue_generator_desc* g, const char* parameters, fugue_host_array* array,
+                                     fugue_error* error) {
+    return Operation::guard(error, [&] { self(g).generate(parameters ? parameters : "", *array); });
+  }
+
+  fugue_generator_desc desc_{};
+};
+
 class Plugin {
  public:
   Plugin(std::string name, std::string version, std::string description)
@@ -701,6 +835,8 @@ class Plugin {
 
   void add(std::unique_ptr<Operation> op) { ops_.push_back(std::move(op)); }
   void add_kind(std::unique_ptr<Kind> kind) { kinds_.push_back(std::move(kind)); }
+  void add_format(std::unique_ptr<Format> format) { formats_.push_back(std::move(format)); }
+  void add_generator(std::unique_ptr<Generator> generator) { generators_.push_back(std::move(generator)); }
 
   const fugue_plugin* table() {
     descs_.clear();
@@ -718,6 +854,14 @@ class Plugin {
     for (auto& kind : kinds_) kind_descs_.push_back(kind->descriptor());
     table_.num_kinds = static_cast<uint32_t>(kind_descs_.size());
     table_.kinds = kind_descs_.empty() ? nullptr : kind_descs_.data();
+    format_descs_.clear();
+    for (auto& format : formats_) format_descs_.push_back(format->descriptor());
+    table_.num_formats = static_cast<uint32_t>(format_descs_.size());
+    table_.formats = format_descs_.empty() ? nullptr : format_descs_.data();
+    generator_descs_.clear();
+    for (auto& generator : generators_) generator_descs_.push_back(generator->descriptor());
+    table_.num_generators = static_cast<uint32_t>(generator_descs_.size());
+    table_.generators = generator_descs_.empty() ? nullptr : generator_descs_.data();
     return &table_;
   }
 
@@ -725,8 +869,12 @@ class Plugin {
   std::string name_, version_, description_;
   std::vector<std::unique_ptr<Operation>> ops_;
   std::vector<std::unique_ptr<Kind>> kinds_;
+  std::vector<std::unique_ptr<Format>> formats_;
+  std::vector<std::unique_ptr<Generator>> generators_;
   std::vector<const fugue_op_desc*> descs_;
   std::vector<const fugue_kind_desc*> kind_descs_;
+  std::vector<const fugue_format_desc*> format_descs_;
+  std::vector<const fugue_generator_desc*> generator_descs_;
   fugue_plugin table_{};
 };
 

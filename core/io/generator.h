@@ -1,0 +1,41 @@
+// generator.h: one generator of initial values, `"from": {"<name>": parameters}`: the core's own
+// (zeros, fill, random, arange: generators.h, read by the loader) or a plugin's
+// (fugue_generator_desc), which checks its parameters when the program is loaded and fills the array
+// when the run starts.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "fugue_plugin.h"
+#include "plugins/operation.h"
+#include "program/host_array.h"
+
+namespace fugue {
+
+class Generator {
+ public:
+  // One of the core's (the loader reads its parameters itself).
+  Generator(std::string name, std::string doc, uint32_t dtypes);
+  // A plugin's (its descriptor was checked by the registry).
+  Generator(std::shared_ptr<const LoadedPlugin> plugin, const fugue_generator_desc* desc);
+
+  const std::string& name() const { return name_; }
+  const std::string& doc() const { return doc_; }
+  uint32_t dtypes() const { return dtypes_; }
+  const LoadedPlugin* plugin() const { return plugin_.get(); }
+  bool builtin() const { return !desc_; }
+
+  // A plugin generator's check of `parameters` (JSON text) for an array of `dtype` and `shape`.
+  // Throws UserError with its message, which starts with a pointer inside the parameters when it
+  // has one.
+  void check(const std::string& parameters, DType dtype, const Shape& shape) const;
+  HostArray generate(const std::string& parameters, DType dtype, const Shape& shape) const;
+
+ private:
+  std::shared_ptr<const LoadedPlugin> plugin_;
+  const fugue_generator_desc* desc_ = nullptr;
+  std::string name_, doc_;
+  uint32_t dtypes_ = 0;
+};
+
+}  // namespace fugue

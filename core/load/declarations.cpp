@@ -1,0 +1,309 @@
+// declarations.cpp: the loader's symbols: the core's kinds and the plugins', initial values from
+// files (through the format registry), inline values and generators, and --set.
+#include "load/loader.h"
+
+namespace fugue::load {
+
+void Loader::declare(const std::string& name, const json& decl, const std::string& p) {
+  check_name(name, p);
+  expect_object(decl, p);
+  if (!decl.contains("kind")) fail(p + "/kind", "a kind (" + kind_names() + ")", "none");
+  const auto& kind = decl["kind"];
+  if (!kind.is_string()) fail(p + "/kind", kind_names(), describe(kind));
+  Symbol s;
+  s.name = name;
+  s.where = at(p);
+  if (kind == "const") {
+    check_keys(decl, p, {"kind", "value", "doc"});
+    if (!decl.contains("value")) fail(p + "/value", "the const's value (a number)", "none");
+    s.kind = SymbolKind::Const;
+    s.const_value = number_of(decl["value"], p + "/value");
+    s.typed = true;
+  } else if (kind == "scalar" || kind == "array") {
+    bool array = kind == "array";
+    check_keys(decl, p, {"kind", "dtype", "shape", "from", "value", "doc"});
+    s.kind = array ? SymbolKind::Array : SymbolKind::Scalar;
+    bool has_dtype = decl.contains("dtype"), has_shape = decl.contains("shape");
+    if (has_dtype) s.dtype = dtype_of(decl["dtype"], p + "/dtype");
+    if (has_shape) {
+      if (!array) error(p + "/shape", "a scalar has no shape");
+      s.shape = shape_of(decl["shape"], p + "/shape", &s.runtime_axes);
+    }
+    if (decl.contains("from") && decl.contains("value"))
+      error(p, "give either \"from\" or \"value\", not both");
+    if (decl.contains("value")) {
+      s.source.kind = SymbolSource::Kind::Inline;
+      s.source.inline_value = decl["value"];
+      if (!array) {
+        number_of(decl["value"], p + "/value");
+        if (!has_dtype) s.dtype = DType::F32;
+      }
+      if (array && !has_shape) error(p + "/shape", "an array with an inline value needs a shape");
+      if (s.runtime_axes)
+        error(p + "/value", "an array of run-time length takes its values from a file or a generator, not inline");
+      if (s.dtype == DType::None) error(p + "/dtype", "an array with an inline value needs a dtype");
+      check_inline(s, p + "/value");
+    } else if (decl.contains("from")) {
+      source(s, decl["from"], p + "/from", has_dtype, has_shape || !array);
+    }
+    s.typed = s.dtype != DType::None && (has_shape || !array || s.source.kind != SymbolSource::Kind::None);
+    if (s.source.kind == SymbolSource::Kind::None && (has_dtype != (has_shape || !array)) && array)
+      error(p, "give both dtype and shape, or neither (the producing operation then infers them)");
+  } else {
+    declare_plugin_kind(s, kind.get<std::string>(), decl, p);
+  }
+  program_.symbols[name] = std::move(s);
+}
+
+// "array, scalar, const or csr": every kind the registry knows.
+std::string Loader::kind_names() const {
+  std::vector<std::string> names;
+  for (const Kind* k : registry_.kinds()) names.push_back(k->name());
+  std::string last = names.back();
+  names.pop_back();
+  return join(names) + " or " + last;
+}
+
+// A kind a plugin defines: its declare reads the declaration; its messages point inside it.
+void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const json& decl, const std::string& p) {
+  auto kind = registry_.find_kind(kind_name);
+  if (!kind) {
+    std::string hint;
+    size_t best = 3;
+    for (const Kind* k : registry_.kinds())
+      if (size_t d = edit_distance(kind_name, k->name()); d < best) best = d, hint = k->name();
+    error(p + "/kind", "unknown kind '" + kind_name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)") +
+                           "; the kinds are " + kind_names() + " (`fugue plugins` lists them)");
+  }
+  std::vector<std::string> keys = {"kind", "doc"};
+  keys.insert(keys.end(), kind->keys().begin(), kind->keys().end());
+  check_keys(decl, p, keys);
+  DeclaredType declared;
+  try {
+    declared = kind->declare(decl.dump());
+  } catch (const UserError& e) {
+    // The plugin's message starts with a pointer inside the declaration when it concerns a part.
+    std::string message = e.what();
+    if (!message.empty() && message[0] == '/') {
+      const size_t colon = message.find(": ");
+      if (colon != std::string::npos) error(p + message.substr(0, colon), message.substr(colon + 2));
+    }
+    error(p, message);
+  }
+  s.kind = SymbolKind::Plugin;
+  s.kind_name = kind->name();
+  s.dtype = declared.dtype;
+  s.shape = declared.shape;
+  s.metadata = std::move(declared.metadata);
+  s.typed = true;
+}
+
+// Checked now, so a bad inline value fails before anything runs.
+void Loader::check_inline(const Symbol& s, const std::string& p) const {
+  array_from_json(s.source.inline_value, s.dtype, s.shape, at(p));
+}
+
+// "from": a file path, or {"zeros": …}, {"fill": v}, {"random": {...}}, {"arange": {...}},
+// {"file": path}.
+void Loader::source(Symbol& s, const json& from, const std::string& p, bool has_dtype, bool has_shape) {
+  auto& src = s.source;
+  if (from.is_string() || (from.is_object() && from.contains("file"))) {
+    std::string rel = from.is_string() ? from.get<std::string>() : "";
+    if (from.is_object()) {
+      check_keys(from, p, {"file"});
+      if (!from["file"].is_string()) fail(p + "/file", "a file path", describe(from["file"]));
+      rel = from["file"].get<std::string>();
+    }
+    fs::path path = fs::path(rel).is_absolute() ? fs::path(rel) : file_.parent_path() / rel;
+    // --set NAME=PATH replaces an array's file, here, so the declared one is never read. The path
+    // comes from the command line: a relative one stays relative to the working directory.
+    const std::string* replacement = s.kind == SymbolKind::Array ? file_override(s.name) : nullptr;
+    if (replacement) {
+      rel = *replacement;
+      path = rel;
+      file_overridden_.insert(s.name);
+    }
+    src.kind = SymbolSource::Kind::File;
+    src.file = path;
+    const std::string ext = lowercase_extension(path);
+    try {
+      src.format = registry_.reader_for(ext);
+      if (!src.format) fail(p, "a " + registry_.extensions_text(false) + " file", "'" + rel + "'");
+      // The header (or, for an image, the whole file) now, so a bad file fails before anything runs.
+      FileContents& c = src.contents;
+      c = src.format->probe(path);
+      if (has_dtype && c.dtype != s.dtype)
+        fail(p, std::string("a file of ") + std::string(dtype_name(s.dtype)) + " (the declared dtype)",
+             path.string() + " holding " + std::string(dtype_name(c.dtype)));
+      // A run-time first axis holds any length up to its capacity.
+      const bool fits = s.runtime_axes ? !c.shape.empty() && c.shape.size() == s.shape.size() &&
+                                             c.shape[0] <= s.shape[0] &&
+                                             std::equal(c.shape.begin() + 1, c.shape.end(), s.shape.begin() + 1)
+                                       : c.shape == s.shape;
+      if (s.kind == SymbolKind::Array && has_shape && !fits)
+        fail(p, "a file of shape " + s.shape_text() + " (the declared shape)",
+             path.string() + " of shape " + shape_string(c.shape) +
+                 (s.runtime_axes && !c.shape.empty() && c.shape[0] > s.shape[0] ? ", above the capacity" : ""));
+      // A scalar may be stored as shape () or (1,), or any shape of one value.
+      if (s.kind == SymbolKind::Scalar && shape_elements(c.shape) != 1)
+        fail(p, "a file holding one value (a scalar)", path.string() + " of shape " + shape_string(c.shape));
+      s.dtype = c.dtype;
+      if (s.kind == SymbolKind::Array && !s.runtime_axes) s.shape = c.shape;
+    } catch (const UserError& e) {
+      std::string what = e.what();
+      if (what.rfind(file_.string() + ":", 0) != 0) what = at(p) + ": " + what;
+      if (replacement) what = "--set " + s.name + "=" + *replacement + ": " + what;
+      throw UserError(what);
+    }
+    return;
+  }
+  if (!from.is_object() || from.size() != 1)
+    fail(p, "a file path or one generator: {\"zeros\": {}}, {\"fill\": v}, {\"random\": {...}}, "
+            "{\"arange\": {...}}",
+         describe(from));
+  const std::string gen = from.begin().key();
+  const json& args = from.begin().value();
+  std::string pg = p + "/" + gen;
+  if (!has_dtype) error(p, "a generated value needs a declared dtype");
+  if (!has_shape) error(p, "a generated array needs a declared shape");
+  if (gen == "zeros") {
+    if (!args.is_object() || !args.empty()) fail(pg, "{} (zeros takes no arguments)", describe(args));
+    src.kind = SymbolSource::Kind::Fill;
+    src.value = 0;
+  } else if (gen == "fill") {
+    src.kind = SymbolSource::Kind::Fill;
+    src.value = number_of(args, pg, "the fill value (a number)");
+  } else if (gen == "random") {
+    expect_object(args, pg);
+    check_keys(args, pg, {"seed", "low", "high"});
+    src.kind = SymbolSource::Kind::Random;
+    if (args.contains("seed")) {
+      const auto& seed = args["seed"];
+      if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
+        fail(pg + "/seed", "a non-negative integer seed", describe(args["seed"]));
+      src.seed = args["seed"].get<uint64_t>();
+    }
+    src.low = args.contains("low") ? number_of(args["low"], pg + "/low") : 0.0;
+    src.high = args.contains("high") ? number_of(args["high"], pg + "/high") : 1.0;
+    if (!(src.low <= src.high)) error(pg, "low must not exceed high");
+  } else if (gen == "arange") {
+    if (!args.is_object()) fail(pg, "an object {\"start\": a, \"step\": b}", describe(args));
+    src.kind = SymbolSource::Kind::Arange;
+    check_keys(args, pg, {"start", "step"});
+    src.start = args.contains("start") ? number_of(args["start"], pg + "/start") : 0.0;
+    src.step = args.contains("step") ? number_of(args["step"], pg + "/step") : 1.0;
+  } else {
+    plugin_generator(s, gen, args, p);
+    return;
+  }
+  check_generator(s, pg);
+}
+
+// A generator a plugin adds: it checks its parameters now; its messages point inside them.
+void Loader::plugin_generator(Symbol& s, const std::string& name, const json& parameters, const std::string& p) {
+  const std::string pg = p + "/" + name;
+  auto generator = registry_.find_generator(name);
+  if (!generator) {
+    std::vector<std::string> names;
+    for (const Generator* g : registry_.generators()) names.push_back(g->name());
+    fail(p, "a generator (" + join(names) + ") or a file path", "'" + name + "'");
+  }
+  if (!(generator->dtypes() & FUGUE_DTYPE_BIT(static_cast<int>(s.dtype))))
+    error(pg, "the " + name + " generator makes " + dtype_names(generator->dtypes()) + ", not " +
+                  std::string(dtype_name(s.dtype)));
+  if (s.kind != SymbolKind::Array) error(pg, "the " + name + " generator makes arrays, and '" + s.name + "' is a scalar");
+  try {
+    generator->check(parameters.dump(), s.dtype, s.shape);
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    const size_t colon = message.find(": ");
+    if (!message.empty() && message[0] == '/' && colon != std::string::npos)
+      error(pg + message.substr(0, colon), message.substr(colon + 2));
+    error(pg, message);
+  }
+  s.source.kind = SymbolSource::Kind::Generated;
+  s.source.generator = generator;
+  s.source.parameters = parameters.dump();
+}
+
+// The generator's values must fit the dtype; checked on one element now, not when the run starts.
+void Loader::check_generator(const Symbol& s, const std::string& p) const {
+  const auto& src = s.source;
+  try {
+    if (src.kind == SymbolSource::Kind::Fill) make_filled(s.dtype, {}, src.value);
+    if (src.kind == SymbolSource::Kind::Random) make_random(s.dtype, {}, src.seed, src.low, src.high);
+    if (src.kind == SymbolSource::Kind::Arange) {
+      int64_t n = s.kind == SymbolKind::Array ? shape_elements(s.shape) : 1;
+      make_arange(s.dtype, {}, src.start, src.step);
+      if (n > 1) make_arange(s.dtype, {}, src.start + static_cast<double>(n - 1) * src.step, src.step);
+    }
+  } catch (const UserError& e) {
+    error(p, e.what());
+  }
+}
+
+// The last --set NAME=... of `name`, or null.
+const std::string* Loader::file_override(const std::string& name) const {
+  const std::string* found = nullptr;
+  for (const auto& [n, text] : options_.overrides)
+    if (n == name) found = &text;
+  return found;
+}
+
+// Consts first (`consts_only`), then scalars, with every name checked in the second call. The
+// files of file-sourced arrays were replaced when they were declared (see source).
+void Loader::apply_overrides(bool consts_only) {
+  for (const auto& [name, text] : options_.overrides) {
+    auto it = program_.symbols.find(name);
+    if (consts_only && (it == program_.symbols.end() || it->second.kind != SymbolKind::Const)) continue;
+    if (!consts_only && it != program_.symbols.end() && it->second.kind == SymbolKind::Const) continue;
+    if (it == program_.symbols.end())
+      throw UserError("--set " + name + "=" + text + ": the program has no symbol '" + name + "'");
+    Symbol& s = it->second;
+    if (s.kind == SymbolKind::Array) {
+      if (file_overridden_.count(name)) continue;
+      const auto& src = s.source;
+      const std::string how = src.kind == SymbolSource::Kind::Inline   ? "given inline (\"value\")"
+                              : src.kind == SymbolSource::Kind::Fill   ? "generated by fill (or zeros)"
+                              : src.kind == SymbolSource::Kind::Random ? "generated by random"
+                              : src.kind == SymbolSource::Kind::Arange ? "generated by arange"
+                                                                       : "computed by the program";
+      throw UserError("--set " + name + "=" + text + ": '" + name + "' is an array " + how +
+                      "; only consts, scalars and file-sourced arrays can be set");
+    }
+    double value;
+    try {
+      size_t used = 0;
+      value = std::stod(text, &used);
+      if (used != text.size()) throw std::invalid_argument(text);
+    } catch (const std::exception&) {
+      throw UserError("--set " + name + "=" + text + ": expected a number, found '" + text + "'");
+    }
+    if (s.kind == SymbolKind::Const) {
+      s.const_value = value;
+    } else if (s.kind == SymbolKind::Scalar) {
+      s.source = SymbolSource{};
+      s.source.kind = SymbolSource::Kind::Inline;
+      s.source.inline_value = value;
+      if (s.dtype == DType::None) s.dtype = DType::F32;
+      s.typed = true;
+      try {
+        array_from_json(s.source.inline_value, s.dtype, {}, "--set " + name + "=" + text);
+      } catch (const UserError& e) {
+        throw UserError(std::string(e.what()) + " ('" + name + "' is " + std::string(dtype_name(s.dtype)) + ")");
+      }
+    } else {
+      throw UserError("--set " + name + "=" + text + ": '" + name +
+                      "' is a " + s.kind_text() + "; only consts, scalars and file-sourced arrays can be set");
+    }
+  }
+}
+
+std::set<std::string> Loader::initially_defined() const {
+  std::set<std::string> defined;
+  for (const auto& [name, s] : program_.symbols)
+    if (s.compile_time() || s.source.kind != SymbolSource::Kind::None) defined.insert(name);
+  return defined;
+}
+
+}  // namespace fugue::load

@@ -1,0 +1,57 @@
+// program.cpp: what a symbol's type looks like to operations, and the call descriptors built from it.
+#include "program/program.h"
+
+namespace fugue {
+
+std::string Symbol::kind_text() const {
+  switch (kind) {
+    case SymbolKind::Array: return "array";
+    case SymbolKind::Scalar: return "scalar";
+    case SymbolKind::Const: return "const";
+    case SymbolKind::Plugin: return kind_name;
+  }
+  return "?";
+}
+
+std::string Symbol::shape_text() const {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::string((runtime_axes >> i) & 1u ? "<=" : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+abi::Type Symbol::type() const {
+  const fugue_kind k = kind == SymbolKind::Array    ? FUGUE_KIND_ARRAY
+                       : kind == SymbolKind::Scalar ? FUGUE_KIND_SCALAR
+                       : kind == SymbolKind::Const  ? FUGUE_KIND_CONST
+                                                    : FUGUE_KIND_PLUGIN;
+  abi::Type t(k, static_cast<fugue_dtype>(dtype));
+  t.shape = shape;
+  t.runtime_axes = runtime_axes;
+  t.const_value = const_value;
+  if (kind == SymbolKind::Plugin) {
+    t.kind_name = kind_name;
+    t.metadata = metadata;
+  }
+  return t;
+}
+
+void CallDescriptor::bind(const std::vector<fugue_attr_value>& attrs, const fugue_device_desc* device) {
+  types.clear();
+  for (const auto& v : values) types.push_back(v.view());
+  call = fugue_call{};
+  call.struct_size = sizeof(fugue_call);
+  call.num_operands = static_cast<uint32_t>(types.size());
+  call.operands = types.empty() ? nullptr : types.data();
+  call.num_attrs = static_cast<uint32_t>(attrs.size());
+  call.attrs = attrs.empty() ? nullptr : attrs.data();
+  call.device = device;
+}
+
+void Program::call(const Statement& statement, CallDescriptor& out, const fugue_device_desc* device) const {
+  out.values.clear();
+  for (const auto& name : statement.operands) out.values.push_back(symbols.at(name).type());
+  out.bind(statement.attrs, device);
+}
+
+}  // namespace fugue
