@@ -1,5 +1,7 @@
 #include "device/device_manager.h"
 
+#include "fugue/cl_errors.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -25,21 +27,9 @@ std::string choices(const std::vector<DeviceInfo>& devices) {
 }  // namespace
 
 std::string cl_error_name(cl_int code) {
-  switch (code) {
-#define CASE(x) case x: return std::string(#x) + " (" + std::to_string(code) + ")";
-    CASE(CL_DEVICE_NOT_FOUND) CASE(CL_DEVICE_NOT_AVAILABLE) CASE(CL_COMPILER_NOT_AVAILABLE)
-    CASE(CL_MEM_OBJECT_ALLOCATION_FAILURE) CASE(CL_OUT_OF_RESOURCES) CASE(CL_OUT_OF_HOST_MEMORY)
-    CASE(CL_BUILD_PROGRAM_FAILURE) CASE(CL_INVALID_VALUE) CASE(CL_INVALID_DEVICE)
-    CASE(CL_INVALID_BINARY) CASE(CL_INVALID_BUILD_OPTIONS) CASE(CL_INVALID_PROGRAM)
-    CASE(CL_INVALID_KERNEL_NAME) CASE(CL_INVALID_KERNEL_ARGS) CASE(CL_INVALID_ARG_INDEX)
-    CASE(CL_INVALID_ARG_VALUE) CASE(CL_INVALID_ARG_SIZE) CASE(CL_INVALID_WORK_GROUP_SIZE)
-    CASE(CL_INVALID_WORK_ITEM_SIZE) CASE(CL_INVALID_GLOBAL_WORK_SIZE) CASE(CL_INVALID_BUFFER_SIZE)
-    CASE(CL_INVALID_MEM_OBJECT) CASE(CL_INVALID_COMMAND_QUEUE) CASE(CL_INVALID_CONTEXT)
-    CASE(CL_PLATFORM_NOT_FOUND_KHR) CASE(CL_INVALID_PLATFORM) CASE(CL_INVALID_EVENT)
-    CASE(CL_PROFILING_INFO_NOT_AVAILABLE) CASE(CL_INVALID_KERNEL)
-#undef CASE
-    default: return "OpenCL error " + std::to_string(code);
-  }
+  const std::string name = cl_error_code_name(code);
+  if (name == "unknown OpenCL error") return "OpenCL error " + std::to_string(code);
+  return name + " (" + std::to_string(code) + ")";
 }
 
 std::string cl_error_message(const std::string& what, cl_int code) {

@@ -35,7 +35,9 @@ void Loader::declare(const std::string& name, const json& decl, const std::strin
       s.source.kind = SymbolSource::Kind::Inline;
       s.source.inline_value = decl["value"];
       if (!array) {
-        number_of(decl["value"], p + "/value");
+        // A number, or for a complex scalar also an [re, im] pair (checked by check_inline).
+        if (!(dtype_is_complex(s.dtype) && decl["value"].is_array()))
+          number_of(decl["value"], p + "/value", dtype_is_complex(s.dtype) ? "a number or an [re, im] pair" : "a number");
         if (!has_dtype) s.dtype = DType::F32;
       }
       if (array && !has_shape) error(p + "/shape", "an array with an inline value needs a shape");

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "io/npy_io.h"
+#include "load/program_loader.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -150,6 +151,18 @@ print("numpy agrees")
   auto check = shell("python3 " + (dir / "check.py").string() + " " + dir.path().string());
   EXPECT_EQ(check.code, 0) << check.out;
   EXPECT_NE(check.out.find("numpy agrees"), std::string::npos) << check.out;
+}
+
+// A complex scalar written inline as an [re, im] pair, like an array's elements.
+TEST(ComplexProgram, ScalarTakesAnInlinePair) {
+  auto doc = nlohmann::json::parse(R"({"fugue": 1, "symbols": {
+    "z": {"kind": "scalar", "dtype": "c128", "value": [1.5, -2]},
+    "a": {"kind": "array", "dtype": "c128", "shape": [3], "value": [[1, 1], [2, 0], [0, 3]]}},
+    "body": [{"op": "array.mul", "out": ["y"], "in": ["a", "z"]}], "outputs": {"y": "y.npy"}})");
+  Program program = parse_program(doc, "scalar.json", test::bundled_plugins());
+  const std::complex<double> z(1.5, -2), a[3] = {{1, 1}, {2, 0}, {0, 3}};
+  for (const auto& result : {test::run_on_device(program), test::run_reference(program)})
+    for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(result.at("y").get_complex(i), a[i] * z) << i;
 }
 
 }  // namespace
