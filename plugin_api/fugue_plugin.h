@@ -359,6 +359,13 @@ typedef struct fugue_device_services {
    * input's is there to read; an OUT operand's the operation writes with its own work. NULL for an
    * operand without run-time axes. Owned by the core. */
   cl_mem (*extent)(fugue_services_context* context, uint32_t operand);
+  /* A buffer that outlives the call: it lives as long as the program's executor, and the same `key`
+   * (one name space per plugin) finds it again on every call, in loops and across statements, holding
+   * what the last call left. *fresh is 1 when it was just made (contents undefined: also when a call asks
+   * for another size), 0 otherwise. For what is worth keeping: scratch reused by every iteration,
+   * pivots, a converted format, tuning results. Owned by the core. */
+  fugue_status (*workspace)(fugue_services_context* context, const char* key, size_t bytes, cl_mem* buffer,
+                            int32_t* fresh, fugue_error* error);
   /* end of 2.0 */
 } fugue_device_services;
 

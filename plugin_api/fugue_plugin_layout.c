@@ -166,7 +166,8 @@ FUGUE_AT(fugue_device_services, program, 48);
 FUGUE_AT(fugue_device_services, scratch, 56);
 FUGUE_AT(fugue_device_services, track, 64);
 FUGUE_AT(fugue_device_services, extent, 72);
-FUGUE_END_OF_2_0(fugue_device_services, extent, 80);
+FUGUE_AT(fugue_device_services, workspace, 80);
+FUGUE_END_OF_2_0(fugue_device_services, workspace, 88);
 
 /* fugue_cost */
 FUGUE_AT(fugue_cost, struct_size, 0);

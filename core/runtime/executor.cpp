@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -21,6 +22,8 @@ struct fugue_services_context {
   std::vector<cl::Buffer> scratch;   // released after the operation's work finished
   std::vector<cl::Program> programs; // kept alive while the operation runs
   std::string label;
+  std::string plugin;                                  // the operation's plugin: its workspaces' name space
+  std::map<std::string, cl::Buffer>* workspaces = nullptr;  // the executor's, by plugin and key
   double bytes = 0, flops = 0;
   bool tracked_cost = false;
 };
@@ -46,6 +49,24 @@ void report(fugue_error* error, const std::string& message) {
 
 cl_mem services_buffer(fugue_services_context* c, uint32_t operand) {
   return operand < c->operands.size() ? c->operands[operand] : nullptr;
+}
+fugue_status services_workspace(fugue_services_context* c, const char* key, size_t bytes, cl_mem* buffer,
+                                int32_t* fresh, fugue_error* error) {
+  try {
+    cl::Buffer& b = (*c->workspaces)[c->plugin + "/" + (key ? key : "")];
+    const size_t size = std::max<size_t>(bytes, 1);
+    const bool make = !b() || b.getInfo<CL_MEM_SIZE>() != size;
+    if (make) b = cl::Buffer(c->device->context, CL_MEM_READ_WRITE, size);
+    *buffer = b();
+    if (fresh) *fresh = make ? 1 : 0;
+    return FUGUE_OK;
+  } catch (const cl::Error& e) {
+    report(error, cl_error_message("allocating workspace '" + std::string(key ? key : "") + "' of " +
+                                       std::to_string(bytes) + " bytes", e.err()));
+  } catch (const std::exception& e) {
+    report(error, std::string("workspace: ") + e.what());
+  }
+  return FUGUE_ERROR_DEVICE;
 }
 cl_mem services_extent(fugue_services_context* c, uint32_t operand) {
   return operand < c->extents.size() ? c->extents[operand] : nullptr;
@@ -420,6 +441,8 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   context.profiler = &profiler_;
   context.device = &device_;
   context.label = op.label;
+  context.plugin = st.op->plugin().name;
+  context.workspaces = &persistent_;
   context.bytes = op.cost.bytes;
   context.flops = op.cost.flops;
   std::set<std::string> input_names;
@@ -458,6 +481,7 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   services.scratch = &services_scratch;
   services.track = &services_track;
   services.extent = &services_extent;
+  services.workspace = &services_workspace;
   try {
     st.op->execute(op.call, services);
   } catch (const UserError& e) {

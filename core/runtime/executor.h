@@ -68,6 +68,8 @@ class Executor : public Backend {
   std::string guard_damage(const std::string& symbol);
   // Kernels enqueued since the executor was made (device-level operations' own kernels excluded).
   int64_t kernel_launches() const { return launches_; }
+  // Buffers device-level operations keep across calls (fugue_device_services.workspace).
+  size_t persistent_workspaces() const { return persistent_.size(); }
 
   // Backend
   void run_op(const Statement& statement) override;
@@ -114,6 +116,7 @@ class Executor : public Backend {
   // while another operand reads them.
   std::map<std::string, cl::Buffer> shadows_;
   uint64_t extent_origins_ = 0;  // the last origin given to a run-time length
+  std::map<std::string, cl::Buffer> persistent_;  // workspaces by "plugin/key", as long as the executor
   std::map<std::string, HostArray> initial_;   // initial values, kept for repetitions
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation

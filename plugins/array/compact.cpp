@@ -82,7 +82,9 @@ class Compact final : public sdk::Operation {
     const std::string source =
         std::string(fp64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_compact;
     cl_program program = sdk::build_program(s, source, options);
-    cl_mem counts = sdk::scratch(s, static_cast<size_t>(groups) * sizeof(cl_long));
+    // One count per block, kept for the next call of the same size: a compaction in a loop allocates once.
+    cl_mem counts = sdk::workspace(s, "compact counts " + std::to_string(groups),
+                                   static_cast<size_t>(groups) * sizeof(cl_long));
     cl_mem xb = s.buffer(s.context, kX), mb = s.buffer(s.context, kMask), ob = s.buffer(s.context, kOut);
     sdk::Kernel count(program, "count"), offsets(program, "offsets"), scatter(program, "scatter");
     count.args(mb, n, counts);

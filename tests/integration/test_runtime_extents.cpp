@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "io/npy_io.h"
 #include "load/program_loader.h"
+#include "runtime/executor.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -138,4 +139,32 @@ TEST(RuntimeExtents, MisusesAreRefusedWithThePlace) {
   } catch (const UserError& error) {
     EXPECT_CONTAINS(error.what(), "extents.json:/body/2: 'b' and 'a' have run-time lengths from different operations");
   }
+}
+
+// A compaction in a loop keeps its block counts in a workspace that outlives the call: one buffer for
+// every iteration, and the results of each iteration are right.
+TEST(RuntimeExtents, CompactionInALoopReusesItsWorkspace) {
+  json doc = {{"fugue", 1},
+              {"symbols",
+               {{"x", {{"kind", "array"}, {"dtype", "i32"}, {"shape", {5000}}, {"from", {{"arange", json::object()}}}}},
+                {"m", {{"kind", "array"}, {"dtype", "u8"}, {"shape", {5000}},
+                       {"from", {{"random", {{"seed", 9}, {"low", 0}, {"high", 1}}}}}}},
+                {"total", {{"kind", "scalar"}, {"dtype", "i32"}, {"value", 0}}}}},
+              {"body",
+               {{{"for", "k"}, {"count", 5},
+                 {"body", {{{"op", "array.compact"}, {"out", {"sel"}}, {"in", {"x", "m"}}},
+                           {{"op", "array.sum"}, {"out", {"s"}}, {"in", {"sel"}}},
+                           {{"op", "array.add"}, {"out", {"total"}}, {"in", {"total", "s"}}}}}}}},
+              {"outputs", {{"total", "total.npy"}}}};
+  Program program = parse_program(doc, "loop.json", test::bundled_plugins());
+  Profiler profiler;
+  ProgramCache cache(test::test_device(), std::nullopt, &profiler);
+  Executor executor(program, test::test_device(), cache, profiler);
+  executor.prepare();
+  executor.initialize();
+  executor.run();
+  EXPECT_EQ(executor.persistent_workspaces(), 1u);
+  const auto reference = test::run_reference(program);
+  EXPECT_EQ(executor.read("total").get(0), reference.at("total").get(0));
+  EXPECT_GT(reference.at("total").get(0), 0);
 }

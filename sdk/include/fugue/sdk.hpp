@@ -567,7 +567,7 @@ class Operation {
                                     const fugue_device_services* services, fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
-      if (services->struct_size < FUGUE_SIZE_UP_TO(fugue_device_services, extent))
+      if (services->struct_size < FUGUE_SIZE_UP_TO(fugue_device_services, workspace))
         throw std::logic_error("fugue_device_services is smaller than ABI 2.0's");
       self(op).execute(self(op).view(call), *services);
     });

@@ -106,6 +106,18 @@ inline cl_mem scratch(const fugue_device_services& s, size_t bytes) {
   return b;
 }
 
+// A buffer of `bytes` that outlives the call, found again by `key` (see fugue_device_services.workspace);
+// `fresh` (if given) says whether it was just made, its contents undefined.
+inline cl_mem workspace(const fugue_device_services& s, const std::string& key, size_t bytes, bool* fresh = nullptr) {
+  abi::ErrorBuffer error;
+  cl_mem b = nullptr;
+  int32_t made = 0;
+  if (s.workspace(s.context, key.c_str(), bytes, &b, &made, error.get()) != FUGUE_OK || !b)
+    throw DeviceFailure("workspace '" + key + "' of " + std::to_string(bytes) + " bytes: " + error.text());
+  if (fresh) *fresh = made != 0;
+  return b;
+}
+
 // A program built from OpenCL C `source` with `options` ("-DT=float"), through the core's cache
 // (memory and disk), so repeated calls and later runs do not compile again. A build error throws
 // DeviceFailure with the compiler's message.
