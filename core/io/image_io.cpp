@@ -4,6 +4,7 @@
 #include <stb/stb_image_write.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -64,6 +65,46 @@ struct StbFree {
   void operator()(void* p) const { stbi_image_free(p); }
 };
 
+// PNG's CRC-32 (ISO 3309, polynomial 0xEDB88320) of a chunk's type and data.
+uint32_t png_crc(const unsigned char* data, size_t n) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t k = 0; k < 256; ++k) {
+      uint32_t c = k;
+      for (int bit = 0; bit < 8; ++bit) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[k] = c;
+    }
+    return t;
+  }();
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) c = table[(c ^ data[i]) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
+// Every chunk's CRC, up to IEND: stb_image does not check them, and a corrupted file must not
+// decode into plausible pixels.
+void check_png_chunks(const std::string& where, const std::vector<unsigned char>& file) {
+  size_t at = 8;
+  auto be32 = [&](size_t i) {
+    return uint32_t{file[i]} << 24 | uint32_t{file[i + 1]} << 16 | uint32_t{file[i + 2]} << 8 | uint32_t{file[i + 3]};
+  };
+  while (true) {
+    if (file.size() - at < 12) throw UserError(where + " is truncated: it ends inside a PNG chunk header (byte " +
+                                              std::to_string(at) + ")");
+    const uint64_t length = be32(at);
+    if (length > file.size() - at - 12)
+      throw UserError(where + " is truncated or corrupt: a chunk at byte " + std::to_string(at) + " claims " +
+                      std::to_string(length) + " bytes, more than the file holds");
+    const uint32_t stored = be32(at + 8 + length);
+    if (png_crc(file.data() + at + 4, 4 + length) != stored)
+      throw UserError(where + " is corrupt: the CRC of the '" + std::string(file.begin() + at + 4, file.begin() + at + 8) +
+                      "' chunk at byte " + std::to_string(at) + " does not match its contents");
+    const bool end = std::memcmp(file.data() + at + 4, "IEND", 4) == 0;
+    at += 12 + length;
+    if (end) return;
+  }
+}
+
 HostArray load_png(const std::filesystem::path& path, const std::optional<Shape>& expected) {
   const std::string where = path.string();
   const std::vector<unsigned char> file = read_whole_file(path);
@@ -72,6 +113,7 @@ HostArray load_png(const std::filesystem::path& path, const std::optional<Shape>
     throw UserError(where + " is not a PNG file (it does not start with the PNG signature)");
   if (file.size() > static_cast<size_t>(INT_MAX))
     throw UserError(where + " is too large for the PNG reader (over 2 GiB)");
+  check_png_chunks(where, file);
   const int len = static_cast<int>(file.size());
 
   int w = 0, h = 0, comp = 0;

@@ -127,6 +127,7 @@ void Loader::source(Symbol& s, const json& from, const std::string& p, bool has_
     }
     src.kind = SymbolSource::Kind::File;
     src.file = path;
+    check_regular_file(path, p);
     const std::string ext = lowercase_extension(path);
     try {
       src.format = registry_.reader_for(ext);

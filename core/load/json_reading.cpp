@@ -81,6 +81,62 @@ void Loader::check_keys(const json& v, const std::string& p, const std::vector<s
       error(p + "/" + key, "unknown key '" + key + "' (expected one of: " + join(allowed) + ")");
 }
 
+std::string too_deep(const std::string& text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return position(text, i);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return "";
+}
+
+void Loader::check_document(const json& doc) const {
+  struct Item {
+    const json* value;
+    std::string pointer;
+    int depth;
+  };
+  std::vector<Item> stack{{&doc, "", 0}};
+  while (!stack.empty()) {
+    Item item = std::move(stack.back());
+    stack.pop_back();
+    const json& v = *item.value;
+    if (item.depth > kMaxJsonDepth)
+      error(item.pointer, "values nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (v.is_string() && v.get_ref<const std::string&>().find('\0') != std::string::npos)
+      fail(item.pointer, "a string without NUL characters", "one with a NUL (\\u0000)");
+    if (v.is_object()) {
+      for (const auto& [key, child] : v.items()) {
+        if (key.find('\0') != std::string::npos)
+          fail(item.pointer, "keys without NUL characters", "one with a NUL (\\u0000)");
+        stack.push_back({&child, item.pointer + "/" + key, item.depth + 1});
+      }
+    } else if (v.is_array()) {
+      for (size_t i = 0; i < v.size(); ++i) stack.push_back({&v[i], item.pointer + "/" + std::to_string(i), item.depth + 1});
+    }
+  }
+}
+
+void Loader::check_regular_file(const fs::path& path, const std::string& p) const {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return;  // the format's reader says it is missing
+  if (!fs::is_regular_file(status))
+    error(p, "'" + path.string() + "' is not a regular file (" +
+                 (fs::is_directory(status) ? "a folder" : fs::is_fifo(status) ? "a FIFO" : "a device or socket") +
+                 "): Fugue reads inputs from regular files only");
+}
+
 // --- symbols ----------------------------------------------------------------------------
 void Loader::check_name(const std::string& name, const std::string& p) const {
   // A plain scan: a regular expression recurses per character, and names come from users.

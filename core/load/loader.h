@@ -35,6 +35,14 @@ std::string join(const std::vector<std::string>& items, const std::string& sep =
 // Byte offset -> "line L, column C".
 std::string position(const std::string& text, size_t offset);
 
+// Limits checked before anything recurses: JSON nesting (the parser, copies and dump() recurse) and
+// the nesting of loops and branches (the loader, the dataflow analysis and the interpreter do).
+constexpr int kMaxJsonDepth = 256;
+constexpr int kMaxStatementNesting = 64;
+// The place where `text` nests deeper than kMaxJsonDepth ("line L, column C"), or "" when it does not;
+// brackets inside strings do not count.
+std::string too_deep(const std::string& text);
+
 class Loader {
  public:
   Loader(const fs::path& file, const PluginRegistry& registry, const LoadOptions& options);
@@ -96,7 +104,14 @@ class Loader {
                      const std::string& op_name);
   void outputs(const json& v);
 
+  // Every value and key of the document, without recursion: nesting within kMaxJsonDepth, and no
+  // string with a NUL character (C strings, paths and names would be cut short at it).
+  void check_document(const json& doc) const;
+  // A path the program names: a regular file (not a FIFO, a device or a folder) when it exists.
+  void check_regular_file(const fs::path& path, const std::string& p) const;
+
   fs::path file_;
+  int nesting_ = 0;  // loops and branches around the statements being read
   const PluginRegistry& registry_;
   const LoadOptions& options_;
   Program program_;

@@ -15,6 +15,7 @@ Loader::Loader(const fs::path& file, const PluginRegistry& registry, const LoadO
 }
 
 Program Loader::run(const json& doc) {
+  check_document(doc);
   expect_object(doc, "");
   check_keys(doc, "", {"fugue", "symbols", "body", "outputs", "doc"});
   if (!doc.contains("fugue")) fail("", "a \"fugue\": 1 version key", "none");
@@ -57,11 +58,22 @@ Program parse_program(const json& document, const fs::path& file, const PluginRe
 }
 
 Program load_program(const fs::path& file, const PluginRegistry& registry, const LoadOptions& options) {
+  // A FIFO or a device would block or never end: only regular files.
+  std::error_code ec;
+  const fs::file_status status = fs::status(file, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status))
+    throw UserError(file.string() + ": not a regular file (" +
+                    (fs::is_directory(status) ? "a folder" : fs::is_fifo(status) ? "a FIFO" : "a device or socket") +
+                    "); give the program as a file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UserError(file.string() + ": cannot open the program file");
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string text = buffer.str();
+  // Checked before parsing: the parser, copies and dump() recurse once per level.
+  if (const std::string where = load::too_deep(text); !where.empty())
+    throw UserError(file.string() + ": values nested deeper than " + std::to_string(load::kMaxJsonDepth) +
+                    " levels at " + where);
   json doc;
   try {
     doc = json::parse(text);

@@ -7,9 +7,14 @@ namespace fugue::load {
 // --- body -------------------------------------------------------------------------------
 std::vector<Statement> Loader::statements(const json& list, const std::string& p, int loop_depth) {
   if (!list.is_array()) fail(p, "a list of statements", describe(list));
+  // Loops and branches nest one level per body: bounded before anything recurses into them.
+  if (nesting_ > kMaxStatementNesting)
+    error(p, "loops and branches nested deeper than " + std::to_string(kMaxStatementNesting) + " levels");
+  ++nesting_;
   std::vector<Statement> out;
   for (size_t i = 0; i < list.size(); ++i)
     out.push_back(statement(list[i], p + "/" + std::to_string(i), loop_depth));
+  --nesting_;
   return out;
 }
 
