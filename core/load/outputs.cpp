@@ -91,7 +91,7 @@ void Loader::outputs(const json& v) {
     }
     if (!format)
       error(p, "no format writes '" + name + "' (" + std::string(dtype_name(s.dtype)) + " " + s.kind_text() +
-                   (s.kind == SymbolKind::Array ? " " + shape_string(s.shape) : "") + ") to a " + ext + " file: " + reasons);
+                   (s.kind == SymbolKind::Array ? " " + s.shape_text() : "") + ") to a " + ext + " file: " + reasons);
     for (const auto& other : program_.outputs)
       if (other.file.lexically_normal() == out.lexically_normal())
         error(p, "'" + name + "' and '" + other.symbol + "' are both written to " + out.string());

@@ -49,7 +49,9 @@ Statement Loader::statement(const json& v, const std::string& p, int loop_depth)
     if (count.is_string()) {
       st.count_symbol = count.get<std::string>();
       const Symbol& s = readable(st.count_symbol, p + "/count");
-      if (s.kind == SymbolKind::Array) fail(p + "/count", "a const or scalar", "array '" + s.name + "'");
+      if (s.kind != SymbolKind::Const && (s.kind != SymbolKind::Scalar || dtype_is_complex(s.dtype)))
+        fail(p + "/count", "a const or a real scalar", s.kind_text() + " '" + s.name + "'" +
+                                                         (dtype_is_complex(s.dtype) ? " (complex)" : ""));
       if (s.kind == SymbolKind::Const &&
           (s.const_value < 0 || s.const_value != std::floor(s.const_value) || s.const_value > 9.0e15))
         fail(p + "/count", "a non-negative integer count", "const '" + s.name + "' = " + c_number(s.const_value));
@@ -111,6 +113,9 @@ void Loader::comparand(const json& v, const std::string& p, std::string& symbol,
   const Symbol& s = readable(symbol, p);
   if (s.kind == SymbolKind::Array)
     fail(p, "a scalar or const (reduce the array first, e.g. with array.max)", "array '" + symbol + "'");
+  if (s.kind != SymbolKind::Const && (s.kind != SymbolKind::Scalar || dtype_is_complex(s.dtype)))
+    fail(p, "a real scalar or a const", s.kind_text() + " '" + symbol + "'" +
+                                           (dtype_is_complex(s.dtype) ? " (complex: complex numbers have no order)" : ""));
 }
 
 // A symbol that is read here: it must be declared and written before.
@@ -233,7 +238,8 @@ Statement Loader::op_call(const json& v, const std::string& p) {
     abi::Type t = s.type();
     std::string label = "operand '" + std::string(desc->name) + "' of " + name;
     if (!accepts_kind(*desc, t))
-      error(pi, label + ": expected " + kinds_string(*desc) + ", found " + s.kind_text() + " '" + symbol + "'");
+      error(pi, label + ": expected " + kinds_string(*desc) + ", found " +
+                    (s.inline_number ? "the number " + c_number(s.const_value) : s.kind_text() + " '" + symbol + "'"));
     if (t.kind != FUGUE_KIND_CONST && !(desc->dtypes & FUGUE_DTYPE_BIT(t.dtype)))
       error(pi, label + ": expected dtype " + dtype_names(desc->dtypes) + ", found " +
                     std::string(dtype_name(s.dtype)) + " '" + symbol + "'");

@@ -98,6 +98,16 @@ class GroupBuilder {
     if (x.plan.launch.iteration[0] != g.launch.iteration[0])
       return "its iteration space (" + std::to_string(x.plan.launch.iteration[0]) +
              " elements) differs from the kernel's (" + std::to_string(g.launch.iteration[0]) + ")";
+    // A kernel walks one run-time length (or none): the elements present of the arrays it shares.
+    const SymbolSet rx = runtime_operands(x);
+    if (rx.empty() != runtime_.empty())
+      return rx.empty() ? "the kernel walks a run-time length, and this operation a fixed one"
+                        : "it walks a run-time length, and the kernel a fixed one";
+    for (size_t k = 0; k < x.statement->operands.size(); ++k) {
+      const std::string& s = x.statement->operands[k];
+      if (x.reads(k) && rx.count(s) && !runtime_.count(s))
+        return "it reads '" + s + "', whose run-time length may differ from the kernel's";
+    }
     abi::Launch range;
     if (!merge_range(g.launch, x.plan.launch, range))
       return "no work-group size suits both: the kernel accepts [" + std::to_string(g.launch.local_min) + ", " +
@@ -203,6 +213,17 @@ class GroupBuilder {
     size_t index = ops_.size();
     ops_.push_back(&x);
     record(accesses_, x, index);
+    // Its results with run-time lengths follow the kernel's length (why_not saw to its inputs).
+    for (const auto& s : runtime_operands(x)) runtime_.insert(s);
+  }
+
+  // The operands with run-time lengths an operation walks in core-generated code.
+  SymbolSet runtime_operands(const PlannedOp& p) const {
+    SymbolSet out;
+    for (size_t k = 0; k < p.statement->operands.size(); ++k)
+      if (program_.symbol(p.statement->operands[k]).runtime_axes && p.partition(k).kind != FUGUE_PARTITION_NONE)
+        out.insert(p.statement->operands[k]);
+    return out;
   }
 
   FusedGroup finish() {
@@ -252,11 +273,10 @@ class GroupBuilder {
         if (!sym.runtime_axes || op->partition(k).kind == FUGUE_PARTITION_NONE) continue;
         if (op->reads(k) && g.global_reads.count(name) && !g.runtime_writes.count(name)) g.runtime_reads.insert(name);
         if (op->writes(k) && g.stored.count(name)) g.runtime_writes.insert(name);
-        const int64_t capacity = sym.shape.empty() ? 0 : sym.shape[0];
         if (g.extent_symbol.empty() && op->reads(k) && op->partition(k).kind == FUGUE_PARTITION_ELEMENTWISE &&
-            capacity > 0 && shape_elements(sym.shape) == merged_.launch.iteration[0]) {
+            !sym.shape.empty() && shape_elements(sym.shape) == merged_.launch.iteration[0]) {
           g.extent_symbol = name;
-          g.extent_row = shape_elements(sym.shape) / capacity;
+          g.extent_row = shape_elements(Shape(sym.shape.begin() + 1, sym.shape.end()));  // elements per row
         }
       }
     g.bytes_fused = traffic_with(nullptr);
@@ -269,6 +289,7 @@ class GroupBuilder {
     merged_ = abi::Plan{};
     local_bytes_ = 0;
     accesses_.clear();
+    runtime_.clear();
     return g;
   }
 
@@ -402,6 +423,7 @@ class GroupBuilder {
   abi::Plan merged_;
   uint64_t local_bytes_ = 0;
   std::map<std::string, std::vector<Access>> accesses_;
+  SymbolSet runtime_;  // symbols with run-time lengths the kernel walks: all of one length
 };
 
 // Why the identity operation `p` cannot become a buffer swap (empty: it can).

@@ -264,9 +264,13 @@ bool PluginRegistry::load_file(const fs::path& file) {
                      ": rebuild the plugin against this Fugue's SDK");
     return false;
   }
-  if (table->struct_size < FUGUE_V2_SIZE(fugue_plugin, ops) || !table->name || !*table->name ||
-      (table->num_ops > 0 && !table->ops)) {
-    refuse(file, "its plugin table is malformed (size, name or operation list)");
+  if (table->struct_size < FUGUE_V2_SIZE(fugue_plugin, generators)) {
+    refuse(file, "its plugin table is smaller than ABI 2.0's (built against an earlier draft of the 2.0 header?): "
+                 "rebuild the plugin against this Fugue's SDK");
+    return false;
+  }
+  if (!table->name || !*table->name || (table->num_ops > 0 && !table->ops)) {
+    refuse(file, "its plugin table is malformed (name or operation list)");
     return false;
   }
   plugin->table = table;

@@ -38,7 +38,7 @@ std::vector<std::string> problems_of(const Operation& op) {
   for (uint32_t i = 0; i < op.operands().size(); ++i) {
     const fugue_operand_desc& o = *op.operands()[i];
     const std::string where = "operand " + std::to_string(i) + " ('" + (o.name ? o.name : "") + "')";
-    if (o.struct_size < FUGUE_SIZE_UP_TO(fugue_operand_desc, doc)) problem(where + ": struct_size below ABI 2.0's");
+    if (o.struct_size < FUGUE_SIZE_UP_TO(fugue_operand_desc, plugin_kinds)) problem(where + ": struct_size below ABI 2.0's");
     if (!identifier(o.name)) problem(where + ": name is not an identifier");
     else if (!names.insert(o.name).second) problem(where + ": name used twice");
     if (o.role != FUGUE_ROLE_IN && o.role != FUGUE_ROLE_OUT && o.role != FUGUE_ROLE_INOUT)

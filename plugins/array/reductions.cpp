@@ -25,9 +25,11 @@ const std::vector<ReductionSpec>& specs() {
   static const std::vector<ReductionSpec> table = {
       {"sum", "The sum of the elements of x (0 if it has none); integers wrap around", Term::Value,
        Combine::Sum, false, kAllDtypes, 1},
-      {"min", "The smallest element of x, which must have one; floats ignore NaN, as fmin",
+      {"min", "The smallest element of x, which must have one; floats ignore NaN, as fmin; a run-time-length "
+       "x left with none gives NaN (floats) or the dtype's largest value (integers)",
        Term::Value, Combine::Min, false, kRealDtypes, 1},
-      {"max", "The largest element of x, which must have one; floats ignore NaN, as fmax",
+      {"max", "The largest element of x, which must have one; floats ignore NaN, as fmax; a run-time-length "
+       "x left with none gives NaN (floats) or the dtype's smallest value (integers)",
        Term::Value, Combine::Max, false, kRealDtypes, 1},
       // Complex: BLAS dotc, so that dot(x, x) is the squared norm.
       {"dot",

@@ -168,3 +168,47 @@ TEST(RuntimeExtents, CompactionInALoopReusesItsWorkspace) {
   EXPECT_EQ(executor.read("total").get(0), reference.at("total").get(0));
   EXPECT_GT(reference.at("total").get(0), 0);
 }
+
+// Operations over fixed and run-time lengths of the same capacity, or over two run-time lengths, stay
+// in separate kernels: each walks its own elements (found by review: a fused kernel once stopped every
+// operation at the run-time length).
+TEST(RuntimeExtents, KernelsNeverMixFixedAndRunTimeLengths) {
+  auto doc = json::parse(R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [8], "from": {"arange": {"start": 1, "step": 1}}},
+    "m": {"kind": "array", "dtype": "i32", "shape": [8], "value": [1, 0, 0, 0, 0, 0, 0, 1]},
+    "m2": {"kind": "array", "dtype": "i32", "shape": [8], "value": [1, 1, 1, 0, 0, 0, 0, 1]}},
+    "body": [{"op": "array.compact", "out": ["a"], "in": ["x", "m"]},
+             {"op": "array.compact", "out": ["b"], "in": ["x", "m2"]},
+             {"op": "array.mul", "out": ["u"], "in": ["a", 2]},
+             {"op": "array.mul", "out": ["t"], "in": ["x", 2]},
+             {"op": "array.sum", "out": ["total"], "in": ["x"]},
+             {"op": "array.mul", "out": ["d"], "in": ["b", 2]},
+             {"op": "array.sum", "out": ["kept"], "in": ["a"]}],
+    "outputs": {"u": "u.npy", "t": "t.npy", "total": "total.npy", "d": "d.npy", "kept": "kept.npy"}})");
+  Program program = parse_program(doc, "mix.json", test::bundled_plugins());
+  for (const auto& r : {test::run_on_device(program), test::run_reference(program)}) {
+    ASSERT_EQ(r.at("u").shape, Shape{2});
+    EXPECT_EQ(r.at("u").get(1), 16);
+    ASSERT_EQ(r.at("t").shape, Shape{8});
+    for (int64_t i = 0; i < 8; ++i) EXPECT_EQ(r.at("t").get(i), 2 * (i + 1)) << i;
+    EXPECT_EQ(r.at("total").get(0), 36);
+    ASSERT_EQ(r.at("d").shape, Shape{4});
+    EXPECT_EQ(r.at("d").get(3), 16);
+    EXPECT_EQ(r.at("kept").get(0), 9);
+  }
+}
+
+// A capacity of 0: nothing to walk, and every result empty (or the sum's 0).
+TEST(RuntimeExtents, CapacityZero) {
+  test::TempDir dir;
+  save_npy(dir / "v.npy", HostArray(DType::F32, {0, 3}));
+  json doc = {{"fugue", 1},
+              {"symbols", {{"v", {{"kind", "array"}, {"dtype", "f32"}, {"shape", {{{"capacity", 0}}, 3}}, {"from", "v.npy"}}}}},
+              {"body", {{{"op", "array.mul"}, {"out", {"w"}}, {"in", {"v", 3}}}, {{"op", "array.sum"}, {"out", {"s"}}, {"in", {"w"}}}}},
+              {"outputs", {{"w", "w.npy"}, {"s", "s.npy"}}}};
+  Program program = parse_program(doc, dir / "p.json", test::bundled_plugins());
+  for (const auto& r : {test::run_on_device(program), test::run_reference(program)}) {
+    EXPECT_EQ(r.at("w").shape, (Shape{0, 3}));
+    EXPECT_EQ(r.at("s").get(0), 0);
+  }
+}

@@ -108,9 +108,9 @@ class Poly : public Kind {
   Declared declare(const std::string& text) const override {
     auto decl = nlohmann::json::parse(text);
     Declared d;
-    d.dtype = decl.value("dtype", "f32") == "f64" ? FUGUE_DTYPE_F64 : FUGUE_DTYPE_F32;
     if (decl.contains("dtype") && decl["dtype"] != "f32" && decl["dtype"] != "f64")
       throw InvalidArgument("/dtype: expected f32 or f64, found " + decl["dtype"].dump());
+    d.dtype = decl.contains("dtype") && decl["dtype"] == "f64" ? FUGUE_DTYPE_F64 : FUGUE_DTYPE_F32;
     const auto& c = decl.value("coefficients", nlohmann::json());
     if (!c.is_array() || c.empty() || c.size() > 16)
       throw InvalidArgument("/coefficients: expected a list of 1 to 16 numbers, found " + c.dump());

@@ -117,3 +117,14 @@ TEST(LoaderLimits, PngWithABadCrcIsRefused) {
     EXPECT_CONTAINS(e.what(), "bad.png is corrupt: the CRC of the 'IDAT' chunk");
   }
 }
+
+// Loop counts and comparisons take real numbers only: not a plugin kind, not a complex scalar.
+TEST(LoaderLimits, CountsAndComparandsAreRealNumbers) {
+  TempDir dir;
+  std::string e = load_text_error(dir, R"({"fugue": 1, "symbols": {"z": {"kind": "scalar", "dtype": "c64", "value": [2, 5]}},
+    "body": [{"for": "i", "count": "z", "body": []}]})");
+  EXPECT_CONTAINS(e, "prog.json:/body/0/count: expected a const or a real scalar, found scalar 'z' (complex)");
+  e = load_text_error(dir, R"({"fugue": 1, "symbols": {"R": {"kind": "stencil", "points": [{"offset": [0], "weight": 1}]}},
+    "body": [{"if": {"lt": ["R", 1]}, "then": []}]})");
+  EXPECT_CONTAINS(e, "prog.json:/body/0/if/lt/0: expected a real scalar or a const, found stencil 'R'");
+}
