@@ -100,6 +100,7 @@ class Loader {
   void in_place(const Statement& st, uint32_t slot, const std::string& written, const std::string& po,
                 const std::string& p, const std::string& op_name);
   void attributes(Statement& st, const Operation& op, const json& attrs, const std::string& p);
+  void run_time_origins(const Statement& st, const std::string& p);
   void assign_output(const std::string& name, const abi::Type& t, const std::string& p,
                      const std::string& op_name);
   void outputs(const json& v);
@@ -112,6 +113,8 @@ class Loader {
 
   fs::path file_;
   int nesting_ = 0;  // loops and branches around the statements being read
+  // Where each symbol's run-time length comes from (a statement's pointer; a declared input: its name).
+  std::map<std::string, std::string> extent_origins_;
   const PluginRegistry& registry_;
   const LoadOptions& options_;
   Program program_;

@@ -282,7 +282,32 @@ Statement Loader::op_call(const json& v, const std::string& p) {
     uint32_t slot = op.outputs()[i];
     if (!op.reads(slot)) assign_output(st.operands[slot], inferred[slot], p + "/out/" + std::to_string(i), name);
   }
+  run_time_origins(st, p);
   return st;
+}
+
+// Run-time lengths meet only when they come from the same place: an operation that follows them
+// (FUGUE_OP_RUNTIME_EXTENTS) must read lengths of one origin and gives its results that origin; any
+// other operation that makes one (array.compact) is the origin of its results'.
+void Loader::run_time_origins(const Statement& st, const std::string& p) {
+  const Operation& op = *st.op;
+  std::string origin, first;
+  for (uint32_t i : op.inputs()) {
+    const std::string& s = st.operands[i];
+    if (!program_.symbols.at(s).runtime_axes) continue;
+    const std::string& o = extent_origins_.count(s) ? extent_origins_.at(s) : s;
+    if (!origin.empty() && o != origin)
+      error(p, "'" + first + "' and '" + s + "' have run-time lengths from different places (" + origin + " and " + o +
+                   "), which may differ: combine values of one length (from one array.compact, one file)");
+    origin = o;
+    first = s;
+  }
+  const bool follows = op.traits() & FUGUE_OP_RUNTIME_EXTENTS;
+  for (uint32_t o : op.outputs()) {
+    const std::string& s = st.operands[o];
+    if (!program_.symbols.at(s).runtime_axes || op.reads(o)) continue;
+    extent_origins_[s] = follows && !origin.empty() ? origin : p;
+  }
 }
 
 // An INOUT operand names one symbol in `out` and in `in`; it is updated where it is stored, so it
