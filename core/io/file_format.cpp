@@ -45,7 +45,13 @@ void check(fugue_status status, const ErrorBuffer& error, const std::string& wha
 
 FileContents FileFormat::probe(const fs::path& path) const {
   if (!reads()) throw std::logic_error("format " + name_ + " does not read");
-  if (!desc_) return functions_.probe(path);
+  if (!desc_) {
+    FileContents c = functions_.probe(path);
+    if (c.shape.size() > kMaxRank)
+      throw UserError(path.string() + ": holds an array of " + std::to_string(c.shape.size()) +
+                      " axes; Fugue supports at most " + std::to_string(kMaxRank));
+    return c;
+  }
   std::vector<int64_t> shape(kMaxRank + 1, 0);
   fugue_declared out{};
   out.struct_size = sizeof out;
