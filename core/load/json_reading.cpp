@@ -100,6 +100,49 @@ std::string too_deep(const std::string& text) {
   return "";
 }
 
+json::parser_callback_t duplicate_key_check() {
+  struct Frame {
+    bool array = false;
+    int64_t index = -1;             // array: the element being read
+    std::string key;                // object: the member being read
+    std::set<std::string> keys;     // object: the keys seen
+  };
+  auto frames = std::make_shared<std::vector<Frame>>();
+  return [frames](int /*depth*/, json::parse_event_t event, json& parsed) {
+    auto& f = *frames;
+    const auto element = [&] {
+      if (!f.empty() && f.back().array) ++f.back().index;
+    };
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        element();
+        f.push_back(Frame{event == json::parse_event_t::array_start, -1, {}, {}});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        if (!f.empty()) f.pop_back();
+        break;
+      case json::parse_event_t::key: {
+        const std::string key = parsed.get<std::string>();
+        if (!f.empty() && !f.back().keys.insert(key).second) {
+          std::string pointer;
+          for (size_t i = 0; i + 1 < f.size(); ++i)
+            pointer += "/" + (f[i].array ? std::to_string(f[i].index) : f[i].key);
+          throw UserError(":" + pointer + "/" + key + ": the key '" + key +
+                          "' appears twice in one object (JSON leaves which one counts undefined)");
+        }
+        if (!f.empty()) f.back().key = key;
+        break;
+      }
+      case json::parse_event_t::value:
+        element();
+        break;
+    }
+    return true;
+  };
+}
+
 void Loader::check_document(const json& doc) const {
   struct Item {
     const json* value;

@@ -42,6 +42,9 @@ constexpr int kMaxStatementNesting = 64;
 // The place where `text` nests deeper than kMaxJsonDepth ("line L, column C"), or "" when it does not;
 // brackets inside strings do not count.
 std::string too_deep(const std::string& text);
+// A parser callback that throws UserError at the first key an object repeats ("/symbols/x: the key
+// 'x' appears twice"), which JSON leaves undefined and nlohmann would silently resolve to the last.
+json::parser_callback_t duplicate_key_check();
 
 class Loader {
  public:

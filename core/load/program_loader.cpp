@@ -76,15 +76,25 @@ Program load_program(const fs::path& file, const PluginRegistry& registry, const
                     " levels at " + where);
   json doc;
   try {
-    doc = json::parse(text);
+    doc = json::parse(text, load::duplicate_key_check());
   } catch (const json::parse_error& e) {
     // nlohmann says "[json.exception.parse_error.101] parse error at line L, column C: <why>".
     std::string what = e.what();
     auto why = what.find(": ", what.find("column"));
     throw UserError(file.string() + ": malformed JSON at " + load::position(text, e.byte ? e.byte - 1 : 0) + ": " +
                     (why == std::string::npos ? what : what.substr(why + 2)));
+  } catch (const json::out_of_range& e) {
+    // A number beyond double: nlohmann names the text ("number overflow parsing '1e400'"), not where.
+    const std::string what = e.what();
+    const size_t open = what.find('\''), close = what.rfind('\'');
+    const std::string number = open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
+    const size_t at = number.empty() ? std::string::npos : text.find(number);
+    throw UserError(file.string() + ": malformed JSON" + (at == std::string::npos ? "" : " at " + load::position(text, at)) +
+                    ": the number " + (number.empty() ? "" : number + " ") + "is beyond double precision's range");
   } catch (const json::exception& e) {
     throw UserError(file.string() + ": unreadable JSON: " + std::string(e.what()));
+  } catch (const UserError& e) {
+    throw UserError(file.string() + e.what());  // a repeated key: the message starts with ":/pointer"
   }
   return parse_program(doc, file, registry, options);
 }
