@@ -163,22 +163,36 @@ int cmd_validate(const Options& o) {
   return 0;
 }
 
+// The options fugue-run.json records (io/output_files.h).
+nlohmann::ordered_json run_options(const Options& o) {
+  return {{"out", o.out}, {"device", o.device}, {"set", o.sets}, {"plugin", o.plugins}, {"profile", o.profile},
+          {"stats", o.stats}, {"no_disk_cache", o.no_disk_cache}, {"reference", o.reference},
+          {"no_fuse", o.no_fuse}, {"no_swap", o.no_swap}};
+}
+
 int cmd_run(const Options& o) {
   PluginRegistry registry = load_plugins(o);
   Program program = load_program(o.program, registry, load_options(o));
+  OutputRun record;
+  record.options = run_options(o);
   if (o.reference) {
     ReferenceExecutor reference(program);
     reference.run();
-    write_output_files(program, o.out, [&](const std::string& symbol) { return reference.value(symbol); });
+    write_output_files(program, o.out, [&](const std::string& symbol) { return reference.value(symbol); }, record);
     return 0;
   }
+  // A --profile that cannot be written stops the run before it starts (unless its folder is yet to
+  // be made, as --out is: then it is written before the first output replaces an older one).
+  if (!o.profile.empty() && fs::is_directory(fs::absolute(o.profile).parent_path())) check_file_writable(o.profile);
   Session session(o, !o.profile.empty() || o.stats);
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   executor.prepare();
   executor.initialize();
   executor.run();
-  executor.write_outputs(o.out);
-  if (!o.profile.empty()) session.profiler.write_chrome_trace(o.profile);
+  // The trace is written once every output is staged and before any replaces an older file, so a
+  // --profile that cannot be written leaves the outputs as they were.
+  if (!o.profile.empty()) record.before_commit = [&] { session.profiler.write_chrome_trace(o.profile); };
+  write_output_files(program, o.out, [&](const std::string& symbol) { return executor.read(symbol); }, record);
   if (o.stats) {
     const auto& stats = session.cache.stats();
     std::printf("%s", stats_table(summarize(session.profiler.collect())).c_str());

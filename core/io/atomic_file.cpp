@@ -33,7 +33,27 @@ void remove_quietly(const std::filesystem::path& p) {
   std::filesystem::remove(p, ec);
 }
 
+std::string folder_of(const std::filesystem::path& path) {
+  return path.parent_path().empty() ? "." : path.parent_path().string();
+}
+
 }  // namespace
+
+void check_file_writable(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (path.filename().empty() || std::filesystem::is_directory(path, ec))
+    throw UserError("cannot write " + path.string() + ": the path names a folder, not a file");
+  const std::filesystem::path temp = temp_path_for(path);
+  errno = 0;
+  std::ofstream probe(temp, std::ios::binary | std::ios::trunc);
+  const int err = errno;
+  const bool ok = static_cast<bool>(probe);
+  probe.close();
+  remove_quietly(temp);
+  if (!ok)
+    throw UserError("cannot write " + path.string() + ": cannot create a file in " + folder_of(path) + " (" +
+                    errno_reason(err, "open failed") + ")");
+}
 
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(std::ostream&)>& write) {
@@ -46,8 +66,7 @@ void write_file_atomically(const std::filesystem::path& path,
   if (!out) {
     const int err = errno;
     remove_quietly(temp);
-    std::string folder = path.parent_path().empty() ? "." : path.parent_path().string();
-    throw UserError("cannot write " + path.string() + ": cannot create a file in " + folder + " (" +
+    throw UserError("cannot write " + path.string() + ": cannot create a file in " + folder_of(path) + " (" +
                     errno_reason(err, "open failed") + ")");
   }
 

@@ -14,4 +14,9 @@ namespace fugue {
 void write_file_atomically(const std::filesystem::path& path,
                            const std::function<void(std::ostream&)>& write);
 
+// Throws the UserError write_file_atomically would throw for `path` before writing anything: the
+// path names a folder, or no file can be created in its folder (missing, not writable, read-only).
+// Tries by creating and removing a temporary file there; `path` itself is not touched.
+void check_file_writable(const std::filesystem::path& path);
+
 }  // namespace fugue
