@@ -136,7 +136,7 @@ Dataflow analyze_dataflow(const Program& program) {
     SymbolSet live = block.tail_uses, defs;
     for (auto it = block.ops.rbegin(); it != block.ops.rend(); ++it) {
       SymbolSet sinks = op_sinks(**it);
-      live = minus(live, sinks);
+      for (const auto& s : sinks) live.erase(s);
       for (const auto& s : op_sources(program, **it)) live.insert(s);
       defs.insert(sinks.begin(), sinks.end());
     }
@@ -169,7 +169,7 @@ Dataflow analyze_dataflow(const Program& program) {
       OpLiveness& l = flow.ops[*it];
       l.block = block.id;
       l.live_out = live;
-      live = minus(live, op_sinks(**it));
+      for (const auto& s : op_sinks(**it)) live.erase(s);
       for (const auto& s : op_sources(program, **it)) live.insert(s);
       l.live_in = live;
     }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <numeric>
+#include <optional>
 
 #include "program/dtype.h"
 #include "errors.h"
@@ -75,7 +77,94 @@ std::string pointer_of(const Statement& st) {
 std::string who(const PlannedOp& p) { return p.statement->op->name() + " at " + pointer_of(*p.statement); }
 
 
+// The maximum of values kept per operation of a kernel, under additions over ranges of operations:
+// the registers live at each operation (registers_with). O(log n) per update or query; appending
+// grows it by doubling.
+class RangeMax {
+ public:
+  static constexpr int kNone = std::numeric_limits<int>::min() / 4;  // below any count, safe to add to
+
+  size_t size() const { return n_; }
+  void clear() {
+    n_ = cap_ = 0;
+    max_.clear();
+    add_.clear();
+  }
+  // Appends `value` at position size().
+  void push(int value) {
+    if (n_ == cap_) grow();
+    set(1, 0, cap_ - 1, n_, value);
+    ++n_;
+  }
+  // Adds `v` to every position of [l, r] (r < size()); nothing when l > r.
+  void add(size_t l, size_t r, int v) {
+    if (l <= r) add(1, 0, cap_ - 1, l, r, v);
+  }
+  // The largest value in [l, r] (r < size()); kNone when l > r.
+  int max(size_t l, size_t r) const { return l <= r ? max(1, 0, cap_ - 1, l, r) : kNone; }
+
+ private:
+  // Node i covers [nl, nr]; max_[i] is the largest value below it, counting the additions of i and
+  // its descendants (not of its ancestors); add_[i] what was added to all of [nl, nr] at once.
+  void add(size_t i, size_t nl, size_t nr, size_t l, size_t r, int v) {
+    if (r < nl || nr < l) return;
+    if (l <= nl && nr <= r) {
+      max_[i] += v;
+      add_[i] += v;
+      return;
+    }
+    size_t mid = (nl + nr) / 2;
+    add(2 * i, nl, mid, l, r, v);
+    add(2 * i + 1, mid + 1, nr, l, r, v);
+    max_[i] = add_[i] + std::max(max_[2 * i], max_[2 * i + 1]);
+  }
+  int max(size_t i, size_t nl, size_t nr, size_t l, size_t r) const {
+    if (r < nl || nr < l) return kNone;
+    if (l <= nl && nr <= r) return max_[i];
+    size_t mid = (nl + nr) / 2;
+    return add_[i] + std::max(max(2 * i, nl, mid, l, r), max(2 * i + 1, mid + 1, nr, l, r));
+  }
+  void set(size_t i, size_t nl, size_t nr, size_t p, int v) {
+    if (nl == nr) {
+      max_[i] = v;
+      add_[i] = 0;
+      return;
+    }
+    size_t mid = (nl + nr) / 2;
+    if (p <= mid) set(2 * i, nl, mid, p, v - add_[i]);
+    else set(2 * i + 1, mid + 1, nr, p, v - add_[i]);
+    max_[i] = add_[i] + std::max(max_[2 * i], max_[2 * i + 1]);
+  }
+  void values(size_t i, size_t nl, size_t nr, int above, std::vector<int>& out) const {
+    if (nl >= n_) return;
+    if (nl == nr) {
+      out[nl] = max_[i] + above;
+      return;
+    }
+    size_t mid = (nl + nr) / 2;
+    values(2 * i, nl, mid, above + add_[i], out);
+    values(2 * i + 1, mid + 1, nr, above + add_[i], out);
+  }
+  void grow() {
+    std::vector<int> v(n_);
+    if (n_) values(1, 0, cap_ - 1, 0, v);
+    cap_ = std::max<size_t>(16, 2 * cap_);
+    max_.assign(2 * cap_, kNone);
+    add_.assign(2 * cap_, 0);
+    for (size_t p = 0; p < n_; ++p) max_[cap_ + p] = v[p];
+    for (size_t i = cap_; i-- > 1;) max_[i] = std::max(max_[2 * i], max_[2 * i + 1]);
+  }
+
+  size_t n_ = 0, cap_ = 0;  // positions in use; leaves (a power of two)
+  std::vector<int> max_, add_;
+};
+
 // A kernel being built: its operations and every access they make to non-compile-time symbols.
+//
+// Everything a candidate is judged by (the accesses that must agree, the registers, the traffic) is
+// kept as a running summary of the kernel so far, updated as each operation joins, so that judging a
+// candidate costs what the candidate touches, not what the kernel holds: a straight-line block of n
+// operations is planned in about n log n, whatever the size of its kernels.
 class GroupBuilder {
  public:
   GroupBuilder(const Program& program, const Dataflow& flow, const DeviceInfo& device)
@@ -86,8 +175,7 @@ class GroupBuilder {
   // Does an operation of this kernel write `symbol` into a register?
   bool in_register(const std::string& symbol) const {
     auto it = accesses_.find(symbol);
-    if (it == accesses_.end()) return false;
-    return std::any_of(it->second.begin(), it->second.end(), [](const Access& a) { return a.write && a.pointwise; });
+    return it != accesses_.end() && it->second.pointwise_write;
   }
 
   // Empty when `x` may join; otherwise the reason it may not.
@@ -156,10 +244,9 @@ class GroupBuilder {
     const bool pw = pointwise_access(x, k);
     auto found = accesses_.find(s);
     if (found == accesses_.end()) return "";  // first touched here
-    const auto& acc = found->second;
-    const Access* last_write = nullptr;
-    for (const auto& a : acc)
-      if (a.write) last_write = &a;
+    const SymbolAccesses& sa = found->second;
+    const auto& acc = sa.list;
+    const Access* last_write = sa.last_write ? &acc[*sa.last_write] : nullptr;
     if (!write && last_write) {
       const PlannedOp& w = *ops_[last_write->op];
       if (!last_write->pointwise)
@@ -177,25 +264,24 @@ class GroupBuilder {
       // A value read beyond its own element earlier in the kernel may still be written element by
       // element: the new value goes to a second buffer, swapped in after the kernel (finish()), so
       // every work-item reads the old one. Written any other way, other work-items may miss it.
-      if (!pw)
-        for (const auto& a : acc)
-          if (!a.write && !a.pointwise)
-            return "it writes '" + s + "' as " + partition_string(part) + ", which " + who(*ops_[a.op]) +
-                   " reads beyond its own element (" + partition_string(a.part) +
-                   ") in this kernel: other work-items may still need the old value";
+      if (!pw && sa.first_wide_read) {
+        const Access& a = acc[*sa.first_wide_read];
+        return "it writes '" + s + "' as " + partition_string(part) + ", which " + who(*ops_[a.op]) +
+               " reads beyond its own element (" + partition_string(a.part) +
+               ") in this kernel: other work-items may still need the old value";
+      }
       if (last_write && !(last_write->pointwise && pw))
         return "it writes '" + s + "' as " + partition_string(part) + " after " + who(*ops_[last_write->op]) +
                " wrote it as " + partition_string(last_write->part) + ": the partitions differ";
     }
     // The accesses that must agree: those of the value x sees (from the last write on), or, for a
-    // first write, the reads of the old value (non-pointwise ones were refused above).
-    auto from = acc.begin();
-    if (last_write) from += last_write - acc.data();
+    // first write, the reads of the old value (non-pointwise ones were refused above). The first of
+    // them partitioned otherwise is the first of its kind (sa.kinds) partitioned otherwise.
     if (write || last_write)
-      for (auto a = from; a != acc.end(); ++a)
-        if (!same_partition(a->part, part, level))
-          return "'" + s + "' is partitioned " + partition_string(a->part) + " by " + who(*ops_[a->op]) + " but " +
-                 partition_string(part) + " by this operation: the partitions differ";
+      for (size_t i : sa.kinds)
+        if (!same_partition(acc[i].part, part, level))
+          return "'" + s + "' is partitioned " + partition_string(acc[i].part) + " by " + who(*ops_[acc[i].op]) +
+                 " but " + partition_string(part) + " by this operation: the partitions differ";
     return "";
   }
 
@@ -212,7 +298,8 @@ class GroupBuilder {
     local_bytes_ += x.plan.local_mem_bytes;
     size_t index = ops_.size();
     ops_.push_back(&x);
-    record(accesses_, x, index);
+    record(x, index);
+    add_registers(x, index);
     // Its results with run-time lengths follow the kernel's length (why_not saw to its inputs).
     for (const auto& s : runtime_operands(x)) runtime_.insert(s);
   }
@@ -231,9 +318,9 @@ class GroupBuilder {
     g.ops = ops_;
     g.plan = merged_;
     const SymbolSet& live_after = flow_.at(ops_.back()->statement).live_out;
-    for (const auto& [s, acc] : accesses_) {
+    for (const auto& [s, sa] : accesses_) {
       bool written = false, read_wide = false, all_writes_pointwise = true;
-      for (const auto& a : acc) {
+      for (const auto& a : sa.list) {
         if (a.write) {
           written = true;
           all_writes_pointwise &= a.pointwise;
@@ -290,6 +377,10 @@ class GroupBuilder {
     local_bytes_ = 0;
     accesses_.clear();
     runtime_.clear();
+    read_bytes_ = stored_wide_bytes_ = 0;
+    spans_.clear();
+    live_at_.clear();
+    persistent_ = 0;
     return g;
   }
 
@@ -301,14 +392,63 @@ class GroupBuilder {
     bool pointwise;
   };
 
+  // What global traffic a symbol's accesses so far cost (traffic_with): read from global memory (read
+  // before any write, or beyond its own element), written, written outside the element loop.
+  struct TrafficFlags {
+    bool written = false, read_global = false, stored_wide = false;
+    void apply(bool write, bool pointwise) {
+      if (write) {
+        written = true;
+        stored_wide |= !pointwise;
+      } else if (!written || !pointwise) {
+        read_global = true;
+      }
+    }
+  };
+
+  // Every access of the kernel to one symbol, in order, with what why_not and traffic_with ask of them.
+  struct SymbolAccesses {
+    std::vector<Access> list;
+    std::optional<size_t> last_write;       // in list
+    std::optional<size_t> first_wide_read;  // the first read beyond its own element
+    // From the last write on (from the first access before any write): the first access of each
+    // partition, in order. Accesses with identical partitions (same_partition at the finest level)
+    // agree or disagree with any other partition alike, so only these need comparing.
+    std::vector<size_t> kinds;
+    bool pointwise_write = false;  // written into a register (in_register)
+    TrafficFlags traffic;
+    double bytes = 0;              // bytes_of the symbol
+  };
+
   // Appends the accesses of op `p`, the kernel's op `index`: an in-place operand's read, then its write.
-  void record(std::map<std::string, std::vector<Access>>& acc, const PlannedOp& p, size_t index) const {
+  void record(const PlannedOp& p, size_t index) {
     for (size_t k = 0; k < p.statement->operands.size(); ++k) {
       if (!touched(p, k)) continue;
-      auto& list = acc[p.statement->operands[k]];
-      if (p.reads(k)) list.push_back({index, p.partition(k), false, pointwise_access(p, k)});
-      if (p.writes(k)) list.push_back({index, p.partition(k), true, pointwise_access(p, k)});
+      const std::string& s = p.statement->operands[k];
+      auto [it, fresh] = accesses_.try_emplace(s);
+      if (fresh) it->second.bytes = bytes_of(s);
+      if (p.reads(k)) append(it->second, {index, p.partition(k), false, pointwise_access(p, k)});
+      if (p.writes(k)) append(it->second, {index, p.partition(k), true, pointwise_access(p, k)});
     }
+  }
+
+  void append(SymbolAccesses& sa, Access a) {
+    const size_t i = sa.list.size();
+    if (a.write) {
+      sa.last_write = i;
+      sa.kinds.assign(1, i);
+      sa.pointwise_write |= a.pointwise;
+    } else {
+      if (!a.pointwise && !sa.first_wide_read) sa.first_wide_read = i;
+      if (std::none_of(sa.kinds.begin(), sa.kinds.end(),
+                       [&](size_t j) { return same_partition(sa.list[j].part, a.part, FUGUE_LEVEL_ELEMENT); }))
+        sa.kinds.push_back(i);
+    }
+    const TrafficFlags before = sa.traffic;
+    sa.traffic.apply(a.write, a.pointwise);
+    read_bytes_ += (sa.traffic.read_global - before.read_global) * sa.bytes;
+    stored_wide_bytes_ += (sa.traffic.stored_wide - before.stored_wide) * sa.bytes;
+    sa.list.push_back(std::move(a));
   }
 
   bool touched(const PlannedOp& p, size_t k) const {
@@ -335,29 +475,49 @@ class GroupBuilder {
   }
 
   // Global traffic of the kernel with `extra` appended: each value read from global memory once, and
-  // each value live after the kernel's last operation written once.
+  // each value live after the kernel's last operation written once (every value written outside the
+  // element loop too). The running sums hold the reads and the writes outside the loop; `extra`'s
+  // accesses are applied on top of them, and the values live after the last operation are looked up.
+  // The amounts are whole numbers of bytes, so the sums do not depend on their order.
   double traffic_with(const PlannedOp* extra) const {
-    std::map<std::string, std::vector<Access>> acc = accesses_;
-    std::vector<const PlannedOp*> ops = ops_;
-    if (extra) {
-      ops.push_back(extra);
-      record(acc, *extra, ops.size() - 1);
-    }
-    if (ops.empty()) return 0;
-    const SymbolSet& live_after = flow_.at(ops.back()->statement).live_out;
-    double bytes = 0;
-    for (const auto& [s, list] : acc) {
-      bool written = false, read_global = false, stored = false;
-      for (const auto& a : list) {
-        if (a.write) {
-          written = true;
-          stored |= !a.pointwise;
-        } else if (!written || !a.pointwise) {
-          read_global = true;
+    if (ops_.empty() && !extra) return 0;
+    struct Touch {
+      const std::string* symbol;
+      TrafficFlags before, after;
+      double bytes;
+    };
+    std::vector<Touch> touches;  // the symbols `extra` touches
+    if (extra)
+      for (size_t k = 0; k < extra->statement->operands.size(); ++k) {
+        if (!touched(*extra, k)) continue;
+        const std::string& s = extra->statement->operands[k];
+        auto t = std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return *t.symbol == s; });
+        if (t == touches.end()) {
+          auto it = accesses_.find(s);
+          Touch fresh{&s, {}, {}, 0};
+          if (it != accesses_.end()) fresh = {&s, it->second.traffic, it->second.traffic, it->second.bytes};
+          else fresh.bytes = bytes_of(s);
+          touches.push_back(fresh);
+          t = touches.end() - 1;
         }
+        const bool pw = pointwise_access(*extra, k);
+        if (extra->reads(k)) t->after.apply(false, pw);
+        if (extra->writes(k)) t->after.apply(true, pw);
       }
-      stored |= written && live_after.count(s);
-      bytes += (read_global ? bytes_of(s) : 0) + (stored ? bytes_of(s) : 0);
+    double bytes = read_bytes_ + stored_wide_bytes_;
+    for (const auto& t : touches)
+      bytes += (t.after.read_global - t.before.read_global) * t.bytes +
+               (t.after.stored_wide - t.before.stored_wide) * t.bytes;
+    const PlannedOp& last = extra ? *extra : *ops_.back();
+    for (const auto& s : flow_.at(last.statement).live_out) {
+      auto t = std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return *t.symbol == s; });
+      if (t != touches.end()) {
+        if (t->after.written && !t->after.stored_wide) bytes += t->bytes;
+        continue;
+      }
+      auto it = accesses_.find(s);
+      if (it != accesses_.end() && it->second.traffic.written && !it->second.traffic.stored_wide)
+        bytes += it->second.bytes;
     }
     return bytes;
   }
@@ -370,35 +530,67 @@ class GroupBuilder {
     return bytes;
   }
 
-  // Peak values a work-item holds: at each operation, its own estimate plus the registers written
-  // earlier in the kernel and read at or after it, plus every reduction's accumulators.
-  int registers_with(const PlannedOp* extra) const {
-    std::vector<const PlannedOp*> ops = ops_;
-    if (extra) ops.push_back(extra);
-    std::map<std::string, std::pair<size_t, size_t>> span;  // register: written at, last read at
-    for (size_t o = 0; o < ops.size(); ++o)
-      for (size_t k = 0; k < ops[o]->statement->operands.size(); ++k) {
-        if (!touched(*ops[o], k) || !pointwise_access(*ops[o], k)) continue;
-        const std::string& s = ops[o]->statement->operands[k];
-        auto it = span.find(s);
-        if (ops[o]->writes(k) && it == span.end()) span[s] = {o, o};
-        else if (it != span.end()) it->second.second = o;
-      }
-    auto own = [](const PlannedOp& p) {
-      return p.plan.registers > 0 ? static_cast<int>(p.plan.registers) : static_cast<int>(p.statement->operands.size());
-    };
-    // Accumulators declared before the loop (reductions) stay alive through all of it.
-    int persistent = 0;
-    for (const auto* p : ops)
-      if (p->plan.phases & FUGUE_PHASE_PROLOGUE) persistent += own(*p);
-    int peak = 0;
-    for (size_t o = 0; o < ops.size(); ++o) {
-      const PlannedOp& p = *ops[o];
-      int regs = persistent + (p.plan.phases & FUGUE_PHASE_PROLOGUE ? 0 : own(p));
-      for (const auto& [s, when] : span) regs += when.first < o && when.second >= o;
-      peak = std::max(peak, regs);
+  // Registers: each value an operation of the kernel writes element by element is a register from
+  // the operation that first writes it to the last that touches it (its span), and counts at every
+  // operation after the first up to that last one.
+  static int own(const PlannedOp& p) {
+    return p.plan.registers > 0 ? static_cast<int>(p.plan.registers) : static_cast<int>(p.statement->operands.size());
+  }
+  // Accumulators declared before the loop (reductions) stay alive through all of it.
+  static bool persistent(const PlannedOp& p) { return p.plan.phases & FUGUE_PHASE_PROLOGUE; }
+
+  // The ends of the spans that `x`, appended at `index`, extends to itself: the registers written
+  // earlier in the kernel that x touches element by element.
+  template <class Each>
+  void extended_spans(const PlannedOp& x, Each each) const {
+    for (size_t k = 0; k < x.statement->operands.size(); ++k) {
+      if (!touched(x, k) || !pointwise_access(x, k)) continue;
+      const std::string& s = x.statement->operands[k];
+      bool again = false;  // an earlier operand already took the span to x
+      for (size_t j = 0; j < k && !again; ++j)
+        again = x.statement->operands[j] == s && touched(x, j) && pointwise_access(x, j);
+      if (again) continue;
+      auto it = spans_.find(s);
+      if (it != spans_.end()) each(s, it->second.second);
     }
-    return peak;
+  }
+
+  // Peak values a work-item holds: at each operation, its own estimate plus the registers written
+  // earlier in the kernel and read at or after it, plus every reduction's accumulators. live_at_
+  // holds, per operation, its own estimate plus the spans over it; `extra` adds one to the
+  // operations after the end of each span it extends, and its own count at its position.
+  int registers_with(const PlannedOp* extra) const {
+    const size_t m = ops_.size();
+    if (!extra) return m == 0 ? 0 : std::max(0, persistent_ + live_at_.max(0, m - 1));
+    std::vector<size_t> ends;
+    extended_spans(*extra, [&](const std::string&, size_t end) { ends.push_back(end); });
+    std::sort(ends.begin(), ends.end());
+    int peak = (persistent(*extra) ? 0 : own(*extra)) + static_cast<int>(ends.size());  // at extra
+    size_t from = 0;  // positions [from, ends[i]] gain i
+    for (size_t i = 0; i <= ends.size(); ++i) {
+      const size_t to = i < ends.size() ? ends[i] : m - 1;
+      if (m > 0 && from <= to) peak = std::max(peak, live_at_.max(from, to) + static_cast<int>(i));
+      if (i < ends.size()) from = ends[i] + 1;
+    }
+    return std::max(0, persistent_ + (persistent(*extra) ? own(*extra) : 0) + peak);
+  }
+
+  // Appends op `x`, the kernel's op `index`, to the spans and live_at_.
+  void add_registers(const PlannedOp& x, size_t index) {
+    int over = 0;  // spans over x
+    extended_spans(x, [&](const std::string&, size_t end) {
+      live_at_.add(end + 1, index - 1, 1);
+      ++over;
+    });
+    for (size_t k = 0; k < x.statement->operands.size(); ++k) {
+      if (!touched(x, k) || !pointwise_access(x, k)) continue;
+      const std::string& s = x.statement->operands[k];
+      auto it = spans_.find(s);
+      if (x.writes(k) && it == spans_.end()) spans_[s] = {index, index};
+      else if (it != spans_.end()) it->second.second = index;
+    }
+    live_at_.push((persistent(x) ? 0 : own(x)) + over);
+    if (persistent(x)) persistent_ += own(x);
   }
 
   double items(const abi::Plan& plan) const {
@@ -422,8 +614,13 @@ class GroupBuilder {
   std::vector<const PlannedOp*> ops_;
   abi::Plan merged_;
   uint64_t local_bytes_ = 0;
-  std::map<std::string, std::vector<Access>> accesses_;
+  std::map<std::string, SymbolAccesses> accesses_;
   SymbolSet runtime_;  // symbols with run-time lengths the kernel walks: all of one length
+  double read_bytes_ = 0;         // symbols read from global memory
+  double stored_wide_bytes_ = 0;  // symbols written outside the element loop
+  std::map<std::string, std::pair<size_t, size_t>> spans_;  // register: written at, last touched at
+  RangeMax live_at_;
+  int persistent_ = 0;            // accumulators of the kernel's reductions
 };
 
 // Why the identity operation `p` cannot become a buffer swap (empty: it can).
