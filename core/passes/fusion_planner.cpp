@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <unordered_map>
 
 #include "program/dtype.h"
 #include "errors.h"
@@ -163,12 +164,16 @@ class RangeMax {
 //
 // Everything a candidate is judged by (the accesses that must agree, the registers, the traffic) is
 // kept as a running summary of the kernel so far, updated as each operation joins, so that judging a
-// candidate costs what the candidate touches, not what the kernel holds: a straight-line block of n
-// operations is planned in about n log n, whatever the size of its kernels.
+// candidate costs what the candidate touches, not what the kernel holds: the kernels of a block of n
+// operations are built in about n log n, however long they grow and however many values are live
+// (the live sets themselves, from the dataflow analysis, cost what they hold).
 class GroupBuilder {
  public:
-  GroupBuilder(const Program& program, const Dataflow& flow, const DeviceInfo& device)
-      : program_(program), flow_(flow), device_(device), budget_(budget_for(device)) {}
+  // Builds the kernels of `block`, whose operations are offered in order.
+  GroupBuilder(const Program& program, const Dataflow& flow, const DeviceInfo& device, const BasicBlock& block)
+      : program_(program), flow_(flow), device_(device), budget_(budget_for(device)) {
+    for (size_t i = 0; i < block.ops.size(); ++i) position_.emplace(block.ops[i], i);
+  }
 
   bool empty() const { return ops_.empty(); }
 
@@ -296,6 +301,7 @@ class GroupBuilder {
       merged_.phases |= x.plan.phases;
     }
     local_bytes_ += x.plan.local_mem_bytes;
+    live_stored_bytes_ = live_stored_with(x, touches_of(x));  // before x's accesses are recorded
     size_t index = ops_.size();
     ops_.push_back(&x);
     record(x, index);
@@ -377,7 +383,7 @@ class GroupBuilder {
     local_bytes_ = 0;
     accesses_.clear();
     runtime_.clear();
-    read_bytes_ = stored_wide_bytes_ = 0;
+    read_bytes_ = stored_wide_bytes_ = live_stored_bytes_ = 0;
     spans_.clear();
     live_at_.clear();
     persistent_ = 0;
@@ -474,52 +480,93 @@ class GroupBuilder {
     return n * static_cast<double>(dtype_size(s.dtype));
   }
 
+  // A symbol an operation names, with its traffic flags before and after the operation's accesses.
+  struct Touch {
+    const std::string* symbol;
+    TrafficFlags before, after;
+    double bytes;  // bytes_of the symbol (0 for one that neither the kernel nor the operation touches)
+  };
+
+  // The symbols `x` names as operands (touched or not: x may end the life of a value it does not
+  // touch), each once, with what x's accesses, appended to the kernel's, make of their flags.
+  std::vector<Touch> touches_of(const PlannedOp& x) const {
+    std::vector<Touch> touches;
+    for (size_t k = 0; k < x.statement->operands.size(); ++k) {
+      const std::string& s = x.statement->operands[k];
+      auto t = std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return *t.symbol == s; });
+      if (t == touches.end()) {
+        Touch fresh{&s, {}, {}, 0};
+        auto it = accesses_.find(s);
+        if (it != accesses_.end()) fresh = {&s, it->second.traffic, it->second.traffic, it->second.bytes};
+        touches.push_back(fresh);
+        t = touches.end() - 1;
+      }
+      if (!touched(x, k)) continue;
+      if (t->bytes == 0) t->bytes = bytes_of(s);
+      const bool pw = pointwise_access(x, k);
+      if (x.reads(k)) t->after.apply(false, pw);
+      if (x.writes(k)) t->after.apply(true, pw);
+    }
+    return touches;
+  }
+
+  // A value written in the kernel, element by element only, is stored when it is live after the
+  // kernel's last operation.
+  static bool stored_if_live(const TrafficFlags& f) { return f.written && !f.stored_wide; }
+
+  // The bytes of the values stored because they are live after `x` (stored_if_live), were x appended
+  // with `touches` (touches_of(x)). When x follows the kernel's last operation in its block, the values
+  // live after x and after that operation differ only in x's operands (x's live-in is the other's
+  // live-out, and x's live-out differs from its live-in only in what x reads and writes), and so do
+  // the flags: the running sum for that operation is corrected for x's operands alone.
+  double live_stored_with(const PlannedOp& x, const std::vector<Touch>& touches) const {
+    const SymbolSet& after = flow_.at(x.statement).live_out;
+    double bytes = 0;
+    if (ops_.empty()) {  // only x's symbols are written
+      for (const auto& t : touches)
+        if (stored_if_live(t.after) && after.count(*t.symbol)) bytes += t.bytes;
+      return bytes;
+    }
+    if (follows_last(x)) {
+      const SymbolSet& before = flow_.at(ops_.back()->statement).live_out;
+      bytes = live_stored_bytes_;
+      for (const auto& t : touches) {
+        if (stored_if_live(t.before) && before.count(*t.symbol)) bytes -= t.bytes;
+        if (stored_if_live(t.after) && after.count(*t.symbol)) bytes += t.bytes;
+      }
+      return bytes;
+    }
+    for (const auto& s : after) {  // anywhere else: every value live after x
+      auto t = std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return *t.symbol == s; });
+      if (t != touches.end()) {
+        if (stored_if_live(t->after)) bytes += t->bytes;
+        continue;
+      }
+      auto it = accesses_.find(s);
+      if (it != accesses_.end() && stored_if_live(it->second.traffic)) bytes += it->second.bytes;
+    }
+    return bytes;
+  }
+
+  // Is x the operation right after the kernel's last one in their block?
+  bool follows_last(const PlannedOp& x) const {
+    auto at = position_.find(x.statement), last = position_.find(ops_.back()->statement);
+    return at != position_.end() && last != position_.end() && at->second == last->second + 1;
+  }
+
   // Global traffic of the kernel with `extra` appended: each value read from global memory once, and
   // each value live after the kernel's last operation written once (every value written outside the
-  // element loop too). The running sums hold the reads and the writes outside the loop; `extra`'s
-  // accesses are applied on top of them, and the values live after the last operation are looked up.
-  // The amounts are whole numbers of bytes, so the sums do not depend on their order.
+  // element loop too). The running sums hold the reads, the writes outside the loop and the values
+  // stored because they are live after the last operation; `extra`'s accesses are applied on top of
+  // them. The amounts are whole numbers of bytes, so the sums do not depend on their order.
   double traffic_with(const PlannedOp* extra) const {
-    if (ops_.empty() && !extra) return 0;
-    struct Touch {
-      const std::string* symbol;
-      TrafficFlags before, after;
-      double bytes;
-    };
-    std::vector<Touch> touches;  // the symbols `extra` touches
-    if (extra)
-      for (size_t k = 0; k < extra->statement->operands.size(); ++k) {
-        if (!touched(*extra, k)) continue;
-        const std::string& s = extra->statement->operands[k];
-        auto t = std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return *t.symbol == s; });
-        if (t == touches.end()) {
-          auto it = accesses_.find(s);
-          Touch fresh{&s, {}, {}, 0};
-          if (it != accesses_.end()) fresh = {&s, it->second.traffic, it->second.traffic, it->second.bytes};
-          else fresh.bytes = bytes_of(s);
-          touches.push_back(fresh);
-          t = touches.end() - 1;
-        }
-        const bool pw = pointwise_access(*extra, k);
-        if (extra->reads(k)) t->after.apply(false, pw);
-        if (extra->writes(k)) t->after.apply(true, pw);
-      }
+    if (!extra) return ops_.empty() ? 0 : read_bytes_ + stored_wide_bytes_ + live_stored_bytes_;
+    const std::vector<Touch> touches = touches_of(*extra);
     double bytes = read_bytes_ + stored_wide_bytes_;
     for (const auto& t : touches)
       bytes += (t.after.read_global - t.before.read_global) * t.bytes +
                (t.after.stored_wide - t.before.stored_wide) * t.bytes;
-    const PlannedOp& last = extra ? *extra : *ops_.back();
-    for (const auto& s : flow_.at(last.statement).live_out) {
-      auto t = std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return *t.symbol == s; });
-      if (t != touches.end()) {
-        if (t->after.written && !t->after.stored_wide) bytes += t->bytes;
-        continue;
-      }
-      auto it = accesses_.find(s);
-      if (it != accesses_.end() && it->second.traffic.written && !it->second.traffic.stored_wide)
-        bytes += it->second.bytes;
-    }
-    return bytes;
+    return bytes + live_stored_with(*extra, touches);
   }
 
   double single_traffic(const PlannedOp& p) const {
@@ -618,6 +665,8 @@ class GroupBuilder {
   SymbolSet runtime_;  // symbols with run-time lengths the kernel walks: all of one length
   double read_bytes_ = 0;         // symbols read from global memory
   double stored_wide_bytes_ = 0;  // symbols written outside the element loop
+  double live_stored_bytes_ = 0;  // symbols written element by element and live after the last operation
+  std::unordered_map<const Statement*, size_t> position_;  // in the block
   std::map<std::string, std::pair<size_t, size_t>> spans_;  // register: written at, last touched at
   RangeMax live_at_;
   int persistent_ = 0;            // accumulators of the kernel's reductions
@@ -670,7 +719,7 @@ ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, c
     loop_variables.insert(block.header_defs.begin(), block.header_defs.end());
 
   for (const auto& block : plan.dataflow.blocks) {
-    GroupBuilder builder(program, plan.dataflow, device);
+    GroupBuilder builder(program, plan.dataflow, device, block);
     auto close = [&] {
       if (builder.empty()) return;
       FusedGroup g = builder.finish();
