@@ -224,17 +224,20 @@ std::string open_failure(const std::filesystem::path& path, int err) {
          (err != 0 ? std::string(std::strerror(err)) : std::string("unknown reason")) + ")";
 }
 
-// Elements times element size, or UserError if the shape is negative or absurdly large.
+// Elements times element size, or UserError if the shape is negative or its byte count is beyond
+// int64 (checked multiplication, the element size included: 2^61 c16 elements are 2^65 bytes, which
+// would wrap to 0 and pass for an empty file).
 uint64_t data_bytes(const NpyHeader& h, const std::string& where) {
-  uint64_t n = 1;
-  const uint64_t limit = std::numeric_limits<uint64_t>::max() / 8;
+  uint64_t bytes = dtype_size(h.dtype);
+  bool overflow = false;
   for (int64_t e : h.shape) {
     if (e < 0) throw UserError(where + ": malformed .npy header: negative extent in shape");
-    if (e != 0 && n > limit / static_cast<uint64_t>(e))
-      throw UserError(where + ": shape " + shape_string(h.shape) + " has too many elements");
-    n *= static_cast<uint64_t>(e);
+    overflow |= __builtin_mul_overflow(bytes, static_cast<uint64_t>(e), &bytes);
   }
-  return n * dtype_size(h.dtype);
+  if (overflow || bytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    throw UserError(where + ": shape " + shape_string(h.shape) + " of " + std::string(dtype_name(h.dtype)) +
+                    " has too many elements (more than 2^63 bytes)");
+  return bytes;
 }
 
 std::string describe(std::optional<DType> dtype, const std::optional<Shape>& shape) {
