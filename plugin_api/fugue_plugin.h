@@ -109,11 +109,17 @@ typedef struct fugue_type {
    * by the core; NULL when it has none. */
   const void* metadata;
   uint64_t metadata_bytes;
-  const char* kind_name; /* kind == PLUGIN: the kind's name ("stencil"); NULL otherwise */
+  const char* kind_name; /* kind == PLUGIN: the kind's name ("stencil"); NULL otherwise. An OUT entry
+                            infer writes points at a string that lives as long as the plugin. */
   /* Run-time extents: bit d set when axis d's length is known only at run time; shape[d] is then its
    * capacity (the most it can be). 2.0 allows axis 0 only, so the elements present are always the
    * first ones, row-major. Only operations with FUGUE_OP_RUNTIME_EXTENTS take such operands. */
   uint32_t runtime_axes;
+  /* A kind with device storage (FUGUE_KIND_FLAG_STORAGE): its parts, each a dense array (kind ARRAY,
+   * its own dtype and shape), in the order the kind descriptor names them; walk with FUGUE_NTH. 0 and
+   * NULL for every other type. Owned by the core. */
+  uint32_t num_parts;
+  const struct fugue_type* parts;
   /* end of 2.0 */
 } fugue_type;
 
@@ -125,7 +131,7 @@ typedef int32_t fugue_role;
 #define FUGUE_ROLE_OUT 2 /* written; its type comes from infer */
 /* Read and updated in place: the operation sees the old value and leaves the new one in the same
  * storage (a device buffer, a host array); no fresh buffer is made. Its type is the input's: infer
- * must not write it. An array or a scalar, never a compile-time kind. A program names the same symbol
+ * must not write it. An array, a scalar or a kind with storage, never a compile-time kind. A program names the same symbol
  * in `out` and in `in` for it. */
 #define FUGUE_ROLE_INOUT 3
 
@@ -366,6 +372,9 @@ typedef struct fugue_device_services {
    * pivots, a converted format, tuning results. Owned by the core. */
   fugue_status (*workspace)(fugue_services_context* context, const char* key, size_t bytes, cl_mem* buffer,
                             int32_t* fresh, fugue_error* error);
+  /* The buffer holding part `part` of operand k, a kind with storage (its type's parts[part]); an OUT
+   * operand's parts are allocated, not initialised. NULL for anything else. Owned by the core. */
+  cl_mem (*part)(fugue_services_context* context, uint32_t operand, uint32_t part);
   /* end of 2.0 */
 } fugue_device_services;
 
@@ -387,6 +396,10 @@ typedef struct fugue_host_array {
   /* The type has a run-time axis 0: its actual length (data holds that many rows; bytes covers the
    * capacity). An input's is given; an OUT operand's reference sets it. */
   int64_t length;
+  /* A kind with storage: one host array per part (type->parts' order), each with its own data; `data`
+   * is NULL and `bytes` 0 for the whole. 0 and NULL otherwise. */
+  uint32_t num_parts;
+  struct fugue_host_array* parts; /* walk with FUGUE_NTH(_MUTABLE) */
   /* end of 2.0 */
 } fugue_host_array;
 
@@ -466,8 +479,16 @@ struct fugue_op_desc {
 /* Kinds a plugin defines                                                                          */
 
 /* A kind known when kernels are generated: it has a type (dtype, shape) and metadata, no device
- * storage, and is never written. ABI 2.0 defines compile-time kinds only; the core refuses others. */
+ * storage, and is never written. */
 #define FUGUE_KIND_FLAG_COMPILE_TIME 1u
+/* A kind whose values live on the device as parts: dense arrays, each with its own dtype and shape
+ * (a sparse matrix's row pointers, columns and values), named by fugue_kind_desc.parts. Its declare
+ * gives every part's type. Values come from files (a format that reads the kind), from the program's
+ * per-part sources, or from operations that write the kind; outputs go through a format that writes
+ * it. Operations reach the parts at DEVICE level (fugue_device_services.part) and in references
+ * (fugue_host_array.parts); dataflow, allocation and liveness work per part. Exactly one of
+ * COMPILE_TIME and STORAGE is set. */
+#define FUGUE_KIND_FLAG_STORAGE 2u
 
 /* Where declare writes a symbol's type. The core owns every pointer and says how much room each has;
  * when the metadata needs more than metadata_capacity, declare sets metadata_bytes to the size it
@@ -481,6 +502,15 @@ typedef struct fugue_declared {
   void* metadata; /* [metadata_capacity] bytes */
   uint64_t metadata_capacity;
   uint64_t metadata_bytes;
+  /* A kind with storage: one entry per part, each a fugue_declared with its own shape room (dtype,
+   * rank and shape only), walk with FUGUE_NTH_MUTABLE. A kind's declare finds num_parts = parts_capacity
+   * = its number of parts and fills each. A format's probe of a file holding a kind with storage sets
+   * kind_name (the core copies it before the format is called again) and num_parts; when num_parts exceeds
+   * parts_capacity it writes no part and the core asks again with that much room. Otherwise 0 / NULL. */
+  uint32_t parts_capacity;
+  uint32_t num_parts;
+  struct fugue_declared* parts;
+  const char* kind_name;
   /* end of 2.0 */
 } fugue_declared;
 
@@ -510,10 +540,14 @@ struct fugue_kind_desc {
   const char* name;  /* what "kind" says in a declaration; unique among the core's and plugins' kinds */
   const char* doc;
   uint32_t flags;    /* FUGUE_KIND_FLAG_* */
-  const char* keys;  /* the keys a declaration may have besides "kind" and "doc", separated by spaces */
+  const char* keys;  /* the keys a declaration may have besides "kind" and "doc", separated by spaces;
+                        a kind with storage gets "from" and "parts" from the core besides */
   fugue_declare_fn declare;
   fugue_example_fn example;
   void* user_data;
+  /* FUGUE_KIND_FLAG_STORAGE: its parts' names (identifiers), separated by spaces, in order: at least
+   * one, at most 64. NULL for a compile-time kind. */
+  const char* parts;
   /* end of 2.0 */
 };
 

@@ -41,7 +41,9 @@ FUGUE_AT(fugue_type, metadata, 48);
 FUGUE_AT(fugue_type, metadata_bytes, 56);
 FUGUE_AT(fugue_type, kind_name, 64);
 FUGUE_AT(fugue_type, runtime_axes, 72);
-FUGUE_END_OF_2_0(fugue_type, runtime_axes, 76);
+FUGUE_AT(fugue_type, num_parts, 76);
+FUGUE_AT(fugue_type, parts, 80);
+FUGUE_END_OF_2_0(fugue_type, parts, 88);
 
 /* fugue_operand_desc */
 FUGUE_AT(fugue_operand_desc, struct_size, 0);
@@ -167,7 +169,8 @@ FUGUE_AT(fugue_device_services, scratch, 56);
 FUGUE_AT(fugue_device_services, track, 64);
 FUGUE_AT(fugue_device_services, extent, 72);
 FUGUE_AT(fugue_device_services, workspace, 80);
-FUGUE_END_OF_2_0(fugue_device_services, workspace, 88);
+FUGUE_AT(fugue_device_services, part, 88);
+FUGUE_END_OF_2_0(fugue_device_services, part, 96);
 
 /* fugue_cost */
 FUGUE_AT(fugue_cost, struct_size, 0);
@@ -181,7 +184,9 @@ FUGUE_AT(fugue_host_array, type, 8);
 FUGUE_AT(fugue_host_array, data, 16);
 FUGUE_AT(fugue_host_array, bytes, 24);
 FUGUE_AT(fugue_host_array, length, 32);
-FUGUE_END_OF_2_0(fugue_host_array, length, 40);
+FUGUE_AT(fugue_host_array, num_parts, 40);
+FUGUE_AT(fugue_host_array, parts, 48);
+FUGUE_END_OF_2_0(fugue_host_array, parts, 56);
 
 /* fugue_op_desc */
 FUGUE_AT(fugue_op_desc, struct_size, 0);
@@ -254,7 +259,11 @@ FUGUE_AT(fugue_declared, shape_capacity, 24);
 FUGUE_AT(fugue_declared, metadata, 32);
 FUGUE_AT(fugue_declared, metadata_capacity, 40);
 FUGUE_AT(fugue_declared, metadata_bytes, 48);
-FUGUE_END_OF_2_0(fugue_declared, metadata_bytes, 56);
+FUGUE_AT(fugue_declared, parts_capacity, 56);
+FUGUE_AT(fugue_declared, num_parts, 60);
+FUGUE_AT(fugue_declared, parts, 64);
+FUGUE_AT(fugue_declared, kind_name, 72);
+FUGUE_END_OF_2_0(fugue_declared, kind_name, 80);
 
 /* fugue_text */
 FUGUE_AT(fugue_text, struct_size, 0);
@@ -272,7 +281,8 @@ FUGUE_AT(fugue_kind_desc, keys, 32);
 FUGUE_AT(fugue_kind_desc, declare, 40);
 FUGUE_AT(fugue_kind_desc, example, 48);
 FUGUE_AT(fugue_kind_desc, user_data, 56);
-FUGUE_END_OF_2_0(fugue_kind_desc, user_data, 64);
+FUGUE_AT(fugue_kind_desc, parts, 64);
+FUGUE_END_OF_2_0(fugue_kind_desc, parts, 72);
 
 /* fugue_dtype_info */
 FUGUE_AT(fugue_dtype_info, dtype, 0);

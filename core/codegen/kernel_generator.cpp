@@ -39,9 +39,18 @@ std::string c_literal(double value) {
 
 namespace {
 
+// An OpenCL C identifier for a name, one-to-one: letters and digits stay, '_' doubles, anything else
+// becomes '_' and two hex digits ("Q.second": "Q_2esecond", a part; "Q_second": "Q__second"), so that
+// no two symbols, and no symbol and the suffixes the generator adds ("_next"), meet in one name.
 std::string identifier(const std::string& text) {
+  static const char* hex = "0123456789abcdef";
   std::string s;
-  for (char ch : text) s += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) s += ch;
+    else if (ch == '_') s += "__";
+    else s += std::string("_") + hex[c >> 4] + hex[c & 15];
+  }
   return s;
 }
 

@@ -52,49 +52,141 @@ FileContents FileFormat::probe(const fs::path& path) const {
                       " axes; Fugue supports at most " + std::to_string(kMaxRank));
     return c;
   }
+  // Room for the type and, for a file holding a kind with storage, its parts (asked again when more).
   std::vector<int64_t> shape(kMaxRank + 1, 0);
-  fugue_declared out{};
-  out.struct_size = sizeof out;
-  out.shape = shape.data();
-  out.shape_capacity = static_cast<uint32_t>(shape.size());
-  ErrorBuffer error;
-  check(desc_->probe(desc_, path.c_str(), &out, error.get()), error, "reading the header", path, *plugin_);
-  if (out.rank > kMaxRank)
-    throw UserError(path.string() + ": holds an array of " + std::to_string(out.rank) + " axes; Fugue supports at most " +
-                    std::to_string(kMaxRank));
-  if (!fugue_dtype_supported(out.dtype))
-    throw DeviceError(path.string() + ": format " + name_ + " probed an unknown dtype (plugin '" + plugin_->name + "')");
-  FileContents c;
-  c.dtype = static_cast<DType>(out.dtype);
-  c.shape.assign(shape.begin(), shape.begin() + out.rank);
-  for (int64_t n : c.shape)
-    if (n < 0) throw DeviceError(path.string() + ": format " + name_ + " probed a negative extent");
-  return c;
+  uint32_t capacity = 8;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::vector<std::vector<int64_t>> part_shapes(capacity, std::vector<int64_t>(kMaxRank + 1, 0));
+    std::vector<fugue_declared> parts(capacity);
+    for (uint32_t k = 0; k < capacity; ++k) {
+      parts[k] = fugue_declared{};
+      parts[k].struct_size = sizeof(fugue_declared);
+      parts[k].shape = part_shapes[k].data();
+      parts[k].shape_capacity = static_cast<uint32_t>(part_shapes[k].size());
+    }
+    fugue_declared out{};
+    out.struct_size = sizeof out;
+    out.shape = shape.data();
+    out.shape_capacity = static_cast<uint32_t>(shape.size());
+    out.parts_capacity = capacity;
+    out.parts = parts.data();
+    ErrorBuffer error;
+    check(desc_->probe(desc_, path.c_str(), &out, error.get()), error, "reading the header", path, *plugin_);
+    if (out.num_parts > capacity) {
+      if (attempt == 1 || out.num_parts > 64)
+        throw DeviceError(path.string() + ": format " + name_ + " probed " + std::to_string(out.num_parts) +
+                          " parts (at most 64; plugin '" + plugin_->name + "')");
+      capacity = out.num_parts;
+      continue;
+    }
+    auto array_type = [&](const fugue_declared& d, const std::vector<int64_t>& extents, const std::string& what) {
+      if (d.rank > kMaxRank)
+        throw UserError(path.string() + ": holds " + what + "of " + std::to_string(d.rank) +
+                        " axes; Fugue supports at most " + std::to_string(kMaxRank));
+      if (!fugue_dtype_supported(d.dtype))
+        throw DeviceError(path.string() + ": format " + name_ + " probed an unknown dtype (plugin '" + plugin_->name + "')");
+      ArrayType t{static_cast<DType>(d.dtype), Shape(extents.begin(), extents.begin() + d.rank)};
+      for (int64_t n : t.shape)
+        if (n < 0) throw DeviceError(path.string() + ": format " + name_ + " probed a negative extent");
+      shape_elements(t.shape);
+      return t;
+    };
+    FileContents c;
+    ArrayType whole = array_type(out, shape, "an array ");
+    c.dtype = whole.dtype;
+    c.shape = whole.shape;
+    if ((out.num_parts > 0) != (out.kind_name != nullptr && *out.kind_name))
+      throw DeviceError(path.string() + ": format " + name_ + " probed parts without a kind, or a kind without parts (plugin '" +
+                        plugin_->name + "')");
+    if (out.num_parts > 0) {
+      c.kind_name = out.kind_name;
+      for (uint32_t k = 0; k < out.num_parts; ++k)
+        c.parts.push_back(array_type(parts[k], part_shapes[k], "a part "));
+    }
+    return c;
+  }
+  throw std::logic_error("unreachable");
 }
+
+std::string FileContents::type_text() const {
+  HostArray text;
+  text.dtype = dtype;
+  text.shape = shape;
+  text.kind_name = kind_name;
+  for (const auto& p : parts) {
+    text.parts.emplace_back();
+    text.parts.back().dtype = p.dtype;
+    text.parts.back().shape = p.shape;
+  }
+  return text.type_text();
+}
+
+namespace {
+
+// A host array of the type a probe gave, zero-filled (every part of a kind with storage).
+HostArray allocate(const FileContents& c) {
+  if (c.kind_name.empty()) return HostArray(c.dtype, c.shape);
+  HostArray a;
+  a.dtype = c.dtype;
+  a.shape = c.shape;
+  a.kind_name = c.kind_name;
+  for (const auto& p : c.parts) a.parts.emplace_back(p.dtype, p.shape);
+  return a;
+}
+
+}  // namespace
+
+abi::Type type_of(const HostArray& a) {
+  abi::Type t(a.compound() ? FUGUE_KIND_PLUGIN : FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(a.dtype), a.shape);
+  if (a.compound()) {
+    t.kind_name = a.kind_name;
+    for (const auto& p : a.parts) t.parts.emplace_back(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(p.dtype), p.shape);
+  }
+  return t;
+}
+
+namespace {
+
+// The C view of a host array whose type view is `view` (parts included; `parts` holds their views).
+fugue_host_array host_view(const HostArray& a, const fugue_type& view, std::vector<fugue_host_array>& parts) {
+  parts.clear();
+  for (size_t k = 0; k < a.parts.size(); ++k) {
+    const HostArray& p = a.parts[k];
+    parts.push_back({sizeof(fugue_host_array), FUGUE_NTH(fugue_type, view.parts, k),
+                     p.bytes.empty() ? nullptr : const_cast<uint8_t*>(p.bytes.data()), p.bytes.size(), 0, 0, nullptr});
+  }
+  return {sizeof(fugue_host_array), &view, a.bytes.empty() ? nullptr : const_cast<uint8_t*>(a.bytes.data()),
+          a.bytes.size(), 0, static_cast<uint32_t>(parts.size()), parts.empty() ? nullptr : parts.data()};
+}
+
+}  // namespace
 
 HostArray FileFormat::read(const fs::path& path, const FileContents& expected) const {
   if (expected.values) return *expected.values;
   if (!desc_) return functions_.read(path, expected);
   // The file may have changed since it was probed: probe again and compare.
   FileContents now = probe(path);
-  if (now.dtype != expected.dtype || now.shape != expected.shape)
-    throw UserError(path.string() + ": changed since the program was loaded (now " +
-                    std::string(dtype_name(now.dtype)) + " " + shape_string(now.shape) + ", was " +
-                    std::string(dtype_name(expected.dtype)) + " " + shape_string(expected.shape) + ")");
-  HostArray array(expected.dtype, expected.shape);
-  const abi::Type type(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(expected.dtype), expected.shape);
+  if (now.dtype != expected.dtype || now.shape != expected.shape || now.kind_name != expected.kind_name ||
+      now.parts != expected.parts)
+    throw UserError(path.string() + ": changed since the program was loaded (now " + now.type_text() + ", was " +
+                    expected.type_text() + ")");
+  HostArray array = allocate(expected);
+  const abi::Type type = type_of(array);
   const fugue_type view = type.view();
-  fugue_host_array host{sizeof(fugue_host_array), &view, array.bytes.empty() ? nullptr : array.bytes.data(),
-                        array.bytes.size(), 0};
+  std::vector<fugue_host_array> parts;
+  fugue_host_array host = host_view(array, view, parts);
   ErrorBuffer error;
   check(desc_->read(desc_, path.c_str(), &host, error.get()), error, "reading", path, *plugin_);
   return array;
 }
 
-std::string FileFormat::refuses(DType dtype, const Shape& shape) const {
+std::string FileFormat::refuses(const abi::Type& type) const {
   if (!writes()) return "the " + name_ + " format only reads";
-  if (!desc_) return functions_.refuses(dtype, shape);
-  const abi::Type type(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(dtype), shape);
+  if (!desc_) {
+    if (type.kind != FUGUE_KIND_ARRAY && type.kind != FUGUE_KIND_SCALAR)
+      return "the " + name_ + " format writes arrays and scalars, not a " + (type.kind_name.empty() ? "value of this kind" : type.kind_name);
+    return functions_.refuses(static_cast<DType>(type.dtype), type.kind == FUGUE_KIND_ARRAY ? type.shape : Shape{});
+  }
   const fugue_type view = type.view();
   ErrorBuffer error;
   const fugue_status status = desc_->accepts(desc_, &view, error.get());
@@ -106,10 +198,10 @@ std::string FileFormat::refuses(DType dtype, const Shape& shape) const {
 void FileFormat::write(const fs::path& path, const HostArray& array) const {
   if (!writes()) throw std::logic_error("format " + name_ + " does not write");
   if (!desc_) return functions_.write(path, array);
-  const abi::Type type(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(array.dtype), array.shape);
+  const abi::Type type = type_of(array);
   const fugue_type view = type.view();
-  fugue_host_array host{sizeof(fugue_host_array), &view,
-                        array.bytes.empty() ? nullptr : const_cast<uint8_t*>(array.bytes.data()), array.bytes.size(), 0};
+  std::vector<fugue_host_array> parts;
+  const fugue_host_array host = host_view(array, view, parts);
   ErrorBuffer error;
   check(desc_->write(desc_, path.c_str(), &host, error.get()), error, "writing", path, *plugin_);
 }
@@ -124,7 +216,11 @@ std::string image_refusal(DType dtype, const Shape& shape) {
 // An image is decoded when probed (the header alone would not check the pixels): keep them.
 FileContents probe_image(const fs::path& path) {
   auto image = std::make_shared<HostArray>(load_gray_image(path, std::nullopt));
-  return {DType::F32, image->shape, image};
+  FileContents c;
+  c.dtype = DType::F32;
+  c.shape = image->shape;
+  c.values = image;
+  return c;
 }
 
 HostArray read_image(const fs::path& path, const FileContents& c) { return load_gray_image(path, c.shape); }
@@ -136,7 +232,10 @@ std::vector<std::shared_ptr<const FileFormat>> builtin_formats() {
   npy.probe = [](const fs::path& path) {
     NpyHeader header = read_npy_header(path);
     check_npy_data_size(path, header);  // a truncated or lying file fails here, not mid-run
-    return FileContents{header.dtype, header.shape, nullptr};
+    FileContents c;
+    c.dtype = header.dtype;
+    c.shape = header.shape;
+    return c;
   };
   npy.read = [](const fs::path& path, const FileContents& c) { return load_npy(path, c.dtype, c.shape); };
   npy.refuses = [](DType, const Shape&) { return std::string(); };

@@ -19,7 +19,11 @@ namespace fugue {
 struct FileContents {
   DType dtype = DType::None;
   Shape shape;
+  std::string kind_name;         // a file holding a kind with storage (a plugin's): which kind
+  std::vector<ArrayType> parts;  // ... and its parts' types
   std::shared_ptr<const HostArray> values;  // null: read them when the run starts
+  // "f32 [3, 4]", or "pair f32 [3] (f32 [3], f32 [3])".
+  std::string type_text() const;
 };
 
 class FileFormat {
@@ -46,8 +50,13 @@ class FileFormat {
   FileContents probe(const std::filesystem::path& path) const;
   // The values of a file `probe` described (its shape and dtype are checked again).
   HostArray read(const std::filesystem::path& path, const FileContents& expected) const;
-  // "" when it writes values of this type; otherwise why not ("only 2-D f32 arrays ...").
-  std::string refuses(DType dtype, const Shape& shape) const;
+  // "" when it writes values of this type (a kind with storage: kind_name and parts set); otherwise why
+  // not ("only 2-D f32 arrays ...").
+  std::string refuses(const abi::Type& type) const;
+  // The same for an array of `dtype` and `shape` (a scalar: shape {}).
+  std::string refuses(DType dtype, const Shape& shape) const {
+    return refuses(abi::Type(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(dtype), shape));
+  }
   void write(const std::filesystem::path& path, const HostArray& array) const;
 
  private:
@@ -57,6 +66,10 @@ class FileFormat {
   std::vector<std::string> extensions_;
   Functions functions_;
 };
+
+// The ABI's type of a host array: an array (a scalar: rank 0), or a kind with storage (kind PLUGIN, with
+// its parts).
+abi::Type type_of(const HostArray& array);
 
 // The core's formats: npy (any dtype and shape), png and pgm (2-D f32 grayscale images).
 std::vector<std::shared_ptr<const FileFormat>> builtin_formats();

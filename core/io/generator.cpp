@@ -39,7 +39,7 @@ HostArray Generator::generate(const std::string& parameters, DType dtype, const 
   const abi::Type type(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(dtype), shape);
   const fugue_type view = type.view();
   fugue_host_array host{sizeof(fugue_host_array), &view, array.bytes.empty() ? nullptr : array.bytes.data(),
-                        array.bytes.size(), 0};
+                        array.bytes.size(), 0, 0, nullptr};
   ErrorBuffer error;
   check_status(desc_->generate(desc_, parameters.c_str(), &host, error.get()), error, name_, *plugin_, "generate");
   return array;

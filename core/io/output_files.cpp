@@ -166,9 +166,8 @@ void write_output_files(const Program& program, const fs::path& out_folder,
     // The loader chose the format from the declared type; checked again on the value, before any
     // file is written.
     const HostArray& a = results.back().second;
-    if (const std::string why = out.format->refuses(a.dtype, a.shape); !why.empty())
-      throw UserError("cannot write " + file.string() + ": '" + out.symbol + "' is " +
-                      std::string(dtype_name(a.dtype)) + " " + shape_string(a.shape) + "; " + why);
+    if (const std::string why = out.format->refuses(type_of(a)); !why.empty())
+      throw UserError("cannot write " + file.string() + ": '" + out.symbol + "' is " + a.type_text() + "; " + why);
   }
 
   // 2. The folder, locked, without the leftovers of killed runs.

@@ -20,41 +20,46 @@ void Loader::declare(const std::string& name, const json& decl, const std::strin
     s.const_value = number_of(decl["value"], p + "/value");
     s.typed = true;
   } else if (kind == "scalar" || kind == "array") {
-    bool array = kind == "array";
-    check_keys(decl, p, {"kind", "dtype", "shape", "from", "value", "doc"});
-    s.kind = array ? SymbolKind::Array : SymbolKind::Scalar;
-    bool has_dtype = decl.contains("dtype"), has_shape = decl.contains("shape");
-    if (has_dtype) s.dtype = dtype_of(decl["dtype"], p + "/dtype");
-    if (has_shape) {
-      if (!array) error(p + "/shape", "a scalar has no shape");
-      s.shape = shape_of(decl["shape"], p + "/shape", &s.runtime_axes);
-    }
-    if (decl.contains("from") && decl.contains("value"))
-      error(p, "give either \"from\" or \"value\", not both");
-    if (decl.contains("value")) {
-      s.source.kind = SymbolSource::Kind::Inline;
-      s.source.inline_value = decl["value"];
-      if (!array) {
-        // A number, or for a complex scalar also an [re, im] pair (checked by check_inline).
-        if (!(dtype_is_complex(s.dtype) && decl["value"].is_array()))
-          number_of(decl["value"], p + "/value", dtype_is_complex(s.dtype) ? "a number or an [re, im] pair" : "a number");
-        if (!has_dtype) s.dtype = DType::F32;
-      }
-      if (array && !has_shape) error(p + "/shape", "an array with an inline value needs a shape");
-      if (s.runtime_axes)
-        error(p + "/value", "an array of run-time length takes its values from a file or a generator, not inline");
-      if (s.dtype == DType::None) error(p + "/dtype", "an array with an inline value needs a dtype");
-      check_inline(s, p + "/value");
-    } else if (decl.contains("from")) {
-      source(s, decl["from"], p + "/from", has_dtype, has_shape || !array);
-    }
-    s.typed = s.dtype != DType::None && (has_shape || !array || s.source.kind != SymbolSource::Kind::None);
-    if (s.source.kind == SymbolSource::Kind::None && (has_dtype != (has_shape || !array)) && array)
-      error(p, "give both dtype and shape, or neither (the producing operation then infers them)");
+    s.kind = kind == "array" ? SymbolKind::Array : SymbolKind::Scalar;
+    declare_value(s, decl, p);
   } else {
     declare_plugin_kind(s, kind.get<std::string>(), decl, p);
   }
   program_.symbols[name] = std::move(s);
+}
+
+// An array or a scalar (s.kind says which): its dtype, shape and initial value.
+void Loader::declare_value(Symbol& s, const json& decl, const std::string& p) {
+  const bool array = s.kind == SymbolKind::Array;
+  check_keys(decl, p, {"kind", "dtype", "shape", "from", "value", "doc"});
+  bool has_dtype = decl.contains("dtype"), has_shape = decl.contains("shape");
+  if (has_dtype) s.dtype = dtype_of(decl["dtype"], p + "/dtype");
+  if (has_shape) {
+    if (!array) error(p + "/shape", "a scalar has no shape");
+    s.shape = shape_of(decl["shape"], p + "/shape", &s.runtime_axes);
+  }
+  if (decl.contains("from") && decl.contains("value"))
+    error(p, "give either \"from\" or \"value\", not both");
+  if (decl.contains("value")) {
+    s.source.kind = SymbolSource::Kind::Inline;
+    s.source.inline_value = decl["value"];
+    if (!array) {
+      // A number, or for a complex scalar also an [re, im] pair (checked by check_inline).
+      if (!(dtype_is_complex(s.dtype) && decl["value"].is_array()))
+        number_of(decl["value"], p + "/value", dtype_is_complex(s.dtype) ? "a number or an [re, im] pair" : "a number");
+      if (!has_dtype) s.dtype = DType::F32;
+    }
+    if (array && !has_shape) error(p + "/shape", "an array with an inline value needs a shape");
+    if (s.runtime_axes)
+      error(p + "/value", "an array of run-time length takes its values from a file or a generator, not inline");
+    if (s.dtype == DType::None) error(p + "/dtype", "an array with an inline value needs a dtype");
+    check_inline(s, p + "/value");
+  } else if (decl.contains("from")) {
+    source(s, decl["from"], p + "/from", has_dtype, has_shape || !array);
+  }
+  s.typed = s.dtype != DType::None && (has_shape || !array || s.source.kind != SymbolSource::Kind::None);
+  if (s.source.kind == SymbolSource::Kind::None && (has_dtype != (has_shape || !array)) && array)
+    error(p, "give both dtype and shape, or neither (the producing operation then infers them)");
 }
 
 // "array, scalar, const or csr": every kind the registry knows.
@@ -79,10 +84,14 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   }
   std::vector<std::string> keys = {"kind", "doc"};
   keys.insert(keys.end(), kind->keys().begin(), kind->keys().end());
+  if (kind->storage()) keys.insert(keys.end(), {"from", "parts"});  // the core reads these
   check_keys(decl, p, keys);
+  json own = decl;  // what the kind's declare reads
+  own.erase("from");
+  own.erase("parts");
   DeclaredType declared;
   try {
-    declared = kind->declare(decl.dump());
+    declared = kind->declare(own.dump());
   } catch (const DeviceError& e) {
     throw DeviceError(at(p) + ": " + e.what());  // the plugin's own failure, at the declaration
   } catch (const UserError& e) {
@@ -100,6 +109,89 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   s.shape = declared.shape;
   s.metadata = std::move(declared.metadata);
   s.typed = true;
+  if (kind->storage()) declare_parts(s, *kind, declared.parts, decl, p);
+}
+
+// A kind with storage: an array symbol per part, "<name>.<part>", and the initial value: a file that
+// holds the kind ("from"), or a source per part ("parts": {"<part>": {"from": ...} or {"value": ...}}).
+void Loader::declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayType>& types, const json& decl,
+                           const std::string& p) {
+  s.part_types = types;
+  if (decl.contains("from") && decl.contains("parts")) error(p, "give either \"from\" or \"parts\", not both");
+  const json* sources = decl.contains("parts") ? &decl["parts"] : nullptr;
+  if (sources) {
+    expect_object(*sources, p + "/parts");
+    check_keys(*sources, p + "/parts", kind.parts());
+    std::vector<std::string> missing;
+    for (const auto& part : kind.parts())
+      if (!sources->contains(part)) missing.push_back(part);
+    if (!missing.empty())
+      error(p + "/parts", "every part needs a source; " + join(missing) + (missing.size() == 1 ? " has" : " have") +
+                              " none (a " + kind.name() + " has parts " + join(kind.parts()) + ")");
+  }
+  for (size_t k = 0; k < kind.parts().size(); ++k) {
+    Symbol part;
+    part.name = s.name + "." + kind.parts()[k];
+    part.kind = SymbolKind::Array;
+    part.dtype = types[k].dtype;
+    part.shape = types[k].shape;
+    part.typed = true;
+    part.part_of = s.name;
+    part.where = s.where + "/parts/" + kind.parts()[k];
+    if (sources) {
+      const std::string pp = p + "/parts/" + kind.parts()[k];
+      const json& given = (*sources)[kind.parts()[k]];
+      expect_object(given, pp);
+      check_keys(given, pp, {"from", "value", "doc"});
+      if (!given.contains("from") && !given.contains("value")) error(pp, "give the part's \"from\" or \"value\"");
+      json as_array = given;  // the part's declaration as an array's, its type from the kind's declare
+      as_array["kind"] = "array";
+      as_array["dtype"] = std::string(dtype_name(part.dtype));
+      as_array["shape"] = part.shape;
+      declare_value(part, as_array, pp);
+    }
+    s.parts.push_back(part.name);
+    program_.symbols[part.name] = std::move(part);
+  }
+  if (decl.contains("from")) compound_file(s, decl["from"], p + "/from");
+}
+
+// A file holding a whole value of a kind with storage: read by the format its extension names, which
+// must hold that kind, with the declared type and parts.
+void Loader::compound_file(Symbol& s, const json& from, const std::string& p) {
+  std::string rel;
+  if (from.is_string()) {
+    rel = from.get<std::string>();
+  } else if (from.is_object() && from.contains("file")) {
+    check_keys(from, p, {"file"});
+    if (!from["file"].is_string()) fail(p + "/file", "a file path", describe(from["file"]));
+    rel = from["file"].get<std::string>();
+  } else {
+    fail(p, "a file holding a " + s.kind_name + " (generators fill parts: \"parts\": {\"<part>\": {\"from\": ...}})",
+         describe(from));
+  }
+  const fs::path path = fs::path(rel).is_absolute() ? fs::path(rel) : file_.parent_path() / rel;
+  check_regular_file(path, p);
+  auto& src = s.source;
+  src.kind = SymbolSource::Kind::File;
+  src.file = path;
+  try {
+    src.format = registry_.reader_for(lowercase_extension(path));
+    if (!src.format) fail(p, "a " + registry_.extensions_text(false) + " file", "'" + rel + "'");
+    src.contents = src.format->probe(path);
+    const FileContents& c = src.contents;
+    FileContents declared;
+    declared.dtype = s.dtype;
+    declared.shape = s.shape;
+    declared.kind_name = s.kind_name;
+    declared.parts = s.part_types;
+    if (c.kind_name != s.kind_name || c.dtype != s.dtype || c.shape != s.shape || c.parts != s.part_types)
+      fail(p, "a file holding " + declared.type_text() + " (the declared type)", path.string() + " holding " + c.type_text());
+  } catch (const UserError& e) {
+    std::string what = e.what();
+    if (what.rfind(file_.string() + ":", 0) != 0) what = at(p) + ": " + what;
+    throw UserError(what);
+  }
 }
 
 // Checked now, so a bad inline value fails before anything runs.
@@ -315,6 +407,13 @@ std::set<std::string> Loader::initially_defined() const {
   std::set<std::string> defined;
   for (const auto& [name, s] : program_.symbols)
     if (s.compile_time() || s.source.kind != SymbolSource::Kind::None) defined.insert(name);
+  // A value of a kind with storage is defined with all its parts: from its file, or a source per part.
+  for (const auto& [name, s] : program_.symbols) {
+    if (!s.compound()) continue;
+    if (defined.count(name)) defined.insert(s.parts.begin(), s.parts.end());
+    if (std::all_of(s.parts.begin(), s.parts.end(), [&](const std::string& part) { return defined.count(part) > 0; }))
+      defined.insert(name);
+  }
   return defined;
 }
 

@@ -69,7 +69,11 @@ class Loader {
   // "array, scalar, const or csr": every kind the registry knows.
   std::string kind_names() const;
   // A kind a plugin defines: its declare reads the declaration; its messages point inside it.
+  void declare_value(Symbol& s, const json& decl, const std::string& p);
   void declare_plugin_kind(Symbol& s, const std::string& kind_name, const json& decl, const std::string& p);
+  void declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayType>& types, const json& decl,
+                     const std::string& p);
+  void compound_file(Symbol& s, const json& from, const std::string& p);
   // Checked now, so a bad inline value fails before anything runs.
   void check_inline(const Symbol& s, const std::string& p) const;
   // "from": a file path, or {"zeros": …}, {"fill": v}, {"random": {...}}, {"arange": {...}},
@@ -106,6 +110,8 @@ class Loader {
   void run_time_origins(const Statement& st, const std::string& p);
   void assign_output(const std::string& name, const abi::Type& t, const std::string& p,
                      const std::string& op_name);
+  void assign_compound_output(const std::string& name, const abi::Type& t, const std::string& p,
+                              const std::string& op_name);
   void outputs(const json& v);
 
   // Every value and key of the document, without recursion: nesting within kMaxJsonDepth, and no

@@ -6,6 +6,7 @@ namespace fugue::load {
 
 void Loader::assign_output(const std::string& name, const abi::Type& t, const std::string& p,
                    const std::string& op_name) {
+  if (t.kind == FUGUE_KIND_PLUGIN) return assign_compound_output(name, t, p, op_name);
   if (t.kind != FUGUE_KIND_ARRAY && t.kind != FUGUE_KIND_SCALAR)
     throw DeviceError(at(p) + ": " + op_name + " inferred an output that is neither array nor scalar");
   if (t.rank() > kMaxRank)
@@ -39,6 +40,8 @@ void Loader::assign_output(const std::string& name, const abi::Type& t, const st
     program_.symbols[name] = s;
   } else {
     Symbol& s = it->second;
+    if (!s.part_of.empty())
+      error(p, "'" + name + "' is a part of '" + s.part_of + "'; an operation writes '" + s.part_of + "' as a whole");
     if (s.kind != kind)
       error(p, op_name + " produces " + describe_type(kind, dtype, shape, t.runtime_axes) + " but '" + name + "' is a " +
                    s.kind_text() + " (" + s.where + ")");
@@ -59,6 +62,29 @@ void Loader::assign_output(const std::string& name, const abi::Type& t, const st
   defined_.insert(name);
 }
 
+// An output of a plugin's kind: only a kind with storage, into a symbol declared with that kind (its
+// declaration gives the parts), with the declared dtype and shape.
+void Loader::assign_compound_output(const std::string& name, const abi::Type& t, const std::string& p,
+                                    const std::string& op_name) {
+  auto kind = registry_.find_kind(t.kind_name);
+  if (!kind || !kind->storage())
+    throw DeviceError(at(p) + ": " + op_name + " inferred an output of kind '" + t.kind_name + "', " +
+                      (kind ? "which has no storage" : "which no plugin defines"));
+  auto it = program_.symbols.find(name);
+  if (it == program_.symbols.end() || it->second.kind_name != t.kind_name)
+    error(p, op_name + " produces a " + t.kind_name + "; declare '" + name + "' as one (\"kind\": \"" + t.kind_name +
+                 "\") so that its parts are known" +
+                 (it == program_.symbols.end() ? "" : " ('" + name + "' is a " + it->second.kind_text() + ", " +
+                                                          it->second.where + ")"));
+  const Symbol& s = it->second;
+  if (static_cast<DType>(t.dtype) != s.dtype || t.shape != s.shape)
+    error(p, op_name + " produces a " + t.kind_name + " of " + std::string(dtype_name(static_cast<DType>(t.dtype))) + " " +
+                 shape_string(t.shape) + " but '" + name + "' is declared " + std::string(dtype_name(s.dtype)) + " " +
+                 shape_string(s.shape) + " (" + s.where + ")");
+  defined_.insert(name);
+  defined_.insert(s.parts.begin(), s.parts.end());
+}
+
 void Loader::outputs(const json& v) {
   expect_object(v, "/outputs");
   for (const auto& [name, path] : v.items()) {
@@ -76,13 +102,18 @@ void Loader::outputs(const json& v) {
     if (writers.empty()) fail(p, writable, describe(path));
     bool escapes = out.is_absolute() || std::any_of(out.begin(), out.end(), [](const fs::path& part) { return part == ".."; });
     if (escapes) fail(p, "a path inside the output folder (no absolute path, no ..)", describe(path));
+    // File systems refuse longer names; found now, not when the outputs are written after the run.
+    for (const auto& part : out)
+      if (part.native().size() > 255)
+        fail(p, "an output path whose every name has at most 255 bytes",
+             "a name of " + std::to_string(part.native().size()) + " bytes");
+    if (out.native().find('\0') != std::string::npos) fail(p, "an output path without NUL bytes", describe(path));
     // The first format for the extension that writes the value's type.
     const Symbol& s = it->second;
-    const Shape shape = s.kind == SymbolKind::Array ? s.shape : Shape{};
     std::shared_ptr<const FileFormat> format;
     std::string reasons;
     for (const auto& w : writers) {
-      const std::string why = w->refuses(s.dtype, shape);
+      const std::string why = w->refuses(s.type());
       if (why.empty()) {
         format = w;
         break;

@@ -108,14 +108,16 @@ SymbolSet op_sources(const Program& program, const Statement& op) {
   SymbolSet out;
   for (uint32_t i : op.op->inputs()) {
     const Symbol& s = program.symbol(op.operands[i]);
-    if (!s.inline_number) out.insert(s.name);
+    if (s.inline_number) continue;
+    for (const auto& held : program.storage_of(s.name)) out.insert(held);  // a compound value: its parts
   }
   return out;
 }
 
-SymbolSet op_sinks(const Statement& op) {
+SymbolSet op_sinks(const Program& program, const Statement& op) {
   SymbolSet out;
-  for (uint32_t o : op.op->outputs()) out.insert(op.operands[o]);
+  for (uint32_t o : op.op->outputs())
+    for (const auto& held : program.storage_of(op.operands[o])) out.insert(held);
   return out;
 }
 
@@ -126,7 +128,8 @@ Dataflow analyze_dataflow(const Program& program) {
   int last = builder.sequence(program.body, entry, -1);
   int end = builder.add("end");
   builder.edge(last, end);
-  for (const auto& out : program.outputs) flow.blocks[end].tail_uses.insert(out.symbol);
+  for (const auto& out : program.outputs)
+    for (const auto& held : program.storage_of(out.symbol)) flow.blocks[end].tail_uses.insert(held);
 
   // Per block: uses before any definition (gen) and definitions (kill), from the bottom up.
   const size_t n = flow.blocks.size();
@@ -135,7 +138,7 @@ Dataflow analyze_dataflow(const Program& program) {
     const auto& block = flow.blocks[b];
     SymbolSet live = block.tail_uses, defs;
     for (auto it = block.ops.rbegin(); it != block.ops.rend(); ++it) {
-      SymbolSet sinks = op_sinks(**it);
+      SymbolSet sinks = op_sinks(program, **it);
       for (const auto& s : sinks) live.erase(s);
       for (const auto& s : op_sources(program, **it)) live.insert(s);
       defs.insert(sinks.begin(), sinks.end());
@@ -169,7 +172,7 @@ Dataflow analyze_dataflow(const Program& program) {
       OpLiveness& l = flow.ops[*it];
       l.block = block.id;
       l.live_out = live;
-      for (const auto& s : op_sinks(**it)) live.erase(s);
+      for (const auto& s : op_sinks(program, **it)) live.erase(s);
       for (const auto& s : op_sources(program, **it)) live.insert(s);
       l.live_in = live;
     }

@@ -37,9 +37,9 @@ struct Dataflow {
 };
 
 // The symbols an operation reads (sources) and writes (sinks). Inline numbers are left out: they are
-// baked into kernels and never stored.
+// baked into kernels and never stored; a value of a kind with storage stands for its parts.
 SymbolSet op_sources(const Program& program, const Statement& op);
-SymbolSet op_sinks(const Statement& op);
+SymbolSet op_sinks(const Program& program, const Statement& op);
 
 Dataflow analyze_dataflow(const Program& program);
 

@@ -682,6 +682,7 @@ std::string why_no_swap(const Program& program, const Dataflow& flow, const Symb
   const Symbol& s = program.symbol(source);
   if (target == source) return "it copies '" + source + "' onto itself";
   if (s.compile_time()) return "its input '" + source + "' is a " + s.kind_text();
+  if (s.compound() || t.compound()) return "'" + source + "' or '" + target + "' is a kind with parts";
   if (loop_variables.count(source))
     return "its input '" + source + "' is a loop variable, whose buffer the loop refills every iteration";
   if (s.kind != t.kind || s.dtype != t.dtype || s.shape != t.shape)

@@ -43,7 +43,7 @@ bool pointwise_access(const PlannedOp& p, size_t k) {
 namespace {
 
 // A plan is the plugin's word; check it before the planner and the generator rely on it.
-void check_plan(const PlannedOp& p) {
+void check_plan(const Program& program, const PlannedOp& p) {
   const auto& plan = p.plan;
   const auto& st = *p.statement;
   auto bad = [&](const std::string& what) { throw DeviceError(p.label + ": the plugin's plan " + what); };
@@ -67,6 +67,10 @@ void check_plan(const PlannedOp& p) {
           " partition, which the planner does not lower yet");
     if (std::any_of(part.halo.begin(), part.halo.end(), [](int64_t h) { return h < 0; }))
       bad("gives operand " + std::to_string(k) + " a negative halo");
+    // Generated kernels have no accessor for parts yet: a kind with storage is reached at DEVICE level.
+    if (plan.level != FUGUE_LEVEL_DEVICE && program.symbol(st.operands[k]).compound())
+      bad("reaches operand " + std::to_string(k) + ", a " + program.symbol(st.operands[k]).kind_text() +
+          " (a kind with storage), at a level other than DEVICE; its parts are reached only by DEVICE-level operations");
   }
 }
 
@@ -91,7 +95,7 @@ void plan_operation(const Program& program, const Statement& st, const DeviceInf
   } catch (const UserError& e) {
     throw UserError(st.where + ": " + e.what());
   }
-  check_plan(p);
+  check_plan(program, p);
 }
 
 }  // namespace fugue

@@ -13,6 +13,8 @@ Kind::Kind(std::shared_ptr<const LoadedPlugin> plugin, const fugue_kind_desc* de
     : plugin_(std::move(plugin)), desc_(desc), name_(desc->name), doc_(desc->doc ? desc->doc : "") {
   std::istringstream keys(desc->keys ? desc->keys : "");
   for (std::string key; keys >> key;) keys_.push_back(key);
+  std::istringstream parts(desc->parts ? desc->parts : "");
+  for (std::string part; parts >> part;) parts_.push_back(part);
 }
 
 namespace {
@@ -34,13 +36,24 @@ DeclaredType Kind::declare(const std::string& declaration) const {
   if (!desc_) throw std::logic_error("the core declares its own kind '" + name_ + "' itself");
   std::vector<int64_t> shape(kMaxRank + 1, 0);  // one axis too many shows as a malformed type
   std::vector<unsigned char> metadata(256);
+  // Room for each part's type: kMaxRank + 1 axes, so one too many shows as a malformed type.
+  std::vector<std::vector<int64_t>> part_shapes(parts_.size(), std::vector<int64_t>(kMaxRank + 1, 0));
+  std::vector<fugue_declared> part_room(parts_.size());
   for (int attempt = 0; attempt < 2; ++attempt) {
+    for (size_t k = 0; k < parts_.size(); ++k) {
+      part_room[k] = fugue_declared{};
+      part_room[k].struct_size = sizeof(fugue_declared);
+      part_room[k].shape = part_shapes[k].data();
+      part_room[k].shape_capacity = static_cast<uint32_t>(part_shapes[k].size());
+    }
     fugue_declared out{};
     out.struct_size = sizeof out;
     out.shape = shape.data();
     out.shape_capacity = static_cast<uint32_t>(shape.size());
     out.metadata = metadata.data();
     out.metadata_capacity = metadata.size();
+    out.parts_capacity = out.num_parts = static_cast<uint32_t>(parts_.size());
+    out.parts = part_room.empty() ? nullptr : part_room.data();
     ErrorBuffer error;
     check(desc_->declare(desc_, declaration.c_str(), &out, error.get()), error, name_, *plugin_, "declare");
     if (out.metadata_bytes > out.metadata_capacity) {
@@ -59,6 +72,23 @@ DeclaredType Kind::declare(const std::string& declaration) const {
     for (int64_t n : t.shape)
       if (n < 0) throw DeviceError("kind " + name_ + ": declare produced a negative extent (plugin '" + plugin_->name + "')");
     t.metadata.assign(metadata.begin(), metadata.begin() + static_cast<std::ptrdiff_t>(out.metadata_bytes));
+    if (out.num_parts != parts_.size())
+      throw DeviceError("kind " + name_ + ": declare gave " + std::to_string(out.num_parts) + " parts; the kind names " +
+                        std::to_string(parts_.size()) + " (plugin '" + plugin_->name + "')");
+    for (size_t k = 0; k < parts_.size(); ++k) {
+      const fugue_declared& part = part_room[k];
+      if (part.rank > kMaxRank || !fugue_dtype_supported(part.dtype))
+        throw DeviceError("kind " + name_ + ": declare produced a malformed type for part '" + parts_[k] + "' (rank " +
+                          std::to_string(part.rank) + ", dtype " + std::to_string(part.dtype) + "; plugin '" +
+                          plugin_->name + "')");
+      ArrayType p{static_cast<DType>(part.dtype), Shape(part_shapes[k].begin(), part_shapes[k].begin() + part.rank)};
+      for (int64_t n : p.shape)
+        if (n < 0)
+          throw DeviceError("kind " + name_ + ": declare produced a negative extent in part '" + parts_[k] +
+                            "' (plugin '" + plugin_->name + "')");
+      shape_elements(p.shape);  // overflow is the declaration's fault: a UserError
+      t.parts.push_back(std::move(p));
+    }
     return t;
   }
   throw std::logic_error("unreachable");

@@ -17,6 +17,7 @@ struct DeclaredType {
   DType dtype = DType::None;
   Shape shape;
   std::vector<unsigned char> metadata;
+  std::vector<ArrayType> parts;  // a kind with storage: every part's type, in the kind's order
 };
 
 class Kind {
@@ -35,6 +36,10 @@ class Kind {
   bool builtin() const { return !desc_; }
   // Known when kernels are generated: a type and metadata, no device value.
   bool compile_time() const { return desc_ && (desc_->flags & FUGUE_KIND_FLAG_COMPILE_TIME); }
+  // Its values live on the device as parts (dense arrays).
+  bool storage() const { return desc_ && (desc_->flags & FUGUE_KIND_FLAG_STORAGE); }
+  // A kind with storage: its parts' names, in order.
+  const std::vector<std::string>& parts() const { return parts_; }
 
   // A plugin kind's type for `declaration` (a JSON object as text). Throws UserError with the
   // plugin's message, which starts with a pointer relative to the declaration when it has one.
@@ -47,6 +52,7 @@ class Kind {
   const fugue_kind_desc* desc_ = nullptr;
   std::string name_, doc_;
   std::vector<std::string> keys_;
+  std::vector<std::string> parts_;
 };
 
 }  // namespace fugue

@@ -43,10 +43,10 @@ std::string check_op(const fugue_op_desc* op) {
     if (!o->name || !*o->name) return name + ": operand " + std::to_string(i) + " has no name";
     if (o->role != FUGUE_ROLE_IN && o->role != FUGUE_ROLE_OUT && o->role != FUGUE_ROLE_INOUT)
       return name + ": operand '" + o->name + "' has an unknown role " + std::to_string(o->role);
-    // Plugin kinds are compile-time in ABI 2.0: no operation writes one.
-    const uint32_t compile_time = FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN);
-    if (o->role != FUGUE_ROLE_IN && (o->kinds & compile_time))
-      return name + ": operand '" + o->name + "' is written but accepts a kind known at compile time";
+    // A written operand may take plugin kinds (those with storage; the loader refuses a compile-time
+    // one where a program writes it), never a const.
+    if (o->role != FUGUE_ROLE_IN && (o->kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)))
+      return name + ": operand '" + o->name + "' is written but accepts a const";
     const bool plugin_kind = o->kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN);
     if (plugin_kind != (o->plugin_kinds && *o->plugin_kinds))
       return name + ": operand '" + o->name + "' must name the plugin kinds it accepts exactly when its kinds "
@@ -74,14 +74,28 @@ bool identifier(const char* s) {
 // "" when the kind descriptor is sound; otherwise what is wrong with it.
 std::string check_kind(const fugue_kind_desc* kind) {
   if (!kind) return "a null kind descriptor";
-  if (kind->struct_size < FUGUE_V2_SIZE(fugue_kind_desc, user_data)) return "a kind descriptor smaller than ABI 2.0's";
+  if (kind->struct_size < FUGUE_V2_SIZE(fugue_kind_desc, parts)) return "a kind descriptor smaller than ABI 2.0's";
   if (!identifier(kind->name)) return "a kind whose name is not an identifier";
   const std::string name = kind->name;
   if (!kind->declare || !kind->example) return "kind '" + name + "' lacks declare or example";
-  if (!(kind->flags & FUGUE_KIND_FLAG_COMPILE_TIME))
-    return "kind '" + name + "' has device storage, which this Fugue (ABI 2.0) does not run yet: only compile-time "
-           "kinds (FUGUE_KIND_FLAG_COMPILE_TIME)";
-  if (kind->flags & ~FUGUE_KIND_FLAG_COMPILE_TIME) return "kind '" + name + "' has unknown flags";
+  if (kind->flags & ~(FUGUE_KIND_FLAG_COMPILE_TIME | FUGUE_KIND_FLAG_STORAGE)) return "kind '" + name + "' has unknown flags";
+  const bool storage = kind->flags & FUGUE_KIND_FLAG_STORAGE;
+  if (storage == static_cast<bool>(kind->flags & FUGUE_KIND_FLAG_COMPILE_TIME))
+    return "kind '" + name + "' must set exactly one of FUGUE_KIND_FLAG_COMPILE_TIME and FUGUE_KIND_FLAG_STORAGE";
+  if (!storage) {
+    if (kind->parts) return "kind '" + name + "' is known at compile time but names parts";
+    return {};
+  }
+  std::istringstream list(kind->parts ? kind->parts : "");
+  std::set<std::string> parts;
+  for (std::string part; list >> part;) {
+    if (!identifier(part.c_str())) return "kind '" + name + "' names part '" + part + "', which is not an identifier";
+    if (!parts.insert(part).second) return "kind '" + name + "' names part '" + part + "' twice";
+  }
+  if (parts.empty() || parts.size() > 64) return "kind '" + name + "' has storage but names " + std::to_string(parts.size()) + " parts (1 to 64)";
+  std::istringstream keys(kind->keys ? kind->keys : "");
+  for (std::string key; keys >> key;)
+    if (key == "from" || key == "parts") return "kind '" + name + "' lists key '" + key + "', which the core reads for a kind with storage";
   return {};
 }
 

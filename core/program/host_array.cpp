@@ -52,3 +52,15 @@ void HostArray::set(int64_t i, double value) {
 }
 
 }  // namespace fugue
+
+namespace fugue {
+
+std::string HostArray::type_text() const {
+  std::string text = std::string(dtype_name(dtype)) + " " + shape_string(shape);
+  if (!compound()) return text;
+  text = kind_name + " " + text + " (";
+  for (size_t k = 0; k < parts.size(); ++k) text += (k ? ", " : "") + parts[k].type_text();
+  return text + ")";
+}
+
+}  // namespace fugue

@@ -17,16 +17,30 @@ int64_t shape_elements(const Shape& shape);
 // "[584, 388]"; "[]" for a scalar.
 std::string shape_string(const Shape& shape);
 
+// The type of one dense array: a part of a kind with storage.
+struct ArrayType {
+  DType dtype = DType::None;
+  Shape shape;
+  bool operator==(const ArrayType& o) const { return dtype == o.dtype && shape == o.shape; }
+  bool operator!=(const ArrayType& o) const { return !(*this == o); }
+};
+
 struct HostArray {
   DType dtype = DType::None;
   Shape shape;                 // empty: a scalar
-  std::vector<uint8_t> bytes;  // shape_elements(shape) * dtype_size(dtype)
+  std::vector<uint8_t> bytes;  // shape_elements(shape) * dtype_size(dtype); empty for a kind with storage
+  // A value of a kind with storage (a plugin's): the kind, and one dense array per part, in its order.
+  std::string kind_name;
+  std::vector<HostArray> parts;
 
   HostArray() = default;
   // Zero-filled.
   HostArray(DType dtype, Shape shape);
 
   int64_t elements() const { return shape_elements(shape); }
+  bool compound() const { return !kind_name.empty(); }
+  // "f32 [3, 4]", or "pair f32 [3] (first f32 [3], second f32 [3])" for a kind with storage.
+  std::string type_text() const;
   template <class T> T* data() { return reinterpret_cast<T*>(bytes.data()); }
   template <class T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
   // Element i converted to double (for references, comparisons and `if`); a complex one's real part.

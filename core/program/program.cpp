@@ -32,6 +32,7 @@ abi::Type Symbol::type() const {
   if (kind == SymbolKind::Plugin) {
     t.kind_name = kind_name;
     t.metadata = metadata;
+    for (const auto& p : part_types) t.parts.emplace_back(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(p.dtype), p.shape);
   }
   return t;
 }
@@ -46,6 +47,12 @@ void CallDescriptor::bind(const std::vector<fugue_attr_value>& attrs, const fugu
   call.num_attrs = static_cast<uint32_t>(attrs.size());
   call.attrs = attrs.empty() ? nullptr : attrs.data();
   call.device = device;
+}
+
+std::vector<std::string> Program::storage_of(const std::string& name) const {
+  auto it = symbols.find(name);
+  if (it != symbols.end() && it->second.compound()) return it->second.parts;
+  return {name};
 }
 
 void Program::call(const Statement& statement, CallDescriptor& out, const fugue_device_desc* device) const {

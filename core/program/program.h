@@ -19,8 +19,8 @@
 
 namespace fugue {
 
-// The core's kinds, and Plugin for a kind a plugin defines (compile-time in ABI 2.0: a type and its
-// metadata, no device value).
+// The core's kinds, and Plugin for a kind a plugin defines: compile-time (a type and its metadata, no
+// device value) or with storage (its value is its parts, each an array symbol of its own).
 enum class SymbolKind { Array, Scalar, Const, Plugin };
 
 // Where a symbol's initial value comes from.
@@ -49,6 +49,11 @@ struct Symbol {
   double const_value = 0;     // Const: the value baked into kernels
   std::string kind_name;      // Plugin: the kind's name ("csr")
   std::vector<unsigned char> metadata;  // Plugin: what its declare made, baked into kernels
+  // Plugin with storage: its parts, in the kind's order: the array symbols "<name>.<part>" that hold
+  // them (dataflow, allocation and liveness see those), and their types.
+  std::vector<std::string> parts;
+  std::vector<ArrayType> part_types;
+  std::string part_of;        // a part's symbol: the symbol it is a part of
   SymbolSource source;
   std::string where;          // "file.json:/symbols/x", for messages
   bool inline_number = false; // a const the loader made for a number written in an operand list
@@ -59,8 +64,10 @@ struct Symbol {
   std::string shape_text() const;
   // "array", "const", or a plugin kind's name
   std::string kind_text() const;
-  // Known when kernels are generated (consts, plugin kinds): no device value, never written.
-  bool compile_time() const { return kind == SymbolKind::Const || kind == SymbolKind::Plugin; }
+  // Known when kernels are generated (consts, compile-time plugin kinds): no device value, never written.
+  bool compile_time() const { return kind == SymbolKind::Const || (kind == SymbolKind::Plugin && parts.empty()); }
+  // A plugin kind with storage: its value is its parts.
+  bool compound() const { return kind == SymbolKind::Plugin && !parts.empty(); }
 };
 
 // One statement of the body.
@@ -123,6 +130,8 @@ struct Program {
   std::vector<OutputFile> outputs;
 
   const Symbol& symbol(const std::string& name) const { return symbols.at(name); }
+  // The symbols that hold `name`'s value: its parts for a kind with storage, else the symbol itself.
+  std::vector<std::string> storage_of(const std::string& name) const;
   // Fills `out` with the call descriptor of `statement`: the operands' current types and the
   // statement's attributes; `device` for plan, emit and execute, else null.
   void call(const Statement& statement, CallDescriptor& out, const fugue_device_desc* device = nullptr) const;

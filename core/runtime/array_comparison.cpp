@@ -37,7 +37,25 @@ std::string compare_complex(const HostArray& actual, const HostArray& expected, 
 }
 }  // namespace
 
+namespace {
+
+// A kind with storage compares part by part; "" when both are plain arrays or every part agrees.
+template <class Compare>
+std::string compare_parts(const HostArray& actual, const HostArray& expected, Compare compare) {
+  if (actual.kind_name != expected.kind_name || actual.parts.size() != expected.parts.size())
+    return "a " + (actual.compound() ? actual.kind_name : std::string("plain array")) + ", expected a " +
+           (expected.compound() ? expected.kind_name : std::string("plain array"));
+  for (size_t k = 0; k < expected.parts.size(); ++k)
+    if (std::string problem = compare(actual.parts[k], expected.parts[k]); !problem.empty())
+      return "part " + std::to_string(k) + ": " + problem;
+  return {};
+}
+
+}  // namespace
+
 std::string compare_arrays(const HostArray& actual, const HostArray& expected, double tolerance) {
+  if (actual.compound() || expected.compound())
+    return compare_parts(actual, expected, [&](const HostArray& a, const HostArray& e) { return compare_arrays(a, e, tolerance); });
   if (auto problem = same_layout(actual, expected); !problem.empty()) return problem;
   if (dtype_is_complex(expected.dtype)) return compare_complex(actual, expected, tolerance);
   for (int64_t i = 0; i < expected.elements(); ++i) {
@@ -55,6 +73,8 @@ std::string compare_arrays(const HostArray& actual, const HostArray& expected, d
 }
 
 std::string compare_bitwise(const HostArray& actual, const HostArray& expected) {
+  if (actual.compound() || expected.compound())
+    return compare_parts(actual, expected, [](const HostArray& a, const HostArray& e) { return compare_bitwise(a, e); });
   if (auto problem = same_layout(actual, expected); !problem.empty()) return problem;
   const size_t size = dtype_size(expected.dtype);
   for (int64_t i = 0; i < expected.elements(); ++i)

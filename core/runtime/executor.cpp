@@ -19,6 +19,7 @@ struct fugue_services_context {
   const fugue::Device* device = nullptr;
   std::vector<cl_mem> operands;      // per operand (NULL for consts)
   std::vector<cl_mem> extents;       // per operand: its run-time length's buffer (NULL: none)
+  std::vector<std::vector<cl_mem>> parts;  // per operand: a kind with storage's part buffers
   std::vector<cl::Buffer> scratch;   // released after the operation's work finished
   std::vector<cl::Program> programs; // kept alive while the operation runs
   std::string label;
@@ -67,6 +68,9 @@ fugue_status services_workspace(fugue_services_context* c, const char* key, size
     report(error, std::string("workspace: ") + e.what());
   }
   return FUGUE_ERROR_DEVICE;
+}
+cl_mem services_part(fugue_services_context* c, uint32_t operand, uint32_t part) {
+  return operand < c->parts.size() && part < c->parts[operand].size() ? c->parts[operand][part] : nullptr;
 }
 cl_mem services_extent(fugue_services_context* c, uint32_t operand) {
   return operand < c->extents.size() ? c->extents[operand] : nullptr;
@@ -117,7 +121,7 @@ Executor::~Executor() = default;
 void Executor::prepare() {
   // Every value must fit the device before anything is generated, read or allocated.
   for (const auto& [name, s] : program_.symbols) {
-    if (s.compile_time() || !s.typed) continue;
+    if (s.compile_time() || s.compound() || !s.typed) continue;  // a compound value: its parts are checked
     size_t bytes = bytes_of(s);
     if (bytes > device_.info.max_allocation || bytes > device_.info.global_memory)
       throw DeviceError(s.where + ": '" + name + "' needs " + std::to_string(bytes) + " bytes, more than " +
@@ -229,6 +233,17 @@ void Executor::initialize() {
     // Files are read and generators run once; later repetitions upload the same values again.
     auto it = initial_.find(name);
     if (it == initial_.end()) it = initial_.emplace(name, initial_value(s)).first;
+    if (s.compound()) {  // a file holding the whole value: each part into its own symbol
+      const HostArray& whole = it->second;
+      if (whole.parts.size() != s.parts.size())
+        throw DeviceError(s.where + ": the file gave " + std::to_string(whole.parts.size()) + " parts, '" + name +
+                          "' has " + std::to_string(s.parts.size()));
+      for (size_t k = 0; k < s.parts.size(); ++k) {
+        upload(s.parts[k], whole.parts[k]);
+        values_[s.parts[k]].defined = true;
+      }
+      continue;
+    }
     upload(name, it->second);
     values_[name].defined = true;
   }
@@ -264,6 +279,11 @@ void Executor::allocate_guarded(Value& v, const std::string& symbol) {
 }
 
 std::string Executor::guard_damage(const std::string& symbol) {
+  if (const Symbol& s = program_.symbol(symbol); s.compound()) {  // its parts' buffers
+    for (const auto& part : s.parts)
+      if (std::string damage = guard_damage(part); !damage.empty()) return "part " + part + ": " + damage;
+    return {};
+  }
   auto it = values_.find(symbol);
   if (it == values_.end() || !it->second.guarded()) return {};
   const Value& v = it->second;
@@ -323,25 +343,32 @@ void Executor::run_op(const Statement& st) {
       // An OUT operand whose symbol another operand reads is written to the symbol's second buffer,
       // swapped in afterwards, so the op never reads what it has already overwritten; the old buffer
       // becomes the second one for the next call. An INOUT operand is updated where it is.
+      // A kind with storage is its parts: each is read, written and swapped on its own.
       const auto& op = *st.op;
-      for (uint32_t i : op.inputs())
-        if (!program_.symbol(st.operands[i]).compile_time()) value_for_read(st.operands[i], st);
-      std::map<std::string, cl::Buffer> replaced;
-      for (uint32_t o : op.outputs()) {
-        const std::string& out = st.operands[o];
-        bool hazard = !op.reads(o) && std::any_of(op.inputs().begin(), op.inputs().end(),
-                                                  [&](uint32_t i) { return st.operands[i] == out; });
-        Value& v = value_for_write(out);
-        if (hazard) {
-          cl::Buffer& spare = shadows_[out];
-          if (!spare() || spare.getInfo<CL_MEM_SIZE>() < std::max<size_t>(v.bytes, 1))
-            spare = allocate(v.bytes, "the second buffer of '" + out + "'");
-          replaced[out] = v.buffer;
-          std::swap(v.buffer, spare);
+      std::set<std::string> read_storage;
+      for (uint32_t i : op.inputs()) {
+        if (program_.symbol(st.operands[i]).compile_time()) continue;
+        for (const auto& held : program_.storage_of(st.operands[i])) {
+          value_for_read(held, st);
+          read_storage.insert(held);
         }
       }
+      std::map<std::string, cl::Buffer> replaced;
+      for (uint32_t o : op.outputs())
+        for (const auto& out : program_.storage_of(st.operands[o])) {
+          const bool hazard = !op.reads(o) && read_storage.count(out);
+          Value& v = value_for_write(out);
+          if (hazard) {
+            cl::Buffer& spare = shadows_[out];
+            if (!spare() || spare.getInfo<CL_MEM_SIZE>() < std::max<size_t>(v.bytes, 1))
+              spare = allocate(v.bytes, "the second buffer of '" + out + "'");
+            replaced[out] = v.buffer;
+            std::swap(v.buffer, spare);
+          }
+        }
       run_device_level(*step.op, replaced);
-      for (uint32_t o : op.outputs()) values_[st.operands[o]].defined = true;
+      for (uint32_t o : op.outputs())
+        for (const auto& out : program_.storage_of(st.operands[o])) values_[out].defined = true;
       return;
     }
   }
@@ -450,12 +477,19 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   for (size_t i = 0; i < st.operands.size(); ++i) {
     const std::string& name = st.operands[i];
     bool input = st.op->operands()[i]->role == FUGUE_ROLE_IN;
-    auto old = replaced.find(name);
-    auto it = values_.find(name);
-    cl_mem mem = (input && old != replaced.end()) ? old->second()
-                 : it == values_.end()             ? nullptr
-                                                   : it->second.buffer();
-    context.operands.push_back(mem);
+    // An input reads the buffer an output of the same symbol (or part) did not replace.
+    auto buffer_of = [&](const std::string& held) -> cl_mem {
+      auto old = replaced.find(held);
+      auto it = values_.find(held);
+      return (input && old != replaced.end()) ? old->second()
+             : it == values_.end()             ? nullptr
+                                               : it->second.buffer();
+    };
+    const Symbol& symbol = program_.symbol(name);
+    context.operands.push_back(symbol.compound() ? nullptr : buffer_of(name));
+    context.parts.emplace_back();
+    if (symbol.compound())
+      for (const auto& part : symbol.parts) context.parts.back().push_back(buffer_of(part));
     // Run-time lengths, inputs' first: the buffers that hold them before the op runs.
     const bool runtime = program_.symbol(name).runtime_axes != 0;
     context.extents.push_back(runtime && st.op->reads(i) ? values_[name].extent() : nullptr);
@@ -482,6 +516,7 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   services.track = &services_track;
   services.extent = &services_extent;
   services.workspace = &services_workspace;
+  services.part = &services_part;
   try {
     st.op->execute(op.call, services);
   } catch (const UserError& e) {
@@ -522,6 +557,14 @@ void Executor::run() {
 
 HostArray Executor::read(const std::string& symbol) {
   const Symbol& s = program_.symbol(symbol);
+  if (s.compound()) {  // its parts, read one by one
+    HostArray whole;
+    whole.dtype = s.dtype;
+    whole.shape = s.shape;
+    whole.kind_name = s.kind_name;
+    for (const auto& part : s.parts) whole.parts.push_back(read(part));
+    return whole;
+  }
   if (s.kind == SymbolKind::Plugin)
     throw UserError(s.where + ": '" + symbol + "' is a " + s.kind_text() + ", known when kernels are generated; it "
                     "has no value to read");

@@ -7,12 +7,31 @@ namespace fugue {
 
 void ReferenceExecutor::run() {
   values_.clear();
-  for (const auto& [name, s] : program_.symbols)
-    if (!s.compile_time() && s.source.kind != SymbolSource::Kind::None) values_[name] = initial_value(s);
+  for (const auto& [name, s] : program_.symbols) {
+    if (s.compile_time() || s.source.kind == SymbolSource::Kind::None) continue;
+    HostArray initial = initial_value(s);
+    if (!s.compound()) {
+      values_[name] = std::move(initial);
+      continue;
+    }
+    if (initial.parts.size() != s.parts.size())
+      throw DeviceError(s.where + ": the file gave " + std::to_string(initial.parts.size()) + " parts, '" + name +
+                        "' has " + std::to_string(s.parts.size()));
+    for (size_t k = 0; k < s.parts.size(); ++k) values_[s.parts[k]] = std::move(initial.parts[k]);
+  }
   interpret(program_, program_.body, *this);
 }
 
 const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
+  const Symbol& s = program_.symbol(symbol);
+  if (s.compound()) {
+    HostArray whole;
+    whole.dtype = s.dtype;
+    whole.shape = s.shape;
+    whole.kind_name = s.kind_name;
+    for (const auto& part : s.parts) whole.parts.push_back(value(part));
+    return assembled_[symbol] = std::move(whole);
+  }
   auto it = values_.find(symbol);
   if (it == values_.end()) throw UserError("'" + symbol + "' was never written, so it has no value");
   return it->second;
@@ -53,9 +72,35 @@ void ReferenceExecutor::run_op(const Statement& st) {
   // operand is updated where it is stored.
   std::vector<HostArray> outputs(st.operands.size());
   std::vector<fugue_host_array> views(st.operands.size());
+  std::vector<std::vector<fugue_host_array>> part_views(st.operands.size());
+  auto view_of = [](const HostArray& a, const fugue_type* type) {
+    return fugue_host_array{sizeof(fugue_host_array), type,
+                            a.bytes.empty() ? nullptr : const_cast<uint8_t*>(a.bytes.data()), a.bytes.size(), 0, 0,
+                            nullptr};
+  };
   for (size_t i = 0; i < st.operands.size(); ++i) {
     const Symbol& s = program_.symbol(st.operands[i]);
     HostArray* array = nullptr;
+    if (s.compound()) {  // its parts: fresh ones for an output, else where they are stored
+      const fugue_type& type = call.types[i];
+      for (size_t k = 0; k < s.parts.size(); ++k) {
+        const fugue_type* part_type = FUGUE_NTH(fugue_type, type.parts, k);
+        if (st.op->role(i) == FUGUE_ROLE_OUT) {
+          outputs[i].parts.emplace_back(s.part_types[k].dtype, s.part_types[k].shape);
+          continue;
+        }
+        auto it = values_.find(s.parts[k]);
+        if (it == values_.end())
+          throw UserError(st.where + ": '" + s.parts[k] + "' is read before anything wrote it at run time");
+        part_views[i].push_back(view_of(it->second, part_type));
+      }
+      if (st.op->role(i) == FUGUE_ROLE_OUT)
+        for (size_t k = 0; k < s.parts.size(); ++k)
+          part_views[i].push_back(view_of(outputs[i].parts[k], FUGUE_NTH(fugue_type, type.parts, k)));
+      views[i] = fugue_host_array{sizeof(fugue_host_array), &call.types[i], nullptr, 0, 0,
+                                  static_cast<uint32_t>(part_views[i].size()), part_views[i].data()};
+      continue;
+    }
     if (st.op->role(i) == FUGUE_ROLE_OUT) {
       Shape shape = s.kind == SymbolKind::Array ? s.shape : Shape{};
       if (s.runtime_axes && follows) shape[0] = common;
@@ -77,6 +122,10 @@ void ReferenceExecutor::run_op(const Statement& st) {
   for (uint32_t o : st.op->outputs()) {
     if (st.op->role(o) != FUGUE_ROLE_OUT) continue;
     const Symbol& s = program_.symbol(st.operands[o]);
+    if (s.compound()) {
+      for (size_t k = 0; k < s.parts.size(); ++k) values_[s.parts[k]] = std::move(outputs[o].parts[k]);
+      continue;
+    }
     if (s.runtime_axes) {
       // The reference says how many rows it wrote.
       const int64_t rows = views[o].length;

@@ -16,7 +16,8 @@ class ReferenceExecutor : public Backend {
 
   // Loads initial values and runs the body.
   void run();
-  // A symbol's value. Throws UserError if it was never written.
+  // A symbol's value (a kind with storage: assembled from its parts). Throws UserError if it was never
+  // written.
   const HostArray& value(const std::string& symbol) const;
 
   void run_op(const Statement& statement) override;
@@ -25,7 +26,8 @@ class ReferenceExecutor : public Backend {
 
  private:
   const Program& program_;
-  std::map<std::string, HostArray> values_;
+  std::map<std::string, HostArray> values_;  // by symbol; a kind with storage's by part
+  mutable std::map<std::string, HostArray> assembled_;  // kinds with storage, as value() last gave them
 };
 
 }  // namespace fugue

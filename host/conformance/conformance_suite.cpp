@@ -12,6 +12,7 @@
 #include "device_checks.h"
 #include "errors.h"
 #include "infer_checks.h"
+#include "kind_checks.h"
 #include "plugins/plugin_registry.h"
 #include "test_calls.h"
 
@@ -97,6 +98,7 @@ int run_conformance(const SuiteOptions& options) {
     if (std::none_of(all_ops.begin(), all_ops.end(), [&](const Operation* op) { return op->name() == wanted; }))
       throw UserError("conformance: --op " + wanted + ": plugin '" + plugin->name + "' has no operation of that name");
   std::vector<const Operation*> ops = check_descriptors(registry, *plugin, options.ops, report);
+  if (options.ops.empty()) check_kinds(registry, *plugin, seed, report);  // before any OpenCL (forks)
 
   // Host-only checks in child processes, before this process touches OpenCL (fork after is unsafe).
   std::vector<std::pair<const Operation*, std::vector<TestCall>>> runnable;

@@ -1,5 +1,7 @@
 #include "descriptor_checks.h"
 
+#include <sstream>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -21,7 +23,7 @@ constexpr uint32_t kAllKinds = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY) | FUGUE_KIND_BIT
                                FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN);
 
 // Problems of one operation's descriptor, each a short sentence.
-std::vector<std::string> problems_of(const Operation& op) {
+std::vector<std::string> problems_of(const Operation& op, const PluginRegistry& registry) {
   std::vector<std::string> problems;
   const fugue_op_desc& d = op.desc();
   auto problem = [&](const std::string& text) { problems.push_back(text); };
@@ -46,8 +48,15 @@ std::vector<std::string> problems_of(const Operation& op) {
     if (!o.kinds || (o.kinds & ~kAllKinds)) problem(where + ": kinds mask empty or with unknown bits");
     if (!o.dtypes || (o.dtypes & ~static_cast<uint32_t>(FUGUE_DTYPES_ALL)))
       problem(where + ": dtypes mask empty or with unknown bits");
-    if (o.role != FUGUE_ROLE_IN && (o.kinds & (FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN))))
-      problem(where + ": a written operand cannot be a const or a plugin kind (known at generation in ABI 2.0)");
+    if (o.role != FUGUE_ROLE_IN && (o.kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)))
+      problem(where + ": a written operand cannot be a const");
+    if (o.role != FUGUE_ROLE_IN && o.plugin_kinds) {
+      std::istringstream names(o.plugin_kinds);
+      for (std::string kind_name; names >> kind_name;)
+        if (auto kind = registry.find_kind(kind_name); kind && !kind->storage())
+          problem(where + ": a written operand cannot take kind '" + kind_name + "', which is known when kernels are "
+                          "generated (a kind without storage)");
+    }
   }
   for (uint32_t a = 0; a < op.attrs().size(); ++a) {
     const fugue_attr_desc& at = *op.attrs()[a];
@@ -96,7 +105,7 @@ std::vector<const Operation*> check_descriptors(const PluginRegistry& registry, 
   auto ops = registry.operations_of(plugin);
   for (const Operation* op : ops) {
     if (!only.empty() && std::find(only.begin(), only.end(), op->name()) == only.end()) continue;
-    auto problems = problems_of(*op);
+    auto problems = problems_of(*op, registry);
     std::string text;
     for (const auto& p : problems) text += (text.empty() ? "" : "; ") + p;
     if (problems.empty()) {

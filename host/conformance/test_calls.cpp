@@ -59,11 +59,56 @@ std::string shape_text(const json& shape) {
   return s + "]";
 }
 
+// The extension of the first format that writes values declared by `declaration` (a kind with
+// storage; its "from" and "parts" aside), with the declared type; "" when no format writes them.
+std::string writer_extension(const PluginRegistry& registry, const Kind& kind, const json& declaration,
+                             DeclaredType* declared = nullptr) {
+  json own = declaration;
+  for (const char* key : {"kind", "doc", "from", "parts"}) own.erase(key);
+  const DeclaredType type = kind.declare(own.dump());
+  if (declared) *declared = type;
+  abi::Type t(FUGUE_KIND_PLUGIN, static_cast<fugue_dtype>(type.dtype), type.shape);
+  t.kind_name = kind.name();
+  for (const auto& p : type.parts) t.parts.emplace_back(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(p.dtype), p.shape);
+  for (const auto& format : registry.formats())
+    if (format->writes() && format->refuses(t).empty()) return format->extensions().front();
+  return "";
+}
+
 // One call: `spec` holds "shape", and optionally "inputs" and "attrs" (test_cases syntax).
 json make_program(const Operation& op, const PluginRegistry& registry, const json& spec, DType dtype, uint64_t seed) {
-  const json shape = spec.value("shape", json::array({7}));
+  json shape = spec.value("shape", json::array({7}));
   const json given = spec.value("inputs", json::object());
   json symbols = json::object(), in = json::array(), out = json::array(), outputs = json::object();
+  // An output of a kind with storage is declared (its declaration gives the parts): as the case's
+  // "outputs" says, else as the kind's example, whose shape the case's arrays then take.
+  std::map<std::string, std::string> output_files;
+  for (uint32_t o : op.outputs()) {
+    const fugue_operand_desc& d = *op.operands()[o];
+    if (d.role != FUGUE_ROLE_OUT || (d.kinds & ~FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN))) continue;
+    json declaration = spec.contains("outputs") && spec["outputs"].contains(d.name)
+                           ? spec["outputs"][d.name]
+                           : kind_example(d, registry, shape.size(), dtype_for(d, dtype));
+    if (declaration.is_null())
+      throw UserError("output " + std::string(d.name) + " takes kind(s) '" + (d.plugin_kinds ? d.plugin_kinds : "") +
+                      "', which no loaded plugin defines");
+    declaration.erase("parts");
+    declaration.erase("from");
+    auto kind = registry.find_kind(declaration.value("kind", ""));
+    if (!kind || !kind->storage())
+      throw UserError("output " + std::string(d.name) + ": '" + declaration.value("kind", "") + "' is not a kind with storage");
+    DeclaredType type;
+    const std::string extension = writer_extension(registry, *kind, declaration, &type);
+    if (!(spec.contains("outputs") && spec["outputs"].contains(d.name)) &&
+        (!spec.contains("shape") || spec.value("shape_from_outputs", false)))
+      shape = type.shape;
+    symbols[d.name] = declaration;
+    // Written through the first format that takes it (the suite compares values, not files).
+    if (!extension.empty()) output_files[d.name] = std::string(d.name) + extension;
+    if (!output_files.count(d.name))
+      throw UserError("output " + std::string(d.name) + ": no format writes a " + kind->name() + ", so the suite cannot "
+                      "declare it as an output");
+  }
   uint64_t k = 0;
   for (uint32_t i : op.inputs()) {
     const fugue_operand_desc& d = *op.operands()[i];
@@ -102,7 +147,12 @@ json make_program(const Operation& op, const PluginRegistry& registry, const jso
   for (uint32_t o : op.outputs()) {
     const std::string name = op.operands()[o]->name;
     out.push_back(name);
-    outputs[name] = name + ".npy";
+    // An in-place operand of a kind with storage is written by a format that takes it too.
+    if (!output_files.count(name) && symbols.contains(name) && symbols[name].contains("kind"))
+      if (auto kind = registry.find_kind(symbols[name]["kind"].get<std::string>()); kind && kind->storage())
+        if (const std::string extension = writer_extension(registry, *kind, symbols[name]); !extension.empty())
+          output_files[name] = name + extension;
+    outputs[name] = output_files.count(name) ? output_files[name] : name + ".npy";
   }
   json attrs = spec.value("attrs", json::object());
   for (const auto* a : op.attrs()) {
@@ -153,8 +203,10 @@ std::vector<TestCall> declared_calls(const Operation& op, const PluginRegistry& 
     const std::string p = where + " /" + std::to_string(c);
     if (!spec.is_object()) throw UserError(p + ": expected an object (shape, inputs, attrs, dtypes)");
     for (const auto& [key, value] : spec.items())
-      if (key != "shape" && key != "inputs" && key != "attrs" && key != "dtypes" && key != "name")
-        throw UserError(p + "/" + key + ": unknown key (expected shape, inputs, attrs, dtypes, name)");
+      if (key != "shape" && key != "inputs" && key != "outputs" && key != "attrs" && key != "dtypes" && key != "name")
+        throw UserError(p + "/" + key + ": unknown key (expected shape, inputs, outputs, attrs, dtypes, name)");
+    if (spec.contains("outputs") && !spec["outputs"].is_object())
+      throw UserError(p + "/outputs: expected an object: per output of a kind with storage, its declaration");
     if (spec.contains("shape") && (!spec["shape"].is_array() || spec["shape"].size() > fugue::kMaxRank ||
                                    !std::all_of(spec["shape"].begin(), spec["shape"].end(),
                                                 [](const json& n) { return n.is_number_integer() && n >= 0; })))
@@ -200,16 +252,24 @@ std::vector<TestCall> derived_calls(const Operation& op, const PluginRegistry& r
       {"odd", {json::array({7}), json::array({7, 5}), json::array({3, 5, 7})}},
       {"large", {json::array({1000003}), json::array({1031, 1029}), json::array({101, 103, 97})}},
   };
+  // An output of a kind with storage is declared as the kind's example says, which fixes the shape:
+  // one call per rank and dtype, its arrays of that shape.
+  const bool kind_output = std::any_of(op.outputs().begin(), op.outputs().end(), [&](uint32_t o) {
+    const fugue_operand_desc& d = *op.operands()[o];
+    return d.role == FUGUE_ROLE_OUT && !(d.kinds & ~FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN));
+  });
   std::vector<TestCall> calls;
   for (size_t rank = 1; rank <= 3; ++rank)
     for (const auto& [size_class, by_rank] : shapes)
       for (DType t : default_dtypes(op)) {
+        if (kind_output && size_class != "odd") continue;
         json spec = {{"shape", by_rank[rank - 1]}};
+        if (kind_output) spec["shape_from_outputs"] = true;
         TestCall call;
         call.dtype = t;
         call.size_class = size_class;
         call.rank = rank;
-        call.label = std::string(dtype_name(t)) + " " + shape_text(spec["shape"]);
+        call.label = std::string(dtype_name(t)) + " " + (kind_output ? "rank " + std::to_string(rank) + " (the output kind's example)" : shape_text(spec["shape"]));
         call.program = make_program(op, registry, spec, t, seed);
         calls.push_back(call);
         // The second input as a const, where the signature takes one.

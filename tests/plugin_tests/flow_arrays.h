@@ -23,7 +23,7 @@ class Array {
         bytes_(static_cast<size_t>(sdk::elements(type_.shape)) * sdk::dtype_size(dtype)) {
     view_ = type_.view();
     host_ = fugue_host_array{sizeof(fugue_host_array), &view_, bytes_.empty() ? nullptr : bytes_.data(),
-                             bytes_.size(), 0};
+                             bytes_.size(), 0, 0, nullptr};
   }
   Array(const Array&) = delete;
   Array& operator=(const Array&) = delete;

@@ -11,7 +11,7 @@ class Poly : public Kind {
     name = "poly";
     doc = "a second poly";
   }
-  Declared declare(const std::string&) const override { return {FUGUE_DTYPE_F32, {1}, {}}; }
+  Declared declare(const std::string&) const override { return {FUGUE_DTYPE_F32, {1}, {}, {}, {}}; }
   std::string example(uint32_t, fugue_dtype) const override { return R"({"kind": "poly"})"; }
 };
 

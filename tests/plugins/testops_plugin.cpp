@@ -1,7 +1,8 @@
 // testops_plugin.cpp: a plugin for the registry and executor tests: a DEVICE-level operation that
 // builds and enqueues its own kernel through the core's services (test.scale: out = factor * x), and
 // an ELEMENT-level one that updates an operand in place (test.accumulate: acc += x), and a kind of its
-// own: `poly`, a polynomial's coefficients baked into kernels, which test.polyval evaluates.
+// own: `poly`, a polynomial's coefficients baked into kernels, which test.polyval evaluates; and a
+// kind with storage, `pair` (testops_pair.cpp).
 #include <CL/cl.h>
 
 #include <fugue/sdk.hpp>
@@ -185,9 +186,12 @@ class Polyval : public Operation {
 
 }  // namespace
 
+void add_pair(fugue::sdk::Plugin& p);  // testops_pair.cpp
+
 FUGUE_SDK_PLUGIN("testops", "1.0.0", "Operations for Fugue's own tests", [](fugue::sdk::Plugin& p) {
   p.add(std::make_unique<Scale>());
   p.add(std::make_unique<Accumulate>());
   p.add_kind(std::make_unique<Poly>());
   p.add(std::make_unique<Polyval>());
+  add_pair(p);
 })

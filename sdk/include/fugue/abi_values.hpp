@@ -90,6 +90,7 @@ struct Type {
   std::vector<unsigned char> metadata;  // the kind's compile-time data (a stencil's points)
   std::string kind_name;                // FUGUE_KIND_PLUGIN: which kind ("stencil")
   uint32_t runtime_axes = 0;            // bit d: axis d's length is known at run time (shape[d]: capacity)
+  std::vector<Type> parts;              // a kind with storage: each part's array type, in the kind's order
 
   Type() = default;
   Type(fugue_kind k, fugue_dtype d, std::vector<int64_t> s = {})
@@ -103,6 +104,8 @@ struct Type {
                       static_cast<const unsigned char*>(t.metadata) + t.metadata_bytes);
     if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, kind_name) && t.kind_name) kind_name = t.kind_name;
     if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, runtime_axes)) runtime_axes = t.runtime_axes;
+    if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, parts) && t.parts)
+      for (uint32_t k = 0; k < t.num_parts; ++k) parts.emplace_back(*FUGUE_NTH(fugue_type, t.parts, k));
   }
   uint32_t rank() const { return static_cast<uint32_t>(shape.size()); }
   // A C view of this value, valid while it lives unchanged.
@@ -119,13 +122,20 @@ struct Type {
     t.metadata_bytes = metadata.size();
     t.kind_name = kind_name.empty() ? nullptr : kind_name.c_str();
     t.runtime_axes = runtime_axes;
+    part_views_.clear();
+    for (const Type& part : parts) part_views_.push_back(part.view());
+    t.num_parts = static_cast<uint32_t>(parts.size());
+    t.parts = part_views_.empty() ? nullptr : part_views_.data();
     return t;
   }
   bool operator==(const Type& o) const {
     return kind == o.kind && dtype == o.dtype && shape == o.shape && const_value == o.const_value &&
-           metadata == o.metadata && kind_name == o.kind_name && runtime_axes == o.runtime_axes;
+           metadata == o.metadata && kind_name == o.kind_name && runtime_axes == o.runtime_axes && parts == o.parts;
   }
   bool operator!=(const Type& o) const { return !(*this == o); }
+
+ private:
+  mutable std::vector<fugue_type> part_views_;  // what the last view()'s `parts` points at
 };
 
 // ---------------------------------------------------------------------------------------------

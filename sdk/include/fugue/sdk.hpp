@@ -17,6 +17,8 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -138,6 +140,17 @@ inline OperandSpec inout(std::string name, uint32_t kinds, uint32_t dtypes, std:
 // An input of plugin kind(s) `kind_names` ("stencil"; several separated by spaces).
 inline OperandSpec in_kind(std::string name, std::string kind_names, uint32_t dtypes, std::string doc = {}) {
   return {std::move(name), FUGUE_ROLE_IN, FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN), dtypes, std::move(doc),
+          std::move(kind_names)};
+}
+// An output of plugin kind(s) `kind_names`: kinds with storage (the program declares the symbol with its
+// kind; infer gives the kind's name, dtype and shape).
+inline OperandSpec out_kind(std::string name, std::string kind_names, uint32_t dtypes, std::string doc = {}) {
+  return {std::move(name), FUGUE_ROLE_OUT, FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN), dtypes, std::move(doc),
+          std::move(kind_names)};
+}
+// A kind with storage, read and updated in place.
+inline OperandSpec inout_kind(std::string name, std::string kind_names, uint32_t dtypes, std::string doc = {}) {
+  return {std::move(name), FUGUE_ROLE_INOUT, FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN), dtypes, std::move(doc),
           std::move(kind_names)};
 }
 
@@ -289,6 +302,17 @@ class HostView {
  public:
   explicit HostView(fugue_host_array& a) : a_(&a) {}
   const fugue_type& type() const { return *a_->type; }
+  // Part k of a kind with storage (its type's parts[k]), a dense array.
+  HostView part(uint32_t k) const {
+    if (a_->struct_size < FUGUE_SIZE_UP_TO(fugue_host_array, parts) || !a_->parts || k >= a_->num_parts)
+      throw std::logic_error("the host array has no part " + std::to_string(k));
+    return HostView(*FUGUE_NTH_MUTABLE(fugue_host_array, a_->parts, k));
+  }
+  uint32_t parts() const {
+    return a_->struct_size >= FUGUE_SIZE_UP_TO(fugue_host_array, parts) && a_->parts ? a_->num_parts : 0;
+  }
+  void* data() const { return a_->data; }
+  uint64_t bytes() const { return a_->bytes; }
   int64_t size() const { return type().kind == FUGUE_KIND_ARRAY ? elements(type()) : 1; }
   fugue_dtype dtype() const { return type().dtype; }
   // Element i (a scalar or const repeats its one value); a complex element reads as its real part.
@@ -535,8 +559,17 @@ class Operation {
         std::copy(result[i].shape.begin(), result[i].shape.end(), t.shape);
         t.const_value = result[i].const_value;
         if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, runtime_axes)) t.runtime_axes = result[i].runtime_axes;
+        if (t.struct_size >= FUGUE_SIZE_UP_TO(fugue_type, kind_name))
+          t.kind_name = result[i].kind_name.empty() ? nullptr : interned(result[i].kind_name);
       }
     });
+  }
+  // A copy of `text` that lives as long as the plugin (the kind names infer hands the core).
+  static const char* interned(const std::string& text) {
+    static std::mutex mutex;
+    static std::set<std::string> strings;  // nodes never move
+    std::lock_guard<std::mutex> lock(mutex);
+    return strings.insert(text).first->c_str();
   }
   static fugue_status plan_thunk(const fugue_op_desc* op, const fugue_call* call, fugue_plan* plan,
                                  fugue_error* error) {
@@ -632,20 +665,53 @@ class Operation {
 
 // What a kind's declare makes of a declaration: the type operations see, and the metadata baked
 // into kernels (in a layout the kind's plugin documents for the operations that read it).
+// One part of a kind with storage: a dense array type.
+struct PartType {
+  fugue_dtype dtype = FUGUE_DTYPE_NONE;
+  std::vector<int64_t> shape;
+};
+
 struct Declared {
   fugue_dtype dtype = FUGUE_DTYPE_NONE;
   std::vector<int64_t> shape;
   std::vector<unsigned char> metadata;
+  std::vector<PartType> parts;  // a kind with storage: every part, in the kind's order
+  std::string kind_name;        // a format's probe of a file holding a kind with storage: which kind
 };
 
-// A kind of symbol the plugin defines. ABI 2.0 runs compile-time kinds: a type and metadata, no
-// device value (a stencil's points). Operations accept it by name (sdk::in_kind).
+namespace detail {
+// Writes d's parts into the core's room (fugue_declared.parts); false when the room is too small and
+// num_parts says how much is needed.
+inline bool write_parts(const Declared& d, fugue_declared& out) {
+  if (d.parts.empty()) return true;
+  if (out.struct_size < FUGUE_SIZE_UP_TO(fugue_declared, kind_name))
+    throw std::logic_error("fugue_declared has no room for parts (older core)");
+  out.num_parts = static_cast<uint32_t>(d.parts.size());
+  if (d.parts.size() > out.parts_capacity || !out.parts) return false;
+  for (size_t k = 0; k < d.parts.size(); ++k) {
+    fugue_declared& room = *FUGUE_NTH_MUTABLE(fugue_declared, out.parts, k);
+    if (d.parts[k].shape.size() > room.shape_capacity)
+      throw std::logic_error("part " + std::to_string(k) + " has " + std::to_string(d.parts[k].shape.size()) +
+                             " axes; the core takes at most " + std::to_string(room.shape_capacity));
+    room.dtype = d.parts[k].dtype;
+    room.rank = static_cast<uint32_t>(d.parts[k].shape.size());
+    std::copy(d.parts[k].shape.begin(), d.parts[k].shape.end(), room.shape);
+  }
+  return true;
+}
+}  // namespace detail
+
+// A kind of symbol the plugin defines, accepted by operations by name (sdk::in_kind). Without parts
+// it is a compile-time kind: a type and metadata, no device value (a stencil's points). With parts it
+// has storage: its values live on the device as those arrays (declare gives each part's type), DEVICE
+// level operations reach them with part(), references with HostView::part().
 class Kind {
  public:
   virtual ~Kind() = default;
-  std::string name;               // what "kind" says in a declaration
+  std::string name;                // what "kind" says in a declaration
   std::string doc;
-  std::vector<std::string> keys;  // the keys a declaration may have besides "kind" and "doc"
+  std::vector<std::string> keys;   // the keys a declaration may have besides "kind" and "doc"
+  std::vector<std::string> parts;  // a kind with storage: its parts' names, in order
 
   // The type of `declaration` (a JSON object, as text). Throw InvalidArgument for a bad one, its
   // message starting with the JSON pointer of the part at fault ("/points/2/weight: expected a finite
@@ -662,8 +728,11 @@ class Kind {
     desc_.struct_size = sizeof desc_;
     desc_.name = name.c_str();
     desc_.doc = doc.c_str();
-    desc_.flags = FUGUE_KIND_FLAG_COMPILE_TIME;
+    desc_.flags = parts.empty() ? FUGUE_KIND_FLAG_COMPILE_TIME : FUGUE_KIND_FLAG_STORAGE;
     desc_.keys = keys_text_.c_str();
+    parts_text_.clear();
+    for (const auto& p : parts) parts_text_ += (parts_text_.empty() ? "" : " ") + p;
+    desc_.parts = parts.empty() ? nullptr : parts_text_.c_str();
     desc_.declare = &declare_thunk;
     desc_.example = &example_thunk;
     desc_.user_data = this;
@@ -685,6 +754,10 @@ class Kind {
       if (d.shape.size() > out->shape_capacity)
         throw std::logic_error("declare produced " + std::to_string(d.shape.size()) + " axes; the core takes at most " +
                                std::to_string(out->shape_capacity));
+      if (d.parts.size() != self(k).parts.size())
+        throw std::logic_error("declare gave " + std::to_string(d.parts.size()) + " parts; the kind has " +
+                               std::to_string(self(k).parts.size()));
+      if (!detail::write_parts(d, *out)) throw std::logic_error("the core offers too little room for the parts");
       out->dtype = d.dtype;
       out->rank = static_cast<uint32_t>(d.shape.size());
       std::copy(d.shape.begin(), d.shape.end(), out->shape);
@@ -704,7 +777,7 @@ class Kind {
     });
   }
 
-  std::string keys_text_;
+  std::string keys_text_, parts_text_;
   fugue_kind_desc desc_{};
 };
 
@@ -765,6 +838,10 @@ class Format {
       if (d.shape.size() > out->shape_capacity)
         throw InvalidArgument("holds " + std::to_string(d.shape.size()) + " axes; Fugue takes at most " +
                               std::to_string(out->shape_capacity));
+      if (!d.parts.empty()) {
+        if (!detail::write_parts(d, *out)) return;  // the core asks again with room for num_parts
+        out->kind_name = self(f).kind_name_.assign(d.kind_name).c_str();
+      }
       out->dtype = d.dtype;
       out->rank = static_cast<uint32_t>(d.shape.size());
       std::copy(d.shape.begin(), d.shape.end(), out->shape);
@@ -783,6 +860,7 @@ class Format {
   }
 
   std::string extensions_text_;
+  mutable std::string kind_name_;  // what the last probe's kind_name points at (the core copies it)
   fugue_format_desc desc_{};
 };
 

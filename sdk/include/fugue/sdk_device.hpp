@@ -97,6 +97,15 @@ inline cl_mem buffer(const fugue_device_services& s, const Call& call, const std
   return b;
 }
 
+// The buffer holding part `part` of operand k, a kind with storage.
+inline cl_mem part(const fugue_device_services& s, const Call& call, const std::string& operand, uint32_t part) {
+  cl_mem b = s.struct_size >= FUGUE_SIZE_UP_TO(fugue_device_services, part) && s.part
+                 ? s.part(s.context, call.index(operand), part)
+                 : nullptr;
+  if (!b) throw DeviceFailure("the core holds no part " + std::to_string(part) + " of operand '" + operand + "'");
+  return b;
+}
+
 // A scratch buffer of `bytes`, released by the core once the operation's work has finished.
 inline cl_mem scratch(const fugue_device_services& s, size_t bytes) {
   abi::ErrorBuffer error;
