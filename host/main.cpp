@@ -114,7 +114,11 @@ int cmd_plugins(const Options& o) {
   // Kinds, formats and generators, each under the core or the plugin that adds it.
   const auto extras = [&](const LoadedPlugin* owner) {
     for (const Kind* k : registry.kinds())
-      if (k->plugin() == owner) std::printf("  kind %-11s %s\n", k->name().c_str(), k->doc().c_str());
+      if (k->plugin() == owner) {
+        std::string parts;  // a kind with storage: what its values are made of
+        for (const auto& part : k->parts()) parts += (parts.empty() ? " (parts: " : ", ") + part;
+        std::printf("  kind %-11s %s%s\n", k->name().c_str(), k->doc().c_str(), parts.empty() ? "" : (parts + ")").c_str());
+      }
     for (const auto& f : registry.formats()) {
       if (f->plugin() != owner) continue;
       std::string extensions;
@@ -214,6 +218,14 @@ int cmd_explain(const Options& o) {
 
 int cmd_bench(const Options& o) {
   if (o.repeat < 1) throw UserError("--repeat must be at least 1");
+  // A --json file that cannot be written stops the benchmark before it runs, not after.
+  if (!o.json.empty() && o.json != "-") {
+    try {
+      check_file_writable(o.json);
+    } catch (const UserError& e) {
+      throw UserError("--json " + o.json + ": " + e.what());
+    }
+  }
   PluginRegistry registry = load_plugins(o);
   Program program = load_program(o.program, registry, load_options(o));
   Session session(o, true);
@@ -309,6 +321,27 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // CLI11 says only "A subcommand is required" for a word that is none: name the word.
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (word == "--plugin") {
+        ++i;  // its value
+        continue;
+      }
+      if (word.empty() || word[0] == '-') continue;
+      std::string names;
+      bool known = false;
+      for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+        known = known || sub->get_name() == word;
+      }
+      if (!known) {
+        std::fprintf(stderr, "fugue: unknown subcommand '%s'; the subcommands are %s (fugue --help)\n", word.c_str(),
+                     names.c_str());
+        return 2;
+      }
+      break;
+    }
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }

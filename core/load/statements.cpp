@@ -2,7 +2,22 @@
 // (kinds, dtypes, in-place operands) and attributes checked against the signature.
 #include "load/loader.h"
 
+#include <cmath>
+#include <cstdint>
+
 namespace fugue::load {
+
+namespace {
+
+// The integer nearest a double within int64's range (0 for NaN): converting one outside is undefined.
+int64_t saturated_integer(double x) {
+  if (std::isnan(x)) return 0;
+  if (x >= 9223372036854775807.0) return INT64_MAX;
+  if (x <= -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(x);
+}
+
+}  // namespace
 
 // --- body -------------------------------------------------------------------------------
 std::vector<Statement> Loader::statements(const json& list, const std::string& p, int loop_depth) {
@@ -353,11 +368,13 @@ void Loader::attributes(Statement& st, const Operation& op, const json& attrs, c
     switch (a->type) {
       case FUGUE_ATTR_NUMBER:
         value.number = given ? number_of(v, pa) : a->default_number;
-        value.integer = static_cast<int64_t>(value.number);
+        value.integer = saturated_integer(value.number);  // a double beyond int64 has no integer value
         break;
       case FUGUE_ATTR_INT:
         if (given && !v.is_number_integer()) fail(pa, "an integer", describe(v));
-        value.integer = given ? v.get<int64_t>() : static_cast<int64_t>(a->default_number);
+        if (given && v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
+          fail(pa, "an integer from -2^63 to 2^63 - 1", describe(v));
+        value.integer = given ? v.get<int64_t>() : saturated_integer(a->default_number);
         value.number = static_cast<double>(value.integer);
         break;
       case FUGUE_ATTR_STRING:
