@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make pkg-config ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
           libboost-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libstb-dev libgtest-dev
-          python3-numpy)  # NumPy: the independent oracle of the complex tests
+          python3-numpy  # NumPy: the independent oracle of the complex tests
+          clang libclang-rt-14-dev)  # scripts/fuzz.sh: clang and libFuzzer (a Recommends of clang, so named)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,6 @@
 // flo.cpp: libFuzzer target for the stencil plugin's .flo reader (plugins/stencil/flow_files): the
-// shape from the header (read_flo_shape), then the flow itself (read_flo) into a buffer of that size.
+// shape from the header (read_flo_shape), then the flow itself (read_flo) into a buffer of that size,
+// then the colour of each vector (flow_colour, as the flow_picture format draws it).
 // A clean refusal is sdk::InvalidArgument; anything else is a finding.
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (floats * sizeof(float) > size) fugue::fuzz::unexpected("flo", "a shape larger than the file");
     std::vector<float> flow(static_cast<size_t>(floats));
     fugue::stencil::read_flo(path, flow.data(), shape);
+    // The colour of every vector read (as the flow_picture format draws them), raw and scaled down:
+    // any float bits (NaN, infinities, subnormals) must give a colour without undefined behaviour.
+    for (size_t i = 0; i + 1 < flow.size(); i += 2) {
+      (void)fugue::stencil::flow_colour(flow[i], flow[i + 1]);
+      (void)fugue::stencil::flow_colour(flow[i] * 1e-3, flow[i + 1] * 1e-3);
+    }
   } catch (const fugue::sdk::InvalidArgument&) {
   } catch (const std::exception& e) {
     fugue::fuzz::unexpected("flo", e.what());
