@@ -84,7 +84,8 @@ std::vector<MapSpec> binary_specs() {
                  wrapping('*')),
       binary_map("div",
                  "a / b; integers truncate toward zero, x / 0 is 0 and MIN / -1 is MIN; complex "
-                 "numbers divide by Smith's algorithm (no overflow for large parts)",
+                 "numbers divide by Smith's algorithm (no overflow for large parts), and by 0 part by part as NumPy "
+                 "does (inf, or NaN for 0 / 0)",
                  kAllDtypes, division()),
       binary_map("minimum", "The smaller of a and b; floats ignore a NaN, as fmin", kRealDtypes,
                  smaller()),

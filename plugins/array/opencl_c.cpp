@@ -131,7 +131,10 @@ std::string divide(fugue_dtype dtype, const std::string& x, const std::string& y
     const std::string larger_im =
         make_complex(dtype, "(" + xr + " * " + r_im + " + " + xi + ") / " + d_im,
                      "(" + xi + " * " + r_im + " - " + xr + ") / " + d_im);
-    return "(fabs(" + yr + ") >= fabs(" + yi + ") ? " + larger_re + " : " + larger_im + ")";
+    // y = 0: each part divided by +0, as NumPy does (inf, or NaN for 0 / 0), not NaN for all.
+    const std::string by_zero = make_complex(dtype, xr + " / fabs(" + yr + ")", xi + " / fabs(" + yr + ")");
+    return "(" + yr + " == 0 && " + yi + " == 0 ? " + by_zero + " : fabs(" + yr + ") >= fabs(" + yi + ") ? " +
+           larger_re + " : " + larger_im + ")";
   }
   if (sdk::is_float(dtype)) return "(" + x + " / " + y + ")";
   const std::string zero = cast(dtype, "0");

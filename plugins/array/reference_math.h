@@ -59,9 +59,10 @@ inline int64_t wrapping(int64_t x, char op, int64_t y) {
 }
 
 // x / y by Smith's algorithm, as the device divides (opencl::divide): no |y|^2 that could
-// overflow, and y = 0 gives NaN parts.
+// overflow. y = 0 divides each part by +0, as NumPy does: (1+1i)/0 = inf+inf i, 0/0 = nan+nan i.
 inline Complex divide(Complex x, Complex y) {
   const Real a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
+  if (c == 0 && d == 0) return {a / std::fabs(c), b / std::fabs(c)};
   if (std::fabs(c) >= std::fabs(d)) {
     const Real r = d / c, den = c + d * r;
     return {(a + b * r) / den, (b - a * r) / den};

@@ -165,4 +165,23 @@ TEST(ComplexProgram, ScalarTakesAnInlinePair) {
     for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(result.at("y").get_complex(i), a[i] * z) << i;
 }
 
+// Division by zero gives what NumPy gives: each part divided by +0 (inf, or NaN for 0 / 0), whatever
+// the zero's signs; device and reference alike.
+TEST(ComplexProgram, DivisionByZeroIsPartByPartAsNumPy) {
+  auto doc = nlohmann::json::parse(R"({"fugue": 1, "symbols": {
+    "a": {"kind": "array", "dtype": "c64", "shape": [4], "value": [[1, 1], [-1, 2], [0, 0], [1, 0]]},
+    "z": {"kind": "array", "dtype": "c64", "shape": [4], "value": [[0, 0], [-0.0, 0], [0, -0.0], [-0.0, -0.0]]}},
+    "body": [{"op": "array.div", "out": ["q"], "in": ["a", "z"]}], "outputs": {"q": "q.npy"}})");
+  Program program = parse_program(doc, "div.json", test::bundled_plugins());
+  const double inf = INFINITY;
+  // numpy: np.array([1+1j, -1+2j, 0j, 1+0j], np.complex64) / 0 (any signs)
+  const std::complex<double> expected[4] = {{inf, inf}, {-inf, inf}, {NAN, NAN}, {inf, NAN}};
+  for (const auto& result : {test::run_on_device(program), test::run_reference(program)})
+    for (int64_t i = 0; i < 4; ++i) {
+      const std::complex<double> got = result.at("q").get_complex(i), e = expected[i];
+      for (auto [g, x] : {std::pair{got.real(), e.real()}, std::pair{got.imag(), e.imag()}})
+        EXPECT_TRUE(std::isnan(x) ? std::isnan(g) : g == x) << "element " << i << ": " << got << ", NumPy " << e;
+    }
+}
+
 }  // namespace
