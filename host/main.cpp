@@ -20,6 +20,7 @@
 #include "io/output_files.h"
 #include "passes/plan_report.h"
 #include "plugins/plugin_registry.h"
+#include "device/device_description.h"
 #include "device/program_cache.h"
 #include "load/program_loader.h"
 #include "runtime/reference_executor.h"
@@ -38,6 +39,8 @@ struct Options {
   std::vector<std::string> plugins;
   std::string profile;
   std::string json;
+  std::string device_file;  // explain: a device description instead of a device
+  bool compile = false;     // explain: build the kernels too
   bool stats = false;
   bool verbose = false;
   bool no_disk_cache = false;
@@ -93,9 +96,15 @@ struct Session {
   }
 };
 
-int cmd_devices() {
+int cmd_devices(const Options& o) {
   auto devices = list_devices();
-  const DeviceInfo& chosen = select_device(devices, device_spec(""));
+  const DeviceInfo& chosen = select_device(devices, device_spec(o.device));
+  if (!o.json.empty()) {  // the chosen device's description, for `explain --device-file`
+    const std::string text = describe_device(chosen).dump(2) + "\n";
+    if (o.json == "-") std::printf("%s", text.c_str());
+    else write_file_atomically(o.json, [&](std::ostream& out) { out << text; });
+    return 0;
+  }
   std::printf("%-5s %-5s %-40s %-28s %8s %9s %s\n", "id", "type", "device", "platform", "units", "memory", "");
   for (const auto& d : devices)
     std::printf("%-5s %-5s %-40s %-28s %8u %7.1fGB %s\n", d.id().c_str(), d.type_name().c_str(), d.name.c_str(),
@@ -207,12 +216,31 @@ int cmd_run(const Options& o) {
 }
 
 int cmd_explain(const Options& o) {
+  std::optional<DeviceInfo> described;
+  if (!o.device_file.empty()) {
+    if (!o.device.empty())
+      throw UserError("--device " + o.device + " and --device-file " + o.device_file +
+                      ": give one, a device of this machine or the description of one");
+    if (o.compile) throw UserError("--compile builds on a device of this machine; --device-file describes one that is not here");
+    try {
+      described = read_device_description(o.device_file);
+    } catch (const UserError& e) {
+      throw UserError("--device-file " + o.device_file + ": " + e.what());
+    }
+  }
   PluginRegistry registry = load_plugins(o);
   Program program = load_program(o.program, registry, load_options(o));
-  Session session(o, false);
-  Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
-  executor.prepare();
-  std::printf("%s", explain_plan(program, executor, session.device.info).c_str());
+  if (o.compile) {  // what a run builds, the driver's limits on work-group sizes included
+    Session session(o, false);
+    Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
+    executor.prepare();
+    std::printf("%s", explain_plan(program, executor, session.device.info).c_str());
+    return 0;
+  }
+  // Planned and generated, nothing built: no OpenCL at all for a described device.
+  const DeviceInfo& device = described ? *described : select_device(Session::devices(), device_spec(o.device));
+  const ExecutionPlan plan = plan_execution(program, device, plan_options(o));
+  std::printf("%s", explain_plan(program, plan, generate_kernels(program, plan, device), device).c_str());
   return 0;
 }
 
@@ -287,6 +315,10 @@ int main(int argc, char** argv) {
                                                 "why operations were not fused, and the generated OpenCL");
   explain->add_option("program", o.program, "program file (.json)")->required();
   explain->add_option("--device", o.device, "device, as for run");
+  explain->add_option("--device-file", o.device_file,
+                      "plan for the device this description says (from `fugue devices --json`; devices/ has some), "
+                      "without OpenCL");
+  explain->add_flag("--compile", o.compile, "build the kernels too, as a run does (the driver may lower a work-group size)");
   explain->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
   explain->add_flag("--no-fuse", o.no_fuse, "plan without fusion");
   explain->add_flag("--no-swap", o.no_swap, "plan without copy elimination");
@@ -316,6 +348,9 @@ int main(int argc, char** argv) {
   conformance->add_option("--seed", o.conformance.seed, "seed of the random inputs (default: a fresh one, printed)");
 
   auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
+  devices->add_option("--device", o.device, "the device --json describes (default: as for run)");
+  devices->add_option("--json", o.json, "write the description of one device to this file ('-': stdout), for "
+                                        "`fugue explain --device-file`");
   auto* plugins = app.add_subcommand("plugins", "list the kinds, file formats and generators of the core, and the plugins with their versions, ABI, kinds, formats, generators and operations");
 
   try {
@@ -353,7 +388,7 @@ int main(int argc, char** argv) {
     if (explain->parsed()) return cmd_explain(o);
     if (bench->parsed()) return cmd_bench(o);
     if (conformance->parsed()) return conformance::run_conformance(o.conformance);
-    if (devices->parsed()) return cmd_devices();
+    if (devices->parsed()) return cmd_devices(o);
     if (plugins->parsed()) return cmd_plugins(o);
   } catch (const UserError& e) {
     spdlog::error("{}", e.what());

@@ -1,5 +1,8 @@
 #include "passes/plan_report.h"
 
+#include "codegen/kernel_generator.h"
+#include "passes/launch.h"
+
 #include <cstdio>
 #include <sstream>
 
@@ -22,8 +25,21 @@ std::string list_or_none(const SymbolSet& set) { return set.empty() ? "none" : s
 
 }  // namespace
 
+std::vector<ExplainedKernel> generate_kernels(const Program& program, const ExecutionPlan& plan, const DeviceInfo& device) {
+  std::vector<ExplainedKernel> kernels;
+  for (const auto& group : plan.groups)
+    kernels.push_back({&group, generate_kernel(program, group, choose_group_launch(group, device), "fugue_kernel")});
+  return kernels;
+}
+
 std::string explain_plan(const Program& program, const Executor& executor, const DeviceInfo& device) {
-  const ExecutionPlan& plan = executor.plan();
+  std::vector<ExplainedKernel> kernels;
+  for (const auto& site : executor.kernels()) kernels.push_back({site->group, site->kernel});
+  return explain_plan(program, executor.plan(), kernels, device);
+}
+
+std::string explain_plan(const Program& program, const ExecutionPlan& plan, const std::vector<ExplainedKernel>& kernels,
+                         const DeviceInfo& device) {
   std::ostringstream out;
   out << "Plan of " << program.file.string() << " for " << device.name << " (" << device.platform_name << ")\n";
 
@@ -43,9 +59,9 @@ std::string explain_plan(const Program& program, const Executor& executor, const
     }
   }
 
-  out << "\nKernels (" << executor.kernels().size() << ")\n";
-  for (size_t k = 0; k < executor.kernels().size(); ++k) {
-    const KernelSite& site = *executor.kernels()[k];
+  out << "\nKernels (" << kernels.size() << ")\n";
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const ExplainedKernel& site = kernels[k];
     const FusedGroup& g = *site.group;
     const Launch& launch = site.kernel.launch;
     out << "  kernel " << k << ": " << g.ops.size() << " operation" << (g.ops.size() > 1 ? "s" : "") << " at "
@@ -84,8 +100,8 @@ std::string explain_plan(const Program& program, const Executor& executor, const
   for (const auto& n : plan.not_fused) out << "  " << describe_call(program, *n.statement) << ": " << n.text << "\n";
 
   out << "\nGenerated OpenCL\n";
-  for (size_t k = 0; k < executor.kernels().size(); ++k)
-    out << "\n/* ---- kernel " << k << " ---- */\n" << executor.kernels()[k]->kernel.source;
+  for (size_t k = 0; k < kernels.size(); ++k)
+    out << "\n/* ---- kernel " << k << " ---- */\n" << kernels[k].kernel.source;
   return out.str();
 }
 

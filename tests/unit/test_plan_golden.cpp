@@ -1,0 +1,64 @@
+// Plans without OpenCL: a program planned for a device description (devices/) gives the plan that
+// `fugue explain` prints on that device (blocks, kernels, launches, generated OpenCL), kept in
+// tests/golden/. The H100's golden files came from `fugue explain` on the H100 itself. When the planner
+// or the generator changes on purpose, rewrite them with FUGUE_UPDATE_GOLDEN=1 and read the diff.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "device/device_description.h"
+#include "load/program_loader.h"
+#include "passes/plan_report.h"
+#include "test_support.h"
+
+using namespace fugue;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Case {
+  const char* program;  // under examples/
+  const char* device;   // under devices/, without .json
+};
+
+std::string golden_name(const Case& c) { return fs::path(c.program).stem().string() + "_" + c.device + ".txt"; }
+
+class PlanGolden : public testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(PlanGolden, PlanForADescribedDeviceIsTheGoldenOne) {
+  const Case& c = GetParam();
+  const fs::path root = test::source_root();
+  const DeviceInfo device = read_device_description(root / "devices" / (std::string(c.device) + ".json"));
+  const Program program = load_program(root / "examples" / c.program, test::bundled_plugins());
+  const ExecutionPlan plan = plan_execution(program, device, PlanOptions{});
+  std::string text = explain_plan(program, plan, generate_kernels(program, plan, device), device);
+  text = text.substr(text.find('\n') + 1);  // the first line names the program's path
+  const fs::path golden = root / "tests" / "golden" / golden_name(c);
+  if (std::getenv("FUGUE_UPDATE_GOLDEN")) {
+    std::ofstream(golden) << text;
+    GTEST_SKIP() << "rewrote " << golden;
+  }
+  std::ifstream in(golden);
+  ASSERT_TRUE(in) << "no golden file " << golden << " (FUGUE_UPDATE_GOLDEN=1 writes it)";
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(text, expected.str()) << "the plan of " << c.program << " for " << c.device << " changed; if on purpose, "
+                                  << "rewrite tests/golden with FUGUE_UPDATE_GOLDEN=1 and check the diff";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, PlanGolden,
+    testing::Values(Case{"bench/stencil5.json", "nvidia-h100"}, Case{"bench/chain.json", "nvidia-h100"},
+                    Case{"jacobi.json", "nvidia-h100"}, Case{"optical_flow/hs_block.json", "nvidia-h100"},
+                    Case{"bench/stencil5.json", "pocl-cpu"}, Case{"bench/chain.json", "pocl-cpu"},
+                    Case{"jacobi.json", "pocl-cpu"}, Case{"optical_flow/hs_block.json", "pocl-cpu"}),
+    [](const testing::TestParamInfo<Case>& info) {
+      std::string name = fs::path(info.param.program).stem().string() + "_" + info.param.device;
+      for (auto& ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return name;
+    });
