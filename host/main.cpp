@@ -1,5 +1,7 @@
 // main.cpp: the `fugue` executable: run, validate, explain, bench, conformance, devices, plugins.
 // Exit codes: 0 success, 2 a bad program, input or option, 1 a device or internal failure.
+#include <chrono>
+#include <unistd.h>
 #include <cstdio>
 #include <functional>
 #include <filesystem>
@@ -78,6 +80,28 @@ PlanOptions plan_options(const Options& o) {
   p.eliminate_copies = !o.no_swap;
   return p;
 }
+
+// Says how the kernels' build goes, on one line of stderr, once it has taken a second and only when
+// stderr is a terminal: a first run (or a new size) never sits silent for seconds.
+class BuildProgress {
+ public:
+  BuildProgress() : start_(std::chrono::steady_clock::now()), terminal_(isatty(STDERR_FILENO)) {}
+  ~BuildProgress() {
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+  void operator()(size_t done, size_t total) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (!terminal_ || (elapsed < 1.0 && !shown_)) return;
+    std::fprintf(stderr, "\rfugue: building kernels: %zu of %zu (%.1f s)", done, total, elapsed);
+    std::fflush(stderr);
+    shown_ = true;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  bool terminal_;
+  bool shown_ = false;
+};
 
 // Everything a run needs on the device.
 struct Session {
@@ -199,7 +223,10 @@ int cmd_run(const Options& o) {
   if (!o.profile.empty() && fs::is_directory(fs::absolute(o.profile).parent_path())) check_file_writable(o.profile);
   Session session(o, !o.profile.empty() || o.stats);
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
-  executor.prepare();
+  {
+    BuildProgress progress;  // its line ends when the build does
+    executor.prepare(std::ref(progress));
+  }
   executor.initialize();
   executor.run();
   // The trace is written once every output is staged and before any replaces an older file, so a
@@ -233,7 +260,10 @@ int cmd_explain(const Options& o) {
   if (o.compile) {  // what a run builds, the driver's limits on work-group sizes included
     Session session(o, false);
     Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
-    executor.prepare();
+    {
+      BuildProgress progress;  // its line ends when the build does
+      executor.prepare(std::ref(progress));
+    }
     std::printf("%s", explain_plan(program, executor, session.device.info).c_str());
     return 0;
   }
@@ -258,7 +288,10 @@ int cmd_bench(const Options& o) {
   Program program = load_program(o.program, registry, load_options(o));
   Session session(o, true);
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
-  executor.prepare();
+  {
+    BuildProgress progress;  // its line ends when the build does
+    executor.prepare(std::ref(progress));
+  }
   // Warm-up: first touches of buffers and kernels are not timed.
   executor.initialize();
   executor.run();

@@ -118,7 +118,7 @@ Executor::Executor(const Program& program, Device& device, ProgramCache& cache, 
 
 Executor::~Executor() = default;
 
-void Executor::prepare() {
+void Executor::prepare(const std::function<void(size_t, size_t)>& progress) {
   // Every value must fit the device before anything is generated, read or allocated.
   for (const auto& [name, s] : program_.symbols) {
     if (s.compile_time() || s.compound() || !s.typed) continue;  // a compound value: its parts are checked
@@ -134,7 +134,10 @@ void Executor::prepare() {
   plan_ = plan_execution(program_, device_.info, options_);
   for (const auto& op : plan_.ops)
     for (uint32_t i : op->statement->op->inputs()) symbols_read_.insert(op->statement->operands[i]);
-  for (const auto& group : plan_.groups) prepare_kernel(group);
+  for (const auto& group : plan_.groups) {
+    prepare_kernel(group);
+    if (progress) progress(kernels_.size(), plan_.groups.size());
+  }
 }
 
 void Executor::prepare_kernel(const FusedGroup& group) {

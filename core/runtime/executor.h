@@ -3,6 +3,7 @@
 // last output; the body's control flow comes from interpreter.h.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <memory>
@@ -50,7 +51,8 @@ class Executor : public Backend {
   ~Executor() override;
 
   // Plans the program (fusion, promotion, swaps) and builds every kernel (the only compiles of a run).
-  void prepare();
+  // `progress`, if given, hears (kernels prepared, kernels in all) after each one.
+  void prepare(const std::function<void(size_t done, size_t total)>& progress = {});
   const ExecutionPlan& plan() const { return plan_; }
   const std::vector<std::unique_ptr<KernelSite>>& kernels() const { return kernels_; }
   // Uploads every symbol's initial value; forgets values computed by an earlier run.
