@@ -1,5 +1,7 @@
 #include "runtime/reference_executor.h"
 
+#include <cstring>
+
 #include "errors.h"
 #include "io/initial_values.h"
 
@@ -16,6 +18,54 @@ const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
   auto it = values_.find(symbol);
   if (it == values_.end()) throw UserError("'" + symbol + "' was never written, so it has no value");
   return it->second;
+}
+
+namespace {
+constexpr uint8_t kGuard = 0xA5;  // what the guard regions hold; any other byte there was written
+
+// Each array handed over becomes a copy between guard regions, checked by check_guards.
+void guard_views(size_t guard_bytes, std::vector<fugue_host_array>& views, std::vector<std::vector<uint8_t>>& guarded) {
+  guarded.resize(views.size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (!views[i].data) continue;
+    auto& copy = guarded[i];
+    copy.assign(guard_bytes + views[i].bytes + guard_bytes, kGuard);
+    std::memcpy(copy.data() + guard_bytes, views[i].data, views[i].bytes);
+    views[i].data = copy.data() + guard_bytes;
+  }
+}
+}  // namespace
+
+void ReferenceExecutor::check_guards(const Statement& st, std::vector<fugue_host_array>& views,
+                                     std::vector<std::vector<uint8_t>>& guarded, std::vector<HostArray>& outputs) {
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (guarded[i].empty()) continue;
+    const std::string& name = st.operands[i];
+    const auto role = st.op->role(i);
+    const uint8_t* data = guarded[i].data() + guard_bytes_;
+    const size_t bytes = guarded[i].size() - 2 * guard_bytes_;
+    const std::string what = st.where + ": the reference of " + st.op->name() + ", " +
+                             (role == FUGUE_ROLE_IN ? "input '" : role == FUGUE_ROLE_OUT ? "output '" : "operand '") +
+                             name + "' (" + std::to_string(bytes) + " bytes): ";
+    for (size_t b = guard_bytes_; b-- > 0;)  // nearest the data first
+      if (guarded[i][b] != kGuard) {
+        guard_damage_.push_back(what + "byte " + std::to_string(guard_bytes_ - b) + " before the start was written");
+        break;
+      }
+    for (size_t b = 0; b < guard_bytes_; ++b)
+      if (data[bytes + b] != kGuard) {
+        guard_damage_.push_back(what + "byte " + std::to_string(b) + " past the end was written");
+        break;
+      }
+    if (role == FUGUE_ROLE_IN) {
+      const HostArray& original = values_.at(name);
+      if (std::memcmp(original.bytes.data(), data, bytes) != 0)
+        guard_damage_.push_back(what + "an input was written");
+    } else {
+      HostArray& array = role == FUGUE_ROLE_OUT ? outputs[i] : values_.at(name);
+      std::memcpy(array.bytes.data(), data, bytes);
+    }
+  }
 }
 
 void ReferenceExecutor::run_op(const Statement& st) {
@@ -73,7 +123,10 @@ void ReferenceExecutor::run_op(const Statement& st) {
     views[i].bytes = array ? array->bytes.size() : 0;
     views[i].length = s.runtime_axes && array ? (st.op->reads(i) || follows ? array->shape[0] : -1) : 0;
   }
+  std::vector<std::vector<uint8_t>> guarded;
+  if (guard_bytes_ > 0) guard_views(guard_bytes_, views, guarded);
   st.op->reference(call.call, views.data());
+  if (guard_bytes_ > 0) check_guards(st, views, guarded, outputs);
   for (uint32_t o : st.op->outputs()) {
     if (st.op->role(o) != FUGUE_ROLE_OUT) continue;
     const Symbol& s = program_.symbol(st.operands[o]);

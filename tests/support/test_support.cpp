@@ -32,6 +32,7 @@ fs::path test_plugin_folder() { return relocated("FUGUE_TEST_BUILD", "test_plugi
 fs::path crashing_plugin_folder() {
   return relocated("FUGUE_TEST_BUILD", "crashing_plugins", FUGUE_CRASHING_PLUGIN_DIR);
 }
+fs::path faulty_plugin_folder() { return relocated("FUGUE_TEST_BUILD", "faulty_plugins", FUGUE_FAULTY_PLUGIN_DIR); }
 fs::path fugue_executable() { return relocated("FUGUE_TEST_BUILD", "host/fugue", FUGUE_EXECUTABLE); }
 fs::path source_root() { return relocated("FUGUE_TEST_SOURCE", "", FUGUE_SOURCE_ROOT); }
 

@@ -25,6 +25,8 @@ std::filesystem::path bundled_plugin_folder();
 std::filesystem::path test_plugin_folder();
 // The folder of the test plugins that crash or hang while they load (libfugue_crash_entry.so, ...).
 std::filesystem::path crashing_plugin_folder();
+// The folder of the test plugins with one fault found only by running them (libfugue_faulty_*.so).
+std::filesystem::path faulty_plugin_folder();
 // The folder of the `fugue` executable's build, and the repository root.
 std::filesystem::path fugue_executable();
 std::filesystem::path source_root();
