@@ -26,12 +26,16 @@ namespace {
 // Bumped when what a verdict means changes, so older entries are probed again.
 constexpr int kProbeFormat = 1;
 
-// What identifies one version of a plugin file.
+// What identifies one version of a plugin file: path, size, mtime and content. The inode and the
+// status-change time (which no one can set back, unlike mtime) only spare hashing the file at every
+// start: while they are unchanged, so is the content.
 struct FileIdentity {
   std::string path;  // canonical
   int64_t size = 0;
   int64_t mtime_ns = 0;
-  std::string sha256;
+  int64_t ctime_ns = 0;
+  int64_t inode = 0;
+  std::string sha256;  // computed by hash_of, on demand
 };
 
 std::optional<FileIdentity> identify(const fs::path& file) {
@@ -40,17 +44,26 @@ std::optional<FileIdentity> identify(const fs::path& file) {
   if (ec) return std::nullopt;
   struct stat st {};
   if (::stat(canonical.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  std::ifstream in(canonical, std::ios::binary);
-  if (!in) return std::nullopt;
+  return FileIdentity{canonical.string(), static_cast<int64_t>(st.st_size),
+                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                      static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                      static_cast<int64_t>(st.st_ino), ""};
+}
+
+// Fills id.sha256; false when the file cannot be read.
+bool hash_of(FileIdentity& id) {
+  if (!id.sha256.empty()) return true;
+  std::ifstream in(id.path, std::ios::binary);
+  if (!in) return false;
   Sha256 hash;
   std::vector<char> buffer(1 << 20);
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     hash.update(buffer.data(), static_cast<size_t>(in.gcount()));
   }
-  if (in.bad()) return std::nullopt;
-  return FileIdentity{canonical.string(), static_cast<int64_t>(st.st_size),
-                      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec, hash.hex_digest()};
+  if (in.bad()) return false;
+  id.sha256 = hash.hex_digest();
+  return true;
 }
 
 std::string abi_text() {
@@ -63,16 +76,21 @@ fs::path cache_file_for(const std::string& canonical) {
   return folder / "plugin-probes" / (sha256_hex(canonical.data(), canonical.size()).substr(0, 32) + ".json");
 }
 
-// The cached verdict for exactly this file, if the entry is intact and about it.
-std::optional<ProbeVerdict> read_cached(const fs::path& entry, const FileIdentity& id) {
+// The cached verdict for exactly this file, if the entry is intact and about it. `fresh`: the entry
+// matched only by hashing the file (it was copied or touched): worth rewriting.
+std::optional<ProbeVerdict> read_cached(const fs::path& entry, FileIdentity& id, bool& fresh) {
   std::ifstream in(entry, std::ios::binary);
   if (!in) return std::nullopt;
   try {
     const nlohmann::json j = nlohmann::json::parse(in);
     if (j.at("format").get<int>() != kProbeFormat || j.at("abi").get<std::string>() != abi_text() ||
         j.at("file").get<std::string>() != id.path || j.at("size").get<int64_t>() != id.size ||
-        j.at("mtime_ns").get<int64_t>() != id.mtime_ns || j.at("sha256").get<std::string>() != id.sha256)
+        j.at("mtime_ns").get<int64_t>() != id.mtime_ns)
       return std::nullopt;  // another version of the file (or of Fugue): probe again
+    const std::string sha256 = j.at("sha256").get<std::string>();
+    fresh = j.at("ctime_ns").get<int64_t>() != id.ctime_ns || j.at("inode").get<int64_t>() != id.inode;
+    if (fresh && (!hash_of(id) || id.sha256 != sha256)) return std::nullopt;
+    id.sha256 = sha256;
     ProbeVerdict v;
     v.outcome = j.at("sound").get<bool>() ? ProbeVerdict::Outcome::Sound : ProbeVerdict::Outcome::Unsound;
     v.reason = j.at("reason").get<std::string>();
@@ -88,6 +106,7 @@ std::optional<ProbeVerdict> read_cached(const fs::path& entry, const FileIdentit
 void write_cached(const fs::path& entry, const FileIdentity& id, const ProbeVerdict& v) {
   const nlohmann::ordered_json j = {{"format", kProbeFormat}, {"abi", abi_text()}, {"file", id.path},
                                     {"size", id.size}, {"mtime_ns", id.mtime_ns}, {"sha256", id.sha256},
+                                    {"ctime_ns", id.ctime_ns}, {"inode", id.inode},
                                     {"sound", v.outcome == ProbeVerdict::Outcome::Sound}, {"reason", v.reason}};
   try {
     std::error_code ec;
@@ -157,19 +176,23 @@ fs::path plugin_probe_cache_file(const fs::path& plugin_file) {
 }
 
 ProbeVerdict probe_plugin(const fs::path& file, const std::function<std::string()>& load_and_check) {
-  const std::optional<FileIdentity> id = identify(file);
+  std::optional<FileIdentity> id = identify(file);
   const fs::path entry = id ? cache_file_for(id->path) : fs::path();
+  bool fresh = false;
   if (!entry.empty())
-    if (std::optional<ProbeVerdict> cached = read_cached(entry, *id)) {
+    if (std::optional<ProbeVerdict> cached = read_cached(entry, *id, fresh)) {
       spdlog::debug("plugin {}: probe verdict from {}", file.string(), entry.string());
+      if (fresh) write_cached(entry, *id, *cached);
       return *cached;
     }
+  if (id && !hash_of(*id)) id.reset();  // unreadable: probed, not cached
+  const fs::path cache_entry = id ? entry : fs::path();
   const auto start = std::chrono::steady_clock::now();
   ProbeVerdict v = run_probe(load_and_check);
   spdlog::debug("plugin {} probed in a child process in {:.1f} ms: {}", file.string(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
                 v.outcome == ProbeVerdict::Outcome::Sound ? "sound" : v.reason);
-  if (v.outcome != ProbeVerdict::Outcome::Unprobed && !entry.empty()) write_cached(entry, *id, v);
+  if (v.outcome != ProbeVerdict::Outcome::Unprobed && !cache_entry.empty()) write_cached(cache_entry, *id, v);
   return v;
 }
 

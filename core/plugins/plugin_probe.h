@@ -2,7 +2,8 @@
 // so that a library that crashes or hangs while it loads (a constructor, the entry point, a wild
 // table pointer the checks follow) costs a refusal instead of the process. The verdict is kept in
 // the cache folder, keyed by the file's canonical path, size, modification time and SHA-256, so a
-// plugin is probed the first time it is seen and again only when it changes.
+// plugin is probed the first time it is seen and again only when it changes (the file is hashed only
+// when its inode or status-change time differ from the entry's, so a cached start reads no plugin).
 #pragma once
 #include <chrono>
 #include <filesystem>

@@ -170,3 +170,37 @@ TEST(PluginProbe, ConformanceOfAPluginThatCrashesWhileLoadingFailsTheHandshake) 
   EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("killed by signal 11"), std::string::npos) << r.out;
 }
+
+TEST(PluginProbe, SameSizeAndTimeButOtherContentIsProbedAgainASameContentCopyIsNot) {
+  ProbeSetup setup;
+  const fs::path file = setup.plugins / "libfugue_testops.so";
+  ASSERT_EQ(setup.fugue("plugins").code, 0);
+  const auto mtime = fs::last_write_time(file);
+
+  // A copy of the same bytes with the old modification time (as `cp -p` makes): the hash matches,
+  // so the verdict stands and nothing is forked.
+  fs::copy_file(file, setup.dir / "copy.so");
+  fs::remove(file);
+  fs::copy_file(setup.dir / "copy.so", file);
+  fs::last_write_time(file, mtime);
+  auto r = setup.fugue("-v plugins");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "probed in a child process in"), 0u) << r.out;
+  EXPECT_NE(r.out.find("test.scale"), std::string::npos) << r.out;
+
+  // One byte of its documentation changed, size and modification time kept: probed again.
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto at = bytes.find("enqueued by the plugin itself");
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] = 'E';
+  fugue::test::write_text(file, bytes);
+  fs::last_write_time(file, mtime);
+  r = setup.fugue("-v plugins");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "probed in a child process in"), 1u) << r.out;
+  EXPECT_NE(r.out.find("Enqueued by the plugin itself"), std::string::npos) << r.out;
+}
