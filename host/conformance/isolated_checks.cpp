@@ -49,6 +49,54 @@ const std::vector<std::string> kChecks = {"reference", "determinism", "guard reg
 
 }  // namespace
 
+bool candidate_calls_in_child(const Operation& op, const PluginRegistry& registry, uint64_t seed, Report& report,
+                              std::vector<TestCall>& calls) {
+  const ChildOutcome child = run_in_child(
+      [&](const auto& say) {
+        try {
+          for (const TestCall& c : candidate_calls(op, registry, seed)) {
+            const nlohmann::json j = {{"label", c.label},   {"dtype", std::string(dtype_name(c.dtype))},
+                                      {"size_class", c.size_class}, {"rank", c.rank},
+                                      {"declared", c.declared},     {"program", c.program}};
+            say("call " + j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+          }
+        } catch (const UserError& e) {
+          say(std::string("refused ") + e.what());
+        }
+      },
+      std::chrono::seconds(120));
+  std::string refusal;
+  const auto refused_at = child.output.rfind("refused ");  // said last; the message may span lines
+  if (refused_at != std::string::npos && (refused_at == 0 || child.output[refused_at - 1] == '\n')) {
+    refusal = child.output.substr(refused_at + 8);
+    while (!refusal.empty() && refusal.back() == '\n') refusal.pop_back();
+  }
+  std::istringstream lines(child.output.substr(0, refused_at == std::string::npos ? std::string::npos : refused_at));
+  try {
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("call ", 0) != 0) continue;
+      const nlohmann::json j = nlohmann::json::parse(line.substr(5));
+      TestCall c;
+      c.label = j.at("label").get<std::string>();
+      c.dtype = parse_dtype(j.at("dtype").get<std::string>()).value_or(DType::None);
+      c.size_class = j.at("size_class").get<std::string>();
+      c.rank = j.at("rank").get<size_t>();
+      c.declared = j.at("declared").get<bool>();
+      c.program = j.at("program");
+      calls.push_back(std::move(c));
+    }
+  } catch (const std::exception& e) {
+    refusal = std::string("a call from the child was unreadable: ") + e.what();
+  }
+  if (child.completed && refusal.empty()) return true;
+  report.add(op.name(), "test_cases", Verdict::Fail,
+             !refusal.empty() ? refusal
+                              : child.failure + " while its calls were made (its test_cases, the example declarations "
+                                                "of its kinds; in a child process)");
+  calls.clear();
+  return false;
+}
+
 std::string check_in_child(const Operation& op, const std::vector<TestCall>& calls, const PluginRegistry& registry,
                            const std::string& device_spec, std::chrono::milliseconds timeout, Report& report) {
   const ChildOutcome child = run_in_child(

@@ -5,6 +5,7 @@
 // plan, emit, execute, reference or cost is a FAIL naming the check and the call, not the suite's end.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,11 @@
 #include "test_calls.h"
 
 namespace fugue::conformance {
+
+// candidate_calls (test_calls.h), in a child process: a kind's example declaration is plugin code.
+// False, after a FAIL of "test_cases" in `report`, when it threw, crashed or hung.
+bool candidate_calls_in_child(const Operation& op, const PluginRegistry& registry, uint64_t seed, Report& report,
+                              std::vector<TestCall>& calls);
 
 // Adds the op's results to `report`; returns the name of the device the child opened ("" if none did).
 // Throws DeviceError when the child could not open the device (`device_spec` as `fugue run --device`).
