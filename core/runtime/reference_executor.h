@@ -31,14 +31,10 @@ class ReferenceExecutor : public Backend {
   void set_loop_variable(const std::string& symbol, int64_t value) override;
 
  private:
-  // Copies the guarded arrays back (outputs, in-place operands) and records any damage.
-  void check_guards(const Statement& st, std::vector<fugue_host_array>& views,
-                    std::vector<std::vector<uint8_t>>& guarded, std::vector<HostArray>& outputs);
-
-  const Program& program_;
-  std::map<std::string, HostArray> values_;
   size_t guard_bytes_ = 0;
   std::vector<std::string> guard_damage_;
+  const Program& program_;
+  std::map<std::string, HostArray> values_;
 };
 
 }  // namespace fugue

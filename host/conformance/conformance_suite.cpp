@@ -10,9 +10,9 @@
 #include "conformance_report.h"
 #include "descriptor_checks.h"
 #include "device_checks.h"
+#include "isolated_checks.h"
 #include "errors.h"
 #include "infer_checks.h"
-#include "isolated_checks.h"
 #include "plugins/plugin_registry.h"
 #include "test_calls.h"
 
@@ -132,15 +132,8 @@ int run_conformance(const SuiteOptions& options) {
     if (std::none_of(all_ops.begin(), all_ops.end(), [&](const Operation* op) { return op->name() == wanted; }))
       throw UserError("conformance: --op " + wanted + ": plugin '" + plugin->name + "' has no operation of that name");
   std::vector<const Operation*> ops = check_descriptors(registry, *plugin, options.ops, report);
-  {
-    const auto level = spdlog::get_level();
-    spdlog::set_level(spdlog::level::err);  // the search path's refusals are not the plugin's
-    check_unique_names(registry, *plugin, report);
-    spdlog::set_level(level);
-  }
 
-  // Every check that calls plugin code runs in a child process; this one never touches OpenCL,
-  // so each child is forked from a clean process and opens the device itself.
+  // Host-only checks in child processes, before this process touches OpenCL (fork after is unsafe).
   std::vector<std::pair<const Operation*, std::vector<TestCall>>> runnable;
   for (const Operation* op : ops) {
     std::vector<TestCall> candidates;
@@ -148,6 +141,15 @@ int run_conformance(const SuiteOptions& options) {
     runnable.emplace_back(op, check_infer(*op, registry, candidates, report));
   }
 
+  {
+    const auto level = spdlog::get_level();
+    spdlog::set_level(spdlog::level::err);  // the search path's refusals are not the plugin's
+    check_unique_names(registry, *plugin, report);
+    spdlog::set_level(level);
+  }
+
+  // The device checks too: this process never touches OpenCL, so each child is forked from a clean
+  // process and opens the device itself.
   for (auto& [op, calls] : runnable) {
     if (calls.empty()) {
       report.add(op->name(), "device", Verdict::Skip, "no valid call to run (see infer)");
