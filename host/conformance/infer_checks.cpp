@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "plugins/child_process.h"
+#include "child_process.h"
 #include "errors.h"
 #include "load/program_loader.h"
 
@@ -182,8 +182,7 @@ void child_work(const Operation& op, const PluginRegistry& registry, const std::
 
 std::vector<TestCall> check_infer(const Operation& op, const PluginRegistry& registry,
                                   const std::vector<TestCall>& candidates, Report& report) {
-  ChildOutcome child = run_in_child([&](const auto& say) { child_work(op, registry, candidates, say); },
-                                    std::chrono::seconds(120));
+  ChildOutcome child = run_in_child([&](const auto& say) { child_work(op, registry, candidates, say); }, 120);
   std::map<size_t, std::string> status;  // candidate -> "ok", "rejected MSG", "fault MSG"
   std::vector<std::string> accepted, rejected, faults;
   std::string last_started;

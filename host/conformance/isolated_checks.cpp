@@ -51,7 +51,7 @@ const std::vector<std::string> kChecks = {"reference", "determinism", "guard reg
 
 bool candidate_calls_in_child(const Operation& op, const PluginRegistry& registry, uint64_t seed, Report& report,
                               std::vector<TestCall>& calls) {
-  const ChildOutcome child = run_in_child(
+  const ChildOutcome child = fugue::run_in_child(
       [&](const auto& say) {
         try {
           for (const TestCall& c : candidate_calls(op, registry, seed)) {
@@ -99,7 +99,7 @@ bool candidate_calls_in_child(const Operation& op, const PluginRegistry& registr
 
 std::string check_in_child(const Operation& op, const std::vector<TestCall>& calls, const PluginRegistry& registry,
                            const std::string& device_spec, std::chrono::milliseconds timeout, Report& report) {
-  const ChildOutcome child = run_in_child(
+  const ChildOutcome child = fugue::run_in_child(
       [&](const auto& say) {
         std::unique_ptr<OpenDevice> open;
         try {
