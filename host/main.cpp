@@ -379,6 +379,9 @@ int main(int argc, char** argv) {
   conformance->add_option("--report", o.conformance.report_file, "also write the results as JSON to this file");
   conformance->add_option("--op", o.conformance.ops, "check only this operation (repeatable)");
   conformance->add_option("--seed", o.conformance.seed, "seed of the random inputs (default: a fresh one, printed)");
+  conformance->add_option("--timeout", o.conformance.timeout_seconds,
+                          "seconds one operation's device checks may take before they FAIL as a hang (default 600)")
+      ->check(CLI::Range(1, 86400));
 
   auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
   devices->add_option("--device", o.device, "the device --json describes (default: as for run)");

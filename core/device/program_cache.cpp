@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "io/atomic_file.h"
+#include "io/cache_folder.h"
 #include "errors.h"
 
 namespace fugue {
@@ -33,12 +34,7 @@ uint64_t fnv1a64(const void* data, size_t size, uint64_t hash) {
   return hash;
 }
 
-fs::path ProgramCache::default_folder() {
-  if (const char* dir = std::getenv("FUGUE_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "fugue";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "fugue";
-  return {};
-}
+fs::path ProgramCache::default_folder() { return cache_folder(); }
 
 ProgramCache::ProgramCache(const Device& device, std::optional<fs::path> folder, Profiler* profiler)
     : device_(device), folder_(folder ? *folder : default_folder()), profiler_(profiler) {}

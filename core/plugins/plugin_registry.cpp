@@ -9,6 +9,8 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <spdlog/spdlog.h>
 
+#include "plugins/plugin_probe.h"
+
 namespace fugue {
 namespace fs = std::filesystem;
 
@@ -225,12 +227,36 @@ void PluginRegistry::load_folder(const fs::path& folder) {
   for (const auto& entry : fs::directory_iterator(folder, ec))
     if (entry.path().extension() == ".so") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  for (const auto& f : files) load_file(f);
+  for (const auto& f : files) load_probed(f);
 }
 
 void PluginRegistry::load_defaults(const std::vector<fs::path>& extra_files) {
   for (const auto& folder : default_search_path()) load_folder(folder);
-  for (const auto& file : extra_files) load_file(file);
+  for (const auto& file : extra_files) load_probed(file);
+}
+
+bool PluginRegistry::load_probed(const fs::path& file) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(file, ec);
+  const std::string key = ec ? file.string() : canonical.string();
+  if (std::find(loaded_files_.begin(), loaded_files_.end(), key) != loaded_files_.end()) return true;
+  if (!fs::exists(file, ec)) return load_file(file);  // refused as load_file refuses it
+  // The child checks the library alone, as load_file would; conflicts with plugins loaded here are
+  // load_file's to find afterwards.
+  const ProbeVerdict verdict = probe_plugin(file, [&] {
+    PluginRegistry alone;
+    alone.load_file(file);
+    return alone.refusals().empty() ? std::string() : alone.refusals().front().reason;
+  });
+  if (verdict.outcome == ProbeVerdict::Outcome::Unsound) {
+    refuse(file, verdict.reason + (verdict.cached ? " (seen in a child process before; probed again when the file changes)"
+                                                  : " (seen in a child process; the verdict is cached until the file changes)"));
+    return false;
+  }
+  if (verdict.outcome == ProbeVerdict::Outcome::Unprobed)
+    spdlog::warn("plugin {} could not be probed in a child process ({}): loading it unprobed", file.string(),
+                 verdict.reason);
+  return load_file(file);
 }
 
 void PluginRegistry::refuse(const fs::path& file, const std::string& reason) {

@@ -32,12 +32,16 @@ class PluginRegistry {
   // `../lib/fugue/plugins` in an install), then every folder of FUGUE_PLUGIN_PATH (colon-separated).
   static std::vector<std::filesystem::path> default_search_path();
 
-  // Loads every `*.so` in `folder` (sorted by name). A missing folder is skipped.
+  // Loads every `*.so` in `folder` (sorted by name), each through load_probed. A missing folder is skipped.
   void load_folder(const std::filesystem::path& folder);
-  // Loads one library. On refusal, records why, logs a warning, and returns false; the registry
-  // stays as it was (a plugin registers all its operations or none).
+  // Loads one library in this process. On refusal, records why, logs a warning, and returns false;
+  // the registry stays as it was (a plugin registers all its operations or none).
   bool load_file(const std::filesystem::path& file);
-  // The default search path, then `extra_files` (from --plugin).
+  // load_file, once a child process has loaded the library and checked its tables without crashing
+  // or hanging (plugins/plugin_probe.h: the verdict is cached until the file changes); a library
+  // that crashed or hung there is refused with how. Forks: call before OpenCL starts in this process.
+  bool load_probed(const std::filesystem::path& file);
+  // The default search path, then `extra_files` (from --plugin), all probed.
   void load_defaults(const std::vector<std::filesystem::path>& extra_files = {});
 
   // nullptr when no plugin provides `name`. The handle keeps the plugin's library loaded.

@@ -1,5 +1,7 @@
 #include "runtime/reference_executor.h"
 
+#include <cstring>
+
 #include "errors.h"
 #include "io/initial_values.h"
 
@@ -36,6 +38,58 @@ const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
   if (it == values_.end()) throw UserError("'" + symbol + "' was never written, so it has no value");
   return it->second;
 }
+
+namespace {
+constexpr uint8_t kGuard = 0xA5;  // what the guard regions hold; any other byte there was written
+
+// An array handed to a reference as a copy between guard regions.
+struct GuardedView {
+  std::vector<uint8_t> copy;  // guard, the array's bytes, guard
+  uint8_t* original = nullptr;
+  size_t bytes = 0;
+};
+
+std::vector<GuardedView> guard_views(size_t guard_bytes, std::vector<fugue_host_array>& views) {
+  std::vector<GuardedView> guarded(views.size());
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (!views[i].data) continue;
+    GuardedView& g = guarded[i];
+    g.original = static_cast<uint8_t*>(views[i].data);
+    g.bytes = views[i].bytes;
+    g.copy.assign(guard_bytes + g.bytes + guard_bytes, kGuard);
+    std::memcpy(g.copy.data() + guard_bytes, g.original, g.bytes);
+    views[i].data = g.copy.data() + guard_bytes;
+  }
+  return guarded;
+}
+
+// Copies what the reference wrote back (outputs, in-place operands); returns what it damaged.
+std::vector<std::string> check_guards(const Statement& st, size_t guard_bytes, std::vector<GuardedView>& guarded) {
+  std::vector<std::string> damage;
+  for (size_t i = 0; i < guarded.size(); ++i) {
+    GuardedView& g = guarded[i];
+    if (!g.original) continue;
+    const auto role = st.op->role(i);
+    const uint8_t* data = g.copy.data() + guard_bytes;
+    const std::string what = st.where + ": the reference of " + st.op->name() + ", " +
+                             (role == FUGUE_ROLE_IN ? "input '" : role == FUGUE_ROLE_OUT ? "output '" : "operand '") +
+                             st.operands[i] + "' (" + std::to_string(g.bytes) + " bytes): ";
+    for (size_t b = guard_bytes; b-- > 0;)  // nearest the data first
+      if (g.copy[b] != kGuard) {
+        damage.push_back(what + "byte " + std::to_string(guard_bytes - b) + " before the start was written");
+        break;
+      }
+    for (size_t b = 0; b < guard_bytes; ++b)
+      if (data[g.bytes + b] != kGuard) {
+        damage.push_back(what + "byte " + std::to_string(b) + " past the end was written");
+        break;
+      }
+    if (role != FUGUE_ROLE_IN) std::memcpy(g.original, data, g.bytes);
+    else if (std::memcmp(g.original, data, g.bytes) != 0) damage.push_back(what + "an input was written");
+  }
+  return damage;
+}
+}  // namespace
 
 void ReferenceExecutor::run_op(const Statement& st) {
   CallDescriptor call;
@@ -118,7 +172,11 @@ void ReferenceExecutor::run_op(const Statement& st) {
     views[i].bytes = array ? array->bytes.size() : 0;
     views[i].length = s.runtime_axes && array ? (st.op->reads(i) || follows ? array->shape[0] : -1) : 0;
   }
+  std::vector<GuardedView> guarded;
+  if (guard_bytes_ > 0) guarded = guard_views(guard_bytes_, views);
   st.op->reference(call.call, views.data());
+  if (guard_bytes_ > 0)
+    for (auto& d : check_guards(st, guard_bytes_, guarded)) guard_damage_.push_back(std::move(d));
   for (uint32_t o : st.op->outputs()) {
     if (st.op->role(o) != FUGUE_ROLE_OUT) continue;
     const Symbol& s = program_.symbol(st.operands[o]);

@@ -13,7 +13,26 @@ const char* verdict_name(Verdict verdict) {
   return "?";
 }
 
+nlohmann::json CheckResult::to_json() const {
+  return {{"op", op}, {"check", check}, {"verdict", verdict_name(verdict)}, {"detail", detail}, {"calls", calls}};
+}
+
+CheckResult CheckResult::from_json(const nlohmann::json& j) {
+  CheckResult r;
+  r.op = j.at("op").get<std::string>();
+  r.check = j.at("check").get<std::string>();
+  const std::string verdict = j.at("verdict").get<std::string>();
+  r.verdict = verdict == "PASS" ? Verdict::Pass : verdict == "SKIP" ? Verdict::Skip : Verdict::Fail;
+  r.detail = j.at("detail").get<std::string>();
+  r.calls = j.at("calls");
+  return r;
+}
+
 void Report::add(CheckResult result) {
+  if (sink_) {
+    sink_(result);
+    return;
+  }
   std::fprintf(out_, "%s  %-22s %-20s %s\n", verdict_name(result.verdict),
                result.op.empty() ? "(plugin)" : result.op.c_str(), result.check.c_str(), result.detail.c_str());
   std::fflush(out_);

@@ -2,6 +2,7 @@
 // summary and the JSON report.
 #pragma once
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,17 @@ struct CheckResult {
   Verdict verdict = Verdict::Pass;
   std::string detail;
   nlohmann::json calls = nlohmann::json::array();  // per call: label and outcome (the JSON report)
+
+  // As it crosses from a child process to the parent (one line of JSON).
+  nlohmann::json to_json() const;
+  static CheckResult from_json(const nlohmann::json& j);
 };
 
 class Report {
  public:
   explicit Report(std::FILE* out) : out_(out) {}
+  // In a child process: every result goes to `sink` (to be added to the parent's report) instead.
+  explicit Report(std::function<void(const CheckResult&)> sink) : out_(nullptr), sink_(std::move(sink)) {}
   // Records the result and prints "PASS  op  check  detail".
   void add(CheckResult result);
   void add(const std::string& op, const std::string& check, Verdict verdict, const std::string& detail);
@@ -37,6 +44,7 @@ class Report {
 
  private:
   std::FILE* out_;
+  std::function<void(const CheckResult&)> sink_;
   std::vector<CheckResult> results_;
 };
 

@@ -10,6 +10,7 @@
 #include "conformance_report.h"
 #include "descriptor_checks.h"
 #include "device_checks.h"
+#include "isolated_checks.h"
 #include "errors.h"
 #include "infer_checks.h"
 #include "kind_checks.h"
@@ -44,15 +45,49 @@ fs::path find_plugin_file(const std::string& name) {
                   "); give a plugin file, or add its folder to FUGUE_PLUGIN_PATH");
 }
 
-// The device the suite runs on, opened only after every child process has been forked.
-struct OpenDevice {
-  std::vector<DeviceInfo> devices = list_devices();
-  Device device;
-  Profiler profiler{false};
-  ProgramCache cache;
-  explicit OpenDevice(const std::string& spec)
-      : device(select_device(devices, device_spec(spec))), cache(device, std::nullopt, &profiler) {}
-};
+// The plugin's names (operations, kinds, formats, generators) that a plugin of the search path
+// already has: wherever both are loaded, one of them is refused.
+void check_unique_names(const PluginRegistry& registry, const LoadedPlugin& plugin, Report& report) {
+  PluginRegistry others;
+  others.load_defaults();
+  const auto same_file = [&](const std::string& other) {
+    std::error_code ec;
+    return fs::equivalent(other, plugin.file, ec);
+  };
+  const auto owner = [](const LoadedPlugin& p) { return "plugin '" + p.name + "' (" + p.file + ")"; };
+  std::vector<std::string> clashes;
+  for (const Operation* op : registry.operations_of(plugin))
+    if (auto other = others.find(op->name()); other && !same_file(other->plugin().file))
+      clashes.push_back("operation '" + op->name() + "' is already registered by " + owner(other->plugin()));
+  for (const Kind* kind : registry.kinds()) {
+    if (kind->plugin() != &plugin) continue;
+    auto other = others.find_kind(kind->name());
+    if (other && (!other->plugin() || !same_file(other->plugin()->file)))
+      clashes.push_back("kind '" + kind->name() + "' is already defined by " +
+                        (other->plugin() ? owner(*other->plugin()) : std::string("the core")));
+  }
+  for (const auto& format : registry.formats()) {
+    if (format->plugin() != &plugin) continue;
+    for (const auto& other : others.formats())
+      if (other->name() == format->name() && (!other->plugin() || !same_file(other->plugin()->file)))
+        clashes.push_back("format '" + format->name() + "' is already defined by " +
+                          (other->plugin() ? owner(*other->plugin()) : std::string("the core")));
+  }
+  for (const Generator* generator : registry.generators()) {
+    if (generator->plugin() != &plugin) continue;
+    auto other = others.find_generator(generator->name());
+    if (other && (!other->plugin() || !same_file(other->plugin()->file)))
+      clashes.push_back("generator '" + generator->name() + "' is already defined by " +
+                        (other->plugin() ? owner(*other->plugin()) : std::string("the core")));
+  }
+  if (clashes.empty()) {
+    report.add("", "unique names", Verdict::Pass, "no operation, kind, format or generator of the search path's plugins "
+                                                  "has the name of one of its own");
+    return;
+  }
+  std::string detail = clashes.front() + (clashes.size() > 1 ? " (and " + std::to_string(clashes.size() - 1) + " more)" : "");
+  report.add("", "unique names", Verdict::Fail, detail + ": wherever both are loaded, one of them is refused");
+}
 
 }  // namespace
 
@@ -67,7 +102,7 @@ int run_conformance(const SuiteOptions& options) {
   PluginRegistry registry;
   const auto level = spdlog::get_level();
   spdlog::set_level(spdlog::level::err);  // a refusal is reported as a FAIL below, not as a warning
-  const bool loaded = registry.load_file(file);
+  const bool loaded = registry.load_probed(file);  // a plugin that crashes while loading FAILs the handshake
   registry.load_defaults();
   spdlog::set_level(level);
 
@@ -104,26 +139,28 @@ int run_conformance(const SuiteOptions& options) {
   std::vector<std::pair<const Operation*, std::vector<TestCall>>> runnable;
   for (const Operation* op : ops) {
     std::vector<TestCall> candidates;
-    try {
-      candidates = candidate_calls(*op, registry, seed);
-    } catch (const UserError& e) {
-      report.add(op->name(), "test_cases", Verdict::Fail, e.what());
-      continue;
-    }
+    if (!candidate_calls_in_child(*op, registry, seed, report, candidates)) continue;
     runnable.emplace_back(op, check_infer(*op, registry, candidates, report));
   }
 
-  OpenDevice device_session(options.device);
-  DeviceSession session{device_session.device, device_session.cache, device_session.profiler, registry};
+  {
+    const auto level = spdlog::get_level();
+    spdlog::set_level(spdlog::level::err);  // the search path's refusals are not the plugin's
+    check_unique_names(registry, *plugin, report);
+    spdlog::set_level(level);
+  }
+
+  // The device checks too: this process never touches OpenCL, so each child is forked from a clean
+  // process and opens the device itself.
   for (auto& [op, calls] : runnable) {
     if (calls.empty()) {
       report.add(op->name(), "device", Verdict::Skip, "no valid call to run (see infer)");
       continue;
     }
-    check_on_device(*op, calls, session, report);
-    check_cost(*op, calls, registry, report);
+    const std::string device = check_in_child(*op, calls, registry, options.device,
+                                              std::chrono::seconds(options.timeout_seconds), report);
+    if (!device.empty()) header["device"] = device;
   }
-  header["device"] = device_session.device.info.name;
   return finish(plugin->name, ops.size());
 }
 

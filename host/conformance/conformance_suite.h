@@ -1,6 +1,7 @@
 // conformance_suite.h: `fugue conformance PLUGIN`: every check of every operation of one plugin,
-// in the order that keeps the process safe (host-only checks in child processes first, then the
-// device), with PASS / FAIL / SKIP lines, a summary and an optional JSON report.
+// each that calls plugin code in a child process (infer, then each operation's device checks in a
+// child that opens the device itself), with PASS / FAIL / SKIP lines, a summary and an optional
+// JSON report.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@ struct SuiteOptions {
   std::string report_file;       // --report: the JSON report ("" none)
   std::vector<std::string> ops;  // --op: only these operations (default: all)
   uint64_t seed = 0;             // --seed: inputs' seed (0: a fresh one, printed)
+  int timeout_seconds = 600;     // --timeout: the most one operation's device checks may take
 };
 
 // Returns the exit status: 0 when nothing FAILed, 1 otherwise. Throws UserError when the plugin is

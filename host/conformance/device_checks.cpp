@@ -115,6 +115,20 @@ std::string refused(const std::string& where, const std::exception& e) {
   return std::string(user ? "infer accepted the call, but it was refused " : "failed ") + where + ": " + e.what();
 }
 
+void step(DeviceSession& s, const std::string& check, const TestCall& call) {
+  if (s.progress) s.progress(check + "|" + call.label);
+}
+
+// "" when the guard regions of every buffer of the run are intact; otherwise the first damage.
+std::string device_guard_damage(Run& run) {
+  for (const auto& [name, symbol] : run.program->symbols) {
+    if (symbol.compile_time()) continue;
+    const std::string damage = run.executor->guard_damage(name);
+    if (!damage.empty()) return "device buffer of '" + name + "': " + damage;
+  }
+  return {};
+}
+
 // The calls the more expensive checks use: per dtype, the first "odd" (or declared) call.
 std::vector<const TestCall*> one_per_dtype(const std::vector<TestCall>& calls) {
   std::vector<const TestCall*> out;
@@ -151,7 +165,7 @@ std::string partition_violation(const Operation& op, const TestCall& call, Devic
   sample = sample && array_outputs;
   *sampled = sample;
   Instrumentation inst;
-  inst.guard_bytes = 256;
+  inst.guard_bytes = kGuardBytes;
   if (sample) inst.sample_modulus = 3, inst.sample_residue = 1;
   Run guarded = run_program(call.program, s, options, &inst);
   ReferenceExecutor reference(*guarded.program);  // holds the inputs' initial values
@@ -232,26 +246,36 @@ std::string neighbour_program(const Operation& op, const TestCall& call, DeviceS
 }  // namespace
 
 void check_on_device(const Operation& op, const std::vector<TestCall>& calls, DeviceSession& s, Report& report) {
-  Tally reference(op, "reference"), determinism(op, "determinism");
+  Tally reference(op, "reference"), determinism(op, "determinism"), guards(op, "guard regions");
   const bool unordered = op.traits() & FUGUE_OP_UNORDERED;
+  Instrumentation guarded;
+  guarded.guard_bytes = kGuardBytes;
   for (const auto& call : calls) {
     if (const std::string why = unrunnable(call, s); !why.empty()) {
       reference.skip(call, why);
       determinism.skip(call, why);
+      guards.skip(call, why);
       continue;
     }
     // Device first: its failure says nothing about the reference, and the other way round.
     Run run;
+    std::string damage;
     try {
-      run = run_program(call.program, s, PlanOptions{});
+      step(s, "device run", call);
+      run = run_program(call.program, s, PlanOptions{}, &guarded);
+      damage = device_guard_damage(run);
     } catch (const std::exception& e) {
       reference.fail(call, refused("on the device", e));
       determinism.skip(call, "the first run failed");
+      guards.skip(call, "the first run failed");
       continue;
     }
     try {
+      step(s, "reference", call);
       ReferenceExecutor ref(*run.program);
+      ref.guard_host_arrays(kGuardBytes);
       auto expected = reference_outputs(*run.program, ref);
+      if (damage.empty() && !ref.guard_damage().empty()) damage = "host array: " + ref.guard_damage().front();
       std::string mismatch;
       for (const auto& [symbol, value] : expected) {
         mismatch = compare_arrays(run.outputs.at(symbol), value, tolerance_for(op, call.dtype));
@@ -268,8 +292,10 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
     try {
       // A second run on the same buffers must give the same bits (an UNORDERED op's floats: the
       // same values within its tolerance).
+      step(s, "second run", call);
       run.executor->initialize();
       run.executor->run();
+      if (damage.empty()) damage = device_guard_damage(run);
       std::string differs;
       for (const auto& [symbol, first] : run.outputs) {
         differs = unordered && (dtype_is_float(first.dtype) || dtype_is_complex(first.dtype))
@@ -285,11 +311,15 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
     } catch (const std::exception& e) {
       determinism.fail(call, refused("on its second run", e));
     }
+    if (damage.empty()) guards.pass(call);
+    else guards.fail(call, damage);
   }
   reference.finish(report, "within tolerance f32 " + json(op.desc().tolerance_f32).dump() + ", f64 " +
                                json(op.desc().tolerance_f64).dump() + ", integers exact");
   determinism.finish(report, unordered ? "equal on a second run (floats within tolerance: UNORDERED)"
                                        : "bitwise equal on a second run");
+  guards.finish(report, "nothing written around any device buffer (" + std::to_string(kGuardBytes) +
+                            " bytes each side) or host array of the reference, nor into the reference's inputs");
 
   Tally partitions(op, "partition honesty"), fusion(op, "fusion neutrality");
   bool any_sampled = false;
@@ -300,6 +330,7 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
       continue;
     }
     try {
+      step(s, "partition honesty", *call);
       bool sampled = false;
       std::string violation = partition_violation(op, *call, s, &sampled);
       any_sampled |= sampled;
@@ -309,6 +340,7 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
       partitions.fail(*call, refused("in the instrumented run", e));
     }
     try {
+      step(s, "fusion neutrality", *call);
       json program;
       std::string why_not = neighbour_program(op, *call, s, program);
       if (!why_not.empty()) {

@@ -3,6 +3,8 @@
 // declared partitions (guards and element sampling, see Instrumentation), and the same result fused
 // with neighbouring element-wise operations as alone. Also the cost's plausibility.
 #pragma once
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "conformance_report.h"
@@ -19,9 +21,16 @@ struct DeviceSession {
   ProgramCache& cache;
   Profiler& profiler;
   const PluginRegistry& registry;
+  // Told "check|call label" before each step that runs plugin code, so that a crash can be placed.
+  std::function<void(const std::string&)> progress = nullptr;
 };
 
-// "reference", "determinism", "partition honesty", "fusion neutrality" for `op` over `calls`.
+// The bytes of guard region around every device buffer and every host array the checks hand over.
+constexpr size_t kGuardBytes = 256;
+
+// "reference", "determinism", "guard regions", "partition honesty", "fusion neutrality" for `op`
+// over `calls`. Every call runs with guard regions around its device buffers and its reference's
+// host arrays, checked after each run.
 void check_on_device(const Operation& op, const std::vector<TestCall>& calls, DeviceSession& session, Report& report);
 
 // "cost": present, finite, at least the bytes of the outputs, not absurdly above all operands' bytes,

@@ -44,6 +44,8 @@ TEST(Conformance, DeviceLevelPluginConformsAndWritesAReport) {
   EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "reference"), "PASS")) << r.out;
   EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "partition honesty"), "PASS")) << r.out;
   EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "fusion neutrality"), "SKIP")) << r.out;  // device level
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "guard regions"), "PASS")) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "(plugin)", "unique names"), "PASS")) << r.out;
   std::ifstream in(dir / "report.json");
   auto report = nlohmann::json::parse(in);
   EXPECT_EQ(report["plugin"], "testops");
@@ -72,13 +74,18 @@ TEST(Conformance, WritesOutsideThePartitionAreCaught) {
   std::string overrun = line_of(r.out, "broken.overrun", "partition honesty");
   EXPECT_TRUE(starts_with(overrun, "FAIL")) << r.out;
   EXPECT_NE(overrun.find("output y: byte 0 past the end"), std::string::npos) << overrun;
+  // The guards around every call's buffers see the overrun too; the smear stays inside its output.
+  std::string guards = line_of(r.out, "broken.overrun", "guard regions");
+  EXPECT_TRUE(starts_with(guards, "FAIL")) << r.out;
+  EXPECT_NE(guards.find("device buffer of 'y': byte 0 past the end"), std::string::npos) << guards;
+  EXPECT_TRUE(starts_with(line_of(r.out, "broken.smear", "guard regions"), "PASS")) << r.out;
   // Its results are right, so nothing else fails.
   EXPECT_TRUE(starts_with(line_of(r.out, "broken.smear", "reference"), "PASS")) << r.out;
   EXPECT_TRUE(starts_with(line_of(r.out, "broken.overrun", "reference"), "PASS")) << r.out;
   std::ifstream in(dir / "report.json");
   auto report = nlohmann::json::parse(in);
   EXPECT_EQ(report["summary"]["conforms"], false);
-  EXPECT_EQ(report["summary"]["fail"], 2);
+  EXPECT_EQ(report["summary"]["fail"], 3);
 }
 
 TEST(Conformance, AReferenceThatDisagreesWithItsKernelIsCaught) {

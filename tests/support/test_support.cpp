@@ -29,6 +29,10 @@ fs::path relocated(const char* variable, const fs::path& below, const char* buil
 
 fs::path bundled_plugin_folder() { return relocated("FUGUE_TEST_BUILD", "plugins", FUGUE_BUILD_PLUGIN_DIR); }
 fs::path test_plugin_folder() { return relocated("FUGUE_TEST_BUILD", "test_plugins", FUGUE_TEST_PLUGIN_DIR); }
+fs::path crashing_plugin_folder() {
+  return relocated("FUGUE_TEST_BUILD", "crashing_plugins", FUGUE_CRASHING_PLUGIN_DIR);
+}
+fs::path faulty_plugin_folder() { return relocated("FUGUE_TEST_BUILD", "faulty_plugins", FUGUE_FAULTY_PLUGIN_DIR); }
 fs::path fugue_executable() { return relocated("FUGUE_TEST_BUILD", "host/fugue", FUGUE_EXECUTABLE); }
 fs::path source_root() { return relocated("FUGUE_TEST_SOURCE", "", FUGUE_SOURCE_ROOT); }
 
@@ -101,8 +105,9 @@ std::string compare_arrays(const HostArray& actual, const HostArray& expected, d
   return fugue::compare_arrays(actual, expected, tolerance);
 }
 
-CliResult run_fugue(const std::string& args) {
-  std::string command = fugue_executable().string() + " " + args + " 2>&1";
+CliResult run_fugue(const std::string& args, const std::string& environment) {
+  std::string command = (environment.empty() ? "" : "env " + environment + " ") + fugue_executable().string() + " " +
+                        args + " 2>&1";
   CliResult r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;

@@ -23,6 +23,10 @@ const PluginRegistry& plugins_with_test_ops();
 // The build's plugin folder, the folder holding the plugins built for tests.
 std::filesystem::path bundled_plugin_folder();
 std::filesystem::path test_plugin_folder();
+// The folder of the test plugins that crash or hang while they load (libfugue_crash_entry.so, ...).
+std::filesystem::path crashing_plugin_folder();
+// The folder of the test plugins with one fault found only by running them (libfugue_faulty_*.so).
+std::filesystem::path faulty_plugin_folder();
 // The folder of the `fugue` executable's build, and the repository root.
 std::filesystem::path fugue_executable();
 std::filesystem::path source_root();
@@ -65,7 +69,8 @@ struct CliResult {
   int code = -1;  // exit status (-1: did not exit normally)
   std::string out;
 };
-CliResult run_fugue(const std::string& args);
+// `environment`: assignments put before the command ("FUGUE_PLUGIN_PATH=/x FUGUE_CACHE_DIR=/y").
+CliResult run_fugue(const std::string& args, const std::string& environment = "");
 
 // A seed that differs per run unless FUGUE_TEST_SEED fixes it; printed by tests on failure.
 uint64_t fresh_seed();

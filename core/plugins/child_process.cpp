@@ -1,4 +1,4 @@
-#include "child_process.h"
+#include "plugins/child_process.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -6,12 +6,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
-namespace fugue::conformance {
+namespace fugue {
 
 ChildOutcome run_in_child(const std::function<void(const std::function<void(const std::string&)>& say)>& work,
-                          int timeout_seconds) {
+                          std::chrono::milliseconds timeout) {
   ChildOutcome outcome;
   int fds[2];
   if (pipe(fds) != 0) {
@@ -49,7 +50,7 @@ ChildOutcome run_in_child(const std::function<void(const std::function<void(cons
     _exit(0);  // no atexit handlers or static destructors of the parent's state
   }
   close(fds[1]);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   char buffer[4096];
   bool timed_out = false;
   for (;;) {
@@ -70,14 +71,25 @@ ChildOutcome run_in_child(const std::function<void(const std::function<void(cons
     outcome.output.append(buffer, static_cast<size_t>(n));
   }
   close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
+  // A child that closed its end may still be running: it gets until the deadline to exit too.
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (!timed_out) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() >= deadline) timed_out = true;
+    else usleep(2000);
   }
   if (timed_out) {
-    outcome.failure = "did not finish within " + std::to_string(timeout_seconds) + " s (a hang?)";
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (timed_out) {
+    outcome.timed_out = true;
+    outcome.failure = "did not finish within " + duration_text(timeout) + " (a hang?)";
   } else if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
+    outcome.signal = sig;
     outcome.failure = "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +
                       (sig == SIGABRT ? ": an uncaught exception or abort()" : "");
   } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
@@ -88,4 +100,13 @@ ChildOutcome run_in_child(const std::function<void(const std::function<void(cons
   return outcome;
 }
 
-}  // namespace fugue::conformance
+std::string duration_text(std::chrono::milliseconds duration) {
+  const auto ms = duration.count();
+  if (ms < 1000) return std::to_string(ms) + " ms";
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000);
+  return text;
+}
+
+}  // namespace fugue
