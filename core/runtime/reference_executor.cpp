@@ -42,23 +42,33 @@ const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
 namespace {
 constexpr uint8_t kGuard = 0xA5;  // what the guard regions hold; any other byte there was written
 
-// An array handed to a reference as a copy between guard regions.
+// An array handed to a reference as a copy between guard regions: an operand, or a part of one.
 struct GuardedView {
   std::vector<uint8_t> copy;  // guard, the array's bytes, guard
   uint8_t* original = nullptr;
   size_t bytes = 0;
+  size_t operand = 0;
+  int part = -1;  // a kind with storage: which part
 };
 
 std::vector<GuardedView> guard_views(size_t guard_bytes, std::vector<fugue_host_array>& views) {
-  std::vector<GuardedView> guarded(views.size());
-  for (size_t i = 0; i < views.size(); ++i) {
-    if (!views[i].data) continue;
-    GuardedView& g = guarded[i];
-    g.original = static_cast<uint8_t*>(views[i].data);
-    g.bytes = views[i].bytes;
+  std::vector<GuardedView> guarded;
+  auto guard = [&](fugue_host_array& view, size_t operand, int part) {
+    if (!view.data) return;
+    GuardedView g;
+    g.original = static_cast<uint8_t*>(view.data);
+    g.bytes = view.bytes;
+    g.operand = operand;
+    g.part = part;
     g.copy.assign(guard_bytes + g.bytes + guard_bytes, kGuard);
     std::memcpy(g.copy.data() + guard_bytes, g.original, g.bytes);
-    views[i].data = g.copy.data() + guard_bytes;
+    guarded.push_back(std::move(g));
+    view.data = guarded.back().copy.data() + guard_bytes;  // the vector's buffer, which does not move
+  };
+  for (size_t i = 0; i < views.size(); ++i) {
+    guard(views[i], i, -1);
+    for (uint32_t k = 0; k < views[i].num_parts && views[i].parts; ++k)
+      guard(*FUGUE_NTH_MUTABLE(fugue_host_array, views[i].parts, k), i, static_cast<int>(k));
   }
   return guarded;
 }
@@ -66,14 +76,14 @@ std::vector<GuardedView> guard_views(size_t guard_bytes, std::vector<fugue_host_
 // Copies what the reference wrote back (outputs, in-place operands); returns what it damaged.
 std::vector<std::string> check_guards(const Statement& st, size_t guard_bytes, std::vector<GuardedView>& guarded) {
   std::vector<std::string> damage;
-  for (size_t i = 0; i < guarded.size(); ++i) {
-    GuardedView& g = guarded[i];
-    if (!g.original) continue;
+  for (GuardedView& g : guarded) {
+    const size_t i = g.operand;
     const auto role = st.op->role(i);
     const uint8_t* data = g.copy.data() + guard_bytes;
     const std::string what = st.where + ": the reference of " + st.op->name() + ", " +
                              (role == FUGUE_ROLE_IN ? "input '" : role == FUGUE_ROLE_OUT ? "output '" : "operand '") +
-                             st.operands[i] + "' (" + std::to_string(g.bytes) + " bytes): ";
+                             st.operands[i] + "'" + (g.part >= 0 ? " part " + std::to_string(g.part) : std::string()) +
+                             " (" + std::to_string(g.bytes) + " bytes): ";
     for (size_t b = guard_bytes; b-- > 0;)  // nearest the data first
       if (g.copy[b] != kGuard) {
         damage.push_back(what + "byte " + std::to_string(guard_bytes - b) + " before the start was written");
