@@ -20,6 +20,8 @@ struct fugue_services_context {
   std::vector<cl_mem> operands;      // per operand (NULL for consts)
   std::vector<cl_mem> extents;       // per operand: its run-time length's buffer (NULL: none)
   std::vector<std::vector<cl_mem>> parts;  // per operand: a kind with storage's part buffers
+  size_t guard_bytes = 0;                  // instrumented: scratch sits between guard regions ...
+  std::vector<std::pair<cl::Buffer, size_t>> guarded_scratch;  // ... (the allocation, the bytes asked)
   std::vector<cl::Buffer> scratch;   // released after the operation's work finished
   std::vector<cl::Program> programs; // kept alive while the operation runs
   std::string label;
@@ -90,6 +92,18 @@ fugue_status services_program(fugue_services_context* c, const char* source, con
 fugue_status services_scratch(fugue_services_context* c, size_t bytes, cl_mem* buffer, fugue_error* error) {
   // No exception may unwind into the plugin: OpenCL errors become a status here.
   try {
+    if (c->guard_bytes > 0) {  // instrumented: poisoned guards on both sides, checked after the op
+      const size_t guard = c->guard_bytes, size = std::max<size_t>(bytes, 1);
+      cl::Buffer whole(c->device->context, CL_MEM_READ_WRITE, guard + (size + 3) / 4 * 4 + guard);
+      c->device->queue.enqueueFillBuffer(whole, Instrumentation::kPoison, 0, guard + (size + 3) / 4 * 4 + guard);
+      cl_buffer_region region{guard, size};
+      cl::Buffer b = whole.createSubBuffer(CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region);
+      c->scratch.push_back(whole);
+      c->scratch.push_back(b);
+      c->guarded_scratch.emplace_back(whole, bytes);
+      *buffer = b();
+      return FUGUE_OK;
+    }
     cl::Buffer b(c->device->context, CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1));
     c->scratch.push_back(b);
     *buffer = b();
@@ -289,7 +303,33 @@ std::string Executor::guard_damage(const std::string& symbol) {
   }
   auto it = values_.find(symbol);
   if (it == values_.end() || !it->second.guarded()) return {};
-  const Value& v = it->second;
+  if (std::string damage = region_damage(it->second, symbol); !damage.empty()) return damage;
+  auto shadow = shadows_.find(symbol);
+  if (shadow == shadows_.end() || !shadow->second.guarded()) return {};
+  const std::string damage = region_damage(shadow->second, symbol);
+  return damage.empty() ? damage : "in its second buffer, " + damage;
+}
+
+Executor::Value& Executor::shadow_of(const std::string& symbol) {
+  Value& shadow = shadows_[symbol];
+  const Value& v = values_.at(symbol);
+  if (!shadow.buffer() || shadow.bytes < v.bytes) {
+    shadow.bytes = v.bytes;
+    if (instrumentation_.guard_bytes > 0) allocate_guarded(shadow, symbol);
+    else shadow.buffer = allocate(v.bytes, "the second buffer of '" + symbol + "'");
+  }
+  return shadow;
+}
+
+void Executor::swap_with_shadow(const std::string& symbol) {
+  Value& v = values_.at(symbol);
+  Value& shadow = shadows_.at(symbol);
+  std::swap(v.buffer, shadow.buffer);
+  std::swap(v.guarded, shadow.guarded);
+  std::swap(v.guard, shadow.guard);
+}
+
+std::string Executor::region_damage(const Value& v, const std::string& symbol) {
   const size_t total = v.guarded.getInfo<CL_MEM_SIZE>();
   std::vector<uint8_t> bytes(total);
   try {
@@ -362,11 +402,9 @@ void Executor::run_op(const Statement& st) {
           const bool hazard = !op.reads(o) && read_storage.count(out);
           Value& v = value_for_write(out);
           if (hazard) {
-            cl::Buffer& spare = shadows_[out];
-            if (!spare() || spare.getInfo<CL_MEM_SIZE>() < std::max<size_t>(v.bytes, 1))
-              spare = allocate(v.bytes, "the second buffer of '" + out + "'");
+            shadow_of(out);
             replaced[out] = v.buffer;
-            std::swap(v.buffer, spare);
+            swap_with_shadow(out);
           }
         }
       run_device_level(*step.op, replaced);
@@ -393,13 +431,12 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
   }
   for (const auto& s : group.stored) value_for_write(s);
   run_time_lengths(group, where);
-  for (const auto& s : group.shadowed)
-    if (!shadows_.count(s)) shadows_[s] = allocate(values_.at(s).bytes, "the second buffer of '" + s + "'");
+  for (const auto& s : group.shadowed) shadow_of(s);
   auto bind = [&](cl::Kernel& kernel, const std::vector<KernelArg>& args) {
     for (size_t a = 0; a < args.size(); ++a) {
       const auto& arg = args[a];
       const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace ? site.workspaces.at({arg.op, arg.workspace})
-                                 : arg.kind == KernelArg::Kind::Shadow  ? shadows_.at(arg.symbol)
+                                 : arg.kind == KernelArg::Kind::Shadow  ? shadows_.at(arg.symbol).buffer
                                  : arg.kind == KernelArg::Kind::Extent  ? values_.at(arg.symbol).extent
                                                                         : values_.at(arg.symbol).buffer;
       kernel.setArg(static_cast<cl_uint>(a), buffer);
@@ -422,7 +459,7 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
   }
   // The new values of shadowed symbols are in their second buffers: swap them in. Arguments were
   // captured at enqueue, so the kernel still writes the buffers it was given.
-  for (const auto& s : group.shadowed) std::swap(values_.at(s).buffer, shadows_.at(s));
+  for (const auto& s : group.shadowed) swap_with_shadow(s);
   for (const auto& s : group.stored) values_.at(s).defined = true;
 }
 
@@ -520,12 +557,40 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   services.extent = &services_extent;
   services.workspace = &services_workspace;
   services.part = &services_part;
+  context.guard_bytes = instrumentation_.guard_bytes;
   try {
     st.op->execute(op.call, services);
   } catch (const UserError& e) {
     throw UserError(st.where + ": " + e.what());
   }
+  check_scratch_guards(context.guarded_scratch, st);
   if (!context.scratch.empty()) release_after_work(std::move(context.scratch), op.label);
+}
+
+void Executor::check_scratch_guards(const std::vector<std::pair<cl::Buffer, size_t>>& scratch, const Statement& st) {
+  const size_t guard = instrumentation_.guard_bytes;
+  const uint8_t* poison = reinterpret_cast<const uint8_t*>(&Instrumentation::kPoison);
+  for (size_t k = 0; k < scratch.size(); ++k) {
+    const auto& [whole, asked] = scratch[k];
+    std::vector<uint8_t> bytes(whole.getInfo<CL_MEM_SIZE>());
+    try {
+      device_.queue.enqueueReadBuffer(whole, CL_TRUE, 0, bytes.size(), bytes.data());
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("reading the guard regions of a scratch buffer", e.err()));
+    }
+    const std::string what = st.where + ": " + st.op->name() + ", scratch buffer " + std::to_string(k) + " (" +
+                             std::to_string(asked) + " bytes): ";
+    for (size_t b = guard; b-- > 0;)
+      if (bytes[b] != poison[b % 4]) {
+        scratch_damage_.push_back(what + "byte " + std::to_string(guard - b) + " before the start was written");
+        break;
+      }
+    for (size_t b = guard + std::max<size_t>(asked, 1); b < bytes.size(); ++b)
+      if (bytes[b] != poison[b % 4]) {
+        scratch_damage_.push_back(what + "byte " + std::to_string(b - guard - asked) + " past the end was written");
+        break;
+      }
+  }
 }
 
 // Scratch must outlive the work enqueued on it, but waiting for that work would stall the queue:

@@ -65,9 +65,11 @@ class Executor : public Backend {
   void write_outputs(const std::filesystem::path& folder);
   // Before prepare(): guard regions and element sampling (see Instrumentation).
   void instrument(const Instrumentation& instrumentation) { instrumentation_ = instrumentation; }
-  // With guards: "" when both guard regions of `symbol`'s buffer still hold the poison, otherwise
-  // where the first overwritten byte is ("3 bytes past the end").
+  // With guards: "" when both guard regions of `symbol`'s buffer (and of its second buffer, if it has
+  // one) still hold the poison, otherwise where the first overwritten byte is ("3 bytes past the end").
   std::string guard_damage(const std::string& symbol);
+  // With guards: every write outside the scratch buffers device-level operations asked for, so far.
+  const std::vector<std::string>& scratch_damage() const { return scratch_damage_; }
   // Kernels enqueued since the executor was made (device-level operations' own kernels excluded).
   int64_t kernel_launches() const { return launches_; }
   // Buffers device-level operations keep across calls (fugue_device_services.workspace).
@@ -97,12 +99,20 @@ class Executor : public Backend {
   // The actual length of a symbol's run-time axis 0 (waits for the device).
   int64_t actual_rows(const std::string& symbol);
   Value& value_for_write(const std::string& symbol);
+  // The second buffer of `symbol` (made on first use, guarded when instrumented).
+  Value& shadow_of(const std::string& symbol);
+  // Makes the second buffer the symbol's and the symbol's the second (guard regions with them).
+  void swap_with_shadow(const std::string& symbol);
+  // "" when both guard regions of `v` hold the poison; else where the first written byte is.
+  std::string region_damage(const Value& v, const std::string& symbol);
   const Value& value_for_read(const std::string& symbol, const Statement& where);
   cl::Buffer allocate(size_t bytes, const std::string& what);
   void allocate_guarded(Value& v, const std::string& symbol);
   void upload(const std::string& symbol, const HostArray& array);
   void run_device_level(const PlannedOp& op, const std::map<std::string, cl::Buffer>& replaced);
   void release_after_work(std::vector<cl::Buffer> buffers, const std::string& label);
+  // Instrumented: reads the guard regions around a device-level op's scratch (waits for its work).
+  void check_scratch_guards(const std::vector<std::pair<cl::Buffer, size_t>>& scratch, const Statement& st);
   void enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name, double bytes,
                double flops);
 
@@ -115,8 +125,9 @@ class Executor : public Backend {
   std::vector<std::unique_ptr<KernelSite>> kernels_;
   std::map<std::string, Value> values_;
   // Second buffers: of symbols written while read wide (kernels), or written by a device-level op
-  // while another operand reads them.
-  std::map<std::string, cl::Buffer> shadows_;
+  // while another operand reads them; between guard regions too when instrumented, swapped with them.
+  std::map<std::string, Value> shadows_;
+  std::vector<std::string> scratch_damage_;  // instrumented: writes outside a device-level op's scratch
   uint64_t extent_origins_ = 0;  // the last origin given to a run-time length
   std::map<std::string, cl::Buffer> persistent_;  // workspaces by "plugin/key", as long as the executor
   std::map<std::string, HostArray> initial_;   // initial values, kept for repetitions

@@ -126,6 +126,7 @@ std::string device_guard_damage(Run& run) {
     const std::string damage = run.executor->guard_damage(name);
     if (!damage.empty()) return "device buffer of '" + name + "': " + damage;
   }
+  if (!run.executor->scratch_damage().empty()) return run.executor->scratch_damage().front();
   return {};
 }
 

@@ -87,6 +87,17 @@ TEST(ConformanceIsolation, DeviceLevelWriteJustPastAnOutputIsAFailOnEveryCall) {
     EXPECT_NE(call["outcome"].get<std::string>().find("FAIL"), std::string::npos) << call.dump();
 }
 
+TEST(ConformanceIsolation, DeviceLevelWritePastItsScratchIsAFail) {
+  Outcome o = conformance_of("scratch");
+  expect_completed_with_failure(o);
+  const auto c = check_of(o.report, "faulty.scratch", "guard regions");
+  ASSERT_FALSE(c.is_null()) << o.cli.out;
+  EXPECT_EQ(c["verdict"], "FAIL");
+  const std::string detail = c["detail"];
+  EXPECT_NE(detail.find("faulty.scratch, scratch buffer 0"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("byte 0 past the end was written"), std::string::npos) << detail;
+}
+
 TEST(ConformanceIsolation, ReferenceWritingPastItsOutputIsAFail) {
   Outcome o = conformance_of("host");
   expect_completed_with_failure(o);

@@ -7,6 +7,7 @@
 //   4 faulty.host      element level, the reference writes one element past its output
 //   5 array.add        a sound operation under the name the bundled array plugin already has
 //   6 faulty.hang      element level, the reference never returns
+//   7 faulty.scratch   device level, its kernel writes one element past a scratch buffer it asked for
 #include <unistd.h>
 
 #include <cstdint>
@@ -25,7 +26,7 @@ using namespace fugue::sdk;
 volatile uintptr_t null_address = 0;
 void crash() { *reinterpret_cast<volatile int*>(null_address) = 1; }
 
-constexpr bool kDeviceLevel = FUGUE_FAULT == 1 || FUGUE_FAULT == 3;
+constexpr bool kDeviceLevel = FUGUE_FAULT == 1 || FUGUE_FAULT == 3 || FUGUE_FAULT == 7;
 
 // y = 2 x on the device; with `overrun`, also at y[n] (one element past the end).
 const char* kSource = R"(
@@ -41,7 +42,7 @@ class Twice : public Operation {
   Twice() {
     name = FUGUE_FAULT == 1 ? "faulty.execute" : FUGUE_FAULT == 2 ? "faulty.reference"
          : FUGUE_FAULT == 3 ? "faulty.overrun" : FUGUE_FAULT == 4 ? "faulty.host"
-         : FUGUE_FAULT == 5 ? "array.add" : "faulty.hang";
+         : FUGUE_FAULT == 5 ? "array.add" : FUGUE_FAULT == 6 ? "faulty.hang" : "faulty.scratch";
     doc = "y = 2 x, with one fault (see the file)";
     operands = {in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32)),
                 out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32))};
@@ -68,7 +69,13 @@ class Twice : public Operation {
     cl_kernel kernel = clCreateKernel(program, "twice", &err);
     if (err != CL_SUCCESS) throw DeviceFailure("clCreateKernel failed: " + std::to_string(err));
     cl_mem x = s.buffer(s.context, 0), y = s.buffer(s.context, 1);
-    cl_long n = elements(call.operand(0)), last = n;  // the fault: y[n] is written too
+    cl_long n = elements(call.operand(0)), last = FUGUE_FAULT == 3 ? n : -1;  // fault 3: y[n] is written too
+    if (FUGUE_FAULT == 7) {  // the fault: 2 x into a scratch buffer of n floats, and its element n
+      fugue::abi::ErrorBuffer scratch_error;
+      if (s.scratch(s.context, static_cast<size_t>(n) * sizeof(float), &y, scratch_error.get()) != FUGUE_OK)
+        throw DeviceFailure(scratch_error.text());
+      last = n;
+    }
     clSetKernelArg(kernel, 0, sizeof(cl_mem), &x);
     clSetKernelArg(kernel, 1, sizeof(cl_mem), &y);
     clSetKernelArg(kernel, 2, sizeof(cl_long), &n);
@@ -79,6 +86,19 @@ class Twice : public Operation {
     clReleaseKernel(kernel);
     if (err != CL_SUCCESS) throw DeviceFailure("clEnqueueNDRangeKernel failed: " + std::to_string(err));
     s.track(s.context, event, "twice");
+    if (FUGUE_FAULT == 7) {  // the output itself, written correctly
+      cl_mem out = s.buffer(s.context, 1);
+      cl_long none = -1;
+      kernel = clCreateKernel(program, "twice", &err);
+      clSetKernelArg(kernel, 0, sizeof(cl_mem), &x);
+      clSetKernelArg(kernel, 1, sizeof(cl_mem), &out);
+      clSetKernelArg(kernel, 2, sizeof(cl_long), &n);
+      clSetKernelArg(kernel, 3, sizeof(cl_long), &none);
+      err = clEnqueueNDRangeKernel(s.queue, kernel, 1, nullptr, &global, &local, 0, nullptr, &event);
+      clReleaseKernel(kernel);
+      if (err != CL_SUCCESS) throw DeviceFailure("clEnqueueNDRangeKernel failed: " + std::to_string(err));
+      s.track(s.context, event, "twice into the output");
+    }
   }
   fugue_cost cost(const Call& call) const override {
     const double n = static_cast<double>(elements(call.operand(0)));
