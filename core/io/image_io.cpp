@@ -65,21 +65,6 @@ struct StbFree {
   void operator()(void* p) const { stbi_image_free(p); }
 };
 
-// PNG's CRC-32 (ISO 3309, polynomial 0xEDB88320) of a chunk's type and data.
-uint32_t png_crc(const unsigned char* data, size_t n) {
-  static const auto table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t k = 0; k < 256; ++k) {
-      uint32_t c = k;
-      for (int bit = 0; bit < 8; ++bit) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[k] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) c = table[(c ^ data[i]) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
-}
 
 // Every chunk's CRC, up to IEND: stb_image does not check them, and a corrupted file must not
 // decode into plausible pixels.
@@ -301,6 +286,21 @@ void append_to_vector(void* context, void* data, int size) {
 }
 
 }  // namespace
+
+uint32_t png_crc(const unsigned char* data, size_t n) {
+  static const auto table = [] {
+    std::array<uint32_t, 256> t{};
+    for (uint32_t k = 0; k < 256; ++k) {
+      uint32_t c = k;
+      for (int bit = 0; bit < 8; ++bit) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+      t[k] = c;
+    }
+    return t;
+  }();
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) c = table[(c ^ data[i]) & 0xFF] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
 
 HostArray load_gray_image(const std::filesystem::path& path, const std::optional<Shape>& expected_shape) {
   const std::string ext = lower_extension(path);

@@ -1,5 +1,7 @@
 // image_io.h: read and write grayscale images (PNG and PGM) as f32 arrays of shape [H, W].
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 
@@ -20,5 +22,8 @@ HostArray load_gray_image(const std::filesystem::path& path, const std::optional
 // from zero; NaN becomes 0). The write is atomic (see write_file_atomically).
 void save_gray_png(const std::filesystem::path& path, const HostArray& image);
 void save_pgm(const std::filesystem::path& path, const HostArray& image);
+
+// PNG's CRC-32 (ISO 3309, polynomial 0xEDB88320) of `n` bytes: a chunk's type and data.
+uint32_t png_crc(const unsigned char* data, size_t n);
 
 }  // namespace fugue

@@ -17,21 +17,6 @@
 
 namespace {
 
-uint32_t crc32(const uint8_t* p, size_t n) {
-  static const auto table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t k = 0; k < 256; ++k) {
-      uint32_t c = k;
-      for (int bit = 0; bit < 8; ++bit) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[k] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; ++i) c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
-}
-
 void fix_crcs(std::vector<uint8_t>& f) {
   const auto be32 = [&](size_t i) {
     return uint32_t{f[i]} << 24 | uint32_t{f[i + 1]} << 16 | uint32_t{f[i + 2]} << 8 | uint32_t{f[i + 3]};
@@ -40,7 +25,7 @@ void fix_crcs(std::vector<uint8_t>& f) {
   while (f.size() >= at + 12) {
     const uint64_t length = be32(at);
     if (length > f.size() - at - 12) return;
-    const uint32_t crc = crc32(f.data() + at + 4, 4 + length);
+    const uint32_t crc = fugue::png_crc(f.data() + at + 4, 4 + length);
     for (int i = 0; i < 4; ++i) f[at + 8 + length + i] = static_cast<uint8_t>(crc >> (24 - 8 * i));
     at += 12 + length;
   }
