@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -43,6 +44,7 @@ struct Options {
   std::string json;
   std::string device_file;  // explain: a device description instead of a device
   bool compile = false;     // explain: build the kernels too
+  bool passes = false;      // explain: the plan after every pass
   bool stats = false;
   bool verbose = false;
   bool no_disk_cache = false;
@@ -242,6 +244,21 @@ int cmd_run(const Options& o) {
   return 0;
 }
 
+// --passes: the plan after every pass that changed it, then the final plan.
+PassObserver pass_printer(const Options& o, const Program& program) {
+  if (!o.passes) return {};
+  auto previous = std::make_shared<std::string>();
+  return [previous, &program](const char* pass, const ExecutionPlan& plan) {
+    std::string state = describe_plan_state(program, plan);
+    if (state == *previous) {
+      std::printf("== after %s: unchanged\n", pass);
+      return;
+    }
+    std::printf("== after %s\n%s", pass, state.c_str());
+    *previous = std::move(state);
+  };
+}
+
 int cmd_explain(const Options& o) {
   std::optional<DeviceInfo> described;
   if (!o.device_file.empty()) {
@@ -259,6 +276,7 @@ int cmd_explain(const Options& o) {
   Program program = load_program(o.program, registry, load_options(o));
   if (o.compile) {  // what a run builds, the driver's limits on work-group sizes included
     Session session(o, false);
+    if (o.passes) lower(program, session.device.info, plan_options(o), pass_printer(o, program));
     Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
     {
       BuildProgress progress;  // its line ends when the build does
@@ -269,8 +287,8 @@ int cmd_explain(const Options& o) {
   }
   // Planned and generated, nothing built: no OpenCL at all for a described device.
   const DeviceInfo& device = described ? *described : select_device(Session::devices(), device_spec(o.device));
-  const ExecutionPlan plan = plan_execution(program, device, plan_options(o));
-  std::printf("%s", explain_plan(program, plan, generate_kernels(program, plan, device), device).c_str());
+  const ExecutionPlan plan = lower(program, device, plan_options(o), pass_printer(o, program));
+  std::printf("%s", explain_plan(program, plan, device).c_str());
   return 0;
 }
 
@@ -352,6 +370,7 @@ int main(int argc, char** argv) {
                       "plan for the device this description says (from `fugue devices --json`; devices/ has some), "
                       "without OpenCL");
   explain->add_flag("--compile", o.compile, "build the kernels too, as a run does (the driver may lower a work-group size)");
+  explain->add_flag("--passes", o.passes, "print the plan after every planner pass that changed it, then the final plan");
   explain->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
   explain->add_flag("--no-fuse", o.no_fuse, "plan without fusion");
   explain->add_flag("--no-swap", o.no_swap, "plan without copy elimination");

@@ -9,51 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "passes/fusion_planner.h"
+#include "codegen/generated_kernel.h"
+#include "passes/execution_plan.h"
 #include "program/program.h"
 
 namespace fugue {
-
-// The launch the core chose for a kernel.
-struct Launch {
-  int64_t local_size = 1;
-  int64_t num_groups = 0;  // 0: nothing to do (empty iteration space)
-  // How a work-item walks its elements when there are more elements than items: false = cyclic
-  // (grid-stride; neighbouring items touch neighbouring elements, which GPUs coalesce), true =
-  // blocked (each item a contiguous run, which CPUs stream through their caches).
-  bool blocked = false;
-  int64_t unroll = 1;  // grid-stride: elements per work-item per loop trip
-  // Tiled walk of a [grid_rows, grid_cols] iteration space (tile_cols 0: flat): each work-group takes
-  // tiles of tile_rows x tile_cols cells in turn, tile_cols * tile_rows = local_size.
-  int64_t grid_rows = 0, grid_cols = 0, tile_rows = 0, tile_cols = 0;
-  // Conformance only (Instrumentation): > 1 computes just the elements i % sample_modulus == residue.
-  int64_t sample_modulus = 0, sample_residue = 0;
-};
-
-// What a kernel argument is bound to.
-struct KernelArg {
-  enum class Kind { Symbol, Shadow, Workspace, Extent };
-  Kind kind = Kind::Symbol;
-  // Symbol: its buffer; Shadow: the buffer that replaces it after the kernel; Extent: the buffer
-  // holding its run-time length
-  std::string symbol;
-  size_t op = 0;           // Workspace: index of the op in the group
-  uint32_t workspace = 0;  // Workspace: its index within the op's plan
-};
-
-// Arguments: main_args, then the element count (`int` or `long`, as `wide_index` says); the finalize
-// kernel takes finalize_args, then the number of work-groups of the main kernel (`int`).
-struct GeneratedKernel {
-  std::string source;  // both kernels, ready to build
-  std::string main_name;
-  std::string finalize_name;  // empty when no op has a FINALIZE phase
-  std::vector<KernelArg> main_args;
-  std::vector<KernelArg> finalize_args;
-  Launch launch;
-  int64_t elements = 0;  // the main kernel's iteration count
-  bool wide_index = false;
-  bool uses_fp64 = false;
-};
 
 GeneratedKernel generate_kernel(const Program& program, const FusedGroup& group, const Launch& launch,
                                 const std::string& kernel_name);

@@ -113,4 +113,14 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
   return launch;
 }
 
+void choose_launches(const DeviceInfo& device, const PlanOptions& options, ExecutionPlan& plan) {
+  plan.kernels.resize(plan.groups.size());
+  for (size_t i = 0; i < plan.groups.size(); ++i) {
+    Launch& launch = plan.kernels[i].launch;
+    launch = choose_group_launch(plan.groups[i], device);
+    launch.sample_modulus = options.sample_modulus;
+    launch.sample_residue = options.sample_residue;
+  }
+}
+
 }  // namespace fugue

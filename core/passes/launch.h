@@ -1,8 +1,12 @@
-// launch.h: picks work-group size and group count for a plan on a device, from a small typed table of
-// per-device defaults (GPU vs CPU), within the range the operation accepts.
+// launch.h: the "choose launch" pass. Picks work-group size and group count for each kernel on a
+// device, from a small typed table of per-device defaults (GPU vs CPU), within the range its
+// operations accept, and the walk its reads suit (grid-stride, blocked, tiled).
+//
+// Before: kernels with their operations and promotions. After: plan.kernels[i].launch for each.
 #pragma once
 #include "device/device_manager.h"
-#include "codegen/kernel_generator.h"
+#include "codegen/generated_kernel.h"
+#include "passes/execution_plan.h"
 
 namespace fugue {
 
@@ -33,5 +37,11 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
 
 // The launch of a fused kernel: choose_launch for its merged plan, then the walk its reads suit.
 Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local = 0);
+
+}  // namespace fugue
+
+namespace fugue {
+
+void choose_launches(const DeviceInfo& device, const PlanOptions& options, ExecutionPlan& plan);
 
 }  // namespace fugue

@@ -23,23 +23,33 @@ std::string level_name(fugue_level level) {
 
 std::string list_or_none(const SymbolSet& set) { return set.empty() ? "none" : set_string(set); }
 
+std::string walk_text(const Launch& launch) {
+  return launch.blocked         ? std::string("each work-item a contiguous run")
+         : launch.tile_cols > 0 ? "tiles of " + std::to_string(launch.tile_rows) + " x " +
+                                      std::to_string(launch.tile_cols) + " cells"
+         : launch.unroll > 1    ? "grid-stride, " + std::to_string(launch.unroll) + " elements per trip"
+                                : std::string("grid-stride");
+}
+
+std::string pointer_of(const Statement& st) {
+  auto colon = st.where.rfind(':');
+  return colon == std::string::npos ? st.where : st.where.substr(colon + 1);
+}
+
+std::string ops_text(const std::vector<const PlannedOp*>& ops) {
+  std::string text;
+  for (const PlannedOp* op : ops) text += (text.empty() ? "" : ", ") + pointer_of(*op->statement);
+  return text;
+}
+
 }  // namespace
 
-std::vector<ExplainedKernel> generate_kernels(const Program& program, const ExecutionPlan& plan, const DeviceInfo& device) {
-  std::vector<ExplainedKernel> kernels;
-  for (const auto& group : plan.groups)
-    kernels.push_back({&group, generate_kernel(program, group, choose_group_launch(group, device), "fugue_kernel")});
-  return kernels;
-}
-
 std::string explain_plan(const Program& program, const Executor& executor, const DeviceInfo& device) {
-  std::vector<ExplainedKernel> kernels;
-  for (const auto& site : executor.kernels()) kernels.push_back({site->group, site->kernel});
-  return explain_plan(program, executor.plan(), kernels, device);
+  return explain_plan(program, executor.plan(), device);
 }
 
-std::string explain_plan(const Program& program, const ExecutionPlan& plan, const std::vector<ExplainedKernel>& kernels,
-                         const DeviceInfo& device) {
+std::string explain_plan(const Program& program, const ExecutionPlan& plan, const DeviceInfo& device) {
+  const std::vector<GeneratedKernel>& kernels = plan.kernels;
   std::ostringstream out;
   out << "Plan of " << program.file.string() << " for " << device.name << " (" << device.platform_name << ")\n";
 
@@ -61,20 +71,15 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
 
   out << "\nKernels (" << kernels.size() << ")\n";
   for (size_t k = 0; k < kernels.size(); ++k) {
-    const ExplainedKernel& site = kernels[k];
-    const FusedGroup& g = *site.group;
-    const Launch& launch = site.kernel.launch;
+    const GeneratedKernel& kernel = kernels[k];
+    const FusedGroup& g = plan.groups[k];
+    const Launch& launch = kernel.launch;
     out << "  kernel " << k << ": " << g.ops.size() << " operation" << (g.ops.size() > 1 ? "s" : "") << " at "
         << level_name(g.plan.level) << " level over " << g.plan.launch.iteration[0] << " elements; "
-        << launch.num_groups << " work-groups of " << launch.local_size << " ("
-        << (launch.blocked            ? std::string("each work-item a contiguous run")
-            : launch.tile_cols > 0    ? "tiles of " + std::to_string(launch.tile_rows) + " x " +
-                                         std::to_string(launch.tile_cols) + " cells"
-            : launch.unroll > 1       ? "grid-stride, " + std::to_string(launch.unroll) + " elements per trip"
-                                      : std::string("grid-stride"))
+        << launch.num_groups << " work-groups of " << launch.local_size << " (" << walk_text(launch)
         << "; the ops accept ["
         << g.plan.launch.local_min << ", " << g.plan.launch.local_max << "] in multiples of "
-        << g.plan.launch.local_multiple << ")" << (site.kernel.finalize_name.empty() ? "" : ", then a finalize kernel")
+        << g.plan.launch.local_multiple << ")" << (kernel.finalize_name.empty() ? "" : ", then a finalize kernel")
         << "\n";
     for (const auto* op : g.ops) out << "      " << op->label << "\n";
     out << "    reads from global memory: " << list_or_none(g.global_reads) << "\n";
@@ -101,7 +106,58 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
 
   out << "\nGenerated OpenCL\n";
   for (size_t k = 0; k < kernels.size(); ++k)
-    out << "\n/* ---- kernel " << k << " ---- */\n" << kernels[k].kernel.source;
+    out << "\n/* ---- kernel " << k << " ---- */\n" << kernels[k].source;
+  return out.str();
+}
+
+std::string describe_plan_state(const Program& program, const ExecutionPlan& plan) {
+  std::ostringstream out;
+  out << "  blocks:";
+  for (const auto& block : plan.dataflow.blocks) out << " B" << block.id << " (" << block.ops.size() << " ops)";
+  out << "\n";
+  if (!plan.ops.empty()) out << "  operations:\n";
+  for (const auto& p : plan.ops) {
+    const Statement& st = *p->statement;
+    out << "    " << p->label << ": " << level_name(p->level());
+    if (p->level() != FUGUE_LEVEL_DEVICE) {
+      out << " over " << p->plan.launch.iteration[0] << (p->level() == FUGUE_LEVEL_BLOCK ? " work-groups" : " elements")
+          << ", work-groups of [" << p->plan.launch.local_min << ", " << p->plan.launch.local_max << "]";
+      std::string parts;
+      for (size_t k = 0; k < st.operands.size(); ++k)
+        if (touches(program, *p, k))
+          parts += (parts.empty() ? "" : "; ") + st.operands[k] + " " + partition_text(p->partition(k));
+      if (!parts.empty()) out << "; " << parts;
+    }
+    out << "\n";
+  }
+  for (const auto& [st, why] : plan.copy_refusals)
+    out << "  copy " << pointer_of(*st) << ": " << (why.empty() ? "may become a buffer swap" : "kept: " + why) << "\n";
+  for (size_t r = 0; r < plan.legal_groups.size(); ++r) {
+    out << "  legal run " << r << ": " << ops_text(plan.legal_groups[r]);
+    auto why = plan.legal_refusals.find(plan.legal_groups[r].front()->statement);
+    if (why != plan.legal_refusals.end()) out << " (cut before: " << why->second << ")";
+    out << "\n";
+  }
+  for (const auto& [st, step] : plan.steps) {
+    if (step.kind == Step::Kind::Device) out << "  device-level step " << pointer_of(*st) << "\n";
+    if (step.kind == Step::Kind::Swap)
+      out << "  swap " << pointer_of(*st) << ": " << step.target << " <-> " << step.source << "\n";
+  }
+  for (size_t k = 0; k < plan.groups.size(); ++k) {
+    const FusedGroup& g = plan.groups[k];
+    out << "  kernel " << k << ": " << ops_text(g.ops) << " at " << level_name(g.plan.level) << " level, traffic "
+        << bytes_text(g.bytes_fused) << ", about " << g.registers << " live values per work-item\n";
+    if (!g.stored.empty() || !g.promoted.empty())
+      out << "    stored " << list_or_none(g.stored) << ", promoted " << list_or_none(g.promoted) << "\n";
+    if (k < plan.kernels.size()) {
+      const GeneratedKernel& kernel = plan.kernels[k];
+      out << "    launch: " << kernel.launch.num_groups << " work-groups of " << kernel.launch.local_size << " ("
+          << walk_text(kernel.launch) << ")\n";
+      if (!kernel.source.empty())
+        out << "    source: " << kernel.source.size() << " characters, " << kernel.main_args.size() << " arguments"
+            << (kernel.finalize_name.empty() ? "" : ", and a finalize kernel") << "\n";
+    }
+  }
   return out.str();
 }
 

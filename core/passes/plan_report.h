@@ -9,19 +9,15 @@
 
 namespace fugue {
 
-// A kernel of the plan as generated (its launch and source), built or not.
-struct ExplainedKernel {
-  const FusedGroup* group = nullptr;
-  GeneratedKernel kernel;
-};
-
-// Every kernel of `plan` generated for `device`, nothing built: the launch is the planner's choice
-// before any driver has a say (a build may lower the work-group size to the kernel's limit).
-std::vector<ExplainedKernel> generate_kernels(const Program& program, const ExecutionPlan& plan, const DeviceInfo& device);
-
-std::string explain_plan(const Program& program, const ExecutionPlan& plan, const std::vector<ExplainedKernel>& kernels,
-                         const DeviceInfo& device);
+// The plan as generated (plan.kernels: launch and source), built or not. Before a build the
+// launch is the planner's choice; a build may lower the work-group size to the kernel's limit.
+std::string explain_plan(const Program& program, const ExecutionPlan& plan, const DeviceInfo& device);
 // The kernels an executor built (`executor` must have been prepared).
 std::string explain_plan(const Program& program, const Executor& executor, const DeviceInfo& device);
+
+// The plan as it stands after a pass, compactly: each operation's level, partitions and launch
+// range; the copy verdicts; the legal runs; the kernels with their promotions and launches; the
+// generated sources' sizes. What `fugue explain --passes` prints after every pass that changed it.
+std::string describe_plan_state(const Program& program, const ExecutionPlan& plan);
 
 }  // namespace fugue

@@ -30,6 +30,30 @@ bool is_pointwise(const abi::Partition& part) {
   return part.kind == FUGUE_PARTITION_ELEMENTWISE && !part.has_halo();
 }
 
+std::string axes_text(const std::vector<int64_t>& v) {
+  std::string s = "(";
+  for (size_t d = 0; d < std::max<size_t>(v.size(), 1); ++d)
+    s += (d ? ", " : "") + std::to_string(abi::Partition::at(v, d));
+  return s + ")";
+}
+
+std::string partition_text(const abi::Partition& p) {
+  switch (p.kind) {
+    case FUGUE_PARTITION_NONE: return "NONE";
+    case FUGUE_PARTITION_ELEMENTWISE: return p.has_halo() ? "ELEMENTWISE with halo " + axes_text(p.halo) : "ELEMENTWISE";
+    case FUGUE_PARTITION_TILE:
+      return "TILE group " + axes_text(p.group_tile) + " item " + axes_text(p.item_tile) + " stride " + axes_text(p.item_stride) +
+             (p.cyclic ? " cyclic" : "");
+    case FUGUE_PARTITION_BATCH: return "BATCH along axis " + std::to_string(p.batch_axis);
+    case FUGUE_PARTITION_WHOLE: return "WHOLE";
+  }
+  return "?";
+}
+
+bool touches(const Program& program, const PlannedOp& p, size_t k) {
+  return !program.symbol(p.statement->operands[k]).compile_time() && p.partition(k).kind != FUGUE_PARTITION_NONE;
+}
+
 bool pointwise_access(const PlannedOp& p, size_t k) {
   bool write = p.writes(k);
   if (write && p.level() != FUGUE_LEVEL_ELEMENT) return false;  // ITEM ops may write after the loop

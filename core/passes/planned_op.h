@@ -41,6 +41,15 @@ std::string describe_call(const Program& program, const Statement& statement);
 // Does `part` touch exactly the element being computed (ELEMENTWISE without halo)?
 bool is_pointwise(const abi::Partition& part);
 
+// "ELEMENTWISE with halo (1, 1)", "BATCH along axis 0": a partition as `fugue explain` names it.
+std::string partition_text(const abi::Partition& part);
+// "(1, 1)": per-axis values (a halo, a tile), at least one.
+std::string axes_text(const std::vector<int64_t>& values);
+
+// Does core-generated code touch operand k of `p` (an operand that is not compile-time, with a
+// partition)? Compile-time operands are baked in; NONE is left to the operation.
+bool touches(const Program& program, const PlannedOp& p, size_t k);
+
 // Is operand k touched only at the work-item's own element, inside the element loop? Only then can
 // its value live in a register between fused operations.
 bool pointwise_access(const PlannedOp& p, size_t k);

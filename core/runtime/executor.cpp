@@ -145,27 +145,28 @@ void Executor::prepare(const std::function<void(size_t, size_t)>& progress) {
   }
   kernels_.clear();
   symbols_read_.clear();
-  plan_ = plan_execution(program_, device_.info, options_);
+  PlanOptions options = options_;
+  options.sample_modulus = instrumentation_.sample_modulus;
+  options.sample_residue = instrumentation_.sample_residue;
+  plan_ = lower(program_, device_.info, options);
   for (const auto& op : plan_.ops)
     for (uint32_t i : op->statement->op->inputs()) symbols_read_.insert(op->statement->operands[i]);
-  for (const auto& group : plan_.groups) {
-    prepare_kernel(group);
+  for (size_t k = 0; k < plan_.groups.size(); ++k) {
+    prepare_kernel(k, options);
     if (progress) progress(kernels_.size(), plan_.groups.size());
   }
 }
 
-void Executor::prepare_kernel(const FusedGroup& group) {
+void Executor::prepare_kernel(size_t index, const PlanOptions& options) {
+  const FusedGroup& group = plan_.groups[index];
   auto site = std::make_unique<KernelSite>();
   site->group = &group;
   site->label = group.ops.front()->label;
   if (group.ops.size() > 1) site->label += " + " + std::to_string(group.ops.size() - 1) + " fused";
   // Build once; if the driver's limit for this kernel is below the chosen size, rebuild smaller.
-  int64_t kernel_limit = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    Launch launch = choose_group_launch(group, device_.info, kernel_limit);
-    launch.sample_modulus = instrumentation_.sample_modulus;
-    launch.sample_residue = instrumentation_.sample_residue;
-    site->kernel = generate_kernel(program_, group, launch, "fugue_kernel");
+    site->kernel = plan_.kernels[index];
+    const Launch& launch = site->kernel.launch;
     cl::Program program = cache_.get(site->kernel.source, "", site->label);
     try {
       site->main = cl::Kernel(program, site->kernel.main_name.c_str());
@@ -176,7 +177,7 @@ void Executor::prepare_kernel(const FusedGroup& group) {
     }
     int64_t limit = static_cast<int64_t>(site->main.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.info.device));
     if (limit >= launch.local_size || attempt == 1) break;
-    kernel_limit = limit;
+    relaunch_kernel(program_, device_.info, options, plan_, index, limit);
   }
   for (size_t o = 0; o < group.ops.size(); ++o) {
     const abi::Plan& plan = group.ops[o]->plan;

@@ -13,7 +13,7 @@
 #include <CL/opencl.hpp>
 
 #include "device/device_manager.h"
-#include "passes/fusion_planner.h"
+#include "passes/lower.h"
 #include "runtime/interpreter.h"
 #include "codegen/kernel_generator.h"
 #include "program/program.h"
@@ -92,7 +92,7 @@ class Executor : public Backend {
     cl::Buffer extent;
     uint64_t extent_origin = 0;
   };
-  void prepare_kernel(const FusedGroup& group);
+  void prepare_kernel(size_t index, const PlanOptions& options);
   void run_kernel(KernelSite& site, const Statement& where);
   void run_swap(const Step& step, const Statement& where);
   void run_time_lengths(const FusedGroup& group, const Statement& where);

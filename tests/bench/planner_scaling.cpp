@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "load/program_loader.h"
-#include "passes/fusion_planner.h"
+#include "passes/lower.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -69,7 +69,7 @@ Timing plan_timed(const Program& program, int repeats) {
   t.seconds = 1e300;
   for (int r = 0; r < repeats; ++r) {
     auto start = std::chrono::steady_clock::now();
-    ExecutionPlan plan = plan_execution(program, test::test_device().info, PlanOptions{});
+    ExecutionPlan plan = lower(program, test::test_device().info, PlanOptions{});
     t.seconds = std::min(t.seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (r + 1 == repeats) t.plan = std::move(plan);
   }

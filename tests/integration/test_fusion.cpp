@@ -20,7 +20,7 @@ Program load_text(const test::TempDir& dir, const std::string& text) {
 }
 
 ExecutionPlan plan_of(const Program& program, PlanOptions options = {}) {
-  return plan_execution(program, test::test_device().info, options);
+  return lower(program, test::test_device().info, options);
 }
 
 std::string notes(const std::vector<PlanNote>& list) {

@@ -1,7 +1,7 @@
 // The registry refuses bad plugins with a message naming the file and the fault, and goes on.
 #include <gtest/gtest.h>
 
-#include "passes/fusion_planner.h"
+#include "passes/lower.h"
 #include "plugins/plugin_registry.h"
 #include "load/program_loader.h"
 #include "test_support.h"

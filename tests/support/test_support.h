@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device/device_manager.h"
-#include "passes/fusion_planner.h"
+#include "passes/lower.h"
 #include "program/host_array.h"
 #include "plugins/plugin_registry.h"
 #include "program/program.h"

@@ -34,8 +34,8 @@ TEST_P(PlanGolden, PlanForADescribedDeviceIsTheGoldenOne) {
   const fs::path root = test::source_root();
   const DeviceInfo device = read_device_description(root / "devices" / (std::string(c.device) + ".json"));
   const Program program = load_program(root / "examples" / c.program, test::bundled_plugins());
-  const ExecutionPlan plan = plan_execution(program, device, PlanOptions{});
-  std::string text = explain_plan(program, plan, generate_kernels(program, plan, device), device);
+  const ExecutionPlan plan = lower(program, device, PlanOptions{});
+  std::string text = explain_plan(program, plan, device);
   text = text.substr(text.find('\n') + 1);  // the first line names the program's path
   const fs::path golden = root / "tests" / "golden" / golden_name(c);
   if (std::getenv("FUGUE_UPDATE_GOLDEN")) {
@@ -62,3 +62,28 @@ INSTANTIATE_TEST_SUITE_P(
         if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
       return name;
     });
+
+// The pipeline reads top to bottom: every pass reports once, in order, and the plan it hands on
+// grows as the passes fill it in (operations, then kernels, then launches, then sources).
+TEST(PassPipeline, EveryPassReportsInOrderAndFillsItsPart) {
+  const fs::path root = test::source_root();
+  const DeviceInfo device = read_device_description(root / "devices" / "pocl-cpu.json");
+  const Program program = load_program(root / "examples" / "jacobi.json", test::bundled_plugins());
+  std::vector<std::string> passes;
+  size_t ops_after_plan = 0, groups_after_fusion = 0;
+  bool launched = false, generated = false;
+  lower(program, device, PlanOptions{}, [&](const char* pass, const ExecutionPlan& plan) {
+    passes.push_back(pass);
+    if (passes.back() == "plan operations") ops_after_plan = plan.ops.size();
+    if (passes.back() == "fusion cost") groups_after_fusion = plan.groups.size();
+    if (passes.back() == "choose launch")
+      launched = !plan.kernels.empty() && plan.kernels[0].launch.num_groups > 0 && plan.kernels[0].source.empty();
+    if (passes.back() == "generate") generated = !plan.kernels.empty() && !plan.kernels[0].source.empty();
+  });
+  EXPECT_EQ(passes, (std::vector<std::string>{"dataflow", "plan operations", "eliminate copies", "group",
+                                              "fusion cost", "promote", "choose launch", "generate"}));
+  EXPECT_GT(ops_after_plan, 0u);
+  EXPECT_EQ(groups_after_fusion, 1u);  // jacobi's iteration is one kernel
+  EXPECT_TRUE(launched);
+  EXPECT_TRUE(generated);
+}

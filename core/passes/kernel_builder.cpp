@@ -1,15 +1,13 @@
-#include "passes/fusion_planner.h"
+#include "passes/kernel_builder.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <limits>
 #include <numeric>
 #include <optional>
 #include <unordered_map>
 
-#include "program/dtype.h"
-#include "errors.h"
 #include "passes/launch.h"
+#include "passes/range_max.h"
+#include "program/dtype.h"
 
 namespace fugue {
 
@@ -31,26 +29,6 @@ Budget budget_for(const DeviceInfo& d) {
   b.launch_overhead_bytes = d.is_cpu ? 4e5 : 1.2e7;
   b.saturation_items = d.is_cpu ? std::max(1u, d.compute_units) : std::max(1u, d.compute_units) * 2048.0;
   return b;
-}
-
-std::string ints(const std::vector<int64_t>& v) {
-  std::string s = "(";
-  for (size_t d = 0; d < std::max<size_t>(v.size(), 1); ++d)
-    s += (d ? ", " : "") + std::to_string(abi::Partition::at(v, d));
-  return s + ")";
-}
-
-std::string partition_string(const abi::Partition& p) {
-  switch (p.kind) {
-    case FUGUE_PARTITION_NONE: return "NONE";
-    case FUGUE_PARTITION_ELEMENTWISE: return p.has_halo() ? "ELEMENTWISE with halo " + ints(p.halo) : "ELEMENTWISE";
-    case FUGUE_PARTITION_TILE:
-      return "TILE group " + ints(p.group_tile) + " item " + ints(p.item_tile) + " stride " + ints(p.item_stride) +
-             (p.cyclic ? " cyclic" : "");
-    case FUGUE_PARTITION_BATCH: return "BATCH along axis " + std::to_string(p.batch_axis);
-    case FUGUE_PARTITION_WHOLE: return "WHOLE";
-  }
-  return "?";
 }
 
 // Identical at levels 0..level (Hindemith): halos are not part of the identity (they are checked as
@@ -78,87 +56,7 @@ std::string pointer_of(const Statement& st) {
 std::string who(const PlannedOp& p) { return p.statement->op->name() + " at " + pointer_of(*p.statement); }
 
 
-// The maximum of values kept per operation of a kernel, under additions over ranges of operations:
-// the registers live at each operation (registers_with). O(log n) per update or query; appending
-// grows it by doubling.
-class RangeMax {
- public:
-  static constexpr int kNone = std::numeric_limits<int>::min() / 4;  // below any count, safe to add to
-
-  size_t size() const { return n_; }
-  void clear() {
-    n_ = cap_ = 0;
-    max_.clear();
-    add_.clear();
-  }
-  // Appends `value` at position size().
-  void push(int value) {
-    if (n_ == cap_) grow();
-    set(1, 0, cap_ - 1, n_, value);
-    ++n_;
-  }
-  // Adds `v` to every position of [l, r] (r < size()); nothing when l > r.
-  void add(size_t l, size_t r, int v) {
-    if (l <= r) add(1, 0, cap_ - 1, l, r, v);
-  }
-  // The largest value in [l, r] (r < size()); kNone when l > r.
-  int max(size_t l, size_t r) const { return l <= r ? max(1, 0, cap_ - 1, l, r) : kNone; }
-
- private:
-  // Node i covers [nl, nr]; max_[i] is the largest value below it, counting the additions of i and
-  // its descendants (not of its ancestors); add_[i] what was added to all of [nl, nr] at once.
-  void add(size_t i, size_t nl, size_t nr, size_t l, size_t r, int v) {
-    if (r < nl || nr < l) return;
-    if (l <= nl && nr <= r) {
-      max_[i] += v;
-      add_[i] += v;
-      return;
-    }
-    size_t mid = (nl + nr) / 2;
-    add(2 * i, nl, mid, l, r, v);
-    add(2 * i + 1, mid + 1, nr, l, r, v);
-    max_[i] = add_[i] + std::max(max_[2 * i], max_[2 * i + 1]);
-  }
-  int max(size_t i, size_t nl, size_t nr, size_t l, size_t r) const {
-    if (r < nl || nr < l) return kNone;
-    if (l <= nl && nr <= r) return max_[i];
-    size_t mid = (nl + nr) / 2;
-    return add_[i] + std::max(max(2 * i, nl, mid, l, r), max(2 * i + 1, mid + 1, nr, l, r));
-  }
-  void set(size_t i, size_t nl, size_t nr, size_t p, int v) {
-    if (nl == nr) {
-      max_[i] = v;
-      add_[i] = 0;
-      return;
-    }
-    size_t mid = (nl + nr) / 2;
-    if (p <= mid) set(2 * i, nl, mid, p, v - add_[i]);
-    else set(2 * i + 1, mid + 1, nr, p, v - add_[i]);
-    max_[i] = add_[i] + std::max(max_[2 * i], max_[2 * i + 1]);
-  }
-  void values(size_t i, size_t nl, size_t nr, int above, std::vector<int>& out) const {
-    if (nl >= n_) return;
-    if (nl == nr) {
-      out[nl] = max_[i] + above;
-      return;
-    }
-    size_t mid = (nl + nr) / 2;
-    values(2 * i, nl, mid, above + add_[i], out);
-    values(2 * i + 1, mid + 1, nr, above + add_[i], out);
-  }
-  void grow() {
-    std::vector<int> v(n_);
-    if (n_) values(1, 0, cap_ - 1, 0, v);
-    cap_ = std::max<size_t>(16, 2 * cap_);
-    max_.assign(2 * cap_, kNone);
-    add_.assign(2 * cap_, 0);
-    for (size_t p = 0; p < n_; ++p) max_[cap_ + p] = v[p];
-    for (size_t i = cap_; i-- > 1;) max_[i] = std::max(max_[2 * i], max_[2 * i + 1]);
-  }
-
-  size_t n_ = 0, cap_ = 0;  // positions in use; leaves (a power of two)
-  std::vector<int> max_, add_;
-};
+}  // namespace
 
 // A kernel being built: its operations and every access they make to non-compile-time symbols.
 //
@@ -167,10 +65,10 @@ class RangeMax {
 // candidate costs what the candidate touches, not what the kernel holds: the kernels of a block of n
 // operations are built in about n log n, however long they grow and however many values are live
 // (the live sets themselves, from the dataflow analysis, cost what they hold).
-class GroupBuilder {
+class KernelBuilder::State {
  public:
   // Builds the kernels of `block`, whose operations are offered in order.
-  GroupBuilder(const Program& program, const Dataflow& flow, const DeviceInfo& device, const BasicBlock& block)
+  State(const Program& program, const Dataflow& flow, const DeviceInfo& device, const BasicBlock& block)
       : program_(program), flow_(flow), device_(device), budget_(budget_for(device)) {
     for (size_t i = 0; i < block.ops.size(); ++i) position_.emplace(block.ops[i], i);
   }
@@ -183,8 +81,8 @@ class GroupBuilder {
     return it != accesses_.end() && it->second.pointwise_write;
   }
 
-  // Empty when `x` may join; otherwise the reason it may not.
-  std::string why_not(const PlannedOp& x) const {
+  // Empty when `x` may legally join the kernel (Hindemith's rule); otherwise the reason it may not.
+  std::string why_illegal(const PlannedOp& x) const {
     const abi::Plan& g = merged_;
     if (x.level() == FUGUE_LEVEL_BLOCK || g.level == FUGUE_LEVEL_BLOCK)
       return "block-level operations own the whole work-group body, so they run alone";
@@ -217,6 +115,15 @@ class GroupBuilder {
       if (x.writes(k))
         if (std::string why = why_not_access(x, k, true, level); !why.empty()) return why;
     }
+    return "";
+  }
+
+  // Empty when one kernel with `x` appended (legal: why_illegal(x) is empty) fits the device and is
+  // faster than two; otherwise why not.
+  std::string why_unprofitable(const PlannedOp& x) const {
+    abi::Launch range;
+    merge_range(merged_.launch, x.plan.launch, range);
+    const fugue_level level = std::min(merged_.level, x.level());
     // Fits the device?
     int regs = registers_with(&x);
     if (regs > budget_.registers)
@@ -259,10 +166,10 @@ class GroupBuilder {
                "the value exists only once that kernel has finished";
       if (!pw) {
         if (part.kind == FUGUE_PARTITION_ELEMENTWISE)
-          return "it reads '" + s + "' with a halo of " + ints(part.halo) + ", but " + who(w) +
+          return "it reads '" + s + "' with a halo of " + axes_text(part.halo) + ", but " + who(w) +
                  " produces '" + s + "' in this kernel: elements computed by other work-items need a global barrier";
-        return "it reads '" + s + "' as " + partition_string(part) + ", but " + who(w) + " produces it in this kernel " +
-               partition_string(last_write->part) + ": the partitions differ";
+        return "it reads '" + s + "' as " + partition_text(part) + ", but " + who(w) + " produces it in this kernel " +
+               partition_text(last_write->part) + ": the partitions differ";
       }
     }
     if (write) {
@@ -271,13 +178,13 @@ class GroupBuilder {
       // every work-item reads the old one. Written any other way, other work-items may miss it.
       if (!pw && sa.first_wide_read) {
         const Access& a = acc[*sa.first_wide_read];
-        return "it writes '" + s + "' as " + partition_string(part) + ", which " + who(*ops_[a.op]) +
-               " reads beyond its own element (" + partition_string(a.part) +
+        return "it writes '" + s + "' as " + partition_text(part) + ", which " + who(*ops_[a.op]) +
+               " reads beyond its own element (" + partition_text(a.part) +
                ") in this kernel: other work-items may still need the old value";
       }
       if (last_write && !(last_write->pointwise && pw))
-        return "it writes '" + s + "' as " + partition_string(part) + " after " + who(*ops_[last_write->op]) +
-               " wrote it as " + partition_string(last_write->part) + ": the partitions differ";
+        return "it writes '" + s + "' as " + partition_text(part) + " after " + who(*ops_[last_write->op]) +
+               " wrote it as " + partition_text(last_write->part) + ": the partitions differ";
     }
     // The accesses that must agree: those of the value x sees (from the last write on), or, for a
     // first write, the reads of the old value (non-pointwise ones were refused above). The first of
@@ -285,8 +192,8 @@ class GroupBuilder {
     if (write || last_write)
       for (size_t i : sa.kinds)
         if (!same_partition(acc[i].part, part, level))
-          return "'" + s + "' is partitioned " + partition_string(acc[i].part) + " by " + who(*ops_[acc[i].op]) +
-                 " but " + partition_string(part) + " by this operation: the partitions differ";
+          return "'" + s + "' is partitioned " + partition_text(acc[i].part) + " by " + who(*ops_[acc[i].op]) +
+                 " but " + partition_text(part) + " by this operation: the partitions differ";
     return "";
   }
 
@@ -306,7 +213,7 @@ class GroupBuilder {
     ops_.push_back(&x);
     record(x, index);
     add_registers(x, index);
-    // Its results with run-time lengths follow the kernel's length (why_not saw to its inputs).
+    // Its results with run-time lengths follow the kernel's length (why_illegal saw to its inputs).
     for (const auto& s : runtime_operands(x)) runtime_.insert(s);
   }
 
@@ -319,60 +226,13 @@ class GroupBuilder {
     return out;
   }
 
-  FusedGroup finish() {
-    FusedGroup g;
+  // The kernel's operations, merged plan, traffic (as one kernel and as separate ones) and peak
+  // registers, into `g`; then the builder starts a new kernel.
+  void finish(FusedGroup& g) {
     g.ops = ops_;
     g.plan = merged_;
-    const SymbolSet& live_after = flow_.at(ops_.back()->statement).live_out;
-    for (const auto& [s, sa] : accesses_) {
-      bool written = false, read_wide = false, all_writes_pointwise = true;
-      for (const auto& a : sa.list) {
-        if (a.write) {
-          written = true;
-          all_writes_pointwise &= a.pointwise;
-        } else {
-          if (!written) g.global_reads.insert(s);
-          if (!a.pointwise) read_wide = true;
-          if (!a.pointwise && program_.symbol(s).kind == SymbolKind::Array) g.wide_reads = true;
-        }
-      }
-      if (!written) continue;
-      if (read_wide) g.shadowed.insert(s);  // written element-wise only (why_not), after every wide read
-      if (read_wide)
-        g.stored_why[s] = "read beyond its own element in this kernel, so written to a second buffer";
-      else if (!all_writes_pointwise)
-        g.stored_why[s] = "written outside the element loop";
-      else if (live_after.count(s))
-        g.stored_why[s] = "live after the kernel's last operation";
-      if (g.stored_why.count(s)) g.stored.insert(s);
-      else g.promoted.insert(s);
-    }
-    for (const auto* op : ops_)
-      for (size_t k = 0; k < op->statement->operands.size(); ++k) {
-        const abi::Partition& part = op->partition(k);
-        const fugue_type& t = op->types[k];
-        bool halo = part.kind == FUGUE_PARTITION_ELEMENTWISE && !is_pointwise(part);
-        if (halo && t.kind == FUGUE_KIND_ARRAY && t.rank == 2 && t.shape[0] * t.shape[1] == merged_.launch.iteration[0]) {
-          g.grid_rows = t.shape[0];
-          g.grid_cols = t.shape[1];
-        }
-      }
-    // Run-time lengths: the elements present of an array the kernel walks element by element bound
-    // its iteration space (every such array of the kernel must have the same length at run time).
-    for (const auto* op : ops_)
-      for (size_t k = 0; k < op->statement->operands.size(); ++k) {
-        const std::string& name = op->statement->operands[k];
-        const Symbol& sym = program_.symbol(name);
-        if (!sym.runtime_axes || op->partition(k).kind == FUGUE_PARTITION_NONE) continue;
-        if (op->reads(k) && g.global_reads.count(name) && !g.runtime_writes.count(name)) g.runtime_reads.insert(name);
-        if (op->writes(k) && g.stored.count(name)) g.runtime_writes.insert(name);
-        if (g.extent_symbol.empty() && op->reads(k) && op->partition(k).kind == FUGUE_PARTITION_ELEMENTWISE &&
-            !sym.shape.empty() && shape_elements(sym.shape) == merged_.launch.iteration[0]) {
-          g.extent_symbol = name;
-          g.extent_row = shape_elements(Shape(sym.shape.begin() + 1, sym.shape.end()));  // elements per row
-        }
-      }
     g.bytes_fused = traffic_with(nullptr);
+    g.bytes_unfused = g.flops = 0;
     for (const auto* op : ops_) {
       g.bytes_unfused += single_traffic(*op);
       g.flops += op->cost.flops;
@@ -387,7 +247,6 @@ class GroupBuilder {
     spans_.clear();
     live_at_.clear();
     persistent_ = 0;
-    return g;
   }
 
  private:
@@ -412,7 +271,7 @@ class GroupBuilder {
     }
   };
 
-  // Every access of the kernel to one symbol, in order, with what why_not and traffic_with ask of them.
+  // Every access of the kernel to one symbol, in order, with what why_illegal and traffic_with ask of them.
   struct SymbolAccesses {
     std::vector<Access> list;
     std::optional<size_t> last_write;       // in list
@@ -672,119 +531,15 @@ class GroupBuilder {
   int persistent_ = 0;            // accumulators of the kernel's reductions
 };
 
-// Why the identity operation `p` cannot become a buffer swap (empty: it can).
-std::string why_no_swap(const Program& program, const Dataflow& flow, const SymbolSet& loop_variables,
-                        const PlannedOp& p) {
-  const Statement& st = *p.statement;
-  const std::string& target = st.operands[st.op->outputs()[0]];
-  const std::string& source = st.operands[st.op->inputs()[0]];
-  const Symbol& t = program.symbol(target);
-  const Symbol& s = program.symbol(source);
-  if (target == source) return "it copies '" + source + "' onto itself";
-  if (s.compile_time()) return "its input '" + source + "' is a " + s.kind_text();
-  if (s.compound() || t.compound()) return "'" + source + "' or '" + target + "' is a kind with parts";
-  if (loop_variables.count(source))
-    return "its input '" + source + "' is a loop variable, whose buffer the loop refills every iteration";
-  if (s.kind != t.kind || s.dtype != t.dtype || s.shape != t.shape)
-    return "'" + target + "' and '" + source + "' differ in kind, dtype or shape";
-  if (flow.at(&st).live_out.count(source))
-    return "'" + source + "' is still live after the copy, so its buffer cannot be given away";
-  return "";
-}
-
-}  // namespace
-
-std::string bytes_text(double b) {
-  char buf[64];
-  if (b >= 1e9) std::snprintf(buf, sizeof buf, "%.2f GB", b / 1e9);
-  else if (b >= 1e6) std::snprintf(buf, sizeof buf, "%.2f MB", b / 1e6);
-  else if (b >= 1e3) std::snprintf(buf, sizeof buf, "%.1f kB", b / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.0f B", b);
-  return buf;
-}
-
-ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, const PlanOptions& options) {
-  ExecutionPlan plan;
-  plan.dataflow = analyze_dataflow(program);
-  std::map<const Statement*, PlannedOp*> planned;
-  for (const auto& block : plan.dataflow.blocks)
-    for (const Statement* st : block.ops) {
-      auto p = std::make_unique<PlannedOp>();
-      plan_operation(program, *st, device, *p);
-      planned[st] = p.get();
-      plan.ops.push_back(std::move(p));
-    }
-
-  SymbolSet loop_variables;  // only loop bodies define symbols before their ops
-  for (const auto& block : plan.dataflow.blocks)
-    loop_variables.insert(block.header_defs.begin(), block.header_defs.end());
-
-  for (const auto& block : plan.dataflow.blocks) {
-    GroupBuilder builder(program, plan.dataflow, device, block);
-    auto close = [&] {
-      if (builder.empty()) return;
-      FusedGroup g = builder.finish();
-      size_t index = plan.groups.size();
-      for (size_t i = 0; i < g.ops.size(); ++i) {
-        Step step;
-        step.kind = Step::Kind::Kernel;
-        step.group = index;
-        step.starts_group = i == 0;
-        step.op = g.ops[i];
-        plan.steps[g.ops[i]->statement] = step;
-      }
-      plan.groups.push_back(std::move(g));
-    };
-    for (const Statement* st : block.ops) {
-      const PlannedOp& p = *planned.at(st);
-      bool identity = st->op->traits() & FUGUE_OP_IDENTITY && st->op->operands().size() == 2 &&
-                      st->op->inputs().size() == 1 && st->op->outputs().size() == 1;
-      // A copy of a value this kernel holds in a register is a register move: fuse it. Otherwise a
-      // swap avoids moving any data at all.
-      if (identity && options.fuse && builder.in_register(st->operands[st->op->inputs()[0]]) &&
-          builder.why_not(p).empty()) {
-        plan.copies_kept.push_back({st, "fused as a register move: its input is a register of the kernel"});
-        builder.add(p);
-        continue;
-      }
-      if (identity) {
-        std::string why = options.eliminate_copies ? why_no_swap(program, plan.dataflow, loop_variables, p)
-                                                   : "copy elimination is off (--no-swap)";
-        if (why.empty()) {
-          close();
-          Step step;
-          step.kind = Step::Kind::Swap;
-          step.op = &p;
-          step.target = st->operands[st->op->outputs()[0]];
-          step.source = st->operands[st->op->inputs()[0]];
-          plan.steps[st] = step;
-          plan.swaps.push_back({st, "'" + step.target + "' takes the buffer of '" + step.source +
-                                        "' (and the other way round): '" + step.source + "' is dead after the copy"});
-          continue;
-        }
-        plan.copies_kept.push_back({st, why});
-      }
-      if (p.level() == FUGUE_LEVEL_DEVICE) {
-        close();
-        Step step;
-        step.kind = Step::Kind::Device;
-        step.op = &p;
-        plan.steps[st] = step;
-        plan.not_fused.push_back({st, "a device-level operation enqueues its own kernels"});
-        continue;
-      }
-      if (!builder.empty()) {
-        std::string why = options.fuse ? builder.why_not(p) : "fusion is off (--no-fuse)";
-        if (!why.empty()) {
-          close();
-          plan.not_fused.push_back({st, why});
-        }
-      }
-      builder.add(p);
-    }
-    close();
-  }
-  return plan;
-}
+KernelBuilder::KernelBuilder(const Program& program, const Dataflow& flow, const DeviceInfo& device,
+                             const BasicBlock& block)
+    : state_(std::make_unique<State>(program, flow, device, block)) {}
+KernelBuilder::~KernelBuilder() = default;
+bool KernelBuilder::empty() const { return state_->empty(); }
+bool KernelBuilder::in_register(const std::string& symbol) const { return state_->in_register(symbol); }
+std::string KernelBuilder::why_illegal(const PlannedOp& x) const { return state_->why_illegal(x); }
+std::string KernelBuilder::why_unprofitable(const PlannedOp& x) const { return state_->why_unprofitable(x); }
+void KernelBuilder::add(const PlannedOp& x) { state_->add(x); }
+void KernelBuilder::finish(FusedGroup& group) { state_->finish(group); }
 
 }  // namespace fugue

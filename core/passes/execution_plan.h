@@ -1,26 +1,17 @@
-// fusion_planner.h: decides how a program runs: which operations share a kernel, which temporaries
-// never reach global memory, and which copies become buffer swaps. Every decision has a reason
-// `fugue explain` prints.
+// execution_plan.h: the plan the passes of lower.h build, from the program's operations to the
+// generated kernels. Each pass fills in its part; the comment on each field names the pass.
 //
-// Within each basic block, operations are taken in program order; an operation joins the kernel being
-// built when (1) it is legal (Hindemith's rule: same iteration space, a common work-group size in
-// every op's range, and every operand written in the kernel partitioned identically by the ops that
-// share it; a value produced in the kernel is never read beyond its own element, and a value read
-// beyond its own element is never overwritten by a later op of the kernel), (2) it fits the device
-// (registers, local memory) and (3) the cost model says one kernel is faster than two (bytes saved
-// against parallelism lost). Read-only operands need no agreement: any partition of them is safe.
-//
-// Promotion: a value written in a kernel that is not live after its last operation is kept in a
-// register and never allocated. Copy elimination: `x = t` by an identity operation becomes a swap of
-// the two buffers when t's value is dead afterwards.
+// How a program runs: every operation statement is a Step — a kernel (a FusedGroup of consecutive
+// ELEMENT / ITEM / BLOCK operations of one basic block), a device-level operation that enqueues its
+// own work, or a copy turned into a swap of two buffers.
 #pragma once
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "codegen/generated_kernel.h"
 #include "passes/dataflow.h"
-#include "device/device_manager.h"
 #include "passes/planned_op.h"
 
 namespace fugue {
@@ -28,12 +19,21 @@ namespace fugue {
 struct PlanOptions {
   bool fuse = true;              // --no-fuse turns it off
   bool eliminate_copies = true;  // --no-swap turns it off
+  // Conformance only (Instrumentation): > 1 makes generated kernels compute just the elements
+  // i % sample_modulus == sample_residue.
+  int64_t sample_modulus = 0, sample_residue = 0;
 };
 
 // One kernel: consecutive operations of a basic block sharing one launch.
 struct FusedGroup {
+  // fusion_cost
   std::vector<const PlannedOp*> ops;
   abi::Plan plan;           // the merged level and launch range (partitions unused)
+  double bytes_unfused = 0; // the ops' traffic as separate kernels
+  double bytes_fused = 0;   // this kernel's traffic
+  double flops = 0;
+  int registers = 0;        // estimated live values per work-item
+  // promote
   SymbolSet global_reads;   // read from global memory
   SymbolSet stored;         // written and stored to global memory
   SymbolSet promoted;       // written, kept in registers only
@@ -49,10 +49,6 @@ struct FusedGroup {
   int64_t extent_row = 0;
   SymbolSet runtime_reads;   // operands with run-time lengths the kernel reads: theirs must agree
   SymbolSet runtime_writes;  // stored results with run-time lengths: they take the kernel's
-  double bytes_unfused = 0; // the ops' traffic as separate kernels
-  double bytes_fused = 0;   // this kernel's traffic
-  double flops = 0;
-  int registers = 0;        // estimated live values per work-item
 };
 
 // What running one operation statement means.
@@ -71,16 +67,23 @@ struct PlanNote {
 };
 
 struct ExecutionPlan {
-  Dataflow dataflow;
-  std::vector<std::unique_ptr<PlannedOp>> ops;
-  std::vector<FusedGroup> groups;
-  std::map<const Statement*, Step> steps;
+  Dataflow dataflow;                           // dataflow
+  std::vector<std::unique_ptr<PlannedOp>> ops; // plan_operations, in block order
+  std::map<const Statement*, const PlannedOp*> planned;  // plan_operations: each statement's
+  // eliminate_copies: the identity operations that may become swaps (and why each other one may not)
+  std::map<const Statement*, std::string> copy_refusals;  // "" : may become a swap
+  // group_operations: the longest runs of operations that may legally share a kernel, and the
+  // statements that are not kernels (device-level operations, swaps) as steps
+  std::vector<std::vector<const PlannedOp*>> legal_groups;
+  std::map<const Statement*, size_t> legal_group_of;
+  std::map<const Statement*, std::string> legal_refusals;  // why an operation starts a new one
+  std::vector<FusedGroup> groups;              // fusion_cost, then promote
+  std::map<const Statement*, Step> steps;      // group_operations and fusion_cost
+  std::vector<GeneratedKernel> kernels;        // choose_launch (the launch), generate (the rest); one per group
   std::vector<PlanNote> not_fused;      // the op starts a new kernel: why
   std::vector<PlanNote> swaps;          // copies that became buffer swaps
   std::vector<PlanNote> copies_kept;    // identity ops that stay kernels: why
 };
-
-ExecutionPlan plan_execution(const Program& program, const DeviceInfo& device, const PlanOptions& options);
 
 // "1.20 MB": amounts of traffic in the planner's reasons and in `fugue explain`.
 std::string bytes_text(double bytes);
