@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 0
+#define FUGUE_ABI_VERSION_MINOR 1
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -234,9 +234,14 @@ typedef int32_t fugue_partition_kind;
 /* Element i of the iteration space touches element i of the operand (same shape), widened by
  * `halo` on reads. The core turns it into concrete tiles once it has chosen launch parameters. */
 #define FUGUE_PARTITION_ELEMENTWISE 1
-/* Reserved for per-group tiles and per-work-group batch entries: the planner does not lower them yet
- * and refuses a plan that uses them. */
+/* Reserved for per-group tiles: the planner does not lower them yet and refuses a plan that uses them. */
 #define FUGUE_PARTITION_TILE 2
+/* The operand is a batch of entries, one per work-group (a BLOCK-level plan: launch.iteration[0] is
+ * the number of entries). Axes 0..batch_axis number the entries (row-major); the axes after it are one
+ * entry, and element j of the current entry is reached with read_at / write_at (j in [0, entry size)).
+ * batch_axis = -1: the whole operand is a single entry. Every BATCH operand of a plan has
+ * launch.iteration[0] entries. The core keeps an entry in local memory where it decides to (a value
+ * produced in the same kernel, an input read again and again), else in global memory. */
 #define FUGUE_PARTITION_BATCH 3
 #define FUGUE_PARTITION_WHOLE 4 /* any work-item may read all of it; written only by one work-item */
 
@@ -250,7 +255,7 @@ typedef struct fugue_partition {
   int64_t* group_tile;  /* TILE (reserved) */
   int64_t* item_tile;
   int64_t* item_stride;
-  int32_t batch_axis;   /* BATCH (reserved) */
+  int32_t batch_axis;   /* BATCH: the last axis that numbers entries (-1: one entry) */
   int32_t cyclic;
   /* end of 2.0 */
 } fugue_partition;
@@ -311,6 +316,8 @@ typedef struct fugue_emit_context fugue_emit_context; /* opaque, owned by the co
 #define FUGUE_BUILTIN_GROUP_ID 3      /* get_group_id(0) */
 #define FUGUE_BUILTIN_LOCAL_SIZE 4    /* the work-group size, a compile-time literal (any 1..1024) */
 #define FUGUE_BUILTIN_NUM_GROUPS 5    /* work-groups of the main kernel (a run-time value; may be 0 in FINALIZE) */
+/* 2.1 */
+#define FUGUE_BUILTIN_ENTRY 6         /* BLOCK level with BATCH operands: the number of the current entry (long) */
 
 /* Strings returned by the accessors are owned by the core and valid until emit returns. */
 typedef struct fugue_emit_api {
@@ -338,6 +345,17 @@ typedef struct fugue_emit_api {
    * way is never promoted, and never produced in the same kernel). */
   const char* (*read_at)(fugue_emit_context* context, uint32_t operand, const char* index);
   /* end of 2.0 */
+  /* An lvalue for the element of array operand k at `index`: for a BATCH operand, element `index` of
+   * the current entry (BODY phase). The core decides where it lives (local or global memory). */
+  const char* (*write_at)(fugue_emit_context* context, uint32_t operand, const char* index);
+  /* The name of a fresh `__local` array of `count` elements of `dtype`, declared by the core at the
+   * kernel's outer scope (BLOCK and ITEM levels, any phase but ELEMENT). Every call makes a new array;
+   * the plan's local_mem_bytes must cover the op's arrays together. NULL-free: "0" on misuse. */
+  const char* (*local_array)(fugue_emit_context* context, fugue_dtype dtype, int64_t count, const char* stem);
+  /* A statement that waits for every work-item of the work-group, with local and global memory
+   * consistent (BODY and EPILOGUE phases). Every work-item must reach it. */
+  const char* (*barrier)(fugue_emit_context* context);
+  /* end of 2.1 */
 } fugue_emit_api;
 
 /* ---------------------------------------------------------------------------------------------- */

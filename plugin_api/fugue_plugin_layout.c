@@ -14,6 +14,8 @@
   _Static_assert(offsetof(type, field) == (offset), #type "." #field " moved: ABI 2.0 is append-only")
 #define FUGUE_END_OF_2_0(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.0 ends after " #last)
+#define FUGUE_END_OF_2_1(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.1 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -156,6 +158,10 @@ FUGUE_AT(fugue_emit_api, workspace, 64);
 FUGUE_AT(fugue_emit_api, append, 72);
 FUGUE_AT(fugue_emit_api, read_at, 80);
 FUGUE_END_OF_2_0(fugue_emit_api, read_at, 88);
+FUGUE_AT(fugue_emit_api, write_at, 88);
+FUGUE_AT(fugue_emit_api, local_array, 96);
+FUGUE_AT(fugue_emit_api, barrier, 104);
+FUGUE_END_OF_2_1(fugue_emit_api, barrier, 112);
 
 /* fugue_device_services */
 FUGUE_AT(fugue_device_services, struct_size, 0);

@@ -82,6 +82,8 @@ class KernelWriter {
   static std::string param(const std::string& s) { return "g_" + identifier(s); }
   static std::string shadow(const std::string& s) { return "g_" + identifier(s) + "_next"; }
   static std::string reg(const std::string& s) { return "v_" + identifier(s); }
+  static std::string local(const std::string& s) { return "l_" + identifier(s); }
+  bool batched() const { return group_.plan.level == FUGUE_LEVEL_BLOCK; }
 
   const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
 
@@ -114,12 +116,17 @@ class KernelWriter {
       return "0";
     }
     const bool element = c->phase == FUGUE_PHASE_ELEMENT;
+    if (p.partition(k).kind == FUGUE_PARTITION_BATCH) {
+      c->misuse = "read/write on operand " + std::to_string(k) + ", a BATCH operand: reach its entry with read_at / write_at";
+      return "0";
+    }
     if (pointwise_access(p, k) && element) {
       if (write) {
         written_now_.insert(s);
         return keep(c, reg(s));
       }
       if (in_register(s)) return keep(c, reg(s));
+      if (batched() && in_local_now_.count(s)) return keep(c, local(s) + "[" + local_index_ + "]");
     } else if (in_register(s) || group_.promoted.count(s)) {
       c->misuse = "operand " + std::to_string(k) + " ('" + s + "') is accessed outside its own element, but its value "
                   "lives in a register of this kernel";
@@ -140,8 +147,10 @@ class KernelWriter {
       return "0";
     }
     const auto& part = p.partition(k);
+    const std::string at = std::string("(") + (index && *index ? index : "0") + ")";
+    if (part.kind == FUGUE_PARTITION_BATCH) return keep(c, entry_element(c, k, at, false));
     if (part.kind != FUGUE_PARTITION_ELEMENTWISE && part.kind != FUGUE_PARTITION_WHOLE) {
-      c->misuse = "read_at on operand " + std::to_string(k) + ", whose partition is neither ELEMENTWISE nor WHOLE";
+      c->misuse = "read_at on operand " + std::to_string(k) + ", whose partition is neither ELEMENTWISE, BATCH nor WHOLE";
       return "0";
     }
     if (in_register(s) || group_.promoted.count(s)) {
@@ -151,8 +160,75 @@ class KernelWriter {
     return keep(c, param(s) + "[" + (index && *index ? index : "0") + "]");
   }
 
+  // Element `at` of the current entry of BATCH operand k: in local memory once the kernel holds the
+  // entry there, else in global memory.
+  std::string entry_element(fugue_emit_context* c, uint32_t k, const std::string& at, bool write) {
+    const PlannedOp& p = op(c);
+    const std::string& s = p.statement->operands[k];
+    if (c->phase != FUGUE_PHASE_BODY) {
+      c->misuse = "operand " + std::to_string(k) + " is a BATCH operand, reached only in the BODY phase";
+      return "0";
+    }
+    if (write && group_.local_values.count(s)) {
+      written_now_.insert(s);
+      return local(s) + "[" + at + "]";
+    }
+    if (!write && in_local_now_.count(s)) return local(s) + "[" + at + "]";
+    const int64_t per_entry = entry_elements(p.types[k], p.partition(k));
+    return param(s) + "[" + entry_ + " * " + std::to_string(per_entry) + "L + " + at + "]";
+  }
+
+  const char* write_at(fugue_emit_context* c, uint32_t k, const char* index) {
+    if (!valid_operand(c, k)) return "0";
+    const PlannedOp& p = op(c);
+    if (!p.writes(k) || p.types[k].kind != FUGUE_KIND_ARRAY || p.partition(k).kind != FUGUE_PARTITION_BATCH) {
+      c->misuse = "write_at on operand " + std::to_string(k) + ", which is not an array output partitioned BATCH";
+      return "0";
+    }
+    return keep(c, entry_element(c, k, std::string("(") + (index && *index ? index : "0") + ")", true));
+  }
+
+  const char* local_array(fugue_emit_context* c, fugue_dtype dtype, int64_t count, const char* stem) {
+    const PlannedOp& p = op(c);
+    if (!fugue_dtype_supported(dtype) || count < 1) {
+      c->misuse = "local_array of " + std::to_string(count) + " elements of dtype " + std::to_string(dtype);
+      return "0";
+    }
+    if (c->phase == FUGUE_PHASE_ELEMENT || p.level() == FUGUE_LEVEL_ELEMENT) {
+      c->misuse = "local_array in the ELEMENT phase or at ELEMENT level, where work-items do not cooperate";
+      return "0";
+    }
+    uint64_t& used = local_used_[c->op];
+    used += static_cast<uint64_t>(count) * dtype_size(static_cast<DType>(dtype));
+    if (used > p.plan.local_mem_bytes) {
+      c->misuse = "local arrays of " + std::to_string(used) + " bytes, more than the plan's local_mem_bytes (" +
+                  std::to_string(p.plan.local_mem_bytes) + ")";
+      return "0";
+    }
+    std::string s = identifier(stem ? stem : "");
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
+    std::string name = "lm_" + s + "_" + std::to_string(c->op) + "_" + std::to_string(local_decls_.size());
+    local_decls_.push_back("__local " + std::string(dtype_ctype(static_cast<DType>(dtype))) + " " + name + "[" +
+                           std::to_string(count) + "];");
+    return keep(c, name);
+  }
+
+  const char* barrier(fugue_emit_context* c) {
+    if (c->phase != FUGUE_PHASE_BODY && c->phase != FUGUE_PHASE_EPILOGUE) {
+      c->misuse = "barrier outside the BODY and EPILOGUE phases";
+      return "";
+    }
+    return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
+  }
+
   const char* builtin(fugue_emit_context* c, int32_t which) {
     switch (which) {
+      case FUGUE_BUILTIN_ENTRY:
+        if (!batched()) {
+          c->misuse = "builtin ENTRY outside a BLOCK-level operation";
+          return "0";
+        }
+        return keep(c, entry_);
       case FUGUE_BUILTIN_INDEX: return keep(c, index_);
       case FUGUE_BUILTIN_LOCAL_ID: return "((int)get_local_id(0))";
       case FUGUE_BUILTIN_GROUP_ID: return "((int)get_group_id(0))";
@@ -180,6 +256,9 @@ class KernelWriter {
  private:
   std::string phase_code(uint32_t phase, const std::string& pad, bool finalize);
   std::string element_loop_body(const std::string& pad);
+  // A batched kernel's entry loop: its segments, with barriers between them.
+  std::string batched_body(const std::string& index_type);
+  std::string op_code(size_t o, uint32_t phase, const std::string& pad, bool finalize);
 
   const Program& program_;
   const FusedGroup& group_;
@@ -187,6 +266,11 @@ class KernelWriter {
   std::string index_ = "i";
   std::set<std::string> registers_now_;  // symbols whose current value is in a register
   std::set<std::string> written_now_;    // written to a register by the op being emitted
+  // Batched kernels
+  std::string entry_ = "fugue_entry", local_index_ = "fugue_j";
+  std::set<std::string> in_local_now_;   // local arrays holding the current entry's value
+  std::vector<std::string> local_decls_; // the ops' own local arrays (local_array)
+  std::map<size_t, uint64_t> local_used_;
 };
 
 namespace {
@@ -212,6 +296,11 @@ const char* name_fn(fugue_emit_context* c, const char* stem) {
 }
 const char* builtin_fn(fugue_emit_context* c, int32_t which) { return writer(c)->builtin(c, which); }
 const char* workspace_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->workspace(c, k); }
+const char* write_at_fn(fugue_emit_context* c, uint32_t k, const char* index) { return writer(c)->write_at(c, k, index); }
+const char* local_array_fn(fugue_emit_context* c, fugue_dtype dtype, int64_t count, const char* stem) {
+  return writer(c)->local_array(c, dtype, count, stem);
+}
+const char* barrier_fn(fugue_emit_context* c) { return writer(c)->barrier(c); }
 void append_fn(fugue_emit_context* c, const char* code) {
   if (code) *c->code += code;
 }
@@ -238,6 +327,9 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
   api.workspace = &workspace_fn;
   api.append = &append_fn;
   api.read_at = &read_at_fn;
+  api.write_at = &write_at_fn;
+  api.local_array = &local_array_fn;
+  api.barrier = &barrier_fn;
   const PlannedOp& p = *group_.ops[o];
   p.statement->op->emit(p.call, p.plan, api);
   if (!context.misuse.empty())
@@ -250,25 +342,99 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
 // scope: accumulators and __local arrays declared there must be visible to later phases.
 std::string KernelWriter::phase_code(uint32_t phase, const std::string& pad, bool finalize) {
   std::string code;
-  for (size_t o = 0; o < group_.ops.size(); ++o) {
-    const PlannedOp& p = *group_.ops[o];
-    if (!(p.plan.phases & phase)) continue;
-    written_now_.clear();
-    std::string body = emit(o, phase, finalize);
-    auto colon = p.label.find(' ');
-    std::string name = colon == std::string::npos ? p.label : p.label.substr(colon + 1);
-    if (phase == FUGUE_PHASE_ELEMENT)
-      code += pad + "{ /* " + name + " */\n" + indent(body, pad + "  ") + pad + "}\n";
-    else
-      code += pad + "/* " + name + " */\n" + indent(body, pad);
-    for (const auto& s : written_now_) {
-      registers_now_.insert(s);
-      if (!group_.stored.count(s)) continue;
-      const Symbol& sym = program_.symbol(s);
-      std::string base = group_.shadowed.count(s) ? shadow(s) : param(s);
-      code += pad + base + (sym.kind == SymbolKind::Scalar ? "[0]" : "[" + index_ + "]") + " = " + reg(s) + ";\n";
-    }
+  for (size_t o = 0; o < group_.ops.size(); ++o)
+    if (group_.ops[o]->plan.phases & phase) code += op_code(o, phase, pad, finalize);
+  return code;
+}
+
+std::string KernelWriter::op_code(size_t o, uint32_t phase, const std::string& pad, bool finalize) {
+  std::string code;
+  const PlannedOp& p = *group_.ops[o];
+  written_now_.clear();
+  std::string body = emit(o, phase, finalize);
+  auto colon = p.label.find(' ');
+  std::string name = colon == std::string::npos ? p.label : p.label.substr(colon + 1);
+  if (phase == FUGUE_PHASE_ELEMENT || phase == FUGUE_PHASE_BODY)
+    code += pad + "{ /* " + name + " */\n" + indent(body, pad + "  ") + pad + "}\n";
+  else
+    code += pad + "/* " + name + " */\n" + indent(body, pad);
+  if (phase == FUGUE_PHASE_BODY) {  // written through write_at: into local memory or global memory
+    for (const auto& s : written_now_) in_local_now_.insert(s);
+    return code;
   }
+  for (const auto& s : written_now_) {
+    registers_now_.insert(s);
+    if (batched() && group_.local_values.count(s)) {
+      code += pad + local(s) + "[" + local_index_ + "] = " + reg(s) + ";\n";
+      in_local_now_.insert(s);
+    }
+    if (!group_.stored.count(s)) continue;
+    const Symbol& sym = program_.symbol(s);
+    std::string base = group_.shadowed.count(s) ? shadow(s) : param(s);
+    code += pad + base + (sym.kind == SymbolKind::Scalar ? "[0]" : "[" + index_ + "]") + " = " + reg(s) + ";\n";
+  }
+  return code;
+}
+
+std::string KernelWriter::batched_body(const std::string& it) {
+  const auto& ops = group_.ops;
+  const std::string L = std::to_string(launch_.local_size);
+  const std::string sync = "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n";
+  std::string code;
+  code += "  for (long " + entry_ + " = get_group_id(0); " + entry_ + " < fugue_n; " + entry_ + " += get_num_groups(0)) {\n";
+  // Walks element j of an entry of `per_entry` elements, by the work-items of the group in turn.
+  auto loop = [&](int64_t per_entry) {
+    return "    for (int " + local_index_ + " = (int)get_local_id(0); " + local_index_ + " < " + std::to_string(per_entry) +
+           "; " + local_index_ + " += " + L + ") {\n";
+  };
+  bool first = true;
+  for (size_t o = 0; o < ops.size();) {
+    if (!first) code += sync;
+    first = false;
+    const PlannedOp& p = *ops[o];
+    if (p.level() == FUGUE_LEVEL_BLOCK) {
+      // Inputs kept in local memory: copied in before the first block-level read.
+      std::string staging;
+      for (size_t k = 0; k < p.statement->operands.size(); ++k) {
+        const std::string& s = p.statement->operands[k];
+        if (!group_.staged.count(s) || in_local_now_.count(s) || !p.reads(k)) continue;
+        const int64_t per_entry = group_.local_values.at(s);
+        staging += loop(per_entry) + "      " + local(s) + "[" + local_index_ + "] = " + param(s) + "[" + entry_ + " * " +
+                   std::to_string(per_entry) + "L + " + local_index_ + "];\n    }\n";
+        in_local_now_.insert(s);
+      }
+      if (!staging.empty()) code += staging + sync;
+      code += op_code(o, FUGUE_PHASE_BODY, "    ", false);
+      // Values it wrote into local memory that live on after the kernel: copied out.
+      std::string out;
+      for (size_t k = 0; k < p.statement->operands.size(); ++k) {
+        const std::string& s = p.statement->operands[k];
+        if (!p.writes(k) || !group_.local_values.count(s) || !group_.stored.count(s)) continue;
+        const int64_t per_entry = group_.local_values.at(s);
+        out += loop(per_entry) + "      " + param(s) + "[" + entry_ + " * " + std::to_string(per_entry) + "L + " +
+               local_index_ + "] = " + local(s) + "[" + local_index_ + "];\n    }\n";
+      }
+      if (!out.empty()) code += sync + out;
+      ++o;
+      continue;
+    }
+    // A run of element-wise operations over the same elements: one loop.
+    const int64_t n = p.plan.launch.iteration[0];
+    const int64_t per_entry = n / group_.entries;
+    size_t end = o;
+    while (end < ops.size() && ops[end]->level() != FUGUE_LEVEL_BLOCK && ops[end]->plan.launch.iteration[0] == n) ++end;
+    registers_now_.clear();
+    std::string body;
+    for (size_t e = o; e < end; ++e) body += op_code(e, FUGUE_PHASE_ELEMENT, "      ", false);
+    std::string regs;
+    for (const auto& s : registers_now_)
+      regs += "      " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
+    registers_now_.clear();
+    code += loop(per_entry) + "      const " + it + " " + index_ + " = " + entry_ + " * " + std::to_string(per_entry) +
+            "L + " + local_index_ + ";\n" + regs + body + "    }\n";
+    o = end;
+  }
+  code += sync + "  }\n";  // the next entry reuses the local arrays
   return code;
 }
 
@@ -322,7 +488,8 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       if (t.kind != FUGUE_KIND_CONST && fugue_dtype_supported(t.dtype) &&
           abi::component_dtype(t.dtype) == FUGUE_DTYPE_F64)
         k.uses_fp64 = true;
-  const bool wide = n > std::numeric_limits<int32_t>::max() / 2;
+  // A batched kernel counts entries and indexes elements with longs.
+  const bool wide = level == FUGUE_LEVEL_BLOCK || n > std::numeric_limits<int32_t>::max() / 2;
   const std::string index_type = wide ? "long" : "int";
   auto signature = [&](const std::string& name, const std::string& count_decl) {
     std::string sig = "__kernel __attribute__((reqd_work_group_size(" + std::to_string(launch_.local_size) +
@@ -340,7 +507,13 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     src += "  const " + index_type + " fugue_n = (" + index_type + ")clamp(fugue_extent[0] * " +
            std::to_string(group_.extent_row) + "L, 0L, (long)fugue_capacity);\n";
   if (level == FUGUE_LEVEL_BLOCK) {
-    src += phase_code(FUGUE_PHASE_BODY, "  ", false);
+    std::string body = batched_body("long");
+    std::string locals;
+    for (const auto& [s, per_entry] : group_.local_values)
+      locals += "  __local " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + local(s) + "[" +
+                std::to_string(per_entry) + "];\n";
+    for (const auto& d : local_decls_) locals += "  " + d + "\n";
+    src += locals + body;
   } else {
     src += phase_code(FUGUE_PHASE_PROLOGUE, "  ", false);
     if (launch_.blocked) {

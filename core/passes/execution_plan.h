@@ -49,6 +49,14 @@ struct FusedGroup {
   int64_t extent_row = 0;
   SymbolSet runtime_reads;   // operands with run-time lengths the kernel reads: theirs must agree
   SymbolSet runtime_writes;  // stored results with run-time lengths: they take the kernel's
+  // Batched kernels (a BLOCK-level operation with BATCH operands, and the element-wise operations
+  // fused around it): each work-group takes entries in turn; the kernel's operations run over the
+  // entry as segments (a run of element-wise operations walking its elements, or one block-level
+  // body) separated by barriers. A value that crosses segments lives in local memory, one entry's worth.
+  int64_t entries = 0;                           // 0: not a batched kernel
+  std::map<std::string, int64_t> local_values;   // held in local memory: elements per entry
+  SymbolSet staged;                              // inputs copied into local memory before their first block-level read
+  uint64_t local_bytes = 0;                      // local_values' and the operations' own local memory
 };
 
 // What running one operation statement means.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include "passes/launch.h"
@@ -84,8 +85,7 @@ class KernelBuilder::State {
   // Empty when `x` may legally join the kernel (Hindemith's rule); otherwise the reason it may not.
   std::string why_illegal(const PlannedOp& x) const {
     const abi::Plan& g = merged_;
-    if (x.level() == FUGUE_LEVEL_BLOCK || g.level == FUGUE_LEVEL_BLOCK)
-      return "block-level operations own the whole work-group body, so they run alone";
+    if (x.level() == FUGUE_LEVEL_BLOCK || entries_ > 0) return why_illegal_batched(x);
     if (x.plan.launch.iteration[0] != g.launch.iteration[0])
       return "its iteration space (" + std::to_string(x.plan.launch.iteration[0]) +
              " elements) differs from the kernel's (" + std::to_string(g.launch.iteration[0]) + ")";
@@ -118,9 +118,96 @@ class KernelBuilder::State {
     return "";
   }
 
+  // A batched kernel (one entry per work-group): an element-wise operation joins when it walks whole
+  // entries element by element, and a block-level one when it has the kernel's entries; a value
+  // produced in the kernel is read only at its own element or through its entry, and nothing read
+  // beyond an entry is written.
+  std::string why_illegal_batched(const PlannedOp& x) const {
+    const bool block = x.level() == FUGUE_LEVEL_BLOCK;
+    const int64_t entries = entries_ > 0 ? entries_ : x.plan.launch.iteration[0];
+    if (entries_ > 0 && block && x.plan.launch.iteration[0] != entries_)
+      return "it has " + std::to_string(x.plan.launch.iteration[0]) + " batch entries, the kernel " +
+             std::to_string(entries_);
+    // The operations of the kernel so far, when x is the first block-level one, and x itself.
+    std::vector<const PlannedOp*> element_ops;
+    if (entries_ == 0) element_ops = ops_;
+    if (!block) element_ops.push_back(&x);
+    for (const PlannedOp* p : element_ops) {
+      if (p->level() == FUGUE_LEVEL_ITEM)
+        return who(*p) + " combines its whole iteration space (ITEM level), but each work-group of a batched "
+               "kernel owns one entry";
+      const int64_t n = p->plan.launch.iteration[0];
+      if (entries == 0 || n % entries != 0)
+        return who(*p) + " walks " + std::to_string(n) + " elements, not a whole number per each of the " +
+               std::to_string(entries) + " batch entries";
+    }
+    if (!runtime_.empty() || !runtime_operands(x).empty())
+      return "run-time lengths do not join batched kernels";
+    if (entries_ == 0)  // x opens the batch: the element-wise operations so far must stay within entries
+      for (const auto& [s, sa] : accesses_)
+        if (sa.last_write && sa.first_wide_read)
+          return "'" + s + "' is read beyond its own element in this kernel, which a batched kernel's entries "
+                 "cannot see";
+    abi::Launch range;
+    if (!merge_range(g_launch(), x.plan.launch, range))
+      return "no work-group size suits both: the kernel accepts [" + std::to_string(merged_.launch.local_min) + ", " +
+             std::to_string(merged_.launch.local_max) + "], the operation [" + std::to_string(x.plan.launch.local_min) +
+             ", " + std::to_string(x.plan.launch.local_max) + "]";
+    for (size_t k = 0; k < x.statement->operands.size(); ++k) {
+      if (!touched(x, k)) continue;
+      const std::string& s = x.statement->operands[k];
+      const abi::Partition& part = x.partition(k);
+      const bool through_entry = block ? part.kind == FUGUE_PARTITION_BATCH : pointwise_access(x, k);
+      auto found = accesses_.find(s);
+      const SymbolAccesses* sa = found == accesses_.end() ? nullptr : &found->second;
+      if (x.reads(k) && !through_entry && sa && sa->last_write)
+        return "it reads '" + s + "' as " + partition_text(part) + ", but " + who(*ops_[sa->list[*sa->last_write].op]) +
+               " produces it in this kernel, one entry per work-group";
+      if (x.writes(k)) {
+        if (!through_entry)
+          return "it writes '" + s + "' as " + partition_text(part) + ", not entry by entry";
+        if (sa && sa->first_wide_read)
+          return "it writes '" + s + "', which " + who(*ops_[sa->list[*sa->first_wide_read].op]) +
+                 " reads beyond its own entry in this kernel: other work-groups may still need the old value";
+      }
+    }
+    return "";
+  }
+
+  // The launch range of the kernel so far (a fresh kernel accepts anything).
+  const abi::Launch& g_launch() const { return merged_.launch; }
+
+  // Local memory a batched kernel with `x` needs at least: every array it writes, one entry each (the
+  // values that cross segments live there; promote decides which), and the operations' own.
+  uint64_t batched_local_bytes(const PlannedOp& x) const {
+    const int64_t entries = entries_ > 0 ? entries_ : x.plan.launch.iteration[0];
+    uint64_t bytes = local_bytes_ + x.plan.local_mem_bytes;
+    std::set<std::string> written;
+    for (const auto& [s, sa] : accesses_)
+      if (sa.last_write) written.insert(s);
+    for (size_t k = 0; k < x.statement->operands.size(); ++k)
+      if (touched(x, k) && x.writes(k)) written.insert(x.statement->operands[k]);
+    for (const auto& s : written) {
+      const Symbol& sym = program_.symbol(s);
+      if (sym.kind == SymbolKind::Array && entries > 0)
+        bytes += static_cast<uint64_t>(shape_elements(sym.shape) / entries) * dtype_size(sym.dtype);
+    }
+    return bytes;
+  }
+
   // Empty when one kernel with `x` appended (legal: why_illegal(x) is empty) fits the device and is
   // faster than two; otherwise why not.
   std::string why_unprofitable(const PlannedOp& x) const {
+    if (x.level() == FUGUE_LEVEL_BLOCK || entries_ > 0) {
+      // A batched kernel runs on the entries' work-groups fused or not: fusing saves every byte of a
+      // value that never leaves the kernel, if its entries fit in local memory.
+      const uint64_t local = batched_local_bytes(x);
+      if (local > budget_.local_memory)
+        return "one batched kernel would keep " + bytes_text(static_cast<double>(local)) +
+               " per work-group in local memory, over the device's " +
+               bytes_text(static_cast<double>(budget_.local_memory));
+      return "";
+    }
     abi::Launch range;
     merge_range(merged_.launch, x.plan.launch, range);
     const fugue_level level = std::min(merged_.level, x.level());
@@ -207,6 +294,12 @@ class KernelBuilder::State {
       merged_.level = std::min(merged_.level, x.level());
       merged_.phases |= x.plan.phases;
     }
+    if (x.level() == FUGUE_LEVEL_BLOCK) {  // a batched kernel: its iteration space is the entries
+      // The work-group size the first block-level operation prefers (it knows its entries' sizes).
+      if (entries_ == 0 && x.plan.launch.local_preferred > 0) merged_.launch.local_preferred = x.plan.launch.local_preferred;
+      entries_ = x.plan.launch.iteration[0];
+      merged_.launch.iteration[0] = entries_;
+    }
     local_bytes_ += x.plan.local_mem_bytes;
     live_stored_bytes_ = live_stored_with(x, touches_of(x));  // before x's accesses are recorded
     size_t index = ops_.size();
@@ -241,6 +334,7 @@ class KernelBuilder::State {
     ops_.clear();
     merged_ = abi::Plan{};
     local_bytes_ = 0;
+    entries_ = 0;
     accesses_.clear();
     runtime_.clear();
     read_bytes_ = stored_wide_bytes_ = live_stored_bytes_ = 0;
@@ -520,6 +614,7 @@ class KernelBuilder::State {
   std::vector<const PlannedOp*> ops_;
   abi::Plan merged_;
   uint64_t local_bytes_ = 0;
+  int64_t entries_ = 0;  // a batched kernel's entries (0: not batched)
   std::map<std::string, SymbolAccesses> accesses_;
   SymbolSet runtime_;  // symbols with run-time lengths the kernel walks: all of one length
   double read_bytes_ = 0;         // symbols read from global memory

@@ -32,9 +32,11 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "blocked_items") t.blocked_items = value != 0;
     else if (key == "element_unroll") t.element_unroll = std::clamp<int64_t>(value, 1, 16);
     else if (key == "grid_tile_cols") t.grid_tile_cols = std::max<int64_t>(value, 0);
+    else if (key == "block_groups_per_cu") t.block_groups_per_cu = std::max<int64_t>(value, 0);
+    else if (key == "block_local") t.block_local = std::max<int64_t>(value, 0);
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
-                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols)");
+                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, block_groups_per_cu, block_local)");
   }
 }
 }  // namespace
@@ -50,6 +52,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.item_groups_per_cu = 4;
     t.blocked_items = true;
     t.element_unroll = 1;
+    t.block_groups_per_cu = 16;
   }
   apply_overrides(t);
   return t;
@@ -59,7 +62,7 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
   const LaunchTuning tuning = tuning_for(device);
   const auto& range = plan.launch;
   bool item = plan.level == FUGUE_LEVEL_ITEM;
-  int64_t want = plan.level == FUGUE_LEVEL_BLOCK ? range.local_preferred
+  int64_t want = plan.level == FUGUE_LEVEL_BLOCK ? (tuning.block_local > 0 ? tuning.block_local : range.local_preferred)
                  : item                          ? tuning.item_local
                                                  : tuning.element_local;
   if (want <= 0) want = range.local_preferred > 0 ? range.local_preferred : 256;
@@ -78,7 +81,9 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
   launch.local_size = local;
   int64_t n = range.iteration[0];
   if (plan.level == FUGUE_LEVEL_BLOCK) {
-    launch.num_groups = n;
+    // A work-group per entry, up to enough groups to fill the device; each then takes entries in turn.
+    const int64_t cap = tuning.block_groups_per_cu * std::max<unsigned>(device.compute_units, 1u);
+    launch.num_groups = cap > 0 ? std::min(n, cap) : n;
     return launch;
   }
   int64_t groups = (n + local - 1) / local;

@@ -28,6 +28,10 @@ struct LaunchTuning {
   // Off: on the H200 tiles of 32 x 8 took the 5-point Laplacian on 8192^2 from 1.77 to 2.09 ms per 10
   // iterations (64 or 128 columns: 2.04-2.06 ms); the flat walk's neighbour rows already hit in L2.
   int64_t grid_tile_cols = 0;
+  // BLOCK level (one batch entry per work-group at a time): groups per compute unit before each group
+  // takes several entries in turn (0: one group per entry).
+  int64_t block_groups_per_cu = 64;
+  int64_t block_local = 0;  // BLOCK level: the work-group size (0: the operation's preference)
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);

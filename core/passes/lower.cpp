@@ -51,8 +51,8 @@ ExecutionPlan lower(const Program& program, const DeviceInfo& device, const Plan
   choose_fusion(program, device, options, plan);
   after("fusion cost");
 
-  // Temporaries that never reach global memory; values stored, and why.
-  promote(program, plan);
+  // Temporaries that never reach global memory (registers, local memory); values stored, and why.
+  promote(program, device, plan);
   after("promote");
 
   // Work-group sizes, group counts and walks.

@@ -23,6 +23,18 @@ std::string level_name(fugue_level level) {
 
 std::string list_or_none(const SymbolSet& set) { return set.empty() ? "none" : set_string(set); }
 
+// A batched kernel's local memory: the entries it holds there, and why.
+std::string local_text(const Program& program, const FusedGroup& g) {
+  std::string held;
+  for (const auto& [s, per_entry] : g.local_values) {
+    const double bytes = static_cast<double>(per_entry) * dtype_size(program.symbol(s).dtype);
+    held += (held.empty() ? "" : ", ") + s + " (" + bytes_text(bytes) +
+            (g.staged.count(s) ? ", an input read again and again" : ", crosses segments of the kernel") + ")";
+  }
+  return "    local memory per work-group: " + bytes_text(static_cast<double>(g.local_bytes)) +
+         (held.empty() ? "" : "; entries held: " + held) + "\n";
+}
+
 std::string walk_text(const Launch& launch) {
   return launch.blocked         ? std::string("each work-item a contiguous run")
          : launch.tile_cols > 0 ? "tiles of " + std::to_string(launch.tile_rows) + " x " +
@@ -75,8 +87,9 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
     const FusedGroup& g = plan.groups[k];
     const Launch& launch = kernel.launch;
     out << "  kernel " << k << ": " << g.ops.size() << " operation" << (g.ops.size() > 1 ? "s" : "") << " at "
-        << level_name(g.plan.level) << " level over " << g.plan.launch.iteration[0] << " elements; "
-        << launch.num_groups << " work-groups of " << launch.local_size << " (" << walk_text(launch)
+        << level_name(g.plan.level) << " level over " << g.plan.launch.iteration[0]
+        << (g.entries > 0 ? " batch entries" : " elements") << "; " << launch.num_groups << " work-groups of "
+        << launch.local_size << " (" << (g.entries > 0 ? "each takes entries in turn" : walk_text(launch))
         << "; the ops accept ["
         << g.plan.launch.local_min << ", " << g.plan.launch.local_max << "] in multiples of "
         << g.plan.launch.local_multiple << ")" << (kernel.finalize_name.empty() ? "" : ", then a finalize kernel")
@@ -88,6 +101,7 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
     if (!g.shadowed.empty())
       out << "    written into a second buffer, swapped in after the kernel: " << set_string(g.shadowed) << "\n";
     out << "    promoted (registers, never in global memory): " << list_or_none(g.promoted) << "\n";
+    if (g.entries > 0) out << local_text(program, g);
     out << "    traffic " << bytes_text(g.bytes_fused);
     if (g.ops.size() > 1)
       out << " against " << bytes_text(g.bytes_unfused) << " as separate kernels (saves "
@@ -149,6 +163,7 @@ std::string describe_plan_state(const Program& program, const ExecutionPlan& pla
         << bytes_text(g.bytes_fused) << ", about " << g.registers << " live values per work-item\n";
     if (!g.stored.empty() || !g.promoted.empty())
       out << "    stored " << list_or_none(g.stored) << ", promoted " << list_or_none(g.promoted) << "\n";
+    if (g.entries > 0) out << local_text(program, g);
     if (k < plan.kernels.size()) {
       const GeneratedKernel& kernel = plan.kernels[k];
       out << "    launch: " << kernel.launch.num_groups << " work-groups of " << kernel.launch.local_size << " ("

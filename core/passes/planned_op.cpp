@@ -50,6 +50,18 @@ std::string partition_text(const abi::Partition& p) {
   return "?";
 }
 
+int64_t batch_entries(const fugue_type& t, const abi::Partition& part) {
+  int64_t n = 1;
+  for (int32_t d = 0; d <= part.batch_axis && d < static_cast<int32_t>(t.rank); ++d) n *= t.shape[d];
+  return n;
+}
+
+int64_t entry_elements(const fugue_type& t, const abi::Partition& part) {
+  int64_t n = 1;
+  for (uint32_t d = static_cast<uint32_t>(std::max(part.batch_axis + 1, 0)); d < t.rank; ++d) n *= t.shape[d];
+  return n;
+}
+
 bool touches(const Program& program, const PlannedOp& p, size_t k) {
   return !program.symbol(p.statement->operands[k]).compile_time() && p.partition(k).kind != FUGUE_PARTITION_NONE;
 }
@@ -66,6 +78,15 @@ bool pointwise_access(const PlannedOp& p, size_t k) {
 
 namespace {
 
+const char* level_name(fugue_level level) {
+  switch (level) {
+    case FUGUE_LEVEL_DEVICE: return "DEVICE";
+    case FUGUE_LEVEL_BLOCK: return "BLOCK";
+    case FUGUE_LEVEL_ITEM: return "ITEM";
+    default: return "ELEMENT";
+  }
+}
+
 // A plan is the plugin's word; check it before the planner and the generator rely on it.
 void check_plan(const Program& program, const PlannedOp& p) {
   const auto& plan = p.plan;
@@ -81,14 +102,37 @@ void check_plan(const Program& program, const PlannedOp& p) {
       bad("describes workspace " + std::to_string(w) + " wrongly");
   if (plan.level != FUGUE_LEVEL_DEVICE && (plan.launch.iteration[0] < 0 || plan.launch.local_max < 1))
     bad("has a negative iteration space or no work-group size");
+  if (plan.level == FUGUE_LEVEL_BLOCK && (plan.phases != FUGUE_PHASE_BODY || !plan.workspaces.empty()))
+    bad("at BLOCK level emits phases other than BODY or asks for workspaces (a block's scratch is local memory)");
   for (size_t k = 0; k < plan.partitions.size(); ++k) {
     const auto& part = plan.partitions[k];
     if (part.kind < FUGUE_PARTITION_NONE || part.kind > FUGUE_PARTITION_WHOLE)
       bad("gives operand " + std::to_string(k) + " an unknown partition kind " + std::to_string(part.kind));
-    if (part.kind == FUGUE_PARTITION_TILE || part.kind == FUGUE_PARTITION_BATCH)
-      bad("gives operand " + std::to_string(k) + " a " +
-          (part.kind == FUGUE_PARTITION_TILE ? "TILE" : "BATCH") +
-          " partition, which the planner does not lower yet");
+    if (part.kind == FUGUE_PARTITION_TILE)
+      bad("gives operand " + std::to_string(k) + " a TILE partition, which the planner does not lower yet");
+    const fugue_type& t = p.types[k];
+    const bool touched = part.kind != FUGUE_PARTITION_NONE && !program.symbol(st.operands[k]).compile_time();
+    if (part.kind == FUGUE_PARTITION_BATCH) {
+      if (plan.level != FUGUE_LEVEL_BLOCK)
+        bad("gives operand " + std::to_string(k) + " a BATCH partition at " + level_name(plan.level) +
+            " level: batches are lowered one entry per work-group (BLOCK level) only");
+      if (t.kind != FUGUE_KIND_ARRAY)
+        bad("gives operand " + std::to_string(k) + ", which is not an array, a BATCH partition");
+      if (part.batch_axis < -1 || part.batch_axis >= static_cast<int32_t>(t.rank))
+        bad("gives operand " + std::to_string(k) + " a BATCH partition along axis " + std::to_string(part.batch_axis) +
+            ", outside its " + std::to_string(t.rank) + " axes (-1: one entry)");
+      if (batch_entries(t, part) != plan.launch.iteration[0])
+        bad("gives operand " + std::to_string(k) + " " + std::to_string(batch_entries(t, part)) +
+            " batch entries, but launches " + std::to_string(plan.launch.iteration[0]) + " work-groups");
+    }
+    if (plan.level == FUGUE_LEVEL_BLOCK && touched) {
+      if (part.kind != FUGUE_PARTITION_BATCH && part.kind != FUGUE_PARTITION_WHOLE)
+        bad("gives operand " + std::to_string(k) + " of a BLOCK-level plan a " + partition_text(part) +
+            " partition: a work-group reaches its entry (BATCH) or reads a whole value (WHOLE)");
+      if (part.kind == FUGUE_PARTITION_WHOLE && p.writes(k))
+        bad("writes operand " + std::to_string(k) + " WHOLE at BLOCK level, where every work-group would write "
+            "it: partition it BATCH");
+    }
     if (std::any_of(part.halo.begin(), part.halo.end(), [](int64_t h) { return h < 0; }))
       bad("gives operand " + std::to_string(k) + " a negative halo");
     // Generated kernels have no accessor for parts yet: a kind with storage is reached at DEVICE level.

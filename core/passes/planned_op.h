@@ -38,6 +38,11 @@ void plan_operation(const Program& program, const Statement& statement, const De
 // written in the program appear as numbers.
 std::string describe_call(const Program& program, const Statement& statement);
 
+// A BATCH partition of an array of type `t`: how many entries (the product of axes 0..batch_axis)
+// and how many elements each holds (the product of the axes after it).
+int64_t batch_entries(const fugue_type& t, const abi::Partition& part);
+int64_t entry_elements(const fugue_type& t, const abi::Partition& part);
+
 // Does `part` touch exactly the element being computed (ELEMENTWISE without halo)?
 bool is_pointwise(const abi::Partition& part);
 

@@ -1,5 +1,7 @@
 #include "passes/promote.h"
 
+#include <optional>
+
 namespace fugue {
 
 namespace {
@@ -73,10 +75,99 @@ void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) 
     }
 }
 
+// Segments of a batched kernel: a run of element-wise operations over the same elements, or one
+// block-level operation. segment[i] is op i's.
+std::vector<size_t> segments_of(const FusedGroup& g) {
+  std::vector<size_t> segment;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const PlannedOp& op = *g.ops[i];
+    bool same = i > 0 && op.level() != FUGUE_LEVEL_BLOCK && g.ops[i - 1]->level() != FUGUE_LEVEL_BLOCK &&
+                g.ops[i - 1]->plan.launch.iteration[0] == op.plan.launch.iteration[0];
+    segment.push_back(i == 0 ? 0 : segment.back() + (same ? 0 : 1));
+  }
+  return segment;
+}
+
+void promote_batched(const Program& program, const Dataflow& flow, const DeviceInfo& device, FusedGroup& g) {
+  g.entries = g.plan.launch.iteration[0];
+  const std::vector<size_t> segment = segments_of(g);
+  struct Access {
+    size_t op;
+    bool write;
+  };
+  std::map<std::string, std::vector<Access>> accesses;
+  std::vector<std::string> order;  // symbols in order of first access
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const PlannedOp& op = *g.ops[i];
+    for (size_t k = 0; k < op.statement->operands.size(); ++k) {
+      if (!touches(program, op, k)) continue;
+      const std::string& s = op.statement->operands[k];
+      auto [it, fresh] = accesses.try_emplace(s);
+      if (fresh) order.push_back(s);
+      if (op.reads(k)) it->second.push_back({i, false});
+      if (op.writes(k)) it->second.push_back({i, true});
+    }
+  }
+  const SymbolSet& live_after = flow.at(g.ops.back()->statement).live_out;
+  auto entry_bytes = [&](const std::string& s) {
+    const Symbol& sym = program.symbol(s);
+    return static_cast<uint64_t>(shape_elements(sym.shape) / g.entries) * dtype_size(sym.dtype);
+  };
+  for (const PlannedOp* op : g.ops) g.local_bytes += op->plan.local_mem_bytes;
+  std::vector<std::string> stage_candidates;
+  for (const std::string& s : order) {
+    const auto& list = accesses[s];
+    const bool array = program.symbol(s).kind == SymbolKind::Array;
+    std::optional<size_t> writer;  // the op whose value later reads see
+    bool needs_local = false, written = false;
+    for (const Access& a : list) {
+      const bool block = g.ops[a.op]->level() == FUGUE_LEVEL_BLOCK;
+      if (a.write) {
+        written = true;
+        writer = a.op;
+        continue;
+      }
+      if (!written) {
+        g.global_reads.insert(s);
+        if (block && array) stage_candidates.push_back(s);
+      } else if (writer && (block || g.ops[*writer]->level() == FUGUE_LEVEL_BLOCK ||
+                            segment[*writer] != segment[a.op])) {
+        needs_local = true;  // read in another segment than the one that wrote it
+      }
+    }
+    if (!written) continue;
+    const bool live = live_after.count(s) > 0;
+    // A block-level write with no later read still needs a place when the value is dead after.
+    if (array && writer && g.ops[*writer]->level() == FUGUE_LEVEL_BLOCK && !live) needs_local = true;
+    if (needs_local && array) {
+      g.local_values[s] = shape_elements(program.symbol(s).shape) / g.entries;
+      g.local_bytes += entry_bytes(s);
+    }
+    if (live) {
+      g.stored.insert(s);
+      g.stored_why[s] = "live after the kernel's last operation";
+    } else {
+      g.promoted.insert(s);
+    }
+  }
+  // Inputs of block-level operations, copied in once, while local memory lasts.
+  const uint64_t budget = device.local_memory > 0 ? device.local_memory : 32768;
+  for (const std::string& s : stage_candidates) {
+    if (g.local_values.count(s) || g.staged.count(s)) continue;
+    if (g.local_bytes + entry_bytes(s) > budget) continue;
+    g.staged.insert(s);
+    g.local_values[s] = shape_elements(program.symbol(s).shape) / g.entries;
+    g.local_bytes += entry_bytes(s);
+  }
+}
+
 }  // namespace
 
-void promote(const Program& program, ExecutionPlan& plan) {
-  for (FusedGroup& g : plan.groups) promote_group(program, plan.dataflow, g);
+void promote(const Program& program, const DeviceInfo& device, ExecutionPlan& plan) {
+  for (FusedGroup& g : plan.groups) {
+    if (g.plan.level == FUGUE_LEVEL_BLOCK) promote_batched(program, plan.dataflow, device, g);
+    else promote_group(program, plan.dataflow, g);
+  }
 }
 
 }  // namespace fugue

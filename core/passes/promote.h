@@ -7,11 +7,16 @@
 // Before: kernels (plan.groups) with their operations. After: each group's global reads, stored,
 // promoted and second-buffer values, its wide reads (and the 2-D grid they walk), and the run-time
 // length that bounds its iteration space.
+//
+// A batched kernel (one entry per work-group) keeps a value that crosses its segments in local memory,
+// one entry's worth, and copies the inputs of its block-level operations there too while the device's
+// local memory allows (they read an entry again and again).
 #pragma once
+#include "device/device_manager.h"
 #include "passes/execution_plan.h"
 
 namespace fugue {
 
-void promote(const Program& program, ExecutionPlan& plan);
+void promote(const Program& program, const DeviceInfo& device, ExecutionPlan& plan);
 
 }  // namespace fugue

@@ -224,19 +224,20 @@ std::string neighbour_program(const Operation& op, const TestCall& call, DeviceS
   if (!neighbour) return "the array plugin (" + neighbour_name + ", the neighbour) is not loaded";
   Run plain = prepare_program(call.program, s, PlanOptions{false, false});  // its plan is all that is needed
   const PlannedOp& planned = *plain.executor->plan().ops.front();
-  if (planned.level() != FUGUE_LEVEL_ELEMENT && planned.level() != FUGUE_LEVEL_ITEM)
-    return "only element- and item-level operations fuse";
+  if (planned.level() == FUGUE_LEVEL_DEVICE) return "device-level operations enqueue their own kernels";
   const uint32_t mul_dtypes = neighbour->operands()[0]->dtypes;
   std::vector<uint32_t> inputs, outputs;
   for (uint32_t i : op.inputs()) {
     const abi::Partition& p = planned.partition(i);
-    bool halo = p.has_halo();
-    if (planned.types[i].kind == FUGUE_KIND_ARRAY && p.kind == FUGUE_PARTITION_ELEMENTWISE && !halo &&
+    // Element-wise producers fuse with element-wise reads and with batch entries alike.
+    const bool fusable = (p.kind == FUGUE_PARTITION_ELEMENTWISE && !p.has_halo()) || p.kind == FUGUE_PARTITION_BATCH;
+    if (planned.types[i].kind == FUGUE_KIND_ARRAY && fusable &&
         (mul_dtypes & FUGUE_DTYPE_BIT(planned.types[i].dtype)))
       inputs.push_back(i);
   }
   for (uint32_t o : op.outputs())
-    if (planned.types[o].kind == FUGUE_KIND_ARRAY && planned.partition(o).kind == FUGUE_PARTITION_ELEMENTWISE &&
+    if (planned.types[o].kind == FUGUE_KIND_ARRAY &&
+        (planned.partition(o).kind == FUGUE_PARTITION_ELEMENTWISE || planned.partition(o).kind == FUGUE_PARTITION_BATCH) &&
         (mul_dtypes & FUGUE_DTYPE_BIT(planned.types[o].dtype)))
       outputs.push_back(o);
   if (inputs.empty() && outputs.empty()) return "no element-wise array operand to fuse a neighbour with";

@@ -14,6 +14,7 @@
 #include "reductions.h"
 #include "scatter.h"
 #include "select.h"
+#include "softmax.h"
 
 namespace {
 
@@ -35,6 +36,8 @@ void populate(Plugin& plugin) {
   add_all(plugin, reduction_operations());
   plugin.add(scatter_add_operation());
   plugin.add(compact_operation());
+  plugin.add(softmax_operation());
+  plugin.add(logsumexp_operation());
   for (auto& g : generators()) plugin.add_generator(std::move(g));
 }
 

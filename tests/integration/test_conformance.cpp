@@ -46,6 +46,9 @@ TEST(Conformance, DeviceLevelPluginConformsAndWritesAReport) {
   EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "fusion neutrality"), "SKIP")) << r.out;  // device level
   EXPECT_TRUE(starts_with(line_of(r.out, "test.scale", "guard regions"), "PASS")) << r.out;
   EXPECT_TRUE(starts_with(line_of(r.out, "(plugin)", "unique names"), "PASS")) << r.out;
+  // A third party's BLOCK-level operation over BATCH entries (sdk/README.md's example): checked, and fused.
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.row_max", "reference"), "PASS")) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.row_max", "fusion neutrality"), "PASS")) << r.out;
   std::ifstream in(dir / "report.json");
   auto report = nlohmann::json::parse(in);
   EXPECT_EQ(report["plugin"], "testops");

@@ -2,7 +2,7 @@
 // builds and enqueues its own kernel through the core's services (test.scale: out = factor * x), and
 // an ELEMENT-level one that updates an operand in place (test.accumulate: acc += x), and a kind of its
 // own: `poly`, a polynomial's coefficients baked into kernels, which test.polyval evaluates; and a
-// kind with storage, `pair` (testops_pair.cpp).
+// kind with storage, `pair` (testops_pair.cpp); and test.row_max, the BLOCK-level example of sdk/README.md.
 #include <CL/cl.h>
 
 #include <fugue/sdk.hpp>
@@ -184,6 +184,66 @@ class Polyval : public Operation {
   }
 };
 
+// The row-wise maximum of sdk/README.md ("A batched operation"), as written there: a third party's
+// BLOCK-level operation over BATCH entries, through the SDK alone.
+class RowMax : public Operation {
+ public:
+  RowMax() {
+    name = "test.row_max";
+    doc = "out[...] = the largest element of each row of x (its last axis), one work-group per row";
+    operands = {in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32)),
+                out("out", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32))};
+    test_cases = R"([{"name": "rows", "shape": [9, 70]}, {"name": "batches of rows", "shape": [2, 3, 300]}])";
+  }
+  void infer(const Call& call, std::vector<Type>& types) const override {
+    const fugue_type& x = call.operand(0);
+    if (x.rank < 1 || elements(x) == 0) throw InvalidArgument("operand x: expected an array of rank >= 1 with elements");
+    std::vector<int64_t> shape = shape_of(x);
+    shape.pop_back();
+    types[1] = make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_F32, shape);
+  }
+  Plan plan(const Call& call) const override {
+    const fugue_type& x = call.operand("x");
+    Plan p;
+    p.level = FUGUE_LEVEL_BLOCK;
+    p.phases = FUGUE_PHASE_BODY;
+    p.launch.iteration[0] = elements(x) / x.shape[x.rank - 1];  // entries: one per row
+    p.launch.local_min = 1;
+    p.launch.local_max = 256;
+    p.launch.local_preferred = 128;
+    p.partitions = {batch_partition(x.rank, int32_t(x.rank) - 2),   // x: a row per entry
+                    batch_partition(x.rank - 1, int32_t(x.rank) - 2)};  // out: one value per entry
+    p.local_mem_bytes = group_combine_scratch(256) * sizeof(float);  // the combination's scratch, at the largest work-group
+    return p;
+  }
+  void emit(const Call& call, const Plan&, const Emitter& e) const override {
+    const fugue_type& x = call.operand("x");
+    const std::string n = std::to_string(x.shape[x.rank - 1]), j = e.name("j"), m = e.name("m");
+    const std::string id = e.builtin(FUGUE_BUILTIN_LOCAL_ID), scratch = e.local_array(FUGUE_DTYPE_F32, group_combine_scratch(e.local_size()), "max");
+    std::string code = "float " + m + " = -INFINITY;\n";
+    code += "for (int " + j + " = " + id + "; " + j + " < " + n + "; " + j + " += " + std::to_string(e.local_size()) + ") " +
+            m + " = fmax(" + m + ", " + e.read_at(0, j) + ");\n";
+    code += group_combine(e, "float", m, scratch, e.name("row_max"),
+                          [](const std::string& a, const std::string& b) { return "fmax(" + a + ", " + b + ")"; });
+    code += "if (" + id + " == 0) " + e.write_at(1, "0") + " = " + e.name("row_max") + ";\n";
+    e.append(code);
+  }
+  fugue_cost cost(const Call& call) const override {
+    const double n = static_cast<double>(elements(call.operand(0)));
+    return {sizeof(fugue_cost), 4 * n + 4 * static_cast<double>(elements(call.operand(1))), n};
+  }
+  void reference(const Call& call, fugue_host_array* a) const override {
+    HostView x(a[0]), out(a[1]);
+    const fugue_type& t = call.operand(0);
+    const int64_t row = t.shape[t.rank - 1];
+    for (int64_t r = 0; r < x.size() / row; ++r) {
+      float m = -INFINITY;
+      for (int64_t j = 0; j < row; ++j) m = std::fmax(m, static_cast<float>(x.get(r * row + j)));
+      out.set(r, m);
+    }
+  }
+};
+
 }  // namespace
 
 void add_pair(fugue::sdk::Plugin& p);  // testops_pair.cpp
@@ -193,5 +253,6 @@ FUGUE_SDK_PLUGIN("testops", "1.0.0", "Operations for Fugue's own tests", [](fugu
   p.add(std::make_unique<Accumulate>());
   p.add_kind(std::make_unique<Poly>());
   p.add(std::make_unique<Polyval>());
+  p.add(std::make_unique<RowMax>());
   add_pair(p);
 })

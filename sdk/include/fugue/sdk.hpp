@@ -227,6 +227,18 @@ class Emitter {
   std::string read_at(uint32_t operand, const std::string& index) const {
     return api_->read_at(api_->context, operand, index.c_str());
   }
+  // ABI 2.1: an lvalue for element `index` of array operand k (of the current entry, for a BATCH operand).
+  std::string write_at(uint32_t operand, const std::string& index) const {
+    return require_2_1("write_at")->write_at(api_->context, operand, index.c_str());
+  }
+  // ABI 2.1: a fresh `__local` array of `count` elements of `dtype`, declared by the core.
+  std::string local_array(fugue_dtype dtype, int64_t count, const std::string& stem) const {
+    return require_2_1("local_array")->local_array(api_->context, dtype, count, stem.c_str());
+  }
+  // ABI 2.1: a work-group barrier statement (local and global memory consistent after it).
+  std::string barrier() const { return require_2_1("barrier")->barrier(api_->context); }
+  // The work-group size, a compile-time number.
+  int64_t local_size() const { return std::stoll(builtin(FUGUE_BUILTIN_LOCAL_SIZE)); }
 
   std::string format(const std::string& pattern) const {
     std::string out;
@@ -254,9 +266,47 @@ class Emitter {
   void emit(const std::string& pattern) const { append(format(pattern)); }
 
  private:
+  const fugue_emit_api* require_2_1(const char* what) const {
+    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, barrier))
+      throw Unsupported(std::string("this Fugue's emit API predates ABI 2.1, which ") + what +
+                        " needs: run the plugin with a newer Fugue");
+    return api_;
+  }
   const fugue_emit_api* api_;
   const Call& call_;
 };
+
+// BLOCK level: code that combines every work-item's `value` (an OpenCL C expression of type
+// `ctype`) with `combine` (an associative, commutative function of two expressions), through
+// `scratch`, a local array of at least group_combine_scratch(local size) elements of that type
+// (Emitter::local_array), and declares `result` holding the combination in every work-item. Every
+// work-item of the group must run it. Two barriers: each item leaves its value; about sqrt(size)
+// items combine a share each (neighbouring items reading neighbouring elements); every item then
+// combines those partials, which the next combination through the same scratch overwrites only after
+// its own first barrier.
+inline int64_t group_combine_partials(int64_t local_size) {
+  int64_t partials = 1;
+  while (partials * partials < local_size) ++partials;
+  return partials;
+}
+inline int64_t group_combine_scratch(int64_t local_size) { return local_size + group_combine_partials(local_size); }
+
+template <class Combine>
+std::string group_combine(const Emitter& em, const std::string& ctype, const std::string& value,
+                          const std::string& scratch, const std::string& result, Combine combine) {
+  const int64_t size = em.local_size(), partials = group_combine_partials(size);
+  const std::string id = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
+  const std::string n = std::to_string(size), p = std::to_string(partials), k = em.name("k"), acc = em.name("acc");
+  auto at = [&](const std::string& i) { return scratch + "[" + i + "]"; };
+  std::string code = at(id) + " = " + value + ";\n" + sync;
+  code += "if (" + id + " < " + p + ") {\n  " + ctype + " " + acc + " = " + at(id) + ";\n  for (int " + k + " = " + id +
+          " + " + p + "; " + k + " < " + n + "; " + k + " += " + p + ") " + acc + " = " + combine(acc, at(k)) + ";\n  " +
+          at(n + " + " + id) + " = " + acc + ";\n}\n" + sync;
+  code += ctype + " " + result + " = " + at(n) + ";\n";
+  code += "for (int " + k + " = 1; " + k + " < " + p + "; ++" + k + ") " + result + " = " + combine(result, at(n + " + " + k)) +
+          ";\n";
+  return code;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Plans
@@ -270,6 +320,14 @@ inline Partition partition(fugue_partition_kind kind, uint32_t rank = 0) {
   Partition p;
   p.kind = kind;
   p.halo.assign(rank, 0);
+  return p;
+}
+
+// A BATCH partition: axes 0..batch_axis of the operand number its entries, the rest is one entry
+// (batch_axis -1: the whole operand is one entry).
+inline Partition batch_partition(uint32_t rank, int32_t batch_axis) {
+  Partition p = partition(FUGUE_PARTITION_BATCH, rank);
+  p.batch_axis = batch_axis;
   return p;
 }
 

@@ -1,0 +1,235 @@
+// Batched kernels: a BLOCK-level operation with BATCH operands (one entry per work-group) and the
+// element-wise operations fused around it, entries kept in local memory; what joins, what is refused and
+// why, and that fusing changes no result. array.softmax and array.logsumexp are the operations, checked
+// against their references and NumPy.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "device/device_description.h"
+#include "load/program_loader.h"
+#include "passes/lower.h"
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+Program load_text(const test::TempDir& dir, const std::string& text) {
+  test::write_text(dir / "p.json", text);
+  return load_program(dir / "p.json", test::bundled_plugins());
+}
+
+ExecutionPlan plan_of(const Program& program, PlanOptions options = {}) {
+  return lower(program, test::test_device().info, options);
+}
+
+ExecutionPlan plan_for(const Program& program, const char* device) {
+  return lower(program, read_device_description(test::source_root() / "devices" / (std::string(device) + ".json")),
+               PlanOptions{});
+}
+
+std::string notes(const ExecutionPlan& plan) {
+  std::string s;
+  for (const auto& n : plan.not_fused) s += n.statement->where + ": " + n.text + "\n";
+  return s;
+}
+
+void expect_same(const std::map<std::string, HostArray>& a, const std::map<std::string, HostArray>& b, double tol,
+                 const std::string& what) {
+  for (const auto& [name, value] : b) {
+    std::string mismatch = test::compare_arrays(a.at(name), value, tol);
+    EXPECT_TRUE(mismatch.empty()) << what << ", output " << name << ": " << mismatch;
+  }
+}
+
+// softmax(x * scale + bias) and logsumexp of the same rows, [rows, cols] of `dtype`.
+std::string scaled_rows(int64_t rows, int64_t cols, const char* dtype, uint64_t seed, const std::string& extra_body = "",
+                        const std::string& outputs = R"("y": "y.npy", "l": "l.npy")") {
+  const std::string shape = "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+  return R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape +
+         R"(, "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -8, "high": 8}}},
+    "bias": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": )" + shape +
+         R"(, "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}},
+    "scale": {"kind": "scalar", "dtype": ")" + dtype + R"(", "value": 1.5}},
+    "body": [{"op": "array.mul", "out": ["t"], "in": ["x", "scale"]},
+             {"op": "array.add", "out": ["u"], "in": ["t", "bias"]},
+             {"op": "array.softmax", "out": ["y"], "in": ["u"]},
+             {"op": "array.logsumexp", "out": ["l"], "in": ["u"]})" +
+         extra_body + R"(],
+    "outputs": {)" + outputs + "}}";
+}
+
+// The python3 that has NumPy, or "" when none has.
+std::string numpy_python() {
+  for (const char* python : {"python3", "/usr/bin/python3"})
+    if (std::system((std::string(python) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0) return python;
+  return "";
+}
+
+}  // namespace
+
+// The producers of softmax's input join its kernel: t stays in registers, u in local memory (the row
+// is read three times), and neither reaches global memory; logsumexp of the same rows joins too.
+TEST(Batched, SoftmaxOfAnElementwiseProducerIsOneKernel) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  Program program = load_text(dir, scaled_rows(37, 300, "f32", seed));
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 1u) << notes(plan);
+  const FusedGroup& g = plan.groups[0];
+  EXPECT_EQ(g.plan.level, FUGUE_LEVEL_BLOCK);
+  EXPECT_EQ(g.entries, 37);
+  EXPECT_EQ(g.global_reads, (SymbolSet{"bias", "scale", "x"}));
+  EXPECT_EQ(g.stored, (SymbolSet{"l", "y"}));
+  EXPECT_EQ(g.promoted, (SymbolSet{"t", "u"}));
+  ASSERT_EQ(g.local_values.count("u"), 1u);
+  EXPECT_EQ(g.local_values.at("u"), 300);
+  EXPECT_EQ(plan.kernels[0].source.find("g_u"), std::string::npos) << "u must never reach global memory";
+
+  int64_t launches = 0, unfused_launches = 0;
+  auto fused = test::run_on_device(program, std::nullopt, {}, &launches);
+  PlanOptions off;
+  off.fuse = false;
+  auto unfused = test::run_on_device(program, std::nullopt, off, &unfused_launches);
+  EXPECT_EQ(launches, 1);
+  EXPECT_EQ(unfused_launches, 4);
+  expect_same(fused, test::run_reference(program), 1e-4, "fused vs reference (seed " + std::to_string(seed) + ")");
+  expect_same(fused, unfused, 1e-5, "fused vs unfused (seed " + std::to_string(seed) + ")");
+}
+
+// Element-wise consumers join after the block: softmax's result crosses into their loop through local
+// memory, and is stored only because it is an output.
+TEST(Batched, ElementwiseConsumersJoinAfterTheBlock) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  Program program = load_text(
+      dir, scaled_rows(16, 1000, "f64", seed, R"(, {"op": "array.mul", "out": ["z"], "in": ["y", "y"]},
+                       {"op": "array.sub", "out": ["w"], "in": ["l", 1]})",
+                       R"("z": "z.npy", "w": "w.npy")"));
+  ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 1u) << notes(plan);
+  const FusedGroup& g = plan.groups[0];
+  EXPECT_EQ(g.stored, (SymbolSet{"w", "z"}));
+  EXPECT_EQ(g.promoted, (SymbolSet{"l", "t", "u", "y"}));
+  EXPECT_EQ(g.local_values.count("y"), 1u);
+  EXPECT_EQ(g.local_values.count("l"), 1u);
+  PlanOptions off;
+  off.fuse = false;
+  expect_same(test::run_on_device(program), test::run_on_device(program, std::nullopt, off), 1e-12,
+              "fused vs unfused (seed " + std::to_string(seed) + ")");
+  expect_same(test::run_on_device(program), test::run_reference(program), 1e-11, "fused vs reference");
+}
+
+// What cannot share a batched kernel, each with its reason: a whole-array reduction (ITEM level), a
+// stencil reading the result with a halo, a batch of other entries, and entries too large for local memory.
+TEST(Batched, RefusalsSayWhy) {
+  test::TempDir dir;
+  Program reduce = load_text(dir, scaled_rows(8, 64, "f32", 1, R"(, {"op": "array.sum", "out": ["s"], "in": ["y"]})",
+                                              R"("s": "s.npy")"));
+  ExecutionPlan plan = plan_of(reduce);
+  ASSERT_EQ(plan.groups.size(), 2u);
+  EXPECT_NE(notes(plan).find("ITEM level"), std::string::npos) << notes(plan);
+
+  Program stencil = load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [32, 32], "from": {"random": {"seed": 1}}},
+    "S": {"kind": "stencil", "dtype": "f32", "border": "clamp",
+          "points": [{"offset": [-1, 0], "weight": 0.5}, {"offset": [1, 0], "weight": 0.5}]}},
+    "body": [{"op": "array.softmax", "out": ["y"], "in": ["x"]},
+             {"op": "stencil.apply", "out": ["z"], "in": ["S", "y"]}],
+    "outputs": {"z": "z.npy"}})");
+  plan = plan_of(stencil);
+  ASSERT_EQ(plan.groups.size(), 2u);
+  EXPECT_NE(notes(plan).find("produces it in this kernel, one entry per work-group"), std::string::npos) << notes(plan);
+  expect_same(test::run_on_device(stencil), test::run_reference(stencil), 1e-4, "stencil of softmax");
+
+  Program other_rows = load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [6, 40], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.softmax", "out": ["y"], "in": ["x"]},
+             {"op": "array.logsumexp", "out": ["l"], "in": ["x"]},
+             {"op": "array.softmax", "out": ["z"], "in": ["l"]}],
+    "outputs": {"y": "y.npy", "z": "z.npy"}})");
+  plan = plan_of(other_rows);
+  ASSERT_EQ(plan.groups.size(), 2u);
+  EXPECT_NE(notes(plan).find("it has 1 batch entries, the kernel 6"), std::string::npos) << notes(plan);
+
+  // Rows of 20,000 f32 (80 kB) fit PoCL's local memory, not the H100's 48 kB: there the producer stays apart,
+  // and softmax reads its row from global memory (too large to stage).
+  Program wide = load_text(dir, scaled_rows(4, 20000, "f32", 1, "", R"("y": "y.npy")"));
+  plan = plan_for(wide, "nvidia-h100");
+  EXPECT_NE(notes(plan).find("in local memory, over the device's"), std::string::npos) << notes(plan);
+  for (const auto& g : plan.groups)
+    if (g.plan.level == FUGUE_LEVEL_BLOCK) {
+      EXPECT_TRUE(g.staged.empty());
+    }
+  EXPECT_EQ(plan_for(wide, "pocl-cpu").groups.size(), 1u);
+}
+
+// NumPy is the independent oracle: rows of every length class (shorter than a work-group, not a multiple of
+// it, longer than a GPU's local memory), extreme values (rows of -inf, +inf, NaN, huge magnitudes).
+TEST(Batched, SoftmaxAndLogsumexpAgreeWithNumpy) {
+  const std::string python = numpy_python();
+  if (python.empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  for (const int64_t cols : {1, 7, 256, 1001}) {
+    const std::string run = "run " + (dir / "p.json").string() + " --out " + (dir / "out").string();
+    test::write_text(dir / "p.json", scaled_rows(13, cols, "f64", seed, "",
+                                                 R"("y": "y.npy", "l": "l.npy", "x": "x.npy", "bias": "bias.npy")"));
+    auto r = test::run_fugue(run);
+    ASSERT_EQ(r.code, 0) << r.out;
+    test::write_text(dir / "check.py", R"(import sys, numpy as np
+d = sys.argv[1]
+u = np.load(d + '/x.npy') * 1.5 + np.load(d + '/bias.npy')
+m = u.max(axis=-1, keepdims=True)
+e = np.exp(u - m)
+y, l = e / e.sum(axis=-1, keepdims=True), np.log(e.sum(axis=-1)) + m[..., 0]
+assert np.allclose(np.load(d + '/y.npy'), y, rtol=1e-12, atol=1e-14), 'softmax'
+assert np.allclose(np.load(d + '/l.npy'), l, rtol=1e-12, atol=1e-14), 'logsumexp'
+print('numpy agrees')
+)");
+    std::string command = python + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string out;
+    char buf[256];
+    while (pipe && fgets(buf, sizeof buf, pipe)) out += buf;
+    if (pipe) pclose(pipe);
+    EXPECT_NE(out.find("numpy agrees"), std::string::npos) << cols << " columns, seed " << seed << ": " << out;
+  }
+  // Extremes, NumPy's and SciPy's answers: softmax of a row whose maximum is infinite, or with a NaN, is
+  // NaN; -inf elements weigh 0; logsumexp of a row of -inf is -inf, of a row with +inf +inf.
+  test::write_text(dir / "make.py", R"(import sys, numpy as np
+inf, nan = np.inf, np.nan
+x = np.array([[1, 2, 3], [-1e30, 0, 1e30], [-inf, -inf, -inf], [0, inf, 1], [0, nan, 1], [-inf, 0, 1]], np.float32)
+np.save(sys.argv[1], x)
+)");
+  ASSERT_EQ(std::system((python + " " + (dir / "make.py").string() + " " + (dir / "x.npy").string()).c_str()), 0);
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [6, 3], "from": "x.npy"}},
+    "body": [{"op": "array.softmax", "out": ["y"], "in": ["x"]}, {"op": "array.logsumexp", "out": ["l"], "in": ["x"]}],
+    "outputs": {"y": "y.npy", "l": "l.npy"}})");
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, numpy as np
+d = sys.argv[1]
+x = np.load(d + '/../x.npy').astype(np.float64)
+with np.errstate(all='ignore'):
+    m = x.max(axis=-1, keepdims=True)
+    e = np.exp(x - m)
+    y = e / e.sum(axis=-1, keepdims=True)
+    shift = np.where(np.isfinite(m), m, 0)
+    l = np.log(np.exp(x - shift).sum(axis=-1)) + shift[..., 0]
+assert np.allclose(np.load(d + '/y.npy'), y, rtol=1e-6, atol=1e-7, equal_nan=True), (np.load(d + '/y.npy'), y)
+assert np.allclose(np.load(d + '/l.npy'), l, rtol=1e-6, atol=1e-7, equal_nan=True), (np.load(d + '/l.npy'), l)
+print('numpy agrees')
+)");
+  std::string command = python + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buf[256];
+  while (pipe && fgets(buf, sizeof buf, pipe)) out += buf;
+  if (pipe) pclose(pipe);
+  EXPECT_NE(out.find("numpy agrees"), std::string::npos) << out;
+}
