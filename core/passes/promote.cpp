@@ -150,6 +150,14 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
       g.promoted.insert(s);
     }
   }
+  // Its traffic, now that what stays in local memory is known: each global read once, each stored value once.
+  g.bytes_fused = 0;
+  for (const std::string& s : order)
+    if (g.global_reads.count(s) || g.stored.count(s)) {
+      const Symbol& sym = program.symbol(s);
+      const double n = sym.kind == SymbolKind::Array ? static_cast<double>(shape_elements(sym.shape)) : 1.0;
+      g.bytes_fused += n * dtype_size(sym.dtype) * ((g.global_reads.count(s) ? 1 : 0) + (g.stored.count(s) ? 1 : 0));
+    }
   // Inputs of block-level operations, copied in once, while local memory lasts.
   const uint64_t budget = device.local_memory > 0 ? device.local_memory : 32768;
   for (const std::string& s : stage_candidates) {

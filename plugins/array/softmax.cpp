@@ -22,11 +22,12 @@ constexpr uint32_t kX = 0, kOut = 1;
 // What a row's work-group computes: the row normalized (softmax), or one number per row (logsumexp).
 enum class RowResult { Softmax, LogSumExp };
 
-// Work-group sizes: up to 256 items, about four elements each on a GPU, sixteen on a CPU (whose
-// work-items are iterations of one core's loop).
+// Work-group sizes: up to 256 items, about eight elements each on a GPU, sixteen on a CPU (whose
+// work-items are iterations of one core's loop). On the H100, rows of 1024 f32 (softmax of [65536, 1024]
+// fused with its producer) took 0.2092 ms with 128 items against 0.2275 ms with 256 (scripts/gpu_softmax.sh).
 constexpr int64_t kMaxLocal = 256;
 int64_t preferred_local(int64_t row, bool cpu) {
-  const int64_t per_item = cpu ? 16 : 4, floor = cpu ? 8 : 32;
+  const int64_t per_item = cpu ? 16 : 8, floor = cpu ? 8 : 32;
   int64_t local = 1;
   while (local < kMaxLocal && local * per_item < row) local *= 2;
   return std::clamp<int64_t>(local, floor, kMaxLocal);
