@@ -244,6 +244,11 @@ typedef int32_t fugue_partition_kind;
  * produced in the same kernel, an input read again and again), else in global memory. */
 #define FUGUE_PARTITION_BATCH 3
 #define FUGUE_PARTITION_WHOLE 4 /* any work-item may read all of it; written only by one work-item */
+/* 2.1: an INOUT array the operation updates only through atomic_at, at positions its data decide
+ * (h[index[i]] += v[i]); no other operation of the kernel touches it. The core may give each
+ * work-group a private copy in local memory: the operation asks for none of that, it only says which
+ * atomic update it makes. */
+#define FUGUE_PARTITION_SCATTER 5
 
 /* The per-axis arrays point at `rank` entries the core owns (rank = the operand's rank), zeroed
  * before plan is called. */
@@ -319,6 +324,11 @@ typedef struct fugue_emit_context fugue_emit_context; /* opaque, owned by the co
 /* 2.1 */
 #define FUGUE_BUILTIN_ENTRY 6         /* BLOCK level with BATCH operands: the number of the current entry (long) */
 
+/* 2.1: the updates of atomic_at and atomic_local. */
+#define FUGUE_ATOMIC_ADD 1
+#define FUGUE_ATOMIC_MIN 2 /* floats: fmin (a NaN is ignored) */
+#define FUGUE_ATOMIC_MAX 3 /* floats: fmax */
+
 /* Strings returned by the accessors are owned by the core and valid until emit returns. */
 typedef struct fugue_emit_api {
   uint32_t struct_size;
@@ -348,13 +358,24 @@ typedef struct fugue_emit_api {
   /* An lvalue for the element of array operand k at `index`: for a BATCH operand, element `index` of
    * the current entry (BODY phase). The core decides where it lives (local or global memory). */
   const char* (*write_at)(fugue_emit_context* context, uint32_t operand, const char* index);
-  /* The name of a fresh `__local` array of `count` elements of `dtype`, declared by the core at the
-   * kernel's outer scope (BLOCK and ITEM levels, any phase but ELEMENT). Every call makes a new array;
-   * the plan's local_mem_bytes must cover the op's arrays together. NULL-free: "0" on misuse. */
+  /* The name of a `__local` array of `count` elements of `dtype`, declared by the core at the
+   * kernel's outer scope (BLOCK and ITEM levels; BODY, PROLOGUE and EPILOGUE phases). A stem the call
+   * asked for before gives the same array (with the same dtype and count), in any phase, ELEMENT too;
+   * the plan's local_mem_bytes must cover the op's arrays together. */
   const char* (*local_array)(fugue_emit_context* context, fugue_dtype dtype, int64_t count, const char* stem);
   /* A statement that waits for every work-item of the work-group, with local and global memory
-   * consistent (BODY and EPILOGUE phases). Every work-item must reach it. */
+   * consistent (BODY phase; PROLOGUE and EPILOGUE at ITEM level). Every work-item must reach it. */
   const char* (*barrier)(fugue_emit_context* context);
+  /* A statement that updates element `index` (flat, row-major; the operation keeps it in range) of
+   * SCATTER operand k with `value` by FUGUE_ATOMIC_* `op`, atomically: native where the device has it,
+   * a compare-and-swap loop otherwise. ADD for every dtype the device can (64-bit ones need
+   * cl_khr_int64_base_atomics; complex: each part atomically), MIN and MAX for real dtypes. */
+  const char* (*atomic_at)(fugue_emit_context* context, int32_t op, uint32_t operand, const char* index,
+                           const char* value);
+  /* The same update of `element`, an element of one of the operation's own local arrays (local_array)
+   * holding `dtype`. */
+  const char* (*atomic_local)(fugue_emit_context* context, int32_t op, fugue_dtype dtype, const char* element,
+                              const char* value);
   /* end of 2.1 */
 } fugue_emit_api;
 

@@ -161,7 +161,9 @@ FUGUE_END_OF_2_0(fugue_emit_api, read_at, 88);
 FUGUE_AT(fugue_emit_api, write_at, 88);
 FUGUE_AT(fugue_emit_api, local_array, 96);
 FUGUE_AT(fugue_emit_api, barrier, 104);
-FUGUE_END_OF_2_1(fugue_emit_api, barrier, 112);
+FUGUE_AT(fugue_emit_api, atomic_at, 112);
+FUGUE_AT(fugue_emit_api, atomic_local, 120);
+FUGUE_END_OF_2_1(fugue_emit_api, atomic_local, 128);
 
 /* fugue_device_services */
 FUGUE_AT(fugue_device_services, struct_size, 0);

@@ -88,6 +88,7 @@ class KernelWriter {
   const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
 
   const PlannedOp& op(const fugue_emit_context* c) const { return *group_.ops[c->op]; }
+  const PlannedOp& op_of(const fugue_emit_context* c) const { return op(c); }
 
   bool valid_operand(fugue_emit_context* c, uint32_t k) {
     if (k < op(c).statement->operands.size()) return true;
@@ -194,8 +195,18 @@ class KernelWriter {
       c->misuse = "local_array of " + std::to_string(count) + " elements of dtype " + std::to_string(dtype);
       return "0";
     }
-    if (c->phase == FUGUE_PHASE_ELEMENT || p.level() == FUGUE_LEVEL_ELEMENT) {
-      c->misuse = "local_array in the ELEMENT phase or at ELEMENT level, where work-items do not cooperate";
+    std::string s = identifier(stem ? stem : "");
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
+    // The same stem in another phase (or again) of the same call: the same array.
+    const auto key = std::make_pair(c->op, s);
+    if (auto it = local_arrays_.find(key); it != local_arrays_.end()) {
+      if (it->second.dtype != dtype || it->second.count != count)
+        c->misuse = "local_array '" + s + "' asked for again with another dtype or count";
+      return keep(c, it->second.name);
+    }
+    if (c->phase == FUGUE_PHASE_ELEMENT || c->phase == FUGUE_PHASE_FINALIZE || p.level() == FUGUE_LEVEL_ELEMENT) {
+      c->misuse = "local_array declared in the ELEMENT or FINALIZE phase or at ELEMENT level (an array the "
+                  "PROLOGUE declared may be named there again)";
       return "0";
     }
     uint64_t& used = local_used_[c->op];
@@ -205,20 +216,90 @@ class KernelWriter {
                   std::to_string(p.plan.local_mem_bytes) + ")";
       return "0";
     }
-    std::string s = identifier(stem ? stem : "");
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
-    std::string name = "lm_" + s + "_" + std::to_string(c->op) + "_" + std::to_string(local_decls_.size());
+    std::string name = "lm_" + s + "_" + std::to_string(c->op);
+    local_arrays_[key] = {name, dtype, count};
     local_decls_.push_back("__local " + std::string(dtype_ctype(static_cast<DType>(dtype))) + " " + name + "[" +
                            std::to_string(count) + "];");
     return keep(c, name);
   }
 
   const char* barrier(fugue_emit_context* c) {
-    if (c->phase != FUGUE_PHASE_BODY && c->phase != FUGUE_PHASE_EPILOGUE) {
-      c->misuse = "barrier outside the BODY and EPILOGUE phases";
+    const bool item = op(c).level() == FUGUE_LEVEL_ITEM &&
+                      (c->phase == FUGUE_PHASE_PROLOGUE || c->phase == FUGUE_PHASE_EPILOGUE);
+    if (c->phase != FUGUE_PHASE_BODY && !item) {
+      c->misuse = "barrier outside the BODY phase and an ITEM-level PROLOGUE or EPILOGUE";
       return "";
     }
     return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
+  }
+
+  // The helper that updates one element of `dtype` (a real dtype, or a complex one's part) in memory
+  // `space` ("__global" or "__local") atomically: its name, its definition added to the kernel's source.
+  std::string atomic_helper(fugue_emit_context* c, int32_t op, DType dtype, const std::string& space) {
+    const char* what = op == FUGUE_ATOMIC_ADD ? "add" : op == FUGUE_ATOMIC_MIN ? "min" : "max";
+    const std::string t(dtype_ctype(dtype)), name = std::string("fugue_atomic_") + what + "_" + std::string(dtype_name(dtype)) +
+                                                     (space == "__local" ? "_local" : "_global");
+    if (helpers_.count(name)) return name;
+    const bool wide = dtype_size(dtype) == 8, real = dtype == DType::F32 || dtype == DType::F64;
+    if (wide) uses_int64_atomics_ = true;
+    std::string code = "void " + name + "(volatile " + space + " " + t + "* p, " + t + " v) {\n";
+    if (!real && !wide) {  // 32-bit integers: native
+      code += std::string("  atomic_") + what + "(p, v);\n";
+    } else if (!real && op == FUGUE_ATOMIC_ADD) {  // 64-bit integers: cl_khr_int64_base_atomics
+      code += "  atom_add(p, v);\n";
+    } else {  // a compare-and-swap loop on the bits
+      const std::string bits = wide ? "ulong" : "uint", cas = wide ? "atom_cmpxchg" : "atomic_cmpxchg";
+      const std::string next = op == FUGUE_ATOMIC_ADD ? "old.v + v"
+                               : real                 ? std::string(op == FUGUE_ATOMIC_MIN ? "fmin" : "fmax") + "(old.v, v)"
+                                                      : std::string(op == FUGUE_ATOMIC_MIN ? "min" : "max") + "(old.v, v)";
+      code += "  union { " + bits + " u; " + t + " v; } old, next;\n  do {\n    old.v = *p;\n    next.v = " + next +
+              ";\n  } while (" + cas + "((volatile " + space + " " + bits + "*)p, old.u, next.u) != old.u);\n";
+    }
+    code += "}\n";
+    (void)c;
+    helpers_[name] = code;
+    return name;
+  }
+
+  // `pointer` (an address in `space`) updated with `value` by `op`; complex dtypes part by part.
+  std::string atomic_update(fugue_emit_context* c, int32_t op, fugue_dtype dtype, const std::string& space,
+                            const std::string& pointer, const std::string& value) {
+    if (op != FUGUE_ATOMIC_ADD && op != FUGUE_ATOMIC_MIN && op != FUGUE_ATOMIC_MAX) {
+      c->misuse = "unknown atomic operation " + std::to_string(op);
+      return "";
+    }
+    if (!fugue_dtype_supported(dtype) || dtype == FUGUE_DTYPE_U8 || (abi::is_complex(dtype) && op != FUGUE_ATOMIC_ADD)) {
+      c->misuse = "no atomic update of this kind for dtype " + std::to_string(dtype) + " (u8 has none; complex only ADD)";
+      return "";
+    }
+    if (abi::is_complex(dtype)) {
+      const DType part = static_cast<DType>(abi::component_dtype(dtype));
+      const std::string f = atomic_helper(c, op, part, space), pt = "(volatile " + space + " " + std::string(dtype_ctype(part)) + "*)(" + pointer + ")";
+      return "{ const " + std::string(dtype_ctype(static_cast<DType>(dtype))) + " fugue_v = " + value + "; " + f + "(" + pt +
+             ", fugue_v.x); " + f + "(" + pt + " + 1, fugue_v.y); }";
+    }
+    return atomic_helper(c, op, static_cast<DType>(dtype), space) + "(" + pointer + ", " + value + ");";
+  }
+
+  const char* atomic_at(fugue_emit_context* c, int32_t op, uint32_t k, const char* index, const char* value) {
+    if (!valid_operand(c, k)) return "";
+    const PlannedOp& p = op_of(c);
+    if (p.partition(k).kind != FUGUE_PARTITION_SCATTER) {
+      c->misuse = "atomic_at on operand " + std::to_string(k) + ", which is not partitioned SCATTER";
+      return "";
+    }
+    const std::string at = std::string("(") + (index && *index ? index : "0") + ")";
+    return keep(c, atomic_update(c, op, p.types[k].dtype, "__global", "&" + param(p.statement->operands[k]) + "[" + at + "]",
+                                 std::string("(") + (value ? value : "0") + ")"));
+  }
+
+  const char* atomic_local(fugue_emit_context* c, int32_t op, fugue_dtype dtype, const char* element, const char* value) {
+    if (!element || !*element) {
+      c->misuse = "atomic_local without an element";
+      return "";
+    }
+    return keep(c, atomic_update(c, op, dtype, "__local", std::string("&(") + element + ")",
+                                 std::string("(") + (value ? value : "0") + ")"));
   }
 
   const char* builtin(fugue_emit_context* c, int32_t which) {
@@ -271,6 +352,15 @@ class KernelWriter {
   std::set<std::string> in_local_now_;   // local arrays holding the current entry's value
   std::vector<std::string> local_decls_; // the ops' own local arrays (local_array)
   std::map<size_t, uint64_t> local_used_;
+  struct LocalArray {
+    std::string name;
+    fugue_dtype dtype;
+    int64_t count;
+  };
+  std::map<std::pair<size_t, std::string>, LocalArray> local_arrays_;  // by op and stem
+  // Functions the kernel's code calls (atomic updates), defined before it.
+  std::map<std::string, std::string> helpers_;
+  bool uses_int64_atomics_ = false;
 };
 
 namespace {
@@ -301,6 +391,12 @@ const char* local_array_fn(fugue_emit_context* c, fugue_dtype dtype, int64_t cou
   return writer(c)->local_array(c, dtype, count, stem);
 }
 const char* barrier_fn(fugue_emit_context* c) { return writer(c)->barrier(c); }
+const char* atomic_at_fn(fugue_emit_context* c, int32_t op, uint32_t k, const char* index, const char* value) {
+  return writer(c)->atomic_at(c, op, k, index, value);
+}
+const char* atomic_local_fn(fugue_emit_context* c, int32_t op, fugue_dtype dtype, const char* element, const char* value) {
+  return writer(c)->atomic_local(c, op, dtype, element, value);
+}
 void append_fn(fugue_emit_context* c, const char* code) {
   if (code) *c->code += code;
 }
@@ -330,6 +426,8 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
   api.write_at = &write_at_fn;
   api.local_array = &local_array_fn;
   api.barrier = &barrier_fn;
+  api.atomic_at = &atomic_at_fn;
+  api.atomic_local = &atomic_local_fn;
   const PlannedOp& p = *group_.ops[o];
   p.statement->op->emit(p.call, p.plan, api);
   if (!context.misuse.empty())
@@ -515,6 +613,7 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     for (const auto& d : local_decls_) locals += "  " + d + "\n";
     src += locals + body;
   } else {
+    const size_t body_start = src.size();
     src += phase_code(FUGUE_PHASE_PROLOGUE, "  ", false);
     if (launch_.blocked) {
       src += "  const " + index_type + " chunk = (fugue_n + (" + index_type + ")get_global_size(0) - 1) / (" +
@@ -559,8 +658,20 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
              ") continue;\n";
     src += regs + loop + (inner_scopes ? std::string(launch_.tile_cols > 0 ? "    }\n" : "    }\n    }\n") : "") + "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
+    // The operations' local arrays, declared at kernel scope before any of their code.
+    std::string locals;
+    for (const auto& d : local_decls_) locals += "  " + d + "\n";
+    src.insert(body_start, locals);
   }
   src += "}\n";
+  // The atomic updates' helpers, known once the code is written, go before the kernel.
+  std::string helpers;
+  if (uses_int64_atomics_) helpers += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
+  for (const auto& [name, code] : helpers_) helpers += "\n" + code;
+  if (!helpers.empty()) {
+    const size_t at = src.find("\n__kernel");
+    src.insert(at == std::string::npos ? 0 : at, helpers);
+  }
   k.elements = n;
   k.wide_index = wide;
   if (any_finalize) {

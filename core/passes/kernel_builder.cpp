@@ -244,6 +244,14 @@ class KernelBuilder::State {
     auto found = accesses_.find(s);
     if (found == accesses_.end()) return "";  // first touched here
     const SymbolAccesses& sa = found->second;
+    // Atomic updates at data-dependent places race with any other access in the kernel, before or after.
+    if (part.kind == FUGUE_PARTITION_SCATTER)
+      return "it updates '" + s + "' by atomics at positions its data decide, but " + who(*ops_[sa.list.front().op]) +
+             " accesses it in this kernel too";
+    for (const Access& a : sa.list)
+      if (a.part.kind == FUGUE_PARTITION_SCATTER)
+        return "it accesses '" + s + "', which " + who(*ops_[a.op]) +
+               " updates by atomics in this kernel: the value exists only once that kernel has finished";
     const auto& acc = sa.list;
     const Access* last_write = sa.last_write ? &acc[*sa.last_write] : nullptr;
     if (!write && last_write) {

@@ -46,6 +46,7 @@ std::string partition_text(const abi::Partition& p) {
              (p.cyclic ? " cyclic" : "");
     case FUGUE_PARTITION_BATCH: return "BATCH along axis " + std::to_string(p.batch_axis);
     case FUGUE_PARTITION_WHOLE: return "WHOLE";
+    case FUGUE_PARTITION_SCATTER: return "SCATTER";
   }
   return "?";
 }
@@ -106,7 +107,7 @@ void check_plan(const Program& program, const PlannedOp& p) {
     bad("at BLOCK level emits phases other than BODY or asks for workspaces (a block's scratch is local memory)");
   for (size_t k = 0; k < plan.partitions.size(); ++k) {
     const auto& part = plan.partitions[k];
-    if (part.kind < FUGUE_PARTITION_NONE || part.kind > FUGUE_PARTITION_WHOLE)
+    if (part.kind < FUGUE_PARTITION_NONE || part.kind > FUGUE_PARTITION_SCATTER)
       bad("gives operand " + std::to_string(k) + " an unknown partition kind " + std::to_string(part.kind));
     if (part.kind == FUGUE_PARTITION_TILE)
       bad("gives operand " + std::to_string(k) + " a TILE partition, which the planner does not lower yet");
@@ -125,6 +126,11 @@ void check_plan(const Program& program, const PlannedOp& p) {
         bad("gives operand " + std::to_string(k) + " " + std::to_string(batch_entries(t, part)) +
             " batch entries, but launches " + std::to_string(plan.launch.iteration[0]) + " work-groups");
     }
+    if (part.kind == FUGUE_PARTITION_SCATTER &&
+        (t.kind != FUGUE_KIND_ARRAY || !p.reads(k) || !p.writes(k) ||
+         (plan.level != FUGUE_LEVEL_ITEM && plan.level != FUGUE_LEVEL_ELEMENT)))
+      bad("gives operand " + std::to_string(k) + " a SCATTER partition: only in-place (INOUT) arrays of ELEMENT- "
+          "and ITEM-level plans are updated by atomics");
     if (plan.level == FUGUE_LEVEL_BLOCK && touched) {
       if (part.kind != FUGUE_PARTITION_BATCH && part.kind != FUGUE_PARTITION_WHOLE)
         bad("gives operand " + std::to_string(k) + " of a BLOCK-level plan a " + partition_text(part) +

@@ -9,6 +9,7 @@ namespace {
 struct Access {
   bool write;
   bool pointwise;
+  bool scatter;  // an atomic update (SCATTER): in place, whatever else
 };
 
 void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) {
@@ -19,12 +20,19 @@ void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) 
     for (size_t k = 0; k < op->statement->operands.size(); ++k) {
       if (!touches(program, *op, k)) continue;
       auto& list = accesses[op->statement->operands[k]];
-      if (op->reads(k)) list.push_back({false, pointwise_access(*op, k)});
-      if (op->writes(k)) list.push_back({true, pointwise_access(*op, k)});
+      const bool scatter = op->partition(k).kind == FUGUE_PARTITION_SCATTER;
+      if (op->reads(k)) list.push_back({false, pointwise_access(*op, k), scatter});
+      if (op->writes(k)) list.push_back({true, pointwise_access(*op, k), scatter});
     }
   const int64_t iteration = g.plan.launch.iteration[0];
   const SymbolSet& live_after = flow.at(g.ops.back()->statement).live_out;
   for (const auto& [s, list] : accesses) {
+    if (list.front().scatter) {  // the only access of the kernel (the group pass saw to it)
+      g.global_reads.insert(s);
+      g.stored.insert(s);
+      g.stored_why[s] = "updated by atomics at positions its data decide";
+      continue;
+    }
     bool written = false, read_wide = false, all_writes_pointwise = true;
     for (const Access& a : list) {
       if (a.write) {

@@ -1,15 +1,20 @@
-// scatter.cpp: array.scatter_add. A DEVICE-level operation: one work-item per index, atomic
-// additions into h (kernels/array/scatter_add.cl), so that repeated indices all count. Its reference
-// adds in index order; floats therefore agree within the rounding of a reordered sum.
+// scatter.cpp: array.scatter_add, h[index[i]] += values[i]. An ITEM-level operation whose h is
+// partitioned SCATTER: its element loop fuses with the element-wise operations that produce index and
+// values, and updates h with the core's atomic additions (native for 32-bit integers and, with
+// cl_khr_int64_base_atomics, 64-bit ones; compare-and-swap loops for floats).
+//
+// Two things keep contention down whatever the indices. Each work-item adds up a run of equal indices
+// in a register and updates h once per run (every index equal: one update per work-item). And where h
+// fits in a share of local memory, each work-group adds into its own copy there and adds that copy into
+// h at the end, skipping zeros: global updates are then per bin and work-group, not per value. Floats sum
+// in an unspecified order (UNORDERED); integers are exact (wrapping, as the reference).
 #include "scatter.h"
 
 #include <string>
 #include <vector>
 
 #include "dtypes.h"
-#include "fugue/sdk_device.hpp"
 #include "opencl_c.h"
-#include "scatter_add_cl.h"
 #include "signature.h"
 #include "typing.h"
 
@@ -31,16 +36,12 @@ bool needs_int64_atomics(fugue_dtype dtype) {
   return component == FUGUE_DTYPE_F64 || component == FUGUE_DTYPE_I64;
 }
 
-// The add_* function of scatter_add.cl for one element (or one part of a complex one).
-std::string add_function(fugue_dtype dtype) {
-  switch (abi::component_dtype(dtype)) {
-    case FUGUE_DTYPE_F32: return "add_f32";
-    case FUGUE_DTYPE_F64: return "add_f64";
-    case FUGUE_DTYPE_I32: return "add_i32";
-    case FUGUE_DTYPE_U32: return "add_u32";
-    case FUGUE_DTYPE_I64: return "add_i64";
-    default: throw std::logic_error("scatter_add: no atomic addition for this dtype");
-  }
+// h in each work-group's local memory: up to half of what a work-group may have and 16 KiB (4,096 f32
+// bins; beyond, zeroing and adding the copy cost more than it saves).
+bool private_copy(const sdk::Call& call) {
+  const fugue_type& h = call.operand(kH);
+  const uint64_t bytes = static_cast<uint64_t>(sdk::elements(h)) * dtype_bytes(h.dtype);
+  return bytes <= std::min<uint64_t>(16384, call.device().local_mem_bytes / 2);
 }
 
 class ScatterAdd final : public sdk::Operation {
@@ -92,31 +93,66 @@ class ScatterAdd final : public sdk::Operation {
       throw sdk::Unsupported(std::string("operand h is ") + sdk::dtype_name(h.dtype) +
                              ": adding 64-bit values atomically needs cl_khr_int64_base_atomics, which " +
                              device.name + " lacks; use a 32-bit dtype or another device");
-    sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, sdk::elements(call.operand(kIndex)));
-    for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
+    sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_ITEM, sdk::elements(call.operand(kIndex)));
+    p.phases = FUGUE_PHASE_PROLOGUE | FUGUE_PHASE_ELEMENT | FUGUE_PHASE_EPILOGUE;
+    p.partitions[kH] = sdk::partition(FUGUE_PARTITION_SCATTER, h.rank);
+    if (private_copy(call)) p.local_mem_bytes = static_cast<uint64_t>(sdk::elements(h)) * dtype_bytes(h.dtype);
+    p.registers = 6;
     return p;
   }
 
-  void execute(const sdk::Call& call, const fugue_device_services& s) const override {
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type& h = call.operand(kH);
-    const fugue_type& index = call.operand(kIndex);
-    const fugue_type& values = call.operand(kValues);
-    const cl_long n = sdk::elements(index), size = sdk::elements(h);
-    if (n == 0) return;
-    const std::string t = ctype(h.dtype);
-    std::string value = "((values)[i])";
-    if (values.kind == FUGUE_KIND_SCALAR) value = "((values)[0])";
-    if (values.kind == FUGUE_KIND_CONST) value = opencl::literal(h.dtype, values.const_value);
-    std::string defines = "#define T " + t + "\n#define I " + ctype(index.dtype) + "\n#define ADD " +
-                          add_function(h.dtype) + "\n#define VALUE(values, i) " + value + "\n";
-    if (abi::is_complex(h.dtype)) defines += "#define COMPONENT " + ctype(abi::component_dtype(h.dtype)) + "\n";
-    if (needs_int64_atomics(h.dtype)) defines += "#define INT64_ATOMICS 1\n";
-    if (abi::component_dtype(h.dtype) == FUGUE_DTYPE_F64) defines += "#define FP64 1\n";
-    sdk::Kernel kernel(sdk::build_program(s, defines + kernel_source_scatter_add), "scatter_add");
-    // A const has no buffer; the kernel never reads `values` then, so h stands in for it.
-    cl_mem values_buffer = values.kind == FUGUE_KIND_CONST ? s.buffer(s.context, kH) : s.buffer(s.context, kValues);
-    kernel.args(s.buffer(s.context, kH), size, s.buffer(s.context, kIndex), values_buffer, n);
-    kernel.enqueue(s, static_cast<size_t>(n));
+    const std::string t = ctype(h.dtype), size = std::to_string(sdk::elements(h)) + "L";
+    const std::string run_k = em.name("run_k"), run_v = em.name("run_v");
+    const bool copy = private_copy(call);
+    // A run's sum into h, or into the work-group's copy.
+    auto update = [&](const std::string& k, const std::string& v) {
+      return copy ? em.atomic_local(FUGUE_ATOMIC_ADD, h.dtype, em.local_array(h.dtype, sdk::elements(h), "bins") + "[" + k + "]", v)
+                  : em.atomic_at(FUGUE_ATOMIC_ADD, kH, k, v);
+    };
+    const std::string zero = opencl::cast(h.dtype, "0");
+    switch (em.phase()) {
+      case FUGUE_PHASE_PROLOGUE: {
+        // At kernel scope: the run so far (none), and the work-group's copy of h, zeroed.
+        std::string code = "long " + run_k + " = -1;\n" + t + " " + run_v + " = " + zero + ";\n";
+        if (copy) {
+          const std::string bins = em.local_array(h.dtype, sdk::elements(h), "bins"), j = em.name("j");
+          code += "for (long " + j + " = " + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + "; " + j + " < " + size + "; " + j +
+                  " += " + em.builtin(FUGUE_BUILTIN_LOCAL_SIZE) + ") " + bins + "[" + j + "] = " + zero + ";\n" +
+                  em.barrier() + "\n";
+        }
+        em.append(code);
+        return;
+      }
+      case FUGUE_PHASE_ELEMENT: {
+        const std::string k = em.name("k"), v = em.name("v");
+        const fugue_type& values = call.operand(kValues);
+        const std::string value = values.kind == FUGUE_KIND_CONST ? opencl::literal(h.dtype, values.const_value)
+                                                                  : "(" + t + ")(" + em.read(kValues) + ")";
+        em.append("const long " + k + " = (long)(" + em.read(kIndex) + ");\n" +  //
+                  "if (" + k + " >= 0 && " + k + " < " + size + ") {\n" +        // outside h: skipped
+                  "  const " + t + " " + v + " = " + value + ";\n" +              //
+                  "  if (" + k + " == " + run_k + ") {\n    " + run_v + " = " + opencl::wrapping(h.dtype, run_v, '+', v) +
+                  ";\n  } else {\n    if (" + run_k + " >= 0) " + update(run_k, run_v) + "\n    " + run_k + " = " + k +
+                  ";\n    " + run_v + " = " + v + ";\n  }\n}\n");
+        return;
+      }
+      case FUGUE_PHASE_EPILOGUE: {
+        std::string code = "if (" + run_k + " >= 0) " + update(run_k, run_v) + "\n";
+        if (copy) {  // the group's copy into h: one update per bin that received anything
+          const std::string bins = em.local_array(h.dtype, sdk::elements(h), "bins"), j = em.name("j");
+          const std::string nonzero = abi::is_complex(h.dtype) ? "(" + bins + "[" + j + "].x != 0 || " + bins + "[" + j + "].y != 0)"
+                                                               : "(" + bins + "[" + j + "] != " + zero + ")";
+          code += em.barrier() + "\nfor (long " + j + " = " + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + "; " + j + " < " + size +
+                  "; " + j + " += " + em.builtin(FUGUE_BUILTIN_LOCAL_SIZE) + ") if " + nonzero + " " +
+                  em.atomic_at(FUGUE_ATOMIC_ADD, kH, j, bins + "[" + j + "]") + "\n";
+        }
+        em.append(code);
+        return;
+      }
+    }
+    throw std::logic_error(name + ": asked to emit phase " + std::to_string(em.phase()) + ", which it does not plan");
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

@@ -237,6 +237,14 @@ class Emitter {
   }
   // ABI 2.1: a work-group barrier statement (local and global memory consistent after it).
   std::string barrier() const { return require_2_1("barrier")->barrier(api_->context); }
+  // ABI 2.1: a statement updating element `index` of SCATTER operand k atomically (FUGUE_ATOMIC_*).
+  std::string atomic_at(int32_t op, uint32_t operand, const std::string& index, const std::string& value) const {
+    return require_2_1("atomic_at")->atomic_at(api_->context, op, operand, index.c_str(), value.c_str());
+  }
+  // ABI 2.1: a statement updating `element` of one of the operation's local arrays atomically.
+  std::string atomic_local(int32_t op, fugue_dtype dtype, const std::string& element, const std::string& value) const {
+    return require_2_1("atomic_local")->atomic_local(api_->context, op, dtype, element.c_str(), value.c_str());
+  }
   // The work-group size, a compile-time number.
   int64_t local_size() const { return std::stoll(builtin(FUGUE_BUILTIN_LOCAL_SIZE)); }
 
@@ -267,7 +275,7 @@ class Emitter {
 
  private:
   const fugue_emit_api* require_2_1(const char* what) const {
-    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, barrier))
+    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, atomic_local))
       throw Unsupported(std::string("this Fugue's emit API predates ABI 2.1, which ") + what +
                         " needs: run the plugin with a newer Fugue");
     return api_;
