@@ -249,11 +249,21 @@ class KernelWriter {
       code += "  atom_add(p, v);\n";
     } else {  // a compare-and-swap loop on the bits
       const std::string bits = wide ? "ulong" : "uint", cas = wide ? "atom_cmpxchg" : "atomic_cmpxchg";
+      // f32 addition is native where the compiler says so: OpenCL 3.0's float atomics, or NVIDIA's
+      // (cl_nv_pragma_unroll marks its compiler) through one PTX reduction instruction.
+      if (dtype == DType::F32 && op == FUGUE_ATOMIC_ADD) {
+        const bool global = space == "__global";
+        code += std::string("#if defined(__opencl_c_ext_fp32_") + (global ? "global" : "local") + "_atomic_add)\n" +
+                "  atomic_fetch_add_explicit((volatile " + space + " atomic_float*)p, v, memory_order_relaxed);\n" +
+                "#elif defined(cl_nv_pragma_unroll)\n" + "  asm volatile(\"red." + (global ? "global" : "shared") +
+                ".add.f32 [%0], %1;\" :: \"l\"(p), \"f\"(v) : \"memory\");\n#else\n";
+      }
       const std::string next = op == FUGUE_ATOMIC_ADD ? "old.v + v"
                                : real                 ? std::string(op == FUGUE_ATOMIC_MIN ? "fmin" : "fmax") + "(old.v, v)"
                                                       : std::string(op == FUGUE_ATOMIC_MIN ? "min" : "max") + "(old.v, v)";
       code += "  union { " + bits + " u; " + t + " v; } old, next;\n  do {\n    old.v = *p;\n    next.v = " + next +
               ";\n  } while (" + cas + "((volatile " + space + " " + bits + "*)p, old.u, next.u) != old.u);\n";
+      if (dtype == DType::F32 && op == FUGUE_ATOMIC_ADD) code += "#endif\n";
     }
     code += "}\n";
     (void)c;

@@ -144,9 +144,13 @@ class ScatterAdd final : public sdk::Operation {
           const std::string bins = em.local_array(h.dtype, sdk::elements(h), "bins"), j = em.name("j");
           const std::string nonzero = abi::is_complex(h.dtype) ? "(" + bins + "[" + j + "].x != 0 || " + bins + "[" + j + "].y != 0)"
                                                                : "(" + bins + "[" + j + "] != " + zero + ")";
-          code += em.barrier() + "\nfor (long " + j + " = " + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + "; " + j + " < " + size +
-                  "; " + j + " += " + em.builtin(FUGUE_BUILTIN_LOCAL_SIZE) + ") if " + nonzero + " " +
-                  em.atomic_at(FUGUE_ATOMIC_ADD, kH, j, bins + "[" + j + "]") + "\n";
+          // Each group starts at its own bin, so that groups ending together do not all update bin 0 first.
+          const std::string t_ = em.name("t"), start = em.name("start");
+          code += em.barrier() + "\nconst long " + start + " = ((long)" + em.builtin(FUGUE_BUILTIN_GROUP_ID) + " * 977L) % " +
+                  size + ";\nfor (long " + t_ + " = " + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + "; " + t_ + " < " + size + "; " +
+                  t_ + " += " + em.builtin(FUGUE_BUILTIN_LOCAL_SIZE) + ") {\n  const long " + j + " = (" + t_ + " + " + start +
+                  ") % " + size + ";\n  if " + nonzero + " " + em.atomic_at(FUGUE_ATOMIC_ADD, kH, j, bins + "[" + j + "]") +
+                  "\n}\n";
         }
         em.append(code);
         return;
