@@ -49,6 +49,8 @@ TEST(Conformance, DeviceLevelPluginConformsAndWritesAReport) {
   // A third party's BLOCK-level operation over BATCH entries (sdk/README.md's example): checked, and fused.
   EXPECT_TRUE(starts_with(line_of(r.out, "test.row_max", "reference"), "PASS")) << r.out;
   EXPECT_TRUE(starts_with(line_of(r.out, "test.row_max", "fusion neutrality"), "PASS")) << r.out;
+  // And a SCATTER one (the counting example).
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.count", "reference"), "PASS")) << r.out;
   std::ifstream in(dir / "report.json");
   auto report = nlohmann::json::parse(in);
   EXPECT_EQ(report["plugin"], "testops");

@@ -2,7 +2,8 @@
 // builds and enqueues its own kernel through the core's services (test.scale: out = factor * x), and
 // an ELEMENT-level one that updates an operand in place (test.accumulate: acc += x), and a kind of its
 // own: `poly`, a polynomial's coefficients baked into kernels, which test.polyval evaluates; and a
-// kind with storage, `pair` (testops_pair.cpp); and test.row_max, the BLOCK-level example of sdk/README.md.
+// kind with storage, `pair` (testops_pair.cpp); and test.row_max and test.count, the BLOCK-level and SCATTER examples of
+// sdk/README.md.
 #include <CL/cl.h>
 
 #include <fugue/sdk.hpp>
@@ -244,6 +245,44 @@ class RowMax : public Operation {
   }
 };
 
+// The counting example of sdk/README.md ("Updates at data-dependent places"), as written there:
+// counts[index[i]] += 1 through a SCATTER partition, by a third party's ELEMENT-level operation.
+class Count : public Operation {
+ public:
+  Count() {
+    name = "test.count";
+    doc = "counts[index[i]] += 1 for every i whose index is in range, in place";
+    operands = {inout("counts", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32)),
+                in("index", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32))};
+    test_cases = R"([{"name": "bins", "shape": [5000], "inputs": {"counts": {"shape": [13]},
+                      "index": {"from": {"random": {"low": -2, "high": 15}}}}},
+                     {"name": "one bin", "shape": [3000], "inputs": {"counts": {"shape": [4]}, "index": {"from": {"fill": 2}}}}])";
+    traits = FUGUE_OP_UNORDERED;
+  }
+  void infer(const Call&, std::vector<Type>&) const override {}  // counts keeps its type
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand("index")));
+    p.partitions[0] = partition(FUGUE_PARTITION_SCATTER, call.operand("counts").rank);
+    return p;
+  }
+  void emit(const Call& call, const Plan&, const Emitter& e) const override {
+    const std::string k = e.name("k"), size = std::to_string(elements(call.operand("counts")));
+    e.append("const int " + k + " = " + e.read(1) + ";\n" +
+             "if (" + k + " >= 0 && " + k + " < " + size + ") " + e.atomic_at(FUGUE_ATOMIC_ADD, 0, k, "1") + "\n");
+  }
+  fugue_cost cost(const Call& call) const override {
+    const double n = static_cast<double>(elements(call.operand(1)));
+    return {sizeof(fugue_cost), 12 * n, n};
+  }
+  void reference(const Call&, fugue_host_array* a) const override {
+    HostView counts(a[0]), index(a[1]);
+    for (int64_t i = 0; i < index.size(); ++i) {
+      const int64_t k = index.get_int(i);
+      if (k >= 0 && k < counts.size()) counts.set_int(k, counts.get_int(k) + 1);
+    }
+  }
+};
+
 }  // namespace
 
 void add_pair(fugue::sdk::Plugin& p);  // testops_pair.cpp
@@ -254,5 +293,6 @@ FUGUE_SDK_PLUGIN("testops", "1.0.0", "Operations for Fugue's own tests", [](fugu
   p.add_kind(std::make_unique<Poly>());
   p.add(std::make_unique<Polyval>());
   p.add(std::make_unique<RowMax>());
+  p.add(std::make_unique<Count>());
   add_pair(p);
 })
