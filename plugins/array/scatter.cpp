@@ -15,6 +15,7 @@
 
 #include "dtypes.h"
 #include "opencl_c.h"
+#include "reference_math.h"
 #include "signature.h"
 #include "typing.h"
 
@@ -172,17 +173,30 @@ class ScatterAdd final : public sdk::Operation {
     sdk::HostView h(arrays[kH]), index(arrays[kIndex]), values(arrays[kValues]);
     const int64_t size = h.size(), n = index.size();
     const fugue_dtype dtype = h.dtype();
+    if (is_integer(dtype)) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = index.get_int(i);
+        if (k < 0 || k >= size) continue;
+        // Two's complement wrap-around, as the device's atomic addition.
+        h.set_int(k, static_cast<int64_t>(static_cast<uint64_t>(h.get_int(k)) + static_cast<uint64_t>(values.get_int(i))));
+      }
+      return;
+    }
+    // Floats: each bin's additions summed in higher precision, then added to it once (a sum of 2^26
+    // values in [0, 1) kept in f32 would stop growing at 2^24).
+    std::vector<ref::Complex> sums(static_cast<size_t>(size));
+    std::vector<bool> hit(static_cast<size_t>(size));
     for (int64_t i = 0; i < n; ++i) {
       const int64_t k = index.get_int(i);
       if (k < 0 || k >= size) continue;
-      if (abi::is_complex(dtype)) {
-        h.set_complex(k, h.get_complex(k) + values.get_complex(i));
-      } else if (is_integer(dtype)) {
-        // Two's complement wrap-around, as the device's atomic addition.
-        h.set_int(k, static_cast<int64_t>(static_cast<uint64_t>(h.get_int(k)) + static_cast<uint64_t>(values.get_int(i))));
-      } else {
-        h.set(k, h.get(k) + values.get(i));
-      }
+      sums[static_cast<size_t>(k)] += ref::complex_value(values, i, dtype);
+      hit[static_cast<size_t>(k)] = true;
+    }
+    for (int64_t k = 0; k < size; ++k) {
+      if (!hit[static_cast<size_t>(k)]) continue;
+      const ref::Complex total = ref::complex_value(h, k, dtype) + sums[static_cast<size_t>(k)];
+      if (abi::is_complex(dtype)) h.set_complex(k, {static_cast<double>(total.real()), static_cast<double>(total.imag())});
+      else h.set(k, static_cast<double>(total.real()));
     }
   }
 };

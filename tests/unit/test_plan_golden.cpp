@@ -55,7 +55,10 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(Case{"bench/stencil5.json", "nvidia-h100"}, Case{"bench/chain.json", "nvidia-h100"},
                     Case{"jacobi.json", "nvidia-h100"}, Case{"optical_flow/hs_block.json", "nvidia-h100"},
                     Case{"bench/stencil5.json", "pocl-cpu"}, Case{"bench/chain.json", "pocl-cpu"},
-                    Case{"jacobi.json", "pocl-cpu"}, Case{"optical_flow/hs_block.json", "pocl-cpu"}),
+                    Case{"jacobi.json", "pocl-cpu"}, Case{"optical_flow/hs_block.json", "pocl-cpu"},
+                    // a batched kernel (softmax of its producer) and atomics (scatter_add with a private copy)
+                    Case{"bench/softmax.json", "nvidia-h100"}, Case{"bench/softmax.json", "pocl-cpu"},
+                    Case{"bench/scatter_uniform.json", "nvidia-h100"}, Case{"bench/scatter_uniform.json", "pocl-cpu"}),
     [](const testing::TestParamInfo<Case>& info) {
       std::string name = fs::path(info.param.program).stem().string() + "_" + info.param.device;
       for (auto& ch : name)
