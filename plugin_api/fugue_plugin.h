@@ -376,6 +376,10 @@ typedef struct fugue_emit_api {
    * holding `dtype`. */
   const char* (*atomic_local)(fugue_emit_context* context, int32_t op, fugue_dtype dtype, const char* element,
                               const char* value);
+  /* The extent of array operand k along `axis` (a long expression): a kernel argument or a literal, as
+   * the core chooses. Code that writes extents this way instead of as literals is the same for every
+   * size, so a program run on new sizes reuses its compiled kernels. A run-time axis gives its capacity. */
+  const char* (*extent)(fugue_emit_context* context, uint32_t operand, uint32_t axis);
   /* end of 2.1 */
 } fugue_emit_api;
 

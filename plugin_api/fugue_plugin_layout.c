@@ -163,7 +163,8 @@ FUGUE_AT(fugue_emit_api, local_array, 96);
 FUGUE_AT(fugue_emit_api, barrier, 104);
 FUGUE_AT(fugue_emit_api, atomic_at, 112);
 FUGUE_AT(fugue_emit_api, atomic_local, 120);
-FUGUE_END_OF_2_1(fugue_emit_api, atomic_local, 128);
+FUGUE_AT(fugue_emit_api, extent, 128);
+FUGUE_END_OF_2_1(fugue_emit_api, extent, 136);
 
 /* fugue_device_services */
 FUGUE_AT(fugue_device_services, struct_size, 0);

@@ -20,19 +20,23 @@ struct Launch {
   // Tiled walk of a [grid_rows, grid_cols] iteration space (tile_cols 0: flat): each work-group takes
   // tiles of tile_rows x tile_cols cells in turn, tile_cols * tile_rows = local_size.
   int64_t grid_rows = 0, grid_cols = 0, tile_rows = 0, tile_cols = 0;
+  // Extents the operations ask for (fugue_emit_api.extent) are kernel arguments, so that one compiled
+  // kernel serves every size; else literals the compiler may fold.
+  bool extent_arguments = false;
   // Conformance only (Instrumentation): > 1 computes just the elements i % sample_modulus == residue.
   int64_t sample_modulus = 0, sample_residue = 0;
 };
 
 // What a kernel argument is bound to.
 struct KernelArg {
-  enum class Kind { Symbol, Shadow, Workspace, Extent };
+  enum class Kind { Symbol, Shadow, Workspace, Extent, Dimension };
   Kind kind = Kind::Symbol;
   // Symbol: its buffer; Shadow: the buffer that replaces it after the kernel; Extent: the buffer
   // holding its run-time length
   std::string symbol;
   size_t op = 0;           // Workspace: index of the op in the group
   uint32_t workspace = 0;  // Workspace: its index within the op's plan
+  uint32_t axis = 0;       // Dimension: the symbol's extent along this axis, a long
 };
 
 // Arguments: main_args, then the element count (`int` or `long`, as `wide_index` says); the finalize

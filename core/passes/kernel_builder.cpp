@@ -136,6 +136,11 @@ class KernelBuilder::State {
       if (p->level() == FUGUE_LEVEL_ITEM)
         return who(*p) + " combines its whole iteration space (ITEM level), but each work-group of a batched "
                "kernel owns one entry";
+      // A work-group's entry is arrays' elements: a scalar written in the kernel has no entry to live in.
+      for (size_t k = 0; k < p->statement->operands.size(); ++k)
+        if (p->writes(k) && touched(*p, k) && p->types[k].kind != FUGUE_KIND_ARRAY)
+          return who(*p) + " writes '" + p->statement->operands[k] + "', a scalar, which the work-groups of a batched "
+                 "kernel cannot share";
       const int64_t n = p->plan.launch.iteration[0];
       if (entries == 0 || n % entries != 0)
         return who(*p) + " walks " + std::to_string(n) + " elements, not a whole number per each of the " +
@@ -166,9 +171,11 @@ class KernelBuilder::State {
       if (x.writes(k)) {
         if (!through_entry)
           return "it writes '" + s + "' as " + partition_text(part) + ", not entry by entry";
-        if (sa && sa->first_wide_read)
-          return "it writes '" + s + "', which " + who(*ops_[sa->list[*sa->first_wide_read].op]) +
-                 " reads beyond its own entry in this kernel: other work-groups may still need the old value";
+        if (sa)  // a read through the entry (BATCH) or at the element stays within the work-group's entry
+          for (const Access& a : sa->list)
+            if (!a.write && !a.pointwise && a.part.kind != FUGUE_PARTITION_BATCH)
+              return "it writes '" + s + "', which " + who(*ops_[a.op]) +
+                     " reads beyond its own entry in this kernel: other work-groups may still need the old value";
       }
     }
     return "";

@@ -34,9 +34,10 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "grid_tile_cols") t.grid_tile_cols = std::max<int64_t>(value, 0);
     else if (key == "block_groups_per_cu") t.block_groups_per_cu = std::max<int64_t>(value, 0);
     else if (key == "block_local") t.block_local = std::max<int64_t>(value, 0);
+    else if (key == "extent_args") t.extent_arguments = value != 0;
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
-                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, block_groups_per_cu, block_local)");
+                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, block_groups_per_cu, block_local, extent_args)");
   }
 }
 }  // namespace
@@ -53,6 +54,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.blocked_items = true;
     t.element_unroll = 1;
     t.block_groups_per_cu = 16;
+    t.extent_arguments = true;
   }
   apply_overrides(t);
   return t;
@@ -79,6 +81,7 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
                       ") and the device's limit " + std::to_string(hi));
   Launch launch;
   launch.local_size = local;
+  launch.extent_arguments = tuning.extent_arguments;
   int64_t n = range.iteration[0];
   if (plan.level == FUGUE_LEVEL_BLOCK) {
     // A work-group per entry, up to enough groups to fill the device; each then takes entries in turn.

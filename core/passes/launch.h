@@ -34,6 +34,10 @@ struct LaunchTuning {
   // with 32 (scripts/gpu_softmax.sh, copy 0.727 ms for 2 x 1 GiB in the same run).
   int64_t block_groups_per_cu = 128;
   int64_t block_local = 0;  // BLOCK level: the work-group size (0: the operation's preference)
+  // Extents as kernel arguments (fugue_emit_api.extent), so that a new size compiles nothing: on a CPU,
+  // where compiling is what a first run waits for; on GPUs, where dividing by a literal is cheaper, off
+  // until measured.
+  bool extent_arguments = false;
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);

@@ -436,6 +436,10 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
   auto bind = [&](cl::Kernel& kernel, const std::vector<KernelArg>& args) {
     for (size_t a = 0; a < args.size(); ++a) {
       const auto& arg = args[a];
+      if (arg.kind == KernelArg::Kind::Dimension) {
+        kernel.setArg(static_cast<cl_uint>(a), static_cast<cl_long>(program_.symbol(arg.symbol).shape.at(arg.axis)));
+        continue;
+      }
       const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace ? site.workspaces.at({arg.op, arg.workspace})
                                  : arg.kind == KernelArg::Kind::Shadow  ? shadows_.at(arg.symbol).buffer
                                  : arg.kind == KernelArg::Kind::Extent  ? values_.at(arg.symbol).extent

@@ -42,7 +42,7 @@ bool needs_int64_atomics(fugue_dtype dtype) {
 bool private_copy(const sdk::Call& call) {
   const fugue_type& h = call.operand(kH);
   const uint64_t bytes = static_cast<uint64_t>(sdk::elements(h)) * dtype_bytes(h.dtype);
-  return bytes <= std::min<uint64_t>(16384, call.device().local_mem_bytes / 2);
+  return bytes > 0 && bytes <= std::min<uint64_t>(16384, call.device().local_mem_bytes / 2);
 }
 
 class ScatterAdd final : public sdk::Operation {

@@ -65,8 +65,8 @@ class RowOperation final : public sdk::Operation {
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type& x = call.operand(kX);
     if (x.rank < 1 || sdk::elements(x) == 0 || x.shape[x.rank - 1] == 0)
-      throw rejection(name, "operand x", "an array of rank >= 1 whose rows have at least one element",
-                      describe(x));
+      throw rejection(name, "operand x", "an array of rank >= 1 with at least one row (its last axis), of at least "
+                      "one element", describe(x));
     std::vector<int64_t> shape = sdk::shape_of(x);
     if (result_ == RowResult::LogSumExp) shape.pop_back();
     types[kOut] = sdk::make_type(FUGUE_KIND_ARRAY, x.dtype, shape);

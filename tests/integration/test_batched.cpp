@@ -233,3 +233,40 @@ print('numpy agrees')
   if (pipe) pclose(pipe);
   EXPECT_NE(out.find("numpy agrees"), std::string::npos) << out;
 }
+
+// Found by review: a one-value-per-entry result read by a later segment (PoCL miscompiled the one-trip
+// loops over it), and a scalar written by an element-wise operation of a one-entry kernel (it had no place).
+TEST(Batched, OneValuePerEntryAndScalarsAreRight) {
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64, 257], "from": {"random": {"seed": 1, "low": -3, "high": 3}}}},
+    "body": [{"op": "array.logsumexp", "out": ["t1"], "in": ["x"]},
+             {"op": "array.add", "out": ["t3"], "in": ["t1", "t1"]},
+             {"op": "array.softmax", "out": ["t4"], "in": ["x"]}],
+    "outputs": {"t1": "t1.npy", "t3": "t3.npy", "t4": "t4.npy"}})");
+  ASSERT_EQ(plan_of(program).groups.size(), 1u);
+  expect_same(test::run_on_device(program), test::run_reference(program), 1e-5, "logsumexp read by a later segment");
+
+  Program scalars = load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [100], "from": {"random": {"seed": 1, "low": -3, "high": 3}}},
+    "a": {"kind": "scalar", "dtype": "f32", "value": 1.5}, "b": {"kind": "scalar", "dtype": "f32", "value": 2}},
+    "body": [{"op": "array.add", "out": ["c"], "in": ["a", "b"]},
+             {"op": "array.softmax", "out": ["y"], "in": ["x"]},
+             {"op": "array.mul", "out": ["d"], "in": ["c", 2]}],
+    "outputs": {"y": "y.npy", "d": "d.npy"}})");
+  ExecutionPlan plan = plan_of(scalars);
+  EXPECT_NE(notes(plan).find("a scalar, which the work-groups of a batched kernel cannot share"), std::string::npos)
+      << notes(plan);
+  expect_same(test::run_on_device(scalars), test::run_reference(scalars), 1e-5, "scalars around a batched kernel");
+
+  // A row read through its entry and then updated element by element stays within the work-group's entry.
+  Program in_place = load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [9, 40], "from": {"random": {"seed": 2, "low": -3, "high": 3}}}},
+    "body": [{"op": "array.softmax", "out": ["y"], "in": ["x"]},
+             {"op": "array.mul", "out": ["x"], "in": ["x", 2]},
+             {"op": "array.logsumexp", "out": ["l"], "in": ["x"]}],
+    "outputs": {"y": "y.npy", "l": "l.npy", "x": "x.npy"}})");
+  plan = plan_of(in_place);
+  EXPECT_EQ(plan.groups.size(), 1u) << notes(plan);
+  expect_same(test::run_on_device(in_place), test::run_reference(in_place), 1e-5, "row updated in place");
+}

@@ -112,3 +112,14 @@ TEST(Scatter, SmallTargetsGetAPrivateCopyPerWorkGroup) {
   EXPECT_EQ(plan.kernels[0].source.find("__local"), std::string::npos);
   EXPECT_NE(plan.kernels[0].source.find("fugue_atomic_add_f32_global"), std::string::npos);
 }
+
+// An empty target: nothing to add into, and no private copy of nothing.
+TEST(Scatter, EmptyTargetRuns) {
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+    "h": {"kind": "array", "dtype": "f32", "shape": [0], "from": {"zeros": {}}},
+    "index": {"kind": "array", "dtype": "i32", "shape": [100], "from": {"random": {"seed": 2, "low": -5, "high": 5}}}},
+    "body": [{"op": "array.scatter_add", "out": ["h"], "in": ["h", "index", 1]}],
+    "outputs": {"h": "h.npy"}})");
+  EXPECT_EQ(test::run_on_device(program).at("h").elements(), 0);
+}

@@ -241,6 +241,15 @@ class Emitter {
   std::string atomic_at(int32_t op, uint32_t operand, const std::string& index, const std::string& value) const {
     return require_2_1("atomic_at")->atomic_at(api_->context, op, operand, index.c_str(), value.c_str());
   }
+  // ABI 2.1: the extent of array operand k along `axis`, as a long expression: a kernel argument or a
+  // literal, as the core chooses. Falls back to the literal where the core predates 2.1's extent.
+  std::string extent(uint32_t operand, uint32_t axis) const {
+    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, extent)) {
+      const fugue_type& t = call_.operand(operand);
+      return "(" + std::to_string(t.shape[axis]) + "L)";
+    }
+    return api_->extent(api_->context, operand, axis);
+  }
   // ABI 2.1: a statement updating `element` of one of the operation's local arrays atomically.
   std::string atomic_local(int32_t op, fugue_dtype dtype, const std::string& element, const std::string& value) const {
     return require_2_1("atomic_local")->atomic_local(api_->context, op, dtype, element.c_str(), value.c_str());
