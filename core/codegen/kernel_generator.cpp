@@ -708,14 +708,16 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     src.insert(body_start, locals);
   }
   src += "}\n";
+  std::string extent_decls;  // in the order of main_args
   for (const auto& [symbol, axis] : extent_args_) {
     const std::string decl = "const long " + extent_name(symbol, axis);
-    src.insert(extents_at, decl + ",\n    ");
+    extent_decls += decl + ",\n    ";
     decls.push_back(decl);
     KernelArg arg{KernelArg::Kind::Dimension, symbol, 0, 0};
     arg.axis = axis;
     k.main_args.push_back(arg);
   }
+  src.insert(extents_at, extent_decls);
   // The atomic updates' helpers, known once the code is written, go before the kernel.
   std::string helpers;
   if (uses_int64_atomics_) helpers += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";

@@ -88,7 +88,7 @@ void Apply::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em
   if (sdk::elements(x) == 0) return;  // the element loop never runs
   const Stencil s = stencil_of(call, kR);
   const std::string t = ctype(x.dtype);
-  GridCode grid(emitter, shape_of(x), index_ctype(sdk::elements(x)));
+  GridCode grid(emitter, shape_of(x), index_ctype(sdk::elements(x)), "", kX);
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   const std::string acc = emitter.name("acc");
   code += "  " + t + " " + acc + " = " + literal(x.dtype, 0) + ";\n";

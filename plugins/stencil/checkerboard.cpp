@@ -45,7 +45,7 @@ void Checkerboard::emit(const sdk::Call& call, const sdk::Plan&,
   require_element_phase(name, emitter);
   const fugue_type& mask = call.operand(kMask);
   if (sdk::elements(mask) == 0) return;
-  GridCode grid(emitter, shape_of(mask), index_ctype(sdk::elements(mask)));
+  GridCode grid(emitter, shape_of(mask), index_ctype(sdk::elements(mask)), "", kMask);
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   // The parity of a sum is the exclusive or of the parities: no overflow, however large the grid.
   std::string parity;

@@ -1,6 +1,8 @@
 // grid.cpp: coordinates and borders, on the CPU and as OpenCL C.
 #include "grid.h"
 
+#include <algorithm>
+
 #include <stdexcept>
 
 namespace fugue::stencil {
@@ -68,11 +70,22 @@ int64_t border_coordinate(int64_t c, int64_t offset, int64_t n, fugue_border bor
 // Device
 
 GridCode::GridCode(const sdk::Emitter& emitter, std::vector<int64_t> shape, std::string index_type,
-                   std::string prefix)
+                   std::string prefix, int operand)
     : emitter_(emitter),
       shape_(std::move(shape)),
       type_(std::move(index_type)),
-      prefix_(std::move(prefix)) {}
+      prefix_(std::move(prefix)) {
+  for (uint32_t d = 0; d < shape_.size(); ++d) {
+    const std::string e = operand >= 0 ? emitter_.extent(static_cast<uint32_t>(operand), d) : "";
+    const bool symbolic = e.rfind("fugue_ext_", 0) == 0;
+    symbolic_.push_back(symbolic);
+    extents_.push_back(symbolic ? "((" + type_ + ")" + e + ")" : lit(shape_[d]));
+  }
+}
+
+std::string GridCode::last(uint32_t d) const {
+  return symbolic_.at(d) ? "(" + extents_[d] + " - " + lit(1) + ")" : lit(shape_.at(d) - 1);
+}
 
 std::string GridCode::lit(int64_t value) const {
   std::string digits = std::to_string(value) + (type_ == "long" ? "L" : "");
@@ -93,8 +106,8 @@ std::string GridCode::coordinates(const std::string& flat) {
   // Peel the axes off from the last (fastest) one; what is left is the first axis' coordinate.
   std::string rest = declare("flat", "(" + type_ + ")(" + flat + ")", code);
   for (uint32_t d = rank; d-- > 1;) {
-    coordinates_[d] = declare("c" + std::to_string(d), rest + " % " + lit(shape_[d]), code);
-    rest = declare("rest" + std::to_string(d), rest + " / " + lit(shape_[d]), code);
+    coordinates_[d] = declare("c" + std::to_string(d), rest + " % " + extents_[d], code);
+    rest = declare("rest" + std::to_string(d), rest + " / " + extents_[d], code);
   }
   coordinates_[0] = rest;
   return code;
@@ -122,7 +135,7 @@ std::string GridCode::neighbour(uint32_t d, int64_t offset, fugue_border border,
   switch (border) {
     case FUGUE_BORDER_CLAMP:
       name = declare(stem,
-                     offset > 0 ? "min(" + moved + ", " + lit(n - 1) + ")"
+                     offset > 0 ? "min(" + moved + ", " + last(d) + ")"
                                 : "max(" + moved + ", " + lit(0) + ")",
                      code);
       break;
@@ -130,6 +143,14 @@ std::string GridCode::neighbour(uint32_t d, int64_t offset, fugue_border border,
       name = declare(stem, moved, code);
       break;
     case FUGUE_BORDER_PERIODIC: {
+      if (symbolic_[d] && (offset < 0 ? -offset : offset) < n) {  // one wrap, for every extent above |offset|
+        const std::string a = lit(offset < 0 ? -offset : offset), e = extents_[d];
+        name = declare(stem,
+                       offset > 0 ? c + " >= " + e + " - " + a + " ? " + c + " - (" + e + " - " + a + ") : " + c + " + " + a
+                                  : c + " >= " + a + " ? " + c + " - " + a + " : " + c + " + (" + e + " - " + a + ")",
+                       code);
+        break;
+      }
       // The shift reduced to [0, n) at generation time: then one wrap at most.
       const int64_t s = modulo(offset, n);
       if (s == 0) return neighbours_[key] = c;
@@ -140,6 +161,15 @@ std::string GridCode::neighbour(uint32_t d, int64_t offset, fugue_border border,
       break;
     }
     case FUGUE_BORDER_MIRROR: {
+      if (symbolic_[d] && (offset < 0 ? -offset : offset) < n) {  // one fold, for every extent above |offset|
+        const std::string a = lit(offset < 0 ? -offset : offset), e = extents_[d];
+        const std::string w = declare(stem + "w", offset > 0 ? c + " + " + a : c + " - " + a, code);
+        name = declare(stem,
+                       offset > 0 ? w + " >= " + e + " ? " + lit(2) + " * " + e + " - " + lit(2) + " - " + w + " : " + w
+                                  : w + " < " + lit(0) + " ? -" + w + " : " + w,
+                       code);
+        break;
+      }
       if (n == 1) return neighbours_[key] = c;
       // The reflected grid repeats every m = 2n - 2 cells: shift within one period, then fold.
       const int64_t m = 2 * n - 2, s = modulo(offset, m);
@@ -162,10 +192,16 @@ std::string GridCode::inside(uint32_t d, int64_t offset) const {
   if (offset == 0) return "";
   if (offset >= n || -offset >= n) return "0";
   const std::string& c = coordinates_.at(d);
+  if (offset > 0 && symbolic_.at(d)) return c + " < " + extents_[d] + " - " + lit(offset);
   return offset > 0 ? c + " < " + lit(n - offset) : c + " >= " + lit(-offset);
 }
 
 std::string GridCode::flat(const std::vector<std::string>& coordinates) const {
+  if (std::find(symbolic_.begin(), symbolic_.end(), true) != symbolic_.end()) {  // Horner: ((c0 * n1 + c1) * n2 + c2)
+    std::string sum = coordinates.empty() ? lit(0) : coordinates[0];
+    for (size_t d = 1; d < coordinates.size(); ++d) sum = "(" + sum + ") * " + extents_[d] + " + " + coordinates[d];
+    return sum;
+  }
   std::string sum;
   int64_t stride = 1;
   for (size_t d = shape_.size(); d-- > 0;) {
@@ -177,7 +213,7 @@ std::string GridCode::flat(const std::vector<std::string>& coordinates) const {
 }
 
 std::string GridCode::clamped(uint32_t d, const std::string& value) const {
-  return "min(max(" + value + ", " + lit(0) + "), " + lit(shape_.at(d) - 1) + ")";
+  return "min(max(" + value + ", " + lit(0) + "), " + last(d) + ")";
 }
 
 }  // namespace fugue::stencil

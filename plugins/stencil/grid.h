@@ -1,7 +1,10 @@
 // grid.h: index arithmetic on row-major grids, on the device (OpenCL C the operations emit) and on
 // the CPU (the references): coordinates of a flat index, neighbours under a border rule, and back.
 //
-// Shapes are baked into the code as literals, so every division by an extent is by a constant.
+// A grid made for an operand asks the core for its extents (fugue_emit_api.extent): kernel arguments
+// where the core passes them (one compiled kernel then serves every size), else literals, so that every
+// division by an extent is by a constant. Offsets a border rule cannot handle for every size (a shift of
+// a whole period or more) keep literal code.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -36,8 +39,9 @@ int64_t border_coordinate(int64_t c, int64_t offset, int64_t n, fugue_border bor
 class GridCode {
  public:
   // `prefix` starts every identifier it declares, so that two grids of one operation never meet.
+  // `operand`: the operand whose extents the grid's are (-1: literals always).
   GridCode(const sdk::Emitter& emitter, std::vector<int64_t> shape, std::string index_type,
-           std::string prefix = "");
+           std::string prefix = "", int operand = -1);
 
   // Declares the coordinates of flat index `flat` (an expression of any integer type).
   std::string coordinates(const std::string& flat);
@@ -62,6 +66,10 @@ class GridCode {
   // An integer literal of the index type: "5", "5L", "(-2)".
   std::string lit(int64_t value) const;
   const std::vector<int64_t>& shape() const { return shape_; }
+  // The extent along axis d, and the last coordinate along it, as expressions of the index type.
+  const std::string& extent(uint32_t d) const { return extents_.at(d); }
+  std::string last(uint32_t d) const;
+  bool symbolic(uint32_t d) const { return symbolic_.at(d); }  // the extent is a kernel argument
 
  private:
   std::string declare(const std::string& stem, const std::string& value, std::string& code);
@@ -70,6 +78,8 @@ class GridCode {
   std::vector<int64_t> shape_;
   std::string type_;
   std::string prefix_;
+  std::vector<std::string> extents_;  // literals, or the kernel arguments that hold them
+  std::vector<bool> symbolic_;        // extents_[d] is an argument
   std::vector<std::string> coordinates_;
   std::map<std::tuple<uint32_t, int64_t, fugue_border>, std::string> neighbours_;
 };

@@ -88,7 +88,7 @@ void LucasKanade::emit(const sdk::Call& call, const sdk::Plan&,
   const fugue_dtype dtype = image.dtype;
   const std::string t = ctype(dtype);
   const int64_t reach = call.integer("window") / 2;
-  GridCode grid(emitter, shape_of(image), index_ctype(sdk::elements(image)));
+  GridCode grid(emitter, shape_of(image), index_ctype(sdk::elements(image)), "", kIt);
   const std::string& it = grid.index_type();
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   auto id = [&](const std::string& stem) { return emitter.name(stem); };

@@ -52,7 +52,7 @@ void Median::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& e
   const std::string t = ctype(dtype);
   const bool real = sdk::is_float(dtype);
   const std::string lo = real ? "fmin" : "min", hi = real ? "fmax" : "max";
-  GridCode grid(emitter, shape_of(x), index_ctype(sdk::elements(x)));
+  GridCode grid(emitter, shape_of(x), index_ctype(sdk::elements(x)), "", kX);
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   const int side = 2 * radius_ + 1;
   std::vector<std::string> rows, cols;

@@ -65,8 +65,8 @@ void Downsample::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitte
   const fugue_dtype dtype = x.dtype;
   const std::string t = ctype(dtype);
   const std::string it = index_ctype(std::max(sdk::elements(x), sdk::elements(y)));
-  GridCode out(emitter, shape_of(y), it, "o");
-  GridCode in(emitter, shape_of(x), it, "x");
+  GridCode out(emitter, shape_of(y), it, "o", static_cast<int>(kY));
+  GridCode in(emitter, shape_of(x), it, "x", static_cast<int>(kX));
   std::string code = out.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   code += in.coordinates(
       {out.lit(2) + " * " + out.coordinate(0), out.lit(2) + " * " + out.coordinate(1)});
@@ -237,8 +237,8 @@ void BilinearUpsample::emit(const sdk::Call& call, const sdk::Plan&,
   const int64_t reach = std::max(
       {sdk::elements(y), 2 * (y.shape[0] + 1) * x.shape[0], 2 * (y.shape[1] + 1) * x.shape[1]});
   const std::string it = index_ctype(reach);
-  GridCode out(emitter, shape_of(y), it, "o");
-  GridCode in(emitter, shape_of(x), it, "x");
+  GridCode out(emitter, shape_of(y), it, "o", static_cast<int>(ky));
+  GridCode in(emitter, shape_of(x), it, "x", static_cast<int>(kx));
   std::string code = out.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   // Per axis: the sample at (2k + 1) n / (2 m) - 1/2 = num / (2m) with num = (2k + 1) n - m,
   // clamped at 0 below (above, the last cell is its own neighbour): its cell num / (2m) and
@@ -247,16 +247,20 @@ void BilinearUpsample::emit(const sdk::Call& call, const sdk::Plan&,
   for (uint32_t d = 0; d < 2; ++d) {
     const int64_t n = x.shape[d], m = y.shape[d];
     const std::string axis = d == 0 ? "r" : "c";
+    // The extents: kernel arguments where the core passes them, else literals folded here.
+    const bool symbolic = in.symbolic(d) && out.symbolic(d);
+    const std::string n_e = symbolic ? in.extent(d) : out.lit(n), m_e = symbolic ? out.extent(d) : out.lit(m);
+    const std::string two_m = symbolic ? "(" + out.lit(2) + " * " + m_e + ")" : out.lit(2 * m);
     const std::string num =
         declare(emitter, code, "num" + axis, it,
-                "max((" + out.lit(2) + " * " + out.coordinate(d) + " + " + out.lit(1) + ") * " +
-                    out.lit(n) + " - " + out.lit(m) + ", " + out.lit(0) + ")");
-    low[d] = declare(emitter, code, "low" + axis, it, num + " / " + out.lit(2 * m));
+                "max((" + out.lit(2) + " * " + out.coordinate(d) + " + " + out.lit(1) + ") * " + n_e + " - " + m_e +
+                    ", " + out.lit(0) + ")");
+    low[d] = declare(emitter, code, "low" + axis, it, num + " / " + two_m);
     high[d] = declare(emitter, code, "high" + axis, it,
-                      "min(" + low[d] + " + " + out.lit(1) + ", " + out.lit(n - 1) + ")");
+                      "min(" + low[d] + " + " + out.lit(1) + ", " + (symbolic ? in.last(d) : out.lit(n - 1)) + ")");
     fraction[d] = declare(emitter, code, "frac" + axis, t,
-                          "(" + t + ")(" + num + " - " + low[d] + " * " + out.lit(2 * m) + ") / " +
-                              literal(dtype, double(2 * m)));
+                          "(" + t + ")(" + num + " - " + low[d] + " * " + two_m + ") / " +
+                              (symbolic ? "(" + t + ")" + two_m : literal(dtype, double(2 * m))));
   }
   auto at = [&](const std::string& r, const std::string& c) {
     return emitter.read_at(kx, in.flat({r, c}));

@@ -54,8 +54,7 @@ void Warp::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emi
   const fugue_type& image = call.operand(kImage);
   if (sdk::elements(image) == 0) return;
   const std::string t = ctype(image.dtype);
-  const int64_t rows = image.shape[0], cols = image.shape[1];
-  GridCode grid(emitter, shape_of(image), index_ctype(sdk::elements(image)));
+  GridCode grid(emitter, shape_of(image), index_ctype(sdk::elements(image)), "", kImage);
   const std::string& it = grid.index_type();
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   auto value = [&](const std::string& stem, const std::string& type, const std::string& expr) {
@@ -63,15 +62,19 @@ void Warp::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emi
     code += "  const " + type + " " + id + " = " + expr + ";\n";
     return id;
   };
+  // The last row or column, in the image's dtype.
+  auto last = [&](uint32_t d) {
+    return grid.symbolic(d) ? "(" + t + ")" + grid.last(d) : literal(image.dtype, double(image.shape[d] - 1));
+  };
   // fmax first: a NaN displacement lands on 0, never outside the image.
   const std::string sy =
       value("sy", t,
             "fmin(fmax((" + t + ")" + grid.coordinate(0) + " + " + emitter.read(kV) + ", " +
-                literal(image.dtype, 0) + "), " + literal(image.dtype, double(rows - 1)) + ")");
+                literal(image.dtype, 0) + "), " + last(0) + ")");
   const std::string sx =
       value("sx", t,
             "fmin(fmax((" + t + ")" + grid.coordinate(1) + " + " + emitter.read(kU) + ", " +
-                literal(image.dtype, 0) + "), " + literal(image.dtype, double(cols - 1)) + ")");
+                literal(image.dtype, 0) + "), " + last(1) + ")");
   const std::string fy = value("fy", t, "floor(" + sy + ")");
   const std::string fx = value("fx", t, "floor(" + sx + ")");
   const std::string ty = value("ty", t, sy + " - " + fy);
@@ -79,9 +82,9 @@ void Warp::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& emi
   const std::string r0 = value("row0", it, "(" + it + ")" + fy);
   const std::string c0 = value("col0", it, "(" + it + ")" + fx);
   const std::string r1 =
-      value("row1", it, "min(" + r0 + " + " + grid.lit(1) + ", " + grid.lit(rows - 1) + ")");
+      value("row1", it, "min(" + r0 + " + " + grid.lit(1) + ", " + grid.last(0) + ")");
   const std::string c1 =
-      value("col1", it, "min(" + c0 + " + " + grid.lit(1) + ", " + grid.lit(cols - 1) + ")");
+      value("col1", it, "min(" + c0 + " + " + grid.lit(1) + ", " + grid.last(1) + ")");
   auto at = [&](const std::string& r, const std::string& c) {
     return emitter.read_at(kImage, grid.flat({r, c}));
   };
