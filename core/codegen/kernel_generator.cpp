@@ -89,7 +89,6 @@ class KernelWriter {
   const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
 
   const PlannedOp& op(const fugue_emit_context* c) const { return *group_.ops[c->op]; }
-  const PlannedOp& op_of(const fugue_emit_context* c) const { return op(c); }
 
   bool valid_operand(fugue_emit_context* c, uint32_t k) {
     if (k < op(c).statement->operands.size()) return true;
@@ -236,7 +235,7 @@ class KernelWriter {
 
   // The helper that updates one element of `dtype` (a real dtype, or a complex one's part) in memory
   // `space` ("__global" or "__local") atomically: its name, its definition added to the kernel's source.
-  std::string atomic_helper(fugue_emit_context* c, int32_t op, DType dtype, const std::string& space) {
+  std::string atomic_helper(int32_t op, DType dtype, const std::string& space) {
     const char* what = op == FUGUE_ATOMIC_ADD ? "add" : op == FUGUE_ATOMIC_MIN ? "min" : "max";
     const std::string t(dtype_ctype(dtype)), name = std::string("fugue_atomic_") + what + "_" + std::string(dtype_name(dtype)) +
                                                      (space == "__local" ? "_local" : "_global");
@@ -267,7 +266,6 @@ class KernelWriter {
       if (dtype == DType::F32 && op == FUGUE_ATOMIC_ADD) code += "#endif\n";
     }
     code += "}\n";
-    (void)c;
     helpers_[name] = code;
     return name;
   }
@@ -285,22 +283,22 @@ class KernelWriter {
     }
     if (abi::is_complex(dtype)) {
       const DType part = static_cast<DType>(abi::component_dtype(dtype));
-      const std::string f = atomic_helper(c, op, part, space), pt = "(volatile " + space + " " + std::string(dtype_ctype(part)) + "*)(" + pointer + ")";
+      const std::string f = atomic_helper(op, part, space), pt = "(volatile " + space + " " + std::string(dtype_ctype(part)) + "*)(" + pointer + ")";
       return "{ const " + std::string(dtype_ctype(static_cast<DType>(dtype))) + " fugue_v = " + value + "; " + f + "(" + pt +
              ", fugue_v.x); " + f + "(" + pt + " + 1, fugue_v.y); }";
     }
-    return atomic_helper(c, op, static_cast<DType>(dtype), space) + "(" + pointer + ", " + value + ");";
+    return atomic_helper(op, static_cast<DType>(dtype), space) + "(" + pointer + ", " + value + ");";
   }
 
-  const char* atomic_at(fugue_emit_context* c, int32_t op, uint32_t k, const char* index, const char* value) {
+  const char* atomic_at(fugue_emit_context* c, int32_t update, uint32_t k, const char* index, const char* value) {
     if (!valid_operand(c, k)) return "";
-    const PlannedOp& p = op_of(c);
+    const PlannedOp& p = op(c);
     if (p.partition(k).kind != FUGUE_PARTITION_SCATTER) {
       c->misuse = "atomic_at on operand " + std::to_string(k) + ", which is not partitioned SCATTER";
       return "";
     }
     const std::string at = std::string("(") + (index && *index ? index : "0") + ")";
-    return keep(c, atomic_update(c, op, p.types[k].dtype, "__global", "&" + param(p.statement->operands[k]) + "[" + at + "]",
+    return keep(c, atomic_update(c, update, p.types[k].dtype, "__global", "&" + param(p.statement->operands[k]) + "[" + at + "]",
                                  std::string("(") + (value ? value : "0") + ")"));
   }
 

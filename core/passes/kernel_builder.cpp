@@ -154,7 +154,7 @@ class KernelBuilder::State {
           return "'" + s + "' is read beyond its own element in this kernel, which a batched kernel's entries "
                  "cannot see";
     abi::Launch range;
-    if (!merge_range(g_launch(), x.plan.launch, range))
+    if (!merge_range(merged_.launch, x.plan.launch, range))
       return "no work-group size suits both: the kernel accepts [" + std::to_string(merged_.launch.local_min) + ", " +
              std::to_string(merged_.launch.local_max) + "], the operation [" + std::to_string(x.plan.launch.local_min) +
              ", " + std::to_string(x.plan.launch.local_max) + "]";
@@ -180,9 +180,6 @@ class KernelBuilder::State {
     }
     return "";
   }
-
-  // The launch range of the kernel so far (a fresh kernel accepts anything).
-  const abi::Launch& g_launch() const { return merged_.launch; }
 
   // Local memory a batched kernel with `x` needs at least: every array it writes, one entry each (the
   // values that cross segments live there; promote decides which), and the operations' own.

@@ -10,15 +10,6 @@ namespace fugue {
 
 namespace {
 
-std::string level_name(fugue_level level) {
-  switch (level) {
-    case FUGUE_LEVEL_DEVICE: return "DEVICE";
-    case FUGUE_LEVEL_BLOCK: return "BLOCK";
-    case FUGUE_LEVEL_ITEM: return "ITEM";
-    case FUGUE_LEVEL_ELEMENT: return "ELEMENT";
-  }
-  return "?";
-}
 
 
 std::string list_or_none(const SymbolSet& set) { return set.empty() ? "none" : set_string(set); }
