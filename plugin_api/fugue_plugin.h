@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 1
+#define FUGUE_ABI_VERSION_MINOR 2
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -82,6 +82,10 @@ typedef int32_t fugue_kind;
 /* A kind a plugin defines (fugue_kind_desc), named by fugue_type.kind_name: a stencil, a sparse
  * format. An operand accepts plugin kinds by name (fugue_operand_desc.plugin_kinds). */
 #define FUGUE_KIND_PLUGIN 4
+/* 2.2: a user function, a program's "function" symbol: parameters and a body of element-wise operations.
+ * It has no device value (dtype FUGUE_DTYPE_NONE, rank 0): the operation calls it in its own code
+ * (fugue_emit_api.call_function) and its reference evaluates it (fugue_call.functions). */
+#define FUGUE_KIND_FUNCTION 5
 #define FUGUE_KIND_BIT(k) (1u << (uint32_t)(k))
 
 /* An element offset and per-axis strides (in elements, negative allowed) into the array a value
@@ -205,6 +209,29 @@ typedef struct fugue_device_desc {
   /* end of 2.0 */
 } fugue_device_desc;
 
+/* 2.2: what an operation may ask of its FUNCTION operands (user functions), in every call that gets a
+ * fugue_call. Functions take any dtypes their bodies' operations take: the result's dtype follows from
+ * the arguments'. Owned by the core. */
+typedef struct fugue_function_context fugue_function_context; /* opaque, owned by the core */
+typedef struct fugue_function_services {
+  uint32_t struct_size;
+  fugue_function_context* context;
+  /* How many parameters FUNCTION operand k takes; 0 for an operand that is not a function. */
+  uint32_t (*arity)(fugue_function_context* context, uint32_t operand);
+  /* The dtype FUNCTION operand k returns for arguments of dtypes `arg_dtypes` (its arity of them).
+   * INVALID_ARGUMENT, with a message naming the function's statement at fault, when its body does not
+   * take them (infer passes the message on). */
+  fugue_status (*result)(fugue_function_context* context, uint32_t operand, uint32_t num_args,
+                         const fugue_dtype* arg_dtypes, fugue_dtype* result, fugue_error* error);
+  /* Evaluates FUNCTION operand k on the host, for references: `count` calls at once, argument i of call
+   * j at args[i][j] (C arrays of arg_dtypes[i]), the result of call j into result[j] (of the dtype
+   * `result` gives). The body's operations' references compute it. */
+  fugue_status (*evaluate)(fugue_function_context* context, uint32_t operand, uint32_t num_args,
+                           const fugue_dtype* arg_dtypes, const void* const* args, uint64_t count, void* result,
+                           fugue_error* error);
+  /* end of 2.2 */
+} fugue_function_services;
+
 /* One use of an operation in a program: its operands' types and its attributes. */
 typedef struct fugue_call {
   uint32_t struct_size;
@@ -217,6 +244,9 @@ typedef struct fugue_call {
    * reference, which must not depend on the device. */
   const fugue_device_desc* device;
   /* end of 2.0 */
+  /* 2.2: the services of the call's FUNCTION operands; NULL when it has none. */
+  const fugue_function_services* functions;
+  /* end of 2.2 */
 } fugue_call;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -381,6 +411,12 @@ typedef struct fugue_emit_api {
    * size, so a program run on new sizes reuses its compiled kernels. A run-time axis gives its capacity. */
   const char* (*extent)(fugue_emit_context* context, uint32_t operand, uint32_t axis);
   /* end of 2.1 */
+  /* An rvalue calling FUNCTION operand k with `args` (OpenCL C expressions of dtypes `arg_dtypes`, its
+   * arity of them), of the dtype fugue_function_services.result gives for them. Any phase, any level
+   * but DEVICE; the core writes the function's code once per kernel and dtypes. */
+  const char* (*call_function)(fugue_emit_context* context, uint32_t operand, uint32_t num_args,
+                               const fugue_dtype* arg_dtypes, const char* const* args);
+  /* end of 2.2 */
 } fugue_emit_api;
 
 /* ---------------------------------------------------------------------------------------------- */

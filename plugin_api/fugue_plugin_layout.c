@@ -1,4 +1,4 @@
-/* fugue_plugin_layout.c: the layout of ABI 2.0, asserted field by field (LP64: Linux and macOS on
+/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1 and 2.2 append, asserted field by field (LP64: Linux and macOS on
  * 64-bit machines). A change that moves a field, or puts a field before a "end of 2.0" marker, breaks
  * every plugin built against an earlier 2.x header: this file refuses to compile instead. Later minor
  * versions append fields after the marker and add their asserts below; none of these lines changes.
@@ -16,6 +16,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.0 ends after " #last)
 #define FUGUE_END_OF_2_1(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.1 ends after " #last)
+#define FUGUE_END_OF_2_2(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.2 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -102,6 +104,16 @@ FUGUE_AT(fugue_call, num_attrs, 16);
 FUGUE_AT(fugue_call, attrs, 24);
 FUGUE_AT(fugue_call, device, 32);
 FUGUE_END_OF_2_0(fugue_call, device, 40);
+FUGUE_AT(fugue_call, functions, 40);
+FUGUE_END_OF_2_2(fugue_call, functions, 48);
+
+/* fugue_function_services (2.2) */
+FUGUE_AT(fugue_function_services, struct_size, 0);
+FUGUE_AT(fugue_function_services, context, 8);
+FUGUE_AT(fugue_function_services, arity, 16);
+FUGUE_AT(fugue_function_services, result, 24);
+FUGUE_AT(fugue_function_services, evaluate, 32);
+FUGUE_END_OF_2_2(fugue_function_services, evaluate, 40);
 
 /* fugue_partition */
 FUGUE_AT(fugue_partition, struct_size, 0);
@@ -165,6 +177,8 @@ FUGUE_AT(fugue_emit_api, atomic_at, 112);
 FUGUE_AT(fugue_emit_api, atomic_local, 120);
 FUGUE_AT(fugue_emit_api, extent, 128);
 FUGUE_END_OF_2_1(fugue_emit_api, extent, 136);
+FUGUE_AT(fugue_emit_api, call_function, 136);
+FUGUE_END_OF_2_2(fugue_emit_api, call_function, 144);
 
 /* fugue_device_services */
 FUGUE_AT(fugue_device_services, struct_size, 0);

@@ -20,6 +20,10 @@ struct Launch {
   // Tiled walk of a [grid_rows, grid_cols] iteration space (tile_cols 0: flat): each work-group takes
   // tiles of tile_rows x tile_cols cells in turn, tile_cols * tile_rows = local_size.
   int64_t grid_rows = 0, grid_cols = 0, tile_rows = 0, tile_cols = 0;
+  // Column strips of a [grid_rows, grid_cols] iteration space (0: none): work-item lx of a group takes
+  // column (block * tile_cols + lx), tile_cols = local_size, and walks strip_rows rows down it, so
+  // that the rows above and below a cell are ones it has just read (hits in its compute unit's cache).
+  int64_t strip_rows = 0;
   // Extents the operations ask for (fugue_emit_api.extent) are kernel arguments, so that one compiled
   // kernel serves every size; else literals the compiler may fold.
   bool extent_arguments = false;

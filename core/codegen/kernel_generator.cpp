@@ -9,22 +9,9 @@
 #include <map>
 #include <set>
 
+#include "codegen/emit_context.h"
+#include "codegen/function_writer.h"
 #include "errors.h"
-
-namespace fugue {
-class KernelWriter;
-}
-
-// The emit context behind fugue_emit_api: the writer that resolves operands, and the op being emitted.
-struct fugue_emit_context {
-  fugue::KernelWriter* writer = nullptr;
-  size_t op = 0;
-  uint32_t phase = 0;
-  bool finalize = false;
-  std::string* code = nullptr;
-  std::deque<std::string> strings;  // keeps returned strings alive until emit returns
-  std::string misuse;               // the first accessor misuse, reported after emit
-};
 
 namespace fugue {
 
@@ -38,12 +25,7 @@ std::string c_literal(double value) {
   return value < 0 ? "(" + s + ")" : s;
 }
 
-namespace {
-
-// An OpenCL C identifier for a name, one-to-one: letters and digits stay, '_' doubles, anything else
-// becomes '_' and two hex digits ("Q.second": "Q_2esecond", a part; "Q_second": "Q__second"), so that
-// no two symbols, and no symbol and the suffixes the generator adds ("_next"), meet in one name.
-std::string identifier(const std::string& text) {
+std::string c_identifier(const std::string& text) {
   static const char* hex = "0123456789abcdef";
   std::string s;
   for (char ch : text) {
@@ -54,6 +36,8 @@ std::string identifier(const std::string& text) {
   }
   return s;
 }
+
+namespace {
 
 // Indents every line of `code` by `pad`.
 std::string indent(const std::string& code, const std::string& pad) {
@@ -67,6 +51,8 @@ std::string indent(const std::string& code, const std::string& pad) {
   if (!out.empty() && out.back() != '\n') out += '\n';
   return out;
 }
+
+std::string identifier(const std::string& text) { return c_identifier(text); }
 
 std::string workspace_name(size_t op, uint32_t k) { return "ws" + std::to_string(k) + "_" + std::to_string(op); }
 
@@ -104,6 +90,10 @@ class KernelWriter {
     if (t.kind == FUGUE_KIND_PLUGIN) {
       c->misuse = "accessor asked for operand " + std::to_string(k) + ", a " + std::string(t.kind_name ? t.kind_name : "") +
                   " known when kernels are generated, which has no device value (read its metadata instead)";
+      return "0";
+    }
+    if (t.kind == FUGUE_KIND_FUNCTION) {
+      c->misuse = "accessor asked for operand " + std::to_string(k) + ", a function: call it with call_function";
       return "0";
     }
     if (t.kind == FUGUE_KIND_CONST) {
@@ -360,6 +350,52 @@ class KernelWriter {
     return keep(c, workspace_name(c->op, k));
   }
 
+  // A call of function operand k: its definition is written once per kernel and argument dtypes,
+  // before the kernel; the call is an expression of its result's type.
+  const char* call_function(fugue_emit_context* c, uint32_t k, uint32_t num_args, const fugue_dtype* arg_dtypes,
+                            const char* const* args) {
+    if (!valid_operand(c, k)) return "0";
+    const PlannedOp& p = op(c);
+    const UserFunction* f = k < p.descriptor.functions.size() ? p.descriptor.functions[k].get() : nullptr;
+    if (p.types[k].kind != FUGUE_KIND_FUNCTION || !f) {
+      c->misuse = "call_function on operand " + std::to_string(k) + ", which is not a function";
+      return "0";
+    }
+    if (num_args != f->params.size() || (num_args && (!arg_dtypes || !args))) {
+      c->misuse = "call_function of '" + f->name + "' with " + std::to_string(num_args) + " argument(s); it takes " +
+                  std::to_string(f->params.size());
+      return "0";
+    }
+    std::vector<DType> dtypes;
+    std::string name = "fugue_fn_" + identifier(f->name);
+    for (uint32_t i = 0; i < num_args; ++i) {
+      if (!fugue_dtype_supported(arg_dtypes[i])) {
+        c->misuse = "call_function with argument " + std::to_string(i) + " of no supported dtype";
+        return "0";
+      }
+      dtypes.push_back(static_cast<DType>(arg_dtypes[i]));
+      name += "_" + std::string(dtype_name(dtypes.back()));
+    }
+    // Nothing may be thrown through the plugin's emit: failures wait in the context.
+    try {
+      if (!helpers_.count(name)) {
+        const TypedFunction typed = type_function(*f, dtypes);
+        for (const auto& [value, dtype] : typed.dtypes)
+          if (abi::component_dtype(static_cast<fugue_dtype>(dtype)) == FUGUE_DTYPE_F64) functions_use_fp64_ = true;
+        helpers_[name] = write_function(*f, typed, name, &p.device);
+      }
+    } catch (const UserError& e) {
+      if (c->user_error.empty()) c->user_error = e.what();
+      return "0";
+    } catch (const std::exception& e) {
+      if (c->misuse.empty()) c->misuse = std::string("calling function '") + f->name + "': " + e.what();
+      return "0";
+    }
+    std::string call = name + "(";
+    for (uint32_t i = 0; i < num_args; ++i) call += (i ? ", " : "") + std::string(args[i] ? args[i] : "0");
+    return keep(c, call + ")");
+  }
+
   // Runs op o's emit for one phase; returns its code.
   std::string emit(size_t o, uint32_t phase, bool finalize);
 
@@ -393,11 +429,12 @@ class KernelWriter {
   std::map<std::string, std::string> helpers_;
   std::vector<std::pair<std::string, uint32_t>> extent_args_;  // (symbol, axis) passed as arguments
   bool uses_int64_atomics_ = false;
+  bool functions_use_fp64_ = false;  // a user function's values are doubles
 };
 
 namespace {
 
-KernelWriter* writer(fugue_emit_context* c) { return c->writer; }
+KernelWriter* writer(fugue_emit_context* c) { return static_cast<KernelWriter*>(c->writer); }
 const char* read_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->access(c, k, false); }
 const char* write_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->access(c, k, true); }
 const char* read_at_fn(fugue_emit_context* c, uint32_t k, const char* index) {
@@ -429,6 +466,10 @@ const char* atomic_at_fn(fugue_emit_context* c, int32_t op, uint32_t k, const ch
 }
 const char* atomic_local_fn(fugue_emit_context* c, int32_t op, fugue_dtype dtype, const char* element, const char* value) {
   return writer(c)->atomic_local(c, op, dtype, element, value);
+}
+const char* call_function_fn(fugue_emit_context* c, uint32_t k, uint32_t num_args, const fugue_dtype* arg_dtypes,
+                             const char* const* args) {
+  return writer(c)->call_function(c, k, num_args, arg_dtypes, args);
 }
 void append_fn(fugue_emit_context* c, const char* code) {
   if (code) *c->code += code;
@@ -462,8 +503,10 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
   api.atomic_at = &atomic_at_fn;
   api.atomic_local = &atomic_local_fn;
   api.extent = &extent_fn;
+  api.call_function = &call_function_fn;
   const PlannedOp& p = *group_.ops[o];
   p.statement->op->emit(p.call, p.plan, api);
+  if (!context.user_error.empty()) throw UserError(context.user_error);
   if (!context.misuse.empty())
     throw DeviceError(p.label + ": the plugin's emit misused an accessor: " + context.misuse);
   return code;
@@ -663,6 +706,23 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       src += "  const " + index_type + " begin = (" + index_type + ")get_global_id(0) * chunk;\n";
       src += "  const " + index_type + " end = min(begin + chunk, fugue_n);\n";
       src += "  for (" + index_type + " i = begin; i < end; ++i) {\n";
+    } else if (launch_.strip_rows > 0) {
+      // Column strips: work-item lx takes one column of the group's block of local_size columns and
+      // walks strip_rows rows down it.
+      const std::string it = index_type;
+      auto n = [](int64_t v) { return std::to_string(v); };
+      const int64_t blocks = (launch_.grid_cols + launch_.tile_cols - 1) / launch_.tile_cols;
+      const int64_t tiles = blocks * ((launch_.grid_rows + launch_.strip_rows - 1) / launch_.strip_rows);
+      src += "  const int lx = (int)get_local_id(0);\n";
+      src += "  for (" + it + " tile = (" + it + ")get_group_id(0); tile < " + n(tiles) + "; tile += (" + it +
+             ")get_num_groups(0)) {\n";
+      src += "    const " + it + " col = (tile % " + n(blocks) + ") * " + n(launch_.tile_cols) + " + lx;\n";
+      src += "    if (col >= " + n(launch_.grid_cols) + ") continue;\n";
+      src += "    const " + it + " row0 = (tile / " + n(blocks) + ") * " + n(launch_.strip_rows) + ";\n";
+      src += "    const " + it + " row_end = min(row0 + " + n(launch_.strip_rows) + ", (" + it + ")" + n(launch_.grid_rows) +
+             ");\n";
+      src += "    for (" + it + " row = row0; row < row_end; ++row) {\n";
+      src += "    const " + it + " i = row * " + n(launch_.grid_cols) + " + col;\n";
     } else if (launch_.tile_cols > 0) {
       // Tile by tile: work-item (ly, lx) of a group takes cell (ly, lx) of each of the group's tiles.
       const std::string it = index_type;
@@ -716,9 +776,13 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     k.main_args.push_back(arg);
   }
   src.insert(extents_at, extent_decls);
-  // The atomic updates' helpers, known once the code is written, go before the kernel.
+  // The atomic updates' and user functions' helpers, known once the code is written, go before the kernel.
   std::string helpers;
   if (uses_int64_atomics_) helpers += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
+  if (functions_use_fp64_ && !k.uses_fp64) {
+    k.uses_fp64 = true;
+    helpers += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  }
   for (const auto& [name, code] : helpers_) helpers += "\n" + code;
   if (!helpers.empty()) {
     const size_t at = src.find("\n__kernel");

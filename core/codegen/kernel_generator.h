@@ -18,6 +18,11 @@ namespace fugue {
 GeneratedKernel generate_kernel(const Program& program, const FusedGroup& group, const Launch& launch,
                                 const std::string& kernel_name);
 
+// An OpenCL C identifier for a name, one-to-one: letters and digits stay, '_' doubles, anything else
+// becomes '_' and two hex digits ("Q.second": "Q_2esecond", a part; "Q_second": "Q__second"), so that
+// no two symbols, and no symbol and the suffixes the generator adds ("_next"), meet in one name.
+std::string c_identifier(const std::string& text);
+
 // A double literal that OpenCL C parses exactly ("2.5", "1e+30", "INFINITY", "NAN").
 std::string c_literal(double value);
 

@@ -22,6 +22,8 @@ void Loader::declare(const std::string& name, const json& decl, const std::strin
   } else if (kind == "scalar" || kind == "array") {
     s.kind = kind == "array" ? SymbolKind::Array : SymbolKind::Scalar;
     declare_value(s, decl, p);
+  } else if (kind == "function") {
+    declare_function(s, decl, p);
   } else {
     declare_plugin_kind(s, kind.get<std::string>(), decl, p);
   }

@@ -70,6 +70,11 @@ class Loader {
   std::string kind_names() const;
   // A kind a plugin defines: its declare reads the declaration; its messages point inside it.
   void declare_value(Symbol& s, const json& decl, const std::string& p);
+  // A user function (functions.cpp): its parameters now, its body in define_functions.
+  void declare_function(Symbol& s, const json& decl, const std::string& p);
+  // The bodies of the functions declared, once every symbol (the consts they read) is.
+  void define_functions();
+  Statement function_statement(UserFunction& f, const json& v, const std::string& p);
   void declare_plugin_kind(Symbol& s, const std::string& kind_name, const json& decl, const std::string& p);
   void declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayType>& types, const json& decl,
                      const std::string& p);
@@ -132,6 +137,12 @@ class Loader {
   std::set<std::string> active_loops_;  // variables of the loops enclosing the statement being read
   std::set<std::string> file_overridden_;  // arrays whose file --set replaced
   int anonymous_ = 0;
+  struct PendingFunction {
+    std::string name;
+    json body;
+    std::string pointer;
+  };
+  std::vector<PendingFunction> pending_functions_;
 };
 
 }  // namespace fugue::load

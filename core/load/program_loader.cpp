@@ -33,6 +33,7 @@ Program Loader::run(const json& doc) {
     }
   }
   apply_overrides(false);
+  define_functions();
   if (!doc.contains("body")) fail("", "a \"body\" list of statements", "none");
   defined_ = initially_defined();
   program_.body = statements(doc["body"], "/body", 0);

@@ -191,6 +191,7 @@ std::string Loader::kinds_string(const fugue_operand_desc& d) {
   if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_ARRAY)) k.push_back("array");
   if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_SCALAR)) k.push_back("scalar");
   if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)) k.push_back("const");
+  if (d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_FUNCTION)) k.push_back("function");
   if ((d.kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN)) && d.plugin_kinds) {
     std::istringstream names(d.plugin_kinds);
     for (std::string name; names >> name;) k.push_back(name);
@@ -236,6 +237,7 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   json ins = names("in", op.inputs());
   CallDescriptor call;
   call.values.resize(op.operands().size());
+  call.functions.resize(op.operands().size());
   for (size_t i = 0; i < ins.size(); ++i) {
     uint32_t slot = op.inputs()[i];
     const auto* desc = op.operands()[slot];
@@ -255,7 +257,7 @@ Statement Loader::op_call(const json& v, const std::string& p) {
     if (!accepts_kind(*desc, t))
       error(pi, label + ": expected " + kinds_string(*desc) + ", found " +
                     (s.inline_number ? "the number " + c_number(s.const_value) : s.kind_text() + " '" + symbol + "'"));
-    if (t.kind != FUGUE_KIND_CONST && !(desc->dtypes & FUGUE_DTYPE_BIT(t.dtype)))
+    if (t.kind != FUGUE_KIND_CONST && t.kind != FUGUE_KIND_FUNCTION && !(desc->dtypes & FUGUE_DTYPE_BIT(t.dtype)))
       error(pi, label + ": expected dtype " + dtype_names(desc->dtypes) + ", found " +
                     std::string(dtype_name(s.dtype)) + " '" + symbol + "'");
     if (t.runtime_axes && !(op.traits() & FUGUE_OP_RUNTIME_EXTENTS))
@@ -263,6 +265,7 @@ Statement Loader::op_call(const json& v, const std::string& p) {
                     " does not take");
     st.operands[slot] = symbol;
     call.values[slot] = std::move(t);
+    call.functions[slot] = s.function;
   }
 
   attributes(st, op, v.contains("attrs") ? v["attrs"] : json::object(), p + "/attrs");

@@ -28,6 +28,9 @@ struct LaunchTuning {
   // Off: on the H200 tiles of 32 x 8 took the 5-point Laplacian on 8192^2 from 1.77 to 2.09 ms per 10
   // iterations (64 or 128 columns: 2.04-2.06 ms); the flat walk's neighbour rows already hit in L2.
   int64_t grid_tile_cols = 0;
+  // Rows each work-item walks down its column of a 2-D grid read with a halo (0: no strips), its group
+  // taking as many neighbouring columns as it has work-items.
+  int64_t grid_strip_rows = 0;
   // BLOCK level (one batch entry per work-group at a time): groups per compute unit before each group
   // takes several entries in turn (0: one group per entry). On the H100, softmax(x * s + b) over
   // [65536, 1024] f32 took 0.205 ms with 128, 0.207 with one group per entry, 0.212 with 64 and 0.227

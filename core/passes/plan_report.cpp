@@ -27,8 +27,10 @@ std::string local_text(const Program& program, const FusedGroup& g) {
 }
 
 std::string walk_text(const Launch& launch) {
-  return launch.blocked         ? std::string("each work-item a contiguous run")
-         : launch.tile_cols > 0 ? "tiles of " + std::to_string(launch.tile_rows) + " x " +
+  return launch.blocked          ? std::string("each work-item a contiguous run")
+         : launch.strip_rows > 0 ? "column strips: each work-item walks " + std::to_string(launch.strip_rows) +
+                                       " rows down one of its group's " + std::to_string(launch.tile_cols) + " columns"
+         : launch.tile_cols > 0  ? "tiles of " + std::to_string(launch.tile_rows) + " x " +
                                       std::to_string(launch.tile_cols) + " cells"
          : launch.unroll > 1    ? "grid-stride, " + std::to_string(launch.unroll) + " elements per trip"
                                 : std::string("grid-stride");

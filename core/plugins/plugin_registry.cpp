@@ -47,8 +47,8 @@ std::string check_op(const fugue_op_desc* op) {
       return name + ": operand '" + o->name + "' has an unknown role " + std::to_string(o->role);
     // A written operand may take plugin kinds (those with storage; the loader refuses a compile-time
     // one where a program writes it), never a const.
-    if (o->role != FUGUE_ROLE_IN && (o->kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)))
-      return name + ": operand '" + o->name + "' is written but accepts a const";
+    if (o->role != FUGUE_ROLE_IN && (o->kinds & (FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_FUNCTION))))
+      return name + ": operand '" + o->name + "' is written but accepts a const or a function";
     const bool plugin_kind = o->kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN);
     if (plugin_kind != (o->plugin_kinds && *o->plugin_kinds))
       return name + ": operand '" + o->name + "' must name the plugin kinds it accepts exactly when its kinds "
@@ -148,6 +148,8 @@ PluginRegistry::PluginRegistry() {
   builtin("array", "a dense row-major array on the device", {"dtype", "shape", "from", "value"});
   builtin("scalar", "one value on the device", {"dtype", "from", "value"});
   builtin("const", "a number baked into the generated kernels", {"value"});
+  builtin("function", "a user function: parameters and a body of element-wise operations, which the operations "
+          "that take one call element by element", {"params", "body", "result"});
 }
 
 std::shared_ptr<const Kind> PluginRegistry::find_kind(const std::string& name) const {

@@ -1,6 +1,8 @@
 // program.cpp: what a symbol's type looks like to operations, and the call descriptors built from it.
 #include "program/program.h"
 
+#include "program/user_function.h"
+
 namespace fugue {
 
 std::string Symbol::kind_text() const {
@@ -9,6 +11,7 @@ std::string Symbol::kind_text() const {
     case SymbolKind::Scalar: return "scalar";
     case SymbolKind::Const: return "const";
     case SymbolKind::Plugin: return kind_name;
+    case SymbolKind::Function: return "function";
   }
   return "?";
 }
@@ -21,10 +24,11 @@ std::string Symbol::shape_text() const {
 }
 
 abi::Type Symbol::type() const {
-  const fugue_kind k = kind == SymbolKind::Array    ? FUGUE_KIND_ARRAY
-                       : kind == SymbolKind::Scalar ? FUGUE_KIND_SCALAR
-                       : kind == SymbolKind::Const  ? FUGUE_KIND_CONST
-                                                    : FUGUE_KIND_PLUGIN;
+  const fugue_kind k = kind == SymbolKind::Array      ? FUGUE_KIND_ARRAY
+                       : kind == SymbolKind::Scalar   ? FUGUE_KIND_SCALAR
+                       : kind == SymbolKind::Const    ? FUGUE_KIND_CONST
+                       : kind == SymbolKind::Function ? FUGUE_KIND_FUNCTION
+                                                      : FUGUE_KIND_PLUGIN;
   abi::Type t(k, static_cast<fugue_dtype>(dtype));
   t.shape = shape;
   t.runtime_axes = runtime_axes;
@@ -47,6 +51,8 @@ void CallDescriptor::bind(const std::vector<fugue_attr_value>& attrs, const fugu
   call.num_attrs = static_cast<uint32_t>(attrs.size());
   call.attrs = attrs.empty() ? nullptr : attrs.data();
   call.device = device;
+  functions.resize(values.size());
+  call.functions = bind_function_services(*this);
 }
 
 std::vector<std::string> Program::storage_of(const std::string& name) const {
@@ -57,7 +63,12 @@ std::vector<std::string> Program::storage_of(const std::string& name) const {
 
 void Program::call(const Statement& statement, CallDescriptor& out, const fugue_device_desc* device) const {
   out.values.clear();
-  for (const auto& name : statement.operands) out.values.push_back(symbols.at(name).type());
+  out.functions.clear();
+  for (const auto& name : statement.operands) {
+    const Symbol& s = symbols.at(name);
+    out.values.push_back(s.type());
+    out.functions.push_back(s.function);
+  }
   out.bind(statement.attrs, device);
 }
 

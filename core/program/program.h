@@ -20,8 +20,11 @@
 namespace fugue {
 
 // The core's kinds, and Plugin for a kind a plugin defines: compile-time (a type and its metadata, no
-// device value) or with storage (its value is its parts, each an array symbol of its own).
-enum class SymbolKind { Array, Scalar, Const, Plugin };
+// device value) or with storage (its value is its parts, each an array symbol of its own). A Function
+// is a user function (program/user_function.h): operations that take one call it in their own code.
+enum class SymbolKind { Array, Scalar, Const, Plugin, Function };
+
+struct UserFunction;
 
 // Where a symbol's initial value comes from.
 struct SymbolSource {
@@ -57,6 +60,7 @@ struct Symbol {
   SymbolSource source;
   std::string where;          // "file.json:/symbols/x", for messages
   bool inline_number = false; // a const the loader made for a number written in an operand list
+  std::shared_ptr<const UserFunction> function;  // Function: its parameters and body
 
   // The type operations see (a plugin kind's metadata with it).
   abi::Type type() const;
@@ -65,7 +69,9 @@ struct Symbol {
   // "array", "const", or a plugin kind's name
   std::string kind_text() const;
   // Known when kernels are generated (consts, compile-time plugin kinds): no device value, never written.
-  bool compile_time() const { return kind == SymbolKind::Const || (kind == SymbolKind::Plugin && parts.empty()); }
+  bool compile_time() const {
+    return kind == SymbolKind::Const || kind == SymbolKind::Function || (kind == SymbolKind::Plugin && parts.empty());
+  }
   // A plugin kind with storage: its value is its parts.
   bool compound() const { return kind == SymbolKind::Plugin && !parts.empty(); }
 };
@@ -107,12 +113,16 @@ struct Statement {
 struct CallDescriptor {
   std::vector<abi::Type> values;  // signature order
   std::vector<fugue_type> types;  // views of values
+  // Per operand, the user function a FUNCTION operand names (null for the others): what
+  // call.functions answers for (program/user_function.h).
+  std::vector<std::shared_ptr<const UserFunction>> functions;
+  fugue_function_services function_services{};
   fugue_call call{};
 
   CallDescriptor() = default;
   CallDescriptor(const CallDescriptor&) = delete;
   CallDescriptor& operator=(const CallDescriptor&) = delete;
-  // Rebuilds the views after `values` changed.
+  // Rebuilds the views after `values` (and `functions`) changed.
   void bind(const std::vector<fugue_attr_value>& attrs, const fugue_device_desc* device);
 };
 

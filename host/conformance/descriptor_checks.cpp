@@ -20,7 +20,8 @@ bool identifier(const char* s) {
 }
 
 constexpr uint32_t kAllKinds = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY) | FUGUE_KIND_BIT(FUGUE_KIND_SCALAR) |
-                               FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN);
+                               FUGUE_KIND_BIT(FUGUE_KIND_CONST) | FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN) |
+                               FUGUE_KIND_BIT(FUGUE_KIND_FUNCTION);
 
 // Problems of one operation's descriptor, each a short sentence.
 std::vector<std::string> problems_of(const Operation& op, const PluginRegistry& registry) {
@@ -50,6 +51,8 @@ std::vector<std::string> problems_of(const Operation& op, const PluginRegistry& 
       problem(where + ": dtypes mask empty or with unknown bits");
     if (o.role != FUGUE_ROLE_IN && (o.kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST)))
       problem(where + ": a written operand cannot be a const");
+    if (o.role != FUGUE_ROLE_IN && (o.kinds & FUGUE_KIND_BIT(FUGUE_KIND_FUNCTION)))
+      problem(where + ": a written operand cannot be a function");
     if (o.role != FUGUE_ROLE_IN && o.plugin_kinds) {
       std::istringstream names(o.plugin_kinds);
       for (std::string kind_name; names >> kind_name;)

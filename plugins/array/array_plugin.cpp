@@ -11,6 +11,7 @@
 #include "fill.h"
 #include "fugue/sdk.hpp"
 #include "generators.h"
+#include "reduce.h"
 #include "reductions.h"
 #include "scatter.h"
 #include "select.h"
@@ -34,6 +35,7 @@ void populate(Plugin& plugin) {
   plugin.add(std::make_unique<Fill>());
   plugin.add(std::make_unique<Cast>());
   add_all(plugin, reduction_operations());
+  plugin.add(reduce_operation());
   plugin.add(scatter_add_operation());
   plugin.add(compact_operation());
   plugin.add(softmax_operation());

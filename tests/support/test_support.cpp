@@ -125,4 +125,8 @@ uint64_t fresh_seed() {
   return rd() & 0x7fffffffu;  // short enough to retype into FUGUE_TEST_SEED
 }
 
+std::string current_abi() {
+  return "ABI " + std::to_string(FUGUE_ABI_VERSION_MAJOR) + "." + std::to_string(FUGUE_ABI_VERSION_MINOR);
+}
+
 }  // namespace fugue::test

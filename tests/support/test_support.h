@@ -72,6 +72,9 @@ struct CliResult {
 // `environment`: assignments put before the command ("FUGUE_PLUGIN_PATH=/x FUGUE_CACHE_DIR=/y").
 CliResult run_fugue(const std::string& args, const std::string& environment = "");
 
+// "ABI 2.2": this Fugue's plugin ABI, as messages name it.
+std::string current_abi();
+
 // A seed that differs per run unless FUGUE_TEST_SEED fixes it; printed by tests on failure.
 uint64_t fresh_seed();
 

@@ -85,6 +85,7 @@ inline std::string kind_name(fugue_kind k) {
     case FUGUE_KIND_SCALAR: return "scalar";
     case FUGUE_KIND_CONST: return "const";
     case FUGUE_KIND_PLUGIN: return "plugin kind";
+    case FUGUE_KIND_FUNCTION: return "function";
     default: return "kind " + std::to_string(k);
   }
 }
@@ -110,6 +111,7 @@ inline std::string shape_string(const std::vector<int64_t>& shape, uint32_t runt
 inline std::string type_string(const fugue_type& t) {
   if (t.kind == FUGUE_KIND_PLUGIN && t.kind_name)
     return std::string(dtype_name(t.dtype)) + " " + t.kind_name + " " + shape_string(shape_of(t));
+  if (t.kind == FUGUE_KIND_FUNCTION) return "a function";
   if (t.kind == FUGUE_KIND_ARRAY && t.runtime_axes)
     return std::string(dtype_name(t.dtype)) + " array " + shape_string(shape_of(t), t.runtime_axes);
   return type_string(t.kind, t.dtype, shape_of(t), t.const_value);
@@ -194,6 +196,18 @@ class Call {
     return s ? s : "";
   }
   fugue_dtype dtype(const std::string& name) const { return attr(name).dtype; }
+  // ABI 2.2: user functions (FUNCTION operands). The number of parameters function operand k takes.
+  uint32_t function_arity(uint32_t k) const {
+    const fugue_function_services* f = functions();
+    return f ? f->arity(f->context, k) : 0;
+  }
+  // The dtype function operand k returns for arguments of `args` dtypes; throws InvalidArgument with the
+  // core's message (naming the function's statement at fault) when its body does not take them.
+  fugue_dtype function_result(uint32_t k, const std::vector<fugue_dtype>& args) const;
+  // Evaluates function operand k on the host, `count` calls at once: argument i of call j at
+  // args[i][j] (C arrays of arg_dtypes[i]), results into result[j] (of the result's dtype).
+  void evaluate(uint32_t k, const std::vector<fugue_dtype>& arg_dtypes, const std::vector<const void*>& args,
+                uint64_t count, void* result) const;
   // The device the call is planned for (plan, emit, execute); throws elsewhere.
   const fugue_device_desc& device() const {
     if (!call_->device) throw std::logic_error("the core passed no device description to this call");
@@ -201,10 +215,38 @@ class Call {
   }
 
  private:
+  const fugue_function_services* functions() const {
+    if (call_->struct_size < FUGUE_SIZE_UP_TO(fugue_call, functions) || !call_->functions) return nullptr;
+    return call_->functions;
+  }
+  const fugue_function_services& require_functions() const;
   const fugue_call* call_;
   const std::vector<OperandSpec>* operands_;
   const std::vector<AttrSpec>* attrs_;
 };
+
+inline const fugue_function_services& Call::require_functions() const {
+  const fugue_function_services* f = functions();
+  if (!f)
+    throw Unsupported("this call has no user functions (the core predates ABI 2.2, or no operand is a function)");
+  return *f;
+}
+inline fugue_dtype Call::function_result(uint32_t k, const std::vector<fugue_dtype>& args) const {
+  const fugue_function_services& f = require_functions();
+  abi::ErrorBuffer error;
+  fugue_dtype result = FUGUE_DTYPE_NONE;
+  if (f.result(f.context, k, static_cast<uint32_t>(args.size()), args.data(), &result, error.get()) != FUGUE_OK)
+    throw InvalidArgument(error.text());
+  return result;
+}
+inline void Call::evaluate(uint32_t k, const std::vector<fugue_dtype>& arg_dtypes,
+                           const std::vector<const void*>& args, uint64_t count, void* result) const {
+  const fugue_function_services& f = require_functions();
+  abi::ErrorBuffer error;
+  if (f.evaluate(f.context, k, static_cast<uint32_t>(arg_dtypes.size()), arg_dtypes.data(), args.data(), count, result,
+                 error.get()) != FUGUE_OK)
+    throw InvalidArgument(error.text());
+}
 
 // ---------------------------------------------------------------------------------------------
 // Emit
@@ -249,6 +291,18 @@ class Emitter {
       return "(" + std::to_string(t.shape[axis]) + "L)";
     }
     return api_->extent(api_->context, operand, axis);
+  }
+  // ABI 2.2: an expression calling function operand k with `args` (expressions of `arg_dtypes`), of
+  // the dtype Call::function_result gives for them.
+  std::string call_function(uint32_t operand, const std::vector<fugue_dtype>& arg_dtypes,
+                            const std::vector<std::string>& args) const {
+    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, call_function))
+      throw Unsupported("this Fugue's emit API predates ABI 2.2, which user functions need: run the plugin with a "
+                        "newer Fugue");
+    std::vector<const char*> pointers;
+    for (const auto& a : args) pointers.push_back(a.c_str());
+    return api_->call_function(api_->context, operand, static_cast<uint32_t>(args.size()), arg_dtypes.data(),
+                               pointers.data());
   }
   // ABI 2.1: a statement updating `element` of one of the operation's local arrays atomically.
   std::string atomic_local(int32_t op, fugue_dtype dtype, const std::string& element, const std::string& value) const {
@@ -362,8 +416,9 @@ inline Plan elementwise_plan(const Call& call, fugue_level level, int64_t n) {
   plan.phases = FUGUE_PHASE_ELEMENT;
   for (uint32_t i = 0; i < call.size(); ++i) {
     const auto& t = call.operand(i);
-    plan.partitions.push_back(t.kind == FUGUE_KIND_ARRAY ? partition(FUGUE_PARTITION_ELEMENTWISE, t.rank)
-                                                         : partition(FUGUE_PARTITION_WHOLE));
+    plan.partitions.push_back(t.kind == FUGUE_KIND_ARRAY      ? partition(FUGUE_PARTITION_ELEMENTWISE, t.rank)
+                              : t.kind == FUGUE_KIND_FUNCTION ? partition(FUGUE_PARTITION_NONE)  // called, not read
+                                                              : partition(FUGUE_PARTITION_WHOLE));
   }
   return plan;
 }
@@ -553,7 +608,7 @@ class Operation {
     bool kind_ok = t.kind > FUGUE_KIND_NONE && t.kind < 32 && (spec.kinds & FUGUE_KIND_BIT(t.kind));
     if (kind_ok && t.kind == FUGUE_KIND_PLUGIN)
       kind_ok = (" " + spec.plugin_kinds + " ").find(" " + t.kind_name + " ") != std::string::npos;
-    const bool dtype_ok = t.kind == FUGUE_KIND_CONST ||
+    const bool dtype_ok = t.kind == FUGUE_KIND_CONST || t.kind == FUGUE_KIND_FUNCTION ||
                           (fugue_dtype_supported(t.dtype) && (spec.dtypes & FUGUE_DTYPE_BIT(t.dtype)));
     if (kind_ok && dtype_ok) return;
     std::string kind_list;
@@ -561,6 +616,8 @@ class Operation {
       if (spec.kinds & FUGUE_KIND_BIT(k)) kind_list += std::string(kind_list.empty() ? "" : " or ") + kind_name(k);
     if (spec.kinds & FUGUE_KIND_BIT(FUGUE_KIND_PLUGIN))
       kind_list += std::string(kind_list.empty() ? "" : " or ") + spec.plugin_kinds;
+    if (spec.kinds & FUGUE_KIND_BIT(FUGUE_KIND_FUNCTION))
+      kind_list += std::string(kind_list.empty() ? "" : " or ") + "function";
     const std::string signature = kind_list + " of " + dtype_names(spec.dtypes);
     if (spec.role != FUGUE_ROLE_OUT)
       throw InvalidArgument("operand " + spec.name + ": expected " + signature + ", found " + type_string(t));
