@@ -721,6 +721,7 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       src += "    const " + it + " row0 = (tile / " + n(blocks) + ") * " + n(launch_.strip_rows) + ";\n";
       src += "    const " + it + " row_end = min(row0 + " + n(launch_.strip_rows) + ", (" + it + ")" + n(launch_.grid_rows) +
              ");\n";
+      if (launch_.unroll > 1) src += "    #pragma unroll " + n(launch_.unroll) + "\n";
       src += "    for (" + it + " row = row0; row < row_end; ++row) {\n";
       src += "    const " + it + " i = row * " + n(launch_.grid_cols) + " + col;\n";
     } else if (launch_.tile_cols > 0) {

@@ -33,12 +33,14 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "element_unroll") t.element_unroll = std::clamp<int64_t>(value, 1, 16);
     else if (key == "grid_tile_cols") t.grid_tile_cols = std::max<int64_t>(value, 0);
     else if (key == "grid_strip_rows") t.grid_strip_rows = std::max<int64_t>(value, 0);
+    else if (key == "grid_strip_unroll") t.grid_strip_unroll = std::clamp<int64_t>(value, 1, 16);
     else if (key == "block_groups_per_cu") t.block_groups_per_cu = std::max<int64_t>(value, 0);
     else if (key == "block_local") t.block_local = std::max<int64_t>(value, 0);
     else if (key == "extent_args") t.extent_arguments = value != 0;
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
-                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, grid_strip_rows, block_groups_per_cu, "
+                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
+                      "block_groups_per_cu, "
                       "block_local, extent_args)");
   }
 }
@@ -114,6 +116,7 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
     launch.tile_cols = launch.local_size;
     launch.tile_rows = 1;
     launch.strip_rows = tuning.grid_strip_rows;
+    launch.unroll = std::min(tuning.grid_strip_unroll, launch.strip_rows);
     const int64_t tiles = ((group.grid_rows + launch.strip_rows - 1) / launch.strip_rows) *
                           ((group.grid_cols + launch.tile_cols - 1) / launch.tile_cols);
     launch.num_groups = std::min(launch.num_groups, tiles);

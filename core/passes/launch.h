@@ -31,6 +31,8 @@ struct LaunchTuning {
   // Rows each work-item walks down its column of a 2-D grid read with a halo (0: no strips), its group
   // taking as many neighbouring columns as it has work-items.
   int64_t grid_strip_rows = 0;
+  // Rows of a strip a work-item's loop takes per trip (their loads independent, so in flight together).
+  int64_t grid_strip_unroll = 1;
   // BLOCK level (one batch entry per work-group at a time): groups per compute unit before each group
   // takes several entries in turn (0: one group per entry). On the H100, softmax(x * s + b) over
   // [65536, 1024] f32 took 0.205 ms with 128, 0.207 with one group per entry, 0.212 with 64 and 0.227
