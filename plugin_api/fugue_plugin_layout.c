@@ -178,7 +178,8 @@ FUGUE_AT(fugue_emit_api, atomic_local, 120);
 FUGUE_AT(fugue_emit_api, extent, 128);
 FUGUE_END_OF_2_1(fugue_emit_api, extent, 136);
 FUGUE_AT(fugue_emit_api, call_function, 136);
-FUGUE_END_OF_2_2(fugue_emit_api, call_function, 144);
+FUGUE_AT(fugue_emit_api, read_offset, 144);
+FUGUE_END_OF_2_2(fugue_emit_api, read_offset, 152);
 
 /* fugue_device_services */
 FUGUE_AT(fugue_device_services, struct_size, 0);

@@ -2,8 +2,8 @@
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
 # stencils against the copy bandwidth, walks compared in one call: the 5-point periodic stencil
 # (examples/bench/stencil5.json), the 9-point clamp stencil fused with an axpy (stencil9.json) and Jacobi
-# (jacobi.json), each on 8192^2 f32, with the flat grid-stride walk and with column strips of several
-# heights (FUGUE_TUNING grid_strip_rows); the strips checked bit for bit against the flat walk first. Then
+# (jacobi.json), each on 8192^2 f32, with the flat grid-stride walk, the default launch and column strips
+# of several heights (FUGUE_TUNING grid_strip_rows); the strips checked bit for bit against the flat walk. Then
 # array.reduce with user functions (reduce_rows, reduce_columns, reduce_all) against the reference and
 # torch, and peers.py copy stencil. Build and bundle first:
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
@@ -18,12 +18,12 @@ if [ "${ONLY_SUMMARY:-0}" != 1 ]; then
 
 echo "== correctness: strips against the flat walk (bitwise), and against the reference"
 for p in stencil5 stencil9 jacobi; do
-  $F run examples/bench/$p.json --set side=1000 --out "$out/flat_$p" > /dev/null 2>&1 || echo "$p flat run failed"
+  FUGUE_TUNING=grid_strip_rows=0 $F run examples/bench/$p.json --set side=1000 --out "$out/flat_$p" > /dev/null 2>&1 || echo "$p flat run failed"
   $F run examples/bench/$p.json --set side=1000 --out "$out/ref_$p" --reference > /dev/null 2>&1 || echo "$p reference failed"
-  for s in ${STRIPS:-16 32 64}; do
+  for s in ${STRIPS:-4 16}; do
     FUGUE_TUNING=grid_strip_rows=$s $F run examples/bench/$p.json --set side=1000 --out "$out/strip${s}_$p" > "$out/run.txt" 2>&1 || cat "$out/run.txt"
   done
-  python3 - "$out" "$p" ${STRIPS:-16 32 64} <<'PY'
+  python3 - "$out" "$p" ${STRIPS:-4 16} <<'PY'
 import sys, numpy as np
 d, p, strips = sys.argv[1], sys.argv[2], sys.argv[3:]
 flat, ref = np.load(f'{d}/flat_{p}/x.npy'), np.load(f'{d}/ref_{p}/x.npy')
@@ -53,8 +53,9 @@ b() {  # name program [options...]
   $F bench "$@" --repeat 20 --json "$out/bench_$name.json" > "$out/bench_$name.txt" 2>&1 || cat "$out/bench_$name.txt"
 }
 for p in stencil5 stencil9 jacobi; do
-  b "${p}_flat" examples/bench/$p.json
-  for s in ${STRIPS:-16 32 64}; do FUGUE_TUNING=grid_strip_rows=$s b "${p}_strip$s" examples/bench/$p.json; done
+  FUGUE_TUNING=grid_strip_rows=0 b "${p}_flat" examples/bench/$p.json
+  b "${p}_default" examples/bench/$p.json
+  for s in ${STRIPS:-4 16}; do FUGUE_TUNING=grid_strip_rows=$s b "${p}_strip$s" examples/bench/$p.json; done
 done
 for p in reduce_rows reduce_columns reduce_all; do b $p examples/bench/$p.json; done
 python3 .gpu/peers.py copy stencil > "$out/peers.txt" 2>&1
@@ -79,7 +80,7 @@ $F explain examples/bench/stencil9.json > "$out/explain_stencil9.txt" 2>&1
 fi
 
 echo "== summary"
-python3 - "$out" ${STRIPS:-16 32 64} <<'PY'
+python3 - "$out" ${STRIPS:-4 16} <<'PY'
 import json, sys, os
 out, strips = sys.argv[1], sys.argv[2:]
 peers = {}
@@ -94,7 +95,7 @@ def ms(name):
 cells = 8192 * 8192
 for p, bytes_per_cell in (("stencil5", 8), ("stencil9", 8), ("jacobi", 12)):
     row = []
-    for walk in ["flat"] + [f"strip{s}" for s in strips]:
+    for walk in ["flat", "default"] + [f"strip{s}" for s in strips]:
         it = ms(f"{p}_{walk}") / 10
         gbs = bytes_per_cell * cells / (it / 1e3) / 1e9
         row.append(f"{walk} {it:.4f} ms = {gbs/copy:.2f}x copy")

@@ -92,9 +92,9 @@ void Apply::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   const std::string acc = emitter.name("acc");
   code += "  " + t + " " + acc + " = " + literal(x.dtype, 0) + ";\n";
-  // Away from the borders every point is the element's flat index plus a constant: one address, the
-  // points at fixed displacements from it (no border arithmetic per point, which on the H100 cost more
-  // than the loads); the border rule only near the borders.
+  // Away from the borders every point is at a fixed displacement from the element (read_offset: the
+  // core may keep the rows a work-item walks in registers, loading each element once); the border
+  // rule only near the borders.
   std::vector<int64_t> below(s.rank, 0), above(s.rank, 0);
   for (uint32_t p = 0; p < s.points(); ++p)
     for (uint32_t d = 0; d < s.rank; ++d) {
@@ -107,8 +107,8 @@ void Apply::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em
     std::string fast;
     for (uint32_t p = 0; p < s.points(); ++p)
       fast += "    " + acc + " += " + literal(x.dtype, s.weights[p]) + " * " +
-              emitter.read_at(kX, grid.displaced(std::vector<int64_t>(s.offsets.begin() + p * s.rank,
-                                                                      s.offsets.begin() + (p + 1) * s.rank))) +
+              emitter.read_offset(kX, std::vector<int64_t>(s.offsets.begin() + p * s.rank,
+                                                           s.offsets.begin() + (p + 1) * s.rank)) +
               ";\n";
     if (interior == "1") {
       emitter.append("{\n" + code + fast + "  " + emitter.write(kY) + " = " + acc + ";\n}\n");

@@ -105,7 +105,6 @@ std::string GridCode::coordinates(const std::string& flat) {
   const uint32_t rank = static_cast<uint32_t>(shape_.size());
   // Peel the axes off from the last (fastest) one; what is left is the first axis' coordinate.
   std::string rest = declare("flat", "(" + type_ + ")(" + flat + ")", code);
-  flat_ = rest;
   for (uint32_t d = rank; d-- > 1;) {
     coordinates_[d] = declare("c" + std::to_string(d), rest + " % " + extents_[d], code);
     rest = declare("rest" + std::to_string(d), rest + " / " + extents_[d], code);
@@ -117,7 +116,6 @@ std::string GridCode::coordinates(const std::string& flat) {
 std::string GridCode::coordinates(const std::vector<std::string>& centre) {
   std::string code;
   coordinates_.clear();
-  flat_.clear();
   for (size_t d = 0; d < centre.size(); ++d)
     coordinates_.push_back(declare("c" + std::to_string(d), centre[d], code));
   return code;
@@ -212,20 +210,6 @@ std::string GridCode::flat(const std::vector<std::string>& coordinates) const {
     stride *= shape_[d];
   }
   return sum.empty() ? lit(0) : sum;
-}
-
-std::string GridCode::displaced(const std::vector<int64_t>& offsets) const {
-  if (std::find(symbolic_.begin(), symbolic_.end(), true) == symbolic_.end()) {  // one literal
-    int64_t value = 0, stride = 1;
-    for (size_t d = shape_.size(); d-- > 0;) {
-      value += offsets[d] * stride;
-      stride *= shape_[d];
-    }
-    return value == 0 ? flat_ : flat_ + " + " + lit(value);
-  }
-  std::string sum = lit(offsets.empty() ? 0 : offsets[0]);  // Horner: ((o0 * n1 + o1) * n2 + o2)
-  for (size_t d = 1; d < offsets.size(); ++d) sum = "(" + sum + ") * " + extents_[d] + " + " + lit(offsets[d]);
-  return flat_ + " + (" + sum + ")";
 }
 
 std::string GridCode::interior(const std::vector<int64_t>& below, const std::vector<int64_t>& above) const {

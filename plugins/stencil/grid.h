@@ -48,11 +48,6 @@ class GridCode {
   // Declares `centre` (one expression per axis) as the coordinates instead, for a grid that is
   // not the iteration's (a resampling reads its input around another point).
   std::string coordinates(const std::vector<std::string>& centre);
-  // The flat index coordinates(flat) declared (empty after the other coordinates()).
-  const std::string& flat_index() const { return flat_; }
-  // The flat index `offsets` (one per axis) away from flat_index(), as long as no axis leaves the
-  // grid: flat_index() + the offsets' row-major displacement.
-  std::string displaced(const std::vector<int64_t>& offsets) const;
   // A condition that every point `below[d]` cells before and `above[d]` cells after the element along
   // each axis d lies in the grid ("1" where it always does, "0" where it never can).
   std::string interior(const std::vector<int64_t>& below, const std::vector<int64_t>& above) const;
@@ -89,7 +84,6 @@ class GridCode {
   std::vector<std::string> extents_;  // literals, or the kernel arguments that hold them
   std::vector<bool> symbolic_;        // extents_[d] is an argument
   std::vector<std::string> coordinates_;
-  std::string flat_;
   std::map<std::tuple<uint32_t, int64_t, fugue_border>, std::string> neighbours_;
 };
 

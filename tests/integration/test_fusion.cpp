@@ -251,6 +251,62 @@ TEST(Fusion, TiledWalkOfAGridGivesTheSameResult) {
   expect_same(tiled, test::run_reference(program), 1e-5, "tiled walk vs reference");
 }
 
+// Column strips (the GPU's walk of 2-D grids read with a halo, forced here): each work-item walks rows
+// down its column; the result is the flat walk's, bit for bit, for strips and column blocks that do not
+// divide the grid. A kernel reading three arrays, or a grid too small to fill the device with walkers,
+// keeps the flat walk.
+TEST(Fusion, ColumnStripsGiveTheFlatWalksBits) {
+  test::TempDir dir;
+  auto program_text = [](bool third) {
+    return std::string(R"({"fugue": 1, "symbols": {
+    "a": {"kind": "array", "dtype": "f32", "shape": [600, 301], "from": {"random": {"seed": 4}}},
+    "b": {"kind": "array", "dtype": "f32", "shape": [600, 301], "from": {"random": {"seed": 5}}},
+    "c": {"kind": "array", "dtype": "f32", "shape": [600, 301], "from": {"random": {"seed": 6}}},
+    "R": {"kind": "stencil", "dtype": "f32", "border": "clamp",
+          "points": [{"offset": [-1, -1], "weight": 0.2}, {"offset": [1, 0], "weight": 0.3}, {"offset": [0, 0], "weight": -0.6},
+                     {"offset": [0, -2], "weight": 0.1}, {"offset": [2, 1], "weight": 0.4}]}},
+    "body": [{"for": "k", "count": 3, "body": [
+      {"op": "stencil.apply", "out": ["s"], "in": ["R", "a"]},
+      {"op": "array.sub", "out": ["t"], "in": ["b", "s"]},)") +
+           (third ? R"({"op": "array.add", "out": ["t"], "in": ["t", "c"]},)" : "") + R"(
+      {"op": "array.mul", "out": ["a"], "in": ["t", 0.5]}]}],
+    "outputs": {"a": "a.npy"}})";
+  };
+  Program program = load_text(dir, program_text(false));
+  Program three = load_text(dir, program_text(true));
+  const auto flat = test::run_on_device(program, std::filesystem::path());
+  ASSERT_EQ(setenv("FUGUE_TUNING", "blocked_items=0,grid_strip_rows=3,element_local=64", 1), 0);
+  Launch launch, three_launch;
+  std::map<std::string, HostArray> strips;
+  try {
+    launch = choose_group_launch(plan_of(program).groups[0], test::test_device().info);
+    three_launch = choose_group_launch(plan_of(three).groups[0], test::test_device().info);
+    strips = test::run_on_device(program, std::filesystem::path());
+  } catch (...) {
+    unsetenv("FUGUE_TUNING");
+    throw;
+  }
+  unsetenv("FUGUE_TUNING");
+  // 200 strips x 301 columns of walkers fill a device of up to 29 compute units.
+  const bool fills = 200 * 301 >= 2048 * static_cast<int64_t>(test::test_device().info.compute_units);
+  EXPECT_EQ(launch.strip_rows, fills ? 3 : 0);
+  if (fills) {
+    EXPECT_EQ(launch.tile_cols, 64);
+  }
+  EXPECT_EQ(three_launch.strip_rows, 0) << "three arrays read: the flat walk";
+  expect_same(strips, flat, 0, "strips vs the flat walk");
+  expect_same(strips, test::run_reference(program), 1e-5, "strips vs reference");
+  // Too small a grid to keep the device busy with one walker per column and strip: the flat walk.
+  Program small = load_text(dir, R"({"fugue": 1, "symbols": {
+    "a": {"kind": "array", "dtype": "f32", "shape": [61, 45], "from": {"random": {"seed": 4}}},
+    "R": {"kind": "stencil", "dtype": "f32", "border": "zero", "points": [{"offset": [-1, 0], "weight": 0.5}]}},
+    "body": [{"op": "stencil.apply", "out": ["s"], "in": ["R", "a"]}], "outputs": {"s": "s.npy"}})");
+  ASSERT_EQ(setenv("FUGUE_TUNING", "blocked_items=0,grid_strip_rows=7", 1), 0);
+  const Launch small_launch = choose_group_launch(plan_of(small).groups[0], test::test_device().info);
+  unsetenv("FUGUE_TUNING");
+  EXPECT_EQ(small_launch.strip_rows, 0);
+}
+
 // The cost model: many values alive at once would spill, so the kernel is split, with the reason.
 TEST(Fusion, RegisterPressureSplitsAKernel) {
   // 700 products of a, all alive until a chain of additions consumes them.

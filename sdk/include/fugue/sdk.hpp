@@ -304,6 +304,14 @@ class Emitter {
     return api_->call_function(api_->context, operand, static_cast<uint32_t>(args.size()), arg_dtypes.data(),
                                pointers.data());
   }
+  // ABI 2.2: the element of array operand k `offsets` (one per axis) away from the current element
+  // (ELEMENT phase), which the caller keeps inside the array: one address per element, the offsets constant.
+  std::string read_offset(uint32_t operand, const std::vector<int64_t>& offsets) const {
+    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, read_offset))
+      throw Unsupported("this Fugue's emit API predates ABI 2.2, which read_offset needs: run the plugin with a newer "
+                        "Fugue");
+    return api_->read_offset(api_->context, operand, static_cast<uint32_t>(offsets.size()), offsets.data());
+  }
   // ABI 2.1: a statement updating `element` of one of the operation's local arrays atomically.
   std::string atomic_local(int32_t op, fugue_dtype dtype, const std::string& element, const std::string& value) const {
     return require_2_1("atomic_local")->atomic_local(api_->context, op, dtype, element.c_str(), value.c_str());
