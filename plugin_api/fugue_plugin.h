@@ -264,7 +264,10 @@ typedef int32_t fugue_partition_kind;
 /* Element i of the iteration space touches element i of the operand (same shape), widened by
  * `halo` on reads. The core turns it into concrete tiles once it has chosen launch parameters. */
 #define FUGUE_PARTITION_ELEMENTWISE 1
-/* Reserved for per-group tiles: the planner does not lower them yet and refuses a plan that uses them. */
+/* 2.2: an input read around each element, as ELEMENTWISE with `halo`, that the core may stage a
+ * work-group's tile of (its elements plus the halo) in local memory: at ELEMENT level, read through
+ * read_offset (from the tile where the core staged one) or read_at (always global memory). group_tile,
+ * item_tile and item_stride stay 0: the core chooses the tiles. */
 #define FUGUE_PARTITION_TILE 2
 /* The operand is a batch of entries, one per work-group (a BLOCK-level plan: launch.iteration[0] is
  * the number of entries). Axes 0..batch_axis number the entries (row-major); the axes after it are one
@@ -287,7 +290,7 @@ typedef struct fugue_partition {
   fugue_partition_kind kind;
   uint32_t rank;
   int64_t* halo;        /* ELEMENTWISE reads reach this far beyond the element, per axis */
-  int64_t* group_tile;  /* TILE (reserved) */
+  int64_t* group_tile;  /* TILE: 0, the core's choice (other values reserved) */
   int64_t* item_tile;
   int64_t* item_stride;
   int32_t batch_axis;   /* BATCH: the last axis that numbers entries (-1: one entry) */

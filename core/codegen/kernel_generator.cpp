@@ -140,8 +140,8 @@ class KernelWriter {
     const auto& part = p.partition(k);
     const std::string at = std::string("(") + (index && *index ? index : "0") + ")";
     if (part.kind == FUGUE_PARTITION_BATCH) return keep(c, entry_element(c, k, at, false));
-    if (part.kind != FUGUE_PARTITION_ELEMENTWISE && part.kind != FUGUE_PARTITION_WHOLE) {
-      c->misuse = "read_at on operand " + std::to_string(k) + ", whose partition is neither ELEMENTWISE, BATCH nor WHOLE";
+    if (part.kind != FUGUE_PARTITION_ELEMENTWISE && part.kind != FUGUE_PARTITION_WHOLE && part.kind != FUGUE_PARTITION_TILE) {
+      c->misuse = "read_at on operand " + std::to_string(k) + ", whose partition is neither ELEMENTWISE, TILE, BATCH nor WHOLE";
       return "0";
     }
     if (in_register(s) || group_.promoted.count(s)) {
@@ -411,9 +411,10 @@ class KernelWriter {
       return "0";
     }
     const auto& part = p.partition(k);
-    if (c->phase != FUGUE_PHASE_ELEMENT || part.kind != FUGUE_PARTITION_ELEMENTWISE) {
+    if (c->phase != FUGUE_PHASE_ELEMENT ||
+        (part.kind != FUGUE_PARTITION_ELEMENTWISE && part.kind != FUGUE_PARTITION_TILE)) {
       c->misuse = "read_offset on operand " + std::to_string(k) + " outside the ELEMENT phase or of a partition other "
-                  "than ELEMENTWISE";
+                  "than ELEMENTWISE or TILE";
       return "0";
     }
     for (uint32_t d = 0; d < rank; ++d)
@@ -425,6 +426,12 @@ class KernelWriter {
     if (in_register(s) || group_.promoted.count(s)) {
       c->misuse = "read_offset on '" + s + "', whose value lives in a register of this kernel";
       return "0";
+    }
+    if (auto staged = staged_.find(s); staged != staged_.end() && rank == 2) {  // the work-group's tile
+      const auto& [hy, hx] = staged->second;
+      const int64_t width = launch_.tile_cols + 2 * hx;
+      return keep(c, local(s) + "_tile[(ly + " + std::to_string(hy + offsets[0]) + ") * " + std::to_string(width) +
+                         " + lx + " + std::to_string(hx + offsets[1]) + "]");
     }
     // The flat index plus the displacement: one literal, or Horner over the extents the core passes.
     std::string displacement;
@@ -441,6 +448,41 @@ class KernelWriter {
         displacement = "(" + displacement + ") * " + extent(c, k, d) + " + " + std::to_string(offsets[d]);
     }
     return keep(c, param(s) + "[" + index_ + " + (" + displacement + ")]");
+  }
+
+  // The arrays the operations read as TILE, each staged with its halo in a local array before the
+  // tile's cells are computed: every work-item of the group loads a share, clamping to the grid (cells
+  // beyond it are never read by read_offset, which the operations keep inside the array).
+  std::string stage_tiles(const std::string& it, int64_t tiles_x) {
+    auto n = [](int64_t v) { return std::to_string(v); };
+    for (const PlannedOp* p : group_.ops)
+      for (size_t k = 0; k < p->statement->operands.size(); ++k) {
+        const std::string& s = p->statement->operands[k];
+        const abi::Partition& part = p->partition(k);
+        const fugue_type& t = p->types[k];
+        if (part.kind != FUGUE_PARTITION_TILE || !group_.global_reads.count(s) || t.rank != 2 ||
+            t.shape[0] != launch_.grid_rows || t.shape[1] != launch_.grid_cols)
+          continue;
+        auto& halo = staged_[s];
+        halo.first = std::max(halo.first, abi::Partition::at(part.halo, 0));
+        halo.second = std::max(halo.second, abi::Partition::at(part.halo, 1));
+      }
+    std::string code;
+    for (const auto& [s, halo] : staged_) {
+      const auto [hy, hx] = halo;
+      const int64_t width = launch_.tile_cols + 2 * hx, cells = width * (launch_.tile_rows + 2 * hy);
+      const std::string t(dtype_ctype(program_.symbol(s).dtype)), tile = local(s) + "_tile";
+      local_decls_.push_back("__local " + t + " " + tile + "[" + n(cells) + "];");
+      code += "    for (int fugue_t = (int)get_local_id(0); fugue_t < " + n(cells) + "; fugue_t += " + n(launch_.local_size) +
+              ") {\n";
+      code += "      const " + it + " r = min(max((tile / " + n(tiles_x) + ") * " + n(launch_.tile_rows) + " - " + n(hy) +
+              " + fugue_t / " + n(width) + ", (" + it + ")0), (" + it + ")" + n(launch_.grid_rows - 1) + ");\n";
+      code += "      const " + it + " c = min(max((tile % " + n(tiles_x) + ") * " + n(launch_.tile_cols) + " - " + n(hx) +
+              " + fugue_t % " + n(width) + ", (" + it + ")0), (" + it + ")" + n(launch_.grid_cols - 1) + ");\n";
+      code += "      " + tile + "[fugue_t] = " + param(s) + "[r * " + n(launch_.grid_cols) + " + c];\n    }\n";
+    }
+    if (!code.empty()) code += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    return code;
   }
 
   // Runs op o's emit for one phase; returns its code.
@@ -477,6 +519,8 @@ class KernelWriter {
   std::vector<std::pair<std::string, uint32_t>> extent_args_;  // (symbol, axis) passed as arguments
   bool uses_int64_atomics_ = false;
   bool functions_use_fp64_ = false;  // a user function's values are doubles
+  // Tiles staged in local memory: per symbol its halo (rows, columns).
+  std::map<std::string, std::pair<int64_t, int64_t>> staged_;
 };
 
 namespace {
@@ -781,13 +825,26 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       auto n = [](int64_t v) { return std::to_string(v); };
       const int64_t tiles_x = (launch_.grid_cols + launch_.tile_cols - 1) / launch_.tile_cols;
       const int64_t tiles = tiles_x * ((launch_.grid_rows + launch_.tile_rows - 1) / launch_.tile_rows);
-      src += "  const int lx = (int)get_local_id(0) % " + n(launch_.tile_cols) + ", ly = (int)get_local_id(0) / " +
+      // Staged tiles: each work-item takes tile_passes cells, the group's rows apart (ly is the cell's row
+      // in the tile, read_offset's too).
+      const int64_t passes = launch_.stage_tiles ? launch_.tile_passes : 1, pass_rows = launch_.tile_rows / passes;
+      src += "  const int lx = (int)get_local_id(0) % " + n(launch_.tile_cols) + ", ly0 = (int)get_local_id(0) / " +
              n(launch_.tile_cols) + ";\n";
       src += "  for (" + it + " tile = (" + it + ")get_group_id(0); tile < " + n(tiles) + "; tile += (" + it +
              ")get_num_groups(0)) {\n";
+      if (launch_.stage_tiles) src += stage_tiles(it, tiles_x);
+      if (passes > 1) src += "    for (int fugue_pass = 0; fugue_pass < " + n(passes) + "; ++fugue_pass) {\n";
+      src += "    const int ly = ly0" + (passes > 1 ? " + fugue_pass * " + n(pass_rows) : std::string()) + ";\n";
       src += "    const " + it + " row = (tile / " + n(tiles_x) + ") * " + n(launch_.tile_rows) + " + ly;\n";
       src += "    const " + it + " col = (tile % " + n(tiles_x) + ") * " + n(launch_.tile_cols) + " + lx;\n";
-      src += "    if (row < " + n(launch_.grid_rows) + " && col < " + n(launch_.grid_cols) + ") {\n";
+      std::string guard = "row < " + n(launch_.grid_rows) + " && col < " + n(launch_.grid_cols);
+      if (launch_.stage_tiles) {
+        // Every work-item reaches the barriers: the sample of a conformance run joins the guard.
+        if (launch_.sample_modulus > 1)
+          guard += " && (row * " + n(launch_.grid_cols) + " + col) % " + n(launch_.sample_modulus) + " == " +
+                   n(launch_.sample_residue);
+      }
+      src += "    if (" + guard + ") {\n";
       src += "    const " + it + " i = row * " + n(launch_.grid_cols) + " + col;\n";
     } else if (launch_.unroll <= 1) {
       src += "  for (" + index_type + " i = (" + index_type + ")get_global_id(0); i < fugue_n; i += (" + index_type +
@@ -807,10 +864,14 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     for (const auto& s : registers_now_)
       regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
     bool inner_scopes = !launch_.blocked && (launch_.tile_cols > 0 || launch_.unroll > 1);
-    if (launch_.sample_modulus > 1)
+    if (launch_.sample_modulus > 1 && !launch_.stage_tiles)
       src += "    if (i % " + std::to_string(launch_.sample_modulus) + " != " + std::to_string(launch_.sample_residue) +
              ") continue;\n";
-    src += regs + loop + (inner_scopes ? std::string(launch_.tile_cols > 0 ? "    }\n" : "    }\n    }\n") : "") + "  }\n";
+    src += regs + loop +
+           (inner_scopes ? std::string(launch_.tile_cols > 0 ? "    }\n" : "    }\n    }\n") : "") +
+           (launch_.stage_tiles && launch_.tile_passes > 1 ? "    }\n" : "") +
+           (launch_.stage_tiles ? "    barrier(CLK_LOCAL_MEM_FENCE);  /* the next tile overwrites this one's */\n" : "") +
+           "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
     // The operations' local arrays, declared at kernel scope before any of their code.
     std::string locals;

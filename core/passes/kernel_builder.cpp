@@ -32,22 +32,13 @@ Budget budget_for(const DeviceInfo& d) {
   return b;
 }
 
-// Identical at levels 0..level (Hindemith): halos are not part of the identity (they are checked as
-// reads of values produced in the kernel).
-bool same_partition(const abi::Partition& a, const abi::Partition& b, fugue_level level) {
-  if (a.kind != b.kind) return false;
-  auto eq = [&](const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
-    for (size_t d = 0; d < std::max(x.size(), y.size()); ++d)
-      if (abi::Partition::at(x, d) != abi::Partition::at(y, d)) return false;
-    return true;
-  };
-  switch (a.kind) {
-    case FUGUE_PARTITION_TILE:
-      return a.cyclic == b.cyclic && eq(a.group_tile, b.group_tile) &&
-             (level < FUGUE_LEVEL_ITEM || (eq(a.item_tile, b.item_tile) && eq(a.item_stride, b.item_stride)));
-    case FUGUE_PARTITION_BATCH: return a.batch_axis == b.batch_axis;
-    default: return true;
-  }
+// Identical partitions (Hindemith's rule; the planner's tiles and entries are the same at every level):
+// halos are not part of the identity (they are checked as reads of values produced in the kernel), and
+// a TILE is an element's neighbourhood, as ELEMENTWISE with a halo, whose tiles the core chooses.
+bool same_partition(const abi::Partition& a, const abi::Partition& b) {
+  auto kind = [](fugue_partition_kind k) { return k == FUGUE_PARTITION_TILE ? FUGUE_PARTITION_ELEMENTWISE : k; };
+  if (kind(a.kind) != kind(b.kind)) return false;
+  return a.kind != FUGUE_PARTITION_BATCH || a.batch_axis == b.batch_axis;
 }
 
 std::string pointer_of(const Statement& st) {
@@ -106,14 +97,13 @@ class KernelBuilder::State {
              ", the operation [" + std::to_string(x.plan.launch.local_min) + ", " +
              std::to_string(x.plan.launch.local_max) + "] in multiples of " +
              std::to_string(x.plan.launch.local_multiple);
-    const fugue_level level = std::min(g.level, x.level());
     for (size_t k = 0; k < x.statement->operands.size(); ++k) {
       if (!touched(x, k)) continue;
       // An in-place operand is read, then written: both accesses must suit the kernel.
       if (x.reads(k))
-        if (std::string why = why_not_access(x, k, false, level); !why.empty()) return why;
+        if (std::string why = why_not_access(x, k, false); !why.empty()) return why;
       if (x.writes(k))
-        if (std::string why = why_not_access(x, k, true, level); !why.empty()) return why;
+        if (std::string why = why_not_access(x, k, true); !why.empty()) return why;
     }
     return "";
   }
@@ -241,7 +231,7 @@ class KernelBuilder::State {
   }
 
   // Why x's read (write = false) or write of operand k cannot join the kernel's earlier accesses.
-  std::string why_not_access(const PlannedOp& x, size_t k, bool write, fugue_level level) const {
+  std::string why_not_access(const PlannedOp& x, size_t k, bool write) const {
     const std::string& s = x.statement->operands[k];
     const abi::Partition& part = x.partition(k);
     const bool pw = pointwise_access(x, k);
@@ -264,7 +254,7 @@ class KernelBuilder::State {
         return "it reads '" + s + "', which " + who(w) + " produces in this kernel outside the element loop: "
                "the value exists only once that kernel has finished";
       if (!pw) {
-        if (part.kind == FUGUE_PARTITION_ELEMENTWISE)
+        if (part.kind == FUGUE_PARTITION_ELEMENTWISE || part.kind == FUGUE_PARTITION_TILE)
           return "it reads '" + s + "' with a halo of " + axes_text(part.halo) + ", but " + who(w) +
                  " produces '" + s + "' in this kernel: elements computed by other work-items need a global barrier";
         return "it reads '" + s + "' as " + partition_text(part) + ", but " + who(w) + " produces it in this kernel " +
@@ -290,7 +280,7 @@ class KernelBuilder::State {
     // them partitioned otherwise is the first of its kind (sa.kinds) partitioned otherwise.
     if (write || last_write)
       for (size_t i : sa.kinds)
-        if (!same_partition(acc[i].part, part, level))
+        if (!same_partition(acc[i].part, part))
           return "'" + s + "' is partitioned " + partition_text(acc[i].part) + " by " + who(*ops_[acc[i].op]) +
                  " but " + partition_text(part) + " by this operation: the partitions differ";
     return "";
@@ -412,7 +402,7 @@ class KernelBuilder::State {
     } else {
       if (!a.pointwise && !sa.first_wide_read) sa.first_wide_read = i;
       if (std::none_of(sa.kinds.begin(), sa.kinds.end(),
-                       [&](size_t j) { return same_partition(sa.list[j].part, a.part, FUGUE_LEVEL_ELEMENT); }))
+                       [&](size_t j) { return same_partition(sa.list[j].part, a.part); }))
         sa.kinds.push_back(i);
     }
     const TrafficFlags before = sa.traffic;

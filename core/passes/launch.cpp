@@ -35,12 +35,15 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "grid_tile_cols") t.grid_tile_cols = std::max<int64_t>(value, 0);
     else if (key == "grid_strip_rows") t.grid_strip_rows = std::max<int64_t>(value, 0);
     else if (key == "grid_strip_unroll") t.grid_strip_unroll = std::clamp<int64_t>(value, 1, 16);
+    else if (key == "local_tile_cols") t.local_tile_cols = std::max<int64_t>(value, 0);
+    else if (key == "local_tile_passes") t.local_tile_passes = std::clamp<int64_t>(value, 1, 64);
     else if (key == "block_groups_per_cu") t.block_groups_per_cu = std::max<int64_t>(value, 0);
     else if (key == "block_local") t.block_local = std::max<int64_t>(value, 0);
     else if (key == "extent_args") t.extent_arguments = value != 0;
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
+                      "local_tile_cols, local_tile_passes, "
                       "block_groups_per_cu, "
                       "block_local, extent_args)");
   }
@@ -111,6 +114,25 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
   if (!group.wide_reads || launch.blocked) return launch;
   // Unrolled trips help streams of independent loads; neighbour reads already overlap in the caches.
   launch.unroll = 1;
+  // Tiles staged in local memory, where an operation reads the grid as TILE and the tiles fit.
+  bool tiled_reads = false;
+  for (const PlannedOp* op : group.ops)
+    for (size_t k = 0; k < op->statement->operands.size(); ++k)
+      tiled_reads |= op->partition(k).kind == FUGUE_PARTITION_TILE && group.global_reads.count(op->statement->operands[k]);
+  const int64_t staged_cols = tuning.local_tile_cols;
+  if (tiled_reads && group.plan.level == FUGUE_LEVEL_ELEMENT && group.grid_cols > 0 && staged_cols > 0 &&
+      launch.local_size % staged_cols == 0 && group.grid_cols >= staged_cols) {
+    launch.grid_rows = group.grid_rows;
+    launch.grid_cols = group.grid_cols;
+    launch.tile_cols = staged_cols;
+    launch.tile_passes = tuning.local_tile_passes;
+    launch.tile_rows = launch.local_size / staged_cols * launch.tile_passes;
+    launch.stage_tiles = true;
+    const int64_t tiles = ((group.grid_rows + launch.tile_rows - 1) / launch.tile_rows) *
+                          ((group.grid_cols + staged_cols - 1) / staged_cols);
+    launch.num_groups = std::min(launch.num_groups, tiles);
+    return launch;
+  }
   // Strips only where their walkers (one per column and strip) still fill every compute unit (2048
   // resident work-items each, as on NVIDIA's GPUs): a small grid keeps the flat walk's parallelism. And
   // only for kernels reading at most two arrays: with more streams the flat walk's order suits the

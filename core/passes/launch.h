@@ -37,6 +37,10 @@ struct LaunchTuning {
   int64_t grid_strip_rows = 8;
   // Rows of a strip a work-item's loop takes per trip (their loads independent, so in flight together).
   int64_t grid_strip_unroll = 1;
+  // Columns of the tiles in which a work-group stages the arrays its operations read as TILE (their
+  // tile plus halo) in local memory (0: no staging; the reads go to global memory).
+  int64_t local_tile_cols = 0;
+  int64_t local_tile_passes = 1;  // cells each work-item computes per staged tile, a group's rows apart
   // BLOCK level (one batch entry per work-group at a time): groups per compute unit before each group
   // takes several entries in turn (0: one group per entry). On the H100, softmax(x * s + b) over
   // [65536, 1024] f32 took 0.205 ms with 128, 0.207 with one group per entry, 0.212 with 64 and 0.227

@@ -41,9 +41,7 @@ std::string partition_text(const abi::Partition& p) {
   switch (p.kind) {
     case FUGUE_PARTITION_NONE: return "NONE";
     case FUGUE_PARTITION_ELEMENTWISE: return p.has_halo() ? "ELEMENTWISE with halo " + axes_text(p.halo) : "ELEMENTWISE";
-    case FUGUE_PARTITION_TILE:
-      return "TILE group " + axes_text(p.group_tile) + " item " + axes_text(p.item_tile) + " stride " + axes_text(p.item_stride) +
-             (p.cyclic ? " cyclic" : "");
+    case FUGUE_PARTITION_TILE: return "TILE with halo " + axes_text(p.halo);
     case FUGUE_PARTITION_BATCH: return "BATCH along axis " + std::to_string(p.batch_axis);
     case FUGUE_PARTITION_WHOLE: return "WHOLE";
     case FUGUE_PARTITION_SCATTER: return "SCATTER";
@@ -110,8 +108,17 @@ void check_plan(const Program& program, const PlannedOp& p) {
     const auto& part = plan.partitions[k];
     if (part.kind < FUGUE_PARTITION_NONE || part.kind > FUGUE_PARTITION_SCATTER)
       bad("gives operand " + std::to_string(k) + " an unknown partition kind " + std::to_string(part.kind));
-    if (part.kind == FUGUE_PARTITION_TILE)
-      bad("gives operand " + std::to_string(k) + " a TILE partition, which the planner does not lower yet");
+    if (part.kind == FUGUE_PARTITION_TILE) {
+      const auto nonzero = [](const std::vector<int64_t>& v) {
+        return std::any_of(v.begin(), v.end(), [](int64_t e) { return e != 0; });
+      };
+      if (plan.level != FUGUE_LEVEL_ELEMENT || p.types[k].kind != FUGUE_KIND_ARRAY || p.writes(k))
+        bad("gives operand " + std::to_string(k) + " a TILE partition: only arrays an ELEMENT-level operation reads "
+            "are tiled");
+      if (nonzero(part.group_tile) || nonzero(part.item_tile) || nonzero(part.item_stride) || part.cyclic)
+        bad("gives operand " + std::to_string(k) + " a TILE partition with tile sizes: the core chooses them (leave "
+            "group_tile, item_tile, item_stride and cyclic 0)");
+    }
     const fugue_type& t = p.types[k];
     const bool touched = part.kind != FUGUE_PARTITION_NONE && !program.symbol(st.operands[k]).compile_time();
     if (part.kind == FUGUE_PARTITION_BATCH) {

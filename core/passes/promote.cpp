@@ -60,7 +60,7 @@ void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) 
     for (size_t k = 0; k < op->statement->operands.size(); ++k) {
       const abi::Partition& part = op->partition(k);
       const fugue_type& t = op->types[k];
-      bool halo = part.kind == FUGUE_PARTITION_ELEMENTWISE && !is_pointwise(part);
+      bool halo = (part.kind == FUGUE_PARTITION_ELEMENTWISE && !is_pointwise(part)) || part.kind == FUGUE_PARTITION_TILE;
       if (halo && t.kind == FUGUE_KIND_ARRAY && t.rank == 2 && t.shape[0] * t.shape[1] == iteration) {
         g.grid_rows = t.shape[0];
         g.grid_cols = t.shape[1];

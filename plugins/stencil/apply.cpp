@@ -76,7 +76,8 @@ sdk::Plan Apply::plan(const sdk::Call& call) const {
   const fugue_type& x = call.operand(kX);
   sdk::Plan plan = grid_plan(call, sdk::elements(x));
   // R has no device value: it lives in the code.
-  plan.partitions[kX] = elementwise(x.rank, reach(stencil_of(call, kR)));
+  // Its neighbourhood: the core may stage x tile by tile in local memory for the interior's read_offset.
+  plan.partitions[kX] = tile(x.rank, reach(stencil_of(call, kR)));
   plan.partitions[kY] = elementwise(x.rank);
   plan.registers = 4 + x.rank;
   return plan;

@@ -129,6 +129,12 @@ sdk::Partition elementwise(uint32_t rank, const std::vector<int64_t>& halo) {
   return p;
 }
 
+sdk::Partition tile(uint32_t rank, const std::vector<int64_t>& halo) {
+  sdk::Partition p = elementwise(rank, halo);
+  p.kind = FUGUE_PARTITION_TILE;
+  return p;
+}
+
 sdk::Partition whole(uint32_t rank) { return sdk::partition(FUGUE_PARTITION_WHOLE, rank); }
 
 double array_bytes(const fugue_type& type) {

@@ -42,6 +42,9 @@ sdk::Type array_type(fugue_dtype dtype, const std::vector<int64_t>& shape);
 // operation then states what it touches, and how.
 sdk::Plan grid_plan(const sdk::Call& call, int64_t iteration);
 sdk::Partition elementwise(uint32_t rank, const std::vector<int64_t>& halo = {});
+// An input read around each element within `halo`, which the core may stage tile by tile in local
+// memory for the element's neighbours read through read_offset.
+sdk::Partition tile(uint32_t rank, const std::vector<int64_t>& halo);
 sdk::Partition whole(uint32_t rank);
 
 // The global memory an array operand costs when it is read or written once.

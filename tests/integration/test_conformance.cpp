@@ -49,8 +49,10 @@ TEST(Conformance, DeviceLevelPluginConformsAndWritesAReport) {
   // A third party's BLOCK-level operation over BATCH entries (sdk/README.md's example): checked, and fused.
   EXPECT_TRUE(starts_with(line_of(r.out, "test.row_max", "reference"), "PASS")) << r.out;
   EXPECT_TRUE(starts_with(line_of(r.out, "test.row_max", "fusion neutrality"), "PASS")) << r.out;
-  // And a SCATTER one (the counting example).
+  // And a SCATTER one (the counting example), and a TILE one (the box filter).
   EXPECT_TRUE(starts_with(line_of(r.out, "test.count", "reference"), "PASS")) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.box3", "reference"), "PASS")) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "test.box3", "partition honesty"), "PASS")) << r.out;
   std::ifstream in(dir / "report.json");
   auto report = nlohmann::json::parse(in);
   EXPECT_EQ(report["plugin"], "testops");

@@ -253,9 +253,9 @@ TEST(Fusion, TiledWalkOfAGridGivesTheSameResult) {
 
 // Column strips (the GPU's walk of 2-D grids read with a halo, forced here): each work-item walks rows
 // down its column; the result is the flat walk's, bit for bit, for strips and column blocks that do not
-// divide the grid. A kernel reading three arrays, or a grid too small to fill the device with walkers,
+// divide the grid; so is that of tiles staged in local memory. A kernel reading three arrays, or a grid too small to fill the device with walkers,
 // keeps the flat walk.
-TEST(Fusion, ColumnStripsGiveTheFlatWalksBits) {
+TEST(Fusion, ColumnStripsAndStagedTilesGiveTheFlatWalksBits) {
   test::TempDir dir;
   auto program_text = [](bool third) {
     return std::string(R"({"fugue": 1, "symbols": {
@@ -296,6 +296,22 @@ TEST(Fusion, ColumnStripsGiveTheFlatWalksBits) {
   EXPECT_EQ(three_launch.strip_rows, 0) << "three arrays read: the flat walk";
   expect_same(strips, flat, 0, "strips vs the flat walk");
   expect_same(strips, test::run_reference(program), 1e-5, "strips vs reference");
+  // Tiles staged in local memory (stencil.apply reads its grid TILE): the same bits again, for tiles
+  // that do not divide the grid and several cells per work-item.
+  ASSERT_EQ(setenv("FUGUE_TUNING", "blocked_items=0,local_tile_cols=16,element_local=64,local_tile_passes=3", 1), 0);
+  Launch staged_launch;
+  std::map<std::string, HostArray> staged;
+  try {
+    staged_launch = choose_group_launch(plan_of(program).groups[0], test::test_device().info);
+    staged = test::run_on_device(program, std::filesystem::path());
+  } catch (...) {
+    unsetenv("FUGUE_TUNING");
+    throw;
+  }
+  unsetenv("FUGUE_TUNING");
+  EXPECT_TRUE(staged_launch.stage_tiles);
+  EXPECT_EQ(staged_launch.tile_rows, 12);  // 64 / 16 rows a pass, 3 passes
+  expect_same(staged, flat, 0, "staged tiles vs the flat walk");
   // Too small a grid to keep the device busy with one walker per column and strip: the flat walk.
   Program small = load_text(dir, R"({"fugue": 1, "symbols": {
     "a": {"kind": "array", "dtype": "f32", "shape": [61, 45], "from": {"random": {"seed": 4}}},

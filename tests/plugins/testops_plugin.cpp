@@ -2,7 +2,7 @@
 // builds and enqueues its own kernel through the core's services (test.scale: out = factor * x), and
 // an ELEMENT-level one that updates an operand in place (test.accumulate: acc += x), and a kind of its
 // own: `poly`, a polynomial's coefficients baked into kernels, which test.polyval evaluates; and a
-// kind with storage, `pair` (testops_pair.cpp); and test.row_max and test.count, the BLOCK-level and SCATTER examples of
+// kind with storage, `pair` (testops_pair.cpp); test.row_max, test.count and test.box3, the BLOCK-level, SCATTER and TILE examples of
 // sdk/README.md.
 #include <CL/cl.h>
 
@@ -283,6 +283,58 @@ class Count : public Operation {
   }
 };
 
+// The 3x3 box filter of sdk/README.md ("Neighbourhoods: TILE"), as written there: a third party's
+// ELEMENT-level operation reading its input TILE through read_offset; border cells give 0.
+class Box3 : public Operation {
+ public:
+  Box3() {
+    name = "test.box3";
+    doc = "y = the mean of x's 3x3 neighbourhood at interior cells, 0 at the border cells";
+    operands = {in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32)),
+                out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32))};
+    tolerance_f32 = 1e-6;
+    test_cases = R"([{"name": "grid", "shape": [37, 41]}, {"name": "one row", "shape": [1, 9]}])";
+  }
+  void infer(const Call& call, std::vector<Type>& types) const override {
+    if (call.operand(0).rank != 2) throw InvalidArgument("operand x: expected a 2-D array");
+    types[1] = make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_F32, shape_of(call.operand(0)));
+  }
+  Plan plan(const Call& call) const override {
+    Plan plan = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(0)));
+    plan.partitions[0] = partition(FUGUE_PARTITION_TILE, 2);  // x, read around each element
+    plan.partitions[0].halo = {1, 1};
+    return plan;
+  }
+  void emit(const Call&, const Plan&, const Emitter& e) const override {
+    const std::string i = e.name("i"), r = e.name("r"), c = e.name("c"), acc = e.name("acc");
+    const std::string rows = e.extent(0, 0), cols = e.extent(0, 1);
+    std::string code = "const long " + i + " = " + e.builtin(FUGUE_BUILTIN_INDEX) + ";\n" +
+                       "const long " + r + " = " + i + " / " + cols + ", " + c + " = " + i + " % " + cols + ";\n" +
+                       "float " + acc + " = 0;\n" +
+                       "if (" + r + " > 0 && " + r + " < " + rows + " - 1 && " + c + " > 0 && " + c + " < " + cols + " - 1) {\n";
+    for (int64_t dr = -1; dr <= 1; ++dr)
+      for (int64_t dc = -1; dc <= 1; ++dc) code += "  " + acc + " += " + e.read_offset(0, {dr, dc}) + ";\n";
+    code += "}\n" + e.write(1) + " = " + acc + " / 9;\n";  // the border cells: 0 here, a border rule in practice
+    e.append(code);
+  }
+  fugue_cost cost(const Call& call) const override {
+    const double n = static_cast<double>(elements(call.operand(0)));
+    return {sizeof(fugue_cost), 8 * n, 9 * n};
+  }
+  void reference(const Call& call, fugue_host_array* a) const override {
+    HostView x(a[0]), y(a[1]);
+    const int64_t rows = call.operand(0).shape[0], cols = call.operand(0).shape[1];
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        float acc = 0;
+        if (r > 0 && r < rows - 1 && c > 0 && c < cols - 1)
+          for (int64_t dr = -1; dr <= 1; ++dr)
+            for (int64_t dc = -1; dc <= 1; ++dc) acc += static_cast<float>(x.get((r + dr) * cols + c + dc));
+        y.set(r * cols + c, acc / 9);
+      }
+  }
+};
+
 }  // namespace
 
 void add_pair(fugue::sdk::Plugin& p);  // testops_pair.cpp
@@ -294,5 +346,6 @@ FUGUE_SDK_PLUGIN("testops", "1.0.0", "Operations for Fugue's own tests", [](fugu
   p.add(std::make_unique<Polyval>());
   p.add(std::make_unique<RowMax>());
   p.add(std::make_unique<Count>());
+  p.add(std::make_unique<Box3>());
   add_pair(p);
 })
