@@ -421,8 +421,8 @@ typedef struct fugue_emit_api {
                                const fugue_dtype* arg_dtypes, const char* const* args);
   /* An rvalue for the element of array operand k `offsets` (one per axis, `rank` of them) away from the
    * current element (ELEMENT phase), which the operation keeps inside the array (a stencil tests that the
-   * element is away from the borders first). The plan must partition the operand ELEMENTWISE with a halo
-   * covering the offsets. The core reads it at a fixed displacement from the element's address (the
+   * element is away from the borders first). The plan must partition the operand ELEMENTWISE or TILE
+   * with a halo covering the offsets. The core reads it at a fixed displacement from the element's address (the
    * offsets folded into constants), and decides where the value comes from. */
   const char* (*read_offset)(fugue_emit_context* context, uint32_t operand, uint32_t rank, const int64_t* offsets);
   /* end of 2.2 */

@@ -5,7 +5,6 @@
 #include "codegen/emit_context.h"
 #include "codegen/kernel_generator.h"
 #include "errors.h"
-#include "passes/planned_op.h"
 
 namespace fugue {
 
@@ -69,9 +68,7 @@ const char* ctype_fn(fugue_emit_context* c, fugue_dtype dtype) {
   return writer(c)->keep(c, std::string(dtype_ctype(static_cast<DType>(dtype))));
 }
 const char* name_fn(fugue_emit_context* c, const char* stem) {
-  std::string s = c_identifier(stem ? stem : "");
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
-  return writer(c)->keep(c, s + "_s" + std::to_string(c->op));
+  return writer(c)->keep(c, stem_identifier(stem) + "_s" + std::to_string(c->op));
 }
 const char* builtin_fn(fugue_emit_context* c, int32_t which) {
   return writer(c)->absent(c, which == FUGUE_BUILTIN_INDEX ? "the element's index" : "a work-item builtin");
@@ -93,24 +90,11 @@ const char* atomic_local_fn(fugue_emit_context* c, int32_t, fugue_dtype, const c
   return writer(c)->absent(c, "atomic updates");
 }
 const char* extent_fn(fugue_emit_context* c, uint32_t, uint32_t) { return writer(c)->absent(c, "array extents"); }
+const char* read_offset_fn(fugue_emit_context* c, uint32_t, uint32_t, const int64_t*) {
+  return writer(c)->absent(c, "other elements (read_offset)");
+}
 const char* call_function_fn(fugue_emit_context* c, uint32_t, uint32_t, const fugue_dtype*, const char* const*) {
   return writer(c)->absent(c, "another function");
-}
-
-// The body operation's plan must be element-wise: ELEMENT level, one phase, no workspace, every
-// array touched at its own element only.
-void check_element_wise(const Statement& st, const abi::Plan& plan, const CallDescriptor& call) {
-  std::string why;
-  if (plan.level != FUGUE_LEVEL_ELEMENT) why = "it plans at " + level_name(plan.level) + " level";
-  else if (plan.phases != FUGUE_PHASE_ELEMENT) why = "it emits phases besides ELEMENT";
-  else if (!plan.workspaces.empty()) why = "it needs workspaces";
-  for (size_t k = 0; why.empty() && k < call.types.size(); ++k)
-    if (call.types[k].kind == FUGUE_KIND_ARRAY && !is_pointwise(plan.partitions[k]))
-      why = "it reads operand '" + std::string(st.op->operands()[k]->name) + "' " + partition_text(plan.partitions[k]) +
-            ", beyond its own element";
-  if (!why.empty())
-    throw UserError(st.where + ": " + st.op->name() + " cannot be part of a function (" + why +
-                    "): a function's body holds element-wise operations only");
 }
 
 }  // namespace
@@ -163,6 +147,7 @@ std::string write_function(const UserFunction& f, const TypedFunction& typed, co
     api.atomic_local = &atomic_local_fn;
     api.extent = &extent_fn;
     api.call_function = &call_function_fn;
+    api.read_offset = &read_offset_fn;
     st.op->emit(call.call, plan, api);
     if (!context.user_error.empty()) throw UserError(context.user_error);
     if (!context.misuse.empty())

@@ -37,6 +37,12 @@ std::string c_identifier(const std::string& text) {
   return s;
 }
 
+std::string stem_identifier(const char* stem) {
+  std::string s = c_identifier(stem ? stem : "");
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
+  return s;
+}
+
 namespace {
 
 // Indents every line of `code` by `pad`.
@@ -52,8 +58,6 @@ std::string indent(const std::string& code, const std::string& pad) {
   return out;
 }
 
-std::string identifier(const std::string& text) { return c_identifier(text); }
-
 std::string workspace_name(size_t op, uint32_t k) { return "ws" + std::to_string(k) + "_" + std::to_string(op); }
 
 }  // namespace
@@ -66,10 +70,10 @@ class KernelWriter {
 
   // Where symbol `s` is read from right now: its register once an op of this kernel wrote it.
   bool in_register(const std::string& s) const { return registers_now_.count(s) > 0; }
-  static std::string param(const std::string& s) { return "g_" + identifier(s); }
-  static std::string shadow(const std::string& s) { return "g_" + identifier(s) + "_next"; }
-  static std::string reg(const std::string& s) { return "v_" + identifier(s); }
-  static std::string local(const std::string& s) { return "l_" + identifier(s); }
+  static std::string param(const std::string& s) { return "g_" + c_identifier(s); }
+  static std::string shadow(const std::string& s) { return "g_" + c_identifier(s) + "_next"; }
+  static std::string reg(const std::string& s) { return "v_" + c_identifier(s); }
+  static std::string local(const std::string& s) { return "l_" + c_identifier(s); }
   bool batched() const { return group_.plan.level == FUGUE_LEVEL_BLOCK; }
 
   const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
@@ -185,8 +189,7 @@ class KernelWriter {
       c->misuse = "local_array of " + std::to_string(count) + " elements of dtype " + std::to_string(dtype);
       return "0";
     }
-    std::string s = identifier(stem ? stem : "");
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
+    const std::string s = stem_identifier(stem);
     // The same stem in another phase (or again) of the same call: the same array.
     const auto key = std::make_pair(c->op, s);
     if (auto it = local_arrays_.find(key); it != local_arrays_.end()) {
@@ -302,7 +305,7 @@ class KernelWriter {
   }
 
   static std::string extent_name(const std::string& s, uint32_t axis) {
-    return "fugue_ext_" + identifier(s) + "_" + std::to_string(axis);
+    return "fugue_ext_" + c_identifier(s) + "_" + std::to_string(axis);
   }
 
   // Extent `axis` of array operand k: a kernel argument where the launch says so (one compiled kernel
@@ -367,7 +370,7 @@ class KernelWriter {
       return "0";
     }
     std::vector<DType> dtypes;
-    std::string name = "fugue_fn_" + identifier(f->name);
+    std::string name = "fugue_fn_" + c_identifier(f->name);
     for (uint32_t i = 0; i < num_args; ++i) {
       if (!fugue_dtype_supported(arg_dtypes[i])) {
         c->misuse = "call_function with argument " + std::to_string(i) + " of no supported dtype";
@@ -381,7 +384,13 @@ class KernelWriter {
       if (!helpers_.count(name)) {
         const TypedFunction typed = type_function(*f, dtypes);
         for (const auto& [value, dtype] : typed.dtypes)
-          if (abi::component_dtype(static_cast<fugue_dtype>(dtype)) == FUGUE_DTYPE_F64) functions_use_fp64_ = true;
+          if (abi::component_dtype(static_cast<fugue_dtype>(dtype)) == FUGUE_DTYPE_F64) {
+            if (!(p.device.features & FUGUE_DEVICE_FP64))
+              throw UserError(f->where + ": function '" + f->name + "' computes '" + value + "' in " +
+                              std::string(dtype_name(dtype)) + ", but " + (p.device.name ? p.device.name : "the device") +
+                              " has no double precision; choose another device with --device or compute in f32");
+            functions_use_fp64_ = true;
+          }
         helpers_[name] = write_function(*f, typed, name, &p.device);
       }
     } catch (const UserError& e) {
@@ -418,7 +427,7 @@ class KernelWriter {
       return "0";
     }
     for (uint32_t d = 0; d < rank; ++d)
-      if (offsets[d] > part.halo[d] || -offsets[d] > part.halo[d]) {
+      if (std::abs(offsets[d]) > abi::Partition::at(part.halo, d)) {
         c->misuse = "read_offset on operand " + std::to_string(k) + " beyond the halo its partition declares (axis " +
                     std::to_string(d) + ")";
         return "0";
@@ -427,7 +436,9 @@ class KernelWriter {
       c->misuse = "read_offset on '" + s + "', whose value lives in a register of this kernel";
       return "0";
     }
-    if (auto staged = staged_.find(s); staged != staged_.end() && rank == 2) {  // the work-group's tile
+    auto staged = staged_.find(s);
+    if (staged != staged_.end() && rank == 2 && std::abs(offsets[0]) <= staged->second.first &&
+        std::abs(offsets[1]) <= staged->second.second) {  // the work-group's tile, which holds the offsets
       const auto& [hy, hx] = staged->second;
       const int64_t width = launch_.tile_cols + 2 * hx;
       return keep(c, local(s) + "_tile[(ly + " + std::to_string(hy + offsets[0]) + ") * " + std::to_string(width) +
@@ -540,9 +551,7 @@ const char* ctype_fn(fugue_emit_context* c, fugue_dtype dtype) {
   }
 }
 const char* name_fn(fugue_emit_context* c, const char* stem) {
-  std::string s = identifier(stem ? stem : "");
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t" + s;
-  return writer(c)->keep(c, s + "_" + std::to_string(c->op));
+  return writer(c)->keep(c, stem_identifier(stem) + "_" + std::to_string(c->op));
 }
 const char* builtin_fn(fugue_emit_context* c, int32_t which) { return writer(c)->builtin(c, which); }
 const char* workspace_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->workspace(c, k); }
@@ -889,6 +898,13 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     k.main_args.push_back(arg);
   }
   src.insert(extents_at, extent_decls);
+  // The finalize kernel, written before the helpers are gathered: its code may call helpers too.
+  if (any_finalize) {
+    k.finalize_name = kernel_name + "_finalize";
+    k.finalize_args = k.main_args;
+    src += "\n" + signature(k.finalize_name, "const int fugue_groups") + "{\n" +
+           phase_code(FUGUE_PHASE_FINALIZE, "  ", true) + "}\n";
+  }
   // The atomic updates' and user functions' helpers, known once the code is written, go before the kernel.
   std::string helpers;
   if (uses_int64_atomics_) helpers += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
@@ -903,12 +919,6 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
   }
   k.elements = n;
   k.wide_index = wide;
-  if (any_finalize) {
-    k.finalize_name = kernel_name + "_finalize";
-    k.finalize_args = k.main_args;
-    src += "\n" + signature(k.finalize_name, "const int fugue_groups") + "{\n" +
-           phase_code(FUGUE_PHASE_FINALIZE, "  ", true) + "}\n";
-  }
   k.source = src;
   return k;
 }

@@ -23,6 +23,10 @@ GeneratedKernel generate_kernel(const Program& program, const FusedGroup& group,
 // no two symbols, and no symbol and the suffixes the generator adds ("_next"), meet in one name.
 std::string c_identifier(const std::string& text);
 
+// An identifier for a stem an operation asks a name for (emit API's name, local_array): c_identifier,
+// with "t" in front when that is empty or starts with a digit.
+std::string stem_identifier(const char* stem);
+
 // A double literal that OpenCL C parses exactly ("2.5", "1e+30", "INFINITY", "NAN").
 std::string c_literal(double value);
 

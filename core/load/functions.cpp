@@ -43,14 +43,19 @@ void Loader::define_functions() {
     const json& body = pending.body;
     for (size_t i = 0; i < body.size(); ++i) f->body.push_back(function_statement(*f, body[i], pending.pointer + "/body/" +
                                                                                                  std::to_string(i)));
-    if (!f->local(f->result))
+    if (!f->local(f->result)) {
+      std::vector<std::string> names = f->params;
+      for (const auto& st : f->body)
+        for (uint32_t o : st.op->outputs()) names.push_back(st.operands[o]);
       error(pending.pointer + "/result", "'" + f->result + "' is neither a parameter of '" + f->name +
-                                             "' nor a value its body writes (" + join(f->params) + ")");
+                                             "' nor a value its body writes (" + join(names) + ")");
+    }
   }
 }
 
 // One operation call of a function's body: its inputs are parameters, values written before, consts
-// or numbers; its outputs are new values; no operand is updated in place or is itself a function.
+// or numbers; its outputs are new values; no operand is updated in place or is itself a function. The
+// function's own names (parameters and values) hide the program's symbols of the same names.
 Statement Loader::function_statement(UserFunction& f, const json& v, const std::string& p) {
   expect_object(v, p);
   if (!v.contains("op"))
@@ -128,8 +133,6 @@ Statement Loader::function_statement(UserFunction& f, const json& v, const std::
                     (std::find(f.params.begin(), f.params.end(), symbol) != f.params.end() ? "a parameter"
                                                                                            : "already a value") +
                     " of '" + f.name + "'; give the new value another name");
-    if (program_.symbols.count(symbol))
-      error(po, "'" + symbol + "' names a symbol of the program; give the function's value another name");
     st.operands[slot] = symbol;
   }
   return st;

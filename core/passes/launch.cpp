@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -114,14 +115,30 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
   if (!group.wide_reads || launch.blocked) return launch;
   // Unrolled trips help streams of independent loads; neighbour reads already overlap in the caches.
   launch.unroll = 1;
-  // Tiles staged in local memory, where an operation reads the grid as TILE and the tiles fit.
-  bool tiled_reads = false;
-  for (const PlannedOp* op : group.ops)
-    for (size_t k = 0; k < op->statement->operands.size(); ++k)
-      tiled_reads |= op->partition(k).kind == FUGUE_PARTITION_TILE && group.global_reads.count(op->statement->operands[k]);
+  // Walks of their own need the grid's literal extents: not with a run-time length.
+  if (!group.extent_symbol.empty()) return launch;
+  // Tiles staged in local memory, where an operation reads the grid as TILE and the tiles fit: each
+  // staged array holds (tile columns + 2 halo) x (tile rows + 2 halo) elements.
   const int64_t staged_cols = tuning.local_tile_cols;
-  if (tiled_reads && group.plan.level == FUGUE_LEVEL_ELEMENT && group.grid_cols > 0 && staged_cols > 0 &&
-      launch.local_size % staged_cols == 0 && group.grid_cols >= staged_cols) {
+  const int64_t staged_rows = staged_cols > 0 ? launch.local_size / staged_cols * tuning.local_tile_passes : 0;
+  std::map<std::string, std::pair<int64_t, int64_t>> staged_halo;  // per array: rows, columns
+  std::map<std::string, size_t> staged_size;
+  for (const PlannedOp* op : group.ops)
+    for (size_t k = 0; k < op->statement->operands.size(); ++k) {
+      const abi::Partition& part = op->partition(k);
+      const std::string& s = op->statement->operands[k];
+      if (part.kind != FUGUE_PARTITION_TILE || !group.global_reads.count(s) || op->types[k].rank != 2) continue;
+      auto& [hy, hx] = staged_halo[s];
+      hy = std::max(hy, abi::Partition::at(part.halo, 0));
+      hx = std::max(hx, abi::Partition::at(part.halo, 1));
+      staged_size[s] = abi::dtype_size(op->types[k].dtype);
+    }
+  uint64_t staged_bytes = 0;
+  for (const auto& [s, halo] : staged_halo)
+    staged_bytes += static_cast<uint64_t>((staged_cols + 2 * halo.second) * (staged_rows + 2 * halo.first)) * staged_size[s];
+  if (!staged_halo.empty() && group.plan.level == FUGUE_LEVEL_ELEMENT && group.grid_cols > 0 && staged_cols > 0 &&
+      launch.local_size % staged_cols == 0 && group.grid_cols >= staged_cols &&
+      staged_bytes + group.local_bytes <= device.local_memory) {
     launch.grid_rows = group.grid_rows;
     launch.grid_cols = group.grid_cols;
     launch.tile_cols = staged_cols;

@@ -43,7 +43,53 @@ std::string describe(const abi::Type& t) {
   }
 }
 
+// What typing plans body operations for, before any device is chosen: a GPU with doubles, whose
+// plan says whether an operation is element-wise (the device's own plan is checked again when kernels
+// are written).
+const fugue_device_desc& generic_device() {
+  static const fugue_device_desc device = [] {
+    fugue_device_desc d{};
+    d.struct_size = sizeof d;
+    d.type = FUGUE_DEVICE_GPU;
+    d.name = "any device";
+    d.vendor = "";
+    d.driver_version = "";
+    d.compute_units = 1;
+    d.features = FUGUE_DEVICE_FP64 | FUGUE_DEVICE_INT64_ATOMICS;
+    d.max_work_group_size = 1024;
+    d.local_mem_bytes = 48 * 1024;
+    d.global_mem_bytes = d.max_alloc_bytes = uint64_t{1} << 32;
+    d.extensions = "";
+    return d;
+  }();
+  return device;
+}
+
+const char* level_text(fugue_level level) {
+  switch (level) {
+    case FUGUE_LEVEL_DEVICE: return "DEVICE";
+    case FUGUE_LEVEL_BLOCK: return "BLOCK";
+    case FUGUE_LEVEL_ITEM: return "ITEM";
+    default: return "ELEMENT";
+  }
+}
+
 }  // namespace
+
+void check_element_wise(const Statement& st, const abi::Plan& plan, const CallDescriptor& call) {
+  std::string why;
+  if (plan.level != FUGUE_LEVEL_ELEMENT) why = std::string("it plans at ") + level_text(plan.level) + " level";
+  else if (plan.phases != FUGUE_PHASE_ELEMENT) why = "it emits phases besides ELEMENT";
+  else if (!plan.workspaces.empty()) why = "it needs workspaces";
+  for (size_t k = 0; why.empty() && k < call.types.size() && k < plan.partitions.size(); ++k) {
+    const abi::Partition& part = plan.partitions[k];
+    if (call.types[k].kind == FUGUE_KIND_ARRAY && (part.kind != FUGUE_PARTITION_ELEMENTWISE || part.has_halo()))
+      why = "it reaches operand '" + std::string(st.op->operands()[k]->name) + "' beyond its own element";
+  }
+  if (!why.empty())
+    throw UserError(st.where + ": " + st.op->name() + " cannot be part of a function (" + why +
+                    "): a function's body holds element-wise operations only");
+}
 
 void describe_body_call(const UserFunction& f, const TypedFunction& typed, size_t index, int64_t count,
                         CallDescriptor& out, const fugue_device_desc* device) {
@@ -93,6 +139,16 @@ TypedFunction type_function(const UserFunction& f, const std::vector<DType>& arg
                         "their arguments' shape");
       typed.dtypes[st.operands[o]] = static_cast<DType>(t.dtype);
     }
+    // Element-wise, checked here too (and for the device when its code is written), so that host
+    // evaluations, which run the body over many calls at once, never mix calls.
+    describe_body_call(f, typed, s, 1, call, &generic_device());
+    abi::Plan plan;
+    try {
+      plan = op.plan(call.call);
+    } catch (const UserError& e) {
+      throw UserError(st.where + ": " + e.what());
+    }
+    check_element_wise(st, plan, call);
   }
   typed.result = typed.dtypes.at(f.result);
   return typed;
@@ -145,25 +201,18 @@ const UserFunction* function_at(fugue_function_context* context, uint32_t operan
   return operand < d.functions.size() ? d.functions[operand].get() : nullptr;
 }
 
-void set_error(fugue_error* error, const std::string& message) {
-  if (!error || error->struct_size < FUGUE_SIZE_UP_TO(fugue_error, message) || !error->message || !error->capacity)
-    return;
-  const size_t n = std::min<size_t>(message.size(), error->capacity - 1);
-  std::memcpy(error->message, message.data(), n);
-  error->message[n] = '\0';
-}
-
 // The argument dtypes, checked (a plugin may pass anything).
 bool arguments(const UserFunction& f, uint32_t num_args, const fugue_dtype* arg_dtypes, std::vector<DType>& out,
                fugue_error* error) {
   if (num_args != f.params.size()) {
-    set_error(error, "function '" + f.name + "' (" + f.where + ") takes " + std::to_string(f.params.size()) +
+    abi::write_error(error, "function '" + f.name + "' (" + f.where + ") takes " + std::to_string(f.params.size()) +
                          " argument(s), not " + std::to_string(num_args));
     return false;
   }
   for (uint32_t i = 0; i < num_args; ++i) {
     if (!arg_dtypes || !fugue_dtype_supported(arg_dtypes[i])) {
-      set_error(error, "argument " + std::to_string(i) + " of function '" + f.name + "' has no supported dtype");
+      abi::write_error(error, "argument " + std::to_string(i) + " of function '" + f.name + "' (" + f.where +
+                                  ") has no supported dtype");
       return false;
     }
     out.push_back(static_cast<DType>(arg_dtypes[i]));
@@ -180,7 +229,7 @@ fugue_status result(fugue_function_context* context, uint32_t operand, uint32_t 
                     const fugue_dtype* arg_dtypes, fugue_dtype* out, fugue_error* error) {
   const UserFunction* f = function_at(context, operand);
   if (!f) {
-    set_error(error, "operand " + std::to_string(operand) + " is not a function");
+    abi::write_error(error, "operand " + std::to_string(operand) + " is not a function");
     return FUGUE_ERROR_INVALID_ARGUMENT;
   }
   std::vector<DType> args;
@@ -190,10 +239,10 @@ fugue_status result(fugue_function_context* context, uint32_t operand, uint32_t 
     if (out) *out = static_cast<fugue_dtype>(typed.result);
     return FUGUE_OK;
   } catch (const UserError& e) {
-    set_error(error, e.what());
+    abi::write_error(error, e.what());
     return FUGUE_ERROR_INVALID_ARGUMENT;
   } catch (const std::exception& e) {
-    set_error(error, e.what());
+    abi::write_error(error, e.what());
     return FUGUE_ERROR_INTERNAL;
   }
 }
@@ -203,23 +252,25 @@ fugue_status evaluate(fugue_function_context* context, uint32_t operand, uint32_
                       fugue_error* error) {
   const UserFunction* f = function_at(context, operand);
   if (!f) {
-    set_error(error, "operand " + std::to_string(operand) + " is not a function");
+    abi::write_error(error, "operand " + std::to_string(operand) + " is not a function");
     return FUGUE_ERROR_INVALID_ARGUMENT;
   }
   std::vector<DType> dtypes;
   if (!arguments(*f, num_args, arg_dtypes, dtypes, error)) return FUGUE_ERROR_INVALID_ARGUMENT;
-  if (count > 0 && (!out || !args)) {
-    set_error(error, "evaluate of function '" + f->name + "' without argument or result arrays");
+  bool arrays = !count || (out && args);
+  for (uint32_t i = 0; arrays && count && i < num_args; ++i) arrays = args[i] != nullptr;
+  if (!arrays) {
+    abi::write_error(error, "evaluate of function '" + f->name + "' (" + f->where + ") without its argument or result arrays");
     return FUGUE_ERROR_INVALID_ARGUMENT;
   }
   try {
     evaluate_function(*f, dtypes, args, count, out);
     return FUGUE_OK;
   } catch (const UserError& e) {
-    set_error(error, e.what());
+    abi::write_error(error, e.what());
     return FUGUE_ERROR_INVALID_ARGUMENT;
   } catch (const std::exception& e) {
-    set_error(error, e.what());
+    abi::write_error(error, e.what());
     return FUGUE_ERROR_INTERNAL;
   }
 }

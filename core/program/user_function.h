@@ -37,14 +37,19 @@ struct TypedFunction {
   DType result = DType::None;
 };
 
-// Types `f` for arguments of `args` (one per parameter), each body operation through its infer, whose
-// results must be element-wise: arrays of the arguments' shape. Throws UserError naming the statement.
+// Types `f` for arguments of `args` (one per parameter), each body operation through its infer (its
+// results arrays of the arguments' shape) and its plan (element-wise). Throws UserError naming the
+// statement.
 TypedFunction type_function(const UserFunction& f, const std::vector<DType>& args);
 
 // The call descriptor of body statement `index` of a typed function, its arrays of `count` elements
 // (parameters and values are arrays of one shape, [count]; consts are consts); `device` for plan and emit.
 void describe_body_call(const UserFunction& f, const TypedFunction& typed, size_t index, int64_t count,
                         CallDescriptor& out, const fugue_device_desc* device = nullptr);
+
+// Refuses (UserError naming the statement) a body operation whose plan is not element-wise: ELEMENT
+// level, one phase, no workspace, every array touched at its own element only.
+void check_element_wise(const Statement& statement, const abi::Plan& plan, const CallDescriptor& call);
 
 // Evaluates `f` on the host, `count` calls at once: argument i of call j at args[i][j] (C arrays of
 // arg_dtypes[i]), the result of call j into result[j]. Runs the body's references. Throws UserError.

@@ -44,11 +44,7 @@ size_t bytes_of(const Symbol& s) {
 }
 
 // Services for device-level operations.
-// Writes a message into a plugin's fugue_error, within the room it gives.
-void report(fugue_error* error, const std::string& message) {
-  if (error && error->struct_size >= FUGUE_SIZE_UP_TO(fugue_error, message) && error->message && error->capacity > 0)
-    std::snprintf(error->message, error->capacity, "%s", message.c_str());
-}
+void report(fugue_error* error, const std::string& message) { abi::write_error(error, message); }
 
 cl_mem services_buffer(fugue_services_context* c, uint32_t operand) {
   return operand < c->operands.size() ? c->operands[operand] : nullptr;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dtypes.h"
+#include "opencl_c.h"
 #include "signature.h"
 #include "typing.h"
 
@@ -239,7 +240,7 @@ class Reduce final : public sdk::Operation {
     const std::string t = ctype(dtype), acc = em.name("acc"), has = em.name("has");
     switch (em.phase()) {
       case FUGUE_PHASE_PROLOGUE:  // at kernel scope: the loop and the epilogue use them
-        em.append(t + " " + acc + ";\nint " + has + " = 0;\n");
+        em.append(t + " " + acc + " = " + opencl::cast(dtype, "0") + ";\nint " + has + " = 0;\n");
         return;
       case FUGUE_PHASE_ELEMENT: {
         const std::string v = em.name("v");
@@ -257,7 +258,7 @@ class Reduce final : public sdk::Operation {
       case FUGUE_PHASE_FINALIZE: {
         const std::string g = em.name("g"), facc = em.name("facc"), fhas = em.name("fhas"), tree = em.name("ftree"),
                           tree_has = em.name("ftree_has");
-        std::string code = t + " " + facc + ";\nint " + fhas + " = 0;\n";
+        std::string code = t + " " + facc + " = " + opencl::cast(dtype, "0") + ";\nint " + fhas + " = 0;\n";
         code += "for (int " + g + " = " + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + "; " + g + " < " +
                 em.builtin(FUGUE_BUILTIN_NUM_GROUPS) + "; " + g + " += " + em.builtin(FUGUE_BUILTIN_LOCAL_SIZE) + ") {\n";
         code += "  if (!" + em.workspace(1) + "[" + g + "]) continue;\n";
@@ -280,7 +281,7 @@ class Reduce final : public sdk::Operation {
     const std::string j = em.name("j"), acc = em.name("acc"), total = em.name("total");
     // The launch keeps the group no larger than a row: every work-item has an element of its own.
     std::string code = t + " " + acc + " = " + em.read_at(kX, id) + ";\n";
-    code += "for (int " + j + " = " + id + " + " + size + "; " + j + " < " + std::to_string(g.along) + "; " + j + " += " +
+    code += "for (long " + j + " = " + id + " + " + size + "; " + j + " < " + std::to_string(g.along) + "L; " + j + " += " +
             size + ") " + acc + " = " + combine(em, dtype, acc, em.read_at(kX, j)) + ";\n";
     code += sdk::group_combine(em, t, acc, scratch, total,
                                [&](const std::string& a, const std::string& b) { return combine(em, dtype, a, b); });

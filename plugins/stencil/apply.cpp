@@ -93,9 +93,9 @@ void Apply::emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em
   std::string code = grid.coordinates(emitter.builtin(FUGUE_BUILTIN_INDEX));
   const std::string acc = emitter.name("acc");
   code += "  " + t + " " + acc + " = " + literal(x.dtype, 0) + ";\n";
-  // Away from the borders every point is at a fixed displacement from the element (read_offset: the
-  // core may keep the rows a work-item walks in registers, loading each element once); the border
-  // rule only near the borders.
+  // Away from the borders every point is at a fixed displacement from the element (read_offset: one
+  // address per element, or the work-group's tile where the core staged x); the border rule only near
+  // the borders.
   std::vector<int64_t> below(s.rank, 0), above(s.rank, 0);
   for (uint32_t p = 0; p < s.points(); ++p)
     for (uint32_t d = 0; d < s.rank; ++d) {

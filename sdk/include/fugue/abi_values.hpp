@@ -60,6 +60,15 @@ inline std::string dtype_names(uint32_t mask = FUGUE_DTYPES_ALL) {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
+// Writes `message` into a fugue_error the other side of the boundary owns, within the room it gives.
+inline void write_error(fugue_error* error, const std::string& message) {
+  if (!error || error->struct_size < FUGUE_SIZE_UP_TO(fugue_error, message) || !error->message || error->capacity == 0)
+    return;
+  const std::size_t n = std::min<std::size_t>(message.size(), error->capacity - 1);
+  std::memcpy(error->message, message.data(), n);
+  error->message[n] = '\0';
+}
+
 // A fugue_error with its own message buffer, ready to be handed across the boundary.
 class ErrorBuffer {
  public:

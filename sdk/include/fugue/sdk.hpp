@@ -241,6 +241,9 @@ inline fugue_dtype Call::function_result(uint32_t k, const std::vector<fugue_dty
 }
 inline void Call::evaluate(uint32_t k, const std::vector<fugue_dtype>& arg_dtypes,
                            const std::vector<const void*>& args, uint64_t count, void* result) const {
+  if (args.size() != arg_dtypes.size())
+    throw std::logic_error("evaluate: " + std::to_string(args.size()) + " argument arrays for " +
+                           std::to_string(arg_dtypes.size()) + " dtypes");
   const fugue_function_services& f = require_functions();
   abi::ErrorBuffer error;
   if (f.evaluate(f.context, k, static_cast<uint32_t>(arg_dtypes.size()), arg_dtypes.data(), args.data(), count, result,
@@ -299,6 +302,9 @@ class Emitter {
     if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, call_function))
       throw Unsupported("this Fugue's emit API predates ABI 2.2, which user functions need: run the plugin with a "
                         "newer Fugue");
+    if (args.size() != arg_dtypes.size())
+      throw std::logic_error("call_function: " + std::to_string(args.size()) + " arguments for " +
+                             std::to_string(arg_dtypes.size()) + " dtypes");
     std::vector<const char*> pointers;
     for (const auto& a : args) pointers.push_back(a.c_str());
     return api_->call_function(api_->context, operand, static_cast<uint32_t>(args.size()), arg_dtypes.data(),
