@@ -225,18 +225,23 @@ uint32_t arity(fugue_function_context* context, uint32_t operand) {
   return f ? static_cast<uint32_t>(f->params.size()) : 0;
 }
 
-fugue_status result(fugue_function_context* context, uint32_t operand, uint32_t num_args,
-                    const fugue_dtype* arg_dtypes, fugue_dtype* out, fugue_error* error) {
+// The function operand k names and its argument dtypes, checked (a plugin may pass anything): null,
+// with the error written, when they do not fit.
+const UserFunction* called(fugue_function_context* context, uint32_t operand, uint32_t num_args,
+                           const fugue_dtype* arg_dtypes, std::vector<DType>& args, fugue_error* error) {
   const UserFunction* f = function_at(context, operand);
   if (!f) {
     abi::write_error(error, "operand " + std::to_string(operand) + " is not a function");
-    return FUGUE_ERROR_INVALID_ARGUMENT;
+    return nullptr;
   }
-  std::vector<DType> args;
-  if (!arguments(*f, num_args, arg_dtypes, args, error)) return FUGUE_ERROR_INVALID_ARGUMENT;
+  return arguments(*f, num_args, arg_dtypes, args, error) ? f : nullptr;
+}
+
+// Runs `work`, turning the program's errors into INVALID_ARGUMENT and anything else into INTERNAL.
+template <class Work>
+fugue_status guarded(fugue_error* error, Work&& work) {
   try {
-    const TypedFunction typed = type_function(*f, args);
-    if (out) *out = static_cast<fugue_dtype>(typed.result);
+    work();
     return FUGUE_OK;
   } catch (const UserError& e) {
     abi::write_error(error, e.what());
@@ -247,32 +252,30 @@ fugue_status result(fugue_function_context* context, uint32_t operand, uint32_t 
   }
 }
 
+fugue_status result(fugue_function_context* context, uint32_t operand, uint32_t num_args,
+                    const fugue_dtype* arg_dtypes, fugue_dtype* out, fugue_error* error) {
+  std::vector<DType> args;
+  const UserFunction* f = called(context, operand, num_args, arg_dtypes, args, error);
+  if (!f) return FUGUE_ERROR_INVALID_ARGUMENT;
+  return guarded(error, [&] {
+    const TypedFunction typed = type_function(*f, args);
+    if (out) *out = static_cast<fugue_dtype>(typed.result);
+  });
+}
+
 fugue_status evaluate(fugue_function_context* context, uint32_t operand, uint32_t num_args,
                       const fugue_dtype* arg_dtypes, const void* const* args, uint64_t count, void* out,
                       fugue_error* error) {
-  const UserFunction* f = function_at(context, operand);
-  if (!f) {
-    abi::write_error(error, "operand " + std::to_string(operand) + " is not a function");
-    return FUGUE_ERROR_INVALID_ARGUMENT;
-  }
   std::vector<DType> dtypes;
-  if (!arguments(*f, num_args, arg_dtypes, dtypes, error)) return FUGUE_ERROR_INVALID_ARGUMENT;
+  const UserFunction* f = called(context, operand, num_args, arg_dtypes, dtypes, error);
+  if (!f) return FUGUE_ERROR_INVALID_ARGUMENT;
   bool arrays = !count || (out && args);
   for (uint32_t i = 0; arrays && count && i < num_args; ++i) arrays = args[i] != nullptr;
   if (!arrays) {
     abi::write_error(error, "evaluate of function '" + f->name + "' (" + f->where + ") without its argument or result arrays");
     return FUGUE_ERROR_INVALID_ARGUMENT;
   }
-  try {
-    evaluate_function(*f, dtypes, args, count, out);
-    return FUGUE_OK;
-  } catch (const UserError& e) {
-    abi::write_error(error, e.what());
-    return FUGUE_ERROR_INVALID_ARGUMENT;
-  } catch (const std::exception& e) {
-    abi::write_error(error, e.what());
-    return FUGUE_ERROR_INTERNAL;
-  }
+  return guarded(error, [&] { evaluate_function(*f, dtypes, args, count, out); });
 }
 
 }  // namespace

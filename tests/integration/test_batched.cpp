@@ -16,10 +16,7 @@ using namespace fugue;
 
 namespace {
 
-Program load_text(const test::TempDir& dir, const std::string& text) {
-  test::write_text(dir / "p.json", text);
-  return load_program(dir / "p.json", test::bundled_plugins());
-}
+using test::load_text;
 
 ExecutionPlan plan_of(const Program& program, PlanOptions options = {}) {
   return lower(program, test::test_device().info, options);
@@ -30,19 +27,9 @@ ExecutionPlan plan_for(const Program& program, const char* device) {
                PlanOptions{});
 }
 
-std::string notes(const ExecutionPlan& plan) {
-  std::string s;
-  for (const auto& n : plan.not_fused) s += n.statement->where + ": " + n.text + "\n";
-  return s;
-}
+std::string notes(const ExecutionPlan& plan) { return test::notes_text(plan.not_fused); }
 
-void expect_same(const std::map<std::string, HostArray>& a, const std::map<std::string, HostArray>& b, double tol,
-                 const std::string& what) {
-  for (const auto& [name, value] : b) {
-    std::string mismatch = test::compare_arrays(a.at(name), value, tol);
-    EXPECT_TRUE(mismatch.empty()) << what << ", output " << name << ": " << mismatch;
-  }
-}
+using test::expect_same;
 
 // softmax(x * scale + bias) and logsumexp of the same rows, [rows, cols] of `dtype`.
 std::string scaled_rows(int64_t rows, int64_t cols, const char* dtype, uint64_t seed, const std::string& extra_body = "",

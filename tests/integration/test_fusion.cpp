@@ -14,28 +14,15 @@ using namespace fugue;
 
 namespace {
 
-Program load_text(const test::TempDir& dir, const std::string& text) {
-  test::write_text(dir / "p.json", text);
-  return load_program(dir / "p.json", test::bundled_plugins());
-}
+using test::load_text;
 
 ExecutionPlan plan_of(const Program& program, PlanOptions options = {}) {
   return lower(program, test::test_device().info, options);
 }
 
-std::string notes(const std::vector<PlanNote>& list) {
-  std::string s;
-  for (const auto& n : list) s += n.statement->where + ": " + n.text + "\n";
-  return s;
-}
+std::string notes(const std::vector<PlanNote>& list) { return test::notes_text(list); }
 
-void expect_same(const std::map<std::string, HostArray>& a, const std::map<std::string, HostArray>& b, double tol,
-                 const std::string& what) {
-  for (const auto& [name, value] : b) {
-    std::string mismatch = test::compare_arrays(a.at(name), value, tol);
-    EXPECT_TRUE(mismatch.empty()) << what << ", output " << name << ": " << mismatch;
-  }
-}
+using test::expect_same;
 
 const char* kGrid = R"("a": {"kind": "array", "dtype": "f32", "shape": [64, 48], "from": {"random": {"seed": 1}}},
     "u": {"kind": "array", "dtype": "f32", "shape": [64, 48], "from": {"random": {"seed": 2}}},

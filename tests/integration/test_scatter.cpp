@@ -12,16 +12,9 @@ using namespace fugue;
 
 namespace {
 
-Program load_text(const test::TempDir& dir, const std::string& text) {
-  test::write_text(dir / "p.json", text);
-  return load_program(dir / "p.json", test::bundled_plugins());
-}
+using test::load_text;
 
-std::string notes(const ExecutionPlan& plan) {
-  std::string s;
-  for (const auto& n : plan.not_fused) s += n.statement->where + ": " + n.text + "\n";
-  return s;
-}
+std::string notes(const ExecutionPlan& plan) { return test::notes_text(plan.not_fused); }
 
 // h[int(x * bins)] += w * 2 over n values: a histogram of x weighted by w (positive: a float sum's error
 // is then relative to it), of `dtype`.

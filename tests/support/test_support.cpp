@@ -10,6 +10,9 @@
 #include <fstream>
 #include <random>
 
+#include <gtest/gtest.h>
+
+#include "load/program_loader.h"
 #include "runtime/array_comparison.h"
 #include "runtime/executor.h"
 #include "device/program_cache.h"
@@ -127,6 +130,25 @@ uint64_t fresh_seed() {
 
 std::string current_abi() {
   return "ABI " + std::to_string(FUGUE_ABI_VERSION_MAJOR) + "." + std::to_string(FUGUE_ABI_VERSION_MINOR);
+}
+
+Program load_text(const TempDir& dir, const std::string& text) {
+  write_text(dir / "p.json", text);
+  return load_program(dir / "p.json", bundled_plugins());
+}
+
+std::string notes_text(const std::vector<PlanNote>& notes) {
+  std::string s;
+  for (const auto& n : notes) s += n.statement->where + ": " + n.text + "\n";
+  return s;
+}
+
+void expect_same(const std::map<std::string, HostArray>& actual, const std::map<std::string, HostArray>& expected,
+                 double tolerance, const std::string& what) {
+  for (const auto& [name, value] : expected) {
+    const std::string mismatch = fugue::compare_arrays(actual.at(name), value, tolerance);
+    EXPECT_TRUE(mismatch.empty()) << what << ", output " << name << ": " << mismatch;
+  }
 }
 
 }  // namespace fugue::test

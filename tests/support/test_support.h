@@ -72,6 +72,14 @@ struct CliResult {
 // `environment`: assignments put before the command ("FUGUE_PLUGIN_PATH=/x FUGUE_CACHE_DIR=/y").
 CliResult run_fugue(const std::string& args, const std::string& environment = "");
 
+// The program `text`, written to p.json in `dir` and loaded with the bundled plugins.
+Program load_text(const TempDir& dir, const std::string& text);
+// The planner's reasons, one line each ("<where>: <why>"): for every operation it did not fuse.
+std::string notes_text(const std::vector<PlanNote>& notes);
+// EXPECTs that each output of `expected` matches `actual`'s within `tolerance` (compare_arrays).
+void expect_same(const std::map<std::string, HostArray>& actual, const std::map<std::string, HostArray>& expected,
+                 double tolerance, const std::string& what);
+
 // "ABI 2.2": this Fugue's plugin ABI, as messages name it.
 std::string current_abi();
 
