@@ -14,7 +14,7 @@ namespace {
 // variables; nothing else (indices, local memory, other elements) exists inside a function.
 class FunctionWriter {
  public:
-  FunctionWriter(const UserFunction& f, const TypedFunction& typed) : f_(f), typed_(typed) {}
+  explicit FunctionWriter(const UserFunction& f) : f_(f) {}
 
   static std::string param(const std::string& s) { return "p_" + c_identifier(s); }
   static std::string value(const std::string& s) { return "v_" + c_identifier(s); }
@@ -54,7 +54,6 @@ class FunctionWriter {
   }
 
   const UserFunction& f_;
-  const TypedFunction& typed_;
 };
 
 FunctionWriter* writer(fugue_emit_context* c) { return static_cast<FunctionWriter*>(c->writer); }
@@ -101,7 +100,7 @@ const char* call_function_fn(fugue_emit_context* c, uint32_t, uint32_t, const fu
 
 std::string write_function(const UserFunction& f, const TypedFunction& typed, const std::string& name,
                            const fugue_device_desc* device) {
-  FunctionWriter fw(f, typed);
+  FunctionWriter fw(f);
   auto ctype = [](DType d) { return std::string(dtype_ctype(d)); };
   std::string code = ctype(typed.result) + " " + name + "(";
   for (size_t i = 0; i < f.params.size(); ++i)

@@ -3,6 +3,7 @@
 // executor builds and runs it, `fugue explain` prints it.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,10 @@ struct Launch {
   // column (block * tile_cols + lx), tile_cols = local_size, and walks strip_rows rows down it, so
   // that the rows above and below a cell are ones it has just read (hits in its compute unit's cache).
   int64_t strip_rows = 0;
-  // Tiled walk only: the arrays the operations read as TILE are staged, each tile with its halo, in
-  // local memory before the tile's cells are computed (read_offset then reads them there).
-  bool stage_tiles = false;
+  // Tiled walk only: the arrays the operations read as TILE, staged each tile with its halo (rows,
+  // columns) in local memory before the tile's cells are computed (read_offset then reads them there).
+  std::map<std::string, std::pair<int64_t, int64_t>> staged;
+  bool stage_tiles() const { return !staged.empty(); }
   int64_t tile_passes = 1;  // staged tiles: each work-item computes this many cells, tile_rows apart
   // Extents the operations ask for (fugue_emit_api.extent) are kernel arguments, so that one compiled
   // kernel serves every size; else literals the compiler may fold.

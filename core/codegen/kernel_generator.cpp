@@ -436,8 +436,8 @@ class KernelWriter {
       c->misuse = "read_offset on '" + s + "', whose value lives in a register of this kernel";
       return "0";
     }
-    auto staged = staged_.find(s);
-    if (staged != staged_.end() && rank == 2 && std::abs(offsets[0]) <= staged->second.first &&
+    auto staged = launch_.staged.find(s);
+    if (staged != launch_.staged.end() && rank == 2 && std::abs(offsets[0]) <= staged->second.first &&
         std::abs(offsets[1]) <= staged->second.second) {  // the work-group's tile, which holds the offsets
       const auto& [hy, hx] = staged->second;
       const int64_t width = launch_.tile_cols + 2 * hx;
@@ -461,25 +461,13 @@ class KernelWriter {
     return keep(c, param(s) + "[" + index_ + " + (" + displacement + ")]");
   }
 
-  // The arrays the operations read as TILE, each staged with its halo in a local array before the
-  // tile's cells are computed: every work-item of the group loads a share, clamping to the grid (cells
-  // beyond it are never read by read_offset, which the operations keep inside the array).
+  // The arrays the launch stages (read as TILE), each with its halo in a local array before the tile's
+  // cells are computed: every work-item of the group loads a share, clamping to the grid (cells beyond
+  // it are never read by read_offset, which the operations keep inside the array).
   std::string stage_tiles(const std::string& it, int64_t tiles_x) {
     auto n = [](int64_t v) { return std::to_string(v); };
-    for (const PlannedOp* p : group_.ops)
-      for (size_t k = 0; k < p->statement->operands.size(); ++k) {
-        const std::string& s = p->statement->operands[k];
-        const abi::Partition& part = p->partition(k);
-        const fugue_type& t = p->types[k];
-        if (part.kind != FUGUE_PARTITION_TILE || !group_.global_reads.count(s) || t.rank != 2 ||
-            t.shape[0] != launch_.grid_rows || t.shape[1] != launch_.grid_cols)
-          continue;
-        auto& halo = staged_[s];
-        halo.first = std::max(halo.first, abi::Partition::at(part.halo, 0));
-        halo.second = std::max(halo.second, abi::Partition::at(part.halo, 1));
-      }
     std::string code;
-    for (const auto& [s, halo] : staged_) {
+    for (const auto& [s, halo] : launch_.staged) {
       const auto [hy, hx] = halo;
       const int64_t width = launch_.tile_cols + 2 * hx, cells = width * (launch_.tile_rows + 2 * hy);
       const std::string t(dtype_ctype(program_.symbol(s).dtype)), tile = local(s) + "_tile";
@@ -530,8 +518,6 @@ class KernelWriter {
   std::vector<std::pair<std::string, uint32_t>> extent_args_;  // (symbol, axis) passed as arguments
   bool uses_int64_atomics_ = false;
   bool functions_use_fp64_ = false;  // a user function's values are doubles
-  // Tiles staged in local memory: per symbol its halo (rows, columns).
-  std::map<std::string, std::pair<int64_t, int64_t>> staged_;
 };
 
 namespace {
@@ -836,18 +822,18 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       const int64_t tiles = tiles_x * ((launch_.grid_rows + launch_.tile_rows - 1) / launch_.tile_rows);
       // Staged tiles: each work-item takes tile_passes cells, the group's rows apart (ly is the cell's row
       // in the tile, read_offset's too).
-      const int64_t passes = launch_.stage_tiles ? launch_.tile_passes : 1, pass_rows = launch_.tile_rows / passes;
+      const int64_t passes = launch_.stage_tiles() ? launch_.tile_passes : 1, pass_rows = launch_.tile_rows / passes;
       src += "  const int lx = (int)get_local_id(0) % " + n(launch_.tile_cols) + ", ly0 = (int)get_local_id(0) / " +
              n(launch_.tile_cols) + ";\n";
       src += "  for (" + it + " tile = (" + it + ")get_group_id(0); tile < " + n(tiles) + "; tile += (" + it +
              ")get_num_groups(0)) {\n";
-      if (launch_.stage_tiles) src += stage_tiles(it, tiles_x);
+      if (launch_.stage_tiles()) src += stage_tiles(it, tiles_x);
       if (passes > 1) src += "    for (int fugue_pass = 0; fugue_pass < " + n(passes) + "; ++fugue_pass) {\n";
       src += "    const int ly = ly0" + (passes > 1 ? " + fugue_pass * " + n(pass_rows) : std::string()) + ";\n";
       src += "    const " + it + " row = (tile / " + n(tiles_x) + ") * " + n(launch_.tile_rows) + " + ly;\n";
       src += "    const " + it + " col = (tile % " + n(tiles_x) + ") * " + n(launch_.tile_cols) + " + lx;\n";
       std::string guard = "row < " + n(launch_.grid_rows) + " && col < " + n(launch_.grid_cols);
-      if (launch_.stage_tiles) {
+      if (launch_.stage_tiles()) {
         // Every work-item reaches the barriers: the sample of a conformance run joins the guard.
         if (launch_.sample_modulus > 1)
           guard += " && (row * " + n(launch_.grid_cols) + " + col) % " + n(launch_.sample_modulus) + " == " +
@@ -873,13 +859,13 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     for (const auto& s : registers_now_)
       regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
     bool inner_scopes = !launch_.blocked && (launch_.tile_cols > 0 || launch_.unroll > 1);
-    if (launch_.sample_modulus > 1 && !launch_.stage_tiles)
+    if (launch_.sample_modulus > 1 && !launch_.stage_tiles())
       src += "    if (i % " + std::to_string(launch_.sample_modulus) + " != " + std::to_string(launch_.sample_residue) +
              ") continue;\n";
     src += regs + loop +
            (inner_scopes ? std::string(launch_.tile_cols > 0 ? "    }\n" : "    }\n    }\n") : "") +
-           (launch_.stage_tiles && launch_.tile_passes > 1 ? "    }\n" : "") +
-           (launch_.stage_tiles ? "    barrier(CLK_LOCAL_MEM_FENCE);  /* the next tile overwrites this one's */\n" : "") +
+           (launch_.stage_tiles() && launch_.tile_passes > 1 ? "    }\n" : "") +
+           (launch_.stage_tiles() ? "    barrier(CLK_LOCAL_MEM_FENCE);  /* the next tile overwrites this one's */\n" : "") +
            "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
     // The operations' local arrays, declared at kernel scope before any of their code.

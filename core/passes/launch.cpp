@@ -44,9 +44,7 @@ void apply_overrides(LaunchTuning& t) {
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
-                      "local_tile_cols, local_tile_passes, "
-                      "block_groups_per_cu, "
-                      "block_local, extent_args)");
+                      "local_tile_cols, local_tile_passes, block_groups_per_cu, block_local, extent_args)");
   }
 }
 }  // namespace
@@ -121,30 +119,33 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
   // staged array holds (tile columns + 2 halo) x (tile rows + 2 halo) elements.
   const int64_t staged_cols = tuning.local_tile_cols;
   const int64_t staged_rows = staged_cols > 0 ? launch.local_size / staged_cols * tuning.local_tile_passes : 0;
-  std::map<std::string, std::pair<int64_t, int64_t>> staged_halo;  // per array: rows, columns
-  std::map<std::string, size_t> staged_size;
+  std::map<std::string, std::pair<int64_t, int64_t>> staged;  // per array: halo rows, halo columns
+  std::map<std::string, size_t> element_bytes;
   for (const PlannedOp* op : group.ops)
     for (size_t k = 0; k < op->statement->operands.size(); ++k) {
       const abi::Partition& part = op->partition(k);
       const std::string& s = op->statement->operands[k];
-      if (part.kind != FUGUE_PARTITION_TILE || !group.global_reads.count(s) || op->types[k].rank != 2) continue;
-      auto& [hy, hx] = staged_halo[s];
+      const fugue_type& t = op->types[k];
+      if (part.kind != FUGUE_PARTITION_TILE || !group.global_reads.count(s) || t.rank != 2 ||
+          t.shape[0] != group.grid_rows || t.shape[1] != group.grid_cols)
+        continue;
+      auto& [hy, hx] = staged[s];
       hy = std::max(hy, abi::Partition::at(part.halo, 0));
       hx = std::max(hx, abi::Partition::at(part.halo, 1));
-      staged_size[s] = abi::dtype_size(op->types[k].dtype);
+      element_bytes[s] = abi::dtype_size(t.dtype);
     }
   uint64_t staged_bytes = 0;
-  for (const auto& [s, halo] : staged_halo)
-    staged_bytes += static_cast<uint64_t>((staged_cols + 2 * halo.second) * (staged_rows + 2 * halo.first)) * staged_size[s];
-  if (!staged_halo.empty() && group.plan.level == FUGUE_LEVEL_ELEMENT && group.grid_cols > 0 && staged_cols > 0 &&
+  for (const auto& [s, halo] : staged)
+    staged_bytes += static_cast<uint64_t>((staged_cols + 2 * halo.second) * (staged_rows + 2 * halo.first)) * element_bytes[s];
+  if (!staged.empty() && group.plan.level == FUGUE_LEVEL_ELEMENT && group.grid_cols > 0 && staged_cols > 0 &&
       launch.local_size % staged_cols == 0 && group.grid_cols >= staged_cols &&
       staged_bytes + group.local_bytes <= device.local_memory) {
     launch.grid_rows = group.grid_rows;
     launch.grid_cols = group.grid_cols;
     launch.tile_cols = staged_cols;
     launch.tile_passes = tuning.local_tile_passes;
-    launch.tile_rows = launch.local_size / staged_cols * launch.tile_passes;
-    launch.stage_tiles = true;
+    launch.tile_rows = staged_rows;
+    launch.staged = std::move(staged);
     const int64_t tiles = ((group.grid_rows + launch.tile_rows - 1) / launch.tile_rows) *
                           ((group.grid_cols + staged_cols - 1) / staged_cols);
     launch.num_groups = std::min(launch.num_groups, tiles);

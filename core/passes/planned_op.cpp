@@ -49,16 +49,6 @@ std::string partition_text(const abi::Partition& p) {
   return "?";
 }
 
-std::string level_name(fugue_level level) {
-  switch (level) {
-    case FUGUE_LEVEL_DEVICE: return "DEVICE";
-    case FUGUE_LEVEL_BLOCK: return "BLOCK";
-    case FUGUE_LEVEL_ITEM: return "ITEM";
-    case FUGUE_LEVEL_ELEMENT: return "ELEMENT";
-  }
-  return "?";
-}
-
 int64_t batch_entries(const fugue_type& t, const abi::Partition& part) {
   int64_t n = 1;
   for (int32_t d = 0; d <= part.batch_axis && d < static_cast<int32_t>(t.rank); ++d) n *= t.shape[d];

@@ -38,8 +38,7 @@ void plan_operation(const Program& program, const Statement& statement, const De
 // written in the program appear as numbers.
 std::string describe_call(const Program& program, const Statement& statement);
 
-// "BLOCK", "ELEMENT": a level as messages and `fugue explain` name it.
-std::string level_name(fugue_level level);
+using abi::level_name;
 
 // A BATCH partition of an array of type `t`: how many entries (the product of axes 0..batch_axis)
 // and how many elements each holds (the product of the axes after it).

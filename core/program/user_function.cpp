@@ -65,20 +65,11 @@ const fugue_device_desc& generic_device() {
   return device;
 }
 
-const char* level_text(fugue_level level) {
-  switch (level) {
-    case FUGUE_LEVEL_DEVICE: return "DEVICE";
-    case FUGUE_LEVEL_BLOCK: return "BLOCK";
-    case FUGUE_LEVEL_ITEM: return "ITEM";
-    default: return "ELEMENT";
-  }
-}
-
 }  // namespace
 
 void check_element_wise(const Statement& st, const abi::Plan& plan, const CallDescriptor& call) {
   std::string why;
-  if (plan.level != FUGUE_LEVEL_ELEMENT) why = std::string("it plans at ") + level_text(plan.level) + " level";
+  if (plan.level != FUGUE_LEVEL_ELEMENT) why = "it plans at " + abi::level_name(plan.level) + " level";
   else if (plan.phases != FUGUE_PHASE_ELEMENT) why = "it emits phases besides ELEMENT";
   else if (!plan.workspaces.empty()) why = "it needs workspaces";
   for (size_t k = 0; why.empty() && k < call.types.size() && k < plan.partitions.size(); ++k) {

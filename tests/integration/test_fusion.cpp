@@ -296,7 +296,7 @@ TEST(Fusion, ColumnStripsAndStagedTilesGiveTheFlatWalksBits) {
     throw;
   }
   unsetenv("FUGUE_TUNING");
-  EXPECT_TRUE(staged_launch.stage_tiles);
+  EXPECT_TRUE(staged_launch.stage_tiles());
   EXPECT_EQ(staged_launch.tile_rows, 12);  // 64 / 16 rows a pass, 3 passes
   expect_same(staged, flat, 0, "staged tiles vs the flat walk");
   // Too small a grid to keep the device busy with one walker per column and strip: the flat walk.

@@ -60,6 +60,17 @@ inline std::string dtype_names(uint32_t mask = FUGUE_DTYPES_ALL) {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
+// "BLOCK", "ELEMENT": a level as messages and `fugue explain` name it.
+inline std::string level_name(fugue_level level) {
+  switch (level) {
+    case FUGUE_LEVEL_DEVICE: return "DEVICE";
+    case FUGUE_LEVEL_BLOCK: return "BLOCK";
+    case FUGUE_LEVEL_ITEM: return "ITEM";
+    case FUGUE_LEVEL_ELEMENT: return "ELEMENT";
+  }
+  return "?";
+}
+
 // Writes `message` into a fugue_error the other side of the boundary owns, within the room it gives.
 inline void write_error(fugue_error* error, const std::string& message) {
   if (!error || error->struct_size < FUGUE_SIZE_UP_TO(fugue_error, message) || !error->message || error->capacity == 0)
