@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 2
+#define FUGUE_ABI_VERSION_MINOR 3
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -270,7 +270,7 @@ typedef int32_t fugue_partition_kind;
  * item_tile and item_stride stay 0: the core chooses the tiles. */
 #define FUGUE_PARTITION_TILE 2
 /* The operand is a batch of entries, one per work-group (a BLOCK-level plan: launch.iteration[0] is
- * the number of entries). Axes 0..batch_axis number the entries (row-major); the axes after it are one
+ * the number of entries; with fugue_plan.entry_teams, one per team of work-items). Axes 0..batch_axis number the entries (row-major); the axes after it are one
  * entry, and element j of the current entry is reached with read_at / write_at (j in [0, entry size)).
  * batch_axis = -1: the whole operand is a single entry. Every BATCH operand of a plan has
  * launch.iteration[0] entries. The core keeps an entry in local memory where it decides to (a value
@@ -342,6 +342,17 @@ typedef struct fugue_plan {
   uint64_t local_mem_bytes;       /* per work-group, for the planner's cost model */
   uint32_t registers;             /* estimated live values per work-item */
   /* end of 2.0 */
+  /* 2.3, BLOCK level: nonzero when the BODY is written for a team of work-items per entry rather than
+   * for the work-group: FUGUE_BUILTIN_LOCAL_ID and LOCAL_SIZE are then the item's place in its team
+   * and the team's size, and local_array gives each team its own array. The core may then give an
+   * entry to a team smaller than a work-group and run several entries per work-group side by side: one
+   * work-item per entry (Ha's thread model), a few (hybrid), or the whole group (block model); the team
+   * size stays within local_min..local_max, local_preferred being the one the operation wants, and
+   * local_mem_bytes is per team. The core then holds every BATCH operand's entries in local memory
+   * (inputs copied in by the whole work-group, coalesced; outputs copied out), and a team past the last
+   * entry computes on unspecified values and writes nothing. barrier still waits for the work-group. */
+  uint32_t entry_teams;
+  /* end of 2.3 */
 } fugue_plan;
 
 /* ---------------------------------------------------------------------------------------------- */

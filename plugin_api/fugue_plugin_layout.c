@@ -18,6 +18,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.1 ends after " #last)
 #define FUGUE_END_OF_2_2(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.2 ends after " #last)
+#define FUGUE_END_OF_2_3(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.3 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -156,6 +158,8 @@ FUGUE_AT(fugue_plan, workspaces, 48);
 FUGUE_AT(fugue_plan, local_mem_bytes, 56);
 FUGUE_AT(fugue_plan, registers, 64);
 FUGUE_END_OF_2_0(fugue_plan, registers, 68);
+FUGUE_AT(fugue_plan, entry_teams, 68);
+FUGUE_END_OF_2_3(fugue_plan, entry_teams, 72);
 
 /* fugue_emit_api */
 FUGUE_AT(fugue_emit_api, struct_size, 0);

@@ -30,6 +30,9 @@ struct Launch {
   std::map<std::string, std::pair<int64_t, int64_t>> staged;
   bool stage_tiles() const { return !staged.empty(); }
   int64_t tile_passes = 1;  // staged tiles: each work-item computes this many cells, tile_rows apart
+  // Batched kernels with teams (FusedGroup::teams): the work-items per entry and the entries a
+  // work-group holds side by side (local_size = team * entries_per_group); team 0: one entry per group.
+  int64_t team = 0, entries_per_group = 1;
   // Extents the operations ask for (fugue_emit_api.extent) are kernel arguments, so that one compiled
   // kernel serves every size; else literals the compiler may fold.
   bool extent_arguments = false;

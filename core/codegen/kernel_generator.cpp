@@ -1,6 +1,7 @@
 #include "codegen/kernel_generator.h"
 
 #include <algorithm>
+#include <functional>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -75,6 +76,16 @@ class KernelWriter {
   static std::string reg(const std::string& s) { return "v_" + c_identifier(s); }
   static std::string local(const std::string& s) { return "l_" + c_identifier(s); }
   bool batched() const { return group_.plan.level == FUGUE_LEVEL_BLOCK; }
+  // Several entries per work-group, a team of work-items each (Launch::team).
+  bool teams() const { return batched() && launch_.team > 0; }
+  // Elements between neighbouring entries of a value held in local memory: with teams, odd, so that the
+  // items of a team-of-one reading the same element of their entries reach different banks.
+  int64_t slot_stride(int64_t per_entry) const { return teams() && per_entry % 2 == 0 ? per_entry + 1 : per_entry; }
+  // Element `at` of the current entry of a value held in local memory.
+  std::string local_entry(const std::string& s, const std::string& at) const {
+    if (!teams()) return local(s) + "[" + at + "]";
+    return local(s) + "[fugue_slot * " + std::to_string(slot_stride(group_.local_values.at(s))) + " + " + at + "]";
+  }
 
   const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
 
@@ -121,7 +132,7 @@ class KernelWriter {
         return keep(c, reg(s));
       }
       if (in_register(s)) return keep(c, reg(s));
-      if (batched() && in_local_now_.count(s)) return keep(c, local(s) + "[" + local_index_ + "]");
+      if (batched() && in_local_now_.count(s)) return keep(c, local_entry(s, local_index_));
     } else if (in_register(s) || group_.promoted.count(s)) {
       c->misuse = "operand " + std::to_string(k) + " ('" + s + "') is accessed outside its own element, but its value "
                   "lives in a register of this kernel";
@@ -166,9 +177,9 @@ class KernelWriter {
     }
     if (write && group_.local_values.count(s)) {
       written_now_.insert(s);
-      return local(s) + "[" + at + "]";
+      return local_entry(s, at);
     }
-    if (!write && in_local_now_.count(s)) return local(s) + "[" + at + "]";
+    if (!write && in_local_now_.count(s)) return local_entry(s, at);
     const int64_t per_entry = entry_elements(p.types[k], p.partition(k));
     return param(s) + "[" + entry_ + " * " + std::to_string(per_entry) + "L + " + at + "]";
   }
@@ -210,9 +221,12 @@ class KernelWriter {
       return "0";
     }
     std::string name = "lm_" + s + "_" + std::to_string(c->op);
-    local_arrays_[key] = {name, dtype, count};
+    // With teams, each team has its own array: one slice per entry of the work-group.
+    const int64_t slices = teams() && p.level() == FUGUE_LEVEL_BLOCK ? launch_.entries_per_group : 1;
     local_decls_.push_back("__local " + std::string(dtype_ctype(static_cast<DType>(dtype))) + " " + name + "[" +
-                           std::to_string(count) + "];");
+                           std::to_string(count * slices) + "];");
+    if (slices > 1) name = "(" + name + " + fugue_slot * " + std::to_string(count) + ")";
+    local_arrays_[key] = {name, dtype, count};
     return keep(c, name);
   }
 
@@ -335,9 +349,13 @@ class KernelWriter {
         }
         return keep(c, entry_);
       case FUGUE_BUILTIN_INDEX: return keep(c, index_);
-      case FUGUE_BUILTIN_LOCAL_ID: return "((int)get_local_id(0))";
+      case FUGUE_BUILTIN_LOCAL_ID:
+        // A team's body: the item's place in its team.
+        if (teams() && c->phase == FUGUE_PHASE_BODY) return "fugue_lane";
+        return "((int)get_local_id(0))";
       case FUGUE_BUILTIN_GROUP_ID: return "((int)get_group_id(0))";
-      case FUGUE_BUILTIN_LOCAL_SIZE: return keep(c, std::to_string(launch_.local_size));
+      case FUGUE_BUILTIN_LOCAL_SIZE:
+        return keep(c, std::to_string(teams() && c->phase == FUGUE_PHASE_BODY ? launch_.team : launch_.local_size));
       case FUGUE_BUILTIN_NUM_GROUPS: return c->finalize ? "fugue_groups" : "((int)get_num_groups(0))";
       default:
         c->misuse = "unknown builtin " + std::to_string(which);
@@ -630,7 +648,7 @@ std::string KernelWriter::op_code(size_t o, uint32_t phase, const std::string& p
   for (const auto& s : written_now_) {
     registers_now_.insert(s);
     if (batched() && group_.local_values.count(s)) {
-      code += pad + local(s) + "[" + local_index_ + "] = " + reg(s) + ";\n";
+      code += pad + local_entry(s, local_index_) + " = " + reg(s) + ";\n";
       in_local_now_.insert(s);
     }
     if (!group_.stored.count(s)) continue;
@@ -646,17 +664,53 @@ std::string KernelWriter::batched_body(const std::string& it) {
   const std::string L = std::to_string(launch_.local_size);
   const std::string sync = "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n";
   std::string code;
-  code += "  for (long " + entry_ + " = get_group_id(0); " + entry_ + " < fugue_n; " + entry_ + " += get_num_groups(0)) {\n";
-  // Walks element j of an entry of `per_entry` elements, by the work-items of the group in turn; an
-  // entry no larger than the group takes one element per work-item, without a loop (PoCL miscompiled
-  // such one-trip loops between barriers: a value of one element per entry read back wrong).
-  auto loop = [&](int64_t per_entry) {
-    const std::string n = std::to_string(per_entry);
-    if (per_entry <= launch_.local_size)
-      return "    if ((int)get_local_id(0) < " + n + ") {\n      const int " + local_index_ + " = (int)get_local_id(0);\n";
-    return "    for (int " + local_index_ + " = (int)get_local_id(0); " + local_index_ + " < " + n + "; " + local_index_ +
-           " += " + L + ") {\n";
-  };
+  // Opens a walk over element j (local_index_) of the entries of `per_entry` elements; flat(per_entry)
+  // is then the element's index in global memory.
+  std::function<std::string(int64_t)> walk, flat;
+  if (teams()) {
+    // Entries side by side: fugue_first is the work-group's first entry of this round, and the whole
+    // group walks the round's elements in order (its entries are neighbours in global memory). A team
+    // (fugue_slot, fugue_lane) whose entry is past the last one works on its own slot's stale or zero
+    // values and repeats the last entry's number; its results are never copied out.
+    const std::string E = std::to_string(launch_.entries_per_group), T = std::to_string(launch_.team);
+    code += "  const int fugue_slot = (int)get_local_id(0) / " + T + ", fugue_lane = (int)get_local_id(0) % " + T + ";\n";
+    for (const auto& [s, per_entry] : group_.local_values) {
+      const int64_t count = launch_.entries_per_group * slot_stride(per_entry);
+      code += (count <= launch_.local_size ? "  if ((int)get_local_id(0) < " + std::to_string(count) + ") { const int fugue_t = (int)get_local_id(0);"
+                                           : "  for (int fugue_t = (int)get_local_id(0); fugue_t < " + std::to_string(count) +
+                                                 "; fugue_t += " + L + ") {") +
+              " " + local(s) + "[fugue_t] = (" + std::string(dtype_ctype(program_.symbol(s).dtype)) + ")(0); }\n";
+    }
+    code += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
+    code += "  for (long fugue_first = (long)get_group_id(0) * " + E + "; fugue_first < fugue_n; fugue_first += (long)get_num_groups(0) * " +
+            E + ") {\n";
+    code += "    const int fugue_live = (int)min((long)" + E + ", fugue_n - fugue_first);  /* entries this round */\n";
+    code += "    const long " + entry_ + " = min(fugue_first + fugue_slot, fugue_n - 1);\n";
+    walk = [&](int64_t per_entry) {
+      const std::string n = std::to_string(per_entry);
+      // fugue_slot shadows the team's: local_entry reads the walked element's entry. A round no larger
+      // than the group takes one element per work-item, without a loop (PoCL, as below).
+      const std::string open =
+          launch_.entries_per_group * per_entry <= launch_.local_size
+              ? "    if ((int)get_local_id(0) < fugue_live * " + n + ") {\n      const int fugue_t = (int)get_local_id(0);\n"
+              : "    for (int fugue_t = (int)get_local_id(0); fugue_t < fugue_live * " + n + "; fugue_t += " + L + ") {\n";
+      return open + "      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n + ";\n";
+    };
+    flat = [&](int64_t per_entry) { return "fugue_first * " + std::to_string(per_entry) + "L + fugue_t"; };
+  } else {
+    code += "  for (long " + entry_ + " = get_group_id(0); " + entry_ + " < fugue_n; " + entry_ + " += get_num_groups(0)) {\n";
+    // Walks element j of an entry of `per_entry` elements, by the work-items of the group in turn; an
+    // entry no larger than the group takes one element per work-item, without a loop (PoCL miscompiled
+    // such one-trip loops between barriers: a value of one element per entry read back wrong).
+    walk = [&](int64_t per_entry) {
+      const std::string n = std::to_string(per_entry);
+      if (per_entry <= launch_.local_size)
+        return "    if ((int)get_local_id(0) < " + n + ") {\n      const int " + local_index_ + " = (int)get_local_id(0);\n";
+      return "    for (int " + local_index_ + " = (int)get_local_id(0); " + local_index_ + " < " + n + "; " + local_index_ +
+             " += " + L + ") {\n";
+    };
+    flat = [&](int64_t per_entry) { return entry_ + " * " + std::to_string(per_entry) + "L + " + local_index_; };
+  }
   bool first = true;
   for (size_t o = 0; o < ops.size();) {
     if (!first) code += sync;
@@ -669,8 +723,8 @@ std::string KernelWriter::batched_body(const std::string& it) {
         const std::string& s = p.statement->operands[k];
         if (!group_.staged.count(s) || in_local_now_.count(s) || !p.reads(k)) continue;
         const int64_t per_entry = group_.local_values.at(s);
-        staging += loop(per_entry) + "      " + local(s) + "[" + local_index_ + "] = " + param(s) + "[" + entry_ + " * " +
-                   std::to_string(per_entry) + "L + " + local_index_ + "];\n    }\n";
+        staging += walk(per_entry) + "      " + local_entry(s, local_index_) + " = " + param(s) + "[" + flat(per_entry) +
+                   "];\n    }\n";
         in_local_now_.insert(s);
       }
       if (!staging.empty()) code += staging + sync;
@@ -681,8 +735,8 @@ std::string KernelWriter::batched_body(const std::string& it) {
         const std::string& s = p.statement->operands[k];
         if (!p.writes(k) || !group_.local_values.count(s) || !group_.stored.count(s)) continue;
         const int64_t per_entry = group_.local_values.at(s);
-        out += loop(per_entry) + "      " + param(s) + "[" + entry_ + " * " + std::to_string(per_entry) + "L + " +
-               local_index_ + "] = " + local(s) + "[" + local_index_ + "];\n    }\n";
+        out += walk(per_entry) + "      " + param(s) + "[" + flat(per_entry) + "] = " + local_entry(s, local_index_) +
+               ";\n    }\n";
       }
       if (!out.empty()) code += sync + out;
       ++o;
@@ -700,8 +754,7 @@ std::string KernelWriter::batched_body(const std::string& it) {
     for (const auto& s : registers_now_)
       regs += "      " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
     registers_now_.clear();
-    code += loop(per_entry) + "      const " + it + " " + index_ + " = " + entry_ + " * " + std::to_string(per_entry) +
-            "L + " + local_index_ + ";\n" + regs + body + "    }\n";
+    code += walk(per_entry) + "      const " + it + " " + index_ + " = " + flat(per_entry) + ";\n" + regs + body + "    }\n";
     o = end;
   }
   code += sync + "  }\n";  // the next entry reuses the local arrays
@@ -784,7 +837,7 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     std::string locals;
     for (const auto& [s, per_entry] : group_.local_values)
       locals += "  __local " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + local(s) + "[" +
-                std::to_string(per_entry) + "];\n";
+                std::to_string(slot_stride(per_entry) * (teams() ? launch_.entries_per_group : 1)) + "];\n";
     for (const auto& d : local_decls_) locals += "  " + d + "\n";
     src += locals + body;
   } else {

@@ -57,6 +57,10 @@ struct FusedGroup {
   std::map<std::string, int64_t> local_values;   // held in local memory: elements per entry
   SymbolSet staged;                              // inputs copied into local memory before their first block-level read
   uint64_t local_bytes = 0;                      // local_values' and the operations' own local memory
+  // Teams (fugue_plan.entry_teams): several entries per work-group, a team of work-items each; every
+  // array reached through an entry is then in local_values, and local_bytes is per entry. The launch
+  // picks the team's size and the entries per work-group.
+  bool teams = false;
 };
 
 // What running one operation statement means.

@@ -40,11 +40,12 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "local_tile_passes") t.local_tile_passes = std::clamp<int64_t>(value, 1, 64);
     else if (key == "block_groups_per_cu") t.block_groups_per_cu = std::max<int64_t>(value, 0);
     else if (key == "block_local") t.block_local = std::max<int64_t>(value, 0);
+    else if (key == "block_team_items") t.block_team_items = std::max<int64_t>(value, 1);
     else if (key == "extent_args") t.extent_arguments = value != 0;
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
-                      "local_tile_cols, local_tile_passes, block_groups_per_cu, block_local, extent_args)");
+                      "local_tile_cols, local_tile_passes, block_groups_per_cu, block_local, block_team_items, extent_args)");
   }
 }
 }  // namespace
@@ -110,6 +111,25 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
 Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
   Launch launch = choose_launch(group.plan, device, kernel_max_local);
   const LaunchTuning tuning = tuning_for(device);
+  if (group.teams) {
+    // Entries side by side: as many teams as the group holds, local memory allows and the device's
+    // (or the built kernel's) work-group limit takes.
+    const int64_t team = launch.local_size;
+    int64_t most = static_cast<int64_t>(device.max_work_group_size);
+    if (kernel_max_local > 0) most = std::min(most, kernel_max_local);
+    const uint64_t budget = device.local_memory > 0 ? device.local_memory : 32768;
+    int64_t entries = std::min({tuning.block_team_items / team, most / team,
+                                static_cast<int64_t>(budget / std::max<uint64_t>(group.local_bytes, 1)),
+                                group.entries});
+    entries = std::max<int64_t>(entries, 1);
+    launch.team = team;
+    launch.entries_per_group = entries;
+    launch.local_size = team * entries;
+    const int64_t rounds = (group.entries + entries - 1) / entries;
+    const int64_t cap = tuning.block_groups_per_cu * std::max<unsigned>(device.compute_units, 1u);
+    launch.num_groups = cap > 0 ? std::min(rounds, cap) : rounds;
+    return launch;
+  }
   if (!group.wide_reads || launch.blocked) return launch;
   // Unrolled trips help streams of independent loads; neighbour reads already overlap in the caches.
   launch.unroll = 1;

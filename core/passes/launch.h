@@ -47,6 +47,15 @@ struct LaunchTuning {
   // with 32 (scripts/gpu_softmax.sh, copy 0.727 ms for 2 x 1 GiB in the same run).
   int64_t block_groups_per_cu = 128;
   int64_t block_local = 0;  // BLOCK level: the work-group size (0: the operation's preference)
+  // BLOCK level with teams (fugue_plan.entry_teams): the work-items a work-group holds at most, as
+  // entries side by side, each given to a team of the size the operation prefers. A team of at most
+  // half of it runs several entries per work-group; a larger one gets a work-group of its own. On the
+  // H100, softmax(x * s + b) over 2^26 f32 (scripts/gpu_softmax_rows.sh) with 64 against 128: rows of 4
+  // 0.222 against 0.218 ms, of 16 0.228 against 0.231, of 64 0.275 against 0.293, of 256 0.248 against
+  // 0.253 (256 and 512 were slower still; teams of 128 for rows of 1024 took 0.280 ms against 0.207 with a
+  // work-group per row). On PoCL, teams of 64 for rows of 1024 ran 377-384 ms against 354-365 ms with a
+  // work-group per row ([16384, 1024]).
+  int64_t block_team_items = 64;
   // Extents as kernel arguments (fugue_emit_api.extent), so that a new size compiles nothing: on CPUs,
   // where compiling is what a first run waits for (PoCL: the optical-flow programs on a new frame size
   // start in 0.2-0.5 s instead of 3.7-11.5 s). Not on GPUs: on the H100 the 5-point stencil on 8192^2 took

@@ -22,8 +22,20 @@ std::string local_text(const Program& program, const FusedGroup& g) {
     held += (held.empty() ? "" : ", ") + s + " (" + bytes_text(bytes) +
             (g.staged.count(s) ? ", an input read again and again" : ", crosses segments of the kernel") + ")";
   }
+  if (g.teams)  // every entry a team reaches is held, one per team of the work-group
+    return "    local memory per entry (times the entries a work-group holds): " + bytes_text(static_cast<double>(g.local_bytes)) +
+           (held.empty() ? "" : "; held: " + held) + "\n";
   return "    local memory per work-group: " + bytes_text(static_cast<double>(g.local_bytes)) +
          (held.empty() ? "" : "; entries held: " + held) + "\n";
+}
+
+// How a batched kernel's work-groups take its entries.
+std::string entries_text(const Launch& launch) {
+  if (launch.team == 0) return "each takes entries in turn";
+  const std::string side = std::to_string(launch.entries_per_group) + " entries side by side, ";
+  return (launch.team == 1 ? side + "one work-item each (thread model)"
+                           : side + "a team of " + std::to_string(launch.team) + " work-items each") +
+         ", copied in and out of local memory by the whole work-group";
 }
 
 std::string walk_text(const Launch& launch) {
@@ -82,7 +94,7 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
     out << "  kernel " << k << ": " << g.ops.size() << " operation" << (g.ops.size() > 1 ? "s" : "") << " at "
         << level_name(g.plan.level) << " level over " << g.plan.launch.iteration[0]
         << (g.entries > 0 ? " batch entries" : " elements") << "; " << launch.num_groups << " work-groups of "
-        << launch.local_size << " (" << (g.entries > 0 ? "each takes entries in turn" : walk_text(launch))
+        << launch.local_size << " (" << (g.entries > 0 ? entries_text(launch) : walk_text(launch))
         << "; the ops accept ["
         << g.plan.launch.local_min << ", " << g.plan.launch.local_max << "] in multiples of "
         << g.plan.launch.local_multiple << ")" << (kernel.finalize_name.empty() ? "" : ", then a finalize kernel")
@@ -160,7 +172,7 @@ std::string describe_plan_state(const Program& program, const ExecutionPlan& pla
     if (k < plan.kernels.size()) {
       const GeneratedKernel& kernel = plan.kernels[k];
       out << "    launch: " << kernel.launch.num_groups << " work-groups of " << kernel.launch.local_size << " ("
-          << walk_text(kernel.launch) << ")\n";
+          << (g.entries > 0 ? entries_text(kernel.launch) : walk_text(kernel.launch)) << ")\n";
       if (!kernel.source.empty())
         out << "    source: " << kernel.source.size() << " characters, " << kernel.main_args.size() << " arguments"
             << (kernel.finalize_name.empty() ? "" : ", and a finalize kernel") << "\n";

@@ -92,6 +92,8 @@ void check_plan(const Program& program, const PlannedOp& p) {
       bad("describes workspace " + std::to_string(w) + " wrongly");
   if (plan.level != FUGUE_LEVEL_DEVICE && (plan.launch.iteration[0] < 0 || plan.launch.local_max < 1))
     bad("has a negative iteration space or no work-group size");
+  if (plan.entry_teams && plan.level != FUGUE_LEVEL_BLOCK)
+    bad("asks for entry teams at " + level_name(plan.level) + " level: teams share out a BLOCK-level operation's entries");
   if (plan.level == FUGUE_LEVEL_BLOCK && (plan.phases != FUGUE_PHASE_BODY || !plan.workspaces.empty()))
     bad("at BLOCK level emits phases other than BODY or asks for workspaces (a block's scratch is local memory)");
   for (size_t k = 0; k < plan.partitions.size(); ++k) {
@@ -114,7 +116,7 @@ void check_plan(const Program& program, const PlannedOp& p) {
     if (part.kind == FUGUE_PARTITION_BATCH) {
       if (plan.level != FUGUE_LEVEL_BLOCK)
         bad("gives operand " + std::to_string(k) + " a BATCH partition at " + level_name(plan.level) +
-            " level: batches are lowered one entry per work-group (BLOCK level) only");
+            " level: batches are lowered at BLOCK level (an entry per work-group, or per team with entry_teams)");
       if (t.kind != FUGUE_KIND_ARRAY)
         bad("gives operand " + std::to_string(k) + ", which is not an array, a BATCH partition");
       if (part.batch_axis < -1 || part.batch_axis >= static_cast<int32_t>(t.rank))

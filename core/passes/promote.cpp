@@ -1,6 +1,9 @@
 #include "passes/promote.h"
 
 #include <optional>
+#include <set>
+
+#include "passes/launch.h"
 
 namespace fugue {
 
@@ -96,6 +99,39 @@ std::vector<size_t> segments_of(const FusedGroup& g) {
   return segment;
 }
 
+// Teams (fugue_plan.entry_teams): when every block-level operation's body is written for a team of
+// work-items, the team it wants is small beside the work-group the device fills best, and two entries
+// fit local memory, a work-group holds several entries side by side, each given to a team. Every array
+// the block-level operations reach through their entries then lives in local memory: inputs copied in
+// by the whole group at once (the group's entries are neighbours in global memory, so the copy is
+// coalesced, where a team reading its own entry would stride), outputs copied out, and a team past the
+// last entry writes nothing. True when the group was given teams.
+template <class EntryBytes>
+bool choose_teams(const Program& program, const DeviceInfo& device, uint64_t budget, EntryBytes entry_bytes,
+                  FusedGroup& g) {
+  std::set<std::string> held;  // arrays reached through entries by the block-level operations
+  uint64_t bytes = 0;
+  for (const PlannedOp* op : g.ops) {
+    if (op->level() != FUGUE_LEVEL_BLOCK) continue;
+    if (!op->plan.entry_teams) return false;
+    bytes += op->plan.local_mem_bytes;  // per team
+    for (size_t k = 0; k < op->statement->operands.size(); ++k)
+      if (op->partition(k).kind == FUGUE_PARTITION_BATCH && touches(program, *op, k)) held.insert(op->statement->operands[k]);
+  }
+  for (const auto& [s, per_entry] : g.local_values) held.insert(s);
+  for (const std::string& s : held) bytes += entry_bytes(s);
+  const int64_t team = choose_launch(g.plan, device).local_size;
+  if (team * 2 > tuning_for(device).block_team_items || bytes * 2 > budget) return false;
+  for (const std::string& s : held) {
+    if (g.local_values.count(s)) continue;
+    if (g.global_reads.count(s)) g.staged.insert(s);
+    g.local_values[s] = shape_elements(program.symbol(s).shape) / g.entries;
+  }
+  g.teams = true;
+  g.local_bytes = bytes;  // per entry; the launch multiplies it by the entries a work-group holds
+  return true;
+}
+
 void promote_batched(const Program& program, const Dataflow& flow, const DeviceInfo& device, FusedGroup& g) {
   g.entries = g.plan.launch.iteration[0];
   const std::vector<size_t> segment = segments_of(g);
@@ -166,8 +202,9 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
       const double n = sym.kind == SymbolKind::Array ? static_cast<double>(shape_elements(sym.shape)) : 1.0;
       g.bytes_fused += n * dtype_size(sym.dtype) * ((g.global_reads.count(s) ? 1 : 0) + (g.stored.count(s) ? 1 : 0));
     }
-  // Inputs of block-level operations, copied in once, while local memory lasts.
   const uint64_t budget = device.local_memory > 0 ? device.local_memory : 32768;
+  if (choose_teams(program, device, budget, entry_bytes, g)) return;
+  // Inputs of block-level operations, copied in once, while local memory lasts.
   for (const std::string& s : stage_candidates) {
     if (g.local_values.count(s) || g.staged.count(s)) continue;
     if (g.local_bytes + entry_bytes(s) > budget) continue;

@@ -22,15 +22,17 @@ constexpr uint32_t kX = 0, kOut = 1;
 // What a row's work-group computes: the row normalized (softmax), or one number per row (logsumexp).
 enum class RowResult { Softmax, LogSumExp };
 
-// Work-group sizes: up to 256 items, about eight elements each on a GPU, sixteen on a CPU (whose
-// work-items are iterations of one core's loop). On the H100, rows of 1024 f32 (softmax of [65536, 1024]
-// fused with its producer) took 0.2092 ms with 128 items against 0.2275 ms with 256 (scripts/gpu_softmax.sh).
+// Team sizes (the body is written for a team of work-items per row, so short rows share a work-group):
+// up to 256 items, about eight elements each on a GPU, sixteen on a CPU (whose work-items are
+// iterations of one core's loop); a row of at most that many elements is one work-item's. On the H100,
+// rows of 1024 f32 (softmax of [65536, 1024] fused with its producer) took 0.2092 ms with 128 items
+// against 0.2275 ms with 256 (scripts/gpu_softmax.sh).
 constexpr int64_t kMaxLocal = 256;
 int64_t preferred_local(int64_t row, bool cpu) {
-  const int64_t per_item = cpu ? 16 : 8, floor = cpu ? 8 : 32;
+  const int64_t per_item = cpu ? 16 : 8;
   int64_t local = 1;
   while (local < kMaxLocal && local * per_item < row) local *= 2;
-  return std::clamp<int64_t>(local, floor, kMaxLocal);
+  return local;
 }
 
 class RowOperation final : public sdk::Operation {
@@ -81,13 +83,15 @@ class RowOperation final : public sdk::Operation {
     plan.phases = FUGUE_PHASE_BODY;
     plan.launch.iteration[0] = sdk::elements(x) / row;  // one entry per row
     plan.launch.local_min = 1;
-    plan.launch.local_max = kMaxLocal;
-    plan.launch.local_multiple = 1;
     plan.launch.local_preferred = preferred_local(row, call.device().type == FUGUE_DEVICE_CPU);
+    plan.launch.local_max = plan.launch.local_preferred;  // the scratch below is sized for it
+    plan.launch.local_multiple = 1;
     plan.partitions = {sdk::batch_partition(x.rank, static_cast<int32_t>(x.rank) - 2),
                        sdk::batch_partition(out.rank, static_cast<int32_t>(out.rank) -
                                                           (result_ == RowResult::Softmax ? 2 : 1))};
-    plan.local_mem_bytes = static_cast<uint64_t>(sdk::group_combine_scratch(kMaxLocal)) * dtype_bytes(x.dtype);  // the combinations' scratch
+    plan.entry_teams = true;  // LOCAL_ID, LOCAL_SIZE and the scratch below are the row's team's
+    // The combinations' scratch, for the largest team the core may choose.
+    plan.local_mem_bytes = static_cast<uint64_t>(sdk::group_combine_scratch(plan.launch.local_preferred)) * dtype_bytes(x.dtype);
     plan.registers = 6;
     return plan;
   }

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 #include "device/device_description.h"
 #include "load/program_loader.h"
@@ -152,6 +153,55 @@ TEST(Batched, RefusalsSayWhy) {
       EXPECT_TRUE(g.staged.empty());
     }
   EXPECT_EQ(plan_for(wide, "pocl-cpu").groups.size(), 1u);
+}
+
+// Rows too short for a work-group each share one side by side, a team of work-items per row (the
+// operation's body is written for a team: fugue_plan.entry_teams): one work-item per row (thread model)
+// or a few (hybrid), rows that do not fill the last round, several rounds per work-group; the same values
+// as the reference and as one kernel per operation.
+TEST(Batched, ShortRowsShareAWorkGroupInTeams) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  struct Case {
+    int64_t rows, cols;
+    const char* tuning;
+  };
+  for (const Case& c : {Case{5000, 5, ""}, Case{1001, 40, ""}, Case{77, 3, "block_team_items=8"},
+                        Case{333, 40, "block_team_items=8"}, Case{9, 1, ""}}) {
+    const std::string what = std::to_string(c.rows) + " rows of " + std::to_string(c.cols) + " " + c.tuning +
+                             " (seed " + std::to_string(seed) + ")";
+    ASSERT_EQ(setenv("FUGUE_TUNING", c.tuning, 1), 0);
+    Program program = load_text(dir, scaled_rows(c.rows, c.cols, "f32", seed));
+    ExecutionPlan plan = plan_of(program);
+    ASSERT_EQ(plan.groups.size(), 1u) << notes(plan);
+    const FusedGroup& g = plan.groups[0];
+    const Launch& launch = plan.kernels[0].launch;
+    EXPECT_TRUE(g.teams) << what;
+    EXPECT_GE(launch.team, 1) << what;
+    EXPECT_GE(launch.entries_per_group, 2) << what;
+    EXPECT_EQ(launch.local_size, launch.team * launch.entries_per_group) << what;
+    // Every value the rows' bodies reach is held in local memory, one slot per entry of the group.
+    for (const char* s : {"u", "y", "l"}) EXPECT_EQ(g.local_values.count(s), 1u) << s << ", " << what;
+    int64_t launches = 0;
+    auto fused = test::run_on_device(program, std::nullopt, {}, &launches);
+    EXPECT_EQ(launches, 1) << what;
+    PlanOptions off;
+    off.fuse = false;
+    expect_same(fused, test::run_reference(program), 1e-5, "teams vs reference, " + what);
+    expect_same(fused, test::run_on_device(program, std::nullopt, off), 1e-6, "teams vs unfused, " + what);
+  }
+  ASSERT_EQ(unsetenv("FUGUE_TUNING"), 0);
+  // The team size follows the row (about eight elements per work-item on GPUs), and a row that wants a
+  // team of more than half a work-group's items gets a work-group of its own.
+  for (const auto& [cols, team, entries] : {std::tuple<int64_t, int64_t, int64_t>{4, 1, 64}, {16, 2, 32}, {256, 32, 2},
+                                            {1024, 128, 1}}) {
+    Program program = load_text(dir, scaled_rows(64, cols, "f32", seed));
+    ExecutionPlan plan = plan_for(program, "nvidia-h100");
+    ASSERT_EQ(plan.groups.size(), 1u) << notes(plan);
+    EXPECT_EQ(plan.groups[0].teams, entries > 1) << cols;
+    EXPECT_EQ(plan.kernels[0].launch.local_size, team * entries) << cols;
+    EXPECT_EQ(plan.kernels[0].launch.team, entries > 1 ? team : 0) << cols;
+  }
 }
 
 // NumPy is the independent oracle: rows of every length class (shorter than a work-group, not a multiple of

@@ -58,6 +58,8 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"jacobi.json", "pocl-cpu"}, Case{"optical_flow/hs_block.json", "pocl-cpu"},
                     // a batched kernel (softmax of its producer) and atomics (scatter_add with a private copy)
                     Case{"bench/softmax.json", "nvidia-h100"}, Case{"bench/softmax.json", "pocl-cpu"},
+                    // short rows side by side in a work-group, a team each
+                    Case{"bench/softmax_rows16.json", "nvidia-h100"}, Case{"bench/softmax_rows16.json", "pocl-cpu"},
                     Case{"bench/scatter_uniform.json", "nvidia-h100"}, Case{"bench/scatter_uniform.json", "pocl-cpu"}),
     [](const testing::TestParamInfo<Case>& info) {
       std::string name = fs::path(info.param.program).stem().string() + "_" + info.param.device;

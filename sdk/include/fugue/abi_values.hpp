@@ -206,6 +206,8 @@ struct Plan {
   std::vector<Workspace> workspaces;
   uint64_t local_mem_bytes = 0;
   uint32_t registers = 0;
+  // 2.3, BLOCK level: the BODY is written for a team of work-items per entry (fugue_plan.entry_teams).
+  bool entry_teams = false;
 };
 
 // Fills a C plan whose room (partitions with their ranks, workspaces) another party provided. Checks
@@ -256,6 +258,7 @@ inline void write_plan(const Plan& plan, fugue_plan& c) {
   }
   c.local_mem_bytes = plan.local_mem_bytes;
   c.registers = plan.registers;
+  if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, entry_teams)) c.entry_teams = plan.entry_teams ? 1u : 0u;
 }
 
 // The C form of a plan, with every struct and array it points at. Built empty, with room shaped by
@@ -318,6 +321,7 @@ class PlanBuffer {
     }
     plan.local_mem_bytes = c.local_mem_bytes;
     plan.registers = c.registers;
+    plan.entry_teams = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, entry_teams) && c.entry_teams != 0;
     return plan;
   }
   Plan read() const { return read(plan_); }

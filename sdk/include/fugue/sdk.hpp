@@ -380,6 +380,7 @@ template <class Combine>
 std::string group_combine(const Emitter& em, const std::string& ctype, const std::string& value,
                           const std::string& scratch, const std::string& result, Combine combine) {
   const int64_t size = em.local_size(), partials = group_combine_partials(size);
+  if (size == 1) return ctype + " " + result + " = " + value + ";\n";  // a team of one: nothing to combine
   const std::string id = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
   const std::string n = std::to_string(size), p = std::to_string(partials), k = em.name("k"), acc = em.name("acc");
   auto at = [&](const std::string& i) { return scratch + "[" + i + "]"; };
