@@ -150,13 +150,21 @@ typedef struct fugue_operand_desc {
    * spaces ("stencil"); NULL otherwise. */
   const char* plugin_kinds;
   /* end of 2.0 */
+  uint32_t flags; /* 2.3: FUGUE_OPERAND_* */
+  /* end of 2.3 */
 } fugue_operand_desc;
+
+/* 2.3: an OUT operand a program may leave out of its `out` list (an operation's extra results, such as
+ * a factorization's `info`): only the last ones of the list may be left out. The operation still writes
+ * it; the core gives it a temporary no program can name, dead once the operation is done. */
+#define FUGUE_OPERAND_OPTIONAL 1u
 
 typedef int32_t fugue_attr_type;
 #define FUGUE_ATTR_NUMBER 1 /* a JSON number */
 #define FUGUE_ATTR_INT 2    /* a JSON integer */
 #define FUGUE_ATTR_STRING 3
 #define FUGUE_ATTR_DTYPE 4 /* a dtype name: "f32", "i64", ... */
+#define FUGUE_ATTR_BOOL 5  /* 2.3: a JSON true or false; the value's integer (and number) is 1 or 0 */
 
 typedef struct fugue_attr_desc {
   uint32_t struct_size;

@@ -60,6 +60,8 @@ FUGUE_AT(fugue_operand_desc, dtypes, 24);
 FUGUE_AT(fugue_operand_desc, doc, 32);
 FUGUE_AT(fugue_operand_desc, plugin_kinds, 40);
 FUGUE_END_OF_2_0(fugue_operand_desc, plugin_kinds, 48);
+FUGUE_AT(fugue_operand_desc, flags, 48);
+FUGUE_END_OF_2_3(fugue_operand_desc, flags, 52);
 
 /* fugue_attr_desc */
 FUGUE_AT(fugue_attr_desc, struct_size, 0);

@@ -179,7 +179,9 @@ class KernelWriter {
       written_now_.insert(s);
       return local_entry(s, at);
     }
-    if (!write && in_local_now_.count(s)) return local_entry(s, at);
+    // An output read back (the operation's own results so far) is where the operation writes it.
+    const bool own_result = p.writes(k) && !p.reads(k) && group_.local_values.count(s);
+    if (!write && (in_local_now_.count(s) || own_result)) return local_entry(s, at);
     const int64_t per_entry = entry_elements(p.types[k], p.partition(k));
     return param(s) + "[" + entry_ + " * " + std::to_string(per_entry) + "L + " + at + "]";
   }
@@ -723,8 +725,18 @@ std::string KernelWriter::batched_body(const std::string& it) {
         const std::string& s = p.statement->operands[k];
         if (!group_.staged.count(s) || in_local_now_.count(s) || !p.reads(k)) continue;
         const int64_t per_entry = group_.local_values.at(s);
-        staging += walk(per_entry) + "      " + local_entry(s, local_index_) + " = " + param(s) + "[" + flat(per_entry) +
-                   "];\n    }\n";
+        if (teams()) {
+          // Every slot, a team past the last entry with a copy of the last entry: it then computes what that
+          // entry's team computes, on the same numbers (and its results are never copied out).
+          const std::string n = std::to_string(per_entry);
+          staging += "    for (int fugue_t = (int)get_local_id(0); fugue_t < " + std::to_string(launch_.entries_per_group * per_entry) +
+                     "; fugue_t += " + L + ") {\n      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n +
+                     ";\n      " + local_entry(s, local_index_) + " = " + param(s) + "[min(fugue_first + fugue_slot, fugue_n - 1) * " + n +
+                     "L + " + local_index_ + "];\n    }\n";
+        } else {
+          staging += walk(per_entry) + "      " + local_entry(s, local_index_) + " = " + param(s) + "[" + flat(per_entry) +
+                     "];\n    }\n";
+        }
         in_local_now_.insert(s);
       }
       if (!staging.empty()) code += staging + sync;

@@ -221,14 +221,18 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   const Operation& op = *st.op;
   st.operands.assign(op.operands().size(), "");
 
-  auto names = [&](const char* key, const std::vector<uint32_t>& slots) {
+  // `optional`: how many entries at the list's end a program may leave out.
+  auto names = [&](const char* key, const std::vector<uint32_t>& slots, size_t optional = 0) {
     std::vector<std::string> expected;
     for (uint32_t slot : slots) expected.push_back(op.operands()[slot]->name);
     std::string pk = p + "/" + key;
     json list = v.contains(key) ? v[key] : json::array();
     if (!list.is_array()) fail(pk, "a list of symbol names", describe(list));
-    if (list.size() != slots.size())
-      fail(pk, std::to_string(slots.size()) + " operand(s) (" + join(expected) + ") for " + name,
+    if (list.size() > slots.size() || list.size() + optional < slots.size())
+      fail(pk,
+           (optional ? std::to_string(slots.size() - optional) + " to " : std::string()) + std::to_string(slots.size()) +
+               " operand(s) (" + join(expected) + (optional ? "; the last " + std::to_string(optional) + " may be left out" : "") +
+               ") for " + name,
            std::to_string(list.size()));
     return list;
   };
@@ -270,9 +274,18 @@ Statement Loader::op_call(const json& v, const std::string& p) {
 
   attributes(st, op, v.contains("attrs") ? v["attrs"] : json::object(), p + "/attrs");
 
-  // Outputs: names; undeclared ones become temporaries typed by infer.
-  json outs = names("out", op.outputs());
+  // Outputs: names; undeclared ones become temporaries typed by infer. An optional output the program
+  // leaves out gets a temporary named by its place (a JSON pointer, which no program can name).
+  json outs = names("out", op.outputs(), op.optional_outputs());
+  while (outs.size() < op.outputs().size()) {
+    const std::string hidden = p + "/out/" + std::to_string(outs.size());
+    if (program_.symbols.count(hidden))  // the statement runs again (a loop is read once, but be sure)
+      error(p, "internal: the temporary '" + hidden + "' exists already");
+    st.operands[op.outputs()[outs.size()]] = hidden;
+    outs.push_back(json());
+  }
   for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].is_null() && !st.operands[op.outputs()[i]].empty()) continue;  // left out, named above
     uint32_t slot = op.outputs()[i];
     std::string po = p + "/out/" + std::to_string(i);
     if (!outs[i].is_string()) fail(po, "a symbol name", describe(outs[i]));
@@ -378,6 +391,11 @@ void Loader::attributes(Statement& st, const Operation& op, const json& attrs, c
         if (given && v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
           fail(pa, "an integer from -2^63 to 2^63 - 1", describe(v));
         value.integer = given ? v.get<int64_t>() : saturated_integer(a->default_number);
+        value.number = static_cast<double>(value.integer);
+        break;
+      case FUGUE_ATTR_BOOL:
+        if (given && !v.is_boolean()) fail(pa, "true or false", describe(v));
+        value.integer = given ? (v.get<bool>() ? 1 : 0) : (a->default_number != 0 ? 1 : 0);
         value.number = static_cast<double>(value.integer);
         break;
       case FUGUE_ATTR_STRING:

@@ -45,6 +45,17 @@ class Operation {
   fugue_role role(size_t operand) const { return operands_[operand]->role; }
   bool writes(size_t operand) const { return role(operand) != FUGUE_ROLE_IN; }
   bool reads(size_t operand) const { return role(operand) != FUGUE_ROLE_OUT; }
+  // An output a program may leave out of `out` (FUGUE_OPERAND_OPTIONAL, ABI 2.3).
+  bool optional(size_t operand) const {
+    const fugue_operand_desc* o = operands_[operand];
+    return o->struct_size >= FUGUE_SIZE_UP_TO(fugue_operand_desc, flags) && (o->flags & FUGUE_OPERAND_OPTIONAL);
+  }
+  // How many entries of a program's `out` list may be left out at its end.
+  size_t optional_outputs() const {
+    size_t n = 0;
+    while (n < outputs_.size() && optional(outputs_[outputs_.size() - 1 - n])) ++n;
+    return n;
+  }
   // FUGUE_OP_* traits.
   uint32_t traits() const { return desc_->traits; }
   // The calls the conformance suite runs, as JSON text ("" when the plugin declares none).

@@ -38,6 +38,7 @@ std::string check_op(const fugue_op_desc* op) {
   if (op->num_operands > 0 && !op->operands) return name + " declares operands but gives none";
   if (op->num_attrs > 0 && !op->attrs) return name + " declares attributes but gives none";
   std::set<std::string> names;
+  bool optional_seen = false;
   for (uint32_t i = 0; i < op->num_operands; ++i) {
     const auto* o = FUGUE_NTH(fugue_operand_desc, op->operands, i);
     if (o->struct_size < FUGUE_V2_SIZE(fugue_operand_desc, plugin_kinds))
@@ -54,6 +55,16 @@ std::string check_op(const fugue_op_desc* op) {
       return name + ": operand '" + o->name + "' must name the plugin kinds it accepts exactly when its kinds "
              "include FUGUE_KIND_PLUGIN";
     if (!names.insert(o->name).second) return name + ": operand name '" + o->name + "' repeats";
+    if (o->struct_size >= FUGUE_SIZE_UP_TO(fugue_operand_desc, flags)) {
+      if (o->flags & ~FUGUE_OPERAND_OPTIONAL)
+        return name + ": operand '" + o->name + "' has unknown flags " + std::to_string(o->flags);
+      if ((o->flags & FUGUE_OPERAND_OPTIONAL) && o->role != FUGUE_ROLE_OUT)
+        return name + ": operand '" + o->name + "' is optional but not an output (OUT)";
+      optional_seen = optional_seen || (o->flags & FUGUE_OPERAND_OPTIONAL);
+    }
+    if (optional_seen && o->role != FUGUE_ROLE_IN &&
+        !(o->struct_size >= FUGUE_SIZE_UP_TO(fugue_operand_desc, flags) && (o->flags & FUGUE_OPERAND_OPTIONAL)))
+      return name + ": output '" + o->name + "' follows an optional output: only the last outputs may be optional";
   }
   for (uint32_t i = 0; i < op->num_attrs; ++i) {
     const auto* a = FUGUE_NTH(fugue_attr_desc, op->attrs, i);

@@ -66,7 +66,7 @@ std::vector<std::string> problems_of(const Operation& op, const PluginRegistry& 
     const std::string where = "attribute " + std::to_string(a) + " ('" + (at.name ? at.name : "") + "')";
     if (!identifier(at.name)) problem(where + ": name is not an identifier");
     else if (!names.insert(at.name).second) problem(where + ": name used twice (operands and attributes share names)");
-    if (at.type < FUGUE_ATTR_NUMBER || at.type > FUGUE_ATTR_DTYPE) problem(where + ": unknown type");
+    if (at.type < FUGUE_ATTR_NUMBER || at.type > FUGUE_ATTR_BOOL) problem(where + ": unknown type");
     if ((at.type == FUGUE_ATTR_NUMBER || at.type == FUGUE_ATTR_INT) && !std::isfinite(at.default_number))
       problem(where + ": default is not finite");
   }

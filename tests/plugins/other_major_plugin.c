@@ -83,8 +83,8 @@ static fugue_status reference(const fugue_op_desc* op, const fugue_call* call, f
 }
 
 static const fugue_operand_desc operands[2] = {
-    {sizeof(fugue_operand_desc), "y", FUGUE_ROLE_OUT, FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "-x", NULL},
-    {sizeof(fugue_operand_desc), "x", FUGUE_ROLE_IN, FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "input", NULL},
+    {sizeof(fugue_operand_desc), "y", FUGUE_ROLE_OUT, FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "-x", NULL, 0},
+    {sizeof(fugue_operand_desc), "x", FUGUE_ROLE_IN, FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "input", NULL, 0},
 };
 
 static const fugue_op_desc negate = {sizeof(fugue_op_desc), "next.negate", "y = -x, from a plugin of the next ABI major",

@@ -128,12 +128,19 @@ struct OperandSpec {
   uint32_t dtypes = FUGUE_DTYPES_REAL;
   std::string doc;
   std::string plugin_kinds;  // with FUGUE_KIND_PLUGIN in kinds: the kinds' names, space-separated
+  uint32_t flags = 0;        // FUGUE_OPERAND_* (2.3)
 };
 inline OperandSpec in(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
   return {std::move(name), FUGUE_ROLE_IN, kinds, dtypes, std::move(doc), {}};
 }
 inline OperandSpec out(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
   return {std::move(name), FUGUE_ROLE_OUT, kinds, dtypes, std::move(doc), {}};
+}
+// An output a program may leave out of `out` (FUGUE_OPERAND_OPTIONAL): the last ones of the list only.
+inline OperandSpec optional_out(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
+  OperandSpec spec = out(std::move(name), kinds, dtypes, std::move(doc));
+  spec.flags = FUGUE_OPERAND_OPTIONAL;
+  return spec;
 }
 // Read and updated in place (FUGUE_ROLE_INOUT): an input to infer, which keeps its type.
 inline OperandSpec inout(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
@@ -191,6 +198,7 @@ class Call {
     return a.type == FUGUE_ATTR_INT ? static_cast<double>(a.integer) : a.number;
   }
   int64_t integer(const std::string& name) const { return attr(name).integer; }
+  bool flag(const std::string& name) const { return attr(name).integer != 0; }  // FUGUE_ATTR_BOOL
   std::string string(const std::string& name) const {
     const char* s = attr(name).string;
     return s ? s : "";
@@ -771,7 +779,7 @@ class Operation {
     operand_descs_.clear();
     for (const auto& o : operands)
       operand_descs_.push_back({sizeof(fugue_operand_desc), o.name.c_str(), o.role, o.kinds, o.dtypes,
-                                o.doc.c_str(), o.plugin_kinds.empty() ? nullptr : o.plugin_kinds.c_str()});
+                                o.doc.c_str(), o.plugin_kinds.empty() ? nullptr : o.plugin_kinds.c_str(), o.flags});
     attr_descs_.clear();
     for (const auto& a : attrs)
       attr_descs_.push_back({sizeof(fugue_attr_desc), a.name.c_str(), a.type, a.required ? 1 : 0,

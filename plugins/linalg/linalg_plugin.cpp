@@ -1,0 +1,20 @@
+// linalg_plugin.cpp: the entry point of the linalg plugin: batched dense linear algebra on [..., m, n]
+// arrays (the leading axes number the matrices), and the spd generator.
+#include "fugue/sdk.hpp"
+#include "potrf.h"
+#include "spd.h"
+
+namespace {
+
+void populate(fugue::sdk::Plugin& plugin) {
+  using namespace fugue::linalg;
+  plugin.add(potrf_operation());
+  plugin.add_generator(spd_generator());
+}
+
+}  // namespace
+
+FUGUE_SDK_PLUGIN("linalg", "0.1.0",
+                 "Batched dense linear algebra over many small matrices: Cholesky factorization (potrf), with "
+                 "LAPACK's info per matrix; the spd generator of positive definite matrices",
+                 populate)

@@ -1,0 +1,222 @@
+// potrf.cpp: linalg.potrf (see potrf.h).
+#include "potrf.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "matrices.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kA = 0, kL = 1, kInfo = 2;
+
+// Up to this order a matrix is one work-item's, in registers; above, a team's, in local memory.
+constexpr int64_t kRegisterOrder = 8;
+
+// The team for an n x n matrix: one work-item up to kRegisterOrder, else about one per row (up to 256).
+int64_t team_size(int64_t n) {
+  if (n <= kRegisterOrder) return 1;
+  int64_t team = 1;
+  while (team < n && team < 256) team *= 2;
+  return team;
+}
+
+class Potrf final : public sdk::Operation {
+ public:
+  Potrf() {
+    name = "linalg.potrf";
+    doc = "Cholesky factorization of a batch of symmetric positive definite matrices [..., n, n]: L with A = L L^T "
+          "(lower, the default) or U with A = U^T U (lower false), from A's lower (upper) triangle, the other triangle "
+          "zero; info (optional) per matrix as LAPACK's: 0, or k when the leading minor of order k is not positive "
+          "definite (the factor then holds its first k - 1 columns, rows when upper, and zeros)";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "symmetric positive definite matrices [..., n, n]"),
+                sdk::out("L", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the factors, of A's shape and dtype"),
+                sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
+                                  "i32 per matrix [...]: 0 or the order of the first leading minor that is not positive definite")};
+    attrs = {{"lower", FUGUE_ATTR_BOOL, false, 1, "", "true: A = L L^T from A's lower triangle; false: A = U^T U from its upper"}};
+    // Backward stable: errors of about n * eps * cond(A) relative to the factor's largest elements.
+    tolerance_f32 = 2e-4;
+    tolerance_f64 = 1e-11;
+    test_cases = R"([
+      {"name": "one 1x1", "inputs": {"A": {"kind": "array", "shape": [1, 1], "from": {"spd": {"seed": 1}}}}},
+      {"name": "batch of 3x3 in registers", "inputs": {"A": {"kind": "array", "shape": [37, 3, 3], "from": {"spd": {"seed": 2}}}}},
+      {"name": "8x8 upper", "attrs": {"lower": false}, "inputs": {"A": {"kind": "array", "shape": [2, 5, 8, 8], "from": {"spd": {"seed": 3}}}}},
+      {"name": "9x9 in teams", "inputs": {"A": {"kind": "array", "shape": [21, 9, 9], "from": {"spd": {"seed": 4, "cond": 100}}}}},
+      {"name": "33x33 upper in teams", "attrs": {"lower": false}, "inputs": {"A": {"kind": "array", "shape": [5, 33, 33], "from": {"spd": {"seed": 5}}}}},
+      {"name": "70x70, a work-group each", "inputs": {"A": {"kind": "array", "shape": [3, 70, 70], "from": {"spd": {"seed": 6}}}}},
+      {"name": "not positive definite", "inputs": {"A": {"kind": "array", "shape": [2, 2, 2], "value": [[[4, 2], [2, 1]], [[1, 0], [0, -1]]]}}},
+      {"name": "not positive definite in teams", "inputs": {"A": {"kind": "array", "shape": [1, 12, 12], "from": {"random": {"seed": 7}}}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type& a = call.operand(kA);
+    square_order(a, name, "A");
+    types[kL] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, sdk::shape_of(a));
+    types[kInfo] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a));
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const fugue_type& a = call.operand(kA);
+    const int64_t n = a.shape[a.rank - 1], team = team_size(n);
+    sdk::Plan plan;
+    plan.level = FUGUE_LEVEL_BLOCK;
+    plan.phases = FUGUE_PHASE_BODY;
+    plan.entry_teams = true;  // LOCAL_ID and LOCAL_SIZE below are the matrix's team's
+    plan.launch.iteration[0] = batch_count(a);
+    // The code is written for this team size: one work-item works in registers, several in shared memory.
+    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = team;
+    plan.launch.local_multiple = 1;
+    plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
+    plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : 12;
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const fugue_type& a = call.operand(kA);
+    const int64_t n = a.shape[a.rank - 1];
+    const bool lower = call.flag("lower");
+    em.append(em.local_size() == 1 ? in_registers(em, a.dtype, n, lower) : in_team(em, a.dtype, n, lower));
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const fugue_type& a = call.operand(kA);
+    const double n = static_cast<double>(a.shape[a.rank - 1]), m = static_cast<double>(batch_count(a));
+    return {sizeof(fugue_cost), 2 * m * n * n * dtype_bytes(a.dtype) + 4 * m, m * n * n * n / 3};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView a(arrays[kA]);
+    sdk::HostView l(arrays[kL]), info(arrays[kInfo]);
+    const fugue_type& t = call.operand(kA);
+    const int64_t n = t.shape[t.rank - 1], count = batch_count(t);
+    const bool lower = call.flag("lower");
+    std::vector<long double> f(static_cast<size_t>(n * n));
+    for (int64_t m = 0; m < count; ++m) {
+      const int64_t base = m * n * n;
+      // f: the lower triangle of A (upper: of A^T), factored in place, in extended precision.
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < n; ++c) f[r * n + c] = c <= r ? a.get(base + (lower ? r * n + c : c * n + r)) : 0;
+      int64_t failed = 0;
+      for (int64_t k = 0; k < n && !failed; ++k) {
+        const long double d = f[k * n + k];
+        if (!(d > 0)) {
+          failed = k + 1;
+          break;
+        }
+        const long double s = std::sqrt(d);
+        f[k * n + k] = s;
+        for (int64_t i = k + 1; i < n; ++i) f[i * n + k] /= s;
+        for (int64_t i = k + 1; i < n; ++i)
+          for (int64_t j = k + 1; j <= i; ++j) f[i * n + j] -= f[i * n + k] * f[j * n + k];
+      }
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < n; ++c) {
+          const bool kept = c <= r && (!failed || c < failed - 1);
+          l.set(base + (lower ? r * n + c : c * n + r), kept ? static_cast<double>(f[r * n + c]) : 0.0);
+        }
+      info.set_int(m, failed);
+    }
+  }
+
+ private:
+  // One matrix per work-item, in registers: every index a constant once the loops are unrolled.
+  static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
+    const std::string t = real_type(dtype), N = std::to_string(n), zero = real_literal(dtype, 0);
+    const std::string f = em.name("f"), info = em.name("info"), r = em.name("r"), c = em.name("c"), k = em.name("k"),
+                      i = em.name("i"), j = em.name("j"), d = em.name("d"), s = em.name("s");
+    const std::string at_a = em.read_at(kA, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
+    std::string code = t + " " + f + "[" + std::to_string(n * n) + "];\n";
+    code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c +
+            " = 0; " + c + " <= " + r + "; ++" + c + ") " + f + "[" + r + " * " + N + " + " + c + "] = " + at_a + ";\n";
+    code += "int " + info + " = 0;\n";
+    code += "#pragma unroll\nfor (int " + k + " = 0; " + k + " < " + N + "; ++" + k + ") {\n";
+    code += "  const " + t + " " + d + " = " + f + "[" + k + " * " + N + " + " + k + "];\n";
+    code += "  if (" + info + " == 0 && !(" + d + " > " + zero + ")) " + info + " = " + k + " + 1;\n";
+    code += "  if (" + info + " == 0) {\n";
+    code += "    const " + t + " " + s + " = sqrt(" + d + ");\n";
+    code += "    " + f + "[" + k + " * " + N + " + " + k + "] = " + s + ";\n";
+    code += "    #pragma unroll\n    for (int " + i + " = " + k + " + 1; " + i + " < " + N + "; ++" + i + ") " + f + "[" + i +
+            " * " + N + " + " + k + "] /= " + s + ";\n";
+    code += "    #pragma unroll\n    for (int " + i + " = " + k + " + 1; " + i + " < " + N + "; ++" + i + ")\n";
+    code += "      #pragma unroll\n      for (int " + j + " = " + k + " + 1; " + j + " <= " + i + "; ++" + j + ") " + f + "[" + i +
+            " * " + N + " + " + j + "] -= " + f + "[" + i + " * " + N + " + " + k + "] * " + f + "[" + j + " * " + N + " + " + k +
+            "];\n";
+    code += "  }\n}\n";
+    // Out: the factor's triangle (its first info - 1 columns when it failed), zeros elsewhere.
+    const std::string at_l = em.write_at(kL, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
+    code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c +
+            " = 0; " + c + " < " + N + "; ++" + c + ") " + at_l + " = " + c + " <= " + r + " && (" + info + " == 0 || " + c +
+            " < " + info + " - 1) ? " + f + "[" + r + " * " + N + " + " + c + "] : " + zero + ";\n";
+    code += em.write_at(kInfo, "0") + " = " + info + ";\n";
+    return code;
+  }
+
+  // A team of work-items per matrix, factoring it right-looking in the result's storage (local memory
+  // with teams, else where the core keeps it); every work-item of the team sees the same pivots, so the
+  // team decides alike, and the loops around the barriers have the same trip count everywhere.
+  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
+    const std::string t = real_type(dtype), N = std::to_string(n), NN = std::to_string(n * n), zero = real_literal(dtype, 0);
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const int64_t team = em.local_size();
+    const std::string T = std::to_string(team), sync = em.barrier() + "\n";
+    const std::string e = em.name("e"), q = em.name("q"), r = em.name("r"), c = em.name("c"), k = em.name("k"),
+                      i = em.name("i"), j = em.name("j"), m = em.name("m"), d = em.name("d"), s = em.name("s"),
+                      info = em.name("info");
+    // Every loop runs the same number of trips in every work-item (the element it takes, when any, tested
+    // inside): loops whose trip counts differ between the work-items of a group, between barriers, were
+    // miscompiled by PoCL.
+    auto each = [&](const std::string& index, int64_t count, const std::string& bound, const std::string& body) {
+      return "for (int " + q + " = 0; " + q + " < " + std::to_string((count + team - 1) / team) + "; ++" + q + ") {\n  const int " +
+             index + " = " + q + " * " + T + " + " + lane + ";\n  if (" + index + " < " + bound + ") {\n" + body + "  }\n}\n";
+    };
+    // The factor is computed lower in L's storage (upper: A read transposed), then transposed in place.
+    auto L = [&](const std::string& index) { return em.write_at(kL, index); };
+    auto Lr = [&](const std::string& index) { return em.read_at(kL, index); };
+    std::string code;
+    code += each(e, n * n, NN,
+                 "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + L(e) + " = " + c +
+                     " <= " + r + " ? " + em.read_at(kA, lower ? e : c + " * " + N + " + " + r) + " : " + zero + ";\n");
+    code += sync;
+    code += "int " + info + " = 0;\n";
+    code += "for (int " + k + " = 0; " + k + " < " + N + "; ++" + k + ") {\n";
+    code += "const " + t + " " + d + " = " + Lr(k + " * " + N + " + " + k) + ";\n";
+    code += "if (" + info + " == 0 && !(" + d + " > " + zero + ")) " + info + " = " + k + " + 1;\n";
+    code += "const " + t + " " + s + " = sqrt(" + d + ");\n";
+    code += "const int " + m + " = " + info + " == 0 ? " + N + " - " + k + " - 1 : 0;  /* rows below the pivot */\n";
+    // The column below the pivot (the pivot itself is written after the barrier: every item reads it first).
+    code += each(i, n, m, "    " + L("(" + k + " + 1 + " + i + ") * " + N + " + " + k) + " = " + Lr("(" + k + " + 1 + " + i + ") * " + N +
+                                  " + " + k) + " / " + s + ";\n");
+    code += sync;
+    code += "if (" + info + " == 0 && " + lane + " == 0) " + L(k + " * " + N + " + " + k) + " = " + s + ";\n";
+    code += each(e, n * n, m + " * " + m,
+                 "    const int " + i + " = " + k + " + 1 + " + e + " / " + m + ", " + j + " = " + k + " + 1 + " + e + " % " + m +
+                     ";\n    if (" + j + " <= " + i + ") " + L(i + " * " + N + " + " + j) + " -= " + Lr(i + " * " + N + " + " + k) +
+                     " * " + Lr(j + " * " + N + " + " + k) + ";\n");
+    code += sync + "}\n";
+    // A failed factor keeps its first info - 1 columns; upper: transposed in place (each pair one item's).
+    std::string last = "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n";
+    last += "    if (" + c + " <= " + r + ") {\n";
+    last += "      const " + t + " " + d + " = " + info + " == 0 || " + c + " < " + info + " - 1 ? " + Lr(e) + " : " + zero + ";\n";
+    if (lower) {
+      last += "      " + L(e) + " = " + d + ";\n";
+    } else {
+      last += "      " + L(e) + " = " + zero + ";\n";
+      last += "      " + L(c + " * " + N + " + " + r) + " = " + d + ";\n";
+    }
+    last += "    }\n";
+    code += each(e, n * n, NN, last);
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
+    return code;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> potrf_operation() { return std::make_unique<Potrf>(); }
+
+}  // namespace fugue::linalg
