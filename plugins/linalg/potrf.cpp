@@ -14,10 +14,11 @@ namespace {
 
 constexpr uint32_t kA = 0, kL = 1, kInfo = 2;
 
-// Up to this order a matrix is one work-item's, in registers; above, a team's, in local memory.
-constexpr int64_t kRegisterOrder = 8;
+// Up to this order a matrix is one work-item's, in registers; up to kRowOrder a team's, a row in each
+// work-item's registers (the pivot column shared through local memory); above, a team's in local memory.
+constexpr int64_t kRegisterOrder = 8, kRowOrder = 16;
 
-// The team for an n x n matrix: one work-item up to kRegisterOrder, else about one per row (up to 256).
+// The team for an n x n matrix: one work-item up to kRegisterOrder, else one per row (up to 256).
 int64_t team_size(int64_t n) {
   if (n <= kRegisterOrder) return 1;
   int64_t team = 1;
@@ -72,7 +73,8 @@ class Potrf final : public sdk::Operation {
     plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = team;
     plan.launch.local_multiple = 1;
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
-    plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : 12;
+    plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : n <= kRowOrder ? static_cast<uint32_t>(n + 8) : 12;
+    if (n > kRegisterOrder && n <= kRowOrder) plan.local_mem_bytes = static_cast<uint64_t>(n) * dtype_bytes(a.dtype);  // the column
     return plan;
   }
 
@@ -80,7 +82,9 @@ class Potrf final : public sdk::Operation {
     const fugue_type& a = call.operand(kA);
     const int64_t n = a.shape[a.rank - 1];
     const bool lower = call.flag("lower");
-    em.append(em.local_size() == 1 ? in_registers(em, a.dtype, n, lower) : in_team(em, a.dtype, n, lower));
+    em.append(n <= kRegisterOrder ? in_registers(em, a.dtype, n, lower)
+              : n <= kRowOrder   ? in_rows(em, a.dtype, n, lower)
+                                 : in_team(em, a.dtype, n, lower));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {
@@ -153,6 +157,51 @@ class Potrf final : public sdk::Operation {
             " = 0; " + c + " < " + N + "; ++" + c + ") " + at_l + " = " + c + " <= " + r + " && (" + info + " == 0 || " + c +
             " < " + info + " - 1) ? " + f + "[" + r + " * " + N + " + " + c + "] : " + zero + ";\n";
     code += em.write_at(kInfo, "0") + " = " + info + ";\n";
+    return code;
+  }
+
+  // A team with a row of the matrix in each work-item's registers (rows past n idle): at step k every row
+  // leaves its element of column k in local memory, and every row below k updates itself from that
+  // column. The loops are unrolled, so every register index is a constant.
+  static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
+    const std::string t = real_type(dtype), N = std::to_string(n), zero = real_literal(dtype, 0);
+    const std::string row = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
+    const std::string col = em.local_array(dtype, n, "column");
+    const std::string a = em.name("a"), info = em.name("info"), d = em.name("d"), s = em.name("s"), l = em.name("l"),
+                      r = em.name("r"), lr = em.name("lr");
+    auto el = [&](int64_t j) { return a + "[" + std::to_string(j) + "]"; };
+    std::string code = t + " " + a + "[" + N + "];\n";
+    for (int64_t j = 0; j < n; ++j)
+      code += el(j) + " = " + row + " < " + N + " && " + std::to_string(j) + " <= " + row + " ? " +
+              em.read_at(kA, lower ? "min(" + row + ", " + std::to_string(n - 1) + ") * " + N + " + " + std::to_string(j)
+                                   : std::to_string(j) + " * " + N + " + min(" + row + ", " + std::to_string(n - 1) + ")") +
+              " : " + zero + ";\n";
+    code += "int " + info + " = 0;\n";
+    for (int64_t k = 0; k < n; ++k) {
+      const std::string K = std::to_string(k);
+      code += "if (" + row + " < " + N + ") " + col + "[" + row + "] = " + el(k) + ";\n" + sync;
+      code += "{\n  const " + t + " " + d + " = " + col + "[" + K + "];\n";
+      code += "  if (" + info + " == 0 && !(" + d + " > " + zero + ")) " + info + " = " + std::to_string(k + 1) + ";\n";
+      code += "  const " + t + " " + s + " = sqrt(" + d + "), " + r + " = " + real_literal(dtype, 1) + " / " + s + ";\n";
+      code += "  if (" + info + " == 0 && " + row + " == " + K + ") " + el(k) + " = " + s + ";\n";
+      code += "  if (" + info + " == 0 && " + row + " > " + K + " && " + row + " < " + N + ") {\n";
+      // One division per step; the column's elements are scaled by multiplying (f64 divisions are slow).
+      code += "    const " + t + " " + l + " = " + el(k) + " * " + r + ";\n    " + el(k) + " = " + l + ";\n";
+      code += "    const " + t + " " + lr + " = " + l + " * " + r + ";\n";
+      for (int64_t j = k + 1; j < n; ++j)
+        code += "    if (" + std::to_string(j) + " <= " + row + ") " + el(j) + " -= " + lr + " * " + col + "[" + std::to_string(j) +
+                "];\n";
+      code += "  }\n}\n" + sync;  // the column is overwritten next
+    }
+    // Out: the row (its first info - 1 elements when the factor failed), zeros elsewhere; upper: as a column.
+    code += "if (" + row + " < " + N + ") {\n";
+    for (int64_t j = 0; j < n; ++j) {
+      const std::string J = std::to_string(j);
+      code += "  " + em.write_at(kL, lower ? row + " * " + N + " + " + J : J + " * " + N + " + " + row) + " = " + J + " <= " + row +
+              " && (" + info + " == 0 || " + J + " < " + info + " - 1) ? " + el(j) + " : " + zero + ";\n";
+    }
+    code += "}\n";
+    code += "if (" + row + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
     return code;
   }
 

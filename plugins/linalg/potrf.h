@@ -4,9 +4,10 @@
 // minor of order k is not positive definite; that entry's factor then holds its first k - 1 columns
 // (rows, upper) and zeros, and the other entries go on.
 //
-// Plans: one matrix per work-item in registers for n <= 8 (fully unrolled), a team of work-items
-// sharing the matrix in local memory for larger n, several matrices side by side per work-group
-// (fugue_plan.entry_teams), or a work-group per matrix when the team is large.
+// Plans: one matrix per work-item in registers for n <= 8 (fully unrolled); up to n = 16 a team with a
+// row in each work-item's registers, the pivot column shared through local memory; above, a team
+// factoring the matrix in local memory (global memory for a work-group per matrix); several matrices side
+// by side per work-group where the teams are small (fugue_plan.entry_teams).
 #pragma once
 #include <memory>
 
