@@ -666,17 +666,21 @@ std::string KernelWriter::batched_body(const std::string& it) {
   const std::string L = std::to_string(launch_.local_size);
   const std::string sync = "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n";
   std::string code;
-  // Opens a walk over element j (local_index_) of the entries of `per_entry` elements; flat(per_entry)
-  // is then the element's index in global memory.
+  // walk(per_entry) opens a walk over element j (local_index_) of the entries of `per_entry` elements;
+  // flat(per_entry) is then the element's index in global memory. stage(s, per_entry) copies input s's
+  // entries into local memory.
   std::function<std::string(int64_t)> walk, flat;
+  std::function<std::string(const std::string&, int64_t)> stage;
   if (teams()) {
     // Entries side by side: fugue_first is the work-group's first entry of this round, and the whole
     // group walks the round's elements in order (its entries are neighbours in global memory). A team
-    // (fugue_slot, fugue_lane) whose entry is past the last one works on its own slot's stale or zero
-    // values and repeats the last entry's number; its results are never copied out.
+    // (fugue_slot, fugue_lane) whose entry is past the last one gets a copy of the last entry's inputs
+    // and its number (values produced in the kernel are its slot's stale or zero ones); its results
+    // are never copied out.
     const std::string E = std::to_string(launch_.entries_per_group), T = std::to_string(launch_.team);
     code += "  const int fugue_slot = (int)get_local_id(0) / " + T + ", fugue_lane = (int)get_local_id(0) % " + T + ";\n";
     for (const auto& [s, per_entry] : group_.local_values) {
+      if (group_.staged.count(s)) continue;  // every slot is copied in before it is read
       const int64_t count = launch_.entries_per_group * slot_stride(per_entry);
       code += (count <= launch_.local_size ? "  if ((int)get_local_id(0) < " + std::to_string(count) + ") { const int fugue_t = (int)get_local_id(0);"
                                            : "  for (int fugue_t = (int)get_local_id(0); fugue_t < " + std::to_string(count) +
@@ -699,6 +703,13 @@ std::string KernelWriter::batched_body(const std::string& it) {
       return open + "      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n + ";\n";
     };
     flat = [&](int64_t per_entry) { return "fugue_first * " + std::to_string(per_entry) + "L + fugue_t"; };
+    stage = [&](const std::string& s, int64_t per_entry) {
+      const std::string n = std::to_string(per_entry);
+      return "    for (int fugue_t = (int)get_local_id(0); fugue_t < " + std::to_string(launch_.entries_per_group * per_entry) +
+             "; fugue_t += " + L + ") {\n      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n +
+             ";\n      " + local_entry(s, local_index_) + " = " + param(s) + "[min(fugue_first + fugue_slot, fugue_n - 1) * " + n +
+             "L + " + local_index_ + "];\n    }\n";
+    };
   } else {
     code += "  for (long " + entry_ + " = get_group_id(0); " + entry_ + " < fugue_n; " + entry_ + " += get_num_groups(0)) {\n";
     // Walks element j of an entry of `per_entry` elements, by the work-items of the group in turn; an
@@ -712,6 +723,9 @@ std::string KernelWriter::batched_body(const std::string& it) {
              " += " + L + ") {\n";
     };
     flat = [&](int64_t per_entry) { return entry_ + " * " + std::to_string(per_entry) + "L + " + local_index_; };
+    stage = [&](const std::string& s, int64_t per_entry) {
+      return walk(per_entry) + "      " + local_entry(s, local_index_) + " = " + param(s) + "[" + flat(per_entry) + "];\n    }\n";
+    };
   }
   bool first = true;
   for (size_t o = 0; o < ops.size();) {
@@ -724,19 +738,7 @@ std::string KernelWriter::batched_body(const std::string& it) {
       for (size_t k = 0; k < p.statement->operands.size(); ++k) {
         const std::string& s = p.statement->operands[k];
         if (!group_.staged.count(s) || in_local_now_.count(s) || !p.reads(k)) continue;
-        const int64_t per_entry = group_.local_values.at(s);
-        if (teams()) {
-          // Every slot, a team past the last entry with a copy of the last entry: it then computes what that
-          // entry's team computes, on the same numbers (and its results are never copied out).
-          const std::string n = std::to_string(per_entry);
-          staging += "    for (int fugue_t = (int)get_local_id(0); fugue_t < " + std::to_string(launch_.entries_per_group * per_entry) +
-                     "; fugue_t += " + L + ") {\n      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n +
-                     ";\n      " + local_entry(s, local_index_) + " = " + param(s) + "[min(fugue_first + fugue_slot, fugue_n - 1) * " + n +
-                     "L + " + local_index_ + "];\n    }\n";
-        } else {
-          staging += walk(per_entry) + "      " + local_entry(s, local_index_) + " = " + param(s) + "[" + flat(per_entry) +
-                     "];\n    }\n";
-        }
+        staging += stage(s, group_.local_values.at(s));
         in_local_now_.insert(s);
       }
       if (!staging.empty()) code += staging + sync;

@@ -277,15 +277,8 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   // Outputs: names; undeclared ones become temporaries typed by infer. An optional output the program
   // leaves out gets a temporary named by its place (a JSON pointer, which no program can name).
   json outs = names("out", op.outputs(), op.optional_outputs());
-  while (outs.size() < op.outputs().size()) {
-    const std::string hidden = p + "/out/" + std::to_string(outs.size());
-    if (program_.symbols.count(hidden))  // the statement runs again (a loop is read once, but be sure)
-      error(p, "internal: the temporary '" + hidden + "' exists already");
-    st.operands[op.outputs()[outs.size()]] = hidden;
-    outs.push_back(json());
-  }
+  for (size_t i = outs.size(); i < op.outputs().size(); ++i) st.operands[op.outputs()[i]] = p + "/out/" + std::to_string(i);
   for (size_t i = 0; i < outs.size(); ++i) {
-    if (outs[i].is_null() && !st.operands[op.outputs()[i]].empty()) continue;  // left out, named above
     uint32_t slot = op.outputs()[i];
     std::string po = p + "/out/" + std::to_string(i);
     if (!outs[i].is_string()) fail(po, "a symbol name", describe(outs[i]));
@@ -309,7 +302,7 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   } catch (const UserError& e) {
     error(p, e.what());
   }
-  for (size_t i = 0; i < outs.size(); ++i) {
+  for (size_t i = 0; i < op.outputs().size(); ++i) {
     uint32_t slot = op.outputs()[i];
     if (!op.reads(slot)) assign_output(st.operands[slot], inferred[slot], p + "/out/" + std::to_string(i), name);
   }

@@ -23,15 +23,11 @@ int64_t batch_count(const fugue_type& t) { return sdk::elements(batch_shape(t));
 sdk::Partition matrix_batch(const fugue_type& t) { return sdk::batch_partition(t.rank, static_cast<int32_t>(t.rank) - 3); }
 sdk::Partition value_batch(const fugue_type& t) { return sdk::batch_partition(t.rank, static_cast<int32_t>(t.rank) - 1); }
 
-std::string real_type(fugue_dtype dtype) { return dtype == FUGUE_DTYPE_F64 ? "double" : "float"; }
-
 std::string real_literal(fugue_dtype dtype, double value) {
   char buf[64];
   if (dtype == FUGUE_DTYPE_F64) std::snprintf(buf, sizeof buf, "%.17e", value);
   else std::snprintf(buf, sizeof buf, "%.9ef", value);
   return buf;
 }
-
-uint64_t dtype_bytes(fugue_dtype dtype) { return dtype == FUGUE_DTYPE_F64 ? 8 : dtype == FUGUE_DTYPE_F32 ? 4 : 4; }
 
 }  // namespace fugue::linalg

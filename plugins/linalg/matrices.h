@@ -20,10 +20,7 @@ int64_t batch_count(const fugue_type& t);
 // The BATCH partition of a [..., n, n] operand (a matrix per entry) and of a [...] one (a value per entry).
 sdk::Partition matrix_batch(const fugue_type& t);
 sdk::Partition value_batch(const fugue_type& t);
-// The OpenCL C type of a real dtype, and a literal of it.
-std::string real_type(fugue_dtype dtype);
+// An OpenCL C literal of a real dtype (f32 with its suffix, so an f32 kernel needs no doubles).
 std::string real_literal(fugue_dtype dtype, double value);
-// Bytes of one element.
-uint64_t dtype_bytes(fugue_dtype dtype);
 
 }  // namespace fugue::linalg

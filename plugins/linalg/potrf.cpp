@@ -74,7 +74,7 @@ class Potrf final : public sdk::Operation {
     plan.launch.local_multiple = 1;
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
     plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : n <= kRowOrder ? static_cast<uint32_t>(n + 8) : 12;
-    if (n > kRegisterOrder && n <= kRowOrder) plan.local_mem_bytes = static_cast<uint64_t>(n) * dtype_bytes(a.dtype);  // the column
+    if (n > kRegisterOrder && n <= kRowOrder) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
     return plan;
   }
 
@@ -90,7 +90,7 @@ class Potrf final : public sdk::Operation {
   fugue_cost cost(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
     const double n = static_cast<double>(a.shape[a.rank - 1]), m = static_cast<double>(batch_count(a));
-    return {sizeof(fugue_cost), 2 * m * n * n * dtype_bytes(a.dtype) + 4 * m, m * n * n * n / 3};
+    return {sizeof(fugue_cost), 2 * m * n * n * abi::dtype_size(a.dtype) + 4 * m, m * n * n * n / 3};
   }
 
   void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
@@ -130,7 +130,7 @@ class Potrf final : public sdk::Operation {
  private:
   // One matrix per work-item, in registers: every index a constant once the loops are unrolled.
   static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
-    const std::string t = real_type(dtype), N = std::to_string(n), zero = real_literal(dtype, 0);
+    const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), zero = real_literal(dtype, 0);
     const std::string f = em.name("f"), info = em.name("info"), r = em.name("r"), c = em.name("c"), k = em.name("k"),
                       i = em.name("i"), j = em.name("j"), d = em.name("d"), s = em.name("s");
     const std::string at_a = em.read_at(kA, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
@@ -164,7 +164,7 @@ class Potrf final : public sdk::Operation {
   // leaves its element of column k in local memory, and every row below k updates itself from that
   // column. The loops are unrolled, so every register index is a constant.
   static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
-    const std::string t = real_type(dtype), N = std::to_string(n), zero = real_literal(dtype, 0);
+    const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), zero = real_literal(dtype, 0);
     const std::string row = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const std::string col = em.local_array(dtype, n, "column");
     const std::string a = em.name("a"), info = em.name("info"), d = em.name("d"), s = em.name("s"), l = em.name("l"),
@@ -209,7 +209,7 @@ class Potrf final : public sdk::Operation {
   // with teams, else where the core keeps it); every work-item of the team sees the same pivots, so the
   // team decides alike, and the loops around the barriers have the same trip count everywhere.
   static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
-    const std::string t = real_type(dtype), N = std::to_string(n), NN = std::to_string(n * n), zero = real_literal(dtype, 0);
+    const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), NN = std::to_string(n * n), zero = real_literal(dtype, 0);
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
     const int64_t team = em.local_size();
     const std::string T = std::to_string(team), sync = em.barrier() + "\n";
