@@ -666,6 +666,18 @@ std::string KernelWriter::batched_body(const std::string& it) {
   const std::string L = std::to_string(launch_.local_size);
   const std::string sync = "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n";
   std::string code;
+  // Opens a block run by work-items spread over indices `index` < `count` (an expression, at most
+  // max_count): one index per work-item where the group covers them, else a loop with the same trip
+  // count in every work-item, the index tested inside. PoCL miscompiled loops whose trip counts
+  // differed between the work-items of a group between barriers (one-trip loops included): values
+  // copied into local memory read back as zeros.
+  auto spread = [&](const std::string& index, const std::string& count, int64_t max_count) -> std::string {
+    if (max_count <= launch_.local_size)
+      return "if ((int)get_local_id(0) < " + count + ") {\n      const int " + index + " = (int)get_local_id(0);\n";
+    const std::string trips = std::to_string((max_count + launch_.local_size - 1) / launch_.local_size);
+    return "for (int " + index + " = (int)get_local_id(0), fugue_q = 0; fugue_q < " + trips + "; ++fugue_q, " + index + " += " +
+           L + ") if (" + index + " < " + count + ") {\n";
+  };
   // walk(per_entry) opens a walk over element j (local_index_) of the entries of `per_entry` elements;
   // flat(per_entry) is then the element's index in global memory. stage(s, per_entry) copies input s's
   // entries into local memory.
@@ -682,10 +694,8 @@ std::string KernelWriter::batched_body(const std::string& it) {
     for (const auto& [s, per_entry] : group_.local_values) {
       if (group_.staged.count(s)) continue;  // every slot is copied in before it is read
       const int64_t count = launch_.entries_per_group * slot_stride(per_entry);
-      code += (count <= launch_.local_size ? "  if ((int)get_local_id(0) < " + std::to_string(count) + ") { const int fugue_t = (int)get_local_id(0);"
-                                           : "  for (int fugue_t = (int)get_local_id(0); fugue_t < " + std::to_string(count) +
-                                                 "; fugue_t += " + L + ") {") +
-              " " + local(s) + "[fugue_t] = (" + std::string(dtype_ctype(program_.symbol(s).dtype)) + ")(0); }\n";
+      code += "  " + spread("fugue_t", std::to_string(count), count) + "    " + local(s) + "[fugue_t] = (" +
+              std::string(dtype_ctype(program_.symbol(s).dtype)) + ")(0);\n  }\n";
     }
     code += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
     code += "  for (long fugue_first = (long)get_group_id(0) * " + E + "; fugue_first < fugue_n; fugue_first += (long)get_num_groups(0) * " +
@@ -694,34 +704,22 @@ std::string KernelWriter::batched_body(const std::string& it) {
     code += "    const long " + entry_ + " = min(fugue_first + fugue_slot, fugue_n - 1);\n";
     walk = [&](int64_t per_entry) {
       const std::string n = std::to_string(per_entry);
-      // fugue_slot shadows the team's: local_entry reads the walked element's entry. A round no larger
-      // than the group takes one element per work-item, without a loop (PoCL, as below).
-      const std::string open =
-          launch_.entries_per_group * per_entry <= launch_.local_size
-              ? "    if ((int)get_local_id(0) < fugue_live * " + n + ") {\n      const int fugue_t = (int)get_local_id(0);\n"
-              : "    for (int fugue_t = (int)get_local_id(0); fugue_t < fugue_live * " + n + "; fugue_t += " + L + ") {\n";
-      return open + "      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n + ";\n";
+      // fugue_slot shadows the team's: local_entry reads the walked element's entry.
+      return "    " + spread("fugue_t", "fugue_live * " + n, launch_.entries_per_group * per_entry) +
+             "      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n + ";\n";
     };
     flat = [&](int64_t per_entry) { return "fugue_first * " + std::to_string(per_entry) + "L + fugue_t"; };
     stage = [&](const std::string& s, int64_t per_entry) {
       const std::string n = std::to_string(per_entry);
-      return "    for (int fugue_t = (int)get_local_id(0); fugue_t < " + std::to_string(launch_.entries_per_group * per_entry) +
-             "; fugue_t += " + L + ") {\n      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n +
-             ";\n      " + local_entry(s, local_index_) + " = " + param(s) + "[min(fugue_first + fugue_slot, fugue_n - 1) * " + n +
+      const int64_t count = launch_.entries_per_group * per_entry;
+      return "    " + spread("fugue_t", std::to_string(count), count) + "      const int fugue_slot = fugue_t / " + n + ", " +
+             local_index_ + " = fugue_t % " + n + ";\n      " + local_entry(s, local_index_) + " = " + param(s) + "[min(fugue_first + fugue_slot, fugue_n - 1) * " + n +
              "L + " + local_index_ + "];\n    }\n";
     };
   } else {
     code += "  for (long " + entry_ + " = get_group_id(0); " + entry_ + " < fugue_n; " + entry_ + " += get_num_groups(0)) {\n";
-    // Walks element j of an entry of `per_entry` elements, by the work-items of the group in turn; an
-    // entry no larger than the group takes one element per work-item, without a loop (PoCL miscompiled
-    // such one-trip loops between barriers: a value of one element per entry read back wrong).
-    walk = [&](int64_t per_entry) {
-      const std::string n = std::to_string(per_entry);
-      if (per_entry <= launch_.local_size)
-        return "    if ((int)get_local_id(0) < " + n + ") {\n      const int " + local_index_ + " = (int)get_local_id(0);\n";
-      return "    for (int " + local_index_ + " = (int)get_local_id(0); " + local_index_ + " < " + n + "; " + local_index_ +
-             " += " + L + ") {\n";
-    };
+    // Walks element j of an entry of `per_entry` elements, by the work-items of the group in turn.
+    walk = [&](int64_t per_entry) { return "    " + spread(local_index_, std::to_string(per_entry), per_entry); };
     flat = [&](int64_t per_entry) { return entry_ + " * " + std::to_string(per_entry) + "L + " + local_index_; };
     stage = [&](const std::string& s, int64_t per_entry) {
       return walk(per_entry) + "      " + local_entry(s, local_index_) + " = " + param(s) + "[" + flat(per_entry) + "];\n    }\n";

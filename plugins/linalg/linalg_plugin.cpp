@@ -1,7 +1,10 @@
 // linalg_plugin.cpp: the entry point of the linalg plugin: batched dense linear algebra on [..., m, n]
 // arrays (the leading axes number the matrices), and the spd generator.
 #include "fugue/sdk.hpp"
+#include "getrf.h"
+#include "getrs.h"
 #include "potrf.h"
+#include "potrs.h"
 #include "spd.h"
 
 namespace {
@@ -9,6 +12,9 @@ namespace {
 void populate(fugue::sdk::Plugin& plugin) {
   using namespace fugue::linalg;
   plugin.add(potrf_operation());
+  plugin.add(potrs_operation());
+  plugin.add(getrf_operation());
+  plugin.add(getrs_operation());
   plugin.add_generator(spd_generator());
 }
 

@@ -12,6 +12,27 @@ int64_t square_order(const fugue_type& t, const std::string& op, const std::stri
   return t.shape[t.rank - 1];
 }
 
+void require_matrices(const fugue_type& t, const std::string& op, const std::string& operand) {
+  if (t.rank < 2 || t.shape[t.rank - 1] < 1 || t.shape[t.rank - 2] < 1 || sdk::elements(t) == 0)
+    throw sdk::InvalidArgument(op + ": operand " + operand + ": expected a batch of matrices [..., m, n] with m, n >= 1 "
+                               "and at least one matrix, found " + sdk::type_string(t));
+}
+
+void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const std::string& op, const std::string& b_name,
+                              const std::string& a_name) {
+  const int64_t n = a.shape[a.rank - 1];
+  const std::vector<int64_t> batch = batch_shape(a);
+  std::string expected = "[";
+  for (int64_t d : batch) expected += std::to_string(d) + ", ";
+  expected += std::to_string(n) + ", k] (the batch of " + a_name + ", " + std::to_string(n) + " rows, k >= 1 columns)";
+  if (b.rank != a.rank || batch_shape(b) != batch || b.shape[b.rank - 2] != n || b.shape[b.rank - 1] < 1)
+    throw sdk::InvalidArgument(op + ": operand " + b_name + ": expected right-hand sides " + expected + ", found " +
+                               sdk::type_string(b) + " (a single vector is a matrix of one column: shape [..., n, 1])");
+  if (b.dtype != a.dtype)
+    throw sdk::InvalidArgument(op + ": operand " + b_name + " is " + abi::dtype_name(b.dtype) + ", " + a_name + " " +
+                               abi::dtype_name(a.dtype) + ": they must have one dtype");
+}
+
 std::vector<int64_t> batch_shape(const fugue_type& t) {
   std::vector<int64_t> shape = sdk::shape_of(t);
   shape.resize(shape.size() - 2);
@@ -22,6 +43,15 @@ int64_t batch_count(const fugue_type& t) { return sdk::elements(batch_shape(t));
 
 sdk::Partition matrix_batch(const fugue_type& t) { return sdk::batch_partition(t.rank, static_cast<int32_t>(t.rank) - 3); }
 sdk::Partition value_batch(const fugue_type& t) { return sdk::batch_partition(t.rank, static_cast<int32_t>(t.rank) - 1); }
+
+sdk::Partition vector_batch(const fugue_type& t) { return sdk::batch_partition(t.rank, static_cast<int32_t>(t.rank) - 2); }
+
+int64_t team_size(int64_t n) {
+  if (n <= kRegisterOrder) return 1;
+  int64_t team = 1;
+  while (team < n && team < 256) team *= 2;
+  return team;
+}
 
 std::string real_literal(fugue_dtype dtype, double value) {
   char buf[64];

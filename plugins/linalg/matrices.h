@@ -13,6 +13,16 @@ constexpr uint32_t kRealDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_
 
 // n of a batch of n x n matrices; throws InvalidArgument naming `operand` of `op` otherwise.
 int64_t square_order(const fugue_type& t, const std::string& op, const std::string& operand);
+// Checks that `t` is a batch of m x n matrices ([..., m, n], m, n >= 1, at least one matrix); throws
+// InvalidArgument naming `operand` of `op` otherwise.
+void require_matrices(const fugue_type& t, const std::string& op, const std::string& operand);
+// Checks that `b` holds right-hand sides [..., n, k] for the batch of n x n matrices `a`: the same batch
+// axes, n rows, a's dtype; throws InvalidArgument naming both operands of `op` otherwise.
+void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const std::string& op, const std::string& b_name,
+                              const std::string& a_name);
+// The rows and columns of a [..., m, n] array.
+inline int64_t rows_of(const fugue_type& t) { return t.shape[t.rank - 2]; }
+inline int64_t columns_of(const fugue_type& t) { return t.shape[t.rank - 1]; }
 // The batch axes of a [..., n, n] array: its shape without the last two.
 std::vector<int64_t> batch_shape(const fugue_type& t);
 // Matrices in the batch (1 for a single matrix).
@@ -20,6 +30,14 @@ int64_t batch_count(const fugue_type& t);
 // The BATCH partition of a [..., n, n] operand (a matrix per entry) and of a [...] one (a value per entry).
 sdk::Partition matrix_batch(const fugue_type& t);
 sdk::Partition value_batch(const fugue_type& t);
+// The BATCH partition of a [..., k] operand: a vector per entry (LAPACK's ipiv).
+sdk::Partition vector_batch(const fugue_type& t);
+// Work-items sharing a matrix of order n: one up to kRegisterOrder (the matrix in its registers), else
+// one per row, rounded up to a power of two, at most 256. Operations on the same matrices use the same
+// teams, so that the core can fuse them (a factorization and its solve). Up to kRowOrder a factorization
+// keeps a row in each work-item's registers; above, the team works in local memory.
+constexpr int64_t kRegisterOrder = 8, kRowOrder = 16;
+int64_t team_size(int64_t n);
 // An OpenCL C literal of a real dtype (f32 with its suffix, so an f32 kernel needs no doubles).
 std::string real_literal(fugue_dtype dtype, double value);
 

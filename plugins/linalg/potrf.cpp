@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_text.h"
 #include "matrices.h"
 
 namespace fugue::linalg {
@@ -13,18 +14,6 @@ namespace fugue::linalg {
 namespace {
 
 constexpr uint32_t kA = 0, kL = 1, kInfo = 2;
-
-// Up to this order a matrix is one work-item's, in registers; up to kRowOrder a team's, a row in each
-// work-item's registers (the pivot column shared through local memory); above, a team's in local memory.
-constexpr int64_t kRegisterOrder = 8, kRowOrder = 16;
-
-// The team for an n x n matrix: one work-item up to kRegisterOrder, else one per row (up to 256).
-int64_t team_size(int64_t n) {
-  if (n <= kRegisterOrder) return 1;
-  int64_t team = 1;
-  while (team < n && team < 256) team *= 2;
-  return team;
-}
 
 class Potrf final : public sdk::Operation {
  public:
@@ -212,16 +201,13 @@ class Potrf final : public sdk::Operation {
     const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), NN = std::to_string(n * n), zero = real_literal(dtype, 0);
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
     const int64_t team = em.local_size();
-    const std::string T = std::to_string(team), sync = em.barrier() + "\n";
+    const std::string sync = em.barrier() + "\n";
     const std::string e = em.name("e"), q = em.name("q"), r = em.name("r"), c = em.name("c"), k = em.name("k"),
                       i = em.name("i"), j = em.name("j"), m = em.name("m"), d = em.name("d"), s = em.name("s"),
                       info = em.name("info");
-    // Every loop runs the same number of trips in every work-item (the element it takes, when any, tested
-    // inside): loops whose trip counts differ between the work-items of a group, between barriers, were
-    // miscompiled by PoCL.
+    // Loops around barriers run the same trip count in every work-item (team_loop).
     auto each = [&](const std::string& index, int64_t count, const std::string& bound, const std::string& body) {
-      return "for (int " + q + " = 0; " + q + " < " + std::to_string((count + team - 1) / team) + "; ++" + q + ") {\n  const int " +
-             index + " = " + q + " * " + T + " + " + lane + ";\n  if (" + index + " < " + bound + ") {\n" + body + "  }\n}\n";
+      return team_loop(q, lane, team, index, count, bound, body);
     };
     // The factor is computed lower in L's storage (upper: A read transposed), then transposed in place.
     auto L = [&](const std::string& index) { return em.write_at(kL, index); };

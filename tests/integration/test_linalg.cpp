@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "test_support.h"
@@ -156,4 +157,242 @@ TEST(Linalg, PotrfOptionalInfoAndFusedProducer) {
   r = test::run_fugue("validate " + (dir / "flag.json").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/body/0/attrs/lower: expected true or false, found an integer 1"), std::string::npos) << r.out;
+}
+
+namespace {
+
+// LAPACK's LU of matrix e (m x n) of `a`, in double precision: the factors, pivots (1-based) and info.
+std::vector<double> lapack_lu(const HostArray& a, int64_t e, int64_t m, int64_t n, std::vector<lapack_int>& ipiv, int* info) {
+  std::vector<double> f(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m * n; ++i) f[i] = a.get(e * m * n + i);
+  ipiv.assign(static_cast<size_t>(std::min(m, n)), 0);
+  *info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, static_cast<lapack_int>(m), static_cast<lapack_int>(n), f.data(),
+                         static_cast<lapack_int>(n), ipiv.data());
+  return f;
+}
+
+std::string shape_text(int64_t count, int64_t m, int64_t n) {
+  return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";
+}
+
+// ||P A - L U||_F / (k eps ||A||_F) of matrix e, P A rebuilt from the pivots.
+double lu_backward_error(const HostArray& a, const HostArray& lu, const HostArray& ipiv, int64_t e, int64_t m, int64_t n, double eps) {
+  const int64_t k = std::min(m, n);
+  std::vector<double> pa(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m * n; ++i) pa[i] = a.get(e * m * n + i);
+  for (int64_t s = 0; s < k; ++s) {
+    const int64_t p = ipiv.get(e * k + s) - 1;
+    for (int64_t j = 0; j < n; ++j) std::swap(pa[s * n + j], pa[p * n + j]);
+  }
+  double residual = 0, norm = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double product = 0;
+      for (int64_t t = 0; t <= std::min({i, j, k - 1}); ++t)
+        product += (t == i ? 1.0 : lu.get(e * m * n + i * n + t)) * lu.get(e * m * n + t * n + j);
+      residual += (pa[i * n + j] - product) * (pa[i * n + j] - product);
+      norm += pa[i * n + j] * pa[i * n + j];
+    }
+  return std::sqrt(residual) / (static_cast<double>(k) * eps * std::sqrt(norm));
+}
+
+}  // namespace
+
+// LU of random matrices in every plan, square and not: f64 pivots equal LAPACK's and the factors within a
+// bound of its; backward errors ||P A - L U|| / (k eps ||A||) below 4 in f64 and f32.
+TEST(Linalg, GetrfMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},  {2, 2},   {3, 3},   {7, 7},   {8, 8},   {5, 3},
+                                                           {3, 8},  {9, 9},   {16, 16}, {12, 5},  {4, 16},  {17, 17},
+                                                           {31, 31}, {32, 32}, {33, 33}, {40, 20}, {20, 45}, {64, 64}, {100, 100}};
+  for (const char* dtype : {"f64", "f32"})
+    for (const auto& [m, n] : shapes) {
+      const int64_t count = std::max(m, n) <= 16 ? 300 : std::max(m, n) <= 64 ? 20 : 3;
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " +
+                               std::to_string(seed) + ")";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape_text(count, m, n) +
+                                                 R"(, "from": {"random": {"seed": )" + std::to_string(seed + m * 1000 + n) +
+                                                 R"(, "low": -1, "high": 1}}}},
+        "body": [{"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]}],
+        "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "A": "A.npy"}})");
+      auto out = test::run_on_device(program);
+      const HostArray &a = out.at("A"), &lu = out.at("LU"), &ipiv = out.at("ipiv"), &info = out.at("info");
+      const bool f32 = std::string(dtype) == "f32";
+      const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+      double worst = 0, worst_diff = 0;
+      int64_t pivots_differ = 0;
+      for (int64_t e = 0; e < count; ++e) {
+        EXPECT_EQ(info.get(e), 0) << what << ", matrix " << e;
+        worst = std::max(worst, lu_backward_error(a, lu, ipiv, e, m, n, eps));
+        std::vector<lapack_int> lapack_ipiv;
+        int lapack_info = 0;
+        const std::vector<double> ref = lapack_lu(a, e, m, n, lapack_ipiv, &lapack_info);
+        bool same = true;
+        for (int64_t s = 0; s < std::min(m, n); ++s) same = same && ipiv.get(e * std::min(m, n) + s) == lapack_ipiv[s];
+        if (!same) {
+          ++pivots_differ;
+          continue;
+        }
+        for (int64_t i = 0; i < m * n; ++i) worst_diff = std::max(worst_diff, std::fabs(lu.get(e * m * n + i) - ref[i]));
+      }
+      EXPECT_LT(worst, 4.0) << "backward error, " << what;
+      // f64: the same pivots as LAPACK's; f32 (elimination in single precision): nearly always.
+      if (f32) EXPECT_LE(pivots_differ, count / 50) << "pivots unlike LAPACK's, " << what;
+      else EXPECT_EQ(pivots_differ, 0) << "pivots unlike LAPACK's, " << what;
+      EXPECT_LT(worst_diff, 1e3 * std::max(m, n) * eps) << "against LAPACK, " << what;
+    }
+}
+
+// info is LAPACK's on exactly singular matrices in every plan (the first zero pivot; the factorization
+// completes), beside regular matrices, and the factors equal the reference's.
+TEST(Linalg, GetrfInfoIsLapacks) {
+  test::TempDir dir;
+  for (const int64_t n : {3, 12, 40, 70}) {
+    // Matrix e: column 5 (e - 1) zero (e = 1..3), matrix 4: its last row zero, matrix 0 regular.
+    std::string values = "[";
+    for (int64_t e = 0; e < 5; ++e) {
+      values += e ? ", [" : "[";
+      for (int64_t i = 0; i < n; ++i) {
+        values += i ? ", [" : "[";
+        for (int64_t j = 0; j < n; ++j) {
+          const bool zero = (e >= 1 && e <= 3 && j == std::min<int64_t>((e - 1) * 5, n - 1)) || (e == 4 && i == n - 1);
+          const double v = zero ? 0.0 : std::sin(1.0 + i * 7.1 + j * 3.3 + e);
+          values += (j ? ", " : "") + std::to_string(v);
+        }
+        values += "]";
+      }
+      values += "]";
+    }
+    values += "]";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(5, n, n) + R"(, "value": )" + values + R"(}},
+      "body": [{"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]}],
+      "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "A": "A.npy"}})");
+    auto out = test::run_on_device(program);
+    // Singular matrices: the trailing factors grow ill-conditioned, hence the looser bound.
+    test::expect_same(out, test::run_reference(program), 1e-6, "n=" + std::to_string(n));
+    for (int64_t e = 0; e < 5; ++e) {
+      std::vector<lapack_int> lapack_ipiv;
+      int lapack_info = 0;
+      lapack_lu(out.at("A"), e, n, n, lapack_ipiv, &lapack_info);
+      EXPECT_EQ(out.at("info").get(e), lapack_info) << "n=" << n << ", matrix " << e;
+      EXPECT_EQ(lapack_info > 0, e >= 1) << "n=" << n << ", matrix " << e;
+    }
+  }
+}
+
+namespace {
+
+// X of A X = B (or A^T X = B) for matrix e by LAPACK (gesv on a copy, A transposed for "T").
+std::vector<double> lapack_solve(const HostArray& a, const HostArray& b, int64_t e, int64_t n, int64_t k, bool transposed) {
+  std::vector<double> f(static_cast<size_t>(n * n)), x(static_cast<size_t>(n * k));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) f[i * n + j] = a.get(e * n * n + (transposed ? j * n + i : i * n + j));
+  for (int64_t i = 0; i < n * k; ++i) x[i] = b.get(e * n * k + i);
+  std::vector<lapack_int> ipiv(static_cast<size_t>(n));
+  EXPECT_EQ(LAPACKE_dgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(k), f.data(),
+                          static_cast<lapack_int>(n), ipiv.data(), x.data(), static_cast<lapack_int>(k)), 0);
+  return x;
+}
+
+}  // namespace
+
+// getrf then getrs, and potrf then potrs, share one kernel with the factors kept in local memory or
+// registers; X matches LAPACK's gesv within a bound set by the condition number, in every plan.
+TEST(Linalg, FactorThenSolveFusedMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  // Each plan once with one right-hand side and once with three, each transposed once (PoCL takes
+  // seconds to build the unrolled kernels of n <= 16).
+  const std::vector<std::tuple<int64_t, int64_t, const char*>> cases = {
+      {1, 1, "N"}, {3, 3, "T"}, {8, 1, "T"}, {8, 3, "N"}, {9, 3, "N"}, {16, 1, "T"}, {17, 1, "N"}, {17, 3, "T"}, {40, 3, "N"}, {70, 2, "T"}};
+  for (const auto& [n, k, trans] : cases) {
+    const int64_t count = n <= 16 ? 200 : 6;
+    const std::string sizes = "n=" + std::to_string(n) + " k=" + std::to_string(k) + " (seed " + std::to_string(seed) + ")";
+    {
+        Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+          "A": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(count, n, n) + R"(, "from": {"spd": {"seed": )" +
+                                                   std::to_string(seed + n) + R"(, "cond": 100}}},
+          "B": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(count, n, k) + R"(, "from": {"random": {"seed": )" +
+                                                   std::to_string(seed + k) + R"(, "low": -1, "high": 1}}},
+          "M": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(count, n, n) + R"(, "from": {"random": {"seed": )" +
+                                                   std::to_string(seed + 7) + R"(, "low": -0.1, "high": 0.1}}}},
+          "body": [{"op": "array.add", "out": ["G"], "in": ["A", "M"]},
+                   {"op": "linalg.getrf", "out": ["LU", "ipiv"], "in": ["G"]},
+                   {"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B"], "attrs": {"trans": ")" +
+                                                   std::string(trans) + R"("}},
+                   {"op": "linalg.potrf", "out": ["L"], "in": ["A"], "attrs": {"lower": )" +
+                                                   (trans[0] == 'N' ? "true" : "false") + R"(}},
+                   {"op": "linalg.potrs", "out": ["Y"], "in": ["L", "B"], "attrs": {"lower": )" +
+                                                   (trans[0] == 'N' ? "true" : "false") + R"(}}],
+          "outputs": {"X": "X.npy", "Y": "Y.npy", "A": "A.npy", "B": "B.npy", "G": "G.npy"}})");
+        int64_t launches = 0;
+        auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+        EXPECT_LE(launches, 2) << "each factorization joins its solve (and the producer), " << sizes;
+        const std::string what = std::string("trans ") + trans + ", " + sizes;
+        test::expect_same(out, test::run_reference(program), 1e-9, what);
+        double worst_x = 0, worst_y = 0;
+        for (int64_t e = 0; e < count; ++e) {
+          const std::vector<double> x = lapack_solve(out.at("G"), out.at("B"), e, n, k, trans[0] == 'T');
+          const std::vector<double> y = lapack_solve(out.at("A"), out.at("B"), e, n, k, false);
+          for (int64_t i = 0; i < n * k; ++i) {
+            worst_x = std::max(worst_x, std::fabs(out.at("X").get(e * n * k + i) - x[i]) / (1 + std::fabs(x[i])));
+            worst_y = std::max(worst_y, std::fabs(out.at("Y").get(e * n * k + i) - y[i]) / (1 + std::fabs(y[i])));
+          }
+        }
+        // cond(A) = 100 (G about as well conditioned): forward errors about cond n eps.
+        const double bound = 100.0 * n * std::numeric_limits<double>::epsilon() * 10;
+        EXPECT_LT(worst_x, bound) << "getrf + getrs against LAPACK's gesv, " << what;
+        EXPECT_LT(worst_y, bound) << "potrf + potrs against LAPACK's gesv, " << what;
+      }
+    }
+}
+
+// Pivots outside 1..n make that matrix's X NaN and no other; refusals name the operand or attribute.
+TEST(Linalg, GetrsBadPivotsAndRefusals) {
+  test::TempDir dir;
+  for (const int64_t n : {3, 20}) {
+    std::string pivots = "[";
+    for (int64_t e = 0; e < 3; ++e) {
+      pivots += e ? ", [" : "[";
+      for (int64_t s = 0; s < n; ++s) pivots += (s ? ", " : "") + std::to_string(e == 1 && s == n / 2 ? (s % 2 ? 0 : n + 1) : n - s);
+      pivots += "]";
+    }
+    pivots += "]";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "LU": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(3, n, n) + R"(, "from": {"spd": {"seed": 4}}},
+      "ipiv": {"kind": "array", "dtype": "i32", "shape": [3, )" + std::to_string(n) + R"(], "value": )" + pivots + R"(},
+      "B": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(3, n, 2) + R"(, "from": {"random": {"seed": 5}}}},
+      "body": [{"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B"]}],
+      "outputs": {"X": "X.npy"}})");
+    auto out = test::run_on_device(program);
+    auto ref = test::run_reference(program);
+    for (int64_t i = 0; i < n * 2 * 3; ++i) {
+      const bool bad = i / (n * 2) == 1;
+      EXPECT_EQ(std::isnan(out.at("X").get(i)), bad) << "n=" << n << ", element " << i;
+      if (!bad) EXPECT_NEAR(out.at("X").get(i), ref.at("X").get(i), 1e-9 * (1 + std::fabs(ref.at("X").get(i))));
+    }
+  }
+  auto refused = [&](const std::string& body, const std::string& message) {
+    test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {
+      "LU": {"kind": "array", "dtype": "f64", "shape": [4, 3, 3], "from": {"spd": {"seed": 4}}},
+      "ipiv": {"kind": "array", "dtype": "i32", "shape": [4, 3], "from": {"fill": 1}},
+      "B": {"kind": "array", "dtype": "f64", "shape": [4, 3, 2], "from": {"fill": 1}},
+      "b": {"kind": "array", "dtype": "f64", "shape": [4, 3], "from": {"fill": 1}},
+      "B32": {"kind": "array", "dtype": "f32", "shape": [4, 3, 2], "from": {"fill": 1}}},
+      "body": [)" + body + R"(], "outputs": {}})");
+    auto r = test::run_fugue("validate " + (dir / "bad.json").string());
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
+  };
+  refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B"], "attrs": {"trans": "C"}})",
+          "attribute trans: expected \"N\" (A X = B) or \"T\" (A^T X = B), found \"C\"");
+  refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "b"]})",
+          "operand B: expected right-hand sides [4, 3, k]");
+  refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B32"]})", "operand B is f32, LU f64");
+  refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "B", "B"]})", "/body/0");
+  refused(R"({"op": "linalg.potrs", "out": ["X"], "in": ["LU", "b"]})", "operand B: expected right-hand sides [4, 3, k]");
+  refused(R"({"op": "linalg.getrf", "out": ["LU2"], "in": ["LU"]})", "expected 2 to 3 operand(s)");
 }

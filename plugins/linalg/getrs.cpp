@@ -1,0 +1,204 @@
+// getrs.cpp: linalg.getrs (see getrs.h).
+#include "getrs.h"
+
+#include <string>
+#include <vector>
+
+#include "kernel_text.h"
+#include "matrices.h"
+#include "triangular_solve.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kLU = 0, kIpiv = 1, kB = 2, kX = 3;
+
+class Getrs final : public sdk::Operation {
+ public:
+  Getrs() {
+    name = "linalg.getrs";
+    doc = "Solves A X = B (trans \"N\") or A^T X = B (\"T\") for a batch of matrices given their LU factors and pivots "
+          "(linalg.getrf): LU [..., n, n], ipiv i32 [..., n] (1-based), B [..., n, k]; X of B's shape, NaN for a matrix "
+          "whose pivots are not within 1..n";
+    operands = {sdk::in("LU", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "LU factors [..., n, n] (linalg.getrf)"),
+                sdk::in("ipiv", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32), "pivots [..., n], 1-based"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape")};
+    attrs = {{"trans", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": solve A X = B; \"T\": A^T X = B"}};
+    tolerance_f32 = 2e-3;
+    tolerance_f64 = 1e-9;
+    test_cases = R"([
+      {"name": "3x3, one column", "inputs": {"LU": {"kind": "array", "shape": [40, 3, 3], "from": {"spd": {"seed": 1}}},
+                                               "ipiv": {"kind": "array", "dtype": "i32", "shape": [40, 3], "from": {"random": {"seed": 9, "low": 1, "high": 3}}},
+                                               "B": {"kind": "array", "shape": [40, 3, 1], "from": {"random": {"seed": 2}}}}},
+      {"name": "8x8 transposed, 3 columns", "attrs": {"trans": "T"},
+       "inputs": {"LU": {"kind": "array", "shape": [7, 8, 8], "from": {"spd": {"seed": 3}}},
+                  "ipiv": {"kind": "array", "dtype": "i32", "shape": [7, 8], "from": {"random": {"seed": 9, "low": 1, "high": 8}}},
+                  "B": {"kind": "array", "shape": [7, 8, 3], "from": {"random": {"seed": 4}}}}},
+      {"name": "20x20 in teams", "inputs": {"LU": {"kind": "array", "shape": [5, 20, 20], "from": {"spd": {"seed": 5}}},
+                                             "ipiv": {"kind": "array", "dtype": "i32", "shape": [5, 20], "from": {"random": {"seed": 9, "low": 1, "high": 20}}},
+                                             "B": {"kind": "array", "shape": [5, 20, 4], "from": {"random": {"seed": 6}}}}},
+      {"name": "40x40 transposed in teams", "attrs": {"trans": "T"},
+       "inputs": {"LU": {"kind": "array", "shape": [2, 40, 40], "from": {"spd": {"seed": 7}}},
+                  "ipiv": {"kind": "array", "dtype": "i32", "shape": [2, 40], "from": {"random": {"seed": 9, "low": 1, "high": 40}}},
+                  "B": {"kind": "array", "shape": [2, 40, 2], "from": {"random": {"seed": 8}}}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type &lu = call.operand(kLU), &ipiv = call.operand(kIpiv), &b = call.operand(kB);
+    const int64_t n = square_order(lu, name, "LU");
+    std::vector<int64_t> pivots = batch_shape(lu);
+    pivots.push_back(n);
+    if (sdk::shape_of(ipiv) != pivots)
+      throw sdk::InvalidArgument(name + ": operand ipiv: expected the pivots of LU's matrices, " +
+                                 sdk::type_string(sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, pivots)) + ", found " +
+                                 sdk::type_string(ipiv));
+    require_right_hand_sides(b, lu, name, "B", "LU");
+    const std::string trans = call.string("trans");
+    if (trans != "N" && trans != "T")
+      throw sdk::InvalidArgument(name + ": attribute trans: expected \"N\" (A X = B) or \"T\" (A^T X = B), found \"" + trans + "\"");
+    types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const fugue_type &lu = call.operand(kLU), &b = call.operand(kB);
+    const int64_t n = columns_of(lu), team = team_size(n);
+    sdk::Plan plan;
+    plan.level = FUGUE_LEVEL_BLOCK;
+    plan.phases = FUGUE_PHASE_BODY;
+    plan.entry_teams = true;
+    plan.launch.iteration[0] = batch_count(lu);
+    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = team;
+    plan.launch.local_multiple = 1;
+    plan.partitions = {matrix_batch(lu), vector_batch(call.operand(kIpiv)), matrix_batch(b), matrix_batch(call.operand(kX))};
+    plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const fugue_type &lu = call.operand(kLU), &b = call.operand(kB);
+    const int64_t n = columns_of(lu), k = columns_of(b);
+    const bool transposed = call.string("trans") == "T";
+    const std::string N = std::to_string(n), K = std::to_string(k), t = abi::dtype_ctype(lu.dtype);
+    const ElementAt factor = [&](const std::string& i, const std::string& j) { return em.read_at(kLU, "(" + i + ") * " + N + " + (" + j + ")"); };
+    const ElementAt transpose = [&](const std::string& i, const std::string& j) { return factor(j, i); };
+    // A = P L U. A X = B: X = U^-1 L^-1 P^T B (the swaps in order); A^T X = B: X = P L^-T U^-T B (U^T
+    // first, the swaps in reverse order).
+    const Triangle l{factor, true, true}, u{factor, false, false}, ut{transpose, true, false}, lt{transpose, false, true};
+    const Triangle& first = transposed ? ut : l;
+    const Triangle& second = transposed ? lt : u;
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
+    const std::string row = em.name("row"), bad = em.name("bad"), s = em.name("s"), p = em.name("p"), c = em.name("c"), x = em.name("x"),
+                      q = em.name("q"), e = em.name("e"), tmp = em.name("tmp"), i = em.name("i");
+    std::map<std::string, std::string> vars = {{"bad", bad}, {"s", s}, {"p", p}, {"c", c}, {"x", x}, {"t", t}, {"N", N},
+                                               {"K", K}, {"tmp", tmp}, {"i", i}, {"e", e}};
+    // Every work-item checks every pivot (the same answer everywhere) before any is used.
+    std::string code = fill("bool $bad = false;\nfor (int $s = 0; $s < $N; ++$s) {\n  const int $p = ", vars) +
+                       em.read_at(kIpiv, s) + fill(";\n  $bad = $bad || $p < 1 || $p > $N;\n}\n", vars);
+    if (em.local_size() == 1) {
+      code += fill("for (int $c = 0; $c < $K; ++$c) {\n$t $x[$N];\n", vars);
+      for (int64_t r = 0; r < n; ++r)
+        code += x + "[" + std::to_string(r) + "] = " + em.read_at(kB, std::to_string(r) + " * " + K + " + " + c) + ";\n";
+      std::string swaps;
+      for (int64_t o = 0; o < n; ++o) {
+        const int64_t row = transposed ? n - 1 - o : o;
+        swaps += "{\n  const int " + p + " = " + pivot_at(em, std::to_string(row), n) + ";\n";
+        for (int64_t r = 0; r < n; ++r)
+          if (r != row)
+            swaps += fill("  if ($p == $r) { const $t $tmp = $x[$row]; $x[$row] = $x[$r]; $x[$r] = $tmp; }\n",
+                          {{"p", p}, {"r", std::to_string(r)}, {"t", t}, {"tmp", tmp}, {"x", x}, {"row", std::to_string(row)}});
+        swaps += "}\n";
+      }
+      if (!transposed) code += swaps;
+      code += register_solve(first, n, x) + register_solve(second, n, x);
+      if (transposed) code += swaps;
+      for (int64_t r = 0; r < n; ++r)
+        code += em.write_at(kX, std::to_string(r) + " * " + K + " + " + c) + " = " + bad + " ? (" + t + ")NAN : " + x + "[" +
+                std::to_string(r) + "];\n";
+      em.append(code + "}\n");
+      return;
+    }
+    const RightHandSides rhs{[&](const std::string& r, const std::string& j) { return em.read_at(kX, "(" + r + ") * " + K + " + (" + j + ")"); },
+                             [&](const std::string& r, const std::string& j) { return em.write_at(kX, "(" + r + ") * " + K + " + (" + j + ")"); },
+                             n, k};
+    // Each work-item swaps whole columns of X, in order: no barrier between the swaps.
+    std::string swaps = team_loop(q, lane, em.local_size(), c, k, K,
+                                  fill("    for (int $s = 0; $s < $N; ++$s) {\n", vars) +
+                                      "      const int " + row + " = " + (transposed ? std::to_string(n - 1) + " - " + s : s) + ";\n" +
+                                      "      const int " + p + " = " + pivot_at(em, row, n) + ";\n" +
+                                      fill("      const $t $tmp = ", vars) + rhs.read(row, c) + ";\n      " +
+                                      rhs.write(row, c) + " = " + rhs.read(p, c) + ";\n      " + rhs.write(p, c) + " = " +
+                                      tmp + ";\n    }\n");
+    swaps += sync;
+    code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k),
+                      "    " + em.write_at(kX, e) + " = " + em.read_at(kB, e) + ";\n");
+    code += sync;
+    if (!transposed) code += swaps;
+    code += team_solve(em, first, rhs) + team_solve(em, second, rhs);
+    if (transposed) code += swaps;
+    code += team_loop(q, lane, em.local_size(), e, n * k, bad + " ? " + std::to_string(n * k) + " : 0",
+                      "    " + em.write_at(kX, e) + " = (" + t + ")NAN;\n");
+    em.append(code);
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const fugue_type &lu = call.operand(kLU), &b = call.operand(kB);
+    const double n = static_cast<double>(columns_of(lu)), k = static_cast<double>(columns_of(b));
+    const double count = static_cast<double>(batch_count(lu)), size = abi::dtype_size(lu.dtype);
+    return {sizeof(fugue_cost), count * ((n * n + 2 * n * k) * size + 4 * n), count * 2 * n * n * k};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView lu(arrays[kLU]), ipiv(arrays[kIpiv]), b(arrays[kB]);
+    sdk::HostView x(arrays[kX]);
+    const fugue_type &lt = call.operand(kLU), &bt = call.operand(kB);
+    const int64_t n = columns_of(lt), k = columns_of(bt), count = batch_count(lt);
+    const bool transposed = call.string("trans") == "T";
+    std::vector<long double> y(static_cast<size_t>(n));
+    std::vector<int64_t> pivots(static_cast<size_t>(n));
+    for (int64_t e = 0; e < count; ++e) {
+      auto f = [&](int64_t i, int64_t j) -> long double { return lu.get(e * n * n + i * n + j); };
+      bool bad = false;
+      for (int64_t s = 0; s < n; ++s) {
+        pivots[s] = ipiv.get_int(e * n + s) - 1;
+        bad = bad || pivots[s] < 0 || pivots[s] >= n;
+      }
+      for (int64_t c = 0; c < k; ++c) {
+        for (int64_t i = 0; i < n; ++i) y[i] = b.get(e * n * k + i * k + c);
+        if (!bad && !transposed) {
+          for (int64_t s = 0; s < n; ++s) std::swap(y[s], y[pivots[s]]);
+          for (int64_t i = 0; i < n; ++i)  // L, unit diagonal
+            for (int64_t j = 0; j < i; ++j) y[i] -= f(i, j) * y[j];
+          for (int64_t i = n - 1; i >= 0; --i) {  // U
+            for (int64_t j = i + 1; j < n; ++j) y[i] -= f(i, j) * y[j];
+            y[i] /= f(i, i);
+          }
+        } else if (!bad) {
+          for (int64_t i = 0; i < n; ++i) {  // U^T
+            for (int64_t j = 0; j < i; ++j) y[i] -= f(j, i) * y[j];
+            y[i] /= f(i, i);
+          }
+          for (int64_t i = n - 1; i >= 0; --i)  // L^T, unit diagonal
+            for (int64_t j = i + 1; j < n; ++j) y[i] -= f(j, i) * y[j];
+          for (int64_t s = n - 1; s >= 0; --s) std::swap(y[s], y[pivots[s]]);
+        }
+        for (int64_t i = 0; i < n; ++i) x.set(e * n * k + i * k + c, bad ? std::nan("") : static_cast<double>(y[i]));
+      }
+    }
+  }
+
+ private:
+  // Pivot `row` (an expression) as a 0-based row, kept inside the matrix (a bad pivot's solution is
+  // replaced by NaN afterwards; clamping keeps its swaps in bounds meanwhile).
+  static std::string pivot_at(const sdk::Emitter& em, const std::string& row, int64_t n) {
+    return "clamp(" + em.read_at(kIpiv, row) + " - 1, 0, " + std::to_string(n - 1) + ")";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> getrs_operation() { return std::make_unique<Getrs>(); }
+
+}  // namespace fugue::linalg

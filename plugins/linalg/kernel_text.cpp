@@ -1,0 +1,37 @@
+// kernel_text.cpp: see kernel_text.h.
+#include "kernel_text.h"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace fugue::linalg {
+
+std::string fill(const std::string& pattern, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  out.reserve(pattern.size() * 2);
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '$') {
+      out += pattern[i];
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < pattern.size() && (std::isalnum(static_cast<unsigned char>(pattern[end])) || pattern[end] == '_')) ++end;
+    const std::string key = pattern.substr(i + 1, end - i - 1);
+    auto it = vars.find(key);
+    if (key.empty() || it == vars.end()) throw std::logic_error("kernel text: no value for $" + key + " in: " + pattern);
+    out += it->second;
+    i = end - 1;
+  }
+  return out;
+}
+
+std::string team_loop(const std::string& trip, const std::string& lane, int64_t team, const std::string& index,
+                      int64_t count, const std::string& bound, const std::string& body) {
+  const int64_t trips = count <= 0 ? 0 : (count + team - 1) / team;
+  if (trips == 0) return "";
+  return fill("for (int $q = 0; $q < $trips; ++$q) {\n  const int $i = $q * $team + $lane;\n  if ($i < ($bound)) {\n$body  }\n}\n",
+              {{"q", trip}, {"trips", std::to_string(trips)}, {"team", std::to_string(team)}, {"lane", lane},
+               {"i", index}, {"bound", bound}, {"body", body}});
+}
+
+}  // namespace fugue::linalg

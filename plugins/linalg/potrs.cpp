@@ -1,0 +1,135 @@
+// potrs.cpp: linalg.potrs (see potrs.h).
+#include "potrs.h"
+
+#include <string>
+#include <vector>
+
+#include "kernel_text.h"
+#include "matrices.h"
+#include "triangular_solve.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kL = 0, kB = 1, kX = 2;
+
+class Potrs final : public sdk::Operation {
+ public:
+  Potrs() {
+    name = "linalg.potrs";
+    doc = "Solves A X = B for a batch of symmetric positive definite A given their Cholesky factors (linalg.potrf): L "
+          "[..., n, n] with A = L L^T (lower, the default) or U with A = U^T U (lower false), only that triangle read; B "
+          "[..., n, k]; X of B's shape";
+    operands = {sdk::in("L", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "Cholesky factors [..., n, n]"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape")};
+    attrs = {{"lower", FUGUE_ATTR_BOOL, false, 1, "", "true: L is lower, A = L L^T; false: upper, A = U^T U"}};
+    tolerance_f32 = 2e-3;
+    tolerance_f64 = 1e-9;
+    test_cases = R"([
+      {"name": "3x3, one column", "inputs": {"L": {"kind": "array", "shape": [40, 3, 3], "from": {"spd": {"seed": 1}}},
+                                              "B": {"kind": "array", "shape": [40, 3, 1], "from": {"random": {"seed": 2}}}}},
+      {"name": "8x8 upper, 3 columns", "attrs": {"lower": false},
+       "inputs": {"L": {"kind": "array", "shape": [7, 8, 8], "from": {"spd": {"seed": 3}}},
+                  "B": {"kind": "array", "shape": [7, 8, 3], "from": {"random": {"seed": 4}}}}},
+      {"name": "20x20 in teams", "inputs": {"L": {"kind": "array", "shape": [5, 20, 20], "from": {"spd": {"seed": 5}}},
+                                             "B": {"kind": "array", "shape": [5, 20, 4], "from": {"random": {"seed": 6}}}}},
+      {"name": "40x40 upper in teams", "attrs": {"lower": false},
+       "inputs": {"L": {"kind": "array", "shape": [2, 40, 40], "from": {"spd": {"seed": 7}}},
+                  "B": {"kind": "array", "shape": [2, 40, 2], "from": {"random": {"seed": 8}}}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type &l = call.operand(kL), &b = call.operand(kB);
+    square_order(l, name, "L");
+    require_right_hand_sides(b, l, name, "B", "L");
+    types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const fugue_type &l = call.operand(kL), &b = call.operand(kB);
+    const int64_t n = columns_of(l), team = team_size(n);
+    sdk::Plan plan;
+    plan.level = FUGUE_LEVEL_BLOCK;
+    plan.phases = FUGUE_PHASE_BODY;
+    plan.entry_teams = true;
+    plan.launch.iteration[0] = batch_count(l);
+    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = team;
+    plan.launch.local_multiple = 1;
+    plan.partitions = {matrix_batch(l), matrix_batch(b), matrix_batch(call.operand(kX))};
+    plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const fugue_type &l = call.operand(kL), &b = call.operand(kB);
+    const int64_t n = columns_of(l), k = columns_of(b);
+    const bool lower = call.flag("lower");
+    const std::string N = std::to_string(n), K = std::to_string(k);
+    const ElementAt factor = [&](const std::string& i, const std::string& j) { return em.read_at(kL, "(" + i + ") * " + N + " + (" + j + ")"); };
+    const ElementAt transposed = [&](const std::string& i, const std::string& j) { return factor(j, i); };
+    // A = L L^T: L y = b, then L^T x = y; A = U^T U: U^T y = b, then U x = y.
+    const Triangle first{lower ? factor : transposed, true, false}, second{lower ? transposed : factor, false, false};
+    if (em.local_size() == 1) {
+      const std::string x = em.name("x"), c = em.name("c");
+      std::string code = "for (int " + c + " = 0; " + c + " < " + K + "; ++" + c + ") {\n";
+      code += std::string(abi::dtype_ctype(l.dtype)) + " " + x + "[" + N + "];\n";
+      for (int64_t i = 0; i < n; ++i)
+        code += x + "[" + std::to_string(i) + "] = " + em.read_at(kB, std::to_string(i) + " * " + K + " + " + c) + ";\n";
+      code += register_solve(first, n, x) + register_solve(second, n, x);
+      for (int64_t i = 0; i < n; ++i)
+        code += em.write_at(kX, std::to_string(i) + " * " + K + " + " + c) + " = " + x + "[" + std::to_string(i) + "];\n";
+      em.append(code + "}\n");
+      return;
+    }
+    const RightHandSides x{[&](const std::string& i, const std::string& j) { return em.read_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); },
+                           [&](const std::string& i, const std::string& j) { return em.write_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); },
+                           n, k};
+    const std::string e = em.name("e"), q = em.name("q");
+    std::string code = team_loop(q, em.builtin(FUGUE_BUILTIN_LOCAL_ID), em.local_size(), e, n * k, std::to_string(n * k),
+                                 "    " + em.write_at(kX, e) + " = " + em.read_at(kB, e) + ";\n");
+    code += em.barrier() + "\n";
+    code += team_solve(em, first, x) + team_solve(em, second, x);
+    em.append(code);
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const fugue_type &l = call.operand(kL), &b = call.operand(kB);
+    const double n = static_cast<double>(columns_of(l)), k = static_cast<double>(columns_of(b));
+    const double count = static_cast<double>(batch_count(l)), size = abi::dtype_size(l.dtype);
+    return {sizeof(fugue_cost), count * (n * n + 2 * n * k) * size, count * 2 * n * n * k};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView l(arrays[kL]), b(arrays[kB]);
+    sdk::HostView x(arrays[kX]);
+    const fugue_type &lt = call.operand(kL), &bt = call.operand(kB);
+    const int64_t n = columns_of(lt), k = columns_of(bt), count = batch_count(lt);
+    const bool lower = call.flag("lower");
+    std::vector<long double> y(static_cast<size_t>(n));
+    for (int64_t e = 0; e < count; ++e) {
+      // f(i, j): element (i, j) of the lower factor (L, or U^T).
+      auto f = [&](int64_t i, int64_t j) -> long double { return l.get(e * n * n + (lower ? i * n + j : j * n + i)); };
+      for (int64_t c = 0; c < k; ++c) {
+        for (int64_t i = 0; i < n; ++i) y[i] = b.get(e * n * k + i * k + c);
+        for (int64_t i = 0; i < n; ++i) {
+          for (int64_t j = 0; j < i; ++j) y[i] -= f(i, j) * y[j];
+          y[i] /= f(i, i);
+        }
+        for (int64_t i = n - 1; i >= 0; --i) {
+          for (int64_t j = i + 1; j < n; ++j) y[i] -= f(j, i) * y[j];
+          y[i] /= f(i, i);
+        }
+        for (int64_t i = 0; i < n; ++i) x.set(e * n * k + i * k + c, static_cast<double>(y[i]));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> potrs_operation() { return std::make_unique<Potrs>(); }
+
+}  // namespace fugue::linalg
