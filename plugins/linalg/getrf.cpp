@@ -242,67 +242,83 @@ class Getrf final : public sdk::Operation {
   }
 
   // A team per matrix, right-looking in LU's storage (local memory with teams, else where the core
-  // keeps it): each step every work-item finds its best candidate among the rows it takes, every
-  // work-item picks the same pivot from those (largest magnitude, then the first row), the team swaps
-  // the two rows, scales the column and updates the trailing matrix, a barrier between each.
+  // keeps it), each work-item owning columns (lane, lane + T, ...), one barrier a step. At step k every
+  // work-item reads column k alike and finds the same pivot; each swaps rows k and p in its own columns
+  // and updates them from column k. Column k itself is swapped and scaled by its owner only at the next
+  // step (everyone reads it meanwhile, its row p standing for row k): no work-item waits for another
+  // within a step.
   static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s) {
     const std::string t = std::string(abi::dtype_ctype(dtype));
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const int64_t team = s.team;
-    const std::string best_value = em.local_array(dtype, team, "best_value"),
-                      best_row = em.local_array(FUGUE_DTYPE_I32, team, "best_row");
-    const std::string q = em.name("q"), e = em.name("e"), r = em.name("r"), c = em.name("c"), k = em.name("k"),
-                      i = em.name("i"), j = em.name("j"), w = em.name("w"), h = em.name("h"), v = em.name("v"),
-                      mx = em.name("mx"), p = em.name("p"), piv = em.name("piv"), rcp = em.name("rcp"), tmp = em.name("tmp"),
-                      info = em.name("info"), o = em.name("o");
     const std::string M = std::to_string(s.m), N = std::to_string(s.n);
+    std::map<std::string, std::string> vars = {
+        {"t", t}, {"lane", lane}, {"M", M}, {"N", N}, {"K", std::to_string(s.k)}, {"T", std::to_string(team)},
+        {"C", std::to_string((s.n + team - 1) / team)}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)}};
+    for (const char* v : {"q", "e", "c", "k", "i", "vi", "p", "mx", "v", "piv", "rcp", "tmp", "info", "pp", "prcp", "pdo"})
+      vars[v] = em.name(v);
     auto LU = [&](const std::string& row, const std::string& col) { return em.write_at(kLU, "(" + row + ") * " + N + " + " + col); };
     auto LUr = [&](const std::string& row, const std::string& col) { return em.read_at(kLU, "(" + row + ") * " + N + " + " + col); };
-    std::map<std::string, std::string> vars = {
-        {"t", t},     {"lane", lane}, {"k", k},       {"i", i},           {"j", j},           {"w", w},     {"h", h},
-        {"v", v},     {"mx", mx},     {"p", p},       {"piv", piv},       {"rcp", rcp},       {"tmp", tmp}, {"info", info},
-        {"o", o},     {"M", M},       {"N", N},       {"T", std::to_string(team)},           {"bv", best_value},
-        {"br", best_row}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)}, {"K", std::to_string(s.k)},
-        {"LUik", LUr(i, k)}, {"LUkj", LUr(k, j)}, {"LUij", LU(i, j)}, {"LUik_w", LU(i, k)}, {"LUrk", LUr(r, k)},
-        {"LUkc", LU(k, c)}, {"LUpc", LU(p, c)}, {"LUkc_r", LUr(k, c)}, {"LUpc_r", LUr(p, c)}, {"LUpk", LUr(p, k)},
-        {"r", r}, {"c", c}, {"ipiv", em.write_at(kIpiv, k)}};
+    const std::string c = vars["c"], k = vars["k"], i = vars["i"], p = vars["p"], pp = vars["pp"], vi = vars["vi"];
+    vars["LUrk"] = LUr(i, k);
+    vars["ipiv"] = em.write_at(kIpiv, k);
+    vars["LUpk"] = LUr(p, k);
+    // Swaps rows a and b of the work-item's column c.
+    auto swap = [&](const std::string& a, const std::string& b) {
+      return "{ const " + t + " " + vars["tmp"] + " = " + LUr(a, c) + "; " + LU(a, c) + " = " + LUr(b, c) + "; " + LU(b, c) + " = " +
+             vars["tmp"] + "; }";
+    };
+    // Every column the work-item owns, `body` run with $c set where c < n (the same trips everywhere).
+    auto columns = [&](const std::string& body) {
+      return fill("for (int $q = 0; $q < $C; ++$q) {\n  const int $c = $q * $T + $lane;\n  if ($c < $N) {\n", vars) + body + "  }\n}\n";
+    };
     std::string code;
-    code += team_loop(q, lane, team, e, s.m * s.n, std::to_string(s.m * s.n),
-                      "    " + em.write_at(kLU, e) + " = " + em.read_at(kA, e) + ";\n");
+    code += team_loop(vars["q"], lane, team, vars["e"], s.m * s.n, std::to_string(s.m * s.n),
+                      "    " + em.write_at(kLU, vars["e"]) + " = " + em.read_at(kA, vars["e"]) + ";\n");
     code += sync;
-    code += fill("int $info = 0;\nfor (int $k = 0; $k < $K; ++$k) {\n", vars);
-    // Each work-item's best candidate among rows k + lane, k + lane + T, ... (the first of equals).
-    code += fill("$t $mx = -$one;\nint $p = $M;\n", vars);
-    code += team_loop(q, lane, team, o, s.m, M + " - " + k,
-                      fill("    const int $r = $k + $o;\n    const $t $v = fabs($LUrk);\n    if ($v > $mx) { $mx = $v; $p = $r; }\n",
-                           vars));
-    code += fill("$bv[$lane] = $mx;\n$br[$lane] = $p;\n", vars) + sync;
-    // Every work-item picks the same pivot: the largest magnitude, the first row among equals.
-    code += fill("$mx = $bv[0];\n$p = $br[0];\n"
-                 "for (int $o = 1; $o < $T; ++$o) {\n"
-                 "  const $t $v = $bv[$o];\n"
-                 "  if ($v > $mx || ($v == $mx && $br[$o] < $p)) { $mx = $v; $p = $br[$o]; }\n"
-                 "}\n"
-                 "if ($p >= $M) $p = $k;  /* a column of NaNs: no candidate compared */\n"
-                 "const $t $piv = $LUpk;\n"
-                 "if ($lane == 0) $ipiv = $p + 1;\n"
-                 "if ($piv == $zero && $info == 0) $info = $k + 1;\n",
+    code += fill("int $info = 0, $pp = 0;\n$t $prcp = $zero;\nbool $pdo = false;  /* the previous step's pivot row, reciprocal, nonzero */\n"
+                 "for (int $k = 0; $k < $K; ++$k) {\n",
                  vars);
-    code += sync;  // every work-item has read the pivot before the rows move
-    code += team_loop(q, lane, team, c, s.n, "(" + p + " != " + k + " ? " + N + " : 0)",
-                      fill("    const $t $tmp = $LUkc_r;\n    $LUkc = $LUpc_r;\n    $LUpc = $tmp;\n", vars));
-    code += sync;
-    code += fill("const int $h = $piv == $zero ? 0 : $M - $k - 1;  /* rows below the pivot to eliminate */\n"
-                 "const int $w = $N - $k - 1;\n"
-                 "const $t $rcp = $one / $piv;\n",
+    // The pivot: the first row of largest magnitude in column k (rows k and below), alike everywhere.
+    code += fill("  int $p = $k;\n  $t $mx = fabs($LUpk);\n"
+                 "  for (int $i = $k + 1; $i < $M; ++$i) {\n    const $t $v = fabs($LUrk);\n    if ($v > $mx) { $mx = $v; $p = $i; }\n  }\n"
+                 "  const $t $piv = $LUpk, $rcp = $one / $piv;\n"
+                 "  if ($lane == 0) $ipiv = $p + 1;\n"
+                 "  if ($piv == $zero && $info == 0) $info = $k + 1;\n",
                  vars);
-    code += team_loop(q, lane, team, o, s.m, h, fill("    const int $i = $k + 1 + $o;\n    $LUik_w = $LUik * $rcp;\n", vars));
+    // Swaps: column k - 1's deferred one (rows k - 1 and its pivot row), then step k's in every column
+    // but k (whose owner swaps it at the next step).
+    code += columns("    if (" + c + " == " + k + " - 1 && " + pp + " != " + k + " - 1) " + swap(k + " - 1", pp) + "\n" +
+                    "    if (" + c + " != " + k + " && " + p + " != " + k + ") " + swap(k, p) + "\n");
+    // Rows k and below: column k - 1 scaled (deferred), the columns right of k updated from column k,
+    // whose row p stands for row k and row k for row p until its owner swaps them.
+    code += fill("  for (int $i = $k; $i < $M; ++$i) {\n    const int $vi = $i == $p ? $k : $i;\n", vars);
+    code += indent_columns(columns("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " *= " + vars["prcp"] + ";\n" +
+                                   "    if (" + c + " > " + k + " && " + i + " > " + k + " && " + vars["piv"] + " != " + vars["zero"] + ") " +
+                                   LU(i, c) + " -= " + LUr(vi, k) + " * " + vars["rcp"] + " * " + LUr(k, c) + ";\n"));
+    code += "  }\n";
+    code += fill("  $pp = $p;\n  $prcp = $rcp;\n  $pdo = $piv != $zero;\n", vars);
+    code += "  " + sync + "}\n";
+    // The last column's deferred swap and scaling.
+    code += columns("    if (" + c + " == " + vars["K"] + " - 1 && " + pp + " != " + c + ") " + swap(c, pp) + "\n");
+    code += fill("for (int $i = $K; $i < $M; ++$i) {\n", vars) +
+            indent_columns(columns("    if (" + c + " == " + vars["K"] + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " *= " + vars["prcp"] + ";\n")) +
+            "}\n";
     code += sync;
-    code += team_loop(q, lane, team, o, s.m * s.n, h + " * " + w,
-                      fill("    const int $i = $k + 1 + $o / $w, $j = $k + 1 + $o % $w;\n    $LUij -= $LUik * $LUkj;\n", vars));
-    code += sync + "}\n";
-    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + vars["info"] + ";\n";
     return code;
+  }
+
+  static std::string indent_columns(const std::string& code) {
+    std::string out;
+    size_t start = 0;
+    while (start < code.size()) {
+      size_t end = code.find('\n', start);
+      if (end == std::string::npos) end = code.size() - 1;
+      out += "  " + code.substr(start, end - start + 1);
+      start = end + 1;
+    }
+    return out;
   }
 };
 

@@ -195,53 +195,61 @@ class Potrf final : public sdk::Operation {
   }
 
   // A team of work-items per matrix, factoring it right-looking in the result's storage (local memory
-  // with teams, else where the core keeps it); every work-item of the team sees the same pivots, so the
-  // team decides alike, and the loops around the barriers have the same trip count everywhere.
+  // with teams, else where the core keeps it), each work-item owning columns (lane, lane + T, ...), one
+  // barrier a step: at step k every work-item reads the pivot alike (so the team decides alike) and
+  // updates its columns right of k from column k, scaled as it is read; column k's owner scales it in
+  // place only at the next step, when nobody reads it. Loops around barriers run the same trip count in
+  // every work-item (a team that failed goes on doing nothing: its neighbours share the barriers).
   static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
-    const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), NN = std::to_string(n * n), zero = real_literal(dtype, 0);
-    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), NN = std::to_string(n * n);
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const int64_t team = em.local_size();
-    const std::string sync = em.barrier() + "\n";
-    const std::string e = em.name("e"), q = em.name("q"), r = em.name("r"), c = em.name("c"), k = em.name("k"),
-                      i = em.name("i"), j = em.name("j"), m = em.name("m"), d = em.name("d"), s = em.name("s"),
-                      info = em.name("info");
-    // Loops around barriers run the same trip count in every work-item (team_loop).
+    std::map<std::string, std::string> vars = {{"t", t}, {"N", N}, {"lane", lane}, {"zero", real_literal(dtype, 0)},
+                                               {"one", real_literal(dtype, 1)}};
+    for (const char* v : {"e", "q", "r", "c", "k", "i", "d", "s", "rs", "ok", "ps", "prs", "pdo", "info"}) vars[v] = em.name(v);
+    const std::string e = vars["e"], q = vars["q"], r = vars["r"], c = vars["c"], k = vars["k"], i = vars["i"], d = vars["d"],
+                      info = vars["info"], zero = vars["zero"];
+    // The factor is computed lower in L's storage (upper: A read transposed), then transposed in place.
+    auto L = [&](const std::string& row, const std::string& col) { return em.write_at(kL, "(" + row + ") * " + N + " + " + col); };
+    auto Lr = [&](const std::string& row, const std::string& col) { return em.read_at(kL, "(" + row + ") * " + N + " + " + col); };
     auto each = [&](const std::string& index, int64_t count, const std::string& bound, const std::string& body) {
       return team_loop(q, lane, team, index, count, bound, body);
     };
-    // The factor is computed lower in L's storage (upper: A read transposed), then transposed in place.
-    auto L = [&](const std::string& index) { return em.write_at(kL, index); };
-    auto Lr = [&](const std::string& index) { return em.read_at(kL, index); };
+    vars["Lkk"] = Lr(k, k);
     std::string code;
     code += each(e, n * n, NN,
-                 "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + L(e) + " = " + c +
-                     " <= " + r + " ? " + em.read_at(kA, lower ? e : c + " * " + N + " + " + r) + " : " + zero + ";\n");
+                 "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + em.write_at(kL, e) + " = " +
+                     c + " <= " + r + " ? " + em.read_at(kA, lower ? e : c + " * " + N + " + " + r) + " : " + zero + ";\n");
     code += sync;
-    code += "int " + info + " = 0;\n";
-    code += "for (int " + k + " = 0; " + k + " < " + N + "; ++" + k + ") {\n";
-    code += "const " + t + " " + d + " = " + Lr(k + " * " + N + " + " + k) + ";\n";
-    code += "if (" + info + " == 0 && !(" + d + " > " + zero + ")) " + info + " = " + k + " + 1;\n";
-    code += "const " + t + " " + s + " = sqrt(" + d + ");\n";
-    code += "const int " + m + " = " + info + " == 0 ? " + N + " - " + k + " - 1 : 0;  /* rows below the pivot */\n";
-    // The column below the pivot (the pivot itself is written after the barrier: every item reads it first).
-    code += each(i, n, m, "    " + L("(" + k + " + 1 + " + i + ") * " + N + " + " + k) + " = " + Lr("(" + k + " + 1 + " + i + ") * " + N +
-                                  " + " + k) + " / " + s + ";\n");
+    code += fill("int $info = 0;\n$t $ps = $zero, $prs = $zero;\nbool $pdo = false;  /* the previous step's root, its reciprocal, success */\n"
+                 "for (int $k = 0; $k < $N; ++$k) {\n"
+                 "  const $t $d = $Lkk;\n"
+                 "  if ($info == 0 && !($d > $zero)) $info = $k + 1;\n"
+                 "  const bool $ok = $info == 0;\n"
+                 "  const $t $s = sqrt($d), $rs = $one / $s;\n",
+                 vars);
+    // Column k - 1's deferred pivot and scaling (rows k and below), then the update from column k.
+    code += each(c, n, N, "    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + vars["ps"] + ";\n");
+    code += fill("  for (int $i = $k; $i < $N; ++$i) {\n", vars);
+    code += each(c, n, N,
+                 "    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(i, c) + " *= " + vars["prs"] + ";\n" +
+                     "    if (" + vars["ok"] + " && " + c + " > " + k + " && " + i + " >= " + c + ") " + L(i, c) + " -= " + Lr(i, k) + " * " +
+                     Lr(c, k) + " * (" + vars["rs"] + " * " + vars["rs"] + ");\n");
+    code += "  }\n";
+    code += fill("  $ps = $s;\n  $prs = $rs;\n  $pdo = $ok;\n", vars);
+    code += "  " + sync + "}\n";
+    // The last column's pivot (no rows below it).
+    code += each(c, n, N, "    if (" + c + " == " + N + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + vars["ps"] + ";\n");
     code += sync;
-    code += "if (" + info + " == 0 && " + lane + " == 0) " + L(k + " * " + N + " + " + k) + " = " + s + ";\n";
-    code += each(e, n * n, m + " * " + m,
-                 "    const int " + i + " = " + k + " + 1 + " + e + " / " + m + ", " + j + " = " + k + " + 1 + " + e + " % " + m +
-                     ";\n    if (" + j + " <= " + i + ") " + L(i + " * " + N + " + " + j) + " -= " + Lr(i + " * " + N + " + " + k) +
-                     " * " + Lr(j + " * " + N + " + " + k) + ";\n");
-    code += sync + "}\n";
     // A failed factor keeps its first info - 1 columns; upper: transposed in place (each pair one item's).
     std::string last = "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n";
     last += "    if (" + c + " <= " + r + ") {\n";
-    last += "      const " + t + " " + d + " = " + info + " == 0 || " + c + " < " + info + " - 1 ? " + Lr(e) + " : " + zero + ";\n";
+    last += "      const " + t + " " + d + " = " + info + " == 0 || " + c + " < " + info + " - 1 ? " + em.read_at(kL, e) + " : " + zero + ";\n";
     if (lower) {
-      last += "      " + L(e) + " = " + d + ";\n";
+      last += "      " + em.write_at(kL, e) + " = " + d + ";\n";
     } else {
-      last += "      " + L(e) + " = " + zero + ";\n";
-      last += "      " + L(c + " * " + N + " + " + r) + " = " + d + ";\n";
+      last += "      " + em.write_at(kL, e) + " = " + zero + ";\n";
+      last += "      " + L(c, r) + " = " + d + ";\n";
     }
     last += "    }\n";
     code += each(e, n * n, NN, last);
