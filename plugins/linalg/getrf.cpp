@@ -91,7 +91,7 @@ class Getrf final : public sdk::Operation {
       plan.local_mem_bytes = static_cast<uint64_t>(s.m + s.n) * size;  // the pivot column and the pivot row
     } else {
       plan.registers = 16;
-      plan.local_mem_bytes = static_cast<uint64_t>(s.team) * (size + 4);  // each work-item's best candidate
+      if (fits_local(call, s.m * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;  // the matrix
     }
     return plan;
   }
@@ -99,7 +99,9 @@ class Getrf final : public sdk::Operation {
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type& a = call.operand(kA);
     const Shape s = shape_of(a);
-    em.append(s.registers() ? in_registers(em, a.dtype, s) : s.rows() ? in_rows(em, a.dtype, s) : in_team(em, a.dtype, s));
+    em.append(s.registers() ? in_registers(em, a.dtype, s)
+              : s.rows()    ? in_rows(em, a.dtype, s)
+                            : in_team(em, a.dtype, s, fits_local(call, s.m * s.n, a.dtype)));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {
@@ -241,13 +243,13 @@ class Getrf final : public sdk::Operation {
     return code;
   }
 
-  // A team per matrix, right-looking in LU's storage (local memory with teams, else where the core
-  // keeps it), each work-item owning columns (lane, lane + T, ...), one barrier a step. At step k every
+  // A team per matrix, right-looking in a local array of its own where the matrix fits (`in_local`),
+  // else in LU's storage (where the core keeps it), each work-item owning columns (lane, lane + T, ...), one barrier a step. At step k every
   // work-item reads column k alike and finds the same pivot; each swaps rows k and p in its own columns
   // and updates them from column k. Column k itself is swapped and scaled by its owner only at the next
   // step (everyone reads it meanwhile, its row p standing for row k): no work-item waits for another
   // within a step.
-  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s) {
+  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, bool in_local) {
     const std::string t = std::string(abi::dtype_ctype(dtype));
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const int64_t team = s.team;
@@ -257,8 +259,14 @@ class Getrf final : public sdk::Operation {
         {"C", std::to_string((s.n + team - 1) / team)}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)}};
     for (const char* v : {"q", "e", "c", "k", "i", "vi", "p", "mx", "v", "piv", "rcp", "tmp", "info", "pp", "prcp", "pdo"})
       vars[v] = em.name(v);
-    auto LU = [&](const std::string& row, const std::string& col) { return em.write_at(kLU, "(" + row + ") * " + N + " + " + col); };
-    auto LUr = [&](const std::string& row, const std::string& col) { return em.read_at(kLU, "(" + row + ") * " + N + " + " + col); };
+    const std::string w = in_local ? em.local_array(dtype, s.m * s.n, "matrix") : "";
+    auto LU = [&](const std::string& row, const std::string& col) {
+      const std::string index = "(" + row + ") * " + N + " + " + col;
+      return in_local ? w + "[" + index + "]" : em.write_at(kLU, index);
+    };
+    auto LUr = [&](const std::string& row, const std::string& col) {
+      return in_local ? LU(row, col) : em.read_at(kLU, "(" + row + ") * " + N + " + " + col);
+    };
     const std::string c = vars["c"], k = vars["k"], i = vars["i"], p = vars["p"], pp = vars["pp"], vi = vars["vi"];
     vars["LUrk"] = LUr(i, k);
     vars["ipiv"] = em.write_at(kIpiv, k);
@@ -273,8 +281,9 @@ class Getrf final : public sdk::Operation {
       return fill("for (int $q = 0; $q < $C; ++$q) {\n  const int $c = $q * $T + $lane;\n  if ($c < $N) {\n", vars) + body + "  }\n}\n";
     };
     std::string code;
-    code += team_loop(vars["q"], lane, team, vars["e"], s.m * s.n, std::to_string(s.m * s.n),
-                      "    " + em.write_at(kLU, vars["e"]) + " = " + em.read_at(kA, vars["e"]) + ";\n");
+    const std::string e = vars["e"], all = std::to_string(s.m * s.n);
+    code += team_loop(vars["q"], lane, team, e, s.m * s.n, all,
+                      "    " + (in_local ? w + "[" + e + "]" : em.write_at(kLU, e)) + " = " + em.read_at(kA, e) + ";\n");
     code += sync;
     code += fill("int $info = 0, $pp = 0;\n$t $prcp = $zero;\nbool $pdo = false;  /* the previous step's pivot row, reciprocal, nonzero */\n"
                  "for (int $k = 0; $k < $K; ++$k) {\n",
@@ -305,6 +314,7 @@ class Getrf final : public sdk::Operation {
             indent_columns(columns("    if (" + c + " == " + vars["K"] + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " *= " + vars["prcp"] + ";\n")) +
             "}\n";
     code += sync;
+    if (in_local) code += team_loop(vars["q"], lane, team, e, s.m * s.n, all, "    " + em.write_at(kLU, e) + " = " + w + "[" + e + "];\n");
     code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + vars["info"] + ";\n";
     return code;
   }

@@ -53,6 +53,10 @@ int64_t team_size(int64_t n) {
   return team;
 }
 
+bool fits_local(const sdk::Call& call, int64_t elements, fugue_dtype dtype) {
+  return static_cast<uint64_t>(elements) * abi::dtype_size(dtype) * 4 <= call.device().local_mem_bytes * 3;
+}
+
 std::string real_literal(fugue_dtype dtype, double value) {
   char buf[64];
   if (dtype == FUGUE_DTYPE_F64) std::snprintf(buf, sizeof buf, "%.17e", value);

@@ -38,6 +38,9 @@ sdk::Partition vector_batch(const fugue_type& t);
 // keeps a row in each work-item's registers; above, the team works in local memory.
 constexpr int64_t kRegisterOrder = 8, kRowOrder = 16;
 int64_t team_size(int64_t n);
+// Whether a team may hold a matrix of `elements` values of `dtype` in local memory of its own: three
+// quarters of the device's local memory at most (the core stages small entries beside it).
+bool fits_local(const sdk::Call& call, int64_t elements, fugue_dtype dtype);
 // An OpenCL C literal of a real dtype (f32 with its suffix, so an f32 kernel needs no doubles).
 std::string real_literal(fugue_dtype dtype, double value);
 

@@ -64,6 +64,7 @@ class Potrf final : public sdk::Operation {
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
     plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : n <= kRowOrder ? static_cast<uint32_t>(n + 8) : 12;
     if (n > kRegisterOrder && n <= kRowOrder) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
+    else if (n > kRowOrder && fits_local(call, n * n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(n * n) * abi::dtype_size(a.dtype);
     return plan;
   }
 
@@ -73,7 +74,7 @@ class Potrf final : public sdk::Operation {
     const bool lower = call.flag("lower");
     em.append(n <= kRegisterOrder ? in_registers(em, a.dtype, n, lower)
               : n <= kRowOrder   ? in_rows(em, a.dtype, n, lower)
-                                 : in_team(em, a.dtype, n, lower));
+                                 : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype)));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {
@@ -194,13 +195,13 @@ class Potrf final : public sdk::Operation {
     return code;
   }
 
-  // A team of work-items per matrix, factoring it right-looking in the result's storage (local memory
-  // with teams, else where the core keeps it), each work-item owning columns (lane, lane + T, ...), one
+  // A team of work-items per matrix, factoring it right-looking in a local array of its own where the
+  // matrix fits (`in_local`), else in the result's storage (where the core keeps it), each work-item owning columns (lane, lane + T, ...), one
   // barrier a step: at step k every work-item reads the pivot alike (so the team decides alike) and
   // updates its columns right of k from column k, scaled as it is read; column k's owner scales it in
   // place only at the next step, when nobody reads it. Loops around barriers run the same trip count in
   // every work-item (a team that failed goes on doing nothing: its neighbours share the barriers).
-  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
+  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, bool in_local) {
     const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), NN = std::to_string(n * n);
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const int64_t team = em.local_size();
@@ -210,15 +211,18 @@ class Potrf final : public sdk::Operation {
     const std::string e = vars["e"], q = vars["q"], r = vars["r"], c = vars["c"], k = vars["k"], i = vars["i"], d = vars["d"],
                       info = vars["info"], zero = vars["zero"];
     // The factor is computed lower in L's storage (upper: A read transposed), then transposed in place.
-    auto L = [&](const std::string& row, const std::string& col) { return em.write_at(kL, "(" + row + ") * " + N + " + " + col); };
-    auto Lr = [&](const std::string& row, const std::string& col) { return em.read_at(kL, "(" + row + ") * " + N + " + " + col); };
+    const std::string w = in_local ? em.local_array(dtype, n * n, "matrix") : "";
+    auto W = [&](const std::string& index) { return in_local ? w + "[" + index + "]" : em.write_at(kL, index); };
+    auto Wr = [&](const std::string& index) { return in_local ? w + "[" + index + "]" : em.read_at(kL, index); };
+    auto L = [&](const std::string& row, const std::string& col) { return W("(" + row + ") * " + N + " + " + col); };
+    auto Lr = [&](const std::string& row, const std::string& col) { return Wr("(" + row + ") * " + N + " + " + col); };
     auto each = [&](const std::string& index, int64_t count, const std::string& bound, const std::string& body) {
       return team_loop(q, lane, team, index, count, bound, body);
     };
     vars["Lkk"] = Lr(k, k);
     std::string code;
     code += each(e, n * n, NN,
-                 "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + em.write_at(kL, e) + " = " +
+                 "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + W(e) + " = " +
                      c + " <= " + r + " ? " + em.read_at(kA, lower ? e : c + " * " + N + " + " + r) + " : " + zero + ";\n");
     code += sync;
     code += fill("int $info = 0;\n$t $ps = $zero, $prs = $zero;\nbool $pdo = false;  /* the previous step's root, its reciprocal, success */\n"
@@ -241,17 +245,23 @@ class Potrf final : public sdk::Operation {
     // The last column's pivot (no rows below it).
     code += each(c, n, N, "    if (" + c + " == " + N + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + vars["ps"] + ";\n");
     code += sync;
-    // A failed factor keeps its first info - 1 columns; upper: transposed in place (each pair one item's).
+    // A failed factor keeps its first info - 1 columns; upper: transposed. From the local array every
+    // element of the result is written once; in place each pair (r, c <= r) is one work-item's.
     std::string last = "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n";
-    last += "    if (" + c + " <= " + r + ") {\n";
-    last += "      const " + t + " " + d + " = " + info + " == 0 || " + c + " < " + info + " - 1 ? " + em.read_at(kL, e) + " : " + zero + ";\n";
-    if (lower) {
-      last += "      " + em.write_at(kL, e) + " = " + d + ";\n";
+    const std::string kept = c + " <= " + r + " && (" + info + " == 0 || " + c + " < " + info + " - 1)";
+    if (in_local) {
+      last += "    " + em.write_at(kL, lower ? e : c + " * " + N + " + " + r) + " = " + kept + " ? " + Wr(e) + " : " + zero + ";\n";
     } else {
-      last += "      " + em.write_at(kL, e) + " = " + zero + ";\n";
-      last += "      " + L(c, r) + " = " + d + ";\n";
+      last += "    if (" + c + " <= " + r + ") {\n";
+      last += "      const " + t + " " + d + " = " + kept + " ? " + Wr(e) + " : " + zero + ";\n";
+      if (lower) {
+        last += "      " + em.write_at(kL, e) + " = " + d + ";\n";
+      } else {
+        last += "      " + em.write_at(kL, e) + " = " + zero + ";\n";
+        last += "      " + L(c, r) + " = " + d + ";\n";
+      }
+      last += "    }\n";
     }
-    last += "    }\n";
     code += each(e, n * n, NN, last);
     code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
     return code;

@@ -47,9 +47,11 @@ TEST(Linalg, PotrfMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   for (const char* dtype : {"f64", "f32"})
-    for (const int64_t n : {1, 2, 3, 7, 8, 9, 16, 31, 32, 33, 64, 100})
+    // 460: over three quarters of PoCL's local memory (f64), so the team factors in the result's own storage, and
+    // over the largest team, so each work-item owns two columns.
+    for (const int64_t n : {1, 2, 3, 7, 8, 9, 16, 31, 32, 33, 64, 100, 460})
       for (const bool lower : {true, false}) {
-        const int64_t count = n <= 16 ? 300 : n <= 64 ? 20 : 3;
+        const int64_t count = n <= 16 ? 300 : n <= 64 ? 20 : n <= 100 ? 3 : 1;
         const std::string what = std::string(dtype) + " n=" + std::to_string(n) + (lower ? " lower" : " upper") +
                                  " (seed " + std::to_string(seed) + ")";
         Program program = test::load_text(dir, potrf_program(count, n, dtype, lower, seed, 1000));
@@ -205,10 +207,10 @@ TEST(Linalg, GetrfMatchesLapack) {
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},  {2, 2},   {3, 3},   {7, 7},   {8, 8},   {5, 3},
                                                            {3, 8},  {9, 9},   {16, 16}, {12, 5},  {4, 16},  {17, 17},
-                                                           {31, 31}, {32, 32}, {33, 33}, {40, 20}, {20, 45}, {64, 64}, {100, 100}};
+                                                           {31, 31}, {32, 32}, {33, 33}, {40, 20}, {20, 45}, {64, 64}, {100, 100}, {460, 440}};
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [m, n] : shapes) {
-      const int64_t count = std::max(m, n) <= 16 ? 300 : std::max(m, n) <= 64 ? 20 : 3;
+      const int64_t count = std::max(m, n) <= 16 ? 300 : std::max(m, n) <= 64 ? 20 : std::max(m, n) <= 100 ? 3 : 1;
       const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " +
                                std::to_string(seed) + ")";
       Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
@@ -342,10 +344,10 @@ TEST(Linalg, FactorThenSolveFusedMatchesLapack) {
             worst_y = std::max(worst_y, std::fabs(out.at("Y").get(e * n * k + i) - y[i]) / (1 + std::fabs(y[i])));
           }
         }
-        // cond(A) = 100 (G about as well conditioned): forward errors about cond n eps.
-        const double bound = 100.0 * n * std::numeric_limits<double>::epsilon() * 10;
-        EXPECT_LT(worst_x, bound) << "getrf + getrs against LAPACK's gesv, " << what;
-        EXPECT_LT(worst_y, bound) << "potrf + potrs against LAPACK's gesv, " << what;
+        // Forward errors about cond n eps: cond(A) = 100; G = A + M, M's elements within 0.1, up to ten times that.
+        const double eps = std::numeric_limits<double>::epsilon();
+        EXPECT_LT(worst_x, 1000.0 * n * eps * 10) << "getrf + getrs against LAPACK's gesv, " << what;
+        EXPECT_LT(worst_y, 100.0 * n * eps * 10) << "potrf + potrs against LAPACK's gesv, " << what;
       }
     }
 }
