@@ -1,6 +1,7 @@
 // linalg_plugin.cpp: the entry point of the linalg plugin: batched dense linear algebra on [..., m, n]
 // arrays (the leading axes number the matrices), and the spd generator.
 #include "fugue/sdk.hpp"
+#include "gemm.h"
 #include "getrf.h"
 #include "getrs.h"
 #include "potrf.h"
@@ -11,6 +12,7 @@ namespace {
 
 void populate(fugue::sdk::Plugin& plugin) {
   using namespace fugue::linalg;
+  plugin.add(gemm_operation());
   plugin.add(potrf_operation());
   plugin.add(potrs_operation());
   plugin.add(getrf_operation());

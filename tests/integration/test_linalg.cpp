@@ -4,6 +4,7 @@
 // errors under a stated bound; info equal to LAPACK's on matrices that are not positive definite; an
 // optional output left out; element-wise producers fused into the factorization's kernel.
 #include <gtest/gtest.h>
+#include <cblas.h>
 #include <lapacke.h>
 
 #include <cmath>
@@ -397,4 +398,70 @@ TEST(Linalg, GetrsBadPivotsAndRefusals) {
   refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "B", "B"]})", "/body/0");
   refused(R"({"op": "linalg.potrs", "out": ["X"], "in": ["LU", "b"]})", "operand B: expected right-hand sides [4, 3, k]");
   refused(R"({"op": "linalg.getrf", "out": ["LU2"], "in": ["LU"]})", "expected 2 to 3 operand(s)");
+}
+
+// Products in every blocking (one work-item up to 4 x 4, teams of blocks, 256 work-items sharing a
+// matrix), transposed or not, against BLAS's dgemm / sgemm; beta C (an element-wise operation after the
+// product) joins the product's kernel.
+TEST(Linalg, GemmMatchesBlas) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  struct Case {
+    int64_t m, n, k;
+    const char *ta, *tb;
+  };
+  const std::vector<Case> cases = {{1, 1, 1, "N", "N"},    {2, 3, 4, "T", "N"},    {4, 4, 4, "N", "T"},   {8, 8, 8, "T", "T"},
+                                   {16, 16, 16, "N", "N"}, {17, 13, 5, "N", "T"},  {32, 32, 32, "T", "N"}, {64, 64, 64, "N", "N"},
+                                   {100, 70, 33, "T", "T"}};
+  for (const char* dtype : {"f64", "f32"})
+    for (const Case& c : cases) {
+      const bool ta = c.ta[0] == 'T', tb = c.tb[0] == 'T', f32 = dtype[1] == '3';
+      const int64_t count = c.m * c.n <= 256 ? 200 : 4;
+      const std::string a_shape = ta ? shape_text(count, c.k, c.m) : shape_text(count, c.m, c.k);
+      const std::string b_shape = tb ? shape_text(count, c.n, c.k) : shape_text(count, c.k, c.n);
+      const std::string what = std::string(dtype) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) +
+                               " " + c.ta + c.tb + " (seed " + std::to_string(seed) + ")";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + a_shape + R"(, "from": {"random": {"seed": )" +
+                                                 std::to_string(seed) + R"(, "low": -1, "high": 1}}},
+        "B": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + b_shape + R"(, "from": {"random": {"seed": )" +
+                                                 std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}},
+        "C": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape_text(count, c.m, c.n) +
+                                                 R"(, "from": {"random": {"seed": )" + std::to_string(seed + 2) + R"(}}}},
+        "body": [{"op": "linalg.gemm", "out": ["P"], "in": ["A", "B"], "attrs": {"trans_a": ")" + c.ta + R"(", "trans_b": ")" + c.tb +
+                                                 R"(", "alpha": 0.5}},
+                 {"op": "array.mul", "out": ["E"], "in": ["C", -2]},
+                 {"op": "array.add", "out": ["D"], "in": ["E", "P"]}],
+        "outputs": {"D": "D.npy", "A": "A.npy", "B": "B.npy", "C": "C.npy"}})");
+      int64_t launches = 0;
+      auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+      EXPECT_EQ(launches, 1) << "beta C joins the product's kernel, " << what;
+      const HostArray &a = out.at("A"), &b = out.at("B"), &cc = out.at("C"), &d = out.at("D");
+      double worst = 0;
+      for (int64_t e = 0; e < count; ++e) {
+        std::vector<double> av(static_cast<size_t>(c.m * c.k)), bv(static_cast<size_t>(c.k * c.n)), cv(static_cast<size_t>(c.m * c.n));
+        for (int64_t i = 0; i < c.m * c.k; ++i) av[i] = a.get(e * c.m * c.k + i);
+        for (int64_t i = 0; i < c.k * c.n; ++i) bv[i] = b.get(e * c.k * c.n + i);
+        for (int64_t i = 0; i < c.m * c.n; ++i) cv[i] = cc.get(e * c.m * c.n + i);
+        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(c.m),
+                    static_cast<int>(c.n), static_cast<int>(c.k), 0.5, av.data(), static_cast<int>(ta ? c.m : c.k), bv.data(),
+                    static_cast<int>(tb ? c.k : c.n), -2.0, cv.data(), static_cast<int>(c.n));
+        for (int64_t i = 0; i < c.m * c.n; ++i) worst = std::max(worst, std::fabs(d.get(e * c.m * c.n + i) - cv[i]));
+      }
+      // |alpha A B| <= k / 2 and |beta C| <= 2: errors about k eps times those.
+      const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+      EXPECT_LT(worst, 4 * (c.k + 2) * eps * (c.k / 2.0 + 2)) << "against BLAS, " << what;
+    }
+  auto refused = [&](const std::string& attrs, const std::string& b_shape, const std::string& message) {
+    test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": [4, 3, 2], "from": {"fill": 1}},
+      "B": {"kind": "array", "dtype": "f64", "shape": )" + b_shape + R"(, "from": {"fill": 1}}},
+      "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "B"], "attrs": )" + attrs + R"(}], "outputs": {}})");
+    auto r = test::run_fugue("validate " + (dir / "bad.json").string());
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
+  };
+  refused(R"({"trans_a": "C"})", "[4, 2, 5]", "attribute trans_a: expected \"N\" (as stored) or \"T\" (transposed), found \"C\"");
+  refused("{}", "[4, 3, 5]", "op(A) has 2 columns but op(B) 3 rows");
+  refused("{}", "[2, 2, 5]", "their batch axes (all but the last two) must be equal");
 }

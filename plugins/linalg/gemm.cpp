@@ -1,0 +1,188 @@
+// gemm.cpp: linalg.gemm (see gemm.h).
+#include "gemm.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "kernel_text.h"
+#include "matrices.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kA = 0, kB = 1, kC = 2;
+constexpr int64_t kBlock = 4;  // rows and columns of C a work-item computes at most
+
+// The product's sizes and how its blocks meet work-items.
+struct Sizes {
+  int64_t m, n, k;
+  bool ta, tb;
+  int64_t block_rows, block_cols, blocks, team;
+};
+
+Sizes sizes_of(const sdk::Call& call) {
+  const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+  Sizes s;
+  s.ta = call.string("trans_a") == "T";
+  s.tb = call.string("trans_b") == "T";
+  s.m = s.ta ? columns_of(a) : rows_of(a);
+  s.k = s.ta ? rows_of(a) : columns_of(a);
+  s.n = s.tb ? rows_of(b) : columns_of(b);
+  s.block_rows = std::min(s.m, kBlock);
+  s.block_cols = std::min(s.n, kBlock);
+  s.blocks = ((s.m + s.block_rows - 1) / s.block_rows) * ((s.n + s.block_cols - 1) / s.block_cols);
+  s.team = 1;
+  while (s.team < s.blocks && s.team < 256) s.team *= 2;
+  return s;
+}
+
+std::string transpose_attr(const sdk::Call& call, const std::string& op, const std::string& attr) {
+  const std::string v = call.string(attr);
+  if (v != "N" && v != "T")
+    throw sdk::InvalidArgument(op + ": attribute " + attr + ": expected \"N\" (as stored) or \"T\" (transposed), found \"" + v + "\"");
+  return v;
+}
+
+class Gemm final : public sdk::Operation {
+ public:
+  Gemm() {
+    name = "linalg.gemm";
+    doc = "Batched matrix products C = alpha op(A) op(B): A [..., m, k] ([..., k, m] with trans_a \"T\"), B [..., k, n] "
+          "([..., n, k] with trans_b \"T\"), C [..., m, n], the batch axes equal; beta C is an element-wise operation "
+          "after it, which joins its kernel";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, k] (trans_a \"T\": [..., k, m])"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., k, n] (trans_b \"T\": [..., n, k])"),
+                sdk::out("C", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the products [..., m, n]")};
+    attrs = {{"trans_a", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": A as stored; \"T\": A transposed"},
+             {"trans_b", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": B as stored; \"T\": B transposed"},
+             {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "the factor of the product"}};
+    tolerance_f32 = 1e-4;
+    tolerance_f64 = 1e-12;
+    test_cases = R"([
+      {"name": "2x3 by 3x2", "inputs": {"A": {"kind": "array", "shape": [50, 2, 3], "from": {"random": {"seed": 1}}},
+                                         "B": {"kind": "array", "shape": [50, 3, 2], "from": {"random": {"seed": 2}}}}},
+      {"name": "8x8, both transposed, alpha", "attrs": {"trans_a": "T", "trans_b": "T", "alpha": -0.5},
+       "inputs": {"A": {"kind": "array", "shape": [2, 3, 8, 8], "from": {"random": {"seed": 3}}},
+                  "B": {"kind": "array", "shape": [2, 3, 8, 8], "from": {"random": {"seed": 4}}}}},
+      {"name": "17x5 by 5x13", "inputs": {"A": {"kind": "array", "shape": [9, 17, 5], "from": {"random": {"seed": 5}}},
+                                           "B": {"kind": "array", "shape": [9, 5, 13], "from": {"random": {"seed": 6}}}}},
+      {"name": "A^T, 40x33 by 33x70", "attrs": {"trans_a": "T"},
+       "inputs": {"A": {"kind": "array", "shape": [2, 33, 40], "from": {"random": {"seed": 7}}},
+                  "B": {"kind": "array", "shape": [2, 33, 70], "from": {"random": {"seed": 8}}}}},
+      {"name": "one matrix, 1x1", "inputs": {"A": {"kind": "array", "shape": [1, 1], "from": {"random": {"seed": 9}}},
+                                              "B": {"kind": "array", "shape": [1, 1], "from": {"random": {"seed": 10}}}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+    require_matrices(a, name, "A");
+    require_matrices(b, name, "B");
+    const bool ta = transpose_attr(call, name, "trans_a") == "T", tb = transpose_attr(call, name, "trans_b") == "T";
+    if (batch_shape(a) != batch_shape(b))
+      throw sdk::InvalidArgument(name + ": operands A " + sdk::type_string(a) + " and B " + sdk::type_string(b) +
+                                 ": their batch axes (all but the last two) must be equal");
+    const int64_t ka = ta ? rows_of(a) : columns_of(a), kb = tb ? columns_of(b) : rows_of(b);
+    if (ka != kb)
+      throw sdk::InvalidArgument(name + ": op(A) has " + std::to_string(ka) + " columns but op(B) " + std::to_string(kb) +
+                                 " rows (A " + sdk::type_string(a) + ", trans_a \"" + call.string("trans_a") + "\"; B " +
+                                 sdk::type_string(b) + ", trans_b \"" + call.string("trans_b") + "\")");
+    if (a.dtype != b.dtype)
+      throw sdk::InvalidArgument(name + ": operand A is " + abi::dtype_name(a.dtype) + ", B " + abi::dtype_name(b.dtype) +
+                                 ": they must have one dtype");
+    std::vector<int64_t> shape = batch_shape(a);
+    shape.push_back(ta ? columns_of(a) : rows_of(a));
+    shape.push_back(tb ? rows_of(b) : columns_of(b));
+    types[kC] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, shape);
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const Sizes s = sizes_of(call);
+    sdk::Plan plan;
+    plan.level = FUGUE_LEVEL_BLOCK;
+    plan.phases = FUGUE_PHASE_BODY;
+    plan.entry_teams = true;
+    plan.launch.iteration[0] = batch_count(call.operand(kA));
+    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = s.team;
+    plan.launch.local_multiple = 1;
+    plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
+    plan.registers = static_cast<uint32_t>(s.block_rows * s.block_cols + s.block_rows + s.block_cols + 8);
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const Sizes s = sizes_of(call);
+    const fugue_dtype dtype = call.operand(kA).dtype;
+    const std::string t = abi::dtype_ctype(dtype), lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const int64_t block_columns = (s.n + s.block_cols - 1) / s.block_cols;
+    std::map<std::string, std::string> vars = {{"t", t}, {"M", std::to_string(s.m)}, {"N", std::to_string(s.n)},
+                                               {"K", std::to_string(s.k)}, {"BC", std::to_string(block_columns)},
+                                               {"R", std::to_string(s.block_rows)}, {"C", std::to_string(s.block_cols)}};
+    for (const char* v : {"q", "b", "i0", "j0", "kk", "acc", "x", "y"}) vars[v] = em.name(v);
+    const std::string kk = vars["kk"], lda = std::to_string(columns_of(call.operand(kA))), ldb = std::to_string(columns_of(call.operand(kB)));
+    // op(A)(i, kk) and op(B)(kk, j), rows and columns clamped into the matrix (blocks past its edge compute
+    // values never written).
+    auto a_at = [&](const std::string& i) {
+      return em.read_at(kA, s.ta ? "(" + kk + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + kk);
+    };
+    auto b_at = [&](const std::string& j) {
+      return em.read_at(kB, s.tb ? "(" + j + ") * " + ldb + " + " + kk : "(" + kk + ") * " + ldb + " + " + j);
+    };
+    std::string body = fill("    const int $i0 = ($b / $BC) * $R, $j0 = ($b % $BC) * $C;\n"
+                            "    $t $acc[$R * $C];\n"
+                            "    for (int $q = 0; $q < $R * $C; ++$q) $acc[$q] = 0;\n"
+                            "    for (int $kk = 0; $kk < $K; ++$kk) {\n      $t $x[$R], $y[$C];\n",
+                            vars);
+    for (int64_t r = 0; r < s.block_rows; ++r)
+      body += "      " + vars["x"] + "[" + std::to_string(r) + "] = " + a_at("min(" + vars["i0"] + " + " + std::to_string(r) + ", " + std::to_string(s.m - 1) + ")") + ";\n";
+    for (int64_t c = 0; c < s.block_cols; ++c)
+      body += "      " + vars["y"] + "[" + std::to_string(c) + "] = " + b_at("min(" + vars["j0"] + " + " + std::to_string(c) + ", " + std::to_string(s.n - 1) + ")") + ";\n";
+    for (int64_t r = 0; r < s.block_rows; ++r)
+      for (int64_t c = 0; c < s.block_cols; ++c)
+        body += "      " + vars["acc"] + "[" + std::to_string(r * s.block_cols + c) + "] += " + vars["x"] + "[" + std::to_string(r) + "] * " +
+                vars["y"] + "[" + std::to_string(c) + "];\n";
+    body += "    }\n";
+    const double alpha = call.number("alpha");
+    for (int64_t r = 0; r < s.block_rows; ++r)
+      for (int64_t c = 0; c < s.block_cols; ++c) {
+        const std::string i = vars["i0"] + " + " + std::to_string(r), j = vars["j0"] + " + " + std::to_string(c);
+        const std::string value = vars["acc"] + "[" + std::to_string(r * s.block_cols + c) + "]";
+        body += "    if (" + i + " < " + vars["M"] + " && " + j + " < " + vars["N"] + ") " + em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) +
+                " = " + (alpha == 1 ? value : real_literal(dtype, alpha) + " * " + value) + ";\n";
+      }
+    em.append(team_loop(vars["q"] + "_b", lane, s.team, vars["b"], s.blocks, std::to_string(s.blocks), body));
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const Sizes s = sizes_of(call);
+    const double count = static_cast<double>(batch_count(call.operand(kA))), size = abi::dtype_size(call.operand(kA).dtype);
+    const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
+    return {sizeof(fugue_cost), count * (m * k + k * n + m * n) * size, count * 2 * m * n * k};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView a(arrays[kA]), b(arrays[kB]);
+    sdk::HostView c(arrays[kC]);
+    const Sizes s = sizes_of(call);
+    const int64_t count = batch_count(call.operand(kA));
+    const int64_t lda = columns_of(call.operand(kA)), ldb = columns_of(call.operand(kB));
+    const long double alpha = call.number("alpha");
+    for (int64_t e = 0; e < count; ++e)
+      for (int64_t i = 0; i < s.m; ++i)
+        for (int64_t j = 0; j < s.n; ++j) {
+          long double sum = 0;
+          for (int64_t kk = 0; kk < s.k; ++kk)
+            sum += static_cast<long double>(a.get(e * s.m * s.k + (s.ta ? kk * lda + i : i * lda + kk))) *
+                   b.get(e * s.k * s.n + (s.tb ? j * ldb + kk : kk * ldb + j));
+          c.set(e * s.m * s.n + i * s.n + j, static_cast<double>(alpha * sum));
+        }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> gemm_operation() { return std::make_unique<Gemm>(); }
+
+}  // namespace fugue::linalg
