@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
-# batched Cholesky (linalg.potrf, SPD matrices) and LU (linalg.getrf, random matrices) of f64 and f32,
+# batched Cholesky (linalg.potrf, SPD matrices), LU (linalg.getrf, random matrices) and products
+# (linalg.gemm, C = A B) of f64 and f32,
 # n = 4 ... 128 (batches of 20,000 up to n = 16, 2,000 above, as peers.py), checked against NumPy and
-# the reference first, then timed beside peers.py potrf / getrf (torch.linalg.cholesky, lu_factor) in
-# the same run; GFLOP/s with LAPACK's counts (n^3 / 3, 2 n^3 / 3).
+# the reference first, then timed beside peers.py potrf / getrf / gemm (torch.linalg.cholesky,
+# lu_factor, bmm) in the same run; GFLOP/s with LAPACK's counts (n^3 / 3, 2 n^3 / 3, 2 n^3).
 # Build and bundle first:
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
-# OPS="potrf getrf" and SIZES="4 8 16 32 64 128" choose what runs.
+# OPS="potrf getrf gemm" and SIZES="4 8 16 32 64 128" choose what runs.
 set -u
 source .gpu/env.sh
 F=.gpu/build/host/fugue
@@ -14,7 +15,7 @@ out=/tmp/fugue_gpu  # logs; $OUT gets the summary
 mkdir -p "$out"
 export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
 SIZES=${SIZES:-"4 8 16 32 64 128"}
-OPS=${OPS:-"potrf getrf"}
+OPS=${OPS:-"potrf getrf gemm"}
 
 program() {  # op count n dtype lower file
   if [ "$1" = potrf ]; then
@@ -23,11 +24,18 @@ program() {  # op count n dtype lower file
  "body": [{"op": "linalg.potrf", "out": ["L", "info"], "in": ["A"], "attrs": {"lower": $5}}],
  "outputs": {"L": "L.npy", "info": "info.npy", "A": "A.npy"}}
 JSON
-  else
+  elif [ "$1" = getrf ]; then
     cat > "$6" <<JSON
 {"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "$4", "shape": [$2, $3, $3], "from": {"random": {"seed": 1, "low": -1, "high": 1}}}},
  "body": [{"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]}],
  "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "A": "A.npy"}}
+JSON
+  else
+    cat > "$6" <<JSON
+{"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "$4", "shape": [$2, $3, $3], "from": {"random": {"seed": 1, "low": -1, "high": 1}}},
+                         "B": {"kind": "array", "dtype": "$4", "shape": [$2, $3, $3], "from": {"random": {"seed": 2, "low": -1, "high": 1}}}},
+ "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "B"]}],
+ "outputs": {"C": "C.npy", "A": "A.npy", "B": "B.npy"}}
 JSON
   fi
 }
@@ -38,7 +46,7 @@ for op in $OPS; do
   for n in $SIZES 1 3 9 33 100; do
     for dtype in f64 f32; do
       for lower in true false; do
-        [ "$op" = getrf ] && [ "$lower" = false ] && continue
+        [ "$op" != potrf ] && [ "$lower" = false ] && continue
         program "$op" 257 "$n" "$dtype" "$lower" "$out/check.json"
         $F run "$out/check.json" --out "$out/gpu" > "$out/run.txt" 2>&1 || cat "$out/run.txt"
         $F run "$out/check.json" --out "$out/ref" --reference > /dev/null 2>&1
@@ -53,6 +61,11 @@ if op == 'potrf':
     g, r = np.load(d + '/gpu/L.npy'), np.load(d + '/ref/L.npy')
     ok = np.allclose(g, want, atol=tol) and np.allclose(g, r, atol=tol) and not np.load(d + '/gpu/info.npy').any()
     err = np.abs(g - want).max()
+elif op == 'gemm':
+    B = np.load(d + '/gpu/B.npy').astype(np.float64)
+    g, r = np.load(d + '/gpu/C.npy'), np.load(d + '/ref/C.npy')
+    err = np.abs(g - A @ B).max()
+    ok = err < n * (1e-5 if dtype == 'f32' else 1e-13) and np.allclose(g, r, atol=n * tol)
 else:
     # P A = L U rebuilt from the GPU's factors and pivots, against A (NumPy), and the factors against the reference.
     g, r = np.load(d + '/gpu/LU.npy').astype(np.float64), np.load(d + '/ref/LU.npy')
@@ -91,7 +104,7 @@ import json, sys, os
 out, sizes, ops = sys.argv[1], list(map(int, sys.argv[2].split())), sys.argv[3].split()
 checks = open(os.path.join(out, "check.txt")).read()
 print(f"checks against NumPy and the reference: {checks.count(': OK')} OK, {checks.count('MISMATCH')} MISMATCH")
-flops = {"potrf": lambda n: n ** 3 / 3, "getrf": lambda n: 2 * n ** 3 / 3}
+flops = {"potrf": lambda n: n ** 3 / 3, "getrf": lambda n: 2 * n ** 3 / 3, "gemm": lambda n: 2 * n ** 3}
 for op in ops:
     peers = {}
     for l in open(os.path.join(out, f"peers_{op}.txt")):

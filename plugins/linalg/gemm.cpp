@@ -100,13 +100,7 @@ class Gemm final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const Sizes s = sizes_of(call);
-    sdk::Plan plan;
-    plan.level = FUGUE_LEVEL_BLOCK;
-    plan.phases = FUGUE_PHASE_BODY;
-    plan.entry_teams = true;
-    plan.launch.iteration[0] = batch_count(call.operand(kA));
-    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = s.team;
-    plan.launch.local_multiple = 1;
+    sdk::Plan plan = team_plan(batch_count(call.operand(kA)), s.team);
     plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
     plan.registers = static_cast<uint32_t>(s.block_rows * s.block_cols + s.block_rows + s.block_cols + 8);
     return plan;

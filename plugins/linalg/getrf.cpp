@@ -75,13 +75,7 @@ class Getrf final : public sdk::Operation {
     const fugue_type& a = call.operand(kA);
     const Shape s = shape_of(a);
     const uint64_t size = abi::dtype_size(a.dtype);
-    sdk::Plan plan;
-    plan.level = FUGUE_LEVEL_BLOCK;
-    plan.phases = FUGUE_PHASE_BODY;
-    plan.entry_teams = true;
-    plan.launch.iteration[0] = batch_count(a);
-    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = s.team;
-    plan.launch.local_multiple = 1;
+    sdk::Plan plan = team_plan(batch_count(a), s.team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kLU)), vector_batch(call.operand(kIpiv)),
                        value_batch(call.operand(kInfo))};
     if (s.registers()) {

@@ -65,13 +65,7 @@ class Getrs final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type &lu = call.operand(kLU), &b = call.operand(kB);
     const int64_t n = columns_of(lu), team = team_size(n);
-    sdk::Plan plan;
-    plan.level = FUGUE_LEVEL_BLOCK;
-    plan.phases = FUGUE_PHASE_BODY;
-    plan.entry_teams = true;
-    plan.launch.iteration[0] = batch_count(lu);
-    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = team;
-    plan.launch.local_multiple = 1;
+    sdk::Plan plan = team_plan(batch_count(lu), team);
     plan.partitions = {matrix_batch(lu), vector_batch(call.operand(kIpiv)), matrix_batch(b), matrix_batch(call.operand(kX))};
     plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
     return plan;

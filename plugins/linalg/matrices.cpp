@@ -53,6 +53,18 @@ int64_t team_size(int64_t n) {
   return team;
 }
 
+sdk::Plan team_plan(int64_t entries, int64_t team) {
+  sdk::Plan plan;
+  plan.level = FUGUE_LEVEL_BLOCK;
+  plan.phases = FUGUE_PHASE_BODY;
+  plan.entry_teams = true;  // LOCAL_ID and LOCAL_SIZE in the body are the matrix's team's
+  plan.launch.iteration[0] = entries;
+  // The code is written for this team size (one work-item works in registers, several share the matrix).
+  plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = team;
+  plan.launch.local_multiple = 1;
+  return plan;
+}
+
 bool fits_local(const sdk::Call& call, int64_t elements, fugue_dtype dtype) {
   return static_cast<uint64_t>(elements) * abi::dtype_size(dtype) * 4 <= call.device().local_mem_bytes * 3;
 }

@@ -38,6 +38,9 @@ sdk::Partition vector_batch(const fugue_type& t);
 // keeps a row in each work-item's registers; above, the team works in local memory.
 constexpr int64_t kRegisterOrder = 8, kRowOrder = 16;
 int64_t team_size(int64_t n);
+// The plan of a BLOCK-level body written for a team of `team` work-items per matrix, `entries` matrices
+// (several may share a work-group side by side); the caller adds partitions and resources.
+sdk::Plan team_plan(int64_t entries, int64_t team);
 // Whether a team may hold a matrix of `elements` values of `dtype` in local memory of its own: three
 // quarters of the device's local memory at most (the core stages small entries beside it).
 bool fits_local(const sdk::Call& call, int64_t elements, fugue_dtype dtype);

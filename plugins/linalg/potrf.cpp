@@ -53,14 +53,7 @@ class Potrf final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
     const int64_t n = a.shape[a.rank - 1], team = team_size(n);
-    sdk::Plan plan;
-    plan.level = FUGUE_LEVEL_BLOCK;
-    plan.phases = FUGUE_PHASE_BODY;
-    plan.entry_teams = true;  // LOCAL_ID and LOCAL_SIZE below are the matrix's team's
-    plan.launch.iteration[0] = batch_count(a);
-    // The code is written for this team size: one work-item works in registers, several in shared memory.
-    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = team;
-    plan.launch.local_multiple = 1;
+    sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
     plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : n <= kRowOrder ? static_cast<uint32_t>(n + 8) : 12;
     if (n > kRegisterOrder && n <= kRowOrder) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column

@@ -51,13 +51,7 @@ class Potrs final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type &l = call.operand(kL), &b = call.operand(kB);
     const int64_t n = columns_of(l), team = team_size(n);
-    sdk::Plan plan;
-    plan.level = FUGUE_LEVEL_BLOCK;
-    plan.phases = FUGUE_PHASE_BODY;
-    plan.entry_teams = true;
-    plan.launch.iteration[0] = batch_count(l);
-    plan.launch.local_min = plan.launch.local_max = plan.launch.local_preferred = team;
-    plan.launch.local_multiple = 1;
+    sdk::Plan plan = team_plan(batch_count(l), team);
     plan.partitions = {matrix_batch(l), matrix_batch(b), matrix_batch(call.operand(kX))};
     plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
     return plan;

@@ -241,8 +241,10 @@ TEST(Linalg, GetrfMatchesLapack) {
         for (int64_t i = 0; i < m * n; ++i) worst_diff = std::max(worst_diff, std::fabs(lu.get(e * m * n + i) - ref[i]));
       }
       EXPECT_LT(worst, 4.0) << "backward error, " << what;
-      // f64: the same pivots as LAPACK's; f32 (elimination in single precision): nearly always.
-      if (f32) EXPECT_LE(pivots_differ, count / 50) << "pivots unlike LAPACK's, " << what;
+      // f64: the same pivots as LAPACK's. f32: eliminating in single precision, two candidates within its
+      // rounding of each other may swap places (a large matrix meets such a near tie now and then); the
+      // backward error above holds whichever wins.
+      if (f32) EXPECT_LE(pivots_differ, count / 10 + 1) << "pivots unlike LAPACK's, " << what;
       else EXPECT_EQ(pivots_differ, 0) << "pivots unlike LAPACK's, " << what;
       EXPECT_LT(worst_diff, 1e3 * std::max(m, n) * eps) << "against LAPACK, " << what;
     }
