@@ -17,28 +17,7 @@ export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
 SIZES=${SIZES:-"4 8 16 32 64 128"}
 OPS=${OPS:-"potrf getrf gemm"}
 
-program() {  # op count n dtype lower file
-  if [ "$1" = potrf ]; then
-    cat > "$6" <<JSON
-{"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "$4", "shape": [$2, $3, $3], "from": {"spd": {"seed": 1, "cond": 100}}}},
- "body": [{"op": "linalg.potrf", "out": ["L", "info"], "in": ["A"], "attrs": {"lower": $5}}],
- "outputs": {"L": "L.npy", "info": "info.npy", "A": "A.npy"}}
-JSON
-  elif [ "$1" = getrf ]; then
-    cat > "$6" <<JSON
-{"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "$4", "shape": [$2, $3, $3], "from": {"random": {"seed": 1, "low": -1, "high": 1}}}},
- "body": [{"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]}],
- "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "A": "A.npy"}}
-JSON
-  else
-    cat > "$6" <<JSON
-{"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "$4", "shape": [$2, $3, $3], "from": {"random": {"seed": 1, "low": -1, "high": 1}}},
-                         "B": {"kind": "array", "dtype": "$4", "shape": [$2, $3, $3], "from": {"random": {"seed": 2, "low": -1, "high": 1}}}},
- "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "B"]}],
- "outputs": {"C": "C.npy", "A": "A.npy", "B": "B.npy"}}
-JSON
-  fi
-}
+source scripts/linalg_programs.sh  # program op count n dtype lower file
 
 echo "== correctness on the GPU against NumPy and the reference"
 : > "$out/check.txt"
