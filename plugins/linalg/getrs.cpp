@@ -68,6 +68,7 @@ class Getrs final : public sdk::Operation {
     sdk::Plan plan = team_plan(batch_count(lu), team);
     plan.partitions = {matrix_batch(lu), vector_batch(call.operand(kIpiv)), matrix_batch(b), matrix_batch(call.operand(kX))};
     plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
+    if (team > 1 && fits_local(call, n * columns_of(b), lu.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(n * columns_of(b)) * abi::dtype_size(lu.dtype);
     return plan;
   }
 
@@ -114,9 +115,14 @@ class Getrs final : public sdk::Operation {
       em.append(code + "}\n");
       return;
     }
-    const RightHandSides rhs{[&](const std::string& r, const std::string& j) { return em.read_at(kX, "(" + r + ") * " + K + " + (" + j + ")"); },
-                             [&](const std::string& r, const std::string& j) { return em.write_at(kX, "(" + r + ") * " + K + " + (" + j + ")"); },
+    // The solution in a local array of its own where it fits (written out once at the end), else in X's storage.
+    const bool in_local = fits_local(call, n * k, lu.dtype);
+    const std::string w = in_local ? em.local_array(lu.dtype, n * k, "solution") : "";
+    auto place = [&](const std::string& r, const std::string& j) { return "(" + r + ") * " + K + " + (" + j + ")"; };
+    const RightHandSides rhs{[&](const std::string& r, const std::string& j) { return in_local ? w + "[" + place(r, j) + "]" : em.read_at(kX, place(r, j)); },
+                             [&](const std::string& r, const std::string& j) { return in_local ? w + "[" + place(r, j) + "]" : em.write_at(kX, place(r, j)); },
                              n, k};
+    const std::string work = in_local ? w + "[" + e + "]" : em.write_at(kX, e);
     // Each work-item swaps whole columns of X, in order: no barrier between the swaps.
     std::string swaps = team_loop(q, lane, em.local_size(), c, k, K,
                                   fill("    for (int $s = 0; $s < $N; ++$s) {\n", vars) +
@@ -126,14 +132,14 @@ class Getrs final : public sdk::Operation {
                                       rhs.write(row, c) + " = " + rhs.read(p, c) + ";\n      " + rhs.write(p, c) + " = " +
                                       tmp + ";\n    }\n");
     swaps += sync;
-    code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k),
-                      "    " + em.write_at(kX, e) + " = " + em.read_at(kB, e) + ";\n");
+    code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k), "    " + work + " = " + em.read_at(kB, e) + ";\n");
     code += sync;
     if (!transposed) code += swaps;
     code += team_solve(em, first, rhs) + team_solve(em, second, rhs);
     if (transposed) code += swaps;
-    code += team_loop(q, lane, em.local_size(), e, n * k, bad + " ? " + std::to_string(n * k) + " : 0",
-                      "    " + em.write_at(kX, e) + " = (" + t + ")NAN;\n");
+    // Out (NaN where a pivot was bad); each element is one work-item's, as in the copy before.
+    code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k),
+                      "    " + em.write_at(kX, e) + " = " + bad + " ? (" + t + ")NAN : " + (in_local ? w + "[" + e + "]" : em.read_at(kX, e)) + ";\n");
     em.append(code);
   }
 

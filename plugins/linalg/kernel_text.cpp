@@ -29,6 +29,9 @@ std::string team_loop(const std::string& trip, const std::string& lane, int64_t 
                       int64_t count, const std::string& bound, const std::string& body) {
   const int64_t trips = count <= 0 ? 0 : (count + team - 1) / team;
   if (trips == 0) return "";
+  // One index per work-item: no loop (PoCL miscompiled one-trip loops between barriers too).
+  if (trips == 1)
+    return fill("{\n  const int $i = $lane;\n  if ($i < ($bound)) {\n$body  }\n}\n", {{"lane", lane}, {"i", index}, {"bound", bound}, {"body", body}});
   return fill("for (int $q = 0; $q < $trips; ++$q) {\n  const int $i = $q * $team + $lane;\n  if ($i < ($bound)) {\n$body  }\n}\n",
               {{"q", trip}, {"trips", std::to_string(trips)}, {"team", std::to_string(team)}, {"lane", lane},
                {"i", index}, {"bound", bound}, {"body", body}});

@@ -15,7 +15,7 @@ std::string fill(const std::string& pattern, const std::map<std::string, std::st
 // (declared const int) takes lane, lane + team, ... and `body` runs where index < bound (an OpenCL C
 // expression, at most count). Every work-item runs the same ceil(count / team) trips: loops whose trip
 // counts differed between the work-items of a group, between barriers, were miscompiled by PoCL.
-// `trip` names the loop counter.
+// `trip` names the loop counter. One trip takes no loop (PoCL miscompiled one-trip loops too).
 std::string team_loop(const std::string& trip, const std::string& lane, int64_t team, const std::string& index,
                       int64_t count, const std::string& bound, const std::string& body);
 

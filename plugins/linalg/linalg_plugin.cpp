@@ -7,6 +7,7 @@
 #include "potrf.h"
 #include "potrs.h"
 #include "spd.h"
+#include "trsm.h"
 
 namespace {
 
@@ -17,6 +18,8 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(potrs_operation());
   plugin.add(getrf_operation());
   plugin.add(getrs_operation());
+  plugin.add(trsm_operation());
+  plugin.add(trsv_operation());
   plugin.add_generator(spd_generator());
 }
 

@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "kernel_text.h"
 #include "matrices.h"
 #include "triangular_solve.h"
 
@@ -54,6 +53,7 @@ class Potrs final : public sdk::Operation {
     sdk::Plan plan = team_plan(batch_count(l), team);
     plan.partitions = {matrix_batch(l), matrix_batch(b), matrix_batch(call.operand(kX))};
     plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
+    if (team > 1 && fits_local(call, n * columns_of(b), l.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(n * columns_of(b)) * abi::dtype_size(l.dtype);
     return plan;
   }
 
@@ -66,27 +66,11 @@ class Potrs final : public sdk::Operation {
     const ElementAt transposed = [&](const std::string& i, const std::string& j) { return factor(j, i); };
     // A = L L^T: L y = b, then L^T x = y; A = U^T U: U^T y = b, then U x = y.
     const Triangle first{lower ? factor : transposed, true, false}, second{lower ? transposed : factor, false, false};
-    if (em.local_size() == 1) {
-      const std::string x = em.name("x"), c = em.name("c");
-      std::string code = "for (int " + c + " = 0; " + c + " < " + K + "; ++" + c + ") {\n";
-      code += std::string(abi::dtype_ctype(l.dtype)) + " " + x + "[" + N + "];\n";
-      for (int64_t i = 0; i < n; ++i)
-        code += x + "[" + std::to_string(i) + "] = " + em.read_at(kB, std::to_string(i) + " * " + K + " + " + c) + ";\n";
-      code += register_solve(first, n, x) + register_solve(second, n, x);
-      for (int64_t i = 0; i < n; ++i)
-        code += em.write_at(kX, std::to_string(i) + " * " + K + " + " + c) + " = " + x + "[" + std::to_string(i) + "];\n";
-      em.append(code + "}\n");
-      return;
-    }
+    const ElementAt rhs = [&](const std::string& i, const std::string& j) { return em.read_at(kB, "(" + i + ") * " + K + " + (" + j + ")"); };
     const RightHandSides x{[&](const std::string& i, const std::string& j) { return em.read_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); },
                            [&](const std::string& i, const std::string& j) { return em.write_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); },
                            n, k};
-    const std::string e = em.name("e"), q = em.name("q");
-    std::string code = team_loop(q, em.builtin(FUGUE_BUILTIN_LOCAL_ID), em.local_size(), e, n * k, std::to_string(n * k),
-                                 "    " + em.write_at(kX, e) + " = " + em.read_at(kB, e) + ";\n");
-    code += em.barrier() + "\n";
-    code += team_solve(em, first, x) + team_solve(em, second, x);
-    em.append(code);
+    em.append(solve_all(em, l.dtype, rhs, x, {first, second}, "", fits_local(call, n * k, l.dtype)));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

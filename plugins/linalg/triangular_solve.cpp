@@ -42,4 +42,31 @@ std::string register_solve(const Triangle& t, int64_t n, const std::string& x) {
   return code;
 }
 
+std::string solve_all(const sdk::Emitter& em, fugue_dtype dtype, const ElementAt& b, const RightHandSides& x,
+                      const std::vector<Triangle>& triangles, const std::string& scale, bool in_local) {
+  auto scaled = [&](const std::string& value) { return scale.empty() ? value : scale + " * " + value; };
+  if (em.local_size() == 1) {
+    const std::string r = em.name("x"), c = em.name("c");
+    std::string code = "for (int " + c + " = 0; " + c + " < " + std::to_string(x.columns) + "; ++" + c + ") {\n";
+    code += std::string(abi::dtype_ctype(dtype)) + " " + r + "[" + std::to_string(x.n) + "];\n";
+    for (int64_t i = 0; i < x.n; ++i) code += r + "[" + std::to_string(i) + "] = " + scaled(b(std::to_string(i), c)) + ";\n";
+    for (const Triangle& t : triangles) code += register_solve(t, x.n, r);
+    for (int64_t i = 0; i < x.n; ++i) code += x.write(std::to_string(i), c) + " = " + r + "[" + std::to_string(i) + "];\n";
+    return code + "}\n";
+  }
+  const std::string e = em.name("e"), q = em.name("q"), i = em.name("i"), j = em.name("j"), C = std::to_string(x.columns);
+  const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), all = std::to_string(x.n * x.columns);
+  const std::string at = "    const int " + i + " = " + e + " / " + C + ", " + j + " = " + e + " % " + C + ";\n";
+  // The solution in a local array of its own where it fits, written out once at the end.
+  const std::string w = in_local ? em.local_array(dtype, x.n * x.columns, "solution") : "";
+  const ElementAt w_at = [&](const std::string& r, const std::string& c) { return w + "[(" + r + ") * " + C + " + (" + c + ")]"; };
+  const RightHandSides work = in_local ? RightHandSides{w_at, w_at, x.n, x.columns} : x;
+  std::string code = team_loop(q, lane, em.local_size(), e, x.n * x.columns, all,
+                               at + "    " + work.write(i, j) + " = " + scaled(b(i, j)) + ";\n");
+  code += em.barrier() + "\n";
+  for (const Triangle& t : triangles) code += team_solve(em, t, work);
+  if (in_local) code += team_loop(q, lane, em.local_size(), e, x.n * x.columns, all, at + "    " + x.write(i, j) + " = " + w_at(i, j) + ";\n");
+  return code;
+}
+
 }  // namespace fugue::linalg

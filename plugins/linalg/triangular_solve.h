@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "fugue/sdk.hpp"
 
@@ -34,5 +35,12 @@ std::string team_solve(const sdk::Emitter& em, const Triangle& t, const RightHan
 
 // Code that overwrites x[0] .. x[n - 1] (an array of registers named `x`) with T^-1 x, fully unrolled.
 std::string register_solve(const Triangle& t, int64_t n, const std::string& x);
+
+// Code that sets X = scale * B (`scale` an OpenCL C expression, or empty for none) and solves with
+// each triangle in turn, for em's team: one work-item takes a column of right-hand sides at a time in
+// registers; a team solves (team_solve) in a local array of its own when `in_local` (X written out once
+// at the end), else in X's storage.
+std::string solve_all(const sdk::Emitter& em, fugue_dtype dtype, const ElementAt& b, const RightHandSides& x,
+                      const std::vector<Triangle>& triangles, const std::string& scale, bool in_local);
 
 }  // namespace fugue::linalg

@@ -312,7 +312,7 @@ TEST(Linalg, FactorThenSolveFusedMatchesLapack) {
   // Each plan once with one right-hand side and once with three, each transposed once (PoCL takes
   // seconds to build the unrolled kernels of n <= 16).
   const std::vector<std::tuple<int64_t, int64_t, const char*>> cases = {
-      {1, 1, "N"}, {3, 3, "T"}, {8, 1, "T"}, {8, 3, "N"}, {9, 3, "N"}, {16, 1, "T"}, {17, 1, "N"}, {17, 3, "T"}, {40, 3, "N"}, {70, 2, "T"}};
+      {1, 1, "N"}, {3, 3, "T"}, {8, 1, "T"}, {8, 3, "N"}, {9, 3, "N"}, {16, 1, "T"}, {17, 1, "N"}, {17, 3, "T"}, {33, 1, "T"}, {40, 3, "N"}, {48, 1, "N"}, {70, 2, "T"}};
   for (const auto& [n, k, trans] : cases) {
     const int64_t count = n <= 16 ? 200 : 6;
     const std::string sizes = "n=" + std::to_string(n) + " k=" + std::to_string(k) + " (seed " + std::to_string(seed) + ")";
@@ -358,7 +358,7 @@ TEST(Linalg, FactorThenSolveFusedMatchesLapack) {
 // Pivots outside 1..n make that matrix's X NaN and no other; refusals name the operand or attribute.
 TEST(Linalg, GetrsBadPivotsAndRefusals) {
   test::TempDir dir;
-  for (const int64_t n : {3, 20}) {
+  for (const int64_t n : {3, 20, 40}) {
     std::string pivots = "[";
     for (int64_t e = 0; e < 3; ++e) {
       pivots += e ? ", [" : "[";
@@ -377,7 +377,9 @@ TEST(Linalg, GetrsBadPivotsAndRefusals) {
     for (int64_t i = 0; i < n * 2 * 3; ++i) {
       const bool bad = i / (n * 2) == 1;
       EXPECT_EQ(std::isnan(out.at("X").get(i)), bad) << "n=" << n << ", element " << i;
-      if (!bad) EXPECT_NEAR(out.at("X").get(i), ref.at("X").get(i), 1e-9 * (1 + std::fabs(ref.at("X").get(i))));
+      if (!bad) {
+        EXPECT_NEAR(out.at("X").get(i), ref.at("X").get(i), 1e-9 * (1 + std::fabs(ref.at("X").get(i))));
+      }
     }
   }
   auto refused = [&](const std::string& body, const std::string& message) {
@@ -466,4 +468,70 @@ TEST(Linalg, GemmMatchesBlas) {
   refused(R"({"trans_a": "C"})", "[4, 2, 5]", "attribute trans_a: expected \"N\" (as stored) or \"T\" (transposed), found \"C\"");
   refused("{}", "[4, 3, 5]", "op(A) has 2 columns but op(B) 3 rows");
   refused("{}", "[2, 2, 5]", "their batch axes (all but the last two) must be equal");
+}
+
+// trsm in all sixteen combinations of side, triangle, transposition and unit diagonal (each with another
+// size, every plan met) and trsv, against BLAS's dtrsm / dtrsv; a solve after potrf joins its kernel.
+TEST(Linalg, TriangularSolvesMatchBlas) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<int64_t> sizes = {1, 3, 8, 12, 16, 17, 40, 5};
+  for (int combo = 0; combo < 16; ++combo) {
+    const bool right = combo & 1, lower = combo & 2, trans = combo & 4, unit = combo & 8;
+    const int64_t n = sizes[combo % sizes.size()], other = 1 + combo % 3, count = n <= 16 ? 50 : 4;
+    const int64_t rows = right ? other : n, cols = right ? n : other;
+    const std::string what = std::string(right ? "R" : "L") + (lower ? " lower" : " upper") + (trans ? " T" : " N") +
+                             (unit ? " unit" : "") + " n=" + std::to_string(n) + " (seed " + std::to_string(seed) + ")";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "S": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(count, n, n) + R"(, "from": {"spd": {"seed": )" +
+                                               std::to_string(seed + combo) + R"(, "cond": 50}}},
+      "B": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(count, rows, cols) + R"(, "from": {"random": {"seed": )" +
+                                               std::to_string(seed + 100 + combo) + R"(, "low": -1, "high": 1}}}},
+      "body": [{"op": "linalg.potrf", "out": ["A"], "in": ["S"], "attrs": {"lower": )" + (lower ? "true" : "false") + R"(}},
+               {"op": "linalg.trsm", "out": ["X"], "in": ["A", "B"], "attrs": {"side": ")" + (right ? "R" : "L") +
+                                               R"(", "lower": )" + (lower ? "true" : "false") + R"(, "trans": ")" + (trans ? "T" : "N") +
+                                               R"(", "unit": )" + (unit ? "true" : "false") + R"(, "alpha": 1.5}}],
+      "outputs": {"X": "X.npy", "A": "A.npy", "B": "B.npy"}})");
+    int64_t launches = 0;
+    auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+    EXPECT_EQ(launches, 1) << "trsm joins the factorization's kernel, " << what;
+    double worst = 0;
+    for (int64_t e = 0; e < count; ++e) {
+      std::vector<double> a(static_cast<size_t>(n * n)), x(static_cast<size_t>(rows * cols));
+      for (int64_t i = 0; i < n * n; ++i) a[i] = out.at("A").get(e * n * n + i);
+      for (int64_t i = 0; i < rows * cols; ++i) x[i] = out.at("B").get(e * rows * cols + i);
+      cblas_dtrsm(CblasRowMajor, right ? CblasRight : CblasLeft, lower ? CblasLower : CblasUpper, trans ? CblasTrans : CblasNoTrans,
+                  unit ? CblasUnit : CblasNonUnit, static_cast<int>(rows), static_cast<int>(cols), 1.5, a.data(), static_cast<int>(n),
+                  x.data(), static_cast<int>(cols));
+      for (int64_t i = 0; i < rows * cols; ++i)
+        worst = std::max(worst, std::fabs(out.at("X").get(e * rows * cols + i) - x[i]) / (1 + std::fabs(x[i])));
+    }
+    // Cholesky factors of cond-50 matrices are well conditioned; unit triangles of them less so (their
+    // off-diagonal elements are the factor's, unscaled): a bound of 1e-9 holds both.
+    EXPECT_LT(worst, 1e-9) << "against BLAS's dtrsm, " << what;
+  }
+  for (const int64_t n : {4, 20}) {
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f32", "shape": )" + shape_text(30, n, n) + R"(, "from": {"spd": {"seed": 9}}},
+      "b": {"kind": "array", "dtype": "f32", "shape": [30, )" + std::to_string(n) + R"(], "from": {"random": {"seed": 10}}}},
+      "body": [{"op": "linalg.trsv", "out": ["x"], "in": ["A", "b"], "attrs": {"lower": false, "trans": "T"}}],
+      "outputs": {"x": "x.npy", "A": "A.npy", "b": "b.npy"}})");
+    auto out = test::run_on_device(program);
+    double worst = 0;
+    for (int64_t e = 0; e < 30; ++e) {
+      std::vector<float> a(static_cast<size_t>(n * n)), x(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n * n; ++i) a[i] = static_cast<float>(out.at("A").get(e * n * n + i));
+      for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(out.at("b").get(e * n + i));
+      cblas_strsv(CblasRowMajor, CblasUpper, CblasTrans, CblasNonUnit, static_cast<int>(n), a.data(), static_cast<int>(n), x.data(), 1);
+      for (int64_t i = 0; i < n; ++i) worst = std::max(worst, std::fabs(out.at("x").get(e * n + i) - x[i]) / (1 + std::fabs(x[i])));
+    }
+    EXPECT_LT(worst, 1e-4) << "trsv against BLAS's strsv, n=" << n;
+  }
+  test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [4, 3, 3], "from": {"fill": 1}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [4, 3, 2], "from": {"fill": 1}}},
+    "body": [{"op": "linalg.trsm", "out": ["X"], "in": ["A", "B"], "attrs": {"side": "R"}}], "outputs": {}})");
+  auto r = test::run_fugue("validate " + (dir / "bad.json").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("operand B: with side \"R\" expected [..., m, 3] with A's batch axes"), std::string::npos) << r.out;
 }
