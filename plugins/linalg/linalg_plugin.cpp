@@ -26,6 +26,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 }  // namespace
 
 FUGUE_SDK_PLUGIN("linalg", "0.1.0",
-                 "Batched dense linear algebra over many small matrices: Cholesky factorization (potrf), with "
-                 "LAPACK's info per matrix; the spd generator of positive definite matrices",
+                 "Batched dense linear algebra over many small matrices: products (gemm), Cholesky (potrf, potrs) and "
+                 "LU (getrf, getrs) factorizations and solves with LAPACK's pivots and info per matrix, triangular solves "
+                 "(trsm, trsv); the spd generator of positive definite matrices",
                  populate)
