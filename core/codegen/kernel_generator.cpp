@@ -666,22 +666,33 @@ std::string KernelWriter::batched_body(const std::string& it) {
   const std::string L = std::to_string(launch_.local_size);
   const std::string sync = "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n";
   std::string code;
-  // Opens a block run by work-items spread over indices `index` < `count` (an expression, at most
-  // max_count): one index per work-item where the group covers them, else a loop with the same trip
-  // count in every work-item, the index tested inside. PoCL miscompiled loops whose trip counts
-  // differed between the work-items of a group between barriers (one-trip loops included): values
-  // copied into local memory read back as zeros.
-  auto spread = [&](const std::string& index, const std::string& count, int64_t max_count) -> std::string {
-    if (max_count <= launch_.local_size)
-      return "if ((int)get_local_id(0) < " + count + ") {\n      const int " + index + " = (int)get_local_id(0);\n";
+  // Opens a block run by the work-items of the group for indices `index` < `count` (an expression, at
+  // least 1 where max_count is, and at most max_count): one index per work-item where the group covers
+  // them, else a loop with the same trip count in every work-item. PoCL miscompiled loops whose trip
+  // counts differed between the work-items of a group between barriers, and blocks that only some
+  // work-items ran: values copied into local memory read back as zeros. So a copy (`copy`: the block
+  // only copies values) runs in every work-item, those past the end taking the last index again (doing
+  // one twice writes the same value); other blocks (operations' element code, which may update a
+  // value in place) test the index.
+  auto spread = [&](const std::string& index, const std::string& count, int64_t max_count, bool copy) -> std::string {
+    if (max_count <= 0) return "if (0) {\n      const int " + index + " = 0;\n";
+    const std::string last = "(int)(" + count + ") - 1", id = "(int)get_local_id(0)";
     const std::string trips = std::to_string((max_count + launch_.local_size - 1) / launch_.local_size);
-    return "for (int " + index + " = (int)get_local_id(0), fugue_q = 0; fugue_q < " + trips + "; ++fugue_q, " + index + " += " +
-           L + ") if (" + index + " < " + count + ") {\n";
+    if (copy) {
+      if (max_count <= launch_.local_size) return "{\n      const int " + index + " = min(" + id + ", " + last + ");\n";
+      return "for (int fugue_q = 0; fugue_q < " + trips + "; ++fugue_q) {\n      const int " + index + " = min(fugue_q * " + L +
+             " + " + id + ", " + last + ");\n";
+    }
+    if (max_count <= launch_.local_size) return "if (" + id + " < " + count + ") {\n      const int " + index + " = " + id + ";\n";
+    return "for (int " + index + " = " + id + ", fugue_q = 0; fugue_q < " + trips + "; ++fugue_q, " + index + " += " + L + ") if (" +
+           index + " < " + count + ") {\n";
   };
-  // walk(per_entry) opens a walk over element j (local_index_) of the entries of `per_entry` elements;
+  // walk(per_entry, copy) opens a walk over element j (local_index_) of the entries of `per_entry`
+  // elements (copy: the walk only copies values, see spread);
   // flat(per_entry) is then the element's index in global memory. stage(s, per_entry) copies input s's
   // entries into local memory.
-  std::function<std::string(int64_t)> walk, flat;
+  std::function<std::string(int64_t, bool)> walk;
+  std::function<std::string(int64_t)> flat;
   std::function<std::string(const std::string&, int64_t)> stage;
   if (teams()) {
     // Entries side by side: fugue_first is the work-group's first entry of this round, and the whole
@@ -694,7 +705,7 @@ std::string KernelWriter::batched_body(const std::string& it) {
     for (const auto& [s, per_entry] : group_.local_values) {
       if (group_.staged.count(s)) continue;  // every slot is copied in before it is read
       const int64_t count = launch_.entries_per_group * slot_stride(per_entry);
-      code += "  " + spread("fugue_t", std::to_string(count), count) + "    " + local(s) + "[fugue_t] = (" +
+      code += "  " + spread("fugue_t", std::to_string(count), count, true) + "    " + local(s) + "[fugue_t] = (" +
               std::string(dtype_ctype(program_.symbol(s).dtype)) + ")(0);\n  }\n";
     }
     code += "  barrier(CLK_LOCAL_MEM_FENCE);\n";
@@ -702,27 +713,27 @@ std::string KernelWriter::batched_body(const std::string& it) {
             E + ") {\n";
     code += "    const int fugue_live = (int)min((long)" + E + ", fugue_n - fugue_first);  /* entries this round */\n";
     code += "    const long " + entry_ + " = min(fugue_first + fugue_slot, fugue_n - 1);\n";
-    walk = [&](int64_t per_entry) {
+    walk = [&](int64_t per_entry, bool copy) {
       const std::string n = std::to_string(per_entry);
       // fugue_slot shadows the team's: local_entry reads the walked element's entry.
-      return "    " + spread("fugue_t", "fugue_live * " + n, launch_.entries_per_group * per_entry) +
+      return "    " + spread("fugue_t", "fugue_live * " + n, launch_.entries_per_group * per_entry, copy) +
              "      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n + ";\n";
     };
     flat = [&](int64_t per_entry) { return "fugue_first * " + std::to_string(per_entry) + "L + fugue_t"; };
     stage = [&](const std::string& s, int64_t per_entry) {
       const std::string n = std::to_string(per_entry);
       const int64_t count = launch_.entries_per_group * per_entry;
-      return "    " + spread("fugue_t", std::to_string(count), count) + "      const int fugue_slot = fugue_t / " + n + ", " +
+      return "    " + spread("fugue_t", std::to_string(count), count, true) + "      const int fugue_slot = fugue_t / " + n + ", " +
              local_index_ + " = fugue_t % " + n + ";\n      " + local_entry(s, local_index_) + " = " + param(s) + "[min(fugue_first + fugue_slot, fugue_n - 1) * " + n +
              "L + " + local_index_ + "];\n    }\n";
     };
   } else {
     code += "  for (long " + entry_ + " = get_group_id(0); " + entry_ + " < fugue_n; " + entry_ + " += get_num_groups(0)) {\n";
     // Walks element j of an entry of `per_entry` elements, by the work-items of the group in turn.
-    walk = [&](int64_t per_entry) { return "    " + spread(local_index_, std::to_string(per_entry), per_entry); };
+    walk = [&](int64_t per_entry, bool copy) { return "    " + spread(local_index_, std::to_string(per_entry), per_entry, copy); };
     flat = [&](int64_t per_entry) { return entry_ + " * " + std::to_string(per_entry) + "L + " + local_index_; };
     stage = [&](const std::string& s, int64_t per_entry) {
-      return walk(per_entry) + "      " + local_entry(s, local_index_) + " = " + param(s) + "[" + flat(per_entry) + "];\n    }\n";
+      return walk(per_entry, true) + "      " + local_entry(s, local_index_) + " = " + param(s) + "[" + flat(per_entry) + "];\n    }\n";
     };
   }
   bool first = true;
@@ -747,7 +758,7 @@ std::string KernelWriter::batched_body(const std::string& it) {
         const std::string& s = p.statement->operands[k];
         if (!p.writes(k) || !group_.local_values.count(s) || !group_.stored.count(s)) continue;
         const int64_t per_entry = group_.local_values.at(s);
-        out += walk(per_entry) + "      " + param(s) + "[" + flat(per_entry) + "] = " + local_entry(s, local_index_) +
+        out += walk(per_entry, true) + "      " + param(s) + "[" + flat(per_entry) + "] = " + local_entry(s, local_index_) +
                ";\n    }\n";
       }
       if (!out.empty()) code += sync + out;
@@ -766,7 +777,7 @@ std::string KernelWriter::batched_body(const std::string& it) {
     for (const auto& s : registers_now_)
       regs += "      " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
     registers_now_.clear();
-    code += walk(per_entry) + "      const " + it + " " + index_ + " = " + flat(per_entry) + ";\n" + regs + body + "    }\n";
+    code += walk(per_entry, false) + "      const " + it + " " + index_ + " = " + flat(per_entry) + ";\n" + regs + body + "    }\n";
     o = end;
   }
   code += sync + "  }\n";  // the next entry reuses the local arrays

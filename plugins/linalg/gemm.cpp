@@ -14,6 +14,8 @@ namespace {
 
 constexpr uint32_t kA = 0, kB = 1, kC = 2;
 constexpr int64_t kBlock = 4;  // rows and columns of C a work-item computes at most
+// Blocks a work-item keeps in registers when C is written over A or B (C up to 128 x 128).
+constexpr int64_t kMaxTripsInPlace = 4;
 
 // The product's sizes and how its blocks meet work-items.
 struct Sizes {
@@ -38,10 +40,10 @@ Sizes sizes_of(const sdk::Call& call) {
   return s;
 }
 
-std::string transpose_attr(const sdk::Call& call, const std::string& op, const std::string& attr) {
+std::string transpose_attr(const sdk::Call& call, const std::string& attr) {
   const std::string v = call.string(attr);
   if (v != "N" && v != "T")
-    throw sdk::InvalidArgument(op + ": attribute " + attr + ": expected \"N\" (as stored) or \"T\" (transposed), found \"" + v + "\"");
+    throw sdk::InvalidArgument("attribute " + attr + ": expected \"N\" (as stored) or \"T\" (transposed), found \"" + v + "\"");
   return v;
 }
 
@@ -78,19 +80,19 @@ class Gemm final : public sdk::Operation {
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
-    require_matrices(a, name, "A");
-    require_matrices(b, name, "B");
-    const bool ta = transpose_attr(call, name, "trans_a") == "T", tb = transpose_attr(call, name, "trans_b") == "T";
+    require_matrices(a, "A");
+    require_matrices(b, "B");
+    const bool ta = transpose_attr(call, "trans_a") == "T", tb = transpose_attr(call, "trans_b") == "T";
     if (batch_shape(a) != batch_shape(b))
-      throw sdk::InvalidArgument(name + ": operands A " + sdk::type_string(a) + " and B " + sdk::type_string(b) +
+      throw sdk::InvalidArgument("operands A " + sdk::type_string(a) + " and B " + sdk::type_string(b) +
                                  ": their batch axes (all but the last two) must be equal");
     const int64_t ka = ta ? rows_of(a) : columns_of(a), kb = tb ? columns_of(b) : rows_of(b);
     if (ka != kb)
-      throw sdk::InvalidArgument(name + ": op(A) has " + std::to_string(ka) + " columns but op(B) " + std::to_string(kb) +
+      throw sdk::InvalidArgument("op(A) has " + std::to_string(ka) + " columns but op(B) " + std::to_string(kb) +
                                  " rows (A " + sdk::type_string(a) + ", trans_a \"" + call.string("trans_a") + "\"; B " +
                                  sdk::type_string(b) + ", trans_b \"" + call.string("trans_b") + "\")");
     if (a.dtype != b.dtype)
-      throw sdk::InvalidArgument(name + ": operand A is " + abi::dtype_name(a.dtype) + ", B " + abi::dtype_name(b.dtype) +
+      throw sdk::InvalidArgument(std::string("operand A is ") + abi::dtype_name(a.dtype) + ", B " + abi::dtype_name(b.dtype) +
                                  ": they must have one dtype");
     std::vector<int64_t> shape = batch_shape(a);
     shape.push_back(ta ? columns_of(a) : rows_of(a));
@@ -124,29 +126,48 @@ class Gemm final : public sdk::Operation {
     auto b_at = [&](const std::string& j) {
       return em.read_at(kB, s.tb ? "(" + j + ") * " + ldb + " + " + kk : "(" + kk + ") * " + ldb + " + " + j);
     };
-    std::string body = fill("    const int $i0 = ($b / $BC) * $R, $j0 = ($b % $BC) * $C;\n"
-                            "    $t $acc[$R * $C];\n"
-                            "    for (int $q = 0; $q < $R * $C; ++$q) $acc[$q] = 0;\n"
-                            "    for (int $kk = 0; $kk < $K; ++$kk) {\n      $t $x[$R], $y[$C];\n",
-                            vars);
+    // C written over A or B (the program names the same array): every block is computed before any is
+    // written, the work-item's blocks kept in registers, a barrier between.
+    const bool over_input = em.write_at(kC, "0") == em.read_at(kA, "0") || em.write_at(kC, "0") == em.read_at(kB, "0");
+    const int64_t trips = (s.blocks + s.team - 1) / s.team, block = s.block_rows * s.block_cols;
+    if (over_input && trips > kMaxTripsInPlace)
+      throw sdk::Unsupported("C is written over its input A or B, which is supported up to " +
+                             std::to_string(kMaxTripsInPlace * 256 * kBlock * kBlock) + " elements of C per matrix; this one has " +
+                             std::to_string(s.m * s.n) + ": give C a name of its own");
+    // acc(t): the accumulators of the block of trip t (trip 0 when blocks are written as they are computed).
+    auto acc = [&](int64_t e) { return vars["acc"] + "[" + (over_input ? vars["q"] + "_b * " + std::to_string(block) + " + " : "") + std::to_string(e) + "]"; };
+    std::string compute = fill("    const int $i0 = ($b / $BC) * $R, $j0 = ($b % $BC) * $C;\n", vars);
+    if (!over_input) compute += fill("    $t $acc[$R * $C];\n", vars);
+    for (int64_t e = 0; e < block; ++e) compute += "    " + acc(e) + " = 0;\n";
+    compute += fill("    for (int $kk = 0; $kk < $K; ++$kk) {\n      $t $x[$R], $y[$C];\n", vars);
     for (int64_t r = 0; r < s.block_rows; ++r)
-      body += "      " + vars["x"] + "[" + std::to_string(r) + "] = " + a_at("min(" + vars["i0"] + " + " + std::to_string(r) + ", " + std::to_string(s.m - 1) + ")") + ";\n";
+      compute += "      " + vars["x"] + "[" + std::to_string(r) + "] = " + a_at("min(" + vars["i0"] + " + " + std::to_string(r) + ", " + std::to_string(s.m - 1) + ")") + ";\n";
     for (int64_t c = 0; c < s.block_cols; ++c)
-      body += "      " + vars["y"] + "[" + std::to_string(c) + "] = " + b_at("min(" + vars["j0"] + " + " + std::to_string(c) + ", " + std::to_string(s.n - 1) + ")") + ";\n";
+      compute += "      " + vars["y"] + "[" + std::to_string(c) + "] = " + b_at("min(" + vars["j0"] + " + " + std::to_string(c) + ", " + std::to_string(s.n - 1) + ")") + ";\n";
     for (int64_t r = 0; r < s.block_rows; ++r)
       for (int64_t c = 0; c < s.block_cols; ++c)
-        body += "      " + vars["acc"] + "[" + std::to_string(r * s.block_cols + c) + "] += " + vars["x"] + "[" + std::to_string(r) + "] * " +
-                vars["y"] + "[" + std::to_string(c) + "];\n";
-    body += "    }\n";
+        compute += "      " + acc(r * s.block_cols + c) + " += " + vars["x"] + "[" + std::to_string(r) + "] * " + vars["y"] + "[" + std::to_string(c) + "];\n";
+    compute += "    }\n";
     const double alpha = call.number("alpha");
+    std::string write = over_input ? fill("    const int $i0 = ($b / $BC) * $R, $j0 = ($b % $BC) * $C;\n", vars) : "";
     for (int64_t r = 0; r < s.block_rows; ++r)
       for (int64_t c = 0; c < s.block_cols; ++c) {
         const std::string i = vars["i0"] + " + " + std::to_string(r), j = vars["j0"] + " + " + std::to_string(c);
-        const std::string value = vars["acc"] + "[" + std::to_string(r * s.block_cols + c) + "]";
-        body += "    if (" + i + " < " + vars["M"] + " && " + j + " < " + vars["N"] + ") " + em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) +
-                " = " + (alpha == 1 ? value : real_literal(dtype, alpha) + " * " + value) + ";\n";
+        const std::string value = acc(r * s.block_cols + c);
+        write += "    if (" + i + " < " + vars["M"] + " && " + j + " < " + vars["N"] + ") " + em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) +
+                 " = " + (alpha == 1 ? value : real_literal(dtype, alpha) + " * " + value) + ";\n";
       }
-    em.append(team_loop(vars["q"] + "_b", lane, s.team, vars["b"], s.blocks, std::to_string(s.blocks), body));
+    if (!over_input) {
+      em.append(team_loop(vars["q"] + "_b", lane, s.team, vars["b"], s.blocks, std::to_string(s.blocks), compute + write));
+      return;
+    }
+    // Uniform trips (the loop counter numbers the work-item's blocks), the block tested inside.
+    auto blocks_loop = [&](const std::string& body) {
+      return fill("for (int $q_b = 0; $q_b < ", (vars["q_b"] = vars["q"] + "_b", vars)) + std::to_string(trips) + "; ++" + vars["q_b"] +
+             ") {\n  const int " + vars["b"] + " = " + vars["q_b"] + " * " + std::to_string(s.team) + " + " + lane + ";\n  if (" + vars["b"] +
+             " < " + std::to_string(s.blocks) + ") {\n" + body + "  }\n}\n";
+    };
+    em.append(t + " " + vars["acc"] + "[" + std::to_string(trips * block) + "];\n" + blocks_loop(compute) + em.barrier() + "\n" + blocks_loop(write));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

@@ -32,6 +32,13 @@ Shape shape_of(const fugue_type& a) {
   return s;
 }
 
+// v / pivot as LAPACK computes it: times the reciprocal `rcp`, unless the pivot is so small that its
+// reciprocal overflows (below the dtype's smallest normal number), then divided.
+std::string divided(fugue_dtype dtype, const std::string& v, const std::string& pivot, const std::string& rcp) {
+  return "(fabs(" + pivot + ") >= " + (dtype == FUGUE_DTYPE_F64 ? "DBL_MIN" : "FLT_MIN") + " ? " + v + " * " + rcp + " : " + v +
+         " / " + pivot + ")";
+}
+
 class Getrf final : public sdk::Operation {
  public:
   Getrf() {
@@ -63,7 +70,7 @@ class Getrf final : public sdk::Operation {
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type& a = call.operand(kA);
-    require_matrices(a, name, "A");
+    require_matrices(a, "A");
     std::vector<int64_t> pivots = batch_shape(a);
     pivots.push_back(std::min(rows_of(a), columns_of(a)));
     types[kLU] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, sdk::shape_of(a));
@@ -172,7 +179,7 @@ class Getrf final : public sdk::Operation {
               "; } else {\n";
       code += "    const " + t + " " + rcp + " = " + real_literal(dtype, 1) + " / " + piv + ";\n";
       for (int64_t r = k + 1; r < s.m; ++r) {
-        code += "    " + at(r, k) + " *= " + rcp + ";\n";
+        code += "    " + at(r, k) + " = " + divided(dtype, at(r, k), piv, rcp) + ";\n";
         for (int64_t j = k + 1; j < s.n; ++j) code += "    " + at(r, j) + " -= " + at(r, k) + " * " + at(k, j) + ";\n";
       }
       code += "  }\n}\n";
@@ -225,7 +232,8 @@ class Getrf final : public sdk::Operation {
         code += "  }\n";
       }
       code += "  " + sync;
-      code += fill("  if ($live && $pos > $k && $piv != $zero) {\n    const $t $l = $x * ($one / $piv);\n    $x = $l;\n", vars);
+      code += fill("  if ($live && $pos > $k && $piv != $zero) {\n    const $t $l = ", vars) +
+              divided(dtype, el(k), piv, "(" + vars["one"] + " / " + piv + ")") + ";\n" + fill("    $x = $l;\n", vars);
       for (int64_t j = k + 1; j < s.n; ++j) code += "    " + el(j) + " -= " + l + " * " + pivot_row + "[" + std::to_string(j) + "];\n";
       code += "  }\n}\n";
     }
@@ -251,7 +259,7 @@ class Getrf final : public sdk::Operation {
     std::map<std::string, std::string> vars = {
         {"t", t}, {"lane", lane}, {"M", M}, {"N", N}, {"K", std::to_string(s.k)}, {"T", std::to_string(team)},
         {"C", std::to_string((s.n + team - 1) / team)}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)}};
-    for (const char* v : {"q", "e", "c", "k", "i", "vi", "p", "mx", "v", "piv", "rcp", "tmp", "info", "pp", "prcp", "pdo"})
+    for (const char* v : {"q", "e", "c", "k", "i", "vi", "p", "mx", "v", "piv", "rcp", "tmp", "info", "pp", "ppiv", "prcp", "pdo"})
       vars[v] = em.name(v);
     const std::string w = in_local ? em.local_array(dtype, s.m * s.n, "matrix") : "";
     auto LU = [&](const std::string& row, const std::string& col) {
@@ -271,15 +279,13 @@ class Getrf final : public sdk::Operation {
              vars["tmp"] + "; }";
     };
     // Every column the work-item owns, `body` run with $c set where c < n (the same trips everywhere).
-    auto columns = [&](const std::string& body) {
-      return fill("for (int $q = 0; $q < $C; ++$q) {\n  const int $c = $q * $T + $lane;\n  if ($c < $N) {\n", vars) + body + "  }\n}\n";
-    };
+    auto columns = [&](const std::string& body) { return team_loop(vars["q"], lane, team, c, s.n, N, body); };
     std::string code;
     const std::string e = vars["e"], all = std::to_string(s.m * s.n);
     code += team_loop(vars["q"], lane, team, e, s.m * s.n, all,
                       "    " + (in_local ? w + "[" + e + "]" : em.write_at(kLU, e)) + " = " + em.read_at(kA, e) + ";\n");
     code += sync;
-    code += fill("int $info = 0, $pp = 0;\n$t $prcp = $zero;\nbool $pdo = false;  /* the previous step's pivot row, reciprocal, nonzero */\n"
+    code += fill("int $info = 0, $pp = 0;\n$t $ppiv = $zero, $prcp = $zero;\nbool $pdo = false;  /* the previous step's pivot row, pivot, reciprocal, nonzero */\n"
                  "for (int $k = 0; $k < $K; ++$k) {\n",
                  vars);
     // The pivot: the first row of largest magnitude in column k (rows k and below), alike everywhere.
@@ -296,16 +302,18 @@ class Getrf final : public sdk::Operation {
     // Rows k and below: column k - 1 scaled (deferred), the columns right of k updated from column k,
     // whose row p stands for row k and row k for row p until its owner swaps them.
     code += fill("  for (int $i = $k; $i < $M; ++$i) {\n    const int $vi = $i == $p ? $k : $i;\n", vars);
-    code += indent_columns(columns("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " *= " + vars["prcp"] + ";\n" +
+    code += indent_columns(columns("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
+                                   divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" +
                                    "    if (" + c + " > " + k + " && " + i + " > " + k + " && " + vars["piv"] + " != " + vars["zero"] + ") " +
-                                   LU(i, c) + " -= " + LUr(vi, k) + " * " + vars["rcp"] + " * " + LUr(k, c) + ";\n"));
+                                   LU(i, c) + " -= " + divided(dtype, LUr(vi, k), vars["piv"], vars["rcp"]) + " * " + LUr(k, c) + ";\n"));
     code += "  }\n";
-    code += fill("  $pp = $p;\n  $prcp = $rcp;\n  $pdo = $piv != $zero;\n", vars);
+    code += fill("  $pp = $p;\n  $ppiv = $piv;\n  $prcp = $rcp;\n  $pdo = $piv != $zero;\n", vars);
     code += "  " + sync + "}\n";
     // The last column's deferred swap and scaling.
     code += columns("    if (" + c + " == " + vars["K"] + " - 1 && " + pp + " != " + c + ") " + swap(c, pp) + "\n");
     code += fill("for (int $i = $K; $i < $M; ++$i) {\n", vars) +
-            indent_columns(columns("    if (" + c + " == " + vars["K"] + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " *= " + vars["prcp"] + ";\n")) +
+            indent_columns(columns("    if (" + c + " == " + vars["K"] + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
+                                   divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n")) +
             "}\n";
     code += sync;
     if (in_local) code += team_loop(vars["q"], lane, team, e, s.m * s.n, all, "    " + em.write_at(kLU, e) + " = " + w + "[" + e + "];\n");

@@ -48,17 +48,17 @@ class Getrs final : public sdk::Operation {
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &lu = call.operand(kLU), &ipiv = call.operand(kIpiv), &b = call.operand(kB);
-    const int64_t n = square_order(lu, name, "LU");
+    const int64_t n = square_order(lu, "LU");
     std::vector<int64_t> pivots = batch_shape(lu);
     pivots.push_back(n);
     if (sdk::shape_of(ipiv) != pivots)
-      throw sdk::InvalidArgument(name + ": operand ipiv: expected the pivots of LU's matrices, " +
+      throw sdk::InvalidArgument("operand ipiv: expected the pivots of LU's matrices, " +
                                  sdk::type_string(sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, pivots)) + ", found " +
                                  sdk::type_string(ipiv));
-    require_right_hand_sides(b, lu, name, "B", "LU");
+    require_right_hand_sides(b, lu, "B", "LU");
     const std::string trans = call.string("trans");
     if (trans != "N" && trans != "T")
-      throw sdk::InvalidArgument(name + ": attribute trans: expected \"N\" (A X = B) or \"T\" (A^T X = B), found \"" + trans + "\"");
+      throw sdk::InvalidArgument("attribute trans: expected \"N\" (A X = B) or \"T\" (A^T X = B), found \"" + trans + "\"");
     types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
   }
 

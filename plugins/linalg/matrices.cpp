@@ -5,20 +5,20 @@
 
 namespace fugue::linalg {
 
-int64_t square_order(const fugue_type& t, const std::string& op, const std::string& operand) {
+int64_t square_order(const fugue_type& t, const std::string& operand) {
   if (t.rank < 2 || t.shape[t.rank - 1] != t.shape[t.rank - 2] || t.shape[t.rank - 1] < 1 || sdk::elements(t) == 0)
-    throw sdk::InvalidArgument(op + ": operand " + operand + ": expected a batch of square matrices [..., n, n] with n >= 1 "
+    throw sdk::InvalidArgument("operand " + operand + ": expected a batch of square matrices [..., n, n] with n >= 1 "
                                "and at least one matrix, found " + sdk::type_string(t));
   return t.shape[t.rank - 1];
 }
 
-void require_matrices(const fugue_type& t, const std::string& op, const std::string& operand) {
+void require_matrices(const fugue_type& t, const std::string& operand) {
   if (t.rank < 2 || t.shape[t.rank - 1] < 1 || t.shape[t.rank - 2] < 1 || sdk::elements(t) == 0)
-    throw sdk::InvalidArgument(op + ": operand " + operand + ": expected a batch of matrices [..., m, n] with m, n >= 1 "
+    throw sdk::InvalidArgument("operand " + operand + ": expected a batch of matrices [..., m, n] with m, n >= 1 "
                                "and at least one matrix, found " + sdk::type_string(t));
 }
 
-void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const std::string& op, const std::string& b_name,
+void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const std::string& b_name,
                               const std::string& a_name) {
   const int64_t n = a.shape[a.rank - 1];
   const std::vector<int64_t> batch = batch_shape(a);
@@ -26,10 +26,10 @@ void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const st
   for (int64_t d : batch) expected += std::to_string(d) + ", ";
   expected += std::to_string(n) + ", k] (the batch of " + a_name + ", " + std::to_string(n) + " rows, k >= 1 columns)";
   if (b.rank != a.rank || batch_shape(b) != batch || b.shape[b.rank - 2] != n || b.shape[b.rank - 1] < 1)
-    throw sdk::InvalidArgument(op + ": operand " + b_name + ": expected right-hand sides " + expected + ", found " +
+    throw sdk::InvalidArgument("operand " + b_name + ": expected right-hand sides " + expected + ", found " +
                                sdk::type_string(b) + " (a single vector is a matrix of one column: shape [..., n, 1])");
   if (b.dtype != a.dtype)
-    throw sdk::InvalidArgument(op + ": operand " + b_name + " is " + abi::dtype_name(b.dtype) + ", " + a_name + " " +
+    throw sdk::InvalidArgument("operand " + b_name + " is " + abi::dtype_name(b.dtype) + ", " + a_name + " " +
                                abi::dtype_name(a.dtype) + ": they must have one dtype");
 }
 

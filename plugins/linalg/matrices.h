@@ -11,14 +11,14 @@ namespace fugue::linalg {
 
 constexpr uint32_t kRealDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
 
-// n of a batch of n x n matrices; throws InvalidArgument naming `operand` of `op` otherwise.
-int64_t square_order(const fugue_type& t, const std::string& op, const std::string& operand);
+// n of a batch of n x n matrices; throws InvalidArgument naming `operand` otherwise (the core names the operation).
+int64_t square_order(const fugue_type& t, const std::string& operand);
 // Checks that `t` is a batch of m x n matrices ([..., m, n], m, n >= 1, at least one matrix); throws
-// InvalidArgument naming `operand` of `op` otherwise.
-void require_matrices(const fugue_type& t, const std::string& op, const std::string& operand);
+// InvalidArgument naming `operand` otherwise.
+void require_matrices(const fugue_type& t, const std::string& operand);
 // Checks that `b` holds right-hand sides [..., n, k] for the batch of n x n matrices `a`: the same batch
-// axes, n rows, a's dtype; throws InvalidArgument naming both operands of `op` otherwise.
-void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const std::string& op, const std::string& b_name,
+// axes, n rows, a's dtype; throws InvalidArgument naming both operands otherwise.
+void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const std::string& b_name,
                               const std::string& a_name);
 // The rows and columns of a [..., m, n] array.
 inline int64_t rows_of(const fugue_type& t) { return t.shape[t.rank - 2]; }

@@ -45,7 +45,7 @@ class Potrf final : public sdk::Operation {
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type& a = call.operand(kA);
-    square_order(a, name, "A");
+    square_order(a, "A");
     types[kL] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, sdk::shape_of(a));
     types[kInfo] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a));
   }
@@ -230,8 +230,8 @@ class Potrf final : public sdk::Operation {
     code += fill("  for (int $i = $k; $i < $N; ++$i) {\n", vars);
     code += each(c, n, N,
                  "    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(i, c) + " *= " + vars["prs"] + ";\n" +
-                     "    if (" + vars["ok"] + " && " + c + " > " + k + " && " + i + " >= " + c + ") " + L(i, c) + " -= " + Lr(i, k) + " * " +
-                     Lr(c, k) + " * (" + vars["rs"] + " * " + vars["rs"] + ");\n");
+                     "    if (" + vars["ok"] + " && " + c + " > " + k + " && " + i + " >= " + c + ") " + L(i, c) + " -= (" + Lr(i, k) + " * " +
+                     vars["rs"] + ") * (" + Lr(c, k) + " * " + vars["rs"] + ");\n");  // scaled first: no overflow
     code += "  }\n";
     code += fill("  $ps = $s;\n  $prs = $rs;\n  $pdo = $ok;\n", vars);
     code += "  " + sync + "}\n";

@@ -42,8 +42,8 @@ class Potrs final : public sdk::Operation {
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &l = call.operand(kL), &b = call.operand(kB);
-    square_order(l, name, "L");
-    require_right_hand_sides(b, l, name, "B", "L");
+    square_order(l, "L");
+    require_right_hand_sides(b, l, "B", "L");
     types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
   }
 

@@ -13,11 +13,11 @@ namespace {
 
 constexpr uint32_t kA = 0, kB = 1, kX = 2;
 
-std::string choice(const sdk::Call& call, const std::string& op, const std::string& attr, const std::string& a,
+std::string choice(const sdk::Call& call, const std::string& attr, const std::string& a,
                    const std::string& a_means, const std::string& b, const std::string& b_means) {
   const std::string v = call.string(attr);
   if (v != a && v != b)
-    throw sdk::InvalidArgument(op + ": attribute " + attr + ": expected \"" + a + "\" (" + a_means + ") or \"" + b + "\" (" +
+    throw sdk::InvalidArgument("attribute " + attr + ": expected \"" + a + "\" (" + a_means + ") or \"" + b + "\" (" +
                                b_means + "), found \"" + v + "\"");
   return v;
 }
@@ -72,28 +72,28 @@ class TriangularSolve final : public sdk::Operation {
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
-    const int64_t n = square_order(a, name, "A");
-    choice(call, name, "trans", "N", "A", "T", "A^T");
+    const int64_t n = square_order(a, "A");
+    choice(call, "trans", "N", "A", "T", "A^T");
     if (vector_) {
       std::vector<int64_t> expected = batch_shape(a);
       expected.push_back(n);
       if (sdk::shape_of(b) != expected)
-        throw sdk::InvalidArgument(name + ": operand b: expected a vector for each matrix of A, " +
+        throw sdk::InvalidArgument("operand b: expected a vector for each matrix of A, " +
                                    sdk::type_string(sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, expected)) + ", found " +
                                    sdk::type_string(b));
       if (b.dtype != a.dtype)
-        throw sdk::InvalidArgument(name + ": operand b is " + abi::dtype_name(b.dtype) + ", A " + abi::dtype_name(a.dtype) +
+        throw sdk::InvalidArgument(std::string("operand b is ") + abi::dtype_name(b.dtype) + ", A " + abi::dtype_name(a.dtype) +
                                    ": they must have one dtype");
-    } else if (choice(call, name, "side", "L", "op(A) X = alpha B", "R", "X op(A) = alpha B") == "L") {
-      require_right_hand_sides(b, a, name, "B", "A");
+    } else if (choice(call, "side", "L", "op(A) X = alpha B", "R", "X op(A) = alpha B") == "L") {
+      require_right_hand_sides(b, a, "B", "A");
     } else {
       // X op(A) = alpha B: B [..., m, n], n columns.
-      require_matrices(b, name, "B");
+      require_matrices(b, "B");
       if (b.rank != a.rank || batch_shape(b) != batch_shape(a) || columns_of(b) != n)
-        throw sdk::InvalidArgument(name + ": operand B: with side \"R\" expected [..., m, " + std::to_string(n) +
+        throw sdk::InvalidArgument("operand B: with side \"R\" expected [..., m, " + std::to_string(n) +
                                    "] with A's batch axes (X op(A) = alpha B), found " + sdk::type_string(b));
       if (b.dtype != a.dtype)
-        throw sdk::InvalidArgument(name + ": operand B is " + abi::dtype_name(b.dtype) + ", A " + abi::dtype_name(a.dtype) +
+        throw sdk::InvalidArgument(std::string("operand B is ") + abi::dtype_name(b.dtype) + ", A " + abi::dtype_name(a.dtype) +
                                    ": they must have one dtype");
     }
     types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));

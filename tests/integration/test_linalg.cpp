@@ -8,6 +8,7 @@
 #include <lapacke.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -208,7 +209,7 @@ TEST(Linalg, GetrfMatchesLapack) {
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},  {2, 2},   {3, 3},   {7, 7},   {8, 8},   {5, 3},
                                                            {3, 8},  {9, 9},   {16, 16}, {12, 5},  {4, 16},  {17, 17},
-                                                           {31, 31}, {32, 32}, {33, 33}, {40, 20}, {20, 45}, {64, 64}, {100, 100}, {460, 440}};
+                                                           {31, 31}, {32, 32}, {33, 33}, {40, 20}, {20, 45}, {20, 1},  {1, 20},  {64, 64}, {100, 100}, {460, 440}};
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [m, n] : shapes) {
       const int64_t count = std::max(m, n) <= 16 ? 300 : std::max(m, n) <= 64 ? 20 : std::max(m, n) <= 100 ? 3 : 1;
@@ -534,4 +535,88 @@ TEST(Linalg, TriangularSolvesMatchBlas) {
   auto r = test::run_fugue("validate " + (dir / "bad.json").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("operand B: with side \"R\" expected [..., m, 3] with A's batch axes"), std::string::npos) << r.out;
+}
+
+// C written over A or B (one name for both): every block is read before any is written, for one
+// block per work-item and several; beyond what registers hold, a clear refusal.
+TEST(Linalg, GemmOverItsInput) {
+  test::TempDir dir;
+  for (const int64_t n : {3, 16, 40, 128})
+    for (const char* over : {"A", "B"}) {
+      const std::string what = std::string("C over ") + over + ", n=" + std::to_string(n);
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + ", " + std::to_string(n) +
+                                                 R"(], "from": {"random": {"seed": 1, "low": -1, "high": 1}}},
+        "B": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + ", " + std::to_string(n) +
+                                                 R"(], "from": {"random": {"seed": 2, "low": -1, "high": 1}}}},
+        "body": [{"op": "array.copy", "out": ["A0"], "in": ["A"]}, {"op": "array.copy", "out": ["B0"], "in": ["B"]},
+                 {"op": "linalg.gemm", "out": [")" + std::string(over) + R"("], "in": ["A", "B"], "attrs": {"trans_b": "T"}}],
+        "outputs": {")" + std::string(over) + R"(": "C.npy", "A0": "A0.npy", "B0": "B0.npy"}})");
+      auto out = test::run_on_device(program);
+      const HostArray &c = out.at(over), &a = out.at("A0"), &b = out.at("B0");
+      double worst = 0;
+      for (int64_t e = 0; e < 2; ++e)
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double sum = 0;
+            for (int64_t k = 0; k < n; ++k) sum += a.get(e * n * n + i * n + k) * b.get(e * n * n + j * n + k);
+            worst = std::max(worst, std::fabs(c.get(e * n * n + i * n + j) - sum));
+          }
+      EXPECT_LT(worst, 1e-12 * n) << what;
+    }
+  test::write_text(dir / "big.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f32", "shape": [200, 200], "from": {"fill": 1}},
+    "B": {"kind": "array", "dtype": "f32", "shape": [200, 200], "from": {"fill": 1}}},
+    "body": [{"op": "linalg.gemm", "out": ["A"], "in": ["A", "B"]}], "outputs": {"A": "A.npy"}})");
+  auto r = test::run_fugue("run " + (dir / "big.json").string() + " --out " + (dir / "o").string());
+  EXPECT_NE(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("C is written over its input A or B, which is supported up to 16384 elements of C per matrix; this one has "
+                       "40000: give C a name of its own"),
+            std::string::npos)
+      << r.out;
+}
+
+// Scaled far from 1: potrf's factor scales by the square root (every plan; the team plans scale the
+// pivot column before multiplying, so nothing overflows), and getrf takes pivots below the smallest
+// normal number by dividing, as LAPACK does, where the reciprocal would overflow.
+TEST(Linalg, FactorizationsOfScaledMatrices) {
+  test::TempDir dir;
+  struct Case {
+    const char* dtype;
+    double scale;
+  };
+  for (const Case& c : {Case{"f32", 1e20}, Case{"f32", 1e-20}, Case{"f64", 1e160}, Case{"f64", 1e-170}})
+    for (const int64_t n : {6, 12, 20, 40}) {
+      char scale_buf[32];
+      std::snprintf(scale_buf, sizeof scale_buf, "%g", c.scale);
+      const std::string scale_text = scale_buf, what = std::string(c.dtype) + " scale " + scale_text + " n=" + std::to_string(n);
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "S": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + shape_text(8, n, n) +
+                                                 R"(, "from": {"spd": {"seed": 3, "cond": 10}}}},
+        "body": [{"op": "array.mul", "out": ["A"], "in": ["S", )" + scale_text + R"(]},
+                 {"op": "linalg.potrf", "out": ["L", "info"], "in": ["A"]},
+                 {"op": "linalg.potrf", "out": ["L1"], "in": ["S"]}],
+        "outputs": {"L": "L.npy", "info": "info.npy", "L1": "L1.npy"}})");
+      auto out = test::run_on_device(program);
+      double worst = 0, norm = 0;
+      const double root = std::sqrt(c.scale);
+      for (int64_t e = 0; e < 8; ++e) EXPECT_EQ(out.at("info").get(e), 0) << what;
+      for (int64_t i = 0; i < out.at("L").elements(); ++i) {
+        worst = std::max(worst, std::fabs(out.at("L").get(i) / root - out.at("L1").get(i)));
+        norm = std::max(norm, std::fabs(out.at("L1").get(i)));
+      }
+      EXPECT_LT(worst, (c.dtype[1] == '3' ? 1e-5 : 1e-13) * norm) << "potrf of scaled matrices, " << what;
+    }
+  for (const int64_t n : {4, 12, 20, 40}) {
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "S": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(8, n, n) + R"(, "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
+      "body": [{"op": "array.mul", "out": ["A"], "in": ["S", 1e-310]},
+               {"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]}],
+      "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "A": "A.npy"}})");
+    auto out = test::run_on_device(program);
+    auto ref = test::run_reference(program);
+    for (int64_t i = 0; i < out.at("LU").elements(); ++i) ASSERT_TRUE(std::isfinite(out.at("LU").get(i))) << "n=" << n << ", element " << i;
+    // Subnormal inputs carry few digits: the pivots are the reference's, the factors close to its.
+    for (int64_t i = 0; i < out.at("ipiv").elements(); ++i) EXPECT_EQ(out.at("ipiv").get(i), ref.at("ipiv").get(i)) << "n=" << n;
+  }
 }
