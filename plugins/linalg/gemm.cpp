@@ -153,9 +153,10 @@ class Gemm final : public sdk::Operation {
     for (int64_t r = 0; r < s.block_rows; ++r)
       for (int64_t c = 0; c < s.block_cols; ++c) {
         const std::string i = vars["i0"] + " + " + std::to_string(r), j = vars["j0"] + " + " + std::to_string(c);
-        const std::string value = acc(r * s.block_cols + c);
+        // alpha 0: zeros, A and B not read (BLAS's rule: Inf or NaN in them does not reach C).
+        const std::string value = alpha == 0 ? real_literal(dtype, 0) : acc(r * s.block_cols + c);
         write += "    if (" + i + " < " + vars["M"] + " && " + j + " < " + vars["N"] + ") " + em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) +
-                 " = " + (alpha == 1 ? value : real_literal(dtype, alpha) + " * " + value) + ";\n";
+                 " = " + (alpha == 1 || alpha == 0 ? value : real_literal(dtype, alpha) + " * " + value) + ";\n";
       }
     if (!over_input) {
       em.append(team_loop(vars["q"] + "_b", lane, s.team, vars["b"], s.blocks, std::to_string(s.blocks), compute + write));
@@ -191,7 +192,7 @@ class Gemm final : public sdk::Operation {
           for (int64_t kk = 0; kk < s.k; ++kk)
             sum += static_cast<long double>(a.get(e * s.m * s.k + (s.ta ? kk * lda + i : i * lda + kk))) *
                    b.get(e * s.k * s.n + (s.tb ? j * ldb + kk : kk * ldb + j));
-          c.set(e * s.m * s.n + i * s.n + j, static_cast<double>(alpha * sum));
+          c.set(e * s.m * s.n + i * s.n + j, alpha == 0 ? 0.0 : static_cast<double>(alpha * sum));
         }
   }
 };

@@ -620,3 +620,18 @@ TEST(Linalg, FactorizationsOfScaledMatrices) {
     for (int64_t i = 0; i < out.at("ipiv").elements(); ++i) EXPECT_EQ(out.at("ipiv").get(i), ref.at("ipiv").get(i)) << "n=" << n;
   }
 }
+
+// alpha 0 gives zeros whatever A and B hold (BLAS's rule), in every blocking.
+TEST(Linalg, GemmAlphaZeroReadsNothing) {
+  test::TempDir dir;
+  for (const int64_t n : {2, 16, 40}) {
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f32", "shape": )" + shape_text(3, n, n) + R"(, "from": {"fill": 1}},
+      "B": {"kind": "array", "dtype": "f32", "shape": )" + shape_text(3, n, n) + R"(, "from": {"fill": 1}}},
+      "body": [{"op": "array.div", "out": ["I"], "in": ["A", 0]},
+               {"op": "linalg.gemm", "out": ["C"], "in": ["I", "B"], "attrs": {"alpha": 0}}],
+      "outputs": {"C": "C.npy"}})");
+    auto out = test::run_on_device(program);
+    for (int64_t i = 0; i < out.at("C").elements(); ++i) ASSERT_EQ(out.at("C").get(i), 0.0) << "n=" << n << ", element " << i;
+  }
+}
