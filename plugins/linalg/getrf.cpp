@@ -259,7 +259,7 @@ class Getrf final : public sdk::Operation {
     std::map<std::string, std::string> vars = {
         {"t", t}, {"lane", lane}, {"M", M}, {"N", N}, {"K", std::to_string(s.k)}, {"T", std::to_string(team)},
         {"C", std::to_string((s.n + team - 1) / team)}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)}};
-    for (const char* v : {"q", "e", "c", "k", "i", "vi", "p", "mx", "v", "piv", "rcp", "tmp", "info", "pp", "ppiv", "prcp", "pdo"})
+    for (const char* v : {"q", "e", "c", "k", "i", "vi", "l", "p", "mx", "v", "piv", "rcp", "tmp", "info", "pp", "ppiv", "prcp", "pdo"})
       vars[v] = em.name(v);
     const std::string w = in_local ? em.local_array(dtype, s.m * s.n, "matrix") : "";
     auto LU = [&](const std::string& row, const std::string& col) {
@@ -301,11 +301,13 @@ class Getrf final : public sdk::Operation {
                     "    if (" + c + " != " + k + " && " + p + " != " + k + ") " + swap(k, p) + "\n");
     // Rows k and below: column k - 1 scaled (deferred), the columns right of k updated from column k,
     // whose row p stands for row k and row k for row p until its owner swaps them.
-    code += fill("  for (int $i = $k; $i < $M; ++$i) {\n    const int $vi = $i == $p ? $k : $i;\n", vars);
+    // The multiplier of row i, once per row (the same in every work-item).
+    code += fill("  for (int $i = $k; $i < $M; ++$i) {\n    const int $vi = $i == $p ? $k : $i;\n    const $t $l = ", vars) +
+            divided(dtype, LUr(vi, k), vars["piv"], vars["rcp"]) + ";\n";
     code += indent_columns(columns("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
                                    divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" +
                                    "    if (" + c + " > " + k + " && " + i + " > " + k + " && " + vars["piv"] + " != " + vars["zero"] + ") " +
-                                   LU(i, c) + " -= " + divided(dtype, LUr(vi, k), vars["piv"], vars["rcp"]) + " * " + LUr(k, c) + ";\n"));
+                                   LU(i, c) + " -= " + vars["l"] + " * " + LUr(k, c) + ";\n"));
     code += "  }\n";
     code += fill("  $pp = $p;\n  $ppiv = $piv;\n  $prcp = $rcp;\n  $pdo = $piv != $zero;\n", vars);
     code += "  " + sync + "}\n";

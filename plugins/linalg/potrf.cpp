@@ -200,7 +200,7 @@ class Potrf final : public sdk::Operation {
     const int64_t team = em.local_size();
     std::map<std::string, std::string> vars = {{"t", t}, {"N", N}, {"lane", lane}, {"zero", real_literal(dtype, 0)},
                                                {"one", real_literal(dtype, 1)}};
-    for (const char* v : {"e", "q", "r", "c", "k", "i", "d", "s", "rs", "ok", "ps", "prs", "pdo", "info"}) vars[v] = em.name(v);
+    for (const char* v : {"e", "q", "r", "c", "k", "i", "li", "d", "s", "rs", "ok", "ps", "prs", "pdo", "info"}) vars[v] = em.name(v);
     const std::string e = vars["e"], q = vars["q"], r = vars["r"], c = vars["c"], k = vars["k"], i = vars["i"], d = vars["d"],
                       info = vars["info"], zero = vars["zero"];
     // The factor is computed lower in L's storage (upper: A read transposed), then transposed in place.
@@ -227,11 +227,12 @@ class Potrf final : public sdk::Operation {
                  vars);
     // Column k - 1's deferred pivot and scaling (rows k and below), then the update from column k.
     code += each(c, n, N, "    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + vars["ps"] + ";\n");
-    code += fill("  for (int $i = $k; $i < $N; ++$i) {\n", vars);
+    // Row i's element of the pivot column, scaled once per row (the same in every work-item).
+    code += fill("  for (int $i = $k; $i < $N; ++$i) {\n    const $t $li = ", vars) + Lr(i, k) + " * " + vars["rs"] + ";\n";
     code += each(c, n, N,
                  "    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(i, c) + " *= " + vars["prs"] + ";\n" +
-                     "    if (" + vars["ok"] + " && " + c + " > " + k + " && " + i + " >= " + c + ") " + L(i, c) + " -= (" + Lr(i, k) + " * " +
-                     vars["rs"] + ") * (" + Lr(c, k) + " * " + vars["rs"] + ");\n");  // scaled first: no overflow
+                     "    if (" + vars["ok"] + " && " + c + " > " + k + " && " + i + " >= " + c + ") " + L(i, c) + " -= " + vars["li"] +
+                     " * (" + Lr(c, k) + " * " + vars["rs"] + ");\n");  // scaled before multiplying: no overflow
     code += "  }\n";
     code += fill("  $ps = $s;\n  $prs = $rs;\n  $pdo = $ok;\n", vars);
     code += "  " + sync + "}\n";
