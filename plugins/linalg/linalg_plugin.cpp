@@ -2,6 +2,7 @@
 // arrays (the leading axes number the matrices), and the spd generator.
 #include "fugue/sdk.hpp"
 #include "gemm.h"
+#include "gemv.h"
 #include "getrf.h"
 #include "getrs.h"
 #include "potrf.h"
@@ -14,6 +15,7 @@ namespace {
 void populate(fugue::sdk::Plugin& plugin) {
   using namespace fugue::linalg;
   plugin.add(gemm_operation());
+  plugin.add(gemv_operation());
   plugin.add(potrf_operation());
   plugin.add(potrs_operation());
   plugin.add(getrf_operation());
@@ -26,7 +28,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 }  // namespace
 
 FUGUE_SDK_PLUGIN("linalg", "0.1.0",
-                 "Batched dense linear algebra over many small matrices: products (gemm), Cholesky (potrf, potrs) and "
+                 "Batched dense linear algebra over many small matrices: products (gemm, gemv), Cholesky (potrf, potrs) and "
                  "LU (getrf, getrs) factorizations and solves with LAPACK's pivots and info per matrix, triangular solves "
                  "(trsm, trsv); the spd generator of positive definite matrices",
                  populate)

@@ -635,3 +635,47 @@ TEST(Linalg, GemmAlphaZeroReadsNothing) {
     for (int64_t i = 0; i < out.at("C").elements(); ++i) ASSERT_EQ(out.at("C").get(i), 0.0) << "n=" << n << ", element " << i;
   }
 }
+
+// gemv against BLAS's dgemv, transposed or not, in one work-item and in teams; y written over x;
+// an element-wise consumer joins the kernel.
+TEST(Linalg, GemvMatchesBlas) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  struct Case {
+    int64_t m, n;
+    const char* trans;
+    bool over;
+  };
+  for (const Case& c : {Case{3, 5, "N", false}, Case{8, 8, "T", true}, Case{20, 7, "T", false}, Case{70, 33, "N", false},
+                        Case{40, 40, "N", true}, Case{300, 300, "T", true}}) {
+    const bool t = c.trans[0] == 'T';
+    const int64_t rows = t ? c.n : c.m, cols = t ? c.m : c.n, count = 6;
+    const std::string what = std::to_string(c.m) + "x" + std::to_string(c.n) + " " + c.trans + (c.over ? " over x" : "") + " (seed " +
+                             std::to_string(seed) + ")";
+    const std::string y = c.over ? "x" : "y";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(count, c.m, c.n) + R"(, "from": {"random": {"seed": )" +
+                                             std::to_string(seed) + R"(, "low": -1, "high": 1}}},
+      "x": {"kind": "array", "dtype": "f64", "shape": [)" + std::to_string(count) + ", " + std::to_string(cols) +
+                                             R"(], "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+      "body": [{"op": "array.copy", "out": ["x0"], "in": ["x"]},
+               {"op": "linalg.gemv", "out": [")" + y + R"("], "in": ["A", "x"], "attrs": {"trans": ")" + c.trans + R"(", "alpha": 0.5}},
+               {"op": "array.mul", "out": ["z"], "in": [")" + y + R"(", 4]}],
+      "outputs": {"z": "z.npy", "A": "A.npy", "x0": "x0.npy"}})");
+    int64_t launches = 0;
+    auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+    if (!c.over) {
+      EXPECT_EQ(launches, 1) << "the copy, gemv and its consumer share a kernel, " << what;
+    }
+    double worst = 0;
+    for (int64_t e = 0; e < count; ++e) {
+      std::vector<double> a(static_cast<size_t>(c.m * c.n)), x(static_cast<size_t>(cols)), ref(static_cast<size_t>(rows));
+      for (int64_t i = 0; i < c.m * c.n; ++i) a[i] = out.at("A").get(e * c.m * c.n + i);
+      for (int64_t i = 0; i < cols; ++i) x[i] = out.at("x0").get(e * cols + i);
+      cblas_dgemv(CblasRowMajor, t ? CblasTrans : CblasNoTrans, static_cast<int>(c.m), static_cast<int>(c.n), 2.0, a.data(),
+                  static_cast<int>(c.n), x.data(), 1, 0.0, ref.data(), 1);  // 4 * 0.5 = 2
+      for (int64_t i = 0; i < rows; ++i) worst = std::max(worst, std::fabs(out.at("z").get(e * rows + i) - ref[i]));
+    }
+    EXPECT_LT(worst, 1e-13 * cols) << "against BLAS's dgemv, " << what;
+  }
+}

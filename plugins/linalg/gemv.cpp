@@ -1,0 +1,144 @@
+// gemv.cpp: linalg.gemv (see gemv.h).
+#include "gemv.h"
+
+#include <string>
+#include <vector>
+
+#include "kernel_text.h"
+#include "matrices.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kA = 0, kX = 1, kY = 2;
+// Rows a work-item keeps in registers when y is written over x (the program names one array for both).
+constexpr int64_t kMaxTripsInPlace = 4;
+
+struct Sizes {
+  int64_t rows, columns;  // of op(A)
+  bool transposed;
+  int64_t team;
+};
+
+Sizes sizes_of(const sdk::Call& call) {
+  const fugue_type& a = call.operand(kA);
+  Sizes s;
+  s.transposed = call.string("trans") == "T";
+  s.rows = s.transposed ? columns_of(a) : rows_of(a);
+  s.columns = s.transposed ? rows_of(a) : columns_of(a);
+  s.team = 1;
+  if (s.rows > kRegisterOrder)
+    while (s.team < s.rows && s.team < 256) s.team *= 2;
+  return s;
+}
+
+class Gemv final : public sdk::Operation {
+ public:
+  Gemv() {
+    name = "linalg.gemv";
+    doc = "Batched matrix-vector products y = alpha op(A) x: A [..., m, n], x [..., n] and y [..., m] (trans \"N\"), or x "
+          "[..., m] and y [..., n] (trans \"T\"), the batch axes equal";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, n]"),
+                sdk::in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "vectors [..., n] (trans \"T\": [..., m])"),
+                sdk::out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the products [..., m] (trans \"T\": [..., n])")};
+    attrs = {{"trans", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": A as stored; \"T\": A transposed"},
+             {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "the factor of the product"}};
+    tolerance_f32 = 1e-4;
+    tolerance_f64 = 1e-12;
+    test_cases = R"([
+      {"name": "3x5", "inputs": {"A": {"kind": "array", "shape": [30, 3, 5], "from": {"random": {"seed": 1}}},
+                                  "x": {"kind": "array", "shape": [30, 5], "from": {"random": {"seed": 2}}}}},
+      {"name": "20x7 transposed, alpha", "attrs": {"trans": "T", "alpha": -2},
+       "inputs": {"A": {"kind": "array", "shape": [2, 4, 20, 7], "from": {"random": {"seed": 3}}},
+                  "x": {"kind": "array", "shape": [2, 4, 20], "from": {"random": {"seed": 4}}}}},
+      {"name": "70x33 in teams", "inputs": {"A": {"kind": "array", "shape": [3, 70, 33], "from": {"random": {"seed": 5}}},
+                                             "x": {"kind": "array", "shape": [3, 33], "from": {"random": {"seed": 6}}}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type &a = call.operand(kA), &x = call.operand(kX);
+    require_matrices(a, "A");
+    const std::string trans = call.string("trans");
+    if (trans != "N" && trans != "T")
+      throw sdk::InvalidArgument("attribute trans: expected \"N\" (as stored) or \"T\" (transposed), found \"" + trans + "\"");
+    const Sizes s = sizes_of(call);
+    std::vector<int64_t> expected = batch_shape(a), out = batch_shape(a);
+    expected.push_back(s.columns);
+    out.push_back(s.rows);
+    if (sdk::shape_of(x) != expected)
+      throw sdk::InvalidArgument("operand x: expected " + sdk::type_string(sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, expected)) +
+                                 " (a vector for each matrix of A, " + std::to_string(s.columns) + " long with trans \"" + trans +
+                                 "\"), found " + sdk::type_string(x));
+    if (x.dtype != a.dtype)
+      throw sdk::InvalidArgument(std::string("operand x is ") + abi::dtype_name(x.dtype) + ", A " + abi::dtype_name(a.dtype) +
+                                 ": they must have one dtype");
+    types[kY] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, out);
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const Sizes s = sizes_of(call);
+    sdk::Plan plan = team_plan(batch_count(call.operand(kA)), s.team);
+    plan.partitions = {matrix_batch(call.operand(kA)), vector_batch(call.operand(kX)), vector_batch(call.operand(kY))};
+    plan.registers = 8;
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const Sizes s = sizes_of(call);
+    const fugue_dtype dtype = call.operand(kA).dtype;
+    const std::string t = abi::dtype_ctype(dtype), lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const std::string q = em.name("q"), i = em.name("i"), j = em.name("j"), sum = em.name("sum"), lda = std::to_string(columns_of(call.operand(kA)));
+    const double alpha = call.number("alpha");
+    const std::string a_ij = em.read_at(kA, s.transposed ? "(" + j + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + j);
+    const std::string dot = "    " + t + " " + sum + " = 0;\n    for (int " + j + " = 0; " + j + " < " + std::to_string(s.columns) + "; ++" + j +
+                            ") " + sum + " += " + a_ij + " * " + em.read_at(kX, j) + ";\n";
+    const std::string value = alpha == 1 ? sum : real_literal(dtype, alpha) + " * " + sum;
+    const int64_t trips = (s.rows + s.team - 1) / s.team;
+    // y written over x: every row computed before any is written, the work-item's rows in registers.
+    const bool over_input = em.write_at(kY, "0") == em.read_at(kX, "0");
+    if (!over_input) {
+      em.append(team_loop(q, lane, s.team, i, s.rows, std::to_string(s.rows), dot + "    " + em.write_at(kY, i) + " = " + value + ";\n"));
+      return;
+    }
+    if (trips > kMaxTripsInPlace)
+      throw sdk::Unsupported("y is written over its input x, which is supported up to " + std::to_string(kMaxTripsInPlace * 256) +
+                             " rows; this product has " + std::to_string(s.rows) + ": give y a name of its own");
+    const std::string kept = em.name("kept");
+    auto rows_loop = [&](const std::string& body) {
+      return "for (int " + q + " = 0; " + q + " < " + std::to_string(trips) + "; ++" + q + ") {\n  const int " + i + " = " + q + " * " +
+             std::to_string(s.team) + " + " + lane + ";\n  if (" + i + " < " + std::to_string(s.rows) + ") {\n" + body + "  }\n}\n";
+    };
+    em.append(t + " " + kept + "[" + std::to_string(trips) + "];\n" + rows_loop(dot + "    " + kept + "[" + q + "] = " + value + ";\n") +
+              em.barrier() + "\n" + rows_loop("    " + em.write_at(kY, i) + " = " + kept + "[" + q + "];\n"));
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const Sizes s = sizes_of(call);
+    const double count = static_cast<double>(batch_count(call.operand(kA))), size = abi::dtype_size(call.operand(kA).dtype);
+    const double m = static_cast<double>(s.rows), n = static_cast<double>(s.columns);
+    return {sizeof(fugue_cost), count * (m * n + m + n) * size, count * 2 * m * n};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView a(arrays[kA]), x(arrays[kX]);
+    sdk::HostView y(arrays[kY]);
+    const Sizes s = sizes_of(call);
+    const int64_t count = batch_count(call.operand(kA)), lda = columns_of(call.operand(kA));
+    const long double alpha = call.number("alpha");
+    for (int64_t e = 0; e < count; ++e)
+      for (int64_t i = 0; i < s.rows; ++i) {
+        long double sum = 0;
+        for (int64_t j = 0; j < s.columns; ++j)
+          sum += static_cast<long double>(a.get(e * s.rows * s.columns + (s.transposed ? j * lda + i : i * lda + j))) * x.get(e * s.columns + j);
+        y.set(e * s.rows + i, static_cast<double>(alpha * sum));
+      }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> gemv_operation() { return std::make_unique<Gemv>(); }
+
+}  // namespace fugue::linalg
