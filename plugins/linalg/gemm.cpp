@@ -40,13 +40,6 @@ Sizes sizes_of(const sdk::Call& call) {
   return s;
 }
 
-std::string transpose_attr(const sdk::Call& call, const std::string& attr) {
-  const std::string v = call.string(attr);
-  if (v != "N" && v != "T")
-    throw sdk::InvalidArgument("attribute " + attr + ": expected \"N\" (as stored) or \"T\" (transposed), found \"" + v + "\"");
-  return v;
-}
-
 class Gemm final : public sdk::Operation {
  public:
   Gemm() {
@@ -82,7 +75,8 @@ class Gemm final : public sdk::Operation {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     require_matrices(a, "A");
     require_matrices(b, "B");
-    const bool ta = transpose_attr(call, "trans_a") == "T", tb = transpose_attr(call, "trans_b") == "T";
+    const bool ta = one_of(call, "trans_a", "N", "as stored", "T", "transposed") == "T",
+               tb = one_of(call, "trans_b", "N", "as stored", "T", "transposed") == "T";
     if (batch_shape(a) != batch_shape(b))
       throw sdk::InvalidArgument("operands A " + sdk::type_string(a) + " and B " + sdk::type_string(b) +
                                  ": their batch axes (all but the last two) must be equal");

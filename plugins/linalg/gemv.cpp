@@ -60,9 +60,7 @@ class Gemv final : public sdk::Operation {
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &a = call.operand(kA), &x = call.operand(kX);
     require_matrices(a, "A");
-    const std::string trans = call.string("trans");
-    if (trans != "N" && trans != "T")
-      throw sdk::InvalidArgument("attribute trans: expected \"N\" (as stored) or \"T\" (transposed), found \"" + trans + "\"");
+    const std::string trans = one_of(call, "trans", "N", "as stored", "T", "transposed");
     const Sizes s = sizes_of(call);
     std::vector<int64_t> expected = batch_shape(a), out = batch_shape(a);
     expected.push_back(s.columns);

@@ -56,9 +56,7 @@ class Getrs final : public sdk::Operation {
                                  sdk::type_string(sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, pivots)) + ", found " +
                                  sdk::type_string(ipiv));
     require_right_hand_sides(b, lu, "B", "LU");
-    const std::string trans = call.string("trans");
-    if (trans != "N" && trans != "T")
-      throw sdk::InvalidArgument("attribute trans: expected \"N\" (A X = B) or \"T\" (A^T X = B), found \"" + trans + "\"");
+    one_of(call, "trans", "N", "A X = B", "T", "A^T X = B");
     types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
   }
 

@@ -33,6 +33,15 @@ void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const st
                                abi::dtype_name(a.dtype) + ": they must have one dtype");
 }
 
+std::string one_of(const sdk::Call& call, const std::string& attr, const std::string& a, const std::string& a_means,
+                   const std::string& b, const std::string& b_means) {
+  const std::string v = call.string(attr);
+  if (v != a && v != b)
+    throw sdk::InvalidArgument("attribute " + attr + ": expected \"" + a + "\" (" + a_means + ") or \"" + b + "\" (" + b_means +
+                               "), found \"" + v + "\"");
+  return v;
+}
+
 std::vector<int64_t> batch_shape(const fugue_type& t) {
   std::vector<int64_t> shape = sdk::shape_of(t);
   shape.resize(shape.size() - 2);

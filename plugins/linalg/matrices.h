@@ -20,6 +20,10 @@ void require_matrices(const fugue_type& t, const std::string& operand);
 // axes, n rows, a's dtype; throws InvalidArgument naming both operands otherwise.
 void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const std::string& b_name,
                               const std::string& a_name);
+// The value of string attribute `attr`, which must be `a` or `b` (`a_means`, `b_means` say what each
+// does, for the message); throws InvalidArgument naming the attribute otherwise.
+std::string one_of(const sdk::Call& call, const std::string& attr, const std::string& a, const std::string& a_means,
+                   const std::string& b, const std::string& b_means);
 // The rows and columns of a [..., m, n] array.
 inline int64_t rows_of(const fugue_type& t) { return t.shape[t.rank - 2]; }
 inline int64_t columns_of(const fugue_type& t) { return t.shape[t.rank - 1]; }

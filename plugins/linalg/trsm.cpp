@@ -13,15 +13,6 @@ namespace {
 
 constexpr uint32_t kA = 0, kB = 1, kX = 2;
 
-std::string choice(const sdk::Call& call, const std::string& attr, const std::string& a,
-                   const std::string& a_means, const std::string& b, const std::string& b_means) {
-  const std::string v = call.string(attr);
-  if (v != a && v != b)
-    throw sdk::InvalidArgument("attribute " + attr + ": expected \"" + a + "\" (" + a_means + ") or \"" + b + "\" (" +
-                               b_means + "), found \"" + v + "\"");
-  return v;
-}
-
 // One class for both: trsv is trsm on the left with a vector per matrix.
 class TriangularSolve final : public sdk::Operation {
  public:
@@ -73,7 +64,7 @@ class TriangularSolve final : public sdk::Operation {
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     const int64_t n = square_order(a, "A");
-    choice(call, "trans", "N", "A", "T", "A^T");
+    one_of(call, "trans", "N", "A", "T", "A^T");
     if (vector_) {
       std::vector<int64_t> expected = batch_shape(a);
       expected.push_back(n);
@@ -84,7 +75,7 @@ class TriangularSolve final : public sdk::Operation {
       if (b.dtype != a.dtype)
         throw sdk::InvalidArgument(std::string("operand b is ") + abi::dtype_name(b.dtype) + ", A " + abi::dtype_name(a.dtype) +
                                    ": they must have one dtype");
-    } else if (choice(call, "side", "L", "op(A) X = alpha B", "R", "X op(A) = alpha B") == "L") {
+    } else if (one_of(call, "side", "L", "op(A) X = alpha B", "R", "X op(A) = alpha B") == "L") {
       require_right_hand_sides(b, a, "B", "A");
     } else {
       // X op(A) = alpha B: B [..., m, n], n columns.
