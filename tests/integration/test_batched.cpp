@@ -50,12 +50,6 @@ std::string scaled_rows(int64_t rows, int64_t cols, const char* dtype, uint64_t 
     "outputs": {)" + outputs + "}}";
 }
 
-// The python3 that has NumPy, or "" when none has.
-std::string numpy_python() {
-  for (const char* python : {"python3", "/usr/bin/python3"})
-    if (std::system((std::string(python) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0) return python;
-  return "";
-}
 
 }  // namespace
 
@@ -207,7 +201,7 @@ TEST(Batched, ShortRowsShareAWorkGroupInTeams) {
 // NumPy is the independent oracle: rows of every length class (shorter than a work-group, not a multiple of
 // it, longer than a GPU's local memory), extreme values (rows of -inf, +inf, NaN, huge magnitudes).
 TEST(Batched, SoftmaxAndLogsumexpAgreeWithNumpy) {
-  const std::string python = numpy_python();
+  const std::string python = test::numpy_python();
   if (python.empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();

@@ -34,21 +34,6 @@ std::string array(const std::string& name, const std::string& dtype, const std::
          ", \"from\": {\"random\": {\"seed\": " + std::to_string(seed) + ", \"low\": -4, \"high\": 4}}}";
 }
 
-// The python3 that has NumPy, or "" when none has.
-std::string numpy_python() {
-  for (const char* python : {"python3", "/usr/bin/python3"})
-    if (std::system((std::string(python) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0) return python;
-  return "";
-}
-
-std::string run_python(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[256];
-  while (pipe && fgets(buf, sizeof buf, pipe)) out += buf;
-  if (pipe) pclose(pipe);
-  return out;
-}
 
 }  // namespace
 
@@ -139,7 +124,7 @@ TEST(Functions, OneFunctionServesEveryDtype) {
 
 // NumPy as the oracle: the largest magnitude along each axis, and sums of integers (exact).
 TEST(Functions, ReduceAgreesWithNumPy) {
-  const std::string python = numpy_python();
+  const std::string python = test::numpy_python();
   if (python.empty()) GTEST_SKIP() << "no python3 with NumPy";
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
@@ -161,7 +146,7 @@ for axis in range(3):
 assert int(np.load(d + '/s.npy')) == int(k.astype(np.int64).sum()), (np.load(d + '/s.npy'), k.sum())
 print('numpy agrees')
 )");
-  const std::string out = run_python(python + " " + (dir / "check.py").string() + " " + (dir / "out").string());
+  const std::string out = test::run_command(python + " " + (dir / "check.py").string() + " " + (dir / "out").string()).out;
   EXPECT_NE(out.find("numpy agrees"), std::string::npos) << "seed " << seed << ": " << out;
 }
 

@@ -679,3 +679,29 @@ TEST(Linalg, GemvMatchesBlas) {
     EXPECT_LT(worst, 1e-13 * cols) << "against BLAS's dgemv, " << what;
   }
 }
+
+// The example batch of Kalman-filter updates (examples/linalg/kalman_update.json: gemm, potrf, potrs,
+// gemv and element-wise operations) against NumPy's formula with an explicit inverse.
+TEST(Linalg, KalmanExampleMatchesNumPy) {
+  const std::string python = test::numpy_python();
+  if (python.empty()) GTEST_SKIP() << "no python3 with NumPy";
+  test::TempDir dir;
+  const std::string example = (test::source_root() / "examples" / "linalg" / "kalman_update.json").string();
+  auto r = test::run_fugue("run " + example + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, numpy as np
+d = sys.argv[1] + '/'
+P, H, R, x, z = (np.load(d + f + '.npy') for f in ('P', 'H', 'R', 'x', 'z'))
+S = H @ P @ H.transpose(0, 2, 1) + R
+K = P @ H.transpose(0, 2, 1) @ np.linalg.inv(S)
+x1 = x + (K @ (z - (H @ x[..., None])[..., 0])[..., None])[..., 0]
+P1 = P - K @ H @ P
+ex = np.abs(np.load(d + 'x1.npy') - x1).max()
+ep = np.abs(np.load(d + 'P1.npy') - P1).max()
+info = np.load(d + 'info.npy')
+print(f'x1 {ex:.3e} P1 {ep:.3e} info {info.max()}')
+sys.exit(0 if ex < 1e-10 and ep < 1e-10 and not info.any() else 1)
+)");
+  auto check = test::run_command(python + " " + (dir / "check.py").string() + " " + (dir / "out").string());
+  EXPECT_EQ(check.code, 0) << check.out;
+}

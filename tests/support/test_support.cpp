@@ -122,6 +122,23 @@ CliResult run_fugue(const std::string& args, const std::string& environment) {
   return r;
 }
 
+CliResult run_command(const std::string& command) {
+  CliResult r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return r;
+  char buf[256];
+  while (fgets(buf, sizeof buf, pipe)) r.out += buf;
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string numpy_python() {
+  for (const char* python : {"python3", "/usr/bin/python3"})
+    if (std::system((std::string(python) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0) return python;
+  return "";
+}
+
 uint64_t fresh_seed() {
   if (const char* fixed = std::getenv("FUGUE_TEST_SEED")) return std::strtoull(fixed, nullptr, 10);
   static std::random_device rd;

@@ -71,6 +71,10 @@ struct CliResult {
 };
 // `environment`: assignments put before the command ("FUGUE_PLUGIN_PATH=/x FUGUE_CACHE_DIR=/y").
 CliResult run_fugue(const std::string& args, const std::string& environment = "");
+// Any shell command line, stdout and stderr together.
+CliResult run_command(const std::string& command);
+// The python3 that has NumPy (the independent oracle of several tests), or "" when none has.
+std::string numpy_python();
 
 // The program `text`, written to p.json in `dir` and loaded with the bundled plugins.
 Program load_text(const TempDir& dir, const std::string& text);
