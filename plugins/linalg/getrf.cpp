@@ -257,8 +257,8 @@ class Getrf final : public sdk::Operation {
     const int64_t team = s.team;
     const std::string M = std::to_string(s.m), N = std::to_string(s.n);
     std::map<std::string, std::string> vars = {
-        {"t", t}, {"lane", lane}, {"M", M}, {"N", N}, {"K", std::to_string(s.k)}, {"T", std::to_string(team)},
-        {"C", std::to_string((s.n + team - 1) / team)}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)}};
+        {"t", t}, {"lane", lane}, {"M", M}, {"N", N}, {"K", std::to_string(s.k)}, {"zero", real_literal(dtype, 0)},
+        {"one", real_literal(dtype, 1)}};
     for (const char* v : {"q", "e", "c", "k", "i", "vi", "l", "p", "mx", "v", "piv", "rcp", "tmp", "info", "pp", "ppiv", "prcp", "pdo"})
       vars[v] = em.name(v);
     const std::string w = in_local ? em.local_array(dtype, s.m * s.n, "matrix") : "";
@@ -304,35 +304,22 @@ class Getrf final : public sdk::Operation {
     // The multiplier of row i, once per row (the same in every work-item).
     code += fill("  for (int $i = $k; $i < $M; ++$i) {\n    const int $vi = $i == $p ? $k : $i;\n    const $t $l = ", vars) +
             divided(dtype, LUr(vi, k), vars["piv"], vars["rcp"]) + ";\n";
-    code += indent_columns(columns("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
-                                   divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" +
-                                   "    if (" + c + " > " + k + " && " + i + " > " + k + " && " + vars["piv"] + " != " + vars["zero"] + ") " +
-                                   LU(i, c) + " -= " + vars["l"] + " * " + LUr(k, c) + ";\n"));
+    code += columns("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
+                    divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" + "    if (" + c + " > " + k + " && " + i + " > " + k +
+                    " && " + vars["piv"] + " != " + vars["zero"] + ") " + LU(i, c) + " -= " + vars["l"] + " * " + LUr(k, c) + ";\n");
     code += "  }\n";
     code += fill("  $pp = $p;\n  $ppiv = $piv;\n  $prcp = $rcp;\n  $pdo = $piv != $zero;\n", vars);
     code += "  " + sync + "}\n";
     // The last column's deferred swap and scaling.
     code += columns("    if (" + c + " == " + vars["K"] + " - 1 && " + pp + " != " + c + ") " + swap(c, pp) + "\n");
     code += fill("for (int $i = $K; $i < $M; ++$i) {\n", vars) +
-            indent_columns(columns("    if (" + c + " == " + vars["K"] + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
-                                   divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n")) +
+            columns("    if (" + c + " == " + vars["K"] + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
+                    divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n") +
             "}\n";
     code += sync;
     if (in_local) code += team_loop(vars["q"], lane, team, e, s.m * s.n, all, "    " + em.write_at(kLU, e) + " = " + w + "[" + e + "];\n");
     code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + vars["info"] + ";\n";
     return code;
-  }
-
-  static std::string indent_columns(const std::string& code) {
-    std::string out;
-    size_t start = 0;
-    while (start < code.size()) {
-      size_t end = code.find('\n', start);
-      if (end == std::string::npos) end = code.size() - 1;
-      out += "  " + code.substr(start, end - start + 1);
-      start = end + 1;
-    }
-    return out;
   }
 };
 
