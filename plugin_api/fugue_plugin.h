@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 3
+#define FUGUE_ABI_VERSION_MINOR 4
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -320,7 +320,10 @@ typedef struct fugue_launch {
 } fugue_launch;
 
 /* Global scratch the core allocates for a kernel: `elements_per_group` values of `dtype` per
- * work-group (+ the FINALIZE kernel reads them all). */
+ * work-group (+ the FINALIZE kernel reads them all). 2.4, BLOCK level: per entry slot instead (per
+ * team with fugue_plan.entry_teams, else per work-group), for an entry's scratch too large for local
+ * memory; the emitter's `workspace` is then the current slot's own pointer, reused by the slot's
+ * next entries. */
 typedef struct fugue_workspace {
   uint32_t struct_size;
   fugue_dtype dtype;

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
-# batched Cholesky (linalg.potrf, SPD matrices), LU (linalg.getrf, random matrices) and products
-# (linalg.gemm, C = A B) of f64 and f32,
+# batched Cholesky (linalg.potrf, SPD matrices), LU (linalg.getrf, random matrices), QR (linalg.geqrf)
+# and products (linalg.gemm, C = A B) of f64 and f32,
 # n = 4 ... 128 (batches of 20,000 up to n = 16, 2,000 above, as peers.py), checked against NumPy and
-# the reference first, then timed beside peers.py potrf / getrf / gemm (torch.linalg.cholesky,
-# lu_factor, bmm) in the same run; GFLOP/s with LAPACK's counts (n^3 / 3, 2 n^3 / 3, 2 n^3).
+# the reference first, then timed beside peers.py potrf / getrf / geqrf / gemm (torch.linalg.cholesky,
+# lu_factor, qr(mode="r"), bmm) in the same run; GFLOP/s with LAPACK's counts (n^3 / 3, 2 n^3 / 3,
+# 4 n^3 / 3, 2 n^3). Least squares (linalg.gels, 2n x n, two right-hand sides) is checked only (no peer).
 # Build and bundle first:
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
-# OPS="potrf getrf gemm" and SIZES="4 8 16 32 64 128" choose what runs.
+# OPS="potrf getrf geqrf gemm" (gels: checks only) and SIZES="4 8 16 32 64 128" choose what runs.
 set -u
 source .gpu/env.sh
 F=.gpu/build/host/fugue
@@ -40,6 +41,20 @@ if op == 'potrf':
     g, r = np.load(d + '/gpu/L.npy'), np.load(d + '/ref/L.npy')
     ok = np.allclose(g, want, atol=tol) and np.allclose(g, r, atol=tol) and not np.load(d + '/gpu/info.npy').any()
     err = np.abs(g - want).max()
+elif op == 'geqrf':
+    # R against LAPACK's through NumPy (the same signs), QR and tau against the reference.
+    g, r = np.load(d + '/gpu/QR.npy').astype(np.float64), np.load(d + '/ref/QR.npy')
+    R = np.linalg.qr(A, mode='r')
+    err = np.abs(np.triu(g) - R).max() / np.abs(A).max()
+    ok = err < 50 * n * (1.2e-7 if dtype == 'f32' else 2.3e-16) and np.allclose(g, r, atol=100 * tol) \
+        and np.allclose(np.load(d + '/gpu/tau.npy'), np.load(d + '/ref/tau.npy'), atol=100 * tol)
+elif op == 'gels':
+    B = np.load(d + '/gpu/B.npy').astype(np.float64)
+    g, r = np.load(d + '/gpu/X.npy').astype(np.float64), np.load(d + '/ref/X.npy')
+    X = np.linalg.pinv(A) @ B
+    err = np.abs(g - X).max() / np.abs(X).max()
+    ok = err < 1e3 * n * (1.2e-7 if dtype == 'f32' else 2.3e-16) and np.allclose(g, r, atol=100 * n * tol) \
+        and not np.load(d + '/gpu/info.npy').any()
 elif op == 'gemm':
     B = np.load(d + '/gpu/B.npy').astype(np.float64)
     g, r = np.load(d + '/gpu/C.npy'), np.load(d + '/ref/C.npy')
@@ -66,6 +81,7 @@ done | tee -a "$out/check.txt"
 
 echo "== bench"
 for op in $OPS; do
+  [ "$op" = gels ] && continue
   for n in $SIZES; do
     count=$(( n > 16 ? 2000 : 20000 ))
     for dtype in f64 f32; do
@@ -83,8 +99,10 @@ import json, sys, os
 out, sizes, ops = sys.argv[1], list(map(int, sys.argv[2].split())), sys.argv[3].split()
 checks = open(os.path.join(out, "check.txt")).read()
 print(f"checks against NumPy and the reference: {checks.count(': OK')} OK, {checks.count('MISMATCH')} MISMATCH")
-flops = {"potrf": lambda n: n ** 3 / 3, "getrf": lambda n: 2 * n ** 3 / 3, "gemm": lambda n: 2 * n ** 3}
+flops = {"potrf": lambda n: n ** 3 / 3, "getrf": lambda n: 2 * n ** 3 / 3, "geqrf": lambda n: 4 * n ** 3 / 3, "gemm": lambda n: 2 * n ** 3}
 for op in ops:
+    if op == "gels":
+        continue
     peers = {}
     for l in open(os.path.join(out, f"peers_{op}.txt")):
         if l.startswith("{") and '"case"' in l:

@@ -370,6 +370,14 @@ class KernelWriter {
       c->misuse = "workspace " + std::to_string(k) + " was not declared in the plan";
       return "0";
     }
+    // BLOCK level: the entry slot's own part (a team's with teams, else the work-group's), which the
+    // slot's next entries reuse.
+    if (c->phase == FUGUE_PHASE_BODY) {
+      const std::string per = std::to_string(std::max<int64_t>(op(c).plan.workspaces[k].elements_per_group, 1));
+      const std::string slot = teams() ? "((long)get_group_id(0) * " + std::to_string(launch_.entries_per_group) + " + fugue_slot)"
+                                       : "(long)get_group_id(0)";
+      return keep(c, "(" + workspace_name(c->op, k) + " + " + slot + " * " + per + "L)");
+    }
     return keep(c, workspace_name(c->op, k));
   }
 

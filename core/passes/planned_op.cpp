@@ -94,8 +94,7 @@ void check_plan(const Program& program, const PlannedOp& p) {
     bad("has a negative iteration space or no work-group size");
   if (plan.entry_teams && plan.level != FUGUE_LEVEL_BLOCK)
     bad("asks for entry teams at " + level_name(plan.level) + " level: teams share out a BLOCK-level operation's entries");
-  if (plan.level == FUGUE_LEVEL_BLOCK && (plan.phases != FUGUE_PHASE_BODY || !plan.workspaces.empty()))
-    bad("at BLOCK level emits phases other than BODY or asks for workspaces (a block's scratch is local memory)");
+  if (plan.level == FUGUE_LEVEL_BLOCK && plan.phases != FUGUE_PHASE_BODY) bad("at BLOCK level emits phases other than BODY");
   for (size_t k = 0; k < plan.partitions.size(); ++k) {
     const auto& part = plan.partitions[k];
     if (part.kind < FUGUE_PARTITION_NONE || part.kind > FUGUE_PARTITION_SCATTER)

@@ -178,7 +178,10 @@ void Executor::prepare_kernel(size_t index, const PlanOptions& options) {
   for (size_t o = 0; o < group.ops.size(); ++o) {
     const abi::Plan& plan = group.ops[o]->plan;
     for (uint32_t w = 0; w < plan.workspaces.size(); ++w) {
-      int64_t groups = std::max<int64_t>(site->kernel.launch.num_groups, 1);
+      // BLOCK level with teams: a part per entry slot of every work-group (see fugue_workspace).
+      const Launch& l = site->kernel.launch;
+      const int64_t slots = plan.level == FUGUE_LEVEL_BLOCK && l.team > 0 ? std::max<int64_t>(l.entries_per_group, 1) : 1;
+      int64_t groups = std::max<int64_t>(l.num_groups, 1) * slots;
       size_t bytes = static_cast<size_t>(groups * std::max<int64_t>(plan.workspaces[w].elements_per_group, 1)) *
                      dtype_size(static_cast<DType>(plan.workspaces[w].dtype));
       site->workspaces[{o, w}] = allocate(bytes, "workspace of " + group.ops[o]->label);

@@ -1,10 +1,13 @@
 // linalg_plugin.cpp: the entry point of the linalg plugin: batched dense linear algebra on [..., m, n]
 // arrays (the leading axes number the matrices), and the spd generator.
 #include "fugue/sdk.hpp"
+#include "gels.h"
 #include "gemm.h"
 #include "gemv.h"
+#include "geqrf.h"
 #include "getrf.h"
 #include "getrs.h"
+#include "orgqr.h"
 #include "potrf.h"
 #include "potrs.h"
 #include "spd.h"
@@ -20,6 +23,9 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(potrs_operation());
   plugin.add(getrf_operation());
   plugin.add(getrs_operation());
+  plugin.add(geqrf_operation());
+  plugin.add(gels_operation());
+  plugin.add(orgqr_operation());
   plugin.add(trsm_operation());
   plugin.add(trsv_operation());
   plugin.add_generator(spd_generator());
@@ -29,6 +35,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 
 FUGUE_SDK_PLUGIN("linalg", "0.1.0",
                  "Batched dense linear algebra over many small matrices: products (gemm, gemv), Cholesky (potrf, potrs) and "
-                 "LU (getrf, getrs) factorizations and solves with LAPACK's pivots and info per matrix, triangular solves "
+                 "LU (getrf, getrs) factorizations and solves with LAPACK's pivots and info per matrix, Householder QR (geqrf, "
+                 "orgqr) and least squares (gels), triangular solves "
                  "(trsm, trsv); the spd generator of positive definite matrices",
                  populate)

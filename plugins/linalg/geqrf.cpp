@@ -1,0 +1,130 @@
+// geqrf.cpp: linalg.geqrf (see geqrf.h).
+#include "geqrf.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "householder.h"
+#include "kernel_text.h"
+#include "matrices.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kA = 0, kQR = 1, kTau = 2;
+
+class Geqrf final : public sdk::Operation {
+ public:
+  Geqrf() {
+    name = "linalg.geqrf";
+    doc = "Householder QR factorization of a batch of matrices [..., m, n], A = Q R as LAPACK's geqrf: QR holds R on "
+          "and above the diagonal and the Householder vectors v_k below it (v_k(k) = 1 not stored); tau [..., min(m, "
+          "n)] the reflectors' scalars, Q = H_0 H_1 ... with H_k = I - tau_k v_k v_k^T (linalg.orgqr forms Q). R's "
+          "diagonal is -sign(A's) * norm, so R is LAPACK's to the sign";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, n]"),
+                sdk::out("QR", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "R and the reflectors, of A's shape and dtype"),
+                sdk::out("tau", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the reflectors' scalars [..., min(m, n)]")};
+    // Backward stable: errors of about n * eps relative to the matrix's norm.
+    tolerance_f32 = 2e-4;
+    tolerance_f64 = 1e-11;
+    test_cases = R"([
+      {"name": "one 1x1", "inputs": {"A": {"kind": "array", "shape": [1, 1], "from": {"random": {"seed": 1}}}}},
+      {"name": "batch of 3x3 in registers", "inputs": {"A": {"kind": "array", "shape": [37, 3, 3], "from": {"random": {"seed": 2}}}}},
+      {"name": "8x5 in registers", "inputs": {"A": {"kind": "array", "shape": [2, 5, 8, 5], "from": {"random": {"seed": 3}}}}},
+      {"name": "4x7 wide in registers", "inputs": {"A": {"kind": "array", "shape": [6, 4, 7], "from": {"random": {"seed": 4}}}}},
+      {"name": "12x12 in teams", "inputs": {"A": {"kind": "array", "shape": [21, 12, 12], "from": {"random": {"seed": 5}}}}},
+      {"name": "33x20 in teams", "inputs": {"A": {"kind": "array", "shape": [5, 33, 20], "from": {"random": {"seed": 6}}}}},
+      {"name": "10x30 wide in teams", "inputs": {"A": {"kind": "array", "shape": [3, 10, 30], "from": {"random": {"seed": 7}}}}},
+      {"name": "zero columns", "inputs": {"A": {"kind": "array", "shape": [2, 3, 3], "value": [[[0, 1, 2], [0, 3, 4], [0, 5, 6]], [[1, 2, 3], [0, 0, 4], [0, 0, 5]]]}}},
+      {"name": "tiny and huge columns", "dtypes": ["f64"], "inputs": {"A": {"kind": "array", "shape": [1, 3, 2], "value": [[[1e-300, 1e300], [2e-300, 3e300], [-1e-300, 1e300]]]}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type& a = call.operand(kA);
+    require_matrices(a, "A");
+    std::vector<int64_t> steps = batch_shape(a);
+    steps.push_back(std::min(rows_of(a), columns_of(a)));
+    types[kQR] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, sdk::shape_of(a));
+    types[kTau] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, steps);
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const fugue_type& a = call.operand(kA);
+    const int64_t m = rows_of(a), n = columns_of(a), team = team_size(std::max(m, n));
+    sdk::Plan plan = team_plan(batch_count(a), team);
+    plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kQR)), vector_batch(call.operand(kTau))};
+    plan.registers = team == 1 ? static_cast<uint32_t>(m * n + 12) : 16;
+    if (team > 1 && fits_local(call, m * n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(m * n) * abi::dtype_size(a.dtype);
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const fugue_type& a = call.operand(kA);
+    const int64_t m = rows_of(a), n = columns_of(a), all = m * n;
+    const std::string N = std::to_string(n);
+    auto flat = [&](const std::string& i, const std::string& j) { return "(" + i + ") * " + N + " + (" + j + ")"; };
+    HouseholderWork w;
+    w.m = m;
+    w.columns = n;
+    w.steps = std::min(m, n);
+    w.keep_tau = [&](const std::string& k, const std::string& tau) { return em.write_at(kTau, k) + " = " + tau; };
+    if (em.local_size() == 1) {
+      // One work-item: the matrix in a private array, every index a constant.
+      const std::string f = em.name("f");
+      w.read = w.write = [&](const std::string& i, const std::string& j) { return f + "[" + flat(i, j) + "]"; };
+      std::string code = std::string(abi::dtype_ctype(a.dtype)) + " " + f + "[" + std::to_string(all) + "];\n";
+      for (int64_t e = 0; e < all; ++e) code += f + "[" + std::to_string(e) + "] = " + em.read_at(kA, std::to_string(e)) + ";\n";
+      code += register_householder(em, a.dtype, w);
+      for (int64_t e = 0; e < all; ++e) code += em.write_at(kQR, std::to_string(e)) + " = " + f + "[" + std::to_string(e) + "];\n";
+      em.append(code);
+      return;
+    }
+    // A team: in a local array of its own where the matrix fits, else in QR's storage.
+    const bool in_local = fits_local(call, all, a.dtype);
+    const std::string local = in_local ? em.local_array(a.dtype, all, "matrix") : "";
+    w.read = [&](const std::string& i, const std::string& j) { return in_local ? local + "[" + flat(i, j) + "]" : em.read_at(kQR, flat(i, j)); };
+    w.write = [&](const std::string& i, const std::string& j) { return in_local ? local + "[" + flat(i, j) + "]" : em.write_at(kQR, flat(i, j)); };
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), q = em.name("q"), e = em.name("e"), A = std::to_string(all);
+    const std::string into = in_local ? local + "[" + e + "]" : em.write_at(kQR, e);
+    std::string code = team_loop(q, lane, em.local_size(), e, all, A, "    " + into + " = " + em.read_at(kA, e) + ";\n");
+    code += em.barrier() + "\n";
+    code += team_householder(em, a.dtype, w);
+    if (in_local) code += team_loop(q, lane, em.local_size(), e, all, A, "    " + em.write_at(kQR, e) + " = " + local + "[" + e + "];\n");
+    em.append(code);
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const fugue_type& a = call.operand(kA);
+    const double m = static_cast<double>(rows_of(a)), n = static_cast<double>(columns_of(a));
+    const double count = static_cast<double>(batch_count(a));
+    return {sizeof(fugue_cost), count * (2 * m * n + std::min(m, n)) * abi::dtype_size(a.dtype), count * geqrf_flops(m, n)};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView a(arrays[kA]);
+    sdk::HostView qr(arrays[kQR]), tau(arrays[kTau]);
+    const fugue_type& t = call.operand(kA);
+    const int64_t m = rows_of(t), n = columns_of(t), k = std::min(m, n), count = batch_count(t);
+    std::vector<long double> w(static_cast<size_t>(m * n)), taus(static_cast<size_t>(k));
+    for (int64_t e = 0; e < count; ++e) {
+      for (int64_t i = 0; i < m * n; ++i) w[i] = a.get(e * m * n + i);
+      householder_reference(w, m, n, k, &taus);
+      for (int64_t i = 0; i < m * n; ++i) qr.set(e * m * n + i, static_cast<double>(w[i]));
+      for (int64_t i = 0; i < k; ++i) tau.set(e * k + i, static_cast<double>(taus[i]));
+    }
+  }
+};
+
+}  // namespace
+
+double geqrf_flops(double m, double n) {
+  // LAPACK's count: 2 m n^2 - 2 n^3 / 3 for m >= n, 2 n m^2 - 2 m^3 / 3 otherwise (multiplications and additions).
+  return m >= n ? 2 * m * n * n - 2 * n * n * n / 3 : 2 * n * m * m - 2 * m * m * m / 3;
+}
+
+std::unique_ptr<sdk::Operation> geqrf_operation() { return std::make_unique<Geqrf>(); }
+
+}  // namespace fugue::linalg

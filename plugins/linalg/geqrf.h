@@ -1,0 +1,20 @@
+// geqrf.h: linalg.geqrf, the Householder QR factorization of a batch of m x n matrices as LAPACK's
+// geqrf: QR holds R on and above the diagonal and the reflectors' vectors below it; tau their scalars
+// (householder.h has the algorithm). linalg.orgqr forms Q; linalg.gels solves least squares with it.
+//
+// Plans: one matrix per work-item in registers for m, n <= 8 (fully unrolled); above, a team of
+// work-items owning columns, the matrix in a local array of the team's where it fits, else in QR's
+// storage; one barrier a step.
+#pragma once
+#include <memory>
+
+#include "fugue/sdk.hpp"
+
+namespace fugue::linalg {
+
+std::unique_ptr<sdk::Operation> geqrf_operation();
+
+// LAPACK's flop count of the QR factorization of an m x n matrix.
+double geqrf_flops(double m, double n);
+
+}  // namespace fugue::linalg

@@ -1,0 +1,45 @@
+// householder.h: the Householder QR factorization as LAPACK's geqr2 computes it, shared by geqrf (the
+// factors themselves) and gels (right-hand sides carried along as extra columns, so that they come out
+// as Q^T B with no second pass): the code for a team of work-items, one for a single work-item in
+// registers, and the extended-precision reference both are checked against.
+//
+// Step k reflects rows k.. of every column right of k by H_k = I - tau_k v v^T, v = (1, v_k+1, ...):
+// beta = -sign(alpha) * ||(alpha, x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta), column k
+// becoming (beta, v); a zero x gives tau = 0 (H_k = I), as LAPACK's larfg.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fugue/sdk.hpp"
+#include "triangular_solve.h"
+
+namespace fugue::linalg {
+
+// An m x columns working matrix W being factored in place, the first `steps` columns reflected (min(m, n)
+// for an m x n matrix; columns past n are right-hand sides, only transformed).
+struct HouseholderWork {
+  int64_t m = 0, columns = 0, steps = 0;
+  ElementAt read, write;  // an rvalue and an lvalue of W(i, j)
+  // A statement keeping tau_k (k and tau OpenCL C expressions), run by one work-item; empty: tau is not kept.
+  std::function<std::string(const std::string& k, const std::string& tau)> keep_tau;
+};
+
+// Code that factors W in place for em's team (every work-item runs it; W must be written and a barrier
+// passed before it; it ends with a barrier): each work-item owns columns (lane, lane + team, ...). At step
+// k every work-item computes column k's norm alike (so the team agrees on tau without a barrier), and
+// each updates its own columns from column k, scaled as it is read; column k's owner stores (beta, v)
+// only at the next step, when nobody reads it. One barrier a step.
+std::string team_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w);
+
+// The same for one work-item whose W is a private array: every loop unrolled, so every index is a
+// constant and W lives in registers; no barriers.
+std::string register_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w);
+
+// The reference: factors w (row-major m x columns) in place in extended precision, keeping the first
+// `steps` taus in `tau` when given.
+void householder_reference(std::vector<long double>& w, int64_t m, int64_t columns, int64_t steps,
+                           std::vector<long double>* tau);
+
+}  // namespace fugue::linalg

@@ -1,0 +1,181 @@
+// The linalg plugin's QR family against LAPACK (LAPACKE, the independent oracle): geqrf's R, reflectors
+// and tau beside dgeqrf's (the same algorithm, so the same signs), backward errors ||A - Q R|| and
+// orthogonality ||Q^T Q - I|| with orgqr's Q, geqrf and orgqr sharing a kernel, and gels beside dgels on
+// sizes in every plan (registers, teams in local memory, the working matrix in the core's workspace).
+#include <gtest/gtest.h>
+#include <lapacke.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+std::string batch_shape(int64_t count, int64_t m, int64_t n) {
+  return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";
+}
+
+std::string random_matrices(const char* dtype, int64_t count, int64_t m, int64_t n, uint64_t seed) {
+  return R"({"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + batch_shape(count, m, n) +
+         R"(, "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}})";
+}
+
+}  // namespace
+
+// geqrf (then orgqr when m >= n, in the same kernel) on random matrices of every plan, square, tall and
+// wide: QR and tau within a bound of LAPACK's; ||A - Q R||_F / (max(m, n) eps ||A||_F) and
+// ||Q^T Q - I||_F / (m eps) below 4, in f64 and f32.
+TEST(Linalg, GeqrfOrgqrMatchLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  // 460 x 440: over three quarters of PoCL's local memory in f64, so the team works in QR's own storage.
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},   {2, 2},   {3, 3},   {7, 7},   {8, 8},   {8, 5},
+                                                           {5, 8},   {9, 9},   {16, 16}, {20, 7},  {7, 20},  {31, 31},
+                                                           {32, 32}, {33, 33}, {64, 64}, {100, 60}, {460, 440}};
+  for (const char* dtype : {"f64", "f32"})
+    for (const auto& [m, n] : shapes) {
+      const int64_t count = std::max(m, n) <= 16 ? 200 : std::max(m, n) <= 64 ? 20 : 1;
+      const int64_t k = std::min(m, n);
+      const bool square_or_tall = m >= n;
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " +
+                               std::to_string(seed) + ")";
+      const std::string orgqr = square_or_tall ? R"(, {"op": "linalg.orgqr", "out": ["Q"], "in": ["QR", "tau"]})" : "";
+      const std::string q_file = square_or_tall ? R"(, "Q": "Q.npy")" : "";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {"A": )" + random_matrices(dtype, count, m, n, seed + m * 1000 + n) +
+                                                 R"(}, "body": [{"op": "linalg.geqrf", "out": ["QR", "tau"], "in": ["A"]})" + orgqr +
+                                                 R"(], "outputs": {"QR": "QR.npy", "tau": "tau.npy", "A": "A.npy")" + q_file + "}}");
+      int64_t launches = 0;
+      auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+      // Where QR fits local memory: the largest crosses between them through global memory, two kernels.
+      if (square_or_tall && m <= 100) {
+        EXPECT_EQ(launches, 1) << "orgqr joins geqrf's kernel, " << what;
+      }
+      const HostArray &a = out.at("A"), &qr = out.at("QR"), &tau = out.at("tau");
+      const bool f32 = std::string(dtype) == "f32";
+      const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+      double worst_diff = 0, worst_backward = 0, worst_orthogonality = 0;
+      for (int64_t e = 0; e < count; ++e) {
+        std::vector<double> f(static_cast<size_t>(m * n)), t(static_cast<size_t>(k));
+        for (int64_t i = 0; i < m * n; ++i) f[i] = a.get(e * m * n + i);
+        ASSERT_EQ(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, static_cast<lapack_int>(m), static_cast<lapack_int>(n), f.data(),
+                                 static_cast<lapack_int>(n), t.data()),
+                  0);
+        for (int64_t i = 0; i < m * n; ++i) worst_diff = std::max(worst_diff, std::fabs(qr.get(e * m * n + i) - f[i]));
+        for (int64_t i = 0; i < k; ++i) worst_diff = std::max(worst_diff, std::fabs(tau.get(e * k + i) - t[i]));
+        if (!square_or_tall) continue;
+        const HostArray& q = out.at("Q");
+        double residual = 0, norm = 0, orthogonality = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double product = 0;  // (Q R)(i, j)
+            for (int64_t s = 0; s <= j; ++s) product += q.get(e * m * n + i * n + s) * qr.get(e * m * n + s * n + j);
+            const double v = a.get(e * m * n + i * n + j);
+            residual += (v - product) * (v - product);
+            norm += v * v;
+          }
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double product = 0;  // (Q^T Q)(i, j)
+            for (int64_t s = 0; s < m; ++s) product += q.get(e * m * n + s * n + i) * q.get(e * m * n + s * n + j);
+            orthogonality += (product - (i == j)) * (product - (i == j));
+          }
+        worst_backward = std::max(worst_backward, std::sqrt(residual) / (static_cast<double>(std::max(m, n)) * eps * std::sqrt(norm)));
+        worst_orthogonality = std::max(worst_orthogonality, std::sqrt(orthogonality) / (static_cast<double>(m) * eps));
+      }
+      EXPECT_LT(worst_diff, 1e2 * std::max(m, n) * eps) << "against LAPACK's dgeqrf, " << what;
+      EXPECT_LT(worst_backward, 4.0) << "backward error ||A - QR||, " << what;
+      EXPECT_LT(worst_orthogonality, 4.0) << "||Q^T Q - I||, " << what;
+    }
+}
+
+// gels beside LAPACK's dgels on random full-rank systems of every plan, with one and several right-hand
+// sides; (500, 400, 2) needs more than three quarters of PoCL's local memory in f64, so it works in the
+// core's workspace. A rank-deficient matrix (an exactly zero column) gets LAPACK's info and NaNs, beside
+// regular ones that are unaffected.
+TEST(Linalg, GelsMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> sizes = {{1, 1, 1},   {3, 2, 1},   {8, 4, 2},    {6, 6, 1},
+                                                                    {20, 5, 1},  {40, 12, 3}, {64, 32, 1},  {100, 30, 2},
+                                                                    {500, 400, 2}};
+  for (const char* dtype : {"f64", "f32"})
+    for (const auto& [m, n, k] : sizes) {
+      const int64_t count = m <= 16 ? 200 : m <= 64 ? 20 : 1;
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + ", k=" + std::to_string(k) +
+                               " (seed " + std::to_string(seed) + ")";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {"A": )" + random_matrices(dtype, count, m, n, seed + m * 1000 + n) +
+                                                 R"(, "B": )" + random_matrices(dtype, count, m, k, seed + 7 + m) + R"(},
+        "body": [{"op": "linalg.gels", "out": ["X", "info"], "in": ["A", "B"]}],
+        "outputs": {"X": "X.npy", "info": "info.npy", "A": "A.npy", "B": "B.npy"}})");
+      auto out = test::run_on_device(program);
+      const HostArray &a = out.at("A"), &b = out.at("B"), &x = out.at("X"), &info = out.at("info");
+      const bool f32 = std::string(dtype) == "f32";
+      const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+      double worst = 0;
+      for (int64_t e = 0; e < count; ++e) {
+        EXPECT_EQ(info.get(e), 0) << what << ", matrix " << e;
+        std::vector<double> af(static_cast<size_t>(m * n)), bf(static_cast<size_t>(m * k));
+        for (int64_t i = 0; i < m * n; ++i) af[i] = a.get(e * m * n + i);
+        for (int64_t i = 0; i < m * k; ++i) bf[i] = b.get(e * m * k + i);
+        ASSERT_EQ(LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', static_cast<lapack_int>(m), static_cast<lapack_int>(n),
+                                static_cast<lapack_int>(k), af.data(), static_cast<lapack_int>(n), bf.data(), static_cast<lapack_int>(k)),
+                  0);
+        double scale = 0, diff = 0;
+        for (int64_t i = 0; i < n * k; ++i) {
+          scale = std::max(scale, std::fabs(bf[i]));
+          diff = std::max(diff, std::fabs(x.get(e * n * k + i) - bf[i]));
+        }
+        // Least squares' condition: cond(A) + cond(A)^2 (residual's share), cond from the singular values.
+        std::vector<double> sv(static_cast<size_t>(n)), copy(static_cast<size_t>(m * n));
+        for (int64_t i = 0; i < m * n; ++i) copy[i] = a.get(e * m * n + i);
+        ASSERT_EQ(LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'N', static_cast<lapack_int>(m), static_cast<lapack_int>(n), copy.data(),
+                                 static_cast<lapack_int>(n), sv.data(), nullptr, static_cast<lapack_int>(m), nullptr, static_cast<lapack_int>(n)),
+                  0);
+        const double cond = sv.front() / sv.back();
+        worst = std::max(worst, diff / (scale * eps * (cond + cond * cond)));
+      }
+      // Relative to the largest element of the solution, in units of eps times the condition.
+      EXPECT_LT(worst, 4.0 * m) << "against LAPACK's dgels, " << what;
+    }
+
+  // Matrix 1: column 4 zero (R(4, 4) = 0, info 5); matrix 2: column 0 zero (info 1); matrix 0 regular.
+  const int64_t m = 12, n = 10;
+  std::string values = "[";
+  for (int64_t e = 0; e < 3; ++e) {
+    values += e ? ", [" : "[";
+    for (int64_t i = 0; i < m; ++i) {
+      values += i ? ", [" : "[";
+      for (int64_t j = 0; j < n; ++j) {
+        const bool zero = (e == 1 && j == 4) || (e == 2 && j == 0);
+        values += (j ? ", " : "") + std::to_string(zero ? 0 : (i * 37 + j * j * 11 + i * j * 7 + e * 3) % 23 - 11);
+      }
+      values += "]";
+    }
+    values += "]";
+  }
+  values += "]";
+  Program deficient = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [3, 12, 10], "value": )" + values + R"(},
+    "B": {"kind": "array", "dtype": "f64", "shape": [3, 12, 1], "from": {"random": {"seed": 6}}}},
+    "body": [{"op": "linalg.gels", "out": ["X", "info"], "in": ["A", "B"]}],
+    "outputs": {"X": "X.npy", "info": "info.npy", "A": "A.npy", "B": "B.npy"}})");
+  auto out = test::run_on_device(deficient);
+  EXPECT_EQ(out.at("info").get(0), 0);
+  EXPECT_EQ(out.at("info").get(1), 5);
+  EXPECT_EQ(out.at("info").get(2), 1);
+  std::vector<double> af(static_cast<size_t>(m * n)), bf(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m * n; ++i) af[i] = out.at("A").get(i);
+  for (int64_t i = 0; i < m; ++i) bf[i] = out.at("B").get(i);
+  ASSERT_EQ(LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', m, n, 1, af.data(), n, bf.data(), 1), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    EXPECT_NEAR(out.at("X").get(i), bf[i], 1e-10 * (1 + std::fabs(bf[i]))) << "the regular matrix, X(" << i << ")";
+    EXPECT_TRUE(std::isnan(out.at("X").get(n + i)) && std::isnan(out.at("X").get(2 * n + i))) << "X of the deficient ones, row " << i;
+  }
+  test::expect_same(out, test::run_reference(deficient), 1e-10, "gels against its reference");
+}
