@@ -89,8 +89,9 @@ class Gels final : public sdk::Operation {
                        value_batch(call.operand(kInfo))};
     plan.registers = s.team == 1 ? static_cast<uint32_t>(s.working() + 12) : 16;
     if (s.team > 1) {
-      if (fits_local(call, s.working(), a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.working()) * abi::dtype_size(a.dtype);
-      else plan.workspaces = {{a.dtype, s.working()}};
+      const bool local = fits_local(call, s.working(), a.dtype);
+      plan.local_mem_bytes = static_cast<uint64_t>((local ? s.working() : 0) + kTeamHouseholderLocals) * abi::dtype_size(a.dtype);
+      if (!local) plan.workspaces = {{a.dtype, s.working()}};
     }
     return plan;
   }

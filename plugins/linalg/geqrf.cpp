@@ -15,6 +15,15 @@ namespace {
 
 constexpr uint32_t kA = 0, kQR = 1, kTau = 2;
 
+// Whether a team factors in a local array of its own rather than in QR's storage: where the matrix fits,
+// but not for the short entries (up to 16) whose teams share a work-group, as the core then holds QR in
+// local memory already; a second copy only costs room. On the H100 (geqrf of 20,000 16 x 16) the copy took
+// 0.164 ms in f64 and 0.127 in f32 against 0.132 and 0.099 without; at 64 x 64 (2,000, a work-group
+// each) it saves 1.68 -> 0.63 ms in f64 and 1.00 -> 0.48 in f32.
+bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
+  return std::max(m, n) > kRowOrder && fits_local(call, m * n, call.operand(kA).dtype);
+}
+
 class Geqrf final : public sdk::Operation {
  public:
   Geqrf() {
@@ -57,7 +66,9 @@ class Geqrf final : public sdk::Operation {
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kQR)), vector_batch(call.operand(kTau))};
     plan.registers = team == 1 ? static_cast<uint32_t>(m * n + 12) : 16;
-    if (team > 1 && fits_local(call, m * n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(m * n) * abi::dtype_size(a.dtype);
+    if (team > 1)
+      plan.local_mem_bytes = static_cast<uint64_t>((own_local_array(call, m, n) ? m * n : 0) + kTeamHouseholderLocals) *
+                             abi::dtype_size(a.dtype);
     return plan;
   }
 
@@ -82,8 +93,8 @@ class Geqrf final : public sdk::Operation {
       em.append(code);
       return;
     }
-    // A team: in a local array of its own where the matrix fits, else in QR's storage.
-    const bool in_local = fits_local(call, all, a.dtype);
+    // A team: in a local array of its own (see own_local_array), else in QR's storage.
+    const bool in_local = own_local_array(call, m, n);
     const std::string local = in_local ? em.local_array(a.dtype, all, "matrix") : "";
     w.read = [&](const std::string& i, const std::string& j) { return in_local ? local + "[" + flat(i, j) + "]" : em.read_at(kQR, flat(i, j)); };
     w.write = [&](const std::string& i, const std::string& j) { return in_local ? local + "[" + flat(i, j) + "]" : em.write_at(kQR, flat(i, j)); };

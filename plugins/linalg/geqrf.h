@@ -3,7 +3,8 @@
 // (householder.h has the algorithm). linalg.orgqr forms Q; linalg.gels solves least squares with it.
 //
 // Plans: one matrix per work-item in registers for m, n <= 8 (fully unrolled); above, a team of
-// work-items owning columns, the matrix in a local array of the team's where it fits, else in QR's
+// work-items owning columns, the matrix in a local array of the team's where it fits (above 16: smaller
+// teams share work-groups, and the core holds their QR in local memory already), else in QR's
 // storage; one barrier a step.
 #pragma once
 #include <memory>

@@ -12,23 +12,56 @@ namespace fugue::linalg {
 
 namespace {
 
+// Column k's norm below the diagonal, beta, tau and v's scale, every work-item alike, $Xi being row i's
+// element of column k (rows k + 1 .. m - 1 read): declares $alpha's companions $go, $beta, $tau and $sc.
+// Sums of squares outside [lo, hi] (digits lost to underflow, or overflow) are recomputed scaled.
+// `norms`: the sum of squares comes from the local array $nrm (left there by column k's owner at the
+// previous step), but at step 0.
+std::string reflector(std::map<std::string, std::string>& v, const std::string& xi, bool norms) {
+  v["Xi"] = xi;
+  return fill("  $t $ss = $zero;\n" +
+                  std::string(norms ? "  if ($k > 0) $ss = $nrm[$k & 1]; else\n" : "") +
+                  "  $unroll\n  for (int $i = $k + 1; $i < $M; ++$i) { const $t $x = $Xi; $ss += $x * $x; }\n"
+              "  $t $xn = sqrt($ss);\n"
+              "  if (!($ss >= $lo && $ss <= $hi)) {\n"
+              "    $t $mx = $zero;\n"
+              "    $unroll\n    for (int $i = $k + 1; $i < $M; ++$i) $mx = fmax($mx, fabs($Xi));\n"
+              "    $ss = $zero;\n"
+              "    if ($mx > $zero) {\n"
+              "      const $t $rm = $one / $mx;\n"
+              "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) { const $t $x = $Xi * $rm; $ss += $x * $x; }\n"
+              "    }\n"
+              "    $xn = $mx * sqrt($ss);\n"
+              "  }\n"
+              "  const bool $go = $xn != $zero;  /* x = 0: H = I, tau = 0 */\n"
+              "  const $t $beta = $go ? -copysign(hypot($alpha, $xn), $alpha) : $alpha;\n"
+              "  const $t $tau = $go ? ($beta - $alpha) / $beta : $zero;\n"
+              "  const $t $sc = $go ? $one / ($alpha - $beta) : $zero;\n",
+              v);
+}
+
+// The holes every Householder pattern fills: types, sizes, constants.
+std::map<std::string, std::string> base_vars(fugue_dtype dtype, const HouseholderWork& w, bool unrolled) {
+  const bool f64 = dtype == FUGUE_DTYPE_F64;
+  return {{"t", abi::dtype_ctype(dtype)}, {"M", std::to_string(w.m)}, {"K", std::to_string(w.steps)},
+          {"C", std::to_string(w.columns)}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)},
+          {"lo", f64 ? "(DBL_MIN / DBL_EPSILON)" : "(FLT_MIN / FLT_EPSILON)"},
+          {"hi", f64 ? "(DBL_MAX * DBL_EPSILON)" : "(FLT_MAX * FLT_EPSILON)"},
+          {"unroll", unrolled ? "#pragma unroll" : ""}};
+}
+
 // The code of householder.h for a team (`one` false) or for one work-item with everything unrolled.
 std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, bool one) {
-  const bool f64 = dtype == FUGUE_DTYPE_F64;
-  std::map<std::string, std::string> v = {
-      {"t", abi::dtype_ctype(dtype)}, {"M", std::to_string(w.m)}, {"K", std::to_string(w.steps)},
-      {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)},
-      // Sums of squares outside [lo, hi] may have lost digits to underflow or overflowed: recomputed scaled.
-      {"lo", f64 ? "(DBL_MIN / DBL_EPSILON)" : "(FLT_MIN / FLT_EPSILON)"},
-      {"hi", f64 ? "(DBL_MAX * DBL_EPSILON)" : "(FLT_MAX * FLT_EPSILON)"},
-      {"unroll", one ? "#pragma unroll" : ""}};
-  for (const char* n : {"k", "i", "c", "q", "x", "ss", "xn", "mx", "rm", "alpha", "go", "beta", "tau", "sc", "pb", "ps", "pdo", "wd"})
+  std::map<std::string, std::string> v = base_vars(dtype, w, one);
+  for (const char* n : {"k", "i", "c", "q", "x", "ss", "xn", "mx", "rm", "alpha", "go", "beta", "tau", "sc", "pb", "ps", "pdo", "wd", "we", "sn", "u"})
     v[n] = em.name(n);
   const std::string k = v["k"], i = v["i"], c = v["c"];
   v["Wkk"] = w.read(k, k);
   v["Wik"] = w.read(i, k);
   v["Wkc"] = w.read(k, c);
   v["Wic"] = w.read(i, c);
+  v["Wi1k"] = w.read(i + " + 1", k);
+  v["Wi1c"] = w.read(i + " + 1", c);
   v["Wkc_"] = w.write(k, c);
   v["Wic_"] = w.write(i, c);
   v["Wcc_"] = w.write(c, c);
@@ -46,35 +79,34 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
   };
   std::string code = fill("$t $pb = $zero, $ps = $zero;\nbool $pdo = false;  /* the previous step's beta and v's scale, and whether it reflected */\n"
                           "$unroll\nfor (int $k = 0; $k < $K; ++$k) {\n"
-                          "  const $t $alpha = $Wkk;\n"
-                          "  $t $ss = $zero;\n"
-                          "  $unroll\n  for (int $i = $k + 1; $i < $M; ++$i) { const $t $x = $Wik; $ss += $x * $x; }\n"
-                          "  $t $xn = sqrt($ss);\n"
-                          "  if (!($ss >= $lo && $ss <= $hi)) {\n"
-                          "    $t $mx = $zero;\n"
-                          "    $unroll\n    for (int $i = $k + 1; $i < $M; ++$i) $mx = fmax($mx, fabs($Wik));\n"
-                          "    $ss = $zero;\n"
-                          "    if ($mx > $zero) {\n"
-                          "      const $t $rm = $one / $mx;\n"
-                          "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) { const $t $x = $Wik * $rm; $ss += $x * $x; }\n"
-                          "    }\n"
-                          "    $xn = $mx * sqrt($ss);\n"
-                          "  }\n"
-                          "  const bool $go = $xn != $zero;  /* x = 0: H = I, tau = 0 */\n"
-                          "  const $t $beta = $go ? -copysign(hypot($alpha, $xn), $alpha) : $alpha;\n"
-                          "  const $t $tau = $go ? ($beta - $alpha) / $beta : $zero;\n"
-                          "  const $t $sc = $go ? $one / ($alpha - $beta) : $zero;\n",
+                          "  const $t $alpha = $Wkk;\n",
                           v);
+  // A team: column k + 1's owner leaves its sum of squares below the diagonal in local memory as it
+  // updates it (two slots alternating), so the others need not walk it again.
+  if (!one) v["nrm"] = em.local_array(dtype, 2, "norms");
+  code += reflector(v, v["Wik"], !one);
   if (w.keep_tau) code += "  if (" + lane + " == 0) " + w.keep_tau(k, v["tau"]) + ";\n";
   // v_i = W(i, k) * sc as read: the same rounding as the value stored at the next step.
   code += columns(finish_previous(k, k) +
-                  fill("    if ($go && $c > $k) {\n"
-                       "      $t $wd = $Wkc;\n"
-                       "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) $wd += ($Wik * $sc) * $Wic;\n"
-                       "      $wd *= $tau;\n"
+                  fill("    $t $sn = $zero;\n"
+                       "    if ($go && $c > $k) {\n"
+                       // Two partial sums: half the chain of dependent additions.
+                       "      $t $wd = $Wkc, $we = $zero;\n"
+                       "      $unroll\n      for (int $i = $k + 1; $i < $M; $i += 2) {\n"
+                       "        $wd += ($Wik * $sc) * $Wic;\n"
+                       "        if ($i + 1 < $M) $we += ($Wi1k * $sc) * $Wi1c;\n"
+                       "      }\n"
+                       "      $wd = ($wd + $we) * $tau;\n"
                        "      $Wkc_ -= $wd;\n"
-                       "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) $Wic_ -= $wd * ($Wik * $sc);\n"
-                       "    }\n",
+                       "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) {\n"
+                       "        const $t $u = $Wic - $wd * ($Wik * $sc);\n"
+                       "        $Wic_ = $u;\n"
+                       "        if ($i > $k + 1) $sn += $u * $u;\n"
+                       "      }\n"
+                       "    } else {\n"
+                       "      $unroll\n      for (int $i = $k + 2; $i < $M; ++$i) { const $t $u = $Wic; $sn += $u * $u; }\n"
+                       "    }\n" +
+                       std::string(one ? "" : "    if ($c == $k + 1) $nrm[($k + 1) & 1] = $sn;\n"),
                        v));
   code += sync + fill("  $pb = $beta;\n  $ps = $sc;\n  $pdo = $go;\n}\n", v);
   code += columns(finish_previous(v["K"], v["K"]));

@@ -28,10 +28,13 @@ struct HouseholderWork {
 
 // Code that factors W in place for em's team (every work-item runs it; W must be written and a barrier
 // passed before it; it ends with a barrier): each work-item owns columns (lane, lane + team, ...). At step
-// k every work-item computes column k's norm alike (so the team agrees on tau without a barrier), and
-// each updates its own columns from column k, scaled as it is read; column k's owner stores (beta, v)
-// only at the next step, when nobody reads it. One barrier a step.
+// k every work-item computes column k's reflector alike from its sum of squares, which column k's owner
+// left in local memory as it updated the column at step k - 1 (so the team agrees on tau without a
+// barrier), and each updates its own columns from column k, scaled as it is read; column k's owner
+// stores (beta, v) only at the next step, when nobody reads it. One barrier a step.
 std::string team_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w);
+// Values of local memory team_householder declares itself (column norms), beside any W of the caller's.
+constexpr int64_t kTeamHouseholderLocals = 2;
 
 // The same for one work-item whose W is a private array: every loop unrolled, so every index is a
 // constant and W lives in registers; no barriers.

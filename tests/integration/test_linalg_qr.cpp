@@ -179,3 +179,39 @@ TEST(Linalg, GelsMatchesLapack) {
   }
   test::expect_same(out, test::run_reference(deficient), 1e-10, "gels against its reference");
 }
+
+// The example batch of cubic least-squares fits (examples/linalg/least_squares.json: 10,000 signals of 32
+// samples, A the Vandermonde matrix [1, t, t^2, t^3] built in the program, y = A c_true + noise, c = gels(A,
+// y), the residual norm of each fit) against NumPy, from the inputs the run writes out: A's columns are t's
+// powers (relative 1e-14); y is A c_true within the noise's 0.05; info is 0 everywhere; c is
+// numpy.linalg.lstsq's solution within the least-squares bound used against dgels above,
+// max|c - c_np| < 4 m eps (cond + cond^2) max|c_np| per signal (cond from NumPy's singular values); and
+// the residual norm is ||y - A c|| of the program's own c within 1e-12 (the norms are about 0.1).
+TEST(Linalg, LeastSquaresExampleMatchesNumPy) {
+  const std::string python = test::numpy_python();
+  if (python.empty()) GTEST_SKIP() << "no python3 with NumPy";
+  test::TempDir dir;
+  const std::string example = (test::source_root() / "examples" / "linalg" / "least_squares.json").string();
+  auto r = test::run_fugue("run " + example + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, numpy as np
+d = sys.argv[1] + '/'
+A, y, c_true, c, info, rnorm = (np.load(d + f + '.npy') for f in ('A', 'y', 'c_true', 'c', 'info', 'residual_norm'))
+signals, m, n = A.shape
+ok = c.shape == (signals, n, 1) and y.shape == (signals, m, 1) and info.shape == (signals,) and rnorm.shape == (signals, 1, 1)
+t = A[..., 1]
+ea = np.abs(A - t[..., None] ** np.arange(n)).max()
+ey = np.abs(y - A @ c_true).max()
+c_np = np.stack([np.linalg.lstsq(a, b, rcond=None)[0] for a, b in zip(A, y)])
+s = np.linalg.svd(A, compute_uv=False)
+cond = s[:, 0] / s[:, -1]
+eps = np.finfo(np.float64).eps
+ec = (np.abs(c - c_np).max(axis=(1, 2)) / (np.abs(c_np).max(axis=(1, 2)) * eps * (cond + cond ** 2))).max()
+er = np.abs(rnorm[:, 0, 0] - np.linalg.norm((y - A @ c)[..., 0], axis=1)).max()
+print(f'{signals} signals, cond up to {cond.max():.1f}: A {ea:.3e} y-Ac_true {ey:.4f} c {ec:.3f} (bound {4 * m}) '
+      f'residual norm {er:.3e} info {info.max()} shapes {ok}')
+sys.exit(0 if ok and ea < 1e-14 and ey <= 0.05 and ec < 4 * m and er < 1e-12 and not info.any() else 1)
+)");
+  auto check = test::run_command(python + " " + (dir / "check.py").string() + " " + (dir / "out").string());
+  EXPECT_EQ(check.code, 0) << check.out;
+}
