@@ -32,13 +32,6 @@ Shape shape_of(const fugue_type& a) {
   return s;
 }
 
-// v / pivot as LAPACK computes it: times the reciprocal `rcp`, unless the pivot is so small that its
-// reciprocal overflows (below the dtype's smallest normal number), then divided.
-std::string divided(fugue_dtype dtype, const std::string& v, const std::string& pivot, const std::string& rcp) {
-  return "(fabs(" + pivot + ") >= " + (dtype == FUGUE_DTYPE_F64 ? "DBL_MIN" : "FLT_MIN") + " ? " + v + " * " + rcp + " : " + v +
-         " / " + pivot + ")";
-}
-
 class Getrf final : public sdk::Operation {
  public:
   Getrf() {
@@ -179,7 +172,7 @@ class Getrf final : public sdk::Operation {
               "; } else {\n";
       code += "    const " + t + " " + rcp + " = " + real_literal(dtype, 1) + " / " + piv + ";\n";
       for (int64_t r = k + 1; r < s.m; ++r) {
-        code += "    " + at(r, k) + " = " + divided(dtype, at(r, k), piv, rcp) + ";\n";
+        code += "    " + at(r, k) + " = " + divided_by_pivot(dtype, at(r, k), piv, rcp) + ";\n";
         for (int64_t j = k + 1; j < s.n; ++j) code += "    " + at(r, j) + " -= " + at(r, k) + " * " + at(k, j) + ";\n";
       }
       code += "  }\n}\n";
@@ -233,7 +226,7 @@ class Getrf final : public sdk::Operation {
       }
       code += "  " + sync;
       code += fill("  if ($live && $pos > $k && $piv != $zero) {\n    const $t $l = ", vars) +
-              divided(dtype, el(k), piv, "(" + vars["one"] + " / " + piv + ")") + ";\n" + fill("    $x = $l;\n", vars);
+              divided_by_pivot(dtype, el(k), piv, "(" + vars["one"] + " / " + piv + ")") + ";\n" + fill("    $x = $l;\n", vars);
       for (int64_t j = k + 1; j < s.n; ++j) code += "    " + el(j) + " -= " + l + " * " + pivot_row + "[" + std::to_string(j) + "];\n";
       code += "  }\n}\n";
     }
@@ -303,9 +296,9 @@ class Getrf final : public sdk::Operation {
     // whose row p stands for row k and row k for row p until its owner swaps them.
     // The multiplier of row i, once per row (the same in every work-item).
     code += fill("  for (int $i = $k; $i < $M; ++$i) {\n    const int $vi = $i == $p ? $k : $i;\n    const $t $l = ", vars) +
-            divided(dtype, LUr(vi, k), vars["piv"], vars["rcp"]) + ";\n";
+            divided_by_pivot(dtype, LUr(vi, k), vars["piv"], vars["rcp"]) + ";\n";
     code += columns("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
-                    divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" + "    if (" + c + " > " + k + " && " + i + " > " + k +
+                    divided_by_pivot(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" + "    if (" + c + " > " + k + " && " + i + " > " + k +
                     " && " + vars["piv"] + " != " + vars["zero"] + ") " + LU(i, c) + " -= " + vars["l"] + " * " + LUr(k, c) + ";\n");
     code += "  }\n";
     code += fill("  $pp = $p;\n  $ppiv = $piv;\n  $prcp = $rcp;\n  $pdo = $piv != $zero;\n", vars);
@@ -314,7 +307,7 @@ class Getrf final : public sdk::Operation {
     code += columns("    if (" + c + " == " + vars["K"] + " - 1 && " + pp + " != " + c + ") " + swap(c, pp) + "\n");
     code += fill("for (int $i = $K; $i < $M; ++$i) {\n", vars) +
             columns("    if (" + c + " == " + vars["K"] + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
-                    divided(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n") +
+                    divided_by_pivot(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n") +
             "}\n";
     code += sync;
     if (in_local) code += team_loop(vars["q"], lane, team, e, s.m * s.n, all, "    " + em.write_at(kLU, e) + " = " + w + "[" + e + "];\n");

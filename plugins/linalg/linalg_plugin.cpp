@@ -5,6 +5,7 @@
 #include "gemm.h"
 #include "gemv.h"
 #include "geqrf.h"
+#include "gesv_nopiv.h"
 #include "getrf.h"
 #include "getrs.h"
 #include "orgqr.h"
@@ -23,6 +24,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(potrs_operation());
   plugin.add(getrf_operation());
   plugin.add(getrs_operation());
+  plugin.add(gesv_nopiv_operation());
   plugin.add(geqrf_operation());
   plugin.add(gels_operation());
   plugin.add(orgqr_operation());
@@ -36,6 +38,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 FUGUE_SDK_PLUGIN("linalg", "0.1.0",
                  "Batched dense linear algebra over many small matrices: products (gemm, gemv), Cholesky (potrf, potrs) and "
                  "LU (getrf, getrs) factorizations and solves with LAPACK's pivots and info per matrix, Householder QR (geqrf, "
-                 "orgqr) and least squares (gels), triangular solves "
+                 "orgqr) and least squares (gels), Gauss-Jordan solves without pivoting "
+                 "(gesv_nopiv), triangular solves "
                  "(trsm, trsv); the spd generator of positive definite matrices",
                  populate)

@@ -78,6 +78,11 @@ bool fits_local(const sdk::Call& call, int64_t elements, fugue_dtype dtype) {
   return static_cast<uint64_t>(elements) * abi::dtype_size(dtype) * 4 <= call.device().local_mem_bytes * 3;
 }
 
+std::string divided_by_pivot(fugue_dtype dtype, const std::string& v, const std::string& pivot, const std::string& rcp) {
+  return "(fabs(" + pivot + ") >= " + (dtype == FUGUE_DTYPE_F64 ? "DBL_MIN" : "FLT_MIN") + " ? " + v + " * " + rcp + " : " + v +
+         " / " + pivot + ")";
+}
+
 std::string real_literal(fugue_dtype dtype, double value) {
   char buf[64];
   if (dtype == FUGUE_DTYPE_F64) std::snprintf(buf, sizeof buf, "%.17e", value);

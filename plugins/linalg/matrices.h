@@ -48,6 +48,9 @@ sdk::Plan team_plan(int64_t entries, int64_t team);
 // Whether a team may hold a matrix of `elements` values of `dtype` in local memory of its own: three
 // quarters of the device's local memory at most (the core stages small entries beside it).
 bool fits_local(const sdk::Call& call, int64_t elements, fugue_dtype dtype);
+// An OpenCL C expression of v / pivot as LAPACK computes it: times the reciprocal `rcp`, unless the
+// pivot is so small that its reciprocal overflows (below the dtype's smallest normal number), then divided.
+std::string divided_by_pivot(fugue_dtype dtype, const std::string& v, const std::string& pivot, const std::string& rcp);
 // An OpenCL C literal of a real dtype (f32 with its suffix, so an f32 kernel needs no doubles).
 std::string real_literal(fugue_dtype dtype, double value);
 

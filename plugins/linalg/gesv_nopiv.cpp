@@ -1,0 +1,200 @@
+// gesv_nopiv.cpp: linalg.gesv_nopiv (see gesv_nopiv.h).
+#include "gesv_nopiv.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernel_text.h"
+#include "matrices.h"
+#include "triangular_solve.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kA = 0, kB = 1, kX = 2, kInfo = 3;
+
+struct Sizes {
+  int64_t n, k, team;
+};
+
+Sizes sizes_of(const sdk::Call& call) {
+  const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB));
+  return {n, k, team_size(n + k)};
+}
+
+class GesvNopiv final : public sdk::Operation {
+ public:
+  GesvNopiv() {
+    name = "linalg.gesv_nopiv";
+    doc = "Solves A X = B for a batch of matrices A [..., n, n] that need no pivoting (symmetric positive definite, "
+          "diagonally dominant) by Gauss-Jordan elimination without pivoting; B [..., n, k], X of B's shape; info "
+          "(optional) per matrix: 0, or k when the k-th pivot is exactly zero (that X is then NaN)";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., n, n] that need no pivoting"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape"),
+                sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
+                                  "i32 per matrix [...]: 0, or the first k whose pivot is exactly zero")};
+    tolerance_f32 = 2e-3;
+    tolerance_f64 = 1e-9;
+    test_cases = R"([
+      {"name": "3x3, one column, in registers", "inputs": {"A": {"kind": "array", "shape": [40, 3, 3], "from": {"spd": {"seed": 1}}},
+                                                            "B": {"kind": "array", "shape": [40, 3, 1], "from": {"random": {"seed": 2}}}}},
+      {"name": "4x4, 4 columns, in registers", "inputs": {"A": {"kind": "array", "shape": [9, 4, 4], "from": {"spd": {"seed": 3}}},
+                                                           "B": {"kind": "array", "shape": [9, 4, 4], "from": {"random": {"seed": 4}}}}},
+      {"name": "40x40, 2 columns", "inputs": {"A": {"kind": "array", "shape": [3, 40, 40], "from": {"spd": {"seed": 7}}},
+                                               "B": {"kind": "array", "shape": [3, 40, 2], "from": {"random": {"seed": 8}}}}},
+      {"name": "18x18, 16 columns, as STAP solves", "inputs": {"A": {"kind": "array", "shape": [6, 18, 18], "from": {"spd": {"seed": 5}}},
+                                                       "B": {"kind": "array", "shape": [6, 18, 16], "from": {"random": {"seed": 6}}}}},
+      {"name": "zero pivots", "inputs": {"A": {"kind": "array", "shape": [3, 2, 2], "value": [[[0, 1], [1, 0]], [[1, 2], [2, 4]], [[2, 1], [1, 2]]]},
+                                          "B": {"kind": "array", "shape": [3, 2, 1], "value": [[[1], [2]], [[1], [2]], [[1], [2]]]}}},
+      {"name": "zero pivot in teams", "inputs": {"A": {"kind": "array", "shape": [2, 9, 9], "from": {"random": {"seed": 9, "low": 0, "high": 0}}},
+                                                  "B": {"kind": "array", "shape": [2, 9, 1], "from": {"random": {"seed": 10}}}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+    square_order(a, "A");
+    require_right_hand_sides(b, a, "B", "A");
+    types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
+    types[kInfo] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a));
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const fugue_type& a = call.operand(kA);
+    const Sizes s = sizes_of(call);
+    sdk::Plan plan = team_plan(batch_count(a), s.team);
+    plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kX)),
+                       value_batch(call.operand(kInfo))};
+    plan.registers = s.team == 1 ? static_cast<uint32_t>(s.n * (s.n + s.k) + 8) : 16;
+    if (s.team > 1) {
+      if (fits_local(call, s.n * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.n * s.n) * abi::dtype_size(a.dtype);
+      else plan.workspaces = {{a.dtype, s.n * s.n}};
+    }
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan& plan, const sdk::Emitter& em) const override {
+    const fugue_dtype dtype = call.operand(kA).dtype;
+    const Sizes s = sizes_of(call);
+    const std::string N = std::to_string(s.n), K = std::to_string(s.k), C = std::to_string(s.n + s.k);
+    std::map<std::string, std::string> v = {{"t", abi::dtype_ctype(dtype)}, {"N", N}, {"K", K}, {"zero", real_literal(dtype, 0)},
+                                            {"one", real_literal(dtype, 1)},
+                                            {"nan", dtype == FUGUE_DTYPE_F64 ? "(double)NAN" : "NAN"}};
+    for (const char* n : {"kk", "i", "j", "c", "e", "q", "p", "r", "u", "ok", "info", "f"}) v[n] = em.name(n);
+    const std::string kk = v["kk"], i = v["i"], e = v["e"];
+    if (em.local_size() == 1) {
+      // [A | B] in a private array, every loop unrolled so that every index is a constant.
+      const std::string f = v["f"];
+      auto F = [&](const std::string& r, const std::string& c) { return f + "[(" + r + ") * " + C + " + (" + c + ")]"; };
+      v["Fkj"] = F(kk, v["j"]);
+      v["Fij"] = F(i, v["j"]);
+      v["Fik"] = F(i, kk);
+      v["Fkk"] = F(kk, kk);
+      std::string code = v["t"] + " " + f + "[" + std::to_string(s.n * (s.n + s.k)) + "];\n";
+      for (int64_t r = 0; r < s.n; ++r)
+        for (int64_t c = 0; c < s.n + s.k; ++c)
+          code += F(std::to_string(r), std::to_string(c)) + " = " +
+                  (c < s.n ? em.read_at(kA, std::to_string(r * s.n + c)) : em.read_at(kB, std::to_string(r * s.k + c - s.n))) + ";\n";
+      code += fill("int $info = 0;\n"
+                   "#pragma unroll\nfor (int $kk = 0; $kk < $N; ++$kk) {\n"
+                   "  const $t $p = $Fkk;\n"
+                   "  if ($info == 0 && $p == $zero) $info = $kk + 1;\n"
+                   "  const $t $r = $one / $p;\n"
+                   "  if ($info == 0) {\n"
+                   "    #pragma unroll\n    for (int $j = $kk + 1; $j < " + C + "; ++$j) {\n"
+                   "      const $t $u = ", v) + divided_by_pivot(dtype, v["Fkj"], v["p"], v["r"]) + fill(";\n"
+                   "      $Fkj = $u;\n"
+                   "      #pragma unroll\n      for (int $i = 0; $i < $N; ++$i) if ($i != $kk) $Fij -= $Fik * $u;\n"
+                   "    }\n"
+                   "  }\n"
+                   "}\n", v);
+      for (int64_t r = 0; r < s.n; ++r)
+        for (int64_t c = 0; c < s.k; ++c)
+          code += em.write_at(kX, std::to_string(r * s.k + c)) + " = " + v["info"] + " == 0 ? " + F(std::to_string(r), std::to_string(s.n + c)) +
+                  " : " + v["nan"] + ";\n";
+      code += em.write_at(kInfo, "0") + " = " + v["info"] + ";\n";
+      em.append(code);
+      return;
+    }
+    // A team: A's columns in a local array (or the workspace), B's in X's storage.
+    const std::string w = plan.workspaces.empty() ? em.local_array(dtype, s.n * s.n, "matrix") : em.workspace(0);
+    const ElementAt WA = [&](const std::string& r, const std::string& c) { return w + "[(" + r + ") * " + N + " + (" + c + ")]"; };
+    const ElementAt Xr = [&](const std::string& r, const std::string& c) { return em.read_at(kX, "(" + r + ") * " + K + " + (" + c + ")"); };
+    const ElementAt Xw = [&](const std::string& r, const std::string& c) { return em.write_at(kX, "(" + r + ") * " + K + " + (" + c + ")"); };
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
+    const int64_t team = em.local_size();
+    // Step kk's update of column `col` (read and written through `rd`, `wr`): the pivot row scaled, the
+    // column eliminated from every other row with column kk, which no one writes at this step.
+    auto update = [&](const ElementAt& rd, const ElementAt& wr, const std::string& col) {
+      return "      const " + v["t"] + " " + v["u"] + " = " + divided_by_pivot(dtype, rd(kk, col), v["p"], v["r"]) + ";\n      " +
+             wr(kk, col) + " = " + v["u"] + ";\n      for (int " + i + " = 0; " + i + " < " + N + "; ++" + i + ") if (" + i + " != " + kk +
+             ") " + wr(i, col) + " -= " + WA(i, kk) + " * " + v["u"] + ";\n";
+    };
+    std::string code;
+    code += team_loop(v["q"], lane, team, e, s.n * s.n, std::to_string(s.n * s.n),
+                      "    " + w + "[" + e + "] = " + em.read_at(kA, e) + ";\n");
+    code += team_loop(v["q"], lane, team, e, s.n * s.k, std::to_string(s.n * s.k),
+                      "    " + em.write_at(kX, e) + " = " + em.read_at(kB, e) + ";\n");
+    code += sync;
+    code += fill("int $info = 0;\n"
+                 "for (int $kk = 0; $kk < $N; ++$kk) {\n"
+                 "  const $t $p = ", v) + WA(kk, kk) + fill(";\n"
+                 "  if ($info == 0 && $p == $zero) $info = $kk + 1;\n"
+                 "  const bool $ok = $info == 0;\n"
+                 "  const $t $r = $one / $p;\n", v);
+    code += team_loop(v["q"], lane, team, v["j"], s.n, N, "    if (" + v["ok"] + " && " + v["j"] + " > " + kk + ") {\n" + update(WA, WA, v["j"]) + "    }\n");
+    code += team_loop(v["q"], lane, team, v["c"], s.k, K, "    if (" + v["ok"] + ") {\n" + update(Xr, Xw, v["c"]) + "    }\n");
+    code += "  " + sync + "}\n";
+    code += team_loop(v["q"], lane, team, e, s.n * s.k, std::to_string(s.n * s.k),
+                      "    if (" + v["info"] + " != 0) " + em.write_at(kX, e) + " = " + v["nan"] + ";\n");
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + v["info"] + ";\n";
+    em.append(code);
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const Sizes s = sizes_of(call);
+    const double n = static_cast<double>(s.n), k = static_cast<double>(s.k), count = static_cast<double>(batch_count(call.operand(kA)));
+    return {sizeof(fugue_cost), count * (n * n + 2 * n * k) * abi::dtype_size(call.operand(kA).dtype), count * (n * n * n + 2 * n * n * k)};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView a(arrays[kA]), b(arrays[kB]);
+    sdk::HostView x(arrays[kX]), info(arrays[kInfo]);
+    const Sizes s = sizes_of(call);
+    const int64_t C = s.n + s.k, count = batch_count(call.operand(kA));
+    std::vector<long double> w(static_cast<size_t>(s.n * C));
+    for (int64_t e = 0; e < count; ++e) {
+      for (int64_t r = 0; r < s.n; ++r)
+        for (int64_t c = 0; c < C; ++c) w[r * C + c] = c < s.n ? a.get(e * s.n * s.n + r * s.n + c) : b.get(e * s.n * s.k + r * s.k + c - s.n);
+      int64_t failed = 0;
+      for (int64_t k = 0; k < s.n && !failed; ++k) {
+        const long double p = w[k * C + k];
+        if (p == 0) {
+          failed = k + 1;
+          break;
+        }
+        for (int64_t j = k + 1; j < C; ++j) {
+          const long double u = w[k * C + j] / p;
+          w[k * C + j] = u;
+          for (int64_t i = 0; i < s.n; ++i)
+            if (i != k) w[i * C + j] -= w[i * C + k] * u;
+        }
+      }
+      for (int64_t r = 0; r < s.n; ++r)
+        for (int64_t c = 0; c < s.k; ++c)
+          x.set(e * s.n * s.k + r * s.k + c, failed ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(w[r * C + s.n + c]));
+      info.set_int(e, failed);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> gesv_nopiv_operation() { return std::make_unique<GesvNopiv>(); }
+
+}  // namespace fugue::linalg
