@@ -91,28 +91,28 @@ class GesvNopiv final : public sdk::Operation {
       // [A | B] in a private array, every loop unrolled so that every index is a constant.
       const std::string f = v["f"];
       auto F = [&](const std::string& r, const std::string& c) { return f + "[(" + r + ") * " + C + " + (" + c + ")]"; };
-      v["Fkj"] = F(kk, v["j"]);
-      v["Fij"] = F(i, v["j"]);
-      v["Fik"] = F(i, kk);
-      v["Fkk"] = F(kk, kk);
       std::string code = v["t"] + " " + f + "[" + std::to_string(s.n * (s.n + s.k)) + "];\n";
       for (int64_t r = 0; r < s.n; ++r)
         for (int64_t c = 0; c < s.n + s.k; ++c)
           code += F(std::to_string(r), std::to_string(c)) + " = " +
                   (c < s.n ? em.read_at(kA, std::to_string(r * s.n + c)) : em.read_at(kB, std::to_string(r * s.k + c - s.n))) + ";\n";
-      code += fill("int $info = 0;\n"
-                   "#pragma unroll\nfor (int $kk = 0; $kk < $N; ++$kk) {\n"
-                   "  const $t $p = $Fkk;\n"
-                   "  if ($info == 0 && $p == $zero) $info = $kk + 1;\n"
-                   "  const $t $r = $one / $p;\n"
-                   "  if ($info == 0) {\n"
-                   "    #pragma unroll\n    for (int $j = $kk + 1; $j < " + C + "; ++$j) {\n"
-                   "      const $t $u = ", v) + divided_by_pivot(dtype, v["Fkj"], v["p"], v["r"]) + fill(";\n"
-                   "      $Fkj = $u;\n"
-                   "      #pragma unroll\n      for (int $i = 0; $i < $N; ++$i) if ($i != $kk) $Fij -= $Fik * $u;\n"
-                   "    }\n"
-                   "  }\n"
-                   "}\n", v);
+      // Straight-line code with constant indices. The pivot row is divided (at most 8 x 8 divisions a
+      // matrix): NVIDIA's compiler miscompiled the select between multiplying by the reciprocal and
+      // dividing (divided_by_pivot) here, for 4 x 4 systems with 4 right-hand sides in f32 when info was
+      // stored (X wrong by up to 1e4; found by scripts/gpu_solve.sh).
+      auto at = [&](int64_t r, int64_t c) { return F(std::to_string(r), std::to_string(c)); };
+      code += "int " + v["info"] + " = 0;\n";
+      for (int64_t p = 0; p < s.n; ++p) {
+        const std::string P = std::to_string(p);
+        code += fill("{\n  const $t $p = ", v) + at(p, p) + fill(";\n  if ($info == 0 && $p == $zero) $info = " + std::to_string(p + 1) +
+                                                                  ";\n  if ($info == 0) {\n", v);
+        for (int64_t j = p + 1; j < s.n + s.k; ++j) {
+          code += "    " + at(p, j) + " /= " + v["p"] + ";\n";
+          for (int64_t i = 0; i < s.n; ++i)
+            if (i != p) code += "    " + at(i, j) + " -= " + at(i, p) + " * " + at(p, j) + ";\n";
+        }
+        code += "  }\n}\n";
+      }
       for (int64_t r = 0; r < s.n; ++r)
         for (int64_t c = 0; c < s.k; ++c)
           code += em.write_at(kX, std::to_string(r * s.k + c)) + " = " + v["info"] + " == 0 ? " + F(std::to_string(r), std::to_string(s.n + c)) +
