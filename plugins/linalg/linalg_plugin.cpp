@@ -9,6 +9,7 @@
 #include "getrf.h"
 #include "getrs.h"
 #include "orgqr.h"
+#include "posv.h"
 #include "potrf.h"
 #include "potrs.h"
 #include "spd.h"
@@ -22,6 +23,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(gemv_operation());
   plugin.add(potrf_operation());
   plugin.add(potrs_operation());
+  plugin.add(posv_operation());
   plugin.add(getrf_operation());
   plugin.add(getrs_operation());
   plugin.add(gesv_nopiv_operation());
@@ -36,7 +38,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 }  // namespace
 
 FUGUE_SDK_PLUGIN("linalg", "0.1.0",
-                 "Batched dense linear algebra over many small matrices: products (gemm, gemv), Cholesky (potrf, potrs) and "
+                 "Batched dense linear algebra over many small matrices: products (gemm, gemv), Cholesky (potrf, potrs, posv) and "
                  "LU (getrf, getrs) factorizations and solves with LAPACK's pivots and info per matrix, Householder QR (geqrf, "
                  "orgqr) and least squares (gels), Gauss-Jordan solves without pivoting "
                  "(gesv_nopiv), triangular solves "

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cholesky.h"
 #include "kernel_text.h"
 #include "matrices.h"
 
@@ -114,26 +115,12 @@ class Potrf final : public sdk::Operation {
   // One matrix per work-item, in registers: every index a constant once the loops are unrolled.
   static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
     const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), zero = real_literal(dtype, 0);
-    const std::string f = em.name("f"), info = em.name("info"), r = em.name("r"), c = em.name("c"), k = em.name("k"),
-                      i = em.name("i"), j = em.name("j"), d = em.name("d"), s = em.name("s");
+    const std::string f = em.name("f"), info = em.name("info"), r = em.name("r"), c = em.name("c");
     const std::string at_a = em.read_at(kA, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
     std::string code = t + " " + f + "[" + std::to_string(n * n) + "];\n";
     code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c +
             " = 0; " + c + " <= " + r + "; ++" + c + ") " + f + "[" + r + " * " + N + " + " + c + "] = " + at_a + ";\n";
-    code += "int " + info + " = 0;\n";
-    code += "#pragma unroll\nfor (int " + k + " = 0; " + k + " < " + N + "; ++" + k + ") {\n";
-    code += "  const " + t + " " + d + " = " + f + "[" + k + " * " + N + " + " + k + "];\n";
-    code += "  if (" + info + " == 0 && !(" + d + " > " + zero + ")) " + info + " = " + k + " + 1;\n";
-    code += "  if (" + info + " == 0) {\n";
-    code += "    const " + t + " " + s + " = sqrt(" + d + ");\n";
-    code += "    " + f + "[" + k + " * " + N + " + " + k + "] = " + s + ";\n";
-    code += "    #pragma unroll\n    for (int " + i + " = " + k + " + 1; " + i + " < " + N + "; ++" + i + ") " + f + "[" + i +
-            " * " + N + " + " + k + "] /= " + s + ";\n";
-    code += "    #pragma unroll\n    for (int " + i + " = " + k + " + 1; " + i + " < " + N + "; ++" + i + ")\n";
-    code += "      #pragma unroll\n      for (int " + j + " = " + k + " + 1; " + j + " <= " + i + "; ++" + j + ") " + f + "[" + i +
-            " * " + N + " + " + j + "] -= " + f + "[" + i + " * " + N + " + " + k + "] * " + f + "[" + j + " * " + N + " + " + k +
-            "];\n";
-    code += "  }\n}\n";
+    code += register_cholesky(dtype, n, f, info);
     // Out: the factor's triangle (its first info - 1 columns when it failed), zeros elsewhere.
     const std::string at_l = em.write_at(kL, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
     code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c +
@@ -188,57 +175,27 @@ class Potrf final : public sdk::Operation {
     return code;
   }
 
-  // A team of work-items per matrix, factoring it right-looking in a local array of its own where the
-  // matrix fits (`in_local`), else in the result's storage (where the core keeps it), each work-item owning columns (lane, lane + T, ...), one
-  // barrier a step: at step k every work-item reads the pivot alike (so the team decides alike) and
-  // updates its columns right of k from column k, scaled as it is read; column k's owner scales it in
-  // place only at the next step, when nobody reads it. Loops around barriers run the same trip count in
-  // every work-item (a team that failed goes on doing nothing: its neighbours share the barriers).
+  // A team of work-items per matrix (team_cholesky), factoring it in a local array of its own where the
+  // matrix fits (`in_local`), else in the result's storage.
   static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, bool in_local) {
     const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), NN = std::to_string(n * n);
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const int64_t team = em.local_size();
-    std::map<std::string, std::string> vars = {{"t", t}, {"N", N}, {"lane", lane}, {"zero", real_literal(dtype, 0)},
-                                               {"one", real_literal(dtype, 1)}};
-    for (const char* v : {"e", "q", "r", "c", "k", "i", "li", "d", "s", "rs", "ok", "ps", "prs", "pdo", "info"}) vars[v] = em.name(v);
-    const std::string e = vars["e"], q = vars["q"], r = vars["r"], c = vars["c"], k = vars["k"], i = vars["i"], d = vars["d"],
-                      info = vars["info"], zero = vars["zero"];
+    const std::string e = em.name("e"), q = em.name("q"), r = em.name("r"), c = em.name("c"), d = em.name("d"),
+                      info = em.name("info"), zero = real_literal(dtype, 0);
     // The factor is computed lower in L's storage (upper: A read transposed), then transposed in place.
     const std::string w = in_local ? em.local_array(dtype, n * n, "matrix") : "";
     auto W = [&](const std::string& index) { return in_local ? w + "[" + index + "]" : em.write_at(kL, index); };
     auto Wr = [&](const std::string& index) { return in_local ? w + "[" + index + "]" : em.read_at(kL, index); };
     auto L = [&](const std::string& row, const std::string& col) { return W("(" + row + ") * " + N + " + " + col); };
-    auto Lr = [&](const std::string& row, const std::string& col) { return Wr("(" + row + ") * " + N + " + " + col); };
     auto each = [&](const std::string& index, int64_t count, const std::string& bound, const std::string& body) {
       return team_loop(q, lane, team, index, count, bound, body);
     };
-    vars["Lkk"] = Lr(k, k);
     std::string code;
     code += each(e, n * n, NN,
                  "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + W(e) + " = " +
                      c + " <= " + r + " ? " + em.read_at(kA, lower ? e : c + " * " + N + " + " + r) + " : " + zero + ";\n");
-    code += sync;
-    code += fill("int $info = 0;\n$t $ps = $zero, $prs = $zero;\nbool $pdo = false;  /* the previous step's root, its reciprocal, success */\n"
-                 "for (int $k = 0; $k < $N; ++$k) {\n"
-                 "  const $t $d = $Lkk;\n"
-                 "  if ($info == 0 && !($d > $zero)) $info = $k + 1;\n"
-                 "  const bool $ok = $info == 0;\n"
-                 "  const $t $s = sqrt($d), $rs = $one / $s;\n",
-                 vars);
-    // Column k - 1's deferred pivot and scaling (rows k and below), then the update from column k.
-    code += each(c, n, N, "    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + vars["ps"] + ";\n");
-    // Row i's element of the pivot column, scaled once per row (the same in every work-item).
-    code += fill("  for (int $i = $k; $i < $N; ++$i) {\n    const $t $li = ", vars) + Lr(i, k) + " * " + vars["rs"] + ";\n";
-    code += each(c, n, N,
-                 "    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(i, c) + " *= " + vars["prs"] + ";\n" +
-                     "    if (" + vars["ok"] + " && " + c + " > " + k + " && " + i + " >= " + c + ") " + L(i, c) + " -= " + vars["li"] +
-                     " * (" + Lr(c, k) + " * " + vars["rs"] + ");\n");  // scaled before multiplying: no overflow
-    code += "  }\n";
-    code += fill("  $ps = $s;\n  $prs = $rs;\n  $pdo = $ok;\n", vars);
-    code += "  " + sync + "}\n";
-    // The last column's pivot (no rows below it).
-    code += each(c, n, N, "    if (" + c + " == " + N + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + vars["ps"] + ";\n");
-    code += sync;
+    code += sync + team_cholesky(em, dtype, n, Wr, W, info);
     // A failed factor keeps its first info - 1 columns; upper: transposed. From the local array every
     // element of the result is written once; in place each pair (r, c <= r) is one work-item's.
     std::string last = "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n";

@@ -1,0 +1,29 @@
+// cholesky.h: the Cholesky factorization A = L L^T written for one work-item in registers and for a team
+// of work-items, shared by potrf (the factor itself) and posv (a solve after it, the factor never leaving
+// the kernel).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "fugue/sdk.hpp"
+
+namespace fugue::linalg {
+
+// Code that factors the n x n private array `f` (row-major, its lower triangle filled; every loop
+// unrolled, so every index is a constant) into L in place, and declares `int info`: 0, or k when the
+// leading minor of order k is not positive definite (the columns from k on are then left as they were).
+std::string register_cholesky(fugue_dtype dtype, int64_t n, const std::string& f, const std::string& info);
+
+// The same for em's team, on an n x n matrix W reached through `read`/`write` (flat row-major index ->
+// an rvalue / lvalue), its lower triangle filled and a barrier passed before the code, which ends with a
+// barrier. Right-looking, each work-item owning columns (lane, lane + T, ...), one barrier a step: at
+// step k every work-item reads the pivot alike (so the team decides alike) and updates its columns right
+// of k from column k, scaled as it is read; column k's owner scales it in place only at the next step,
+// when nobody reads it. Loops around barriers run the same trip count in every work-item (a team that
+// failed goes on doing nothing: its neighbours share the barriers).
+std::string team_cholesky(const sdk::Emitter& em, fugue_dtype dtype, int64_t n,
+                          const std::function<std::string(const std::string&)>& read,
+                          const std::function<std::string(const std::string&)>& write, const std::string& info);
+
+}  // namespace fugue::linalg

@@ -1,0 +1,179 @@
+// posv.cpp: linalg.posv (see posv.h).
+#include "posv.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cholesky.h"
+#include "kernel_text.h"
+#include "matrices.h"
+#include "triangular_solve.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kA = 0, kB = 1, kX = 2, kInfo = 3;
+
+// Whether a team keeps the factor and the solution in local memory (else the factor goes to a workspace).
+bool in_local(const sdk::Call& call) {
+  const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB));
+  return fits_local(call, n * n + n * k, call.operand(kA).dtype);
+}
+
+class Posv final : public sdk::Operation {
+ public:
+  Posv() {
+    name = "linalg.posv";
+    doc = "Solves A X = B for a batch of symmetric positive definite matrices A [..., n, n] through their Cholesky "
+          "factors (LAPACK's posv; the factor stays inside the kernel), from A's lower triangle (upper with lower "
+          "false); B [..., n, k], X of B's shape; info (optional) per matrix as potrf's: 0, or k when the leading "
+          "minor of order k is not positive definite (that X is then NaN)";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "symmetric positive definite matrices [..., n, n]"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape"),
+                sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
+                                  "i32 per matrix [...]: 0 or the order of the first leading minor that is not positive definite")};
+    attrs = {{"lower", FUGUE_ATTR_BOOL, false, 1, "", "true: factor A's lower triangle; false: its upper"}};
+    tolerance_f32 = 2e-3;
+    tolerance_f64 = 1e-9;
+    test_cases = R"([
+      {"name": "3x3, one column, in registers", "inputs": {"A": {"kind": "array", "shape": [40, 3, 3], "from": {"spd": {"seed": 1}}},
+                                                            "B": {"kind": "array", "shape": [40, 3, 1], "from": {"random": {"seed": 2}}}}},
+      {"name": "8x8 upper, 3 columns", "attrs": {"lower": false},
+       "inputs": {"A": {"kind": "array", "shape": [7, 8, 8], "from": {"spd": {"seed": 3}}},
+                  "B": {"kind": "array", "shape": [7, 8, 3], "from": {"random": {"seed": 4}}}}},
+      {"name": "20x20 in teams", "inputs": {"A": {"kind": "array", "shape": [5, 20, 20], "from": {"spd": {"seed": 5}}},
+                                             "B": {"kind": "array", "shape": [5, 20, 4], "from": {"random": {"seed": 6}}}}},
+      {"name": "40x40 upper in teams", "attrs": {"lower": false},
+       "inputs": {"A": {"kind": "array", "shape": [2, 40, 40], "from": {"spd": {"seed": 7}}},
+                  "B": {"kind": "array", "shape": [2, 40, 2], "from": {"random": {"seed": 8}}}}},
+      {"name": "not positive definite", "inputs": {"A": {"kind": "array", "shape": [2, 2, 2], "value": [[[4, 2], [2, 1]], [[4, 2], [2, 5]]]},
+                                                    "B": {"kind": "array", "shape": [2, 2, 1], "value": [[[1], [2]], [[1], [2]]]}}},
+      {"name": "not positive definite in teams", "inputs": {"A": {"kind": "array", "shape": [2, 12, 12], "from": {"random": {"seed": 9}}},
+                                                             "B": {"kind": "array", "shape": [2, 12, 1], "from": {"random": {"seed": 10}}}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+    square_order(a, "A");
+    require_right_hand_sides(b, a, "B", "A");
+    types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
+    types[kInfo] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a));
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+    const int64_t n = columns_of(a), k = columns_of(b), team = team_size(n);
+    sdk::Plan plan = team_plan(batch_count(a), team);
+    plan.partitions = {matrix_batch(a), matrix_batch(b), matrix_batch(call.operand(kX)), value_batch(call.operand(kInfo))};
+    plan.registers = static_cast<uint32_t>(team == 1 ? n * n + n + 8 : 16);
+    if (team > 1) {
+      if (in_local(call)) plan.local_mem_bytes = static_cast<uint64_t>(n * n + n * k) * abi::dtype_size(a.dtype);
+      else plan.workspaces = {{a.dtype, n * n}};
+    }
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan& plan, const sdk::Emitter& em) const override {
+    const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+    const fugue_dtype dtype = a.dtype;
+    const int64_t n = columns_of(a), k = columns_of(b);
+    const bool lower = call.flag("lower");
+    const std::string t = abi::dtype_ctype(dtype), N = std::to_string(n), K = std::to_string(k), zero = real_literal(dtype, 0);
+    const std::string nan = dtype == FUGUE_DTYPE_F64 ? "(double)NAN" : "NAN";
+    const std::string info = em.name("info"), r = em.name("r"), c = em.name("c"), e = em.name("e"), q = em.name("q");
+    // The factor L~ is lower whichever triangle A is read from (upper: A^T's lower), A = L~ L~^T.
+    const std::string a_rc = em.read_at(kA, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
+    const ElementAt rhs = [&](const std::string& i, const std::string& j) { return em.read_at(kB, "(" + i + ") * " + K + " + (" + j + ")"); };
+    const ElementAt x_r = [&](const std::string& i, const std::string& j) { return em.read_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); };
+    const ElementAt x_w = [&](const std::string& i, const std::string& j) { return em.write_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); };
+    std::string code;
+    if (em.local_size() == 1) {
+      const std::string f = em.name("f"), x = em.name("x");
+      const ElementAt F = [&](const std::string& i, const std::string& j) { return f + "[(" + i + ") * " + N + " + (" + j + ")]"; };
+      const ElementAt Ft = [&](const std::string& i, const std::string& j) { return F(j, i); };
+      code += t + " " + f + "[" + std::to_string(n * n) + "];\n";
+      code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c + " = 0; " +
+              c + " <= " + r + "; ++" + c + ") " + F(r, c) + " = " + a_rc + ";\n";
+      code += register_cholesky(dtype, n, f, info);
+      code += "for (int " + c + " = 0; " + c + " < " + K + "; ++" + c + ") {\n" + t + " " + x + "[" + N + "];\n";
+      for (int64_t i = 0; i < n; ++i) code += x + "[" + std::to_string(i) + "] = " + rhs(std::to_string(i), c) + ";\n";
+      code += register_solve(Triangle{F, true, false}, n, x) + register_solve(Triangle{Ft, false, false}, n, x);
+      for (int64_t i = 0; i < n; ++i)
+        code += x_w(std::to_string(i), c) + " = " + info + " == 0 ? " + x + "[" + std::to_string(i) + "] : " + nan + ";\n";
+      code += "}\n" + em.write_at(kInfo, "0") + " = " + info + ";\n";
+      em.append(code);
+      return;
+    }
+    const bool local = plan.workspaces.empty();
+    const std::string w = local ? em.local_array(dtype, n * n, "factor") : em.workspace(0);
+    auto W = [&](const std::string& index) { return w + "[" + index + "]"; };
+    const ElementAt L = [&](const std::string& i, const std::string& j) { return W("(" + i + ") * " + N + " + (" + j + ")"); };
+    const ElementAt Lt = [&](const std::string& i, const std::string& j) { return L(j, i); };
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    code += team_loop(q, lane, em.local_size(), e, n * n, std::to_string(n * n),
+                      "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + W(e) + " = " + c +
+                          " <= " + r + " ? " + a_rc + " : " + zero + ";\n");
+    code += em.barrier() + "\n" + team_cholesky(em, dtype, n, W, W, info);
+    code += solve_all(em, dtype, rhs, RightHandSides{x_r, x_w, n, k}, {Triangle{L, true, false}, Triangle{Lt, false, false}}, "", local);
+    // Not positive definite: NaN (each element by the work-item that wrote it last).
+    code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k),
+                      "    if (" + info + " != 0) " + em.write_at(kX, e) + " = " + nan + ";\n");
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
+    em.append(code);
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const double n = static_cast<double>(columns_of(call.operand(kA))), k = static_cast<double>(columns_of(call.operand(kB)));
+    const double count = static_cast<double>(batch_count(call.operand(kA))), size = abi::dtype_size(call.operand(kA).dtype);
+    return {sizeof(fugue_cost), count * ((n * n + 2 * n * k) * size + 4), count * (n * n * n / 3 + 2 * n * n * k)};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView a(arrays[kA]), b(arrays[kB]);
+    sdk::HostView x(arrays[kX]), info(arrays[kInfo]);
+    const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB)), count = batch_count(call.operand(kA));
+    const bool lower = call.flag("lower");
+    std::vector<long double> f(static_cast<size_t>(n * n)), y(static_cast<size_t>(n));
+    for (int64_t m = 0; m < count; ++m) {
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < n; ++c) f[r * n + c] = c <= r ? a.get(m * n * n + (lower ? r * n + c : c * n + r)) : 0;
+      int64_t failed = 0;
+      for (int64_t j = 0; j < n && !failed; ++j) {
+        if (!(f[j * n + j] > 0)) {
+          failed = j + 1;
+          break;
+        }
+        const long double s = std::sqrt(f[j * n + j]);
+        f[j * n + j] = s;
+        for (int64_t i = j + 1; i < n; ++i) f[i * n + j] /= s;
+        for (int64_t i = j + 1; i < n; ++i)
+          for (int64_t l = j + 1; l <= i; ++l) f[i * n + l] -= f[i * n + j] * f[l * n + j];
+      }
+      for (int64_t c = 0; c < k; ++c) {
+        for (int64_t i = 0; i < n; ++i) y[i] = b.get(m * n * k + i * k + c);
+        for (int64_t i = 0; i < n && !failed; ++i) {
+          for (int64_t j = 0; j < i; ++j) y[i] -= f[i * n + j] * y[j];
+          y[i] /= f[i * n + i];
+        }
+        for (int64_t i = n - 1; i >= 0 && !failed; --i) {
+          for (int64_t j = i + 1; j < n; ++j) y[i] -= f[j * n + i] * y[j];
+          y[i] /= f[i * n + i];
+        }
+        for (int64_t i = 0; i < n; ++i)
+          x.set(m * n * k + i * k + c, failed ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(y[i]));
+      }
+      info.set_int(m, failed);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> posv_operation() { return std::make_unique<Posv>(); }
+
+}  // namespace fugue::linalg

@@ -1,0 +1,107 @@
+// linalg.posv (and its factor never leaving the kernel) against LAPACK's dposv (LAPACKE, the independent
+// oracle) on positive definite systems of every plan: registers, teams with the factor and solution in
+// local memory, and the factor in the core's workspace (above three quarters of PoCL's local memory);
+// lower and upper; matrices that are not positive definite get potrf's info and NaNs, the others
+// unaffected.
+#include <gtest/gtest.h>
+#include <lapacke.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+std::string spd_system(const char* op, const char* dtype, int64_t count, int64_t n, int64_t k, uint64_t seed, bool lower) {
+  return R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": [)" + std::to_string(count) + ", " + std::to_string(n) +
+         ", " + std::to_string(n) + R"(], "from": {"spd": {"seed": )" + std::to_string(seed) + R"(, "cond": 100}}},
+    "B": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": [)" + std::to_string(count) + ", " + std::to_string(n) +
+         ", " + std::to_string(k) + R"(], "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+    "body": [{"op": ")" + op + R"(", "out": ["X", "info"], "in": ["A", "B"], "attrs": {"lower": )" + (lower ? "true" : "false") + R"(}}],
+    "outputs": {"X": "X.npy", "info": "info.npy", "A": "A.npy", "B": "B.npy"}})";
+}
+
+}  // namespace
+
+// Relative to the largest element of LAPACK's solution, differences below 50 n eps cond (cond 100).
+TEST(Linalg, PosvMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1},  {2, 1},  {3, 2},  {8, 3},   {9, 1},  {16, 4},
+                                                          {18, 16}, {33, 2}, {64, 1}, {100, 3}, {450, 2}};
+  for (const char* dtype : {"f64", "f32"})
+    for (const auto& [n, k] : sizes)
+      for (const bool lower : {true, false}) {
+        const int64_t count = n <= 16 ? 200 : n <= 64 ? 20 : 2;
+        const std::string what = std::string(dtype) + " n=" + std::to_string(n) + ", k=" + std::to_string(k) +
+                                 (lower ? " lower" : " upper") + " (seed " + std::to_string(seed) + ")";
+        Program program = test::load_text(dir, spd_system("linalg.posv", dtype, count, n, k, seed + n, lower));
+        auto out = test::run_on_device(program);
+        const HostArray &a = out.at("A"), &b = out.at("B"), &x = out.at("X"), &info = out.at("info");
+        const double eps = std::string(dtype) == "f32" ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+        double worst = 0;
+        for (int64_t e = 0; e < count; ++e) {
+          EXPECT_EQ(info.get(e), 0) << what << ", matrix " << e;
+          std::vector<double> af(static_cast<size_t>(n * n)), bf(static_cast<size_t>(n * k));
+          for (int64_t i = 0; i < n * n; ++i) af[i] = a.get(e * n * n + i);
+          for (int64_t i = 0; i < n * k; ++i) bf[i] = b.get(e * n * k + i);
+          ASSERT_EQ(LAPACKE_dposv(LAPACK_ROW_MAJOR, lower ? 'L' : 'U', static_cast<lapack_int>(n), static_cast<lapack_int>(k), af.data(),
+                                  static_cast<lapack_int>(n), bf.data(), static_cast<lapack_int>(k)),
+                    0);
+          double scale = 0, diff = 0;
+          for (int64_t i = 0; i < n * k; ++i) {
+            scale = std::max(scale, std::fabs(bf[i]));
+            diff = std::max(diff, std::fabs(x.get(e * n * k + i) - bf[i]));
+          }
+          worst = std::max(worst, diff / scale);
+        }
+        EXPECT_LT(worst, 50.0 * n * eps * 100) << "against LAPACK's dposv, " << what;
+      }
+}
+
+// info as potrf's and NaN for the matrices that are not positive definite, in registers and in teams,
+// beside positive definite ones that are unaffected; a producer joins the kernel.
+TEST(Linalg, PosvInfoAndFusedProducer) {
+  test::TempDir dir;
+  for (const int64_t n : {4, 12, 40}) {
+    // Matrix 1: its leading minor of order 3 made indefinite; matrix 0 positive definite.
+    std::string values = "[";
+    for (int64_t e = 0; e < 2; ++e) {
+      values += e ? ", [" : "[";
+      for (int64_t i = 0; i < n; ++i) {
+        values += i ? ", [" : "[";
+        for (int64_t j = 0; j < n; ++j) {
+          double v = i == j ? 4.0 : 1.0 / (2.0 + i + j);
+          if (e == 1 && i == 2 && j == 2) v = -1;
+          values += (j ? ", " : "") + std::to_string(v);
+        }
+        values += "]";
+      }
+      values += "]";
+    }
+    values += "]";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + ", " + std::to_string(n) + R"(], "value": )" + values + R"(},
+      "B": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + R"(, 2], "from": {"random": {"seed": 3}}}},
+      "body": [{"op": "array.mul", "out": ["A3"], "in": ["A", 3]},
+               {"op": "linalg.posv", "out": ["X", "info"], "in": ["A3", "B"]}],
+      "outputs": {"X": "X.npy", "info": "info.npy"}})");
+    int64_t launches = 0;
+    auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+    EXPECT_EQ(launches, 1) << "array.mul joins posv's kernel, n=" << n;
+    EXPECT_EQ(out.at("info").get(0), 0) << n;
+    EXPECT_EQ(out.at("info").get(1), 3) << n;
+    for (int64_t i = 0; i < 2 * n; ++i) {
+      EXPECT_FALSE(std::isnan(out.at("X").get(i))) << "the positive definite matrix, n=" << n << ", element " << i;
+      EXPECT_TRUE(std::isnan(out.at("X").get(2 * n + i))) << "n=" << n << ", element " << i;
+    }
+    test::expect_same(out, test::run_reference(program), 1e-10, "posv(3 A) against its reference, n=" + std::to_string(n));
+  }
+}
