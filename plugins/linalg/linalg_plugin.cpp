@@ -1,11 +1,11 @@
 // linalg_plugin.cpp: the entry point of the linalg plugin: batched dense linear algebra on [..., m, n]
 // arrays (the leading axes number the matrices), and the spd generator.
 #include "fugue/sdk.hpp"
+#include "gauss_jordan.h"
 #include "gels.h"
 #include "gemm.h"
 #include "gemv.h"
 #include "geqrf.h"
-#include "gesv_nopiv.h"
 #include "getrf.h"
 #include "getrs.h"
 #include "orgqr.h"
@@ -26,6 +26,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(posv_operation());
   plugin.add(getrf_operation());
   plugin.add(getrs_operation());
+  plugin.add(gesv_operation());
   plugin.add(gesv_nopiv_operation());
   plugin.add(geqrf_operation());
   plugin.add(gels_operation());
@@ -40,7 +41,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 FUGUE_SDK_PLUGIN("linalg", "0.1.0",
                  "Batched dense linear algebra over many small matrices: products (gemm, gemv), Cholesky (potrf, potrs, posv) and "
                  "LU (getrf, getrs) factorizations and solves with LAPACK's pivots and info per matrix, Householder QR (geqrf, "
-                 "orgqr) and least squares (gels), Gauss-Jordan solves without pivoting "
-                 "(gesv_nopiv), triangular solves "
+                 "orgqr) and least squares (gels), Gauss-Jordan solves with and without "
+                 "pivoting (gesv, gesv_nopiv), triangular solves "
                  "(trsm, trsv); the spd generator of positive definite matrices",
                  populate)

@@ -1,8 +1,8 @@
-// linalg.posv (and its factor never leaving the kernel) against LAPACK's dposv (LAPACKE, the independent
+// linalg.posv (its factor never leaving the kernel) and linalg.gesv against LAPACK's dposv and dgesv (LAPACKE, the independent
 // oracle) on positive definite systems of every plan: registers, teams with the factor and solution in
 // local memory, and the factor in the core's workspace (above three quarters of PoCL's local memory);
-// lower and upper; matrices that are not positive definite get potrf's info and NaNs, the others
-// unaffected.
+// lower and upper; matrices that are not positive definite (singular, for gesv) get LAPACK's info and
+// NaNs, the others unaffected.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
@@ -103,5 +103,102 @@ TEST(Linalg, PosvInfoAndFusedProducer) {
       EXPECT_TRUE(std::isnan(out.at("X").get(2 * n + i))) << "n=" << n << ", element " << i;
     }
     test::expect_same(out, test::run_reference(program), 1e-10, "posv(3 A) against its reference, n=" + std::to_string(n));
+  }
+}
+
+// gesv (Gauss-Jordan with LAPACK's partial pivoting) beside LAPACK's dgesv on random systems of every
+// plan, relative to the largest element of LAPACK's solution, below 10 n eps cond(A) (cond from the
+// singular values); 450 x 450 puts A in the core's workspace on PoCL in f64.
+TEST(Linalg, GesvMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1},  {2, 1},   {3, 2},  {4, 4},  {7, 1},   {9, 1},
+                                                          {16, 4}, {18, 16}, {33, 2}, {64, 1}, {100, 3}, {450, 2}};
+  for (const char* dtype : {"f64", "f32"})
+    for (const auto& [n, k] : sizes) {
+      const int64_t count = n <= 16 ? 200 : n <= 64 ? 20 : 2;
+      const std::string what = std::string(dtype) + " n=" + std::to_string(n) + ", k=" + std::to_string(k) + " (seed " +
+                               std::to_string(seed) + ")";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": [)" + std::to_string(count) + ", " +
+                                                 std::to_string(n) + ", " + std::to_string(n) + R"(], "from": {"random": {"seed": )" +
+                                                 std::to_string(seed + n) + R"(, "low": -1, "high": 1}}},
+        "B": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": [)" + std::to_string(count) + ", " +
+                                                 std::to_string(n) + ", " + std::to_string(k) + R"(], "from": {"random": {"seed": )" +
+                                                 std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+        "body": [{"op": "linalg.gesv", "out": ["X", "info"], "in": ["A", "B"]}],
+        "outputs": {"X": "X.npy", "info": "info.npy", "A": "A.npy", "B": "B.npy"}})");
+      auto out = test::run_on_device(program);
+      const HostArray &a = out.at("A"), &b = out.at("B"), &x = out.at("X"), &info = out.at("info");
+      const double eps = std::string(dtype) == "f32" ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+      double worst = 0;
+      for (int64_t e = 0; e < count; ++e) {
+        EXPECT_EQ(info.get(e), 0) << what << ", matrix " << e;
+        std::vector<double> af(static_cast<size_t>(n * n)), bf(static_cast<size_t>(n * k)), sv(static_cast<size_t>(n)), copy;
+        std::vector<lapack_int> ipiv(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n * n; ++i) af[i] = a.get(e * n * n + i);
+        for (int64_t i = 0; i < n * k; ++i) bf[i] = b.get(e * n * k + i);
+        copy = af;
+        ASSERT_EQ(LAPACKE_dgesdd(LAPACK_ROW_MAJOR, 'N', static_cast<lapack_int>(n), static_cast<lapack_int>(n), copy.data(),
+                                 static_cast<lapack_int>(n), sv.data(), nullptr, static_cast<lapack_int>(n), nullptr,
+                                 static_cast<lapack_int>(n)),
+                  0);
+        ASSERT_EQ(LAPACKE_dgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(k), af.data(),
+                                static_cast<lapack_int>(n), ipiv.data(), bf.data(), static_cast<lapack_int>(k)),
+                  0);
+        double scale = 0, diff = 0;
+        for (int64_t i = 0; i < n * k; ++i) {
+          scale = std::max(scale, std::fabs(bf[i]));
+          diff = std::max(diff, std::fabs(x.get(e * n * k + i) - bf[i]));
+        }
+        worst = std::max(worst, diff / (scale * eps * sv.front() / sv.back()));
+      }
+      EXPECT_LT(worst, 10.0 * n) << "against LAPACK's dgesv, " << what;
+    }
+}
+
+// info is LAPACK's on exactly singular matrices (dgesv's: the first exactly zero U(k, k)), in registers
+// and in teams, beside regular matrices that are unaffected; X of the singular ones is NaN.
+TEST(Linalg, GesvInfoIsLapacks) {
+  test::TempDir dir;
+  for (const int64_t n : {3, 12, 40}) {
+    // Matrix 1: column min(5, n - 1) zero; matrix 2: its last row zero; matrix 0 regular.
+    std::string values = "[";
+    for (int64_t e = 0; e < 3; ++e) {
+      values += e ? ", [" : "[";
+      for (int64_t i = 0; i < n; ++i) {
+        values += i ? ", [" : "[";
+        for (int64_t j = 0; j < n; ++j) {
+          const bool zero = (e == 1 && j == std::min<int64_t>(5, n - 1)) || (e == 2 && i == n - 1);
+          const double v = zero ? 0.0 : std::sin(0.7 * i * i + 1.3 * j + 0.11 * i * j + e) + (i == j ? 2.0 : 0.0);
+          values += (j ? ", " : "") + std::to_string(v);
+        }
+        values += "]";
+      }
+      values += "]";
+    }
+    values += "]";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": [3, )" + std::to_string(n) + ", " + std::to_string(n) + R"(], "value": )" + values + R"(},
+      "B": {"kind": "array", "dtype": "f64", "shape": [3, )" + std::to_string(n) + R"(, 1], "from": {"random": {"seed": 3}}}},
+      "body": [{"op": "linalg.gesv", "out": ["X", "info"], "in": ["A", "B"]}],
+      "outputs": {"X": "X.npy", "info": "info.npy", "A": "A.npy", "B": "B.npy"}})");
+    auto out = test::run_on_device(program);
+    for (int64_t e = 0; e < 3; ++e) {
+      std::vector<double> af(static_cast<size_t>(n * n)), bf(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n * n; ++i) af[i] = out.at("A").get(e * n * n + i);  // as the program read the text
+      std::vector<lapack_int> ipiv(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) bf[i] = out.at("B").get(e * n + i);
+      const lapack_int lapack_info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), 1, af.data(),
+                                                   static_cast<lapack_int>(n), ipiv.data(), bf.data(), 1);
+      EXPECT_EQ(out.at("info").get(e), lapack_info) << "n=" << n << ", matrix " << e;
+      for (int64_t i = 0; i < n; ++i) {
+        if (lapack_info == 0) EXPECT_NEAR(out.at("X").get(e * n + i), bf[i], 1e-9 * (1 + std::fabs(bf[i]))) << "n=" << n << ", matrix " << e;
+        else EXPECT_TRUE(std::isnan(out.at("X").get(e * n + i))) << "n=" << n << ", matrix " << e;
+      }
+    }
+    EXPECT_EQ(out.at("info").get(0), 0) << n;
+    EXPECT_GT(out.at("info").get(1), 0) << n;
+    EXPECT_GT(out.at("info").get(2), 0) << n;
   }
 }

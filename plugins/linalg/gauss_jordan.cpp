@@ -1,7 +1,8 @@
-// gesv_nopiv.cpp: linalg.gesv_nopiv (see gesv_nopiv.h).
-#include "gesv_nopiv.h"
+// gauss_jordan.cpp: linalg.gesv and linalg.gesv_nopiv (see gauss_jordan.h).
+#include "gauss_jordan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <string>
@@ -26,18 +27,24 @@ Sizes sizes_of(const sdk::Call& call) {
   return {n, k, team_size(n + k)};
 }
 
-class GesvNopiv final : public sdk::Operation {
+class GaussJordan final : public sdk::Operation {
  public:
-  GesvNopiv() {
-    name = "linalg.gesv_nopiv";
-    doc = "Solves A X = B for a batch of matrices A [..., n, n] that need no pivoting (symmetric positive definite, "
-          "diagonally dominant) by Gauss-Jordan elimination without pivoting; B [..., n, k], X of B's shape; info "
-          "(optional) per matrix: 0, or k when the k-th pivot is exactly zero (that X is then NaN)";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., n, n] that need no pivoting"),
+  explicit GaussJordan(bool pivoting) : pivoting_(pivoting) {
+    name = pivoting ? "linalg.gesv" : "linalg.gesv_nopiv";
+    doc = pivoting ? "Solves A X = B for a batch of matrices A [..., n, n] (LAPACK's gesv) by Gauss-Jordan elimination with "
+                     "partial pivoting (LAPACK's pivots: the first element of largest magnitude in the column); B [..., n, k], X "
+                     "of B's shape; info (optional) per matrix as LAPACK's: 0, or k when U(k, k) is exactly zero (A singular; "
+                     "that X is then NaN)"
+                   : "Solves A X = B for a batch of matrices A [..., n, n] that need no pivoting (symmetric positive definite, "
+                     "diagonally dominant) by Gauss-Jordan elimination without pivoting; B [..., n, k], X of B's shape; info "
+                     "(optional) per matrix: 0, or k when the k-th pivot is exactly zero (that X is then NaN)";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes,
+                        pivoting ? "matrices [..., n, n]" : "matrices [..., n, n] that need no pivoting"),
                 sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
                 sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape"),
                 sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
                                   "i32 per matrix [...]: 0, or the first k whose pivot is exactly zero")};
+    // The cases: pivoting sees the positive definite ones too (it then swaps nothing), and random ones.
     tolerance_f32 = 2e-3;
     tolerance_f64 = 1e-9;
     test_cases = R"([
@@ -54,6 +61,15 @@ class GesvNopiv final : public sdk::Operation {
       {"name": "zero pivot in teams", "inputs": {"A": {"kind": "array", "shape": [2, 9, 9], "from": {"random": {"seed": 9, "low": 0, "high": 0}}},
                                                   "B": {"kind": "array", "shape": [2, 9, 1], "from": {"random": {"seed": 10}}}}}
     ])";
+    if (pivoting)
+      test_cases.insert(test_cases.rfind(']'), R"(,
+      {"name": "random 5x5, 2 columns, in registers", "inputs": {"A": {"kind": "array", "shape": [30, 5, 5], "from": {"random": {"seed": 11}}},
+                                                                  "B": {"kind": "array", "shape": [30, 5, 2], "from": {"random": {"seed": 12}}}}},
+      {"name": "random 30x30 in teams", "inputs": {"A": {"kind": "array", "shape": [4, 30, 30], "from": {"random": {"seed": 13}}},
+                                                    "B": {"kind": "array", "shape": [4, 30, 3], "from": {"random": {"seed": 14}}}}},
+      {"name": "needs a swap", "inputs": {"A": {"kind": "array", "shape": [1, 3, 3], "value": [[[0, 1, 2], [1, 0, 3], [4, 5, 0]]]},
+                                           "B": {"kind": "array", "shape": [1, 3, 1], "value": [[[1], [2], [3]]]}}}
+    )");
   }
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
@@ -85,7 +101,7 @@ class GesvNopiv final : public sdk::Operation {
     std::map<std::string, std::string> v = {{"t", abi::dtype_ctype(dtype)}, {"N", N}, {"K", K}, {"zero", real_literal(dtype, 0)},
                                             {"one", real_literal(dtype, 1)},
                                             {"nan", dtype == FUGUE_DTYPE_F64 ? "(double)NAN" : "NAN"}};
-    for (const char* n : {"kk", "i", "j", "c", "e", "q", "p", "r", "u", "ok", "info", "f"}) v[n] = em.name(n);
+    for (const char* n : {"kk", "i", "j", "c", "e", "q", "p", "r", "u", "ok", "info", "f", "pr", "mx", "ax", "tmp", "tk"}) v[n] = em.name(n);
     const std::string kk = v["kk"], i = v["i"], e = v["e"];
     if (em.local_size() == 1) {
       // [A | B] in a private array, every loop unrolled so that every index is a constant.
@@ -103,8 +119,21 @@ class GesvNopiv final : public sdk::Operation {
       auto at = [&](int64_t r, int64_t c) { return F(std::to_string(r), std::to_string(c)); };
       code += "int " + v["info"] + " = 0;\n";
       for (int64_t p = 0; p < s.n; ++p) {
-        const std::string P = std::to_string(p);
-        code += fill("{\n  const $t $p = ", v) + at(p, p) + fill(";\n  if ($info == 0 && $p == $zero) $info = " + std::to_string(p + 1) +
+        code += "{\n";
+        if (pivoting_) {
+          // The first element of largest magnitude in column p, rows p on; its row swapped with row p by
+          // selects (register indices stay constants); columns left of p are no longer read.
+          code += fill("  int $pr = ", v) + std::to_string(p) + fill(";\n  $t $mx = fabs(", v) + at(p, p) + ");\n";
+          for (int64_t r = p + 1; r < s.n; ++r)
+            code += fill("  { const $t $ax = fabs(", v) + at(r, p) + fill("); if ($ax > $mx) { $mx = $ax; $pr = ", v) + std::to_string(r) + "; } }\n";
+          for (int64_t r = p + 1; r < s.n; ++r) {
+            code += "  if (" + v["pr"] + " == " + std::to_string(r) + ") {\n";
+            for (int64_t c = p; c < s.n + s.k; ++c)
+              code += fill("    { const $t $tmp = ", v) + at(p, c) + "; " + at(p, c) + " = " + at(r, c) + "; " + at(r, c) + " = " + v["tmp"] + "; }\n";
+            code += "  }\n";
+          }
+        }
+        code += fill("  const $t $p = ", v) + at(p, p) + fill(";\n  if ($info == 0 && $p == $zero) $info = " + std::to_string(p + 1) +
                                                                   ";\n  if ($info == 0) {\n", v);
         for (int64_t j = p + 1; j < s.n + s.k; ++j) {
           code += "    " + at(p, j) + " /= " + v["p"] + ";\n";
@@ -128,12 +157,20 @@ class GesvNopiv final : public sdk::Operation {
     const ElementAt Xw = [&](const std::string& r, const std::string& c) { return em.write_at(kX, "(" + r + ") * " + K + " + (" + c + ")"); };
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const int64_t team = em.local_size();
-    // Step kk's update of column `col` (read and written through `rd`, `wr`): the pivot row scaled, the
-    // column eliminated from every other row with column kk, which no one writes at this step.
+    // Step kk's update of column `col` (read and written through `rd`, `wr`): rows kk and pr swapped (pr
+    // the pivot's row), the pivot row scaled, the column eliminated from every other row with column kk,
+    // which no one writes at this step (its rows kk and pr are swapped as they are read).
+    const std::string pr = pivoting_ ? v["pr"] : kk;
     auto update = [&](const ElementAt& rd, const ElementAt& wr, const std::string& col) {
-      return "      const " + v["t"] + " " + v["u"] + " = " + divided_by_pivot(dtype, rd(kk, col), v["p"], v["r"]) + ";\n      " +
-             wr(kk, col) + " = " + v["u"] + ";\n      for (int " + i + " = 0; " + i + " < " + N + "; ++" + i + ") if (" + i + " != " + kk +
-             ") " + wr(i, col) + " -= " + WA(i, kk) + " * " + v["u"] + ";\n";
+      std::string u;
+      if (pivoting_)
+        u = "      const " + v["t"] + " " + v["tk"] + " = " + rd(kk, col) + ", " + v["tmp"] + " = " + rd(pr, col) + ";\n      " + wr(pr, col) +
+            " = " + v["tk"] + ";\n      const " + v["t"] + " " + v["u"] + " = " + divided_by_pivot(dtype, v["tmp"], v["p"], v["r"]) + ";\n";
+      else
+        u = "      const " + v["t"] + " " + v["u"] + " = " + divided_by_pivot(dtype, rd(kk, col), v["p"], v["r"]) + ";\n";
+      const std::string multiplier = pivoting_ ? "(" + i + " == " + pr + " ? " + WA(kk, kk) + " : " + WA(i, kk) + ")" : WA(i, kk);
+      return u + "      " + wr(kk, col) + " = " + v["u"] + ";\n      for (int " + i + " = 0; " + i + " < " + N + "; ++" + i + ") if (" + i +
+             " != " + kk + ") " + wr(i, col) + " -= " + multiplier + " * " + v["u"] + ";\n";
     };
     std::string code;
     code += team_loop(v["q"], lane, team, e, s.n * s.n, std::to_string(s.n * s.n),
@@ -142,8 +179,11 @@ class GesvNopiv final : public sdk::Operation {
                       "    " + em.write_at(kX, e) + " = " + em.read_at(kB, e) + ";\n");
     code += sync;
     code += fill("int $info = 0;\n"
-                 "for (int $kk = 0; $kk < $N; ++$kk) {\n"
-                 "  const $t $p = ", v) + WA(kk, kk) + fill(";\n"
+                 "for (int $kk = 0; $kk < $N; ++$kk) {\n", v);
+    if (pivoting_)  // every work-item finds the same pivot in column kk (no one writes it at this step)
+      code += fill("  int $pr = $kk;\n  $t $mx = fabs(", v) + WA(kk, kk) + fill(");\n  for (int $i = $kk + 1; $i < $N; ++$i) { const $t $ax = fabs(", v) +
+              WA(i, kk) + fill("); if ($ax > $mx) { $mx = $ax; $pr = $i; } }\n", v);
+    code += fill("  const $t $p = ", v) + WA(pr, kk) + fill(";\n"
                  "  if ($info == 0 && $p == $zero) $info = $kk + 1;\n"
                  "  const bool $ok = $info == 0;\n"
                  "  const $t $r = $one / $p;\n", v);
@@ -173,6 +213,12 @@ class GesvNopiv final : public sdk::Operation {
         for (int64_t c = 0; c < C; ++c) w[r * C + c] = c < s.n ? a.get(e * s.n * s.n + r * s.n + c) : b.get(e * s.n * s.k + r * s.k + c - s.n);
       int64_t failed = 0;
       for (int64_t k = 0; k < s.n && !failed; ++k) {
+        if (pivoting_) {
+          int64_t pr = k;
+          for (int64_t i = k + 1; i < s.n; ++i)
+            if (std::fabs(w[i * C + k]) > std::fabs(w[pr * C + k])) pr = i;
+          for (int64_t c = 0; c < C; ++c) std::swap(w[k * C + c], w[pr * C + c]);
+        }
         const long double p = w[k * C + k];
         if (p == 0) {
           failed = k + 1;
@@ -191,10 +237,14 @@ class GesvNopiv final : public sdk::Operation {
       info.set_int(e, failed);
     }
   }
+
+ private:
+  bool pivoting_;
 };
 
 }  // namespace
 
-std::unique_ptr<sdk::Operation> gesv_nopiv_operation() { return std::make_unique<GesvNopiv>(); }
+std::unique_ptr<sdk::Operation> gesv_operation() { return std::make_unique<GaussJordan>(true); }
+std::unique_ptr<sdk::Operation> gesv_nopiv_operation() { return std::make_unique<GaussJordan>(false); }
 
 }  // namespace fugue::linalg
