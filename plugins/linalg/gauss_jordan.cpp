@@ -2,6 +2,7 @@
 #include "gauss_jordan.h"
 
 #include <algorithm>
+#include <complex>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -10,6 +11,7 @@
 
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 #include "triangular_solve.h"
 
 namespace fugue::linalg {
@@ -38,10 +40,10 @@ class GaussJordan final : public sdk::Operation {
                    : "Solves A X = B for a batch of matrices A [..., n, n] that need no pivoting (symmetric positive definite, "
                      "diagonally dominant) by Gauss-Jordan elimination without pivoting; B [..., n, k], X of B's shape; info "
                      "(optional) per matrix: 0, or k when the k-th pivot is exactly zero (that X is then NaN)";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes,
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes,
                         pivoting ? "matrices [..., n, n]" : "matrices [..., n, n] that need no pivoting"),
-                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
-                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "right-hand sides [..., n, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the solutions, of B's shape"),
                 sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
                                   "i32 per matrix [...]: 0, or the first k whose pivot is exactly zero")};
     // The cases: pivoting sees the positive definite ones too (it then swaps nothing), and random ones.
@@ -98,9 +100,8 @@ class GaussJordan final : public sdk::Operation {
     const fugue_dtype dtype = call.operand(kA).dtype;
     const Sizes s = sizes_of(call);
     const std::string N = std::to_string(s.n), K = std::to_string(s.k), C = std::to_string(s.n + s.k);
-    std::map<std::string, std::string> v = {{"t", abi::dtype_ctype(dtype)}, {"N", N}, {"K", K}, {"zero", real_literal(dtype, 0)},
-                                            {"one", real_literal(dtype, 1)},
-                                            {"nan", dtype == FUGUE_DTYPE_F64 ? "(double)NAN" : "NAN"}};
+    const Scalars sc(dtype);
+    std::map<std::string, std::string> v = {{"t", sc.type}, {"rt", sc.real_type}, {"N", N}, {"K", K}, {"nan", sc.nan()}};
     for (const char* n : {"kk", "i", "j", "c", "e", "q", "p", "r", "u", "ok", "info", "f", "pr", "mx", "ax", "tmp", "tk"}) v[n] = em.name(n);
     const std::string kk = v["kk"], i = v["i"], e = v["e"];
     if (em.local_size() == 1) {
@@ -123,9 +124,10 @@ class GaussJordan final : public sdk::Operation {
         if (pivoting_) {
           // The first element of largest magnitude in column p, rows p on; its row swapped with row p by
           // selects (register indices stay constants); columns left of p are no longer read.
-          code += fill("  int $pr = ", v) + std::to_string(p) + fill(";\n  $t $mx = fabs(", v) + at(p, p) + ");\n";
+          code += fill("  int $pr = ", v) + std::to_string(p) + fill(";\n  $rt $mx = ", v) + sc.pivot_magnitude(at(p, p)) + ";\n";
           for (int64_t r = p + 1; r < s.n; ++r)
-            code += fill("  { const $t $ax = fabs(", v) + at(r, p) + fill("); if ($ax > $mx) { $mx = $ax; $pr = ", v) + std::to_string(r) + "; } }\n";
+            code += fill("  { const $rt $ax = ", v) + sc.pivot_magnitude(at(r, p)) + fill("; if ($ax > $mx) { $mx = $ax; $pr = ", v) +
+                    std::to_string(r) + "; } }\n";
           for (int64_t r = p + 1; r < s.n; ++r) {
             code += "  if (" + v["pr"] + " == " + std::to_string(r) + ") {\n";
             for (int64_t c = p; c < s.n + s.k; ++c)
@@ -133,12 +135,14 @@ class GaussJordan final : public sdk::Operation {
             code += "  }\n";
           }
         }
-        code += fill("  const $t $p = ", v) + at(p, p) + fill(";\n  if ($info == 0 && $p == $zero) $info = " + std::to_string(p + 1) +
-                                                                  ";\n  if ($info == 0) {\n", v);
+        code += fill("  const $t $p = ", v) + at(p, p) + ";\n  if (" + v["info"] + " == 0 && " + sc.is_zero(v["p"]) + ") " + v["info"] + " = " +
+                std::to_string(p + 1) + ";\n  if (" + v["info"] + " == 0) {\n";
+        // Complex: times the pivot's reciprocal, made without overflow.
+        if (sc.complex) code += "    " + sc.declare_reciprocal(v["r"], v["p"], v["r"]);
         for (int64_t j = p + 1; j < s.n + s.k; ++j) {
-          code += "    " + at(p, j) + " /= " + v["p"] + ";\n";
+          code += "    " + at(p, j) + (sc.complex ? " = " + sc.mul(at(p, j), v["r"]) : " /= " + v["p"]) + ";\n";
           for (int64_t i = 0; i < s.n; ++i)
-            if (i != p) code += "    " + at(i, j) + " -= " + at(i, p) + " * " + at(p, j) + ";\n";
+            if (i != p) code += "    " + at(i, j) + " -= " + sc.mul(at(i, p), at(p, j)) + ";\n";
         }
         code += "  }\n}\n";
       }
@@ -161,16 +165,19 @@ class GaussJordan final : public sdk::Operation {
     // the pivot's row), the pivot row scaled, the column eliminated from every other row with column kk,
     // which no one writes at this step (its rows kk and pr are swapped as they are read).
     const std::string pr = pivoting_ ? v["pr"] : kk;
+    // x / p: real, LAPACK's (times the reciprocal unless p is below the smallest normal number); complex,
+    // times the reciprocal made without overflow.
+    auto by_pivot = [&](const std::string& x) { return sc.complex ? sc.mul(x, v["r"]) : divided_by_pivot(dtype, x, v["p"], v["r"]); };
     auto update = [&](const ElementAt& rd, const ElementAt& wr, const std::string& col) {
       std::string u;
       if (pivoting_)
         u = "      const " + v["t"] + " " + v["tk"] + " = " + rd(kk, col) + ", " + v["tmp"] + " = " + rd(pr, col) + ";\n      " + wr(pr, col) +
-            " = " + v["tk"] + ";\n      const " + v["t"] + " " + v["u"] + " = " + divided_by_pivot(dtype, v["tmp"], v["p"], v["r"]) + ";\n";
+            " = " + v["tk"] + ";\n      const " + v["t"] + " " + v["u"] + " = " + by_pivot(v["tmp"]) + ";\n";
       else
-        u = "      const " + v["t"] + " " + v["u"] + " = " + divided_by_pivot(dtype, rd(kk, col), v["p"], v["r"]) + ";\n";
+        u = "      const " + v["t"] + " " + v["u"] + " = " + by_pivot(rd(kk, col)) + ";\n";
       const std::string multiplier = pivoting_ ? "(" + i + " == " + pr + " ? " + WA(kk, kk) + " : " + WA(i, kk) + ")" : WA(i, kk);
       return u + "      " + wr(kk, col) + " = " + v["u"] + ";\n      for (int " + i + " = 0; " + i + " < " + N + "; ++" + i + ") if (" + i +
-             " != " + kk + ") " + wr(i, col) + " -= " + multiplier + " * " + v["u"] + ";\n";
+             " != " + kk + ") " + wr(i, col) + " -= " + sc.mul(multiplier, v["u"]) + ";\n";
     };
     std::string code;
     code += team_loop(v["q"], lane, team, e, s.n * s.n, std::to_string(s.n * s.n),
@@ -181,12 +188,11 @@ class GaussJordan final : public sdk::Operation {
     code += fill("int $info = 0;\n"
                  "for (int $kk = 0; $kk < $N; ++$kk) {\n", v);
     if (pivoting_)  // every work-item finds the same pivot in column kk (no one writes it at this step)
-      code += fill("  int $pr = $kk;\n  $t $mx = fabs(", v) + WA(kk, kk) + fill(");\n  for (int $i = $kk + 1; $i < $N; ++$i) { const $t $ax = fabs(", v) +
-              WA(i, kk) + fill("); if ($ax > $mx) { $mx = $ax; $pr = $i; } }\n", v);
-    code += fill("  const $t $p = ", v) + WA(pr, kk) + fill(";\n"
-                 "  if ($info == 0 && $p == $zero) $info = $kk + 1;\n"
-                 "  const bool $ok = $info == 0;\n"
-                 "  const $t $r = $one / $p;\n", v);
+      code += fill("  int $pr = $kk;\n  $rt $mx = ", v) + sc.pivot_magnitude(WA(kk, kk)) +
+              fill(";\n  for (int $i = $kk + 1; $i < $N; ++$i) { const $rt $ax = ", v) + sc.pivot_magnitude(WA(i, kk)) +
+              fill("; if ($ax > $mx) { $mx = $ax; $pr = $i; } }\n", v);
+    code += fill("  const $t $p = ", v) + WA(pr, kk) + ";\n  if (" + v["info"] + " == 0 && " + sc.is_zero(v["p"]) + ") " + v["info"] + " = " +
+            kk + " + 1;\n" + fill("  const bool $ok = $info == 0;\n", v) + "  " + sc.declare_reciprocal(v["r"], v["p"], v["r"]);
     code += team_loop(v["q"], lane, team, v["j"], s.n, N, "    if (" + v["ok"] + " && " + v["j"] + " > " + kk + ") {\n" + update(WA, WA, v["j"]) + "    }\n");
     code += team_loop(v["q"], lane, team, v["c"], s.k, K, "    if (" + v["ok"] + ") {\n" + update(Xr, Xw, v["c"]) + "    }\n");
     code += "  " + sync + "}\n";
@@ -199,41 +205,53 @@ class GaussJordan final : public sdk::Operation {
   fugue_cost cost(const sdk::Call& call) const override {
     const Sizes s = sizes_of(call);
     const double n = static_cast<double>(s.n), k = static_cast<double>(s.k), count = static_cast<double>(batch_count(call.operand(kA)));
-    return {sizeof(fugue_cost), count * (n * n + 2 * n * k) * abi::dtype_size(call.operand(kA).dtype), count * (n * n * n + 2 * n * n * k)};
+    const double real_ops = Scalars(call.operand(kA).dtype).complex ? 4 : 1;  // a complex multiply-add is 8, a real one 2
+    return {sizeof(fugue_cost), count * (n * n + 2 * n * k) * abi::dtype_size(call.operand(kA).dtype),
+            real_ops * count * (n * n * n + 2 * n * n * k)};
   }
 
+  // In extended precision, complex throughout (reals have no imaginary part); pivots by LAPACK's magnitude.
   void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    using Z = std::complex<long double>;
     const sdk::HostView a(arrays[kA]), b(arrays[kB]);
     sdk::HostView x(arrays[kX]), info(arrays[kInfo]);
     const Sizes s = sizes_of(call);
+    const bool complex = Scalars(call.operand(kA).dtype).complex;
     const int64_t C = s.n + s.k, count = batch_count(call.operand(kA));
-    std::vector<long double> w(static_cast<size_t>(s.n * C));
+    auto get = [](const sdk::HostView& h, int64_t i) { const std::complex<double> z = h.get_complex(i); return Z(z.real(), z.imag()); };
+    auto magnitude = [](const Z& z) { return std::fabs(z.real()) + std::fabs(z.imag()); };
+    std::vector<Z> w(static_cast<size_t>(s.n * C));
     for (int64_t e = 0; e < count; ++e) {
       for (int64_t r = 0; r < s.n; ++r)
-        for (int64_t c = 0; c < C; ++c) w[r * C + c] = c < s.n ? a.get(e * s.n * s.n + r * s.n + c) : b.get(e * s.n * s.k + r * s.k + c - s.n);
+        for (int64_t c = 0; c < C; ++c) w[r * C + c] = c < s.n ? get(a, e * s.n * s.n + r * s.n + c) : get(b, e * s.n * s.k + r * s.k + c - s.n);
       int64_t failed = 0;
       for (int64_t k = 0; k < s.n && !failed; ++k) {
         if (pivoting_) {
           int64_t pr = k;
           for (int64_t i = k + 1; i < s.n; ++i)
-            if (std::fabs(w[i * C + k]) > std::fabs(w[pr * C + k])) pr = i;
+            if (magnitude(w[i * C + k]) > magnitude(w[pr * C + k])) pr = i;
           for (int64_t c = 0; c < C; ++c) std::swap(w[k * C + c], w[pr * C + c]);
         }
-        const long double p = w[k * C + k];
-        if (p == 0) {
+        const Z p = w[k * C + k];
+        if (p == Z(0)) {
           failed = k + 1;
           break;
         }
         for (int64_t j = k + 1; j < C; ++j) {
-          const long double u = w[k * C + j] / p;
+          const Z u = w[k * C + j] / p;
           w[k * C + j] = u;
           for (int64_t i = 0; i < s.n; ++i)
             if (i != k) w[i * C + j] -= w[i * C + k] * u;
         }
       }
+      const double nan = std::numeric_limits<double>::quiet_NaN();
       for (int64_t r = 0; r < s.n; ++r)
-        for (int64_t c = 0; c < s.k; ++c)
-          x.set(e * s.n * s.k + r * s.k + c, failed ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(w[r * C + s.n + c]));
+        for (int64_t c = 0; c < s.k; ++c) {
+          const Z z = w[r * C + s.n + c];
+          const int64_t at = e * s.n * s.k + r * s.k + c;
+          if (complex) x.set_complex(at, failed ? std::complex<double>(nan, nan) : std::complex<double>(static_cast<double>(z.real()), static_cast<double>(z.imag())));
+          else x.set(at, failed ? nan : static_cast<double>(z.real()));
+        }
       info.set_int(e, failed);
     }
   }

@@ -2,11 +2,13 @@
 #include "gemm.h"
 
 #include <algorithm>
+#include <complex>
 #include <string>
 #include <vector>
 
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -17,18 +19,31 @@ constexpr int64_t kBlock = 4;  // rows and columns of C a work-item computes at 
 // Blocks a work-item keeps in registers when C is written over A or B (C up to 128 x 128).
 constexpr int64_t kMaxTripsInPlace = 4;
 
+// trans_a / trans_b: "N" as stored, "T" transposed, "C" conjugate transposed (the same as "T" for reals).
+char trans_of(const sdk::Call& call, const std::string& attr) {
+  const std::string v = call.string(attr);
+  if (v != "N" && v != "T" && v != "C")
+    throw sdk::InvalidArgument("attribute " + attr + ": expected \"N\" (as stored), \"T\" (transposed) or \"C\" (conjugate "
+                               "transposed), found \"" + v + "\"");
+  return v[0];
+}
+
 // The product's sizes and how its blocks meet work-items.
 struct Sizes {
   int64_t m, n, k;
-  bool ta, tb;
+  bool ta, tb;  // transposed (or conjugate transposed)
+  bool ca, cb;  // conjugated
   int64_t block_rows, block_cols, blocks, team;
 };
 
 Sizes sizes_of(const sdk::Call& call) {
   const fugue_type &a = call.operand(kA), &b = call.operand(kB);
   Sizes s;
-  s.ta = call.string("trans_a") == "T";
-  s.tb = call.string("trans_b") == "T";
+  const char a_op = trans_of(call, "trans_a"), b_op = trans_of(call, "trans_b");
+  s.ta = a_op != 'N';
+  s.tb = b_op != 'N';
+  s.ca = a_op == 'C';
+  s.cb = b_op == 'C';
   s.m = s.ta ? columns_of(a) : rows_of(a);
   s.k = s.ta ? rows_of(a) : columns_of(a);
   s.n = s.tb ? rows_of(b) : columns_of(b);
@@ -44,14 +59,14 @@ class Gemm final : public sdk::Operation {
  public:
   Gemm() {
     name = "linalg.gemm";
-    doc = "Batched matrix products C = alpha op(A) op(B): A [..., m, k] ([..., k, m] with trans_a \"T\"), B [..., k, n] "
-          "([..., n, k] with trans_b \"T\"), C [..., m, n], the batch axes equal; beta C is an element-wise operation "
-          "after it, which joins its kernel";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, k] (trans_a \"T\": [..., k, m])"),
-                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., k, n] (trans_b \"T\": [..., n, k])"),
-                sdk::out("C", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the products [..., m, n]")};
-    attrs = {{"trans_a", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": A as stored; \"T\": A transposed"},
-             {"trans_b", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": B as stored; \"T\": B transposed"},
+    doc = "Batched matrix products C = alpha op(A) op(B): A [..., m, k] ([..., k, m] with trans_a \"T\" or \"C\"), B [..., "
+          "k, n] ([..., n, k] with trans_b \"T\" or \"C\"), C [..., m, n], the batch axes equal; \"C\" conjugates as it "
+          "transposes; beta C is an element-wise operation after it, which joins its kernel";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., m, k] (trans_a \"T\", \"C\": [..., k, m])"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., k, n] (trans_b \"T\", \"C\": [..., n, k])"),
+                sdk::out("C", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the products [..., m, n]")};
+    attrs = {{"trans_a", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": A as stored; \"T\": A transposed; \"C\": conjugate transposed"},
+             {"trans_b", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": B as stored; \"T\": B transposed; \"C\": conjugate transposed"},
              {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "the factor of the product"}};
     tolerance_f32 = 1e-4;
     tolerance_f64 = 1e-12;
@@ -66,6 +81,9 @@ class Gemm final : public sdk::Operation {
       {"name": "A^T, 40x33 by 33x70", "attrs": {"trans_a": "T"},
        "inputs": {"A": {"kind": "array", "shape": [2, 33, 40], "from": {"random": {"seed": 7}}},
                   "B": {"kind": "array", "shape": [2, 33, 70], "from": {"random": {"seed": 8}}}}},
+      {"name": "A^H B^H, 6x5 by 4x6", "attrs": {"trans_a": "C", "trans_b": "C"},
+       "inputs": {"A": {"kind": "array", "shape": [5, 5, 6], "from": {"random": {"seed": 11}}},
+                  "B": {"kind": "array", "shape": [5, 4, 5], "from": {"random": {"seed": 12}}}}},
       {"name": "one matrix, 1x1", "inputs": {"A": {"kind": "array", "shape": [1, 1], "from": {"random": {"seed": 9}}},
                                               "B": {"kind": "array", "shape": [1, 1], "from": {"random": {"seed": 10}}}}}
     ])";
@@ -75,8 +93,7 @@ class Gemm final : public sdk::Operation {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     require_matrices(a, "A");
     require_matrices(b, "B");
-    const bool ta = one_of(call, "trans_a", "N", "as stored", "T", "transposed") == "T",
-               tb = one_of(call, "trans_b", "N", "as stored", "T", "transposed") == "T";
+    const bool ta = trans_of(call, "trans_a") != 'N', tb = trans_of(call, "trans_b") != 'N';
     if (batch_shape(a) != batch_shape(b))
       throw sdk::InvalidArgument("operands A " + sdk::type_string(a) + " and B " + sdk::type_string(b) +
                                  ": their batch axes (all but the last two) must be equal");
@@ -105,7 +122,8 @@ class Gemm final : public sdk::Operation {
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const Sizes s = sizes_of(call);
     const fugue_dtype dtype = call.operand(kA).dtype;
-    const std::string t = abi::dtype_ctype(dtype), lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const Scalars sc(dtype);
+    const std::string t = sc.type, lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
     const int64_t block_columns = (s.n + s.block_cols - 1) / s.block_cols;
     std::map<std::string, std::string> vars = {{"t", t}, {"M", std::to_string(s.m)}, {"N", std::to_string(s.n)},
                                                {"K", std::to_string(s.k)}, {"BC", std::to_string(block_columns)},
@@ -115,10 +133,12 @@ class Gemm final : public sdk::Operation {
     // op(A)(i, kk) and op(B)(kk, j), rows and columns clamped into the matrix (blocks past its edge compute
     // values never written).
     auto a_at = [&](const std::string& i) {
-      return em.read_at(kA, s.ta ? "(" + kk + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + kk);
+      const std::string v = em.read_at(kA, s.ta ? "(" + kk + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + kk);
+      return s.ca ? sc.conj(v) : v;
     };
     auto b_at = [&](const std::string& j) {
-      return em.read_at(kB, s.tb ? "(" + j + ") * " + ldb + " + " + kk : "(" + kk + ") * " + ldb + " + " + j);
+      const std::string v = em.read_at(kB, s.tb ? "(" + j + ") * " + ldb + " + " + kk : "(" + kk + ") * " + ldb + " + " + j);
+      return s.cb ? sc.conj(v) : v;
     };
     // C written over A or B (the program names the same array): every block is computed before any is
     // written, the work-item's blocks kept in registers, a barrier between.
@@ -132,7 +152,7 @@ class Gemm final : public sdk::Operation {
     auto acc = [&](int64_t e) { return vars["acc"] + "[" + (over_input ? vars["q"] + "_b * " + std::to_string(block) + " + " : "") + std::to_string(e) + "]"; };
     std::string compute = fill("    const int $i0 = ($b / $BC) * $R, $j0 = ($b % $BC) * $C;\n", vars);
     if (!over_input) compute += fill("    $t $acc[$R * $C];\n", vars);
-    for (int64_t e = 0; e < block; ++e) compute += "    " + acc(e) + " = 0;\n";
+    for (int64_t e = 0; e < block; ++e) compute += "    " + acc(e) + " = " + sc.literal(0) + ";\n";
     compute += fill("    for (int $kk = 0; $kk < $K; ++$kk) {\n      $t $x[$R], $y[$C];\n", vars);
     for (int64_t r = 0; r < s.block_rows; ++r)
       compute += "      " + vars["x"] + "[" + std::to_string(r) + "] = " + a_at("min(" + vars["i0"] + " + " + std::to_string(r) + ", " + std::to_string(s.m - 1) + ")") + ";\n";
@@ -140,7 +160,8 @@ class Gemm final : public sdk::Operation {
       compute += "      " + vars["y"] + "[" + std::to_string(c) + "] = " + b_at("min(" + vars["j0"] + " + " + std::to_string(c) + ", " + std::to_string(s.n - 1) + ")") + ";\n";
     for (int64_t r = 0; r < s.block_rows; ++r)
       for (int64_t c = 0; c < s.block_cols; ++c)
-        compute += "      " + acc(r * s.block_cols + c) + " += " + vars["x"] + "[" + std::to_string(r) + "] * " + vars["y"] + "[" + std::to_string(c) + "];\n";
+        compute += "      " + acc(r * s.block_cols + c) + " += " +
+                   sc.mul(vars["x"] + "[" + std::to_string(r) + "]", vars["y"] + "[" + std::to_string(c) + "]") + ";\n";
     compute += "    }\n";
     const double alpha = call.number("alpha");
     std::string write = over_input ? fill("    const int $i0 = ($b / $BC) * $R, $j0 = ($b % $BC) * $C;\n", vars) : "";
@@ -148,9 +169,10 @@ class Gemm final : public sdk::Operation {
       for (int64_t c = 0; c < s.block_cols; ++c) {
         const std::string i = vars["i0"] + " + " + std::to_string(r), j = vars["j0"] + " + " + std::to_string(c);
         // alpha 0: zeros, A and B not read (BLAS's rule: Inf or NaN in them does not reach C).
-        const std::string value = alpha == 0 ? real_literal(dtype, 0) : acc(r * s.block_cols + c);
+        const std::string value = alpha == 0 ? sc.literal(0) : acc(r * s.block_cols + c);
+        // A real alpha scales both parts of a complex value (scalar times vector).
         write += "    if (" + i + " < " + vars["M"] + " && " + j + " < " + vars["N"] + ") " + em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) +
-                 " = " + (alpha == 1 || alpha == 0 ? value : real_literal(dtype, alpha) + " * " + value) + ";\n";
+                 " = " + (alpha == 1 || alpha == 0 ? value : sc.real(alpha) + " * " + value) + ";\n";
       }
     if (!over_input) {
       em.append(team_loop(vars["q"] + "_b", lane, s.team, vars["b"], s.blocks, std::to_string(s.blocks), compute + write));
@@ -169,24 +191,33 @@ class Gemm final : public sdk::Operation {
     const Sizes s = sizes_of(call);
     const double count = static_cast<double>(batch_count(call.operand(kA))), size = abi::dtype_size(call.operand(kA).dtype);
     const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
-    return {sizeof(fugue_cost), count * (m * k + k * n + m * n) * size, count * 2 * m * n * k};
+    // A complex multiply-add is 8 real operations.
+    return {sizeof(fugue_cost), count * (m * k + k * n + m * n) * size, count * (Scalars(call.operand(kA).dtype).complex ? 8 : 2) * m * n * k};
   }
 
+  // In extended precision, complex throughout (reals have no imaginary part).
   void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    using Z = std::complex<long double>;
     const sdk::HostView a(arrays[kA]), b(arrays[kB]);
     sdk::HostView c(arrays[kC]);
     const Sizes s = sizes_of(call);
+    const bool complex = Scalars(call.operand(kA).dtype).complex;
     const int64_t count = batch_count(call.operand(kA));
     const int64_t lda = columns_of(call.operand(kA)), ldb = columns_of(call.operand(kB));
     const long double alpha = call.number("alpha");
+    auto get = [](const sdk::HostView& h, int64_t i, bool conjugate) {
+      const std::complex<double> z = h.get_complex(i);
+      return Z(z.real(), conjugate ? -z.imag() : z.imag());
+    };
     for (int64_t e = 0; e < count; ++e)
       for (int64_t i = 0; i < s.m; ++i)
         for (int64_t j = 0; j < s.n; ++j) {
-          long double sum = 0;
+          Z sum = 0;
           for (int64_t kk = 0; kk < s.k; ++kk)
-            sum += static_cast<long double>(a.get(e * s.m * s.k + (s.ta ? kk * lda + i : i * lda + kk))) *
-                   b.get(e * s.k * s.n + (s.tb ? j * ldb + kk : kk * ldb + j));
-          c.set(e * s.m * s.n + i * s.n + j, alpha == 0 ? 0.0 : static_cast<double>(alpha * sum));
+            sum += get(a, e * s.m * s.k + (s.ta ? kk * lda + i : i * lda + kk), s.ca) * get(b, e * s.k * s.n + (s.tb ? j * ldb + kk : kk * ldb + j), s.cb);
+          const Z z = alpha == 0 ? Z(0) : alpha * sum;
+          if (complex) c.set_complex(e * s.m * s.n + i * s.n + j, {static_cast<double>(z.real()), static_cast<double>(z.imag())});
+          else c.set(e * s.m * s.n + i * s.n + j, static_cast<double>(z.real()));
         }
   }
 };

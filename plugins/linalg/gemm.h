@@ -1,5 +1,6 @@
-// gemm.h: linalg.gemm, batched matrix products C = alpha op(A) op(B), op a transpose or not
-// ({"trans_a": "N" | "T", "trans_b": ..., "alpha": 1}): A [..., m, k] ([..., k, m] transposed), B
+// gemm.h: linalg.gemm, batched matrix products C = alpha op(A) op(B), op a transpose, a conjugate
+// transpose or neither ({"trans_a": "N" | "T" | "C", "trans_b": ..., "alpha": 1}; f32, f64, c64,
+// c128): A [..., m, k] ([..., k, m] transposed), B
 // [..., k, n] ([..., n, k]), C [..., m, n], the batch axes equal. beta C is element-wise operations
 // after it (array.mul, array.add), which join its kernel.
 //

@@ -1,10 +1,12 @@
-// spd.cpp: the spd generator (see spd.h). Each matrix is Q diag(lambda) Q^T: eigenvalues spaced
+// spd.cpp: the spd generator (see spd.h). Each matrix is Q diag(lambda) Q^H: eigenvalues spaced
 // geometrically from 1 down to 1/cond, and Q the product of three Householder reflections of random
-// directions, so that the matrix is dense, its condition number exactly cond, and making it costs
-// O(n^2) per matrix (the factorizations' benchmarks need large batches).
+// directions (complex ones for complex dtypes: the matrix is then Hermitian), so that the matrix is
+// dense, its condition number exactly cond, and making it costs O(n^2) per matrix (the factorizations'
+// benchmarks need large batches).
 #include "spd.h"
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -52,9 +54,10 @@ class Spd final : public sdk::Generator {
  public:
   Spd() {
     name = "spd";
-    doc = "{\"seed\": s, \"cond\": c}: symmetric positive definite matrices [..., n, n] with eigenvalues from 1 down to "
-          "1/c (default 10), geometrically spaced, in random dense directions";
-    dtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
+    doc = "{\"seed\": s, \"cond\": c}: symmetric (complex dtypes: Hermitian) positive definite matrices [..., n, n] with "
+          "eigenvalues from 1 down to 1/c (default 10), geometrically spaced, in random dense directions";
+    dtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_C64) |
+             FUGUE_DTYPE_BIT(FUGUE_DTYPE_C128);
   }
   void check(const std::string& parameters, const fugue_type& type) const override {
     parse(parameters);
@@ -68,31 +71,39 @@ class Spd final : public sdk::Generator {
     const int64_t n = t.shape[t.rank - 1];
     if (n == 0) return;
     const int64_t count = out.size() / (n * n);
-    std::vector<double> a(static_cast<size_t>(n * n)), v(static_cast<size_t>(n)), w(static_cast<size_t>(n));
+    using Z = std::complex<double>;
+    const bool complex = t.dtype == FUGUE_DTYPE_C64 || t.dtype == FUGUE_DTYPE_C128;
+    std::vector<Z> a(static_cast<size_t>(n * n)), v(static_cast<size_t>(n)), w(static_cast<size_t>(n));
     for (int64_t m = 0; m < count; ++m) {
       uint64_t state = p.seed * 0x2545F4914F6CDD1Dull + static_cast<uint64_t>(m);
-      std::fill(a.begin(), a.end(), 0.0);
+      std::fill(a.begin(), a.end(), Z(0));
       for (int64_t i = 0; i < n; ++i) a[i * n + i] = n > 1 ? std::pow(p.cond, -static_cast<double>(i) / (n - 1)) : 1.0;
       for (int reflection = 0; reflection < 3; ++reflection) {
-        // A <- H A H with H = I - 2 v v^T / (v^T v): A - b (v w^T + w v^T) + b^2 (v^T w) v v^T, w = A v, b = 2 / v^T v.
+        // A <- H A H with H = I - 2 v v^H / (v^H v): A - b (v w^H + w v^H) + b^2 (v^H w) v v^H, w = A v, b = 2 / v^H v.
         double vv = 0;
         for (int64_t i = 0; i < n; ++i) {
-          v[i] = uniform(state);
-          vv += v[i] * v[i];
+          const double re = uniform(state);
+          v[i] = complex ? Z(re, uniform(state)) : Z(re);
+          vv += std::norm(v[i]);
         }
         if (vv == 0) continue;
         const double b = 2 / vv;
-        double vw = 0;
+        double vw = 0;  // v^H w, real as A is Hermitian
         for (int64_t i = 0; i < n; ++i) {
           w[i] = 0;
           for (int64_t j = 0; j < n; ++j) w[i] += a[i * n + j] * v[j];
-          vw += v[i] * w[i];
+          vw += (std::conj(v[i]) * w[i]).real();
         }
         for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j) a[i * n + j] += -b * (v[i] * w[j] + w[i] * v[j]) + b * b * vw * v[i] * v[j];
+          for (int64_t j = 0; j < n; ++j)
+            a[i * n + j] += -b * (v[i] * std::conj(w[j]) + w[i] * std::conj(v[j])) + b * b * vw * v[i] * std::conj(v[j]);
       }
-      for (int64_t i = 0; i < n; ++i)  // exactly symmetric
-        for (int64_t j = 0; j < n; ++j) out.set(m * n * n + i * n + j, i <= j ? a[i * n + j] : a[j * n + i]);
+      for (int64_t i = 0; i < n; ++i)  // exactly Hermitian, the diagonal real
+        for (int64_t j = 0; j < n; ++j) {
+          const Z z = i < j ? a[i * n + j] : i > j ? std::conj(a[j * n + i]) : Z(a[i * n + i].real());
+          if (complex) out.set_complex(m * n * n + i * n + j, z);
+          else out.set(m * n * n + i * n + j, z.real());
+        }
     }
   }
 };

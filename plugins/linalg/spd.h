@@ -1,6 +1,6 @@
-// spd.h: the `spd` generator: random symmetric positive definite matrices with a chosen condition
+// spd.h: the `spd` generator: random symmetric (Hermitian) positive definite matrices with a chosen condition
 // number, for programs and the conformance suite ({"spd": {"seed": 1, "cond": 100}} on a [..., n, n]
-// array of f32 or f64).
+// array of f32, f64, c64 or c128).
 #pragma once
 #include <memory>
 

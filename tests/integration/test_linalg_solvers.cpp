@@ -39,6 +39,7 @@ TEST(Linalg, PosvMatchesLapack) {
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [n, k] : sizes)
       for (const bool lower : {true, false}) {
+        if (!lower && n % 2 == 0 && n != 8) continue;  // upper on the odd sizes and 8 (registers): each plan meets both
         const int64_t count = n <= 16 ? 200 : n <= 64 ? 20 : 2;
         const std::string what = std::string(dtype) + " n=" + std::to_string(n) + ", k=" + std::to_string(k) +
                                  (lower ? " lower" : " upper") + " (seed " + std::to_string(seed) + ")";

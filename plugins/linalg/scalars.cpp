@@ -1,0 +1,68 @@
+// scalars.cpp: see scalars.h.
+#include "scalars.h"
+
+#include "matrices.h"
+
+namespace fugue::linalg {
+
+fugue_dtype part_dtype(fugue_dtype dtype) {
+  return dtype == FUGUE_DTYPE_C64 ? FUGUE_DTYPE_F32 : dtype == FUGUE_DTYPE_C128 ? FUGUE_DTYPE_F64 : dtype;
+}
+
+Scalars::Scalars(fugue_dtype d)
+    : dtype(d),
+      complex(d == FUGUE_DTYPE_C64 || d == FUGUE_DTYPE_C128),
+      type(abi::dtype_ctype(d)),
+      real_type(abi::dtype_ctype(part_dtype(d))) {}
+
+std::string Scalars::real(double value) const { return real_literal(part_dtype(dtype), value); }
+
+std::string Scalars::literal(double value) const {
+  return complex ? "((" + type + ")(" + real(value) + ", " + real(0) + "))" : real(value);
+}
+
+std::string Scalars::nan() const {
+  const std::string n = part_dtype(dtype) == FUGUE_DTYPE_F64 ? "(double)NAN" : "NAN";
+  return complex ? "((" + type + ")(" + n + ", " + n + "))" : n;
+}
+
+std::string Scalars::mul(const std::string& a, const std::string& b) const {
+  if (!complex) return "(" + a + ") * (" + b + ")";
+  return "((" + type + ")((" + a + ").x * (" + b + ").x - (" + a + ").y * (" + b + ").y, (" + a + ").x * (" + b + ").y + (" + a +
+         ").y * (" + b + ").x))";
+}
+
+std::string Scalars::conj(const std::string& a) const {
+  return complex ? "((" + type + ")((" + a + ").x, -(" + a + ").y))" : a;
+}
+
+std::string Scalars::conj_mul(const std::string& a, const std::string& b) const {
+  if (!complex) return "(" + a + ") * (" + b + ")";
+  return "((" + type + ")((" + a + ").x * (" + b + ").x + (" + a + ").y * (" + b + ").y, (" + a + ").x * (" + b + ").y - (" + a +
+         ").y * (" + b + ").x))";
+}
+
+std::string Scalars::real_part(const std::string& a) const { return complex ? "(" + a + ").x" : a; }
+
+std::string Scalars::abs2(const std::string& a) const {
+  return complex ? "((" + a + ").x * (" + a + ").x + (" + a + ").y * (" + a + ").y)" : "(" + a + ") * (" + a + ")";
+}
+
+std::string Scalars::pivot_magnitude(const std::string& a) const {
+  return complex ? "(fabs((" + a + ").x) + fabs((" + a + ").y))" : "fabs(" + a + ")";
+}
+
+std::string Scalars::is_zero(const std::string& a) const {
+  return complex ? "((" + a + ").x == " + real(0) + " && (" + a + ").y == " + real(0) + ")" : "(" + a + ") == " + real(0);
+}
+
+std::string Scalars::declare_reciprocal(const std::string& name, const std::string& p, const std::string& stem) const {
+  if (!complex) return "const " + type + " " + name + " = " + real(1) + " / " + p + ";\n";
+  // 1 / p = conj(q) s / |q|^2 with q = p s, s = 1 / max(|re|, |im|).
+  const std::string s = stem + "_s", q = stem + "_q", d = stem + "_d";
+  return "const " + real_type + " " + s + " = " + real(1) + " / fmax(fabs((" + p + ").x), fabs((" + p + ").y));\n" + "const " + type + " " +
+         q + " = (" + p + ") * " + s + ";\n" + "const " + real_type + " " + d + " = " + s + " / (" + q + ".x * " + q + ".x + " + q +
+         ".y * " + q + ".y);\n" + "const " + type + " " + name + " = (" + type + ")(" + q + ".x * " + d + ", -" + q + ".y * " + d + ");\n";
+}
+
+}  // namespace fugue::linalg

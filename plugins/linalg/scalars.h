@@ -1,0 +1,48 @@
+// scalars.h: OpenCL C arithmetic on the values of a real or complex dtype, so that one generator writes
+// an operation for f32, f64, c64 and c128 alike. Complex values are float2/double2 (re in .x, im in .y);
+// + and - act part by part on them already, so only products, reciprocals, conjugates and magnitudes
+// differ. Arguments used more than once (complex products) should be identifiers or array elements,
+// not expressions with a cost.
+#pragma once
+#include <string>
+
+#include "fugue/sdk.hpp"
+
+namespace fugue::linalg {
+
+struct Scalars {
+  explicit Scalars(fugue_dtype dtype);
+
+  fugue_dtype dtype;
+  bool complex;
+  std::string type;       // "double", "float2", ...
+  std::string real_type;  // the parts' type: "double", "float"
+
+  // `value` as a literal of the type (complex: value + 0i); real(value) is one of the parts' type.
+  std::string literal(double value) const;
+  std::string real(double value) const;
+  std::string nan() const;
+  // a * b, conj(a) (a for reals), conj(a) * b.
+  std::string mul(const std::string& a, const std::string& b) const;
+  std::string conj(const std::string& a) const;
+  std::string conj_mul(const std::string& a, const std::string& b) const;
+  // The real part (a for reals), and |a|^2 as a real.
+  std::string real_part(const std::string& a) const;
+  std::string abs2(const std::string& a) const;
+  // LAPACK's magnitude for choosing pivots (i?amax): |a|, or |re| + |im| for complex numbers.
+  std::string pivot_magnitude(const std::string& a) const;
+  // Whether a is exactly zero (both parts for complex).
+  std::string is_zero(const std::string& a) const;
+  // Statements declaring `const type name = 1 / p` (complex: scaled so that neither |p|^2 nor its
+  // inverse overflows where 1 / p does not); `stem` names the temporaries.
+  std::string declare_reciprocal(const std::string& name, const std::string& p, const std::string& stem) const;
+};
+
+// The dtypes the linalg operations that support complex numbers accept.
+constexpr uint32_t kFloatDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64) |
+                                  FUGUE_DTYPE_BIT(FUGUE_DTYPE_C64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_C128);
+
+// The parts' dtype of a complex one (the dtype itself for reals).
+fugue_dtype part_dtype(fugue_dtype dtype);
+
+}  // namespace fugue::linalg

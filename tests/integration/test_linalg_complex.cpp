@@ -1,0 +1,127 @@
+// The linalg operations on complex matrices (c64, c128) against BLAS and LAPACK (CBLAS's zgemm, LAPACKE's
+// zgesv, the independent oracles): products with every transpose and conjugate transpose, and
+// Gauss-Jordan solves with and without pivoting (Hermitian positive definite systems from the spd
+// generator for the latter) in every plan: registers, teams in local memory, the core's workspace.
+#include <gtest/gtest.h>
+#include <cblas.h>
+#include <lapacke.h>
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+using Z = std::complex<double>;
+
+std::string shape(int64_t count, int64_t m, int64_t n) {
+  return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";
+}
+
+std::vector<Z> matrix(const HostArray& h, int64_t e, int64_t elements) {
+  std::vector<Z> out(static_cast<size_t>(elements));
+  for (int64_t i = 0; i < elements; ++i) out[i] = h.get_complex(e * elements + i);
+  return out;
+}
+
+double eps_of(const char* dtype) {
+  return std::string(dtype) == "c64" ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+}
+
+}  // namespace
+
+// |C - zgemm's| below 8 k eps max|A| max|B| (inputs in the unit square).
+TEST(Linalg, ComplexGemmMatchesBlas) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> sizes = {{1, 1, 1}, {3, 4, 2}, {8, 8, 8}, {17, 13, 5}, {40, 70, 33}};
+  // Each size with three of the nine transpose pairs, so that every op meets every size class across dtypes.
+  const std::vector<std::pair<const char*, const char*>> pairs = {{"N", "N"}, {"T", "C"}, {"C", "T"}, {"C", "N"}, {"N", "C"}, {"T", "T"}};
+  for (const char* dtype : {"c128", "c64"})
+    for (size_t size = 0; size < sizes.size(); ++size)
+      for (size_t pair = 0; pair < pairs.size(); ++pair) {
+        if ((pair + size + (std::string(dtype) == "c64")) % 2) continue;
+        const auto& [m, n, k] = sizes[size];
+        const char *ta = pairs[pair].first, *tb = pairs[pair].second;
+          const bool a_t = std::string(ta) != "N", b_t = std::string(tb) != "N";
+          const int64_t count = m <= 8 ? 50 : 3;
+          const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                                   " " + ta + tb + " (seed " + std::to_string(seed) + ")";
+          Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+            "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + (a_t ? shape(count, k, m) : shape(count, m, k)) +
+                                                     R"(, "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}},
+            "B": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + (b_t ? shape(count, n, k) : shape(count, k, n)) +
+                                                     R"(, "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+            "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "B"], "attrs": {"trans_a": ")" + ta + R"(", "trans_b": ")" + tb +
+                                                     R"(", "alpha": -0.5}}],
+            "outputs": {"C": "C.npy", "A": "A.npy", "B": "B.npy"}})");
+          auto out = test::run_on_device(program);
+          double worst = 0;
+          for (int64_t e = 0; e < count; ++e) {
+            const std::vector<Z> a = matrix(out.at("A"), e, m * k), b = matrix(out.at("B"), e, k * n), c = matrix(out.at("C"), e, m * n);
+            std::vector<Z> want(static_cast<size_t>(m * n));
+            const Z alpha(-0.5), beta(0);
+            auto op = [](const char* t) { return std::string(t) == "N" ? CblasNoTrans : std::string(t) == "T" ? CblasTrans : CblasConjTrans; };
+            cblas_zgemm(CblasRowMajor, op(ta), op(tb), static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), &alpha, a.data(),
+                        static_cast<int>(a_t ? m : k), b.data(), static_cast<int>(b_t ? k : n), &beta, want.data(), static_cast<int>(n));
+            for (int64_t i = 0; i < m * n; ++i) worst = std::max(worst, std::abs(c[i] - want[i]));
+          }
+          EXPECT_LT(worst, 8.0 * k * eps_of(dtype)) << "against CBLAS's zgemm, " << what;
+        }
+}
+
+// gesv on random complex systems and gesv_nopiv on Hermitian positive definite ones beside LAPACK's
+// zgesv: relative to the largest element of LAPACK's solution, below 10 n eps cond(A) (cond from zgesdd's
+// singular values); 450 x 450 puts A in the core's workspace on PoCL.
+TEST(Linalg, ComplexGesvMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1}, {2, 2}, {3, 4}, {5, 3}, {9, 1}, {18, 16}, {33, 2}, {100, 3}, {450, 1}};
+  for (const char* op : {"linalg.gesv", "linalg.gesv_nopiv"})
+    for (const char* dtype : {"c128", "c64"})
+      for (const auto& [n, k] : sizes) {
+        const bool pivoting = std::string(op) == "linalg.gesv";
+        const int64_t count = n <= 18 ? 100 : n <= 100 ? 5 : 1;
+        const std::string what = std::string(op) + " " + dtype + " n=" + std::to_string(n) + ", k=" + std::to_string(k) + " (seed " +
+                                 std::to_string(seed) + ")";
+        const std::string a_from = pivoting ? R"({"random": {"seed": )" + std::to_string(seed + n) + R"(, "low": -1, "high": 1}})"
+                                            : R"({"spd": {"seed": )" + std::to_string(seed + n) + R"(, "cond": 100}})";
+        Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+          "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape(count, n, n) + R"(, "from": )" + a_from + R"(},
+          "B": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape(count, n, k) +
+                                                   R"(, "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+          "body": [{"op": ")" + op + R"(", "out": ["X", "info"], "in": ["A", "B"]}],
+          "outputs": {"X": "X.npy", "info": "info.npy", "A": "A.npy", "B": "B.npy"}})");
+        auto out = test::run_on_device(program);
+        double worst = 0;
+        for (int64_t e = 0; e < count; ++e) {
+          EXPECT_EQ(out.at("info").get(e), 0) << what << ", matrix " << e;
+          std::vector<Z> a = matrix(out.at("A"), e, n * n), b = matrix(out.at("B"), e, n * k), copy = a;
+          const std::vector<Z> x = matrix(out.at("X"), e, n * k);
+          std::vector<double> sv(static_cast<size_t>(n));
+          std::vector<lapack_int> ipiv(static_cast<size_t>(n));
+          ASSERT_EQ(LAPACKE_zgesdd(LAPACK_ROW_MAJOR, 'N', static_cast<lapack_int>(n), static_cast<lapack_int>(n),
+                                   reinterpret_cast<lapack_complex_double*>(copy.data()), static_cast<lapack_int>(n), sv.data(), nullptr,
+                                   static_cast<lapack_int>(n), nullptr, static_cast<lapack_int>(n)),
+                    0);
+          ASSERT_EQ(LAPACKE_zgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(k),
+                                  reinterpret_cast<lapack_complex_double*>(a.data()), static_cast<lapack_int>(n), ipiv.data(),
+                                  reinterpret_cast<lapack_complex_double*>(b.data()), static_cast<lapack_int>(k)),
+                    0);
+          double scale = 0, diff = 0;
+          for (int64_t i = 0; i < n * k; ++i) {
+            scale = std::max(scale, std::abs(b[i]));
+            diff = std::max(diff, std::abs(x[i] - b[i]));
+          }
+          worst = std::max(worst, diff / (scale * eps_of(dtype) * sv.front() / sv.back()));
+        }
+        EXPECT_LT(worst, 10.0 * n) << "against LAPACK's zgesv, " << what;
+      }
+}
