@@ -1,6 +1,7 @@
 // cholesky.cpp: see cholesky.h.
 #include "cholesky.h"
 
+#include <cmath>
 #include <map>
 
 #include "kernel_text.h"
@@ -8,57 +9,84 @@
 
 namespace fugue::linalg {
 
-std::string register_cholesky(fugue_dtype dtype, int64_t n, const std::string& f, const std::string& info) {
-  std::map<std::string, std::string> v = {{"t", abi::dtype_ctype(dtype)}, {"N", std::to_string(n)}, {"f", f}, {"info", info},
-                                          {"zero", real_literal(dtype, 0)}};
+std::string register_cholesky(const Scalars& sc, int64_t n, const std::string& f, const std::string& info) {
+  std::map<std::string, std::string> v = {{"rt", sc.real_type}, {"N", std::to_string(n)}, {"f", f}, {"info", info}, {"zero", sc.real(0)}};
   for (const char* name : {"k", "i", "j", "d", "s"}) v[name] = f + "_" + name;  // f is unique in the kernel
+  const std::string fkk = f + "[" + v["k"] + " * " + v["N"] + " + " + v["k"] + "]";
+  v["d_of"] = sc.real_part(fkk);
+  v["root"] = sc.from_real(v["s"]);
+  v["update"] = sc.mul(f + "[" + v["i"] + " * " + v["N"] + " + " + v["k"] + "]", sc.conj(f + "[" + v["j"] + " * " + v["N"] + " + " + v["k"] + "]"));
   return fill("int $info = 0;\n"
               "#pragma unroll\nfor (int $k = 0; $k < $N; ++$k) {\n"
-              "  const $t $d = $f[$k * $N + $k];\n"
+              "  const $rt $d = $d_of;\n"
               "  if ($info == 0 && !($d > $zero)) $info = $k + 1;\n"
               "  if ($info == 0) {\n"
-              "    const $t $s = sqrt($d);\n"
-              "    $f[$k * $N + $k] = $s;\n"
+              "    const $rt $s = sqrt($d);\n"
+              "    $f[$k * $N + $k] = $root;\n"
               "    #pragma unroll\n    for (int $i = $k + 1; $i < $N; ++$i) $f[$i * $N + $k] /= $s;\n"
               "    #pragma unroll\n    for (int $i = $k + 1; $i < $N; ++$i)\n"
-              "      #pragma unroll\n      for (int $j = $k + 1; $j <= $i; ++$j) $f[$i * $N + $j] -= $f[$i * $N + $k] * $f[$j * $N + $k];\n"
+              "      #pragma unroll\n      for (int $j = $k + 1; $j <= $i; ++$j) $f[$i * $N + $j] -= $update;\n"
               "  }\n}\n",
               v);
 }
 
-std::string team_cholesky(const sdk::Emitter& em, fugue_dtype dtype, int64_t n,
+std::string team_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n,
                           const std::function<std::string(const std::string&)>& read,
                           const std::function<std::string(const std::string&)>& write, const std::string& info) {
   const std::string N = std::to_string(n), lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
   const int64_t team = em.local_size();
-  std::map<std::string, std::string> vars = {{"t", abi::dtype_ctype(dtype)}, {"N", N}, {"info", info},
-                                             {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)}};
+  std::map<std::string, std::string> vars = {{"t", sc.type}, {"rt", sc.real_type}, {"N", N}, {"info", info}, {"zero", sc.real(0)},
+                                             {"one", sc.real(1)}};
   for (const char* v : {"q", "c", "k", "i", "li", "d", "s", "rs", "ok", "ps", "prs", "pdo"}) vars[v] = em.name(v);
   const std::string c = vars["c"], k = vars["k"], i = vars["i"];
   auto L = [&](const std::string& row, const std::string& col) { return write("(" + row + ") * " + N + " + " + col); };
   auto Lr = [&](const std::string& row, const std::string& col) { return read("(" + row + ") * " + N + " + " + col); };
   auto each = [&](const std::string& body) { return team_loop(vars["q"], lane, team, c, n, N, body); };
-  vars["Lkk"] = Lr(k, k);
-  std::string code = fill("int $info = 0;\n$t $ps = $zero, $prs = $zero;\nbool $pdo = false;  /* the previous step's root, its reciprocal, success */\n"
+  vars["d_of"] = sc.real_part(Lr(k, k));
+  std::string code = fill("int $info = 0;\n$rt $ps = $zero, $prs = $zero;\nbool $pdo = false;  /* the previous step's root, its reciprocal, success */\n"
                           "for (int $k = 0; $k < $N; ++$k) {\n"
-                          "  const $t $d = $Lkk;\n"
+                          "  const $rt $d = $d_of;\n"
                           "  if ($info == 0 && !($d > $zero)) $info = $k + 1;\n"
                           "  const bool $ok = $info == 0;\n"
-                          "  const $t $s = sqrt($d), $rs = $one / $s;\n",
+                          "  const $rt $s = sqrt($d), $rs = $one / $s;\n",
                           vars);
   // Column k - 1's deferred pivot and scaling (rows k and below), then the update from column k.
-  code += each("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + vars["ps"] + ";\n");
+  code += each("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + sc.from_real(vars["ps"]) + ";\n");
   // Row i's element of the pivot column, scaled once per row (the same in every work-item).
   code += fill("  for (int $i = $k; $i < $N; ++$i) {\n    const $t $li = ", vars) + Lr(i, k) + " * " + vars["rs"] + ";\n";
   code += each("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + L(i, c) + " *= " + vars["prs"] + ";\n" +
-               "    if (" + vars["ok"] + " && " + c + " > " + k + " && " + i + " >= " + c + ") " + L(i, c) + " -= " + vars["li"] +
-               " * (" + Lr(c, k) + " * " + vars["rs"] + ");\n");  // scaled before multiplying: no overflow
+               "    if (" + vars["ok"] + " && " + c + " > " + k + " && " + i + " >= " + c + ") " + L(i, c) + " -= " +
+               sc.mul(vars["li"], sc.conj("(" + Lr(c, k) + " * " + vars["rs"] + ")")) + ";\n");  // scaled before multiplying: no overflow
   code += "  }\n";
   code += fill("  $ps = $s;\n  $prs = $rs;\n  $pdo = $ok;\n", vars);
   code += "  " + sync + "}\n";
   // The last column's pivot (no rows below it).
-  code += each("    if (" + c + " == " + N + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + vars["ps"] + ";\n");
+  code += each("    if (" + c + " == " + N + " - 1 && " + vars["pdo"] + ") " + L(c, c) + " = " + sc.from_real(vars["ps"]) + ";\n");
   return code + sync;
+}
+
+int64_t cholesky_reference(std::vector<Complex>& f, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    const long double d = f[k * n + k].real();
+    if (!(d > 0)) return k + 1;
+    const long double s = std::sqrt(d);
+    f[k * n + k] = s;
+    for (int64_t i = k + 1; i < n; ++i) f[i * n + k] /= s;
+    for (int64_t i = k + 1; i < n; ++i)
+      for (int64_t j = k + 1; j <= i; ++j) f[i * n + j] -= f[i * n + k] * std::conj(f[j * n + k]);
+  }
+  return 0;
+}
+
+void cholesky_solve_reference(const std::vector<Complex>& f, int64_t n, std::vector<Complex>& y) {
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < i; ++j) y[i] -= f[i * n + j] * y[j];
+    y[i] /= f[i * n + i];
+  }
+  for (int64_t i = n - 1; i >= 0; --i) {
+    for (int64_t j = i + 1; j < n; ++j) y[i] -= std::conj(f[j * n + i]) * y[j];
+    y[i] /= std::conj(f[i * n + i]);
+  }
 }
 
 }  // namespace fugue::linalg

@@ -1,19 +1,21 @@
-// cholesky.h: the Cholesky factorization A = L L^T written for one work-item in registers and for a team
-// of work-items, shared by potrf (the factor itself) and posv (a solve after it, the factor never leaving
-// the kernel).
+// cholesky.h: the Cholesky factorization A = L L^H (L L^T for reals) written for one work-item in
+// registers and for a team of work-items, shared by potrf (the factor itself) and posv (a solve after
+// it, the factor never leaving the kernel). The diagonal's real part is what is tested and rooted.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "fugue/sdk.hpp"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
 // Code that factors the n x n private array `f` (row-major, its lower triangle filled; every loop
 // unrolled, so every index is a constant) into L in place, and declares `int info`: 0, or k when the
 // leading minor of order k is not positive definite (the columns from k on are then left as they were).
-std::string register_cholesky(fugue_dtype dtype, int64_t n, const std::string& f, const std::string& info);
+std::string register_cholesky(const Scalars& sc, int64_t n, const std::string& f, const std::string& info);
 
 // The same for em's team, on an n x n matrix W reached through `read`/`write` (flat row-major index ->
 // an rvalue / lvalue), its lower triangle filled and a barrier passed before the code, which ends with a
@@ -22,8 +24,15 @@ std::string register_cholesky(fugue_dtype dtype, int64_t n, const std::string& f
 // of k from column k, scaled as it is read; column k's owner scales it in place only at the next step,
 // when nobody reads it. Loops around barriers run the same trip count in every work-item (a team that
 // failed goes on doing nothing: its neighbours share the barriers).
-std::string team_cholesky(const sdk::Emitter& em, fugue_dtype dtype, int64_t n,
+std::string team_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n,
                           const std::function<std::string(const std::string&)>& read,
                           const std::function<std::string(const std::string&)>& write, const std::string& info);
+
+// The reference: factors f (row-major n x n, its lower triangle filled) into L with A = L L^H in place,
+// in extended precision; returns info (0, or the order of the first leading minor not positive definite,
+// the columns from there on left as they were).
+int64_t cholesky_reference(std::vector<Complex>& f, int64_t n);
+// The reference solve of L L^H y = b in place (y holds b), L the lower triangle of f as above.
+void cholesky_solve_reference(const std::vector<Complex>& f, int64_t n, std::vector<Complex>& y);
 
 }  // namespace fugue::linalg

@@ -137,7 +137,7 @@ class Gels final : public sdk::Operation {
       code += team_loop(q, lane, em.local_size(), e, s.working(), std::to_string(s.working()), load) + em.barrier() + "\n";
       code += team_householder(em, a.dtype, h) + rank;
       const ElementAt rhs = [&](const std::string& r, const std::string& col) { return W(r, N + " + " + col); };
-      code += team_solve(em, Triangle{W, false, false}, RightHandSides{rhs, rhs, s.n, s.k});
+      code += team_solve(em, Scalars(a.dtype), Triangle{W, false, false}, RightHandSides{rhs, rhs, s.n, s.k});
       code += team_loop(q, lane, em.local_size(), e, s.n * s.k, std::to_string(s.n * s.k), store);
       code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
     }

@@ -75,6 +75,7 @@ class Getrs final : public sdk::Operation {
     const int64_t n = columns_of(lu), k = columns_of(b);
     const bool transposed = call.string("trans") == "T";
     const std::string N = std::to_string(n), K = std::to_string(k), t = abi::dtype_ctype(lu.dtype);
+    const Scalars sc(lu.dtype);
     const ElementAt factor = [&](const std::string& i, const std::string& j) { return em.read_at(kLU, "(" + i + ") * " + N + " + (" + j + ")"); };
     const ElementAt transpose = [&](const std::string& i, const std::string& j) { return factor(j, i); };
     // A = P L U. A X = B: X = U^-1 L^-1 P^T B (the swaps in order); A^T X = B: X = P L^-T U^-T B (U^T
@@ -105,7 +106,7 @@ class Getrs final : public sdk::Operation {
         swaps += "}\n";
       }
       if (!transposed) code += swaps;
-      code += register_solve(first, n, x) + register_solve(second, n, x);
+      code += register_solve(sc, first, n, x) + register_solve(sc, second, n, x);
       if (transposed) code += swaps;
       for (int64_t r = 0; r < n; ++r)
         code += em.write_at(kX, std::to_string(r) + " * " + K + " + " + c) + " = " + bad + " ? (" + t + ")NAN : " + x + "[" +
@@ -133,7 +134,7 @@ class Getrs final : public sdk::Operation {
     code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k), "    " + work + " = " + em.read_at(kB, e) + ";\n");
     code += sync;
     if (!transposed) code += swaps;
-    code += team_solve(em, first, rhs) + team_solve(em, second, rhs);
+    code += team_solve(em, sc, first, rhs) + team_solve(em, sc, second, rhs);
     if (transposed) code += swaps;
     // Out (NaN where a pivot was bad); each element is one work-item's, as in the copy before.
     code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k),

@@ -2,6 +2,7 @@
 #include "posv.h"
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "cholesky.h"
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 #include "triangular_solve.h"
 
 namespace fugue::linalg {
@@ -31,9 +33,9 @@ class Posv final : public sdk::Operation {
           "factors (LAPACK's posv; the factor stays inside the kernel), from A's lower triangle (upper with lower "
           "false); B [..., n, k], X of B's shape; info (optional) per matrix as potrf's: 0, or k when the leading "
           "minor of order k is not positive definite (that X is then NaN)";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "symmetric positive definite matrices [..., n, n]"),
-                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
-                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape"),
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "symmetric (Hermitian) positive definite matrices [..., n, n]"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "right-hand sides [..., n, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the solutions, of B's shape"),
                 sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
                                   "i32 per matrix [...]: 0 or the order of the first leading minor that is not positive definite")};
     attrs = {{"lower", FUGUE_ATTR_BOOL, false, 1, "", "true: factor A's lower triangle; false: its upper"}};
@@ -83,11 +85,12 @@ class Posv final : public sdk::Operation {
     const fugue_dtype dtype = a.dtype;
     const int64_t n = columns_of(a), k = columns_of(b);
     const bool lower = call.flag("lower");
-    const std::string t = abi::dtype_ctype(dtype), N = std::to_string(n), K = std::to_string(k), zero = real_literal(dtype, 0);
-    const std::string nan = dtype == FUGUE_DTYPE_F64 ? "(double)NAN" : "NAN";
+    const std::string t = abi::dtype_ctype(dtype), N = std::to_string(n), K = std::to_string(k), zero = Scalars(dtype).literal(0);
+    const Scalars sc(dtype);
+    const std::string nan = sc.nan();
     const std::string info = em.name("info"), r = em.name("r"), c = em.name("c"), e = em.name("e"), q = em.name("q");
     // The factor L~ is lower whichever triangle A is read from (upper: A^T's lower), A = L~ L~^T.
-    const std::string a_rc = em.read_at(kA, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
+    const std::string a_rc = lower ? em.read_at(kA, r + " * " + N + " + " + c) : sc.conj(em.read_at(kA, c + " * " + N + " + " + r));
     const ElementAt rhs = [&](const std::string& i, const std::string& j) { return em.read_at(kB, "(" + i + ") * " + K + " + (" + j + ")"); };
     const ElementAt x_r = [&](const std::string& i, const std::string& j) { return em.read_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); };
     const ElementAt x_w = [&](const std::string& i, const std::string& j) { return em.write_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); };
@@ -95,14 +98,14 @@ class Posv final : public sdk::Operation {
     if (em.local_size() == 1) {
       const std::string f = em.name("f"), x = em.name("x");
       const ElementAt F = [&](const std::string& i, const std::string& j) { return f + "[(" + i + ") * " + N + " + (" + j + ")]"; };
-      const ElementAt Ft = [&](const std::string& i, const std::string& j) { return F(j, i); };
+      const ElementAt Ft = [&](const std::string& i, const std::string& j) { return sc.conj(F(j, i)); };
       code += t + " " + f + "[" + std::to_string(n * n) + "];\n";
       code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c + " = 0; " +
               c + " <= " + r + "; ++" + c + ") " + F(r, c) + " = " + a_rc + ";\n";
-      code += register_cholesky(dtype, n, f, info);
+      code += register_cholesky(sc, n, f, info);
       code += "for (int " + c + " = 0; " + c + " < " + K + "; ++" + c + ") {\n" + t + " " + x + "[" + N + "];\n";
       for (int64_t i = 0; i < n; ++i) code += x + "[" + std::to_string(i) + "] = " + rhs(std::to_string(i), c) + ";\n";
-      code += register_solve(Triangle{F, true, false}, n, x) + register_solve(Triangle{Ft, false, false}, n, x);
+      code += register_solve(sc, Triangle{F, true, false}, n, x) + register_solve(sc, Triangle{Ft, false, false}, n, x);
       for (int64_t i = 0; i < n; ++i)
         code += x_w(std::to_string(i), c) + " = " + info + " == 0 ? " + x + "[" + std::to_string(i) + "] : " + nan + ";\n";
       code += "}\n" + em.write_at(kInfo, "0") + " = " + info + ";\n";
@@ -113,12 +116,12 @@ class Posv final : public sdk::Operation {
     const std::string w = local ? em.local_array(dtype, n * n, "factor") : em.workspace(0);
     auto W = [&](const std::string& index) { return w + "[" + index + "]"; };
     const ElementAt L = [&](const std::string& i, const std::string& j) { return W("(" + i + ") * " + N + " + (" + j + ")"); };
-    const ElementAt Lt = [&](const std::string& i, const std::string& j) { return L(j, i); };
+    const ElementAt Lt = [&](const std::string& i, const std::string& j) { return sc.conj(L(j, i)); };
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
     code += team_loop(q, lane, em.local_size(), e, n * n, std::to_string(n * n),
                       "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + W(e) + " = " + c +
                           " <= " + r + " ? " + a_rc + " : " + zero + ";\n");
-    code += em.barrier() + "\n" + team_cholesky(em, dtype, n, W, W, info);
+    code += em.barrier() + "\n" + team_cholesky(em, sc, n, W, W, info);
     code += solve_all(em, dtype, rhs, RightHandSides{x_r, x_w, n, k}, {Triangle{L, true, false}, Triangle{Lt, false, false}}, "", local);
     // Not positive definite: NaN (each element by the work-item that wrote it last).
     code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k),
@@ -138,34 +141,17 @@ class Posv final : public sdk::Operation {
     sdk::HostView x(arrays[kX]), info(arrays[kInfo]);
     const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB)), count = batch_count(call.operand(kA));
     const bool lower = call.flag("lower");
-    std::vector<long double> f(static_cast<size_t>(n * n)), y(static_cast<size_t>(n));
+    const long double nan = std::numeric_limits<long double>::quiet_NaN();
+    std::vector<Complex> f(static_cast<size_t>(n * n)), y(static_cast<size_t>(n));
     for (int64_t m = 0; m < count; ++m) {
       for (int64_t r = 0; r < n; ++r)
-        for (int64_t c = 0; c < n; ++c) f[r * n + c] = c <= r ? a.get(m * n * n + (lower ? r * n + c : c * n + r)) : 0;
-      int64_t failed = 0;
-      for (int64_t j = 0; j < n && !failed; ++j) {
-        if (!(f[j * n + j] > 0)) {
-          failed = j + 1;
-          break;
-        }
-        const long double s = std::sqrt(f[j * n + j]);
-        f[j * n + j] = s;
-        for (int64_t i = j + 1; i < n; ++i) f[i * n + j] /= s;
-        for (int64_t i = j + 1; i < n; ++i)
-          for (int64_t l = j + 1; l <= i; ++l) f[i * n + l] -= f[i * n + j] * f[l * n + j];
-      }
+        for (int64_t c = 0; c < n; ++c)
+          f[r * n + c] = c > r ? Complex(0) : lower ? get_value(a, m * n * n + r * n + c) : std::conj(get_value(a, m * n * n + c * n + r));
+      const int64_t failed = cholesky_reference(f, n);
       for (int64_t c = 0; c < k; ++c) {
-        for (int64_t i = 0; i < n; ++i) y[i] = b.get(m * n * k + i * k + c);
-        for (int64_t i = 0; i < n && !failed; ++i) {
-          for (int64_t j = 0; j < i; ++j) y[i] -= f[i * n + j] * y[j];
-          y[i] /= f[i * n + i];
-        }
-        for (int64_t i = n - 1; i >= 0 && !failed; --i) {
-          for (int64_t j = i + 1; j < n; ++j) y[i] -= f[j * n + i] * y[j];
-          y[i] /= f[i * n + i];
-        }
-        for (int64_t i = 0; i < n; ++i)
-          x.set(m * n * k + i * k + c, failed ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(y[i]));
+        for (int64_t i = 0; i < n; ++i) y[i] = get_value(b, m * n * k + i * k + c);
+        if (!failed) cholesky_solve_reference(f, n, y);
+        for (int64_t i = 0; i < n; ++i) set_value(x, m * n * k + i * k + c, failed ? Complex(nan, nan) : y[i]);
       }
       info.set_int(m, failed);
     }

@@ -9,6 +9,7 @@
 #include "cholesky.h"
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -24,8 +25,8 @@ class Potrf final : public sdk::Operation {
           "(lower, the default) or U with A = U^T U (lower false), from A's lower (upper) triangle, the other triangle "
           "zero; info (optional) per matrix as LAPACK's: 0, or k when the leading minor of order k is not positive "
           "definite (the factor then holds its first k - 1 columns, rows when upper, and zeros)";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "symmetric positive definite matrices [..., n, n]"),
-                sdk::out("L", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the factors, of A's shape and dtype"),
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "symmetric (Hermitian) positive definite matrices [..., n, n]"),
+                sdk::out("L", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the factors, of A's shape and dtype"),
                 sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
                                   "i32 per matrix [...]: 0 or the order of the first leading minor that is not positive definite")};
     attrs = {{"lower", FUGUE_ATTR_BOOL, false, 1, "", "true: A = L L^T from A's lower triangle; false: A = U^T U from its upper"}};
@@ -83,29 +84,18 @@ class Potrf final : public sdk::Operation {
     const fugue_type& t = call.operand(kA);
     const int64_t n = t.shape[t.rank - 1], count = batch_count(t);
     const bool lower = call.flag("lower");
-    std::vector<long double> f(static_cast<size_t>(n * n));
+    std::vector<Complex> f(static_cast<size_t>(n * n));
     for (int64_t m = 0; m < count; ++m) {
       const int64_t base = m * n * n;
-      // f: the lower triangle of A (upper: of A^T), factored in place, in extended precision.
+      // f: the lower triangle of A (upper: of A^H), factored in place, in extended precision.
       for (int64_t r = 0; r < n; ++r)
-        for (int64_t c = 0; c < n; ++c) f[r * n + c] = c <= r ? a.get(base + (lower ? r * n + c : c * n + r)) : 0;
-      int64_t failed = 0;
-      for (int64_t k = 0; k < n && !failed; ++k) {
-        const long double d = f[k * n + k];
-        if (!(d > 0)) {
-          failed = k + 1;
-          break;
-        }
-        const long double s = std::sqrt(d);
-        f[k * n + k] = s;
-        for (int64_t i = k + 1; i < n; ++i) f[i * n + k] /= s;
-        for (int64_t i = k + 1; i < n; ++i)
-          for (int64_t j = k + 1; j <= i; ++j) f[i * n + j] -= f[i * n + k] * f[j * n + k];
-      }
+        for (int64_t c = 0; c < n; ++c)
+          f[r * n + c] = c > r ? Complex(0) : lower ? get_value(a, base + r * n + c) : std::conj(get_value(a, base + c * n + r));
+      const int64_t failed = cholesky_reference(f, n);
       for (int64_t r = 0; r < n; ++r)
         for (int64_t c = 0; c < n; ++c) {
           const bool kept = c <= r && (!failed || c < failed - 1);
-          l.set(base + (lower ? r * n + c : c * n + r), kept ? static_cast<double>(f[r * n + c]) : 0.0);
+          set_value(l, base + (lower ? r * n + c : c * n + r), kept ? (lower ? f[r * n + c] : std::conj(f[r * n + c])) : Complex(0));
         }
       info.set_int(m, failed);
     }
@@ -114,18 +104,21 @@ class Potrf final : public sdk::Operation {
  private:
   // One matrix per work-item, in registers: every index a constant once the loops are unrolled.
   static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
-    const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), zero = real_literal(dtype, 0);
+    const Scalars sc(dtype);
+    const std::string t = sc.type, N = std::to_string(n), zero = sc.literal(0);
     const std::string f = em.name("f"), info = em.name("info"), r = em.name("r"), c = em.name("c");
-    const std::string at_a = em.read_at(kA, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
+    // Upper: A^H's lower triangle (the conjugate of the transpose, for Hermitian matrices).
+    const std::string at_a = lower ? em.read_at(kA, r + " * " + N + " + " + c) : sc.conj(em.read_at(kA, c + " * " + N + " + " + r));
     std::string code = t + " " + f + "[" + std::to_string(n * n) + "];\n";
     code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c +
             " = 0; " + c + " <= " + r + "; ++" + c + ") " + f + "[" + r + " * " + N + " + " + c + "] = " + at_a + ";\n";
-    code += register_cholesky(dtype, n, f, info);
+    code += register_cholesky(sc, n, f, info);
     // Out: the factor's triangle (its first info - 1 columns when it failed), zeros elsewhere.
     const std::string at_l = em.write_at(kL, lower ? r + " * " + N + " + " + c : c + " * " + N + " + " + r);
     code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c +
             " = 0; " + c + " < " + N + "; ++" + c + ") " + at_l + " = " + c + " <= " + r + " && (" + info + " == 0 || " + c +
-            " < " + info + " - 1) ? " + f + "[" + r + " * " + N + " + " + c + "] : " + zero + ";\n";
+            " < " + info + " - 1) ? " + (lower ? f + "[" + r + " * " + N + " + " + c + "]" : sc.conj(f + "[" + r + " * " + N + " + " + c + "]")) +
+            " : " + zero + ";\n";
     code += em.write_at(kInfo, "0") + " = " + info + ";\n";
     return code;
   }
@@ -134,7 +127,8 @@ class Potrf final : public sdk::Operation {
   // leaves its element of column k in local memory, and every row below k updates itself from that
   // column. The loops are unrolled, so every register index is a constant.
   static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
-    const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), zero = real_literal(dtype, 0);
+    const Scalars sc(dtype);
+    const std::string t = sc.type, rt = sc.real_type, N = std::to_string(n), zero = sc.literal(0);
     const std::string row = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const std::string col = em.local_array(dtype, n, "column");
     const std::string a = em.name("a"), info = em.name("info"), d = em.name("d"), s = em.name("s"), l = em.name("l"),
@@ -143,24 +137,23 @@ class Potrf final : public sdk::Operation {
     std::string code = t + " " + a + "[" + N + "];\n";
     for (int64_t j = 0; j < n; ++j)
       code += el(j) + " = " + row + " < " + N + " && " + std::to_string(j) + " <= " + row + " ? " +
-              em.read_at(kA, lower ? "min(" + row + ", " + std::to_string(n - 1) + ") * " + N + " + " + std::to_string(j)
-                                   : std::to_string(j) + " * " + N + " + min(" + row + ", " + std::to_string(n - 1) + ")") +
+              (lower ? em.read_at(kA, "min(" + row + ", " + std::to_string(n - 1) + ") * " + N + " + " + std::to_string(j))
+                     : sc.conj(em.read_at(kA, std::to_string(j) + " * " + N + " + min(" + row + ", " + std::to_string(n - 1) + ")"))) +
               " : " + zero + ";\n";
     code += "int " + info + " = 0;\n";
     for (int64_t k = 0; k < n; ++k) {
       const std::string K = std::to_string(k);
       code += "if (" + row + " < " + N + ") " + col + "[" + row + "] = " + el(k) + ";\n" + sync;
-      code += "{\n  const " + t + " " + d + " = " + col + "[" + K + "];\n";
-      code += "  if (" + info + " == 0 && !(" + d + " > " + zero + ")) " + info + " = " + std::to_string(k + 1) + ";\n";
-      code += "  const " + t + " " + s + " = sqrt(" + d + "), " + r + " = " + real_literal(dtype, 1) + " / " + s + ";\n";
-      code += "  if (" + info + " == 0 && " + row + " == " + K + ") " + el(k) + " = " + s + ";\n";
+      code += "{\n  const " + rt + " " + d + " = " + sc.real_part(col + "[" + K + "]") + ";\n";
+      code += "  if (" + info + " == 0 && !(" + d + " > " + sc.real(0) + ")) " + info + " = " + std::to_string(k + 1) + ";\n";
+      code += "  const " + rt + " " + s + " = sqrt(" + d + "), " + r + " = " + sc.real(1) + " / " + s + ";\n";
+      code += "  if (" + info + " == 0 && " + row + " == " + K + ") " + el(k) + " = " + sc.from_real(s) + ";\n";
       code += "  if (" + info + " == 0 && " + row + " > " + K + " && " + row + " < " + N + ") {\n";
       // One division per step; the column's elements are scaled by multiplying (f64 divisions are slow).
       code += "    const " + t + " " + l + " = " + el(k) + " * " + r + ";\n    " + el(k) + " = " + l + ";\n";
       code += "    const " + t + " " + lr + " = " + l + " * " + r + ";\n";
       for (int64_t j = k + 1; j < n; ++j)
-        code += "    if (" + std::to_string(j) + " <= " + row + ") " + el(j) + " -= " + lr + " * " + col + "[" + std::to_string(j) +
-                "];\n";
+        code += "    if (" + std::to_string(j) + " <= " + row + ") " + el(j) + " -= " + sc.mul(lr, sc.conj(col + "[" + std::to_string(j) + "]")) + ";\n";
       code += "  }\n}\n" + sync;  // the column is overwritten next
     }
     // Out: the row (its first info - 1 elements when the factor failed), zeros elsewhere; upper: as a column.
@@ -168,7 +161,7 @@ class Potrf final : public sdk::Operation {
     for (int64_t j = 0; j < n; ++j) {
       const std::string J = std::to_string(j);
       code += "  " + em.write_at(kL, lower ? row + " * " + N + " + " + J : J + " * " + N + " + " + row) + " = " + J + " <= " + row +
-              " && (" + info + " == 0 || " + J + " < " + info + " - 1) ? " + el(j) + " : " + zero + ";\n";
+              " && (" + info + " == 0 || " + J + " < " + info + " - 1) ? " + (lower ? el(j) : sc.conj(el(j))) + " : " + zero + ";\n";
     }
     code += "}\n";
     code += "if (" + row + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
@@ -178,11 +171,12 @@ class Potrf final : public sdk::Operation {
   // A team of work-items per matrix (team_cholesky), factoring it in a local array of its own where the
   // matrix fits (`in_local`), else in the result's storage.
   static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, bool in_local) {
-    const std::string t = std::string(abi::dtype_ctype(dtype)), N = std::to_string(n), NN = std::to_string(n * n);
+    const Scalars sc(dtype);
+    const std::string t = sc.type, N = std::to_string(n), NN = std::to_string(n * n);
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const int64_t team = em.local_size();
     const std::string e = em.name("e"), q = em.name("q"), r = em.name("r"), c = em.name("c"), d = em.name("d"),
-                      info = em.name("info"), zero = real_literal(dtype, 0);
+                      info = em.name("info"), zero = sc.literal(0);
     // The factor is computed lower in L's storage (upper: A read transposed), then transposed in place.
     const std::string w = in_local ? em.local_array(dtype, n * n, "matrix") : "";
     auto W = [&](const std::string& index) { return in_local ? w + "[" + index + "]" : em.write_at(kL, index); };
@@ -194,14 +188,14 @@ class Potrf final : public sdk::Operation {
     std::string code;
     code += each(e, n * n, NN,
                  "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + W(e) + " = " +
-                     c + " <= " + r + " ? " + em.read_at(kA, lower ? e : c + " * " + N + " + " + r) + " : " + zero + ";\n");
-    code += sync + team_cholesky(em, dtype, n, Wr, W, info);
+                     c + " <= " + r + " ? " + (lower ? em.read_at(kA, e) : sc.conj(em.read_at(kA, c + " * " + N + " + " + r))) + " : " + zero + ";\n");
+    code += sync + team_cholesky(em, sc, n, Wr, W, info);
     // A failed factor keeps its first info - 1 columns; upper: transposed. From the local array every
     // element of the result is written once; in place each pair (r, c <= r) is one work-item's.
     std::string last = "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n";
     const std::string kept = c + " <= " + r + " && (" + info + " == 0 || " + c + " < " + info + " - 1)";
     if (in_local) {
-      last += "    " + em.write_at(kL, lower ? e : c + " * " + N + " + " + r) + " = " + kept + " ? " + Wr(e) + " : " + zero + ";\n";
+      last += "    " + em.write_at(kL, lower ? e : c + " * " + N + " + " + r) + " = " + kept + " ? " + (lower ? Wr(e) : sc.conj(Wr(e))) + " : " + zero + ";\n";
     } else {
       last += "    if (" + c + " <= " + r + ") {\n";
       last += "      const " + t + " " + d + " = " + kept + " ? " + Wr(e) + " : " + zero + ";\n";
@@ -209,7 +203,7 @@ class Potrf final : public sdk::Operation {
         last += "      " + em.write_at(kL, e) + " = " + d + ";\n";
       } else {
         last += "      " + em.write_at(kL, e) + " = " + zero + ";\n";
-        last += "      " + L(c, r) + " = " + d + ";\n";
+        last += "      " + L(c, r) + " = " + sc.conj(d) + ";\n";
       }
       last += "    }\n";
     }

@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "cholesky.h"
 #include "matrices.h"
+#include "scalars.h"
 #include "triangular_solve.h"
 
 namespace fugue::linalg {
@@ -20,9 +22,9 @@ class Potrs final : public sdk::Operation {
     doc = "Solves A X = B for a batch of symmetric positive definite A given their Cholesky factors (linalg.potrf): L "
           "[..., n, n] with A = L L^T (lower, the default) or U with A = U^T U (lower false), only that triangle read; B "
           "[..., n, k]; X of B's shape";
-    operands = {sdk::in("L", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "Cholesky factors [..., n, n]"),
-                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
-                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape")};
+    operands = {sdk::in("L", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "Cholesky factors [..., n, n]"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "right-hand sides [..., n, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the solutions, of B's shape")};
     attrs = {{"lower", FUGUE_ATTR_BOOL, false, 1, "", "true: L is lower, A = L L^T; false: upper, A = U^T U"}};
     tolerance_f32 = 2e-3;
     tolerance_f64 = 1e-9;
@@ -63,7 +65,8 @@ class Potrs final : public sdk::Operation {
     const bool lower = call.flag("lower");
     const std::string N = std::to_string(n), K = std::to_string(k);
     const ElementAt factor = [&](const std::string& i, const std::string& j) { return em.read_at(kL, "(" + i + ") * " + N + " + (" + j + ")"); };
-    const ElementAt transposed = [&](const std::string& i, const std::string& j) { return factor(j, i); };
+    const Scalars sc(l.dtype);
+    const ElementAt transposed = [&](const std::string& i, const std::string& j) { return sc.conj(factor(j, i)); };  // L^H
     // A = L L^T: L y = b, then L^T x = y; A = U^T U: U^T y = b, then U x = y.
     const Triangle first{lower ? factor : transposed, true, false}, second{lower ? transposed : factor, false, false};
     const ElementAt rhs = [&](const std::string& i, const std::string& j) { return em.read_at(kB, "(" + i + ") * " + K + " + (" + j + ")"); };
@@ -86,21 +89,16 @@ class Potrs final : public sdk::Operation {
     const fugue_type &lt = call.operand(kL), &bt = call.operand(kB);
     const int64_t n = columns_of(lt), k = columns_of(bt), count = batch_count(lt);
     const bool lower = call.flag("lower");
-    std::vector<long double> y(static_cast<size_t>(n));
+    std::vector<Complex> f(static_cast<size_t>(n * n)), y(static_cast<size_t>(n));
     for (int64_t e = 0; e < count; ++e) {
-      // f(i, j): element (i, j) of the lower factor (L, or U^T).
-      auto f = [&](int64_t i, int64_t j) -> long double { return l.get(e * n * n + (lower ? i * n + j : j * n + i)); };
+      // f: the lower factor (L, or U^H), only its lower triangle read.
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j <= i; ++j)
+          f[i * n + j] = lower ? get_value(l, e * n * n + i * n + j) : std::conj(get_value(l, e * n * n + j * n + i));
       for (int64_t c = 0; c < k; ++c) {
-        for (int64_t i = 0; i < n; ++i) y[i] = b.get(e * n * k + i * k + c);
-        for (int64_t i = 0; i < n; ++i) {
-          for (int64_t j = 0; j < i; ++j) y[i] -= f(i, j) * y[j];
-          y[i] /= f(i, i);
-        }
-        for (int64_t i = n - 1; i >= 0; --i) {
-          for (int64_t j = i + 1; j < n; ++j) y[i] -= f(j, i) * y[j];
-          y[i] /= f(i, i);
-        }
-        for (int64_t i = 0; i < n; ++i) x.set(e * n * k + i * k + c, static_cast<double>(y[i]));
+        for (int64_t i = 0; i < n; ++i) y[i] = get_value(b, e * n * k + i * k + c);
+        cholesky_solve_reference(f, n, y);
+        for (int64_t i = 0; i < n; ++i) set_value(x, e * n * k + i * k + c, y[i]);
       }
     }
   }

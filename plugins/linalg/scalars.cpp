@@ -15,6 +15,17 @@ Scalars::Scalars(fugue_dtype d)
       type(abi::dtype_ctype(d)),
       real_type(abi::dtype_ctype(part_dtype(d))) {}
 
+Complex get_value(const sdk::HostView& h, int64_t i) {
+  const std::complex<double> z = h.get_complex(i);
+  return {z.real(), z.imag()};
+}
+
+void set_value(sdk::HostView& h, int64_t i, const Complex& z) {
+  const fugue_dtype d = h.type().dtype;
+  if (d == FUGUE_DTYPE_C64 || d == FUGUE_DTYPE_C128) h.set_complex(i, {static_cast<double>(z.real()), static_cast<double>(z.imag())});
+  else h.set(i, static_cast<double>(z.real()));
+}
+
 std::string Scalars::real(double value) const { return real_literal(part_dtype(dtype), value); }
 
 std::string Scalars::literal(double value) const {
@@ -25,6 +36,8 @@ std::string Scalars::nan() const {
   const std::string n = part_dtype(dtype) == FUGUE_DTYPE_F64 ? "(double)NAN" : "NAN";
   return complex ? "((" + type + ")(" + n + ", " + n + "))" : n;
 }
+
+std::string Scalars::from_real(const std::string& x) const { return complex ? "((" + type + ")(" + x + ", " + real(0) + "))" : x; }
 
 std::string Scalars::mul(const std::string& a, const std::string& b) const {
   if (!complex) return "(" + a + ") * (" + b + ")";
@@ -40,6 +53,13 @@ std::string Scalars::conj_mul(const std::string& a, const std::string& b) const 
   if (!complex) return "(" + a + ") * (" + b + ")";
   return "((" + type + ")((" + a + ").x * (" + b + ").x + (" + a + ").y * (" + b + ").y, (" + a + ").x * (" + b + ").y - (" + a +
          ").y * (" + b + ").x))";
+}
+
+std::string Scalars::div(const std::string& a, const std::string& b) const {
+  if (!complex) return "(" + a + ") / (" + b + ")";
+  const std::string d = "((" + b + ").x * (" + b + ").x + (" + b + ").y * (" + b + ").y)";
+  return "((" + type + ")(((" + a + ").x * (" + b + ").x + (" + a + ").y * (" + b + ").y) / " + d + ", ((" + a + ").y * (" + b + ").x - (" + a +
+         ").x * (" + b + ").y) / " + d + "))";
 }
 
 std::string Scalars::real_part(const std::string& a) const { return complex ? "(" + a + ").x" : a; }

@@ -4,6 +4,7 @@
 // differ. Arguments used more than once (complex products) should be identifiers or array elements,
 // not expressions with a cost.
 #pragma once
+#include <complex>
 #include <string>
 
 #include "fugue/sdk.hpp"
@@ -22,6 +23,8 @@ struct Scalars {
   std::string literal(double value) const;
   std::string real(double value) const;
   std::string nan() const;
+  // A value of the type from an expression of the parts' type (x + 0i for complex).
+  std::string from_real(const std::string& x) const;
   // a * b, conj(a) (a for reals), conj(a) * b.
   std::string mul(const std::string& a, const std::string& b) const;
   std::string conj(const std::string& a) const;
@@ -31,6 +34,9 @@ struct Scalars {
   std::string abs2(const std::string& a) const;
   // LAPACK's magnitude for choosing pivots (i?amax): |a|, or |re| + |im| for complex numbers.
   std::string pivot_magnitude(const std::string& a) const;
+  // a / b. Complex: a conj(b) / |b|^2, for divisors whose |b|^2 neither overflows nor underflows (a
+  // triangular factor's diagonal); divisions by pivots use declare_reciprocal.
+  std::string div(const std::string& a, const std::string& b) const;
   // Whether a is exactly zero (both parts for complex).
   std::string is_zero(const std::string& a) const;
   // Statements declaring `const type name = 1 / p` (complex: scaled so that neither |p|^2 nor its
@@ -44,5 +50,11 @@ constexpr uint32_t kFloatDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE
 
 // The parts' dtype of a complex one (the dtype itself for reals).
 fugue_dtype part_dtype(fugue_dtype dtype);
+
+// The references compute in complex extended precision whatever the dtype: element i of a host array
+// (imaginary part 0 for reals), and storing one (its real part for reals; NaN stays NaN).
+using Complex = std::complex<long double>;
+Complex get_value(const sdk::HostView& h, int64_t i);
+void set_value(sdk::HostView& h, int64_t i, const Complex& z);
 
 }  // namespace fugue::linalg

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fugue/sdk.hpp"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -31,10 +32,10 @@ struct RightHandSides {
 // runs the code; it ends with a barrier). Each step updates the rows still to solve with the newest
 // solved row, one barrier a step; the divisions by the diagonal come last (a solved row is read only
 // in its own step, so dividing it then or at the end is the same).
-std::string team_solve(const sdk::Emitter& em, const Triangle& t, const RightHandSides& x);
+std::string team_solve(const sdk::Emitter& em, const Scalars& sc, const Triangle& t, const RightHandSides& x);
 
 // Code that overwrites x[0] .. x[n - 1] (an array of registers named `x`) with T^-1 x, fully unrolled.
-std::string register_solve(const Triangle& t, int64_t n, const std::string& x);
+std::string register_solve(const Scalars& sc, const Triangle& t, int64_t n, const std::string& x);
 
 // Code that sets X = scale * B (`scale` an OpenCL C expression, or empty for none) and solves with
 // each triangle in turn, for em's team: one work-item takes a column of right-hand sides at a time in

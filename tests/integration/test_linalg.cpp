@@ -466,7 +466,8 @@ TEST(Linalg, GemmMatchesBlas) {
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
   };
-  refused(R"({"trans_a": "C"})", "[4, 2, 5]", "attribute trans_a: expected \"N\" (as stored) or \"T\" (transposed), found \"C\"");
+  refused(R"({"trans_a": "H"})", "[4, 2, 5]",
+          "attribute trans_a: expected \"N\" (as stored), \"T\" (transposed) or \"C\" (conjugate transposed), found \"H\"");
   refused("{}", "[4, 3, 5]", "op(A) has 2 columns but op(B) 3 rows");
   refused("{}", "[2, 2, 5]", "their batch axes (all but the last two) must be equal");
 }
