@@ -5,8 +5,8 @@
 # events: OP=gesv_nopiv (the default; Gauss-Jordan without pivoting, the seed's STAP solver, on SPD
 # systems of cond 100), OP=posv (the same systems) or OP=gesv (Gauss-Jordan with partial pivoting, on
 # uniform [-1, 1) systems); n = 4 ... 64 with 4 right-hand sides (batches of 20,000 up to n = 16, 2,000
-# above) and STAP's 18 x 18 with 16 (4,096 systems). The GPU's X is checked against NumPy first (relative
-# to cond(A)).
+# above) and STAP's 18 x 18 with 16 (4,096 systems); DTYPES="f64 f32" (the default) or "c64 c128" (complex;
+# Hermitian positive definite systems). The GPU's X is checked against NumPy first (relative to cond(A)).
 # Build and bundle first:  ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
 set -u
 source .gpu/env.sh
@@ -16,6 +16,7 @@ mkdir -p "$out"
 export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
 CASES=${CASES:-"4:4:20000 8:4:20000 16:4:20000 18:16:4096 32:4:2000 64:4:2000"}
 OP=${OP:-gesv_nopiv}
+DTYPES=${DTYPES:-"f64 f32"}
 if [ "$OP" = gesv ]; then A_FROM='{"random": {"seed": 1, "low": -1, "high": 1}}'; else A_FROM='{"spd": {"seed": 1, "cond": 100}}'; fi
 
 program() {  # count n k dtype file
@@ -30,16 +31,16 @@ JSON
 : > "$out/solve.txt"
 for c in $CASES; do
   IFS=: read -r n k count <<< "$c"
-  for dtype in f64 f32; do
+  for dtype in $DTYPES; do
     program 257 "$n" "$k" "$dtype" "$out/check.json"
     $F run "$out/check.json" --out "$out/gpu" > "$out/run.txt" 2>&1 || cat "$out/run.txt"
     check=$(python3 - "$out" <<'PY'
 import sys, numpy as np
 d = sys.argv[1]
-A, B, X = (np.load(f'{d}/gpu/{s}.npy').astype(np.float64) for s in 'ABX')
+A, B, X = (np.load(f'{d}/gpu/{s}.npy').astype(np.complex128) for s in 'ABX')
 want = np.linalg.solve(A, B)
 err = (np.abs(X - want).max(axis=(1, 2)) / np.abs(want).max(axis=(1, 2)) / np.linalg.cond(A)).max()
-eps = 1.2e-7 if np.load(f'{d}/gpu/X.npy').dtype == np.float32 else 2.3e-16
+eps = 1.2e-7 if np.load(f'{d}/gpu/X.npy').dtype in (np.float32, np.complex64) else 2.3e-16
 ok = err < 50 * A.shape[-1] * eps and not np.load(f'{d}/gpu/info.npy').any()
 print('OK' if ok else f'MISMATCH {err:.2e}')
 PY
@@ -50,10 +51,10 @@ PY
     python3 - "$n" "$k" "$count" "$dtype" "$ms" "$check" "$OP" <<'PY' | tee -a "$out/solve.txt"
 import sys, torch
 n, k, count, dtype, ms, check, op = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), sys.argv[6], sys.argv[7]
-dt = torch.float64 if dtype == 'f64' else torch.float32
+dt = {'f64': torch.float64, 'f32': torch.float32, 'c64': torch.complex64, 'c128': torch.complex128}[dtype]
 g = torch.Generator(device='cuda').manual_seed(1)
 M = torch.randn(count, n, n, device='cuda', dtype=dt, generator=g)
-A = M @ M.transpose(1, 2) + n * torch.eye(n, device='cuda', dtype=dt)
+A = M @ M.mH + n * torch.eye(n, device='cuda', dtype=dt)
 B = torch.rand(count, n, k, device='cuda', dtype=dt, generator=g)
 def bench(fn, warm=3, rep=10):
     for _ in range(warm): fn()
@@ -66,6 +67,7 @@ def bench(fn, warm=3, rep=10):
 solve = bench(lambda: torch.linalg.solve(A, B))
 chol = bench(lambda: torch.cholesky_solve(B, torch.linalg.cholesky(A)))
 flops = count * (n ** 3 / 3 + 2 * n * n * k if op == 'posv' else n ** 3 + 2 * n * n * k)  # Cholesky's or Gauss-Jordan's count
+flops *= 4 if dtype.startswith('c') else 1  # a complex multiply-add is 8 real operations
 print(f"{op} {dtype} n={n} k={k} batch={count}: {ms:.4f} ms ({flops / ms / 1e6:.0f} GFLOP/s), check {check}; "
       f"torch.linalg.solve {solve:.4f} ms: {solve / ms:.1f}x, cholesky + cholesky_solve {chol:.4f} ms: {chol / ms:.1f}x")
 PY
