@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "linalg_checks.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -50,12 +51,7 @@ TEST(Linalg, GesvNopivMatchesLapack) {
         ASSERT_EQ(LAPACKE_dgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(k), af.data(),
                                 static_cast<lapack_int>(n), ipiv.data(), bf.data(), static_cast<lapack_int>(k)),
                   0);
-        double scale = 0, diff = 0;
-        for (int64_t i = 0; i < n * k; ++i) {
-          scale = std::max(scale, std::fabs(bf[i]));
-          diff = std::max(diff, std::fabs(x.get(e * n * k + i) - bf[i]));
-        }
-        worst = std::max(worst, diff / scale);
+        worst = std::max(worst, test::relative_difference(x, e * n * k, bf));
       }
       EXPECT_LT(worst, 50.0 * n * eps * 100) << "against LAPACK's dgesv, " << what;
     }
@@ -76,22 +72,11 @@ TEST(Linalg, GesvNopivFusedAndZeroPivots) {
   EXPECT_EQ(launches, 1) << "array.add joins the solver's kernel";
   test::expect_same(fused, test::run_reference(program), 1e-9, "gesv_nopiv(A + A, B)");
 
-  std::string values = "[";
-  for (int64_t e = 0; e < 3; ++e) {
-    values += e ? ", [" : "[";
-    for (int64_t i = 0; i < 10; ++i) {
-      values += i ? ", [" : "[";
-      for (int64_t j = 0; j < 10; ++j) {
-        double v = i == j ? 4.0 : 1.0 / (1.0 + i + j);
-        if (e == 1 && i == 0 && j == 0) v = 0;                                  // first pivot zero: info 1
-        if (e == 2 && i < 2 && j < 2) v = (i == 0 && j == 0) ? 1 : (i == 1 && j == 1) ? 4 : 2;  // [[1, 2], [2, 4]]: info 2
-        values += (j ? ", " : "") + std::to_string(v);
-      }
-      values += "]";
-    }
-    values += "]";
-  }
-  values += "]";
+  const std::string values = test::matrix_values(3, 10, 10, [](int64_t e, int64_t i, int64_t j) {
+    if (e == 1 && i == 0 && j == 0) return 0.0;                                        // first pivot zero: info 1
+    if (e == 2 && i < 2 && j < 2) return i == 0 && j == 0 ? 1.0 : i == 1 && j == 1 ? 4.0 : 2.0;  // [[1, 2], [2, 4]]: info 2
+    return i == j ? 4.0 : 1.0 / (1.0 + i + j);
+  });
   Program zeros = test::load_text(dir, R"({"fugue": 1, "symbols": {
     "A": {"kind": "array", "dtype": "f64", "shape": [3, 10, 10], "value": )" + values + R"(},
     "B": {"kind": "array", "dtype": "f64", "shape": [3, 10, 2], "from": {"random": {"seed": 6}}}},

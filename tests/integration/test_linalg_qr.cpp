@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "linalg_checks.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -126,11 +127,6 @@ TEST(Linalg, GelsMatchesLapack) {
         ASSERT_EQ(LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', static_cast<lapack_int>(m), static_cast<lapack_int>(n),
                                 static_cast<lapack_int>(k), af.data(), static_cast<lapack_int>(n), bf.data(), static_cast<lapack_int>(k)),
                   0);
-        double scale = 0, diff = 0;
-        for (int64_t i = 0; i < n * k; ++i) {
-          scale = std::max(scale, std::fabs(bf[i]));
-          diff = std::max(diff, std::fabs(x.get(e * n * k + i) - bf[i]));
-        }
         // Least squares' condition: cond(A) + cond(A)^2 (residual's share), cond from the singular values.
         std::vector<double> sv(static_cast<size_t>(n)), copy(static_cast<size_t>(m * n));
         for (int64_t i = 0; i < m * n; ++i) copy[i] = a.get(e * m * n + i);
@@ -138,7 +134,8 @@ TEST(Linalg, GelsMatchesLapack) {
                                  static_cast<lapack_int>(n), sv.data(), nullptr, static_cast<lapack_int>(m), nullptr, static_cast<lapack_int>(n)),
                   0);
         const double cond = sv.front() / sv.back();
-        worst = std::max(worst, diff / (scale * eps * (cond + cond * cond)));
+        worst = std::max(worst, test::relative_difference(x, e * n * k, std::vector<double>(bf.begin(), bf.begin() + n * k)) /
+                                    (eps * (cond + cond * cond)));
       }
       // Relative to the largest element of the solution, in units of eps times the condition.
       EXPECT_LT(worst, 4.0 * m) << "against LAPACK's dgels, " << what;
@@ -146,20 +143,10 @@ TEST(Linalg, GelsMatchesLapack) {
 
   // Matrix 1: column 4 zero (R(4, 4) = 0, info 5); matrix 2: column 0 zero (info 1); matrix 0 regular.
   const int64_t m = 12, n = 10;
-  std::string values = "[";
-  for (int64_t e = 0; e < 3; ++e) {
-    values += e ? ", [" : "[";
-    for (int64_t i = 0; i < m; ++i) {
-      values += i ? ", [" : "[";
-      for (int64_t j = 0; j < n; ++j) {
-        const bool zero = (e == 1 && j == 4) || (e == 2 && j == 0);
-        values += (j ? ", " : "") + std::to_string(zero ? 0 : (i * 37 + j * j * 11 + i * j * 7 + e * 3) % 23 - 11);
-      }
-      values += "]";
-    }
-    values += "]";
-  }
-  values += "]";
+  const std::string values = test::matrix_values(3, m, n, [](int64_t e, int64_t i, int64_t j) {
+    const bool zero = (e == 1 && j == 4) || (e == 2 && j == 0);
+    return zero ? 0.0 : static_cast<double>((i * 37 + j * j * 11 + i * j * 7 + e * 3) % 23 - 11);
+  });
   Program deficient = test::load_text(dir, R"({"fugue": 1, "symbols": {
     "A": {"kind": "array", "dtype": "f64", "shape": [3, 12, 10], "value": )" + values + R"(},
     "B": {"kind": "array", "dtype": "f64", "shape": [3, 12, 1], "from": {"random": {"seed": 6}}}},

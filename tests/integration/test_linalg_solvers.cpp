@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "linalg_checks.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -56,12 +57,7 @@ TEST(Linalg, PosvMatchesLapack) {
           ASSERT_EQ(LAPACKE_dposv(LAPACK_ROW_MAJOR, lower ? 'L' : 'U', static_cast<lapack_int>(n), static_cast<lapack_int>(k), af.data(),
                                   static_cast<lapack_int>(n), bf.data(), static_cast<lapack_int>(k)),
                     0);
-          double scale = 0, diff = 0;
-          for (int64_t i = 0; i < n * k; ++i) {
-            scale = std::max(scale, std::fabs(bf[i]));
-            diff = std::max(diff, std::fabs(x.get(e * n * k + i) - bf[i]));
-          }
-          worst = std::max(worst, diff / scale);
+          worst = std::max(worst, test::relative_difference(x, e * n * k, bf));
         }
         EXPECT_LT(worst, 50.0 * n * eps * 100) << "against LAPACK's dposv, " << what;
       }
@@ -73,21 +69,9 @@ TEST(Linalg, PosvInfoAndFusedProducer) {
   test::TempDir dir;
   for (const int64_t n : {4, 12, 40}) {
     // Matrix 1: its leading minor of order 3 made indefinite; matrix 0 positive definite.
-    std::string values = "[";
-    for (int64_t e = 0; e < 2; ++e) {
-      values += e ? ", [" : "[";
-      for (int64_t i = 0; i < n; ++i) {
-        values += i ? ", [" : "[";
-        for (int64_t j = 0; j < n; ++j) {
-          double v = i == j ? 4.0 : 1.0 / (2.0 + i + j);
-          if (e == 1 && i == 2 && j == 2) v = -1;
-          values += (j ? ", " : "") + std::to_string(v);
-        }
-        values += "]";
-      }
-      values += "]";
-    }
-    values += "]";
+    const std::string values = test::matrix_values(2, n, n, [](int64_t e, int64_t i, int64_t j) {
+      return e == 1 && i == 2 && j == 2 ? -1.0 : i == j ? 4.0 : 1.0 / (2.0 + i + j);
+    });
     Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
       "A": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + ", " + std::to_string(n) + R"(], "value": )" + values + R"(},
       "B": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + R"(, 2], "from": {"random": {"seed": 3}}}},
@@ -147,12 +131,7 @@ TEST(Linalg, GesvMatchesLapack) {
         ASSERT_EQ(LAPACKE_dgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(k), af.data(),
                                 static_cast<lapack_int>(n), ipiv.data(), bf.data(), static_cast<lapack_int>(k)),
                   0);
-        double scale = 0, diff = 0;
-        for (int64_t i = 0; i < n * k; ++i) {
-          scale = std::max(scale, std::fabs(bf[i]));
-          diff = std::max(diff, std::fabs(x.get(e * n * k + i) - bf[i]));
-        }
-        worst = std::max(worst, diff / (scale * eps * sv.front() / sv.back()));
+        worst = std::max(worst, test::relative_difference(x, e * n * k, bf) / (eps * sv.front() / sv.back()));
       }
       EXPECT_LT(worst, 10.0 * n) << "against LAPACK's dgesv, " << what;
     }
@@ -164,21 +143,10 @@ TEST(Linalg, GesvInfoIsLapacks) {
   test::TempDir dir;
   for (const int64_t n : {3, 12, 40}) {
     // Matrix 1: column min(5, n - 1) zero; matrix 2: its last row zero; matrix 0 regular.
-    std::string values = "[";
-    for (int64_t e = 0; e < 3; ++e) {
-      values += e ? ", [" : "[";
-      for (int64_t i = 0; i < n; ++i) {
-        values += i ? ", [" : "[";
-        for (int64_t j = 0; j < n; ++j) {
-          const bool zero = (e == 1 && j == std::min<int64_t>(5, n - 1)) || (e == 2 && i == n - 1);
-          const double v = zero ? 0.0 : std::sin(0.7 * i * i + 1.3 * j + 0.11 * i * j + e) + (i == j ? 2.0 : 0.0);
-          values += (j ? ", " : "") + std::to_string(v);
-        }
-        values += "]";
-      }
-      values += "]";
-    }
-    values += "]";
+    const std::string values = test::matrix_values(3, n, n, [n](int64_t e, int64_t i, int64_t j) {
+      const bool zero = (e == 1 && j == std::min<int64_t>(5, n - 1)) || (e == 2 && i == n - 1);
+      return zero ? 0.0 : std::sin(0.7 * i * i + 1.3 * j + 0.11 * i * j + e) + (i == j ? 2.0 : 0.0);
+    });
     Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
       "A": {"kind": "array", "dtype": "f64", "shape": [3, )" + std::to_string(n) + ", " + std::to_string(n) + R"(], "value": )" + values + R"(},
       "B": {"kind": "array", "dtype": "f64", "shape": [3, )" + std::to_string(n) + R"(, 1], "from": {"random": {"seed": 3}}}},
