@@ -19,15 +19,6 @@ constexpr int64_t kBlock = 4;  // rows and columns of C a work-item computes at 
 // Blocks a work-item keeps in registers when C is written over A or B (C up to 128 x 128).
 constexpr int64_t kMaxTripsInPlace = 4;
 
-// trans_a / trans_b: "N" as stored, "T" transposed, "C" conjugate transposed (the same as "T" for reals).
-char trans_of(const sdk::Call& call, const std::string& attr) {
-  const std::string v = call.string(attr);
-  if (v != "N" && v != "T" && v != "C")
-    throw sdk::InvalidArgument("attribute " + attr + ": expected \"N\" (as stored), \"T\" (transposed) or \"C\" (conjugate "
-                               "transposed), found \"" + v + "\"");
-  return v[0];
-}
-
 // The product's sizes and how its blocks meet work-items.
 struct Sizes {
   int64_t m, n, k;
@@ -39,7 +30,7 @@ struct Sizes {
 Sizes sizes_of(const sdk::Call& call) {
   const fugue_type &a = call.operand(kA), &b = call.operand(kB);
   Sizes s;
-  const char a_op = trans_of(call, "trans_a"), b_op = trans_of(call, "trans_b");
+  const char a_op = transpose_of(call, "trans_a"), b_op = transpose_of(call, "trans_b");
   s.ta = a_op != 'N';
   s.tb = b_op != 'N';
   s.ca = a_op == 'C';
@@ -93,7 +84,7 @@ class Gemm final : public sdk::Operation {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     require_matrices(a, "A");
     require_matrices(b, "B");
-    const bool ta = trans_of(call, "trans_a") != 'N', tb = trans_of(call, "trans_b") != 'N';
+    const bool ta = transpose_of(call, "trans_a") != 'N', tb = transpose_of(call, "trans_b") != 'N';
     if (batch_shape(a) != batch_shape(b))
       throw sdk::InvalidArgument("operands A " + sdk::type_string(a) + " and B " + sdk::type_string(b) +
                                  ": their batch axes (all but the last two) must be equal");

@@ -42,6 +42,14 @@ std::string one_of(const sdk::Call& call, const std::string& attr, const std::st
   return v;
 }
 
+char transpose_of(const sdk::Call& call, const std::string& attr) {
+  const std::string v = call.string(attr);
+  if (v != "N" && v != "T" && v != "C")
+    throw sdk::InvalidArgument("attribute " + attr + ": expected \"N\" (as stored), \"T\" (transposed) or \"C\" (conjugate "
+                               "transposed), found \"" + v + "\"");
+  return v[0];
+}
+
 std::vector<int64_t> batch_shape(const fugue_type& t) {
   std::vector<int64_t> shape = sdk::shape_of(t);
   shape.resize(shape.size() - 2);

@@ -24,6 +24,9 @@ void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const st
 // does, for the message); throws InvalidArgument naming the attribute otherwise.
 std::string one_of(const sdk::Call& call, const std::string& attr, const std::string& a, const std::string& a_means,
                    const std::string& b, const std::string& b_means);
+// The value of a transpose attribute (trans, trans_a, ...): 'N' as stored, 'T' transposed, 'C' conjugate
+// transposed (the same as 'T' for reals); throws InvalidArgument naming the attribute otherwise.
+char transpose_of(const sdk::Call& call, const std::string& attr);
 // The rows and columns of a [..., m, n] array.
 inline int64_t rows_of(const fugue_type& t) { return t.shape[t.rank - 2]; }
 inline int64_t columns_of(const fugue_type& t) { return t.shape[t.rank - 1]; }

@@ -1,10 +1,12 @@
 // trsm.cpp: linalg.trsm and linalg.trsv (see trsm.h).
 #include "trsm.h"
 
+#include <complex>
 #include <string>
 #include <vector>
 
 #include "matrices.h"
+#include "scalars.h"
 #include "triangular_solve.h"
 
 namespace fugue::linalg {
@@ -20,16 +22,16 @@ class TriangularSolve final : public sdk::Operation {
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
     name = vector ? "linalg.trsv" : "linalg.trsm";
     doc = vector ? "Solves op(A) x = b for a batch of triangular matrices A [..., n, n] (lower or upper, only that "
-                   "triangle read; unit: ones on the diagonal, not read), op(A) = A or A^T (trans \"N\" or \"T\"); b and x "
-                   "[..., n]"
+                   "triangle read; unit: ones on the diagonal, not read), op(A) = A, A^T or A^H (trans \"N\", \"T\" or \"C\"); "
+                   "b and x [..., n]"
                  : "Solves op(A) X = alpha B (side \"L\", B [..., n, k]) or X op(A) = alpha B (side \"R\", B [..., m, n]) "
                    "for a batch of triangular matrices A [..., n, n] (lower or upper, only that triangle read; unit: ones on "
-                   "the diagonal, not read), op(A) = A or A^T (trans \"N\" or \"T\"); X of B's shape";
-    operands = {sdk::in("A", array, kRealDtypes, "triangular matrices [..., n, n]"),
-                sdk::in(vector ? "b" : "B", array, kRealDtypes, vector ? "right-hand sides [..., n]" : "right-hand sides"),
-                sdk::out(vector ? "x" : "X", array, kRealDtypes, "the solutions, of B's shape")};
+                   "the diagonal, not read), op(A) = A, A^T or A^H (trans \"N\", \"T\" or \"C\"); X of B's shape";
+    operands = {sdk::in("A", array, kFloatDtypes, "triangular matrices [..., n, n]"),
+                sdk::in(vector ? "b" : "B", array, kFloatDtypes, vector ? "right-hand sides [..., n]" : "right-hand sides"),
+                sdk::out(vector ? "x" : "X", array, kFloatDtypes, "the solutions, of B's shape")};
     attrs = {{"lower", FUGUE_ATTR_BOOL, false, 1, "", "true: A is lower triangular; false: upper"},
-             {"trans", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": solve with A; \"T\": with A^T"},
+             {"trans", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": solve with A; \"T\": with A^T; \"C\": with A^H"},
              {"unit", FUGUE_ATTR_BOOL, false, 0, "", "true: A's diagonal is ones (not read)"}};
     if (!vector) {
       attrs.push_back({"side", FUGUE_ATTR_STRING, false, 0, "L", "\"L\": op(A) X = alpha B; \"R\": X op(A) = alpha B"});
@@ -55,6 +57,12 @@ class TriangularSolve final : public sdk::Operation {
       {"name": "20x20 right unit in teams", "attrs": {"side": "R", "unit": true},
        "inputs": {"A": {"kind": "array", "shape": [3, 20, 20], "from": {"spd": {"seed": 5}}},
                   "B": {"kind": "array", "shape": [3, 6, 20], "from": {"random": {"seed": 6}}}}},
+      {"name": "6x6 right lower conjugate transposed", "attrs": {"side": "R", "trans": "C"},
+       "inputs": {"A": {"kind": "array", "shape": [4, 6, 6], "from": {"spd": {"seed": 9}}},
+                  "B": {"kind": "array", "shape": [4, 3, 6], "from": {"random": {"seed": 10}}}}},
+      {"name": "20x20 left upper conjugate transposed in teams", "attrs": {"lower": false, "trans": "C"},
+       "inputs": {"A": {"kind": "array", "shape": [3, 20, 20], "from": {"spd": {"seed": 11}}},
+                  "B": {"kind": "array", "shape": [3, 20, 2], "from": {"random": {"seed": 12}}}}},
       {"name": "40x40 left transposed in teams", "attrs": {"trans": "T", "alpha": -1},
        "inputs": {"A": {"kind": "array", "shape": [2, 40, 40], "from": {"spd": {"seed": 7}}},
                   "B": {"kind": "array", "shape": [2, 40, 2], "from": {"random": {"seed": 8}}}}}
@@ -64,7 +72,7 @@ class TriangularSolve final : public sdk::Operation {
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     const int64_t n = square_order(a, "A");
-    one_of(call, "trans", "N", "A", "T", "A^T");
+    transpose_of(call, "trans");
     if (vector_) {
       std::vector<int64_t> expected = batch_shape(a);
       expected.push_back(n);
@@ -105,7 +113,10 @@ class TriangularSolve final : public sdk::Operation {
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     const int64_t n = columns_of(a);
-    const bool right = right_side(call), transposed = call.string("trans") == "T", lower = call.flag("lower");
+    const bool right = right_side(call), lower = call.flag("lower");
+    const char op = transpose_of(call, "trans");
+    const bool transposed = op != 'N', conjugated = op == 'C';
+    const Scalars sc(a.dtype);
     // Right: X op(A) = alpha B is op(A)^T X^T = alpha B^T; the right-hand sides are X's rows.
     const int64_t columns = vector_ ? 1 : right ? rows_of(b) : columns_of(b);
     const std::string N = std::to_string(n), W = std::to_string(vector_ ? 1 : columns_of(b));
@@ -114,21 +125,23 @@ class TriangularSolve final : public sdk::Operation {
     const ElementAt rhs = [&](const std::string& i, const std::string& j) { return em.read_at(kB, place(i, j)); };
     const RightHandSides x{[&](const std::string& i, const std::string& j) { return em.read_at(kX, place(i, j)); },
                            [&](const std::string& i, const std::string& j) { return em.write_at(kX, place(i, j)); }, n, columns};
-    // The triangle solved with: op(A) on the left, op(A)^T on the right.
+    // The triangle solved with: op(A) on the left, op(A)^T on the right (a plain transpose: conj(A) for "C").
     const bool flip = transposed != right;
     const ElementAt element = [&](const std::string& i, const std::string& j) {
-      return em.read_at(kA, flip ? "(" + j + ") * " + N + " + (" + i + ")" : "(" + i + ") * " + N + " + (" + j + ")");
+      const std::string v = em.read_at(kA, flip ? "(" + j + ") * " + N + " + (" + i + ")" : "(" + i + ") * " + N + " + (" + j + ")");
+      return conjugated ? sc.conj(v) : v;
     };
     const Triangle t{element, flip ? !lower : lower, call.flag("unit")};
     const double alpha = vector_ ? 1.0 : call.number("alpha");
-    em.append(solve_all(em, a.dtype, rhs, x, {t}, alpha == 1 ? "" : real_literal(a.dtype, alpha), fits_local(call, n * columns, a.dtype)));
+    // A real alpha scales both parts of a complex value (scalar times vector).
+    em.append(solve_all(em, a.dtype, rhs, x, {t}, alpha == 1 ? "" : sc.real(alpha), fits_local(call, n * columns, a.dtype)));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     const double n = static_cast<double>(columns_of(a)), rhs = static_cast<double>(sdk::elements(b)) / batch_count(a);
     const double count = static_cast<double>(batch_count(a)), size = abi::dtype_size(a.dtype);
-    return {sizeof(fugue_cost), count * (n * (n + 1) / 2 + 2 * rhs) * size, count * n * rhs};
+    return {sizeof(fugue_cost), count * (n * (n + 1) / 2 + 2 * rhs) * size, (Scalars(a.dtype).complex ? 4 : 1) * count * n * rhs};
   }
 
   void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
@@ -136,11 +149,12 @@ class TriangularSolve final : public sdk::Operation {
     sdk::HostView x(arrays[kX]);
     const fugue_type &at = call.operand(kA), &bt = call.operand(kB);
     const int64_t n = columns_of(at), count = batch_count(at), per_entry = sdk::elements(bt) / count;
-    const bool right = right_side(call), transposed = call.string("trans") == "T", lower = call.flag("lower"),
+    const char op = transpose_of(call, "trans");
+    const bool right = right_side(call), transposed = op != 'N', conjugated = op == 'C', lower = call.flag("lower"),
                unit = call.flag("unit");
     const int64_t columns = per_entry / n, width = vector_ ? 1 : columns_of(bt);
     const long double alpha = vector_ ? 1.0L : call.number("alpha");
-    std::vector<long double> t(static_cast<size_t>(n * n)), y(static_cast<size_t>(n));
+    std::vector<Complex> t(static_cast<size_t>(n * n)), y(static_cast<size_t>(n));
     for (int64_t e = 0; e < count; ++e) {
       // t = op(A) (left) or op(A)^T (right), its other triangle zero, then solved column by column.
       const bool flip = transposed != right;
@@ -148,19 +162,20 @@ class TriangularSolve final : public sdk::Operation {
         for (int64_t j = 0; j < n; ++j) {
           const int64_t r = flip ? j : i, c = flip ? i : j;  // the element of A
           const bool inside = lower ? c <= r : c >= r;
-          t[i * n + j] = r == c && unit ? 1.0L : inside ? static_cast<long double>(a.get(e * n * n + r * n + c)) : 0.0L;
+          const Complex v = get_value(a, e * n * n + r * n + c);
+          t[i * n + j] = r == c && unit ? Complex(1) : inside ? (conjugated ? std::conj(v) : v) : Complex(0);
         }
       const bool solve_lower = flip ? !lower : lower;
       for (int64_t c = 0; c < columns; ++c) {
         auto place = [&](int64_t i) { return e * per_entry + (right ? c * width + i : i * width + c); };
-        for (int64_t i = 0; i < n; ++i) y[i] = alpha * b.get(place(i));
+        for (int64_t i = 0; i < n; ++i) y[i] = alpha * get_value(b, place(i));
         for (int64_t s = 0; s < n; ++s) {
           const int64_t i = solve_lower ? s : n - 1 - s;
           for (int64_t j = 0; j < n; ++j)
             if (j != i && (solve_lower ? j < i : j > i)) y[i] -= t[i * n + j] * y[j];
           y[i] /= t[i * n + i];
         }
-        for (int64_t i = 0; i < n; ++i) x.set(place(i), static_cast<double>(y[i]));
+        for (int64_t i = 0; i < n; ++i) set_value(x, place(i), y[i]);
       }
     }
   }
