@@ -623,7 +623,16 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
   api.call_function = &call_function_fn;
   api.read_offset = &read_offset_fn;
   const PlannedOp& p = *group_.ops[o];
-  p.statement->op->emit(p.call, p.plan, api);
+  try {
+    p.statement->op->emit(p.call, p.plan, api);
+  } catch (const UserError& e) {
+    // A call the plugin refuses only when it writes the code (an output over an input it still reads):
+    // named by the statement's place in the program, as errors of infer and plan are.
+    std::string message = e.what();
+    const std::string own = p.statement->op->name() + ": ";
+    if (message.compare(0, own.size(), own) == 0) message.erase(0, own.size());
+    throw UserError(p.label + ": " + message);
+  }
   if (!context.user_error.empty()) throw UserError(context.user_error);
   if (!context.misuse.empty())
     throw DeviceError(p.label + ": the plugin's emit misused an accessor: " + context.misuse);

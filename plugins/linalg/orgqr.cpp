@@ -72,6 +72,11 @@ class Orgqr final : public sdk::Operation {
     const fugue_type &qr = call.operand(kQR), &tau = call.operand(kTau);
     const int64_t m = rows_of(qr), n = columns_of(qr), k = tau.shape[tau.rank - 1];
     const bool one = em.local_size() == 1;
+    // Q written over QR (LAPACK's in-place use): a team writes column j of Q while others still read the
+    // reflector stored there; one work-item builds Q in registers first, so only it may.
+    if (!one && em.write_at(kQ, "0") == em.read_at(kQR, "0"))
+      throw sdk::Unsupported("Q is written over QR, which is supported up to 8 x 8 (one work-item per matrix); this one is " +
+                             std::to_string(m) + " x " + std::to_string(n) + ": give Q a name of its own");
     const std::string N = std::to_string(n);
     auto flat = [&](const std::string& i, const std::string& j) { return "(" + i + ") * " + N + " + (" + j + ")"; };
     std::map<std::string, std::string> v = {{"t", abi::dtype_ctype(qr.dtype)}, {"M", std::to_string(m)}, {"K", std::to_string(k)},

@@ -5,6 +5,8 @@
 // Every column of Q is H_0 ... H_min(j, k-1) e_j on its own (H_i leaves e_j alone for i > j), so each
 // work-item of a team builds its columns with no barrier; one matrix per work-item in registers for
 // m, n <= 8 (fully unrolled). The teams are geqrf's, so that geqrf then orgqr on the same matrices is one kernel.
+// Q may be written over QR only up to 8 x 8 (larger is refused with a message: a team's work-items would
+// overwrite reflectors the others still read).
 #pragma once
 #include <memory>
 

@@ -202,3 +202,27 @@ sys.exit(0 if ok and ea < 1e-14 and ey <= 0.05 and ec < 4 * m and er < 1e-12 and
   auto check = test::run_command(python + " " + (dir / "check.py").string() + " " + (dir / "out").string());
   EXPECT_EQ(check.code, 0) << check.out;
 }
+
+// Q written over QR (LAPACK's in-place orgqr): the same Q as into an array of its own where one
+// work-item builds it in registers (up to 8 x 8); larger is refused with the statement's place and a way
+// out, never a wrong Q.
+TEST(Linalg, OrgqrOverItsInput) {
+  test::TempDir dir;
+  auto program = [](int64_t m, int64_t n, const char* q) {
+    return R"({"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "f64", "shape": [9, )" + std::to_string(m) + ", " + std::to_string(n) +
+           R"(], "from": {"random": {"seed": 4}}}},
+      "body": [{"op": "linalg.geqrf", "out": ["QR", "tau"], "in": ["A"]},
+               {"op": "linalg.orgqr", "out": [")" + q + R"("], "in": ["QR", "tau"]}],
+      "outputs": {")" + q + R"(": "Q.npy"}})";
+  };
+  auto over = test::run_on_device(test::load_text(dir, program(5, 4, "QR")));
+  auto own = test::run_on_device(test::load_text(dir, program(5, 4, "Q")));
+  for (int64_t i = 0; i < 9 * 5 * 4; ++i) EXPECT_EQ(over.at("QR").get(i), own.at("Q").get(i)) << i;
+  test::write_text(dir / "big.json", program(20, 12, "QR"));
+  auto r = test::run_fugue("run " + (dir / "big.json").string() + " --out " + (dir / "o").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/body/1 linalg.orgqr QR = (QR, tau): Q is written over QR, which is supported up to 8 x 8 (one work-item "
+                       "per matrix); this one is 20 x 12: give Q a name of its own"),
+            std::string::npos)
+      << r.out;
+}
