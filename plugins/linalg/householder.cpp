@@ -13,8 +13,11 @@ namespace fugue::linalg {
 namespace {
 
 // Column k's norm below the diagonal, beta, tau and v's scale, every work-item alike, $Xi being row i's
-// element of column k (rows k + 1 .. m - 1 read): declares $alpha's companions $go, $beta, $tau and $sc.
-// Sums of squares outside [lo, hi] (digits lost to underflow, or overflow) are recomputed scaled.
+// element of column k (rows k + 1 .. m - 1 read): declares $alpha's companions $go, $beta, $tau, and $sv
+// and $sc with v_i = (x_i * sv) * sc. Sums of squares outside [lo, hi] (digits lost to underflow, or
+// overflow) are recomputed scaled by the largest element. A tiny column (below $tiny, where 1 / (alpha -
+// beta) would overflow) is reflected as if scaled up by $big, a power of two (tau and v do not change
+// with the column's scale; beta is scaled back): LAPACK's larfg rescales so too.
 // `norms`: the sum of squares comes from the local array $nrm (left there by column k's owner at the
 // previous step), but at step 0.
 std::string reflector(std::map<std::string, std::string>& v, const std::string& xi, bool norms) {
@@ -28,15 +31,16 @@ std::string reflector(std::map<std::string, std::string>& v, const std::string& 
               "    $unroll\n    for (int $i = $k + 1; $i < $M; ++$i) $mx = fmax($mx, fabs($Xi));\n"
               "    $ss = $zero;\n"
               "    if ($mx > $zero) {\n"
-              "      const $t $rm = $one / $mx;\n"
-              "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) { const $t $x = $Xi * $rm; $ss += $x * $x; }\n"
+              "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) { const $t $x = $Xi / $mx; $ss += $x * $x; }\n"
               "    }\n"
               "    $xn = $mx * sqrt($ss);\n"
               "  }\n"
               "  const bool $go = $xn != $zero;  /* x = 0: H = I, tau = 0 */\n"
-              "  const $t $beta = $go ? -copysign(hypot($alpha, $xn), $alpha) : $alpha;\n"
-              "  const $t $tau = $go ? ($beta - $alpha) / $beta : $zero;\n"
-              "  const $t $sc = $go ? $one / ($alpha - $beta) : $zero;\n",
+              "  const $t $sv = fmax(fabs($alpha), $xn) < $tiny ? $big : $one;\n"
+              "  const $t $as = $alpha * $sv, $bs = $go ? -copysign(hypot($as, $xn * $sv), $as) : $as;\n"
+              "  const $t $beta = $bs / $sv;\n"
+              "  const $t $tau = $go ? ($bs - $as) / $bs : $zero;\n"
+              "  const $t $sc = $go ? $one / ($as - $bs) : $zero;\n",
               v);
 }
 
@@ -47,13 +51,15 @@ std::map<std::string, std::string> base_vars(fugue_dtype dtype, const Householde
           {"C", std::to_string(w.columns)}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)},
           {"lo", f64 ? "(DBL_MIN / DBL_EPSILON)" : "(FLT_MIN / FLT_EPSILON)"},
           {"hi", f64 ? "(DBL_MAX * DBL_EPSILON)" : "(FLT_MAX * FLT_EPSILON)"},
+          {"tiny", real_literal(dtype, std::ldexp(1.0, f64 ? -500 : -60))}, {"big", real_literal(dtype, std::ldexp(1.0, f64 ? 600 : 80))},
           {"unroll", unrolled ? "#pragma unroll" : ""}};
 }
 
 // The code of householder.h for a team (`one` false) or for one work-item with everything unrolled.
 std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, bool one) {
   std::map<std::string, std::string> v = base_vars(dtype, w, one);
-  for (const char* n : {"k", "i", "c", "q", "x", "ss", "xn", "mx", "rm", "alpha", "go", "beta", "tau", "sc", "pb", "ps", "pdo", "wd", "we", "sn", "u"})
+  for (const char* n : {"k", "i", "c", "q", "x", "ss", "xn", "mx", "alpha", "go", "beta", "tau", "sc", "sv", "as", "bs", "pb", "ps", "pv", "pdo",
+                        "wd", "we", "sn", "u"})
     v[n] = em.name(n);
   const std::string k = v["k"], i = v["i"], c = v["c"];
   v["Wkk"] = w.read(k, k);
@@ -74,10 +80,10 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
   // Column c (the previous step's) takes its beta and its scaled v: rows `from` onwards are v.
   auto finish_previous = [&](const std::string& step, const std::string& from) {
     return fill("    if ($c == " + step + " - 1 && $pdo) $Wcc_ = $pb;\n"
-                "    $unroll\n    for (int $i = " + from + "; $i < $M; ++$i) if ($c == " + step + " - 1 && $pdo) $Wic_ *= $ps;\n",
+                "    $unroll\n    for (int $i = " + from + "; $i < $M; ++$i) if ($c == " + step + " - 1 && $pdo) $Wic_ = ($Wic * $pv) * $ps;\n",
                 v);
   };
-  std::string code = fill("$t $pb = $zero, $ps = $zero;\nbool $pdo = false;  /* the previous step's beta and v's scale, and whether it reflected */\n"
+  std::string code = fill("$t $pb = $zero, $ps = $zero, $pv = $one;\nbool $pdo = false;  /* the previous step's beta and v's scales, and whether it reflected */\n"
                           "$unroll\nfor (int $k = 0; $k < $K; ++$k) {\n"
                           "  const $t $alpha = $Wkk;\n",
                           v);
@@ -86,20 +92,20 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
   if (!one) v["nrm"] = em.local_array(dtype, 2, "norms");
   code += reflector(v, v["Wik"], !one);
   if (w.keep_tau) code += "  if (" + lane + " == 0) " + w.keep_tau(k, v["tau"]) + ";\n";
-  // v_i = W(i, k) * sc as read: the same rounding as the value stored at the next step.
+  // v_i = (W(i, k) * sv) * sc as read: the same rounding as the value stored at the next step.
   code += columns(finish_previous(k, k) +
                   fill("    $t $sn = $zero;\n"
                        "    if ($go && $c > $k) {\n"
                        // Two partial sums: half the chain of dependent additions.
                        "      $t $wd = $Wkc, $we = $zero;\n"
                        "      $unroll\n      for (int $i = $k + 1; $i < $M; $i += 2) {\n"
-                       "        $wd += ($Wik * $sc) * $Wic;\n"
-                       "        if ($i + 1 < $M) $we += ($Wi1k * $sc) * $Wi1c;\n"
+                       "        $wd += (($Wik * $sv) * $sc) * $Wic;\n"
+                       "        if ($i + 1 < $M) $we += (($Wi1k * $sv) * $sc) * $Wi1c;\n"
                        "      }\n"
                        "      $wd = ($wd + $we) * $tau;\n"
                        "      $Wkc_ -= $wd;\n"
                        "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) {\n"
-                       "        const $t $u = $Wic - $wd * ($Wik * $sc);\n"
+                       "        const $t $u = $Wic - $wd * (($Wik * $sv) * $sc);\n"
                        "        $Wic_ = $u;\n"
                        "        if ($i > $k + 1) $sn += $u * $u;\n"
                        "      }\n"
@@ -108,7 +114,7 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
                        "    }\n" +
                        std::string(one ? "" : "    if ($c == $k + 1) $nrm[($k + 1) & 1] = $sn;\n"),
                        v));
-  code += sync + fill("  $pb = $beta;\n  $ps = $sc;\n  $pdo = $go;\n}\n", v);
+  code += sync + fill("  $pb = $beta;\n  $ps = $sc;\n  $pv = $sv;\n  $pdo = $go;\n}\n", v);
   code += columns(finish_previous(v["K"], v["K"]));
   return code + sync;
 }

@@ -226,3 +226,43 @@ TEST(Linalg, OrgqrOverItsInput) {
             std::string::npos)
       << r.out;
 }
+
+// geqrf of scaled matrices, in every plan: squares that overflow (f32 1e20, f64 1e160), underflow (f32
+// 1e-20, f64 1e-170) or columns of subnormal numbers (f64 1e-310, where 1 / (alpha - beta) overflows)
+// give R scaled and the same tau as the matrix unscaled, never NaN.
+TEST(Linalg, GeqrfOfScaledMatrices) {
+  test::TempDir dir;
+  struct Case {
+    const char* dtype;
+    const char* scale;
+    double value, tolerance;
+  };
+  for (const Case& c : {Case{"f32", "1e20", 1e20, 1e-5}, Case{"f32", "1e-20", 1e-20, 1e-5}, Case{"f64", "1e160", 1e160, 1e-13},
+                        Case{"f64", "1e-170", 1e-170, 1e-13}, Case{"f64", "1e-310", 1e-310, 1e-8}})
+    for (const int64_t n : {5, 12, 40}) {
+      const std::string what = std::string(c.dtype) + " scale " + c.scale + " n=" + std::to_string(n);
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "S": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": [6, )" + std::to_string(n) + ", " + std::to_string(n) +
+                                                 R"(], "from": {"random": {"seed": 5, "low": -1, "high": 1}}}},
+        "body": [{"op": "array.mul", "out": ["A"], "in": ["S", )" + c.scale + R"(]},
+                 {"op": "linalg.geqrf", "out": ["QR", "tau"], "in": ["A"]},
+                 {"op": "linalg.geqrf", "out": ["QR1", "tau1"], "in": ["S"]}],
+        "outputs": {"QR": "QR.npy", "tau": "tau.npy", "QR1": "QR1.npy", "tau1": "tau1.npy", "A": "A.npy", "S": "S.npy"}})");
+      auto out = test::run_on_device(program);
+      double worst_r = 0, worst_tau = 0, norm = 0;
+      for (int64_t e = 0; e < 6; ++e)
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = i; j < n; ++j) {  // R, where A's digits are S's times the scale
+            const int64_t at = e * n * n + i * n + j;
+            ASSERT_TRUE(std::isfinite(out.at("QR").get(at))) << what << ", element " << at;
+            worst_r = std::max(worst_r, std::fabs(out.at("QR").get(at) / c.value - out.at("QR1").get(at)));
+            norm = std::max(norm, std::fabs(out.at("QR1").get(at)));
+          }
+      for (int64_t i = 0; i < out.at("tau").elements(); ++i) {
+        ASSERT_TRUE(std::isfinite(out.at("tau").get(i))) << what << ", tau " << i;
+        worst_tau = std::max(worst_tau, std::fabs(out.at("tau").get(i) - out.at("tau1").get(i)));
+      }
+      EXPECT_LT(worst_r, c.tolerance * norm) << "R of the scaled matrix, " << what;
+      EXPECT_LT(worst_tau, c.tolerance * 10) << "tau of the scaled matrix, " << what;
+    }
+}
