@@ -371,7 +371,8 @@ class KernelWriter {
       return "0";
     }
     // BLOCK level: the entry slot's own part (a team's with teams, else the work-group's), which the
-    // slot's next entries reuse.
+    // slot's next entries reuse. (No bundled operation meets teams here yet: an entry large enough to need
+    // a workspace does not share a work-group.)
     if (c->phase == FUGUE_PHASE_BODY) {
       const std::string per = std::to_string(std::max<int64_t>(op(c).plan.workspaces[k].elements_per_group, 1));
       const std::string slot = teams() ? "((long)get_group_id(0) * " + std::to_string(launch_.entries_per_group) + " + fugue_slot)"

@@ -1,8 +1,9 @@
 // gauss_jordan.h: linalg.gesv and linalg.gesv_nopiv, solving A X = B for a batch of matrices by
 // Gauss-Jordan elimination: each step scales the pivot row and eliminates its column from every other
 // row, so A becomes the identity and B the solution, in one pass with no triangular solves after.
-// gesv pivots as LAPACK's getrf (the first element of largest magnitude in the column, rows at and below
-// the step; so its pivots and info are LAPACK's); gesv_nopiv does not, for matrices that need no
+// gesv pivots by getrf's rule (the first element of largest magnitude in the column, rows at and below
+// the step: LAPACK's pivots and info in exact arithmetic; rounding differs from LU's, so a near tie may
+// resolve otherwise); gesv_nopiv does not pivot, for matrices that need no
 // pivoting (symmetric positive definite, diagonally dominant): the seed's STAP solver.
 //
 // Plans: the augmented matrix [A | B] in one work-item's registers when it has at most 8 columns (fully

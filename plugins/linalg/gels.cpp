@@ -11,6 +11,7 @@
 #include "householder.h"
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 #include "triangular_solve.h"
 
 namespace fugue::linalg {
@@ -101,7 +102,7 @@ class Gels final : public sdk::Operation {
     const Sizes s = sizes_of(call);
     const std::string t = abi::dtype_ctype(a.dtype), C = std::to_string(s.columns()), N = std::to_string(s.n),
                       K = std::to_string(s.k);
-    const std::string nan = a.dtype == FUGUE_DTYPE_F64 ? "(double)NAN" : "NAN";
+    const std::string nan = Scalars(a.dtype).nan();
     const bool one = em.local_size() == 1;
     // W: a private array (one work-item), a local array or the workspace.
     const std::string w = one ? em.name("w") : plan.workspaces.empty() ? em.local_array(a.dtype, s.working(), "matrix") : em.workspace(0);

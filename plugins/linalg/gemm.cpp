@@ -106,7 +106,8 @@ class Gemm final : public sdk::Operation {
     const Sizes s = sizes_of(call);
     sdk::Plan plan = team_plan(batch_count(call.operand(kA)), s.team);
     plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
-    plan.registers = static_cast<uint32_t>(s.block_rows * s.block_cols + s.block_rows + s.block_cols + 8);
+    // Values live per work-item (a complex one takes two registers).
+    plan.registers = static_cast<uint32_t>((s.block_rows * s.block_cols + s.block_rows + s.block_cols) * (Scalars(call.operand(kA).dtype).complex ? 2 : 1) + 8);
     return plan;
   }
 

@@ -16,10 +16,11 @@ namespace {
 constexpr uint32_t kA = 0, kQR = 1, kTau = 2;
 
 // Whether a team factors in a local array of its own rather than in QR's storage: where the matrix fits,
-// but not for the short entries (up to 16) whose teams share a work-group, as the core then holds QR in
-// local memory already; a second copy only costs room. On the H100 (geqrf of 20,000 16 x 16) the copy took
-// 0.164 ms in f64 and 0.127 in f32 against 0.132 and 0.099 without; at 64 x 64 (2,000, a work-group
-// each) it saves 1.68 -> 0.63 ms in f64 and 1.00 -> 0.48 in f32.
+// but not up to 16, where teams share a work-group and the core holds QR in local memory already, so a
+// second copy only costs room. On the H100 (geqrf of 20,000 16 x 16) the copy took 0.164 ms in f64 and
+// 0.127 in f32 against 0.132 and 0.099 without; at 32 x 32 (teams of 32 share work-groups too) it was
+// mixed, 0.136 against 0.143 ms in f64 and 0.084 against 0.068 in f32, so it stays; at 64 x 64 (2,000, a
+// work-group each) it saves 1.68 -> 0.63 ms in f64 and 1.00 -> 0.48 in f32.
 bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
   return std::max(m, n) > kRowOrder && fits_local(call, m * n, call.operand(kA).dtype);
 }
@@ -31,7 +32,7 @@ class Geqrf final : public sdk::Operation {
     doc = "Householder QR factorization of a batch of matrices [..., m, n], A = Q R as LAPACK's geqrf: QR holds R on "
           "and above the diagonal and the Householder vectors v_k below it (v_k(k) = 1 not stored); tau [..., min(m, "
           "n)] the reflectors' scalars, Q = H_0 H_1 ... with H_k = I - tau_k v_k v_k^T (linalg.orgqr forms Q). R's "
-          "diagonal is -sign(A's) * norm, so R is LAPACK's to the sign";
+          "diagonal at step k is -sign(alpha) * norm as LAPACK's larfg makes it, so R, tau and the reflectors are LAPACK's";
     operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, n]"),
                 sdk::out("QR", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "R and the reflectors, of A's shape and dtype"),
                 sdk::out("tau", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the reflectors' scalars [..., min(m, n)]")};

@@ -49,12 +49,6 @@ std::string Scalars::conj(const std::string& a) const {
   return complex ? "((" + type + ")((" + a + ").x, -(" + a + ").y))" : a;
 }
 
-std::string Scalars::conj_mul(const std::string& a, const std::string& b) const {
-  if (!complex) return "(" + a + ") * (" + b + ")";
-  return "((" + type + ")((" + a + ").x * (" + b + ").x + (" + a + ").y * (" + b + ").y, (" + a + ").x * (" + b + ").y - (" + a +
-         ").y * (" + b + ").x))";
-}
-
 std::string Scalars::div(const std::string& a, const std::string& b) const {
   if (!complex) return "(" + a + ") / (" + b + ")";
   const std::string d = "((" + b + ").x * (" + b + ").x + (" + b + ").y * (" + b + ").y)";
@@ -63,10 +57,6 @@ std::string Scalars::div(const std::string& a, const std::string& b) const {
 }
 
 std::string Scalars::real_part(const std::string& a) const { return complex ? "(" + a + ").x" : a; }
-
-std::string Scalars::abs2(const std::string& a) const {
-  return complex ? "((" + a + ").x * (" + a + ").x + (" + a + ").y * (" + a + ").y)" : "(" + a + ") * (" + a + ")";
-}
 
 std::string Scalars::pivot_magnitude(const std::string& a) const {
   return complex ? "(fabs((" + a + ").x) + fabs((" + a + ").y))" : "fabs(" + a + ")";

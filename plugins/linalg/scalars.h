@@ -25,13 +25,11 @@ struct Scalars {
   std::string nan() const;
   // A value of the type from an expression of the parts' type (x + 0i for complex).
   std::string from_real(const std::string& x) const;
-  // a * b, conj(a) (a for reals), conj(a) * b.
+  // a * b, and conj(a) (a for reals).
   std::string mul(const std::string& a, const std::string& b) const;
   std::string conj(const std::string& a) const;
-  std::string conj_mul(const std::string& a, const std::string& b) const;
-  // The real part (a for reals), and |a|^2 as a real.
+  // The real part (a for reals).
   std::string real_part(const std::string& a) const;
-  std::string abs2(const std::string& a) const;
   // LAPACK's magnitude for choosing pivots (i?amax): |a|, or |re| + |im| for complex numbers.
   std::string pivot_magnitude(const std::string& a) const;
   // a / b. Complex: a conj(b) / |b|^2, for divisors whose |b|^2 neither overflows nor underflows (a

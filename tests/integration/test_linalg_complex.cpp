@@ -43,7 +43,8 @@ TEST(Linalg, ComplexGemmMatchesBlas) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::tuple<int64_t, int64_t, int64_t>> sizes = {{1, 1, 1}, {3, 4, 2}, {8, 8, 8}, {17, 13, 5}, {40, 70, 33}};
-  // Each size with three of the nine transpose pairs, so that every op meets every size class across dtypes.
+  // Six of the nine transpose pairs, each size with half of them (alternating with the size and dtype), so
+  // that every op of A and of B meets every size class across the two dtypes.
   const std::vector<std::pair<const char*, const char*>> pairs = {{"N", "N"}, {"T", "C"}, {"C", "T"}, {"C", "N"}, {"N", "C"}, {"T", "T"}};
   for (const char* dtype : {"c128", "c64"})
     for (size_t size = 0; size < sizes.size(); ++size)
