@@ -24,14 +24,14 @@ std::string reflector(std::map<std::string, std::string>& v, const std::string& 
   v["Xi"] = xi;
   return fill("  $t $ss = $zero;\n" +
                   std::string(norms ? "  if ($k > 0) $ss = $nrm[$k & 1]; else\n" : "") +
-                  "  $unroll\n  for (int $i = $k + 1; $i < $M; ++$i) { const $t $x = $Xi; $ss += $x * $x; }\n"
+                  "  $unroll\n  for (int $i = $from; $i < $to; ++$i) { const $t $x = $Xi; $ss += $x * $x; }\n"
               "  $t $xn = sqrt($ss);\n"
               "  if (!($ss >= $lo && $ss <= $hi)) {\n"
               "    $t $mx = $zero;\n"
-              "    $unroll\n    for (int $i = $k + 1; $i < $M; ++$i) $mx = fmax($mx, fabs($Xi));\n"
+              "    $unroll\n    for (int $i = $from; $i < $to; ++$i) $mx = fmax($mx, fabs($Xi));\n"
               "    $ss = $zero;\n"
               "    if ($mx > $zero) {\n"
-              "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) { const $t $x = $Xi / $mx; $ss += $x * $x; }\n"
+              "      $unroll\n      for (int $i = $from; $i < $to; ++$i) { const $t $x = $Xi / $mx; $ss += $x * $x; }\n"
               "    }\n"
               "    $xn = $mx * sqrt($ss);\n"
               "  }\n"
@@ -90,6 +90,8 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
   // A team: column k + 1's owner leaves its sum of squares below the diagonal in local memory as it
   // updates it (two slots alternating), so the others need not walk it again.
   if (!one) v["nrm"] = em.local_array(dtype, 2, "norms");
+  v["from"] = k + " + 1";
+  v["to"] = v["M"];
   code += reflector(v, v["Wik"], !one);
   if (w.keep_tau) code += "  if (" + lane + " == 0) " + w.keep_tau(k, v["tau"]) + ";\n";
   // v_i = (W(i, k) * sv) * sc as read: the same rounding as the value stored at the next step.
@@ -120,6 +122,18 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
 }
 
 }  // namespace
+
+Reflector declare_reflector(const sdk::Emitter& em, fugue_dtype dtype, const std::string& stem, const std::string& alpha,
+                            const std::function<std::string(const std::string&)>& x, const std::string& from, const std::string& to,
+                            std::string& code) {
+  std::map<std::string, std::string> v = base_vars(dtype, HouseholderWork{}, false);
+  for (const char* n : {"i", "x", "ss", "xn", "mx", "go", "beta", "tau", "sc", "sv", "as", "bs"}) v[n] = em.name(stem + "_" + n);
+  v["alpha"] = alpha;
+  v["from"] = from;
+  v["to"] = to;
+  code += reflector(v, x(v["i"]), false);
+  return {v["go"], v["beta"], v["tau"], v["sv"], v["sc"]};
+}
 
 std::string team_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w) {
   return householder(em, dtype, w, false);

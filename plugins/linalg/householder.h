@@ -26,6 +26,20 @@ struct HouseholderWork {
   std::function<std::string(const std::string& k, const std::string& tau)> keep_tau;
 };
 
+// The scalars of the reflector H = I - tau v v^T mapping (alpha, x) to (beta, 0), as LAPACK's larfg: names
+// of OpenCL C values, every work-item computing them alike. v = (1, (x_i * sv) * sc ...); go is false
+// for x = 0 (tau 0, H = I).
+struct Reflector {
+  std::string go, beta, tau, sv, sc;
+};
+// Appends to `code` the declarations of a reflector's scalars (named from `stem`, distinct for reflectors
+// declared in one scope): alpha an expression; x(i) element i of x
+// for i from `from` to `to` (OpenCL C expressions; i is the loop's index). The same arithmetic as the
+// factorizations below (the norm safe from overflow and underflow, tiny vectors scaled).
+Reflector declare_reflector(const sdk::Emitter& em, fugue_dtype dtype, const std::string& stem, const std::string& alpha,
+                            const std::function<std::string(const std::string&)>& x, const std::string& from, const std::string& to,
+                            std::string& code);
+
 // Code that factors W in place for em's team (every work-item runs it; W must be written and a barrier
 // passed before it; it ends with a barrier): each work-item owns columns (lane, lane + team, ...). At step
 // k every work-item computes column k's reflector alike from its sum of squares, which column k's owner

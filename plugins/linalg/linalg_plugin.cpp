@@ -2,6 +2,7 @@
 // arrays (the leading axes number the matrices), and the spd generator.
 #include "fugue/sdk.hpp"
 #include "gauss_jordan.h"
+#include "gebrd.h"
 #include "gels.h"
 #include "gemm.h"
 #include "gemv.h"
@@ -29,6 +30,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(gesv_operation());
   plugin.add(gesv_nopiv_operation());
   plugin.add(geqrf_operation());
+  plugin.add(gebrd_operation());
   plugin.add(gels_operation());
   plugin.add(orgqr_operation());
   plugin.add(trsm_operation());
@@ -41,7 +43,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 FUGUE_SDK_PLUGIN("linalg", "0.1.0",
                  "Batched dense linear algebra over many small matrices: products (gemm, gemv), Cholesky (potrf, potrs, posv) and "
                  "LU (getrf, getrs) factorizations and solves with LAPACK's pivots and info per matrix, Householder QR (geqrf, "
-                 "orgqr) and least squares (gels), Gauss-Jordan solves with and without "
+                 "orgqr), least squares (gels), bidiagonal reduction (gebrd), Gauss-Jordan solves with and without "
                  "pivoting (gesv, gesv_nopiv), triangular solves "
                  "(trsm, trsv); the spd generator of positive definite matrices",
                  populate)

@@ -266,3 +266,40 @@ TEST(Linalg, GeqrfOfScaledMatrices) {
       EXPECT_LT(worst_tau, c.tolerance * 10) << "tau of the scaled matrix, " << what;
     }
 }
+
+// gebrd beside LAPACK's dgebrd on random matrices, square and tall, one work-item and teams: d, e, tauq,
+// taup and the reflectors in QP within 100 max(m, n) eps ||A|| (the same Householder steps and signs;
+// LAPACK blocks large ones, which changes only the rounding).
+TEST(Linalg, GebrdMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{2, 2}, {3, 2}, {8, 8}, {8, 5}, {12, 12}, {20, 7}, {33, 33}, {64, 40}, {100, 100}};
+  for (const char* dtype : {"f64", "f32"})
+    for (const auto& [m, n] : shapes) {
+      const int64_t count = m <= 16 ? 50 : 4;
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " + std::to_string(seed) + ")";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {"A": )" + random_matrices(dtype, count, m, n, seed + m * 100 + n) + R"(},
+        "body": [{"op": "linalg.gebrd", "out": ["QP", "d", "e", "tauq", "taup"], "in": ["A"]}],
+        "outputs": {"QP": "QP.npy", "d": "d.npy", "e": "e.npy", "tauq": "tauq.npy", "taup": "taup.npy", "A": "A.npy"}})");
+      auto out = test::run_on_device(program);
+      const double eps = std::string(dtype) == "f32" ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+      double worst = 0, norm = 1;  // norm: the largest |d|, about ||A|| (the reflectors' elements are below 1)
+      for (int64_t b = 0; b < count; ++b) {
+        std::vector<double> f(static_cast<size_t>(m * n)), d(static_cast<size_t>(n)), e(static_cast<size_t>(n - 1)),
+            tq(static_cast<size_t>(n)), tp(static_cast<size_t>(n));
+        for (int64_t i = 0; i < m * n; ++i) f[i] = out.at("A").get(b * m * n + i);
+        ASSERT_EQ(LAPACKE_dgebrd(LAPACK_ROW_MAJOR, static_cast<lapack_int>(m), static_cast<lapack_int>(n), f.data(), static_cast<lapack_int>(n),
+                                 d.data(), e.data(), tq.data(), tp.data()),
+                  0);
+        for (int64_t i = 0; i < n; ++i) norm = std::max(norm, std::fabs(d[i]));
+        for (int64_t i = 0; i < m * n; ++i) worst = std::max(worst, std::fabs(out.at("QP").get(b * m * n + i) - f[i]));
+        for (int64_t i = 0; i < n; ++i) {
+          worst = std::max(worst, std::fabs(out.at("d").get(b * n + i) - d[i]));
+          worst = std::max(worst, std::fabs(out.at("tauq").get(b * n + i) - tq[i]));
+          worst = std::max(worst, std::fabs(out.at("taup").get(b * n + i) - tp[i]));
+          if (i < n - 1) worst = std::max(worst, std::fabs(out.at("e").get(b * (n - 1) + i) - e[i]));
+        }
+      }
+      EXPECT_LT(worst, 100.0 * std::max(m, n) * eps * norm) << "against LAPACK's dgebrd, " << what;
+    }
+}

@@ -1,0 +1,186 @@
+// gebrd.cpp: linalg.gebrd (see gebrd.h).
+#include "gebrd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "householder.h"
+#include "kernel_text.h"
+#include "matrices.h"
+
+namespace fugue::linalg {
+
+namespace {
+
+constexpr uint32_t kA = 0, kQP = 1, kD = 2, kE = 3, kTauq = 4, kTaup = 5;
+
+// LAPACK's larfg in extended precision on (alpha, x[from .. to)) through get/set: returns tau, leaves
+// beta in place of alpha and v in place of x.
+long double larfg_reference(long double& alpha, const std::function<long double&(int64_t)>& x, int64_t from, int64_t to) {
+  long double ss = 0;
+  for (int64_t i = from; i < to; ++i) ss += x(i) * x(i);
+  if (ss == 0) return 0;
+  const long double beta = -std::copysign(std::sqrt(alpha * alpha + ss), alpha);
+  const long double tau = (beta - alpha) / beta;
+  for (int64_t i = from; i < to; ++i) x(i) /= alpha - beta;
+  alpha = beta;
+  return tau;
+}
+
+class Gebrd final : public sdk::Operation {
+ public:
+  Gebrd() {
+    name = "linalg.gebrd";
+    doc = "Reduces a batch of matrices A [..., m, n] (m >= n >= 2) to upper bidiagonal form as LAPACK's gebrd: Q^T A P = B "
+          "with diagonal d [..., n] and superdiagonal e [..., n - 1]; QP holds Q's reflectors below the diagonal and P's right "
+          "of the superdiagonal, tauq and taup [..., n] their scalars (taup's last 0)";
+    const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
+    operands = {sdk::in("A", array, kRealDtypes, "matrices [..., m, n], m >= n >= 2"),
+                sdk::out("QP", array, kRealDtypes, "the reflectors, of A's shape"),
+                sdk::out("d", array, kRealDtypes, "B's diagonal [..., n]"),
+                sdk::out("e", array, kRealDtypes, "B's superdiagonal [..., n - 1]"),
+                sdk::out("tauq", array, kRealDtypes, "Q's reflectors' scalars [..., n]"),
+                sdk::out("taup", array, kRealDtypes, "P's reflectors' scalars [..., n]")};
+    tolerance_f32 = 2e-4;
+    tolerance_f64 = 1e-11;
+    test_cases = R"([
+      {"name": "3x2, one work-item", "inputs": {"A": {"kind": "array", "shape": [20, 3, 2], "from": {"random": {"seed": 1}}}}},
+      {"name": "8x8", "inputs": {"A": {"kind": "array", "shape": [5, 8, 8], "from": {"random": {"seed": 2}}}}},
+      {"name": "12x5 in teams", "inputs": {"A": {"kind": "array", "shape": [6, 12, 5], "from": {"random": {"seed": 3}}}}},
+      {"name": "20x20 in teams", "inputs": {"A": {"kind": "array", "shape": [3, 20, 20], "from": {"random": {"seed": 4}}}}},
+      {"name": "zero column", "inputs": {"A": {"kind": "array", "shape": [1, 3, 3], "value": [[[0, 1, 2], [0, 3, 4], [0, 5, 7]]]}}}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type& a = call.operand(kA);
+    require_matrices(a, "A");
+    const int64_t m = rows_of(a), n = columns_of(a);
+    if (m < n || n < 2)
+      throw sdk::InvalidArgument("operand A: gebrd reduces matrices with m >= n >= 2 to upper bidiagonal form, found " +
+                                 sdk::type_string(a) + (m < n ? " (for m < n, reduce A's transpose)" : " (one column is bidiagonal already)"));
+    auto vector = [&](int64_t length) {
+      std::vector<int64_t> shape = batch_shape(a);
+      shape.push_back(length);
+      return sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, shape);
+    };
+    types[kQP] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, sdk::shape_of(a));
+    types[kD] = types[kTauq] = types[kTaup] = vector(n);
+    types[kE] = vector(n - 1);
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const fugue_type& a = call.operand(kA);
+    sdk::Plan plan = team_plan(batch_count(a), team_size(rows_of(a)));
+    plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kQP))};
+    for (uint32_t k : {kD, kE, kTauq, kTaup}) plan.partitions.push_back(vector_batch(call.operand(k)));
+    plan.registers = 24;
+    return plan;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const fugue_type& a = call.operand(kA);
+    const fugue_dtype dtype = a.dtype;
+    const int64_t m = rows_of(a), n = columns_of(a), team = em.local_size();
+    const std::string t = abi::dtype_ctype(dtype), M = std::to_string(m), N = std::to_string(n), zero = real_literal(dtype, 0);
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
+    const std::string i = em.name("i"), c = em.name("c"), r = em.name("r"), q = em.name("q"), e = em.name("e"), w = em.name("w"),
+                      j = em.name("j");
+    auto at = [&](const std::string& row, const std::string& col) { return "(" + row + ") * " + N + " + (" + col + ")"; };
+    auto W = [&](const std::string& row, const std::string& col) { return em.write_at(kQP, at(row, col)); };
+    auto Wr = [&](const std::string& row, const std::string& col) { return em.read_at(kQP, at(row, col)); };
+    auto each = [&](const std::string& index, int64_t count, const std::string& body) {
+      return team_loop(q, lane, team, index, count, std::to_string(count), body);
+    };
+    std::string code = each(e, m * n, "    " + em.write_at(kQP, e) + " = " + em.read_at(kA, e) + ";\n") + sync;
+    // G_i's scalars, kept for storing row i at the next step.
+    const std::string kgo = em.name("kgo"), kbeta = em.name("kbeta"), ksv = em.name("ksv"), ksc = em.name("ksc");
+    code += "bool " + kgo + " = false;\n" + t + " " + kbeta + " = " + zero + ", " + ksv + " = " + zero + ", " + ksc + " = " + zero + ";\n";
+    code += "for (int " + i + " = 0; " + i + " < " + N + "; ++" + i + ") {\n";
+    // H_i from column i, rows i on (written by no one until the barrier after the update).
+    const Reflector h = declare_reflector(em, dtype, "h", Wr(i, i), [&](const std::string& x) { return Wr(x, i); }, i + " + 1", M, code);
+    code += "  if (" + lane + " == 0) { " + em.write_at(kD, i) + " = " + h.beta + "; " + em.write_at(kTauq, i) + " = " + h.tau + "; }\n";
+    auto hv = [&](const std::string& row) { return "((" + Wr(row, i) + " * " + h.sv + ") * " + h.sc + ")"; };
+    // Row i - 1 takes G_i-1's (beta, u), deferred to here (its columns' owners; no one reads row i - 1 any
+    // more): stored right after the right update's barrier, PoCL lost these stores.
+    const std::string deferred = "    if (" + i + " > 0 && " + c + " == " + i + ") " + W(i + " - 1", c) + " = " + kbeta + ";\n    else if (" + i + " > 0 && " + kgo +
+                                 " && " + c + " > " + i + ") " + W(i + " - 1", c) + " = (" + Wr(i + " - 1", c) + " * " + ksv + ") * " + ksc + ";\n";
+    code += each(c, n, deferred + "    if (" + h.go + " && " + c + " > " + i + ") {\n      " + t + " " + w + " = " + Wr(i, c) + ";\n      for (int " + r + " = " +
+                           i + " + 1; " + r + " < " + M + "; ++" + r + ") " + w + " += " + hv(r) + " * " + Wr(r, c) + ";\n      " + w + " *= " + h.tau +
+                           ";\n      " + W(i, c) + " -= " + w + ";\n      for (int " + r + " = " + i + " + 1; " + r + " < " + M + "; ++" + r + ") " +
+                           W(r, c) + " -= " + w + " * " + hv(r) + ";\n    }\n");
+    code += "  " + sync;
+    // Column i takes (beta, v) (no one reads it again); G_i from row i, columns i + 1 on, where there is a
+    // superdiagonal (the last step computes nothing: the same barriers in every work-item).
+    const std::string last = std::to_string(n - 1), next = "min(" + i + " + 1, " + last + ")";
+    const Reflector g = declare_reflector(em, dtype, "g", Wr(i, next), [&](const std::string& x) { return Wr(i, x); }, i + " + 2", N, code);
+    const std::string more = "(" + i + " < " + last + ")";
+    code += "  " + kgo + " = " + more + " && " + g.go + ";\n  " + kbeta + " = " + g.beta + ";\n  " + ksv + " = " + g.sv + ";\n  " + ksc + " = " + g.sc + ";\n";
+    code += "  if (" + lane + " == 0) { if (" + more + ") " + em.write_at(kE, "min(" + i + ", " + std::to_string(n - 2) + ")") + " = " + g.beta +
+            "; " + em.write_at(kTaup, i) + " = " + more + " ? " + g.tau + " : " + zero + "; }\n";
+    auto gv = [&](const std::string& col) { return "((" + Wr(i, col) + " * " + g.sv + ") * " + g.sc + ")"; };
+    // Column i takes (beta, v) in the same pass (PoCL lost these stores in a pass of their own).
+    const std::string column_store = "    if (" + r + " == " + i + ") " + W(i, i) + " = " + h.beta + ";\n    else if (" + h.go + " && " + r + " > " + i +
+                                     ") " + W(r, i) + " = " + hv(r) + ";\n";
+    code += each(r, m, column_store + "    if (" + more + " && " + g.go + " && " + r + " > " + i + ") {\n      " + t + " " + w + " = " + Wr(r, next) + ";\n      for (int " +
+                           j + " = " + i + " + 2; " + j + " < " + N + "; ++" + j + ") " + w + " += " + Wr(r, j) + " * " + gv(j) + ";\n      " + w +
+                           " *= " + g.tau + ";\n      " + W(r, next) + " -= " + w + ";\n      for (int " + j + " = " + i + " + 2; " + j + " < " + N +
+                           "; ++" + j + ") " + W(r, j) + " -= " + w + " * " + gv(j) + ";\n    }\n");
+    code += "  " + sync + "}\n";
+    em.append(code);
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const fugue_type& a = call.operand(kA);
+    const double m = static_cast<double>(rows_of(a)), n = static_cast<double>(columns_of(a)), count = static_cast<double>(batch_count(a));
+    // LAPACK's count for m >= n: 4 m n^2 - 4 n^3 / 3.
+    return {sizeof(fugue_cost), count * (2 * m * n + 4 * n) * abi::dtype_size(a.dtype), count * (4 * m * n * n - 4 * n * n * n / 3)};
+  }
+
+  // LAPACK's gebd2 in extended precision.
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView a(arrays[kA]);
+    sdk::HostView qp(arrays[kQP]), d(arrays[kD]), ev(arrays[kE]), tauq(arrays[kTauq]), taup(arrays[kTaup]);
+    const fugue_type& t = call.operand(kA);
+    const int64_t m = rows_of(t), n = columns_of(t), count = batch_count(t);
+    std::vector<long double> w(static_cast<size_t>(m * n));
+    auto W = [&](int64_t row, int64_t col) -> long double& { return w[static_cast<size_t>(row * n + col)]; };
+    for (int64_t b = 0; b < count; ++b) {
+      for (int64_t k = 0; k < m * n; ++k) w[k] = a.get(b * m * n + k);
+      for (int64_t i = 0; i < n; ++i) {
+        const long double tq = larfg_reference(W(i, i), [&](int64_t r) -> long double& { return W(r, i); }, i + 1, m);
+        for (int64_t c = i + 1; c < n; ++c) {  // H_i from the left
+          long double s = W(i, c);
+          for (int64_t r = i + 1; r < m; ++r) s += W(r, i) * W(r, c);
+          s *= tq;
+          W(i, c) -= s;
+          for (int64_t r = i + 1; r < m; ++r) W(r, c) -= s * W(r, i);
+        }
+        d.set(b * n + i, static_cast<double>(W(i, i)));
+        tauq.set(b * n + i, static_cast<double>(tq));
+        long double tp = 0;
+        if (i < n - 1) {
+          tp = larfg_reference(W(i, i + 1), [&](int64_t col) -> long double& { return W(i, col); }, i + 2, n);
+          for (int64_t r = i + 1; r < m; ++r) {  // G_i from the right
+            long double s = W(r, i + 1);
+            for (int64_t col = i + 2; col < n; ++col) s += W(r, col) * W(i, col);
+            s *= tp;
+            W(r, i + 1) -= s;
+            for (int64_t col = i + 2; col < n; ++col) W(r, col) -= s * W(i, col);
+          }
+          ev.set(b * (n - 1) + i, static_cast<double>(W(i, i + 1)));
+        }
+        taup.set(b * n + i, static_cast<double>(tp));
+      }
+      for (int64_t k = 0; k < m * n; ++k) qp.set(b * m * n + k, static_cast<double>(w[k]));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> gebrd_operation() { return std::make_unique<Gebrd>(); }
+
+}  // namespace fugue::linalg
