@@ -33,6 +33,14 @@ void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const st
                                abi::dtype_name(a.dtype) + ": they must have one dtype");
 }
 
+void infer_solve(const sdk::Call& call, std::vector<sdk::Type>& types, uint32_t a, uint32_t b, uint32_t x, uint32_t info) {
+  const fugue_type &at = call.operand(a), &bt = call.operand(b);
+  square_order(at, "A");
+  require_right_hand_sides(bt, at, "B", "A");
+  types[x] = sdk::make_type(FUGUE_KIND_ARRAY, bt.dtype, sdk::shape_of(bt));
+  types[info] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(at));
+}
+
 std::string one_of(const sdk::Call& call, const std::string& attr, const std::string& a, const std::string& a_means,
                    const std::string& b, const std::string& b_means) {
   const std::string v = call.string(attr);

@@ -20,6 +20,9 @@ void require_matrices(const fugue_type& t, const std::string& operand);
 // axes, n rows, a's dtype; throws InvalidArgument naming both operands otherwise.
 void require_right_hand_sides(const fugue_type& b, const fugue_type& a, const std::string& b_name,
                               const std::string& a_name);
+// The types of a solve's outputs from A [..., n, n] and right-hand sides B [..., n, k] (both checked): X of
+// B's shape and dtype, info i32 per matrix. For the solvers that factor A themselves (posv, gesv, ...).
+void infer_solve(const sdk::Call& call, std::vector<sdk::Type>& types, uint32_t a, uint32_t b, uint32_t x, uint32_t info);
 // The value of string attribute `attr`, which must be `a` or `b` (`a_means`, `b_means` say what each
 // does, for the message); throws InvalidArgument naming the attribute otherwise.
 std::string one_of(const sdk::Call& call, const std::string& attr, const std::string& a, const std::string& a_means,

@@ -59,13 +59,7 @@ class Posv final : public sdk::Operation {
     ])";
   }
 
-  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
-    const fugue_type &a = call.operand(kA), &b = call.operand(kB);
-    square_order(a, "A");
-    require_right_hand_sides(b, a, "B", "A");
-    types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
-    types[kInfo] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a));
-  }
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override { infer_solve(call, types, kA, kB, kX, kInfo); }
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
