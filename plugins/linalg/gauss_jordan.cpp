@@ -161,7 +161,7 @@ class GaussJordan final : public sdk::Operation {
     const std::string pr = pivoting_ ? v["pr"] : kk;
     // x / p: real, LAPACK's (times the reciprocal unless p is below the smallest normal number); complex,
     // times the reciprocal made without overflow.
-    auto by_pivot = [&](const std::string& x) { return sc.complex ? sc.mul(x, v["r"]) : divided_by_pivot(dtype, x, v["p"], v["r"]); };
+    auto by_pivot = [&](const std::string& x) { return sc.by_pivot(x, v["p"], v["r"]); };
     auto update = [&](const ElementAt& rd, const ElementAt& wr, const std::string& col) {
       std::string u;
       if (pivoting_)

@@ -8,6 +8,7 @@
 
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -38,10 +39,11 @@ class Getrf final : public sdk::Operation {
     name = "linalg.getrf";
     doc = "LU factorization with partial pivoting of a batch of matrices [..., m, n], A = P L U as LAPACK's getrf: LU "
           "holds L below the diagonal (unit diagonal not stored) and U on and above it; ipiv (i32 [..., min(m, n)], "
-          "1-based) the row swapped with row i at step i, the first element of largest magnitude in its column; info "
+          "1-based) the row swapped with row i at step i, the first element of largest magnitude in its column (|re| + |im| for "
+          "complex numbers, as LAPACK's izamax); info "
           "(optional) per matrix: 0, or k when U(k, k) is exactly zero (the factorization completes)";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, n]"),
-                sdk::out("LU", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the factors L and U, of A's shape and dtype"),
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., m, n]"),
+                sdk::out("LU", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the factors L and U, of A's shape and dtype"),
                 sdk::out("ipiv", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
                          "i32 [..., min(m, n)]: the pivots, 1-based as LAPACK's"),
                 sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
@@ -108,36 +110,37 @@ class Getrf final : public sdk::Operation {
     return {sizeof(fugue_cost), count * (2 * m * n * abi::dtype_size(a.dtype) + 4 * (k + 1)), flops};
   }
 
-  // Right-looking elimination in extended precision, the pivots chosen as LAPACK chooses them.
+  // Right-looking elimination in (complex) extended precision, the pivots chosen as LAPACK chooses them.
   void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
     const sdk::HostView a(arrays[kA]);
     sdk::HostView lu(arrays[kLU]), ipiv(arrays[kIpiv]), info(arrays[kInfo]);
     const fugue_type& t = call.operand(kA);
     const Shape s = shape_of(t);
     const int64_t count = batch_count(t);
-    std::vector<long double> f(static_cast<size_t>(s.m * s.n));
+    auto magnitude = [](const Complex& z) { return std::fabs(z.real()) + std::fabs(z.imag()); };
+    std::vector<Complex> f(static_cast<size_t>(s.m * s.n));
     for (int64_t e = 0; e < count; ++e) {
       const int64_t base = e * s.m * s.n;
-      for (int64_t i = 0; i < s.m * s.n; ++i) f[i] = a.get(base + i);
+      for (int64_t i = 0; i < s.m * s.n; ++i) f[i] = get_value(a, base + i);
       int64_t failed = 0;
       for (int64_t k = 0; k < s.k; ++k) {
         int64_t p = k;
         for (int64_t r = k + 1; r < s.m; ++r)
-          if (std::fabs(f[r * s.n + k]) > std::fabs(f[p * s.n + k])) p = r;
+          if (magnitude(f[r * s.n + k]) > magnitude(f[p * s.n + k])) p = r;
         ipiv.set_int(e * s.k + k, p + 1);
-        const long double pivot = f[p * s.n + k];
-        if (pivot == 0) {
+        const Complex pivot = f[p * s.n + k];
+        if (pivot == Complex(0)) {
           if (!failed) failed = k + 1;
           continue;  // the column below is zero: nothing to swap or eliminate
         }
         for (int64_t j = 0; j < s.n; ++j) std::swap(f[k * s.n + j], f[p * s.n + j]);
         for (int64_t r = k + 1; r < s.m; ++r) {
-          const long double l = f[r * s.n + k] / pivot;
+          const Complex l = f[r * s.n + k] / pivot;
           f[r * s.n + k] = l;
           for (int64_t j = k + 1; j < s.n; ++j) f[r * s.n + j] -= l * f[k * s.n + j];
         }
       }
-      for (int64_t i = 0; i < s.m * s.n; ++i) lu.set(base + i, static_cast<double>(f[i]));
+      for (int64_t i = 0; i < s.m * s.n; ++i) set_value(lu, base + i, f[i]);
       info.set_int(e, failed);
     }
   }
@@ -146,7 +149,8 @@ class Getrf final : public sdk::Operation {
   // One matrix per work-item: f[r * n + c] in registers, every index a constant; the pivot row is
   // swapped in by selects against each row it may be.
   static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s) {
-    const std::string t = std::string(abi::dtype_ctype(dtype));
+    const Scalars sc(dtype);
+    const std::string t = sc.type, rt = sc.real_type;
     const std::string f = em.name("f"), info = em.name("info"), p = em.name("p"), mx = em.name("mx"), v = em.name("v"),
                       piv = em.name("piv"), rcp = em.name("rcp"), tmp = em.name("t");
     auto at = [&](int64_t r, int64_t c) { return f + "[" + std::to_string(r * s.n + c) + "]"; };
@@ -155,10 +159,10 @@ class Getrf final : public sdk::Operation {
     code += "int " + info + " = 0;\n";
     for (int64_t k = 0; k < s.k; ++k) {
       const std::string K = std::to_string(k);
-      code += "{\n  int " + p + " = " + K + ";\n  " + t + " " + mx + " = fabs(" + at(k, k) + ");\n";
+      code += "{\n  int " + p + " = " + K + ";\n  " + rt + " " + mx + " = " + sc.pivot_magnitude(at(k, k)) + ";\n";
       for (int64_t r = k + 1; r < s.m; ++r)
-        code += fill("  { const $t $v = fabs($x); if ($v > $mx) { $mx = $v; $p = $r; } }\n",
-                     {{"t", t}, {"v", v}, {"x", at(r, k)}, {"mx", mx}, {"p", p}, {"r", std::to_string(r)}});
+        code += fill("  { const $rt $v = $x; if ($v > $mx) { $mx = $v; $p = $r; } }\n",
+                     {{"rt", rt}, {"v", v}, {"x", sc.pivot_magnitude(at(r, k))}, {"mx", mx}, {"p", p}, {"r", std::to_string(r)}});
       code += "  " + em.write_at(kIpiv, K) + " = " + p + " + 1;\n";
       for (int64_t r = k + 1; r < s.m; ++r) {
         code += "  if (" + p + " == " + std::to_string(r) + ") {\n";
@@ -168,12 +172,11 @@ class Getrf final : public sdk::Operation {
         code += "  }\n";
       }
       code += "  const " + t + " " + piv + " = " + at(k, k) + ";\n";
-      code += "  if (" + piv + " == " + real_literal(dtype, 0) + ") { if (" + info + " == 0) " + info + " = " + std::to_string(k + 1) +
-              "; } else {\n";
-      code += "    const " + t + " " + rcp + " = " + real_literal(dtype, 1) + " / " + piv + ";\n";
+      code += "  if (" + sc.is_zero(piv) + ") { if (" + info + " == 0) " + info + " = " + std::to_string(k + 1) + "; } else {\n";
+      code += "    " + sc.declare_reciprocal(rcp, piv, rcp);
       for (int64_t r = k + 1; r < s.m; ++r) {
-        code += "    " + at(r, k) + " = " + divided_by_pivot(dtype, at(r, k), piv, rcp) + ";\n";
-        for (int64_t j = k + 1; j < s.n; ++j) code += "    " + at(r, j) + " -= " + at(r, k) + " * " + at(k, j) + ";\n";
+        code += "    " + at(r, k) + " = " + sc.by_pivot(at(r, k), piv, rcp) + ";\n";
+        for (int64_t j = k + 1; j < s.n; ++j) code += "    " + at(r, j) + " -= " + sc.mul(at(r, k), at(k, j)) + ";\n";
       }
       code += "  }\n}\n";
     }
@@ -187,7 +190,8 @@ class Getrf final : public sdk::Operation {
   // of column k at its position in local memory; every work-item finds the same pivot there; the pivot
   // row leaves its elements right of k in local memory, and every row below k eliminates with them.
   static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s) {
-    const std::string t = std::string(abi::dtype_ctype(dtype)), zero = real_literal(dtype, 0);
+    const Scalars sc(dtype);
+    const std::string t = sc.type, zero = sc.literal(0);
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const std::string column = em.local_array(dtype, s.m, "column"), pivot_row = em.local_array(dtype, s.n, "pivot_row");
     const std::string row = em.name("row"), pos = em.name("pos"), live = em.name("live"), info = em.name("info"),
@@ -196,8 +200,8 @@ class Getrf final : public sdk::Operation {
     auto el = [&](int64_t j) { return row + "[" + std::to_string(j) + "]"; };
     std::map<std::string, std::string> vars = {{"t", t}, {"lane", lane}, {"pos", pos}, {"live", live}, {"info", info},
                                                {"p", p}, {"mx", mx}, {"v", v}, {"piv", piv}, {"l", l}, {"M", M},
-                                               {"column", column}, {"prow", pivot_row}, {"zero", zero},
-                                               {"one", real_literal(dtype, 1)}};
+                                               {"column", column}, {"prow", pivot_row}, {"rt", sc.real_type},
+                                               {"rcp", em.name("rcp")}};
     std::string code = fill("const bool $live = $lane < $M;\nint $pos = $lane;\nint $info = 0;\n", vars);
     code += t + " " + row + "[" + std::to_string(s.n) + "];\n";
     for (int64_t j = 0; j < s.n; ++j)
@@ -209,14 +213,14 @@ class Getrf final : public sdk::Operation {
       vars["x"] = el(k);
       vars["ipiv"] = em.write_at(kIpiv, vars["k"]);
       code += fill("if ($live) $column[$pos] = $x;\n", vars) + sync;
-      code += fill("{\n  int $p = $k;\n  $t $mx = fabs($column[$k]);\n", vars);
-      for (int64_t r = k + 1; r < s.m; ++r) {
-        vars["r"] = std::to_string(r);
-        code += fill("  { const $t $v = fabs($column[$r]); if ($v > $mx) { $mx = $v; $p = $r; } }\n", vars);
-      }
+      code += fill("{\n  int $p = $k;\n  $rt $mx = ", vars) + sc.pivot_magnitude(column + "[" + vars["k"] + "]") + ";\n";
+      for (int64_t r = k + 1; r < s.m; ++r)
+        code += fill("  { const $rt $v = ", vars) + sc.pivot_magnitude(column + "[" + std::to_string(r) + "]") +
+                fill("; if ($v > $mx) { $mx = $v; $p = $r; } }\n", {{"v", v}, {"mx", mx}, {"p", p}, {"r", std::to_string(r)}});
+      vars["singular"] = sc.is_zero(piv);
       code += fill("  const $t $piv = $column[$p];\n"
                    "  if ($lane == 0) $ipiv = $p + 1;\n"
-                   "  if ($piv == $zero && $info == 0) $info = $k1;\n"
+                   "  if ($singular && $info == 0) $info = $k1;\n"
                    "  $pos = $pos == $p ? $k : $pos == $k ? $p : $pos;\n",
                    vars);
       if (k + 1 < s.n) {
@@ -225,9 +229,9 @@ class Getrf final : public sdk::Operation {
         code += "  }\n";
       }
       code += "  " + sync;
-      code += fill("  if ($live && $pos > $k && $piv != $zero) {\n    const $t $l = ", vars) +
-              divided_by_pivot(dtype, el(k), piv, "(" + vars["one"] + " / " + piv + ")") + ";\n" + fill("    $x = $l;\n", vars);
-      for (int64_t j = k + 1; j < s.n; ++j) code += "    " + el(j) + " -= " + l + " * " + pivot_row + "[" + std::to_string(j) + "];\n";
+      code += fill("  if ($live && $pos > $k && !$singular) {\n", vars) + "    " + sc.declare_reciprocal(vars["rcp"], piv, vars["rcp"]) +
+              fill("    const $t $l = ", vars) + sc.by_pivot(el(k), piv, vars["rcp"]) + ";\n" + fill("    $x = $l;\n", vars);
+      for (int64_t j = k + 1; j < s.n; ++j) code += "    " + el(j) + " -= " + sc.mul(l, pivot_row + "[" + std::to_string(j) + "]") + ";\n";
       code += "  }\n}\n";
     }
     code += "if (" + live + ") {\n";
@@ -245,13 +249,13 @@ class Getrf final : public sdk::Operation {
   // step (everyone reads it meanwhile, its row p standing for row k): no work-item waits for another
   // within a step.
   static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, bool in_local) {
-    const std::string t = std::string(abi::dtype_ctype(dtype));
+    const Scalars sc(dtype);
+    const std::string t = sc.type;
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
     const int64_t team = s.team;
     const std::string M = std::to_string(s.m), N = std::to_string(s.n);
     std::map<std::string, std::string> vars = {
-        {"t", t}, {"lane", lane}, {"M", M}, {"N", N}, {"K", std::to_string(s.k)}, {"zero", real_literal(dtype, 0)},
-        {"one", real_literal(dtype, 1)}};
+        {"t", t}, {"rt", sc.real_type}, {"lane", lane}, {"M", M}, {"N", N}, {"K", std::to_string(s.k)}, {"zero", sc.literal(0)}};
     for (const char* v : {"q", "e", "c", "k", "i", "vi", "l", "p", "mx", "v", "piv", "rcp", "tmp", "info", "pp", "ppiv", "prcp", "pdo"})
       vars[v] = em.name(v);
     const std::string w = in_local ? em.local_array(dtype, s.m * s.n, "matrix") : "";
@@ -282,11 +286,16 @@ class Getrf final : public sdk::Operation {
                  "for (int $k = 0; $k < $K; ++$k) {\n",
                  vars);
     // The pivot: the first row of largest magnitude in column k (rows k and below), alike everywhere.
-    code += fill("  int $p = $k;\n  $t $mx = fabs($LUpk);\n"
-                 "  for (int $i = $k + 1; $i < $M; ++$i) {\n    const $t $v = fabs($LUrk);\n    if ($v > $mx) { $mx = $v; $p = $i; }\n  }\n"
-                 "  const $t $piv = $LUpk, $rcp = $one / $piv;\n"
-                 "  if ($lane == 0) $ipiv = $p + 1;\n"
-                 "  if ($piv == $zero && $info == 0) $info = $k + 1;\n",
+    vars["mag_pk"] = sc.pivot_magnitude(vars["LUpk"]);
+    vars["mag_ik"] = sc.pivot_magnitude(vars["LUrk"]);
+    vars["singular"] = sc.is_zero(vars["piv"]);
+    code += fill("  int $p = $k;\n  $rt $mx = $mag_pk;\n"
+                 "  for (int $i = $k + 1; $i < $M; ++$i) {\n    const $rt $v = $mag_ik;\n    if ($v > $mx) { $mx = $v; $p = $i; }\n  }\n"
+                 "  const $t $piv = $LUpk;\n",
+                 vars) +
+            "  " + sc.declare_reciprocal(vars["rcp"], vars["piv"], vars["rcp"]) +
+            fill("  if ($lane == 0) $ipiv = $p + 1;\n"
+                 "  if ($singular && $info == 0) $info = $k + 1;\n",
                  vars);
     // Swaps: column k - 1's deferred one (rows k - 1 and its pivot row), then step k's in every column
     // but k (whose owner swaps it at the next step).
@@ -296,18 +305,18 @@ class Getrf final : public sdk::Operation {
     // whose row p stands for row k and row k for row p until its owner swaps them.
     // The multiplier of row i, once per row (the same in every work-item).
     code += fill("  for (int $i = $k; $i < $M; ++$i) {\n    const int $vi = $i == $p ? $k : $i;\n    const $t $l = ", vars) +
-            divided_by_pivot(dtype, LUr(vi, k), vars["piv"], vars["rcp"]) + ";\n";
+            sc.by_pivot(LUr(vi, k), vars["piv"], vars["rcp"]) + ";\n";
     code += columns("    if (" + c + " == " + k + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
-                    divided_by_pivot(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" + "    if (" + c + " > " + k + " && " + i + " > " + k +
-                    " && " + vars["piv"] + " != " + vars["zero"] + ") " + LU(i, c) + " -= " + vars["l"] + " * " + LUr(k, c) + ";\n");
+                    sc.by_pivot(LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" + "    if (" + c + " > " + k + " && " + i + " > " + k +
+                    " && !" + vars["singular"] + ") " + LU(i, c) + " -= " + sc.mul(vars["l"], LUr(k, c)) + ";\n");
     code += "  }\n";
-    code += fill("  $pp = $p;\n  $ppiv = $piv;\n  $prcp = $rcp;\n  $pdo = $piv != $zero;\n", vars);
+    code += fill("  $pp = $p;\n  $ppiv = $piv;\n  $prcp = $rcp;\n  $pdo = !$singular;\n", vars);
     code += "  " + sync + "}\n";
     // The last column's deferred swap and scaling.
     code += columns("    if (" + c + " == " + vars["K"] + " - 1 && " + pp + " != " + c + ") " + swap(c, pp) + "\n");
     code += fill("for (int $i = $K; $i < $M; ++$i) {\n", vars) +
             columns("    if (" + c + " == " + vars["K"] + " - 1 && " + vars["pdo"] + ") " + LU(i, c) + " = " +
-                    divided_by_pivot(dtype, LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n") +
+                    sc.by_pivot(LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n") +
             "}\n";
     code += sync;
     if (in_local) code += team_loop(vars["q"], lane, team, e, s.m * s.n, all, "    " + em.write_at(kLU, e) + " = " + w + "[" + e + "];\n");

@@ -6,6 +6,7 @@
 
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 #include "triangular_solve.h"
 
 namespace fugue::linalg {
@@ -18,14 +19,15 @@ class Getrs final : public sdk::Operation {
  public:
   Getrs() {
     name = "linalg.getrs";
-    doc = "Solves A X = B (trans \"N\") or A^T X = B (\"T\") for a batch of matrices given their LU factors and pivots "
+    doc = "Solves A X = B (trans \"N\"), A^T X = B (\"T\") or A^H X = B (\"C\") for a batch of matrices given their LU "
+          "factors and pivots "
           "(linalg.getrf): LU [..., n, n], ipiv i32 [..., n] (1-based), B [..., n, k]; X of B's shape, NaN for a matrix "
           "whose pivots are not within 1..n";
-    operands = {sdk::in("LU", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "LU factors [..., n, n] (linalg.getrf)"),
+    operands = {sdk::in("LU", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "LU factors [..., n, n] (linalg.getrf)"),
                 sdk::in("ipiv", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32), "pivots [..., n], 1-based"),
-                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., n, k]"),
-                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions, of B's shape")};
-    attrs = {{"trans", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": solve A X = B; \"T\": A^T X = B"}};
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "right-hand sides [..., n, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the solutions, of B's shape")};
+    attrs = {{"trans", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": solve A X = B; \"T\": A^T X = B; \"C\": A^H X = B (A^T X = B for reals)"}};
     tolerance_f32 = 2e-3;
     tolerance_f64 = 1e-9;
     test_cases = R"([
@@ -42,7 +44,15 @@ class Getrs final : public sdk::Operation {
       {"name": "40x40 transposed in teams", "attrs": {"trans": "T"},
        "inputs": {"LU": {"kind": "array", "shape": [2, 40, 40], "from": {"spd": {"seed": 7}}},
                   "ipiv": {"kind": "array", "dtype": "i32", "shape": [2, 40], "from": {"random": {"seed": 9, "low": 1, "high": 40}}},
-                  "B": {"kind": "array", "shape": [2, 40, 2], "from": {"random": {"seed": 8}}}}}
+                  "B": {"kind": "array", "shape": [2, 40, 2], "from": {"random": {"seed": 8}}}}},
+      {"name": "5x5 conjugate transposed", "attrs": {"trans": "C"},
+       "inputs": {"LU": {"kind": "array", "shape": [9, 5, 5], "from": {"spd": {"seed": 10}}},
+                  "ipiv": {"kind": "array", "dtype": "i32", "shape": [9, 5], "from": {"random": {"seed": 9, "low": 1, "high": 5}}},
+                  "B": {"kind": "array", "shape": [9, 5, 2], "from": {"random": {"seed": 11}}}}},
+      {"name": "24x24 conjugate transposed in teams", "attrs": {"trans": "C"},
+       "inputs": {"LU": {"kind": "array", "shape": [3, 24, 24], "from": {"spd": {"seed": 14}}},
+                  "ipiv": {"kind": "array", "dtype": "i32", "shape": [3, 24], "from": {"random": {"seed": 9, "low": 1, "high": 24}}},
+                  "B": {"kind": "array", "shape": [3, 24, 3], "from": {"random": {"seed": 15}}}}}
     ])";
   }
 
@@ -56,7 +66,7 @@ class Getrs final : public sdk::Operation {
                                  sdk::type_string(sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, pivots)) + ", found " +
                                  sdk::type_string(ipiv));
     require_right_hand_sides(b, lu, "B", "LU");
-    one_of(call, "trans", "N", "A X = B", "T", "A^T X = B");
+    transpose_of(call, "trans");
     types[kX] = sdk::make_type(FUGUE_KIND_ARRAY, b.dtype, sdk::shape_of(b));
   }
 
@@ -73,13 +83,14 @@ class Getrs final : public sdk::Operation {
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type &lu = call.operand(kLU), &b = call.operand(kB);
     const int64_t n = columns_of(lu), k = columns_of(b);
-    const bool transposed = call.string("trans") == "T";
-    const std::string N = std::to_string(n), K = std::to_string(k), t = abi::dtype_ctype(lu.dtype);
+    const char op = transpose_of(call, "trans");
+    const bool transposed = op != 'N', conjugated = op == 'C';
     const Scalars sc(lu.dtype);
+    const std::string N = std::to_string(n), K = std::to_string(k), t = sc.type;
     const ElementAt factor = [&](const std::string& i, const std::string& j) { return em.read_at(kLU, "(" + i + ") * " + N + " + (" + j + ")"); };
-    const ElementAt transpose = [&](const std::string& i, const std::string& j) { return factor(j, i); };
+    const ElementAt transpose = [&](const std::string& i, const std::string& j) { return conjugated ? sc.conj(factor(j, i)) : factor(j, i); };
     // A = P L U. A X = B: X = U^-1 L^-1 P^T B (the swaps in order); A^T X = B: X = P L^-T U^-T B (U^T
-    // first, the swaps in reverse order).
+    // first, the swaps in reverse order); A^H the same with the factors conjugated.
     const Triangle l{factor, true, true}, u{factor, false, false}, ut{transpose, true, false}, lt{transpose, false, true};
     const Triangle& first = transposed ? ut : l;
     const Triangle& second = transposed ? lt : u;
@@ -109,7 +120,7 @@ class Getrs final : public sdk::Operation {
       code += register_solve(sc, first, n, x) + register_solve(sc, second, n, x);
       if (transposed) code += swaps;
       for (int64_t r = 0; r < n; ++r)
-        code += em.write_at(kX, std::to_string(r) + " * " + K + " + " + c) + " = " + bad + " ? (" + t + ")NAN : " + x + "[" +
+        code += em.write_at(kX, std::to_string(r) + " * " + K + " + " + c) + " = " + bad + " ? " + sc.nan() + " : " + x + "[" +
                 std::to_string(r) + "];\n";
       em.append(code + "}\n");
       return;
@@ -138,7 +149,7 @@ class Getrs final : public sdk::Operation {
     if (transposed) code += swaps;
     // Out (NaN where a pivot was bad); each element is one work-item's, as in the copy before.
     code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k),
-                      "    " + em.write_at(kX, e) + " = " + bad + " ? (" + t + ")NAN : " + (in_local ? w + "[" + e + "]" : em.read_at(kX, e)) + ";\n");
+                      "    " + em.write_at(kX, e) + " = " + bad + " ? " + sc.nan() + " : " + (in_local ? w + "[" + e + "]" : em.read_at(kX, e)) + ";\n");
     em.append(code);
   }
 
@@ -154,18 +165,21 @@ class Getrs final : public sdk::Operation {
     sdk::HostView x(arrays[kX]);
     const fugue_type &lt = call.operand(kLU), &bt = call.operand(kB);
     const int64_t n = columns_of(lt), k = columns_of(bt), count = batch_count(lt);
-    const bool transposed = call.string("trans") == "T";
-    std::vector<long double> y(static_cast<size_t>(n));
+    const char op = transpose_of(call, "trans");
+    const bool transposed = op != 'N', conjugated = op == 'C';
+    std::vector<Complex> y(static_cast<size_t>(n));
     std::vector<int64_t> pivots(static_cast<size_t>(n));
     for (int64_t e = 0; e < count; ++e) {
-      auto f = [&](int64_t i, int64_t j) -> long double { return lu.get(e * n * n + i * n + j); };
+      auto f = [&](int64_t i, int64_t j) { return get_value(lu, e * n * n + i * n + j); };
+      // The factors as the transposed solve reads them: conjugated for A^H.
+      auto ft = [&](int64_t i, int64_t j) { return conjugated ? std::conj(f(j, i)) : f(j, i); };
       bool bad = false;
       for (int64_t s = 0; s < n; ++s) {
         pivots[s] = ipiv.get_int(e * n + s) - 1;
         bad = bad || pivots[s] < 0 || pivots[s] >= n;
       }
       for (int64_t c = 0; c < k; ++c) {
-        for (int64_t i = 0; i < n; ++i) y[i] = b.get(e * n * k + i * k + c);
+        for (int64_t i = 0; i < n; ++i) y[i] = get_value(b, e * n * k + i * k + c);
         if (!bad && !transposed) {
           for (int64_t s = 0; s < n; ++s) std::swap(y[s], y[pivots[s]]);
           for (int64_t i = 0; i < n; ++i)  // L, unit diagonal
@@ -175,15 +189,15 @@ class Getrs final : public sdk::Operation {
             y[i] /= f(i, i);
           }
         } else if (!bad) {
-          for (int64_t i = 0; i < n; ++i) {  // U^T
-            for (int64_t j = 0; j < i; ++j) y[i] -= f(j, i) * y[j];
-            y[i] /= f(i, i);
+          for (int64_t i = 0; i < n; ++i) {  // U^T (U^H)
+            for (int64_t j = 0; j < i; ++j) y[i] -= ft(i, j) * y[j];
+            y[i] /= ft(i, i);
           }
-          for (int64_t i = n - 1; i >= 0; --i)  // L^T, unit diagonal
-            for (int64_t j = i + 1; j < n; ++j) y[i] -= f(j, i) * y[j];
+          for (int64_t i = n - 1; i >= 0; --i)  // L^T (L^H), unit diagonal
+            for (int64_t j = i + 1; j < n; ++j) y[i] -= ft(i, j) * y[j];
           for (int64_t s = n - 1; s >= 0; --s) std::swap(y[s], y[pivots[s]]);
         }
-        for (int64_t i = 0; i < n; ++i) x.set(e * n * k + i * k + c, bad ? std::nan("") : static_cast<double>(y[i]));
+        for (int64_t i = 0; i < n; ++i) set_value(x, e * n * k + i * k + c, bad ? Complex(std::nanl(""), std::nanl("")) : y[i]);
       }
     }
   }

@@ -75,4 +75,8 @@ std::string Scalars::declare_reciprocal(const std::string& name, const std::stri
          ".y * " + q + ".y);\n" + "const " + type + " " + name + " = (" + type + ")(" + q + ".x * " + d + ", -" + q + ".y * " + d + ");\n";
 }
 
+std::string Scalars::by_pivot(const std::string& x, const std::string& p, const std::string& rcp) const {
+  return complex ? mul(x, rcp) : divided_by_pivot(dtype, x, p, rcp);
+}
+
 }  // namespace fugue::linalg

@@ -40,6 +40,10 @@ struct Scalars {
   // Statements declaring `const type name = 1 / p` (complex: scaled so that neither |p|^2 nor its
   // inverse overflows where 1 / p does not); `stem` names the temporaries.
   std::string declare_reciprocal(const std::string& name, const std::string& p, const std::string& stem) const;
+  // x / p for a pivot p whose reciprocal `rcp` declare_reciprocal made: real, as LAPACK's getf2 (times
+  // the reciprocal unless |p| is below the smallest normal number, then divided); complex, times the
+  // reciprocal (made without overflow).
+  std::string by_pivot(const std::string& x, const std::string& p, const std::string& rcp) const;
 };
 
 // The dtypes the linalg operations that support complex numbers accept.

@@ -189,3 +189,76 @@ TEST(Linalg, ComplexCholeskyMatchesLapack) {
         EXPECT_LT(worst_x, 50.0 * n * eps * 100) << "X against LAPACK's zposv, " << what;
       }
 }
+
+// getrf then getrs (one kernel) on complex systems G = A + M (A Hermitian positive definite of cond 100,
+// M's parts within 0.1), in every plan and with trans N, T and C: the pivots equal zgetrf's (c128; in
+// c64 two candidates within its rounding may swap places now and then), ||P G - L U||_F / (k eps ||G||_F)
+// below 4, info 0, and X within 1000 n eps cond of LAPACK's zgesv on op(G) (cond(G) up to ten times A's).
+TEST(Linalg, ComplexLuMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::tuple<int64_t, int64_t, const char*>> cases = {{1, 1, "N"},  {3, 2, "C"},  {8, 3, "T"},  {12, 1, "C"},
+                                                                        {16, 2, "N"}, {33, 3, "C"}, {40, 1, "T"}, {70, 2, "C"}};
+  for (const char* dtype : {"c128", "c64"})
+    for (const auto& [n, k, trans] : cases) {
+      const int64_t count = n <= 16 ? 60 : 4;
+      const std::string what = std::string(dtype) + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " trans " + trans + " (seed " +
+                               std::to_string(seed) + ")";
+      const std::string d = std::string(R"("dtype": ")") + dtype + R"(", )";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", )" + d + R"("shape": )" + shape(count, n, n) + R"(, "from": {"spd": {"seed": )" + std::to_string(seed + n) + R"(, "cond": 100}}},
+        "M": {"kind": "array", )" + d + R"("shape": )" + shape(count, n, n) + R"(, "from": {"random": {"seed": )" + std::to_string(seed + 7) + R"(, "low": -0.1, "high": 0.1}}},
+        "B": {"kind": "array", )" + d + R"("shape": )" + shape(count, n, k) + R"(, "from": {"random": {"seed": )" + std::to_string(seed + k) + R"(, "low": -1, "high": 1}}}},
+        "body": [{"op": "array.add", "out": ["G"], "in": ["A", "M"]},
+                 {"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["G"]},
+                 {"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B"], "attrs": {"trans": ")" + trans + R"("}}],
+        "outputs": {"G": "G.npy", "B": "B.npy", "LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "X": "X.npy"}})");
+      int64_t launches = 0;
+      auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+      EXPECT_EQ(launches, 1) << "getrf, getrs and the producer in one kernel, " << what;
+      const double eps = eps_of(dtype);
+      double backward = 0, forward = 0;
+      int64_t pivots_differ = 0;
+      for (int64_t e = 0; e < count; ++e) {
+        EXPECT_EQ(out.at("info").get(e), 0) << what << ", matrix " << e;
+        const std::vector<Z> g = matrix(out.at("G"), e, n * n), lu = matrix(out.at("LU"), e, n * n), b = matrix(out.at("B"), e, n * k),
+                             x = matrix(out.at("X"), e, n * k);
+        // P G - L U, P G rebuilt from the pivots.
+        std::vector<Z> pg = g;
+        for (int64_t s = 0; s < n; ++s) {
+          const int64_t p = static_cast<int64_t>(out.at("ipiv").get(e * n + s)) - 1;
+          ASSERT_TRUE(p >= s && p < n) << what << ", pivot " << s;
+          for (int64_t j = 0; j < n; ++j) std::swap(pg[s * n + j], pg[p * n + j]);
+        }
+        double residual = 0, norm = 0;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            Z product = 0;
+            for (int64_t t = 0; t <= std::min(i, j); ++t) product += (t == i ? Z(1) : lu[i * n + t]) * lu[t * n + j];
+            residual += std::norm(pg[i * n + j] - product);
+            norm += std::norm(pg[i * n + j]);
+          }
+        backward = std::max(backward, std::sqrt(residual / norm) / (n * eps));
+        // LAPACK's pivots and solution of op(G) X = B.
+        std::vector<Z> f = g, y = b, h(static_cast<size_t>(n * n));
+        std::vector<lapack_int> ipiv(static_cast<size_t>(n));
+        ASSERT_EQ(LAPACKE_zgetrf(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(n), reinterpret_cast<lapack_complex_double*>(f.data()),
+                                 static_cast<lapack_int>(n), ipiv.data()),
+                  0);
+        bool same = true;
+        for (int64_t s = 0; s < n; ++s) same = same && out.at("ipiv").get(e * n + s) == ipiv[s];
+        pivots_differ += !same;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            h[i * n + j] = trans[0] == 'N' ? g[i * n + j] : trans[0] == 'T' ? g[j * n + i] : std::conj(g[j * n + i]);
+        ASSERT_EQ(LAPACKE_zgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(k), reinterpret_cast<lapack_complex_double*>(h.data()),
+                                static_cast<lapack_int>(n), ipiv.data(), reinterpret_cast<lapack_complex_double*>(y.data()), static_cast<lapack_int>(k)),
+                  0);
+        for (int64_t i = 0; i < n * k; ++i) forward = std::max(forward, std::abs(x[i] - y[i]) / (1 + std::abs(y[i])));
+      }
+      EXPECT_LT(backward, 4.0) << "||P G - L U||_F / (n eps ||G||_F), " << what;
+      if (std::string(dtype) == "c64") EXPECT_LE(pivots_differ, count / 10 + 1) << "pivots unlike zgetrf's, " << what;
+      else EXPECT_EQ(pivots_differ, 0) << "pivots unlike zgetrf's, " << what;
+      EXPECT_LT(forward, 1000.0 * n * eps * 10) << "X against LAPACK's zgesv, " << what;
+    }
+}
