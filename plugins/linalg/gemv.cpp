@@ -6,6 +6,7 @@
 
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -17,14 +18,16 @@ constexpr int64_t kMaxTripsInPlace = 4;
 
 struct Sizes {
   int64_t rows, columns;  // of op(A)
-  bool transposed;
+  bool transposed, conjugated;
   int64_t team;
 };
 
 Sizes sizes_of(const sdk::Call& call) {
   const fugue_type& a = call.operand(kA);
   Sizes s;
-  s.transposed = call.string("trans") == "T";
+  const char op = transpose_of(call, "trans");
+  s.transposed = op != 'N';
+  s.conjugated = op == 'C';
   s.rows = s.transposed ? columns_of(a) : rows_of(a);
   s.columns = s.transposed ? rows_of(a) : columns_of(a);
   s.team = 1;
@@ -38,12 +41,12 @@ class Gemv final : public sdk::Operation {
   Gemv() {
     name = "linalg.gemv";
     doc = "Batched matrix-vector products y = alpha op(A) x: A [..., m, n], x [..., n] and y [..., m] (trans \"N\"), or x "
-          "[..., m] and y [..., n] (trans \"T\"), the batch axes equal";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, n]"),
-                sdk::in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "vectors [..., n] (trans \"T\": [..., m])"),
-                sdk::out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the products [..., m] (trans \"T\": [..., n])")};
-    attrs = {{"trans", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": A as stored; \"T\": A transposed"},
-             {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "the factor of the product"}};
+          "[..., m] and y [..., n] (trans \"T\", or \"C\" for A's conjugate transpose), the batch axes equal";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., m, n]"),
+                sdk::in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "vectors [..., n] (trans \"T\": [..., m])"),
+                sdk::out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the products [..., m] (trans \"T\": [..., n])")};
+    attrs = {{"trans", FUGUE_ATTR_STRING, false, 0, "N", "\"N\": A as stored; \"T\": A transposed; \"C\": conjugate transposed (\"T\" for reals)"},
+             {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "the (real) factor of the product"}};
     tolerance_f32 = 1e-4;
     tolerance_f64 = 1e-12;
     test_cases = R"([
@@ -53,14 +56,20 @@ class Gemv final : public sdk::Operation {
        "inputs": {"A": {"kind": "array", "shape": [2, 4, 20, 7], "from": {"random": {"seed": 3}}},
                   "x": {"kind": "array", "shape": [2, 4, 20], "from": {"random": {"seed": 4}}}}},
       {"name": "70x33 in teams", "inputs": {"A": {"kind": "array", "shape": [3, 70, 33], "from": {"random": {"seed": 5}}},
-                                             "x": {"kind": "array", "shape": [3, 33], "from": {"random": {"seed": 6}}}}}
+                                             "x": {"kind": "array", "shape": [3, 33], "from": {"random": {"seed": 6}}}}},
+      {"name": "6x4 conjugate transposed", "attrs": {"trans": "C", "alpha": 0.5},
+       "inputs": {"A": {"kind": "array", "shape": [11, 6, 4], "from": {"random": {"seed": 7}}},
+                  "x": {"kind": "array", "shape": [11, 6], "from": {"random": {"seed": 8}}}}},
+      {"name": "40x20 conjugate transposed in teams", "attrs": {"trans": "C"},
+       "inputs": {"A": {"kind": "array", "shape": [2, 40, 20], "from": {"random": {"seed": 9}}},
+                  "x": {"kind": "array", "shape": [2, 40], "from": {"random": {"seed": 10}}}}}
     ])";
   }
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &a = call.operand(kA), &x = call.operand(kX);
     require_matrices(a, "A");
-    const std::string trans = one_of(call, "trans", "N", "as stored", "T", "transposed");
+    const std::string trans(1, transpose_of(call, "trans"));
     const Sizes s = sizes_of(call);
     std::vector<int64_t> expected = batch_shape(a), out = batch_shape(a);
     expected.push_back(s.columns);
@@ -86,13 +95,15 @@ class Gemv final : public sdk::Operation {
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const Sizes s = sizes_of(call);
     const fugue_dtype dtype = call.operand(kA).dtype;
-    const std::string t = abi::dtype_ctype(dtype), lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const Scalars sc(dtype);
+    const std::string t = sc.type, lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
     const std::string q = em.name("q"), i = em.name("i"), j = em.name("j"), sum = em.name("sum"), lda = std::to_string(columns_of(call.operand(kA)));
     const double alpha = call.number("alpha");
-    const std::string a_ij = em.read_at(kA, s.transposed ? "(" + j + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + j);
-    const std::string dot = "    " + t + " " + sum + " = 0;\n    for (int " + j + " = 0; " + j + " < " + std::to_string(s.columns) + "; ++" + j +
-                            ") " + sum + " += " + a_ij + " * " + em.read_at(kX, j) + ";\n";
-    const std::string value = alpha == 1 ? sum : real_literal(dtype, alpha) + " * " + sum;
+    const std::string stored = em.read_at(kA, s.transposed ? "(" + j + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + j);
+    const std::string a_ij = s.conjugated ? sc.conj(stored) : stored;
+    const std::string dot = "    " + t + " " + sum + " = " + sc.literal(0) + ";\n    for (int " + j + " = 0; " + j + " < " + std::to_string(s.columns) +
+                            "; ++" + j + ") " + sum + " += " + sc.mul(a_ij, em.read_at(kX, j)) + ";\n";
+    const std::string value = alpha == 1 ? sum : sc.real(alpha) + " * " + sum;  // a real times a complex: both parts
     const int64_t trips = (s.rows + s.team - 1) / s.team;
     // y written over x: every row computed before any is written, the work-item's rows in registers.
     const bool over_input = em.write_at(kY, "0") == em.read_at(kX, "0");
@@ -127,10 +138,12 @@ class Gemv final : public sdk::Operation {
     const long double alpha = call.number("alpha");
     for (int64_t e = 0; e < count; ++e)
       for (int64_t i = 0; i < s.rows; ++i) {
-        long double sum = 0;
-        for (int64_t j = 0; j < s.columns; ++j)
-          sum += static_cast<long double>(a.get(e * s.rows * s.columns + (s.transposed ? j * lda + i : i * lda + j))) * x.get(e * s.columns + j);
-        y.set(e * s.rows + i, static_cast<double>(alpha * sum));
+        Complex sum = 0;
+        for (int64_t j = 0; j < s.columns; ++j) {
+          const Complex a_ij = get_value(a, e * s.rows * s.columns + (s.transposed ? j * lda + i : i * lda + j));
+          sum += (s.conjugated ? std::conj(a_ij) : a_ij) * get_value(x, e * s.columns + j);
+        }
+        set_value(y, e * s.rows + i, alpha * sum);
       }
   }
 };

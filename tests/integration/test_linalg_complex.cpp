@@ -262,3 +262,35 @@ TEST(Linalg, ComplexLuMatchesLapack) {
       EXPECT_LT(forward, 1000.0 * n * eps * 10) << "X against LAPACK's zgesv, " << what;
     }
 }
+
+// gemv with trans N, T and C, one work-item and teams: |y - zgemv's| below 8 n eps (inputs in the unit
+// square, alpha -2).
+TEST(Linalg, ComplexGemvMatchesBlas) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::tuple<int64_t, int64_t, const char*>> cases = {{3, 5, "N"}, {6, 4, "C"}, {20, 7, "T"}, {70, 33, "C"}, {40, 50, "N"}};
+  for (const char* dtype : {"c128", "c64"})
+    for (const auto& [m, n, trans] : cases) {
+      const bool t = trans[0] != 'N';
+      const int64_t count = 12, len_x = t ? m : n, len_y = t ? n : m;
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " trans " + trans + " (seed " + std::to_string(seed) + ")";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape(count, m, n) + R"(, "from": {"random": {"seed": )" +
+                                                 std::to_string(seed) + R"(, "low": -1, "high": 1}}},
+        "x": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": [12, )" + std::to_string(len_x) + R"(], "from": {"random": {"seed": )" +
+                                                 std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+        "body": [{"op": "linalg.gemv", "out": ["y"], "in": ["A", "x"], "attrs": {"trans": ")" + trans + R"(", "alpha": -2}}],
+        "outputs": {"A": "A.npy", "x": "x.npy", "y": "y.npy"}})");
+      auto out = test::run_on_device(program);
+      double worst = 0;
+      for (int64_t e = 0; e < count; ++e) {
+        const std::vector<Z> a = matrix(out.at("A"), e, m * n), x = matrix(out.at("x"), e, len_x), y = matrix(out.at("y"), e, len_y);
+        std::vector<Z> want(static_cast<size_t>(len_y));
+        const Z alpha(-2), beta(0);
+        cblas_zgemv(CblasRowMajor, trans[0] == 'N' ? CblasNoTrans : trans[0] == 'T' ? CblasTrans : CblasConjTrans, static_cast<int>(m),
+                    static_cast<int>(n), &alpha, a.data(), static_cast<int>(n), x.data(), 1, &beta, want.data(), 1);
+        for (int64_t i = 0; i < len_y; ++i) worst = std::max(worst, std::abs(y[i] - want[i]));
+      }
+      EXPECT_LT(worst, 8.0 * std::max(m, n) * eps_of(dtype)) << "against CBLAS's zgemv, " << what;
+    }
+}
