@@ -38,12 +38,13 @@ class Gels final : public sdk::Operation {
  public:
   Gels() {
     name = "linalg.gels";
-    doc = "Least squares through QR for a batch of overdetermined systems as LAPACK's gels: X [..., n, k] minimizing "
+    doc = "Least squares through QR for a batch of overdetermined systems as LAPACK's gels (Q^H B for complex "
+          "dtypes): X [..., n, k] minimizing "
           "||A X - B||_2 for A [..., m, n] (m >= n, full column rank) and B [..., m, k]; info (optional) per matrix: 0, "
           "or i when R(i, i) is exactly zero (A rank deficient; its X is then NaN)";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, n], m >= n"),
-                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "right-hand sides [..., m, k]"),
-                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the solutions [..., n, k]"),
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., m, n], m >= n"),
+                sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "right-hand sides [..., m, k]"),
+                sdk::out("X", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the solutions [..., n, k]"),
                 sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
                                   "i32 per matrix [...]: 0, or the first i with R(i, i) exactly zero")};
     // Errors of about cond(A) * eps (the random test matrices are well conditioned).
@@ -100,9 +101,9 @@ class Gels final : public sdk::Operation {
   void emit(const sdk::Call& call, const sdk::Plan& plan, const sdk::Emitter& em) const override {
     const fugue_type& a = call.operand(kA);
     const Sizes s = sizes_of(call);
-    const std::string t = abi::dtype_ctype(a.dtype), C = std::to_string(s.columns()), N = std::to_string(s.n),
-                      K = std::to_string(s.k);
-    const std::string nan = Scalars(a.dtype).nan();
+    const Scalars sc(a.dtype);
+    const std::string t = sc.type, C = std::to_string(s.columns()), N = std::to_string(s.n), K = std::to_string(s.k);
+    const std::string nan = sc.nan();
     const bool one = em.local_size() == 1;
     // W: a private array (one work-item), a local array or the workspace.
     const std::string w = one ? em.name("w") : plan.workspaces.empty() ? em.local_array(a.dtype, s.working(), "matrix") : em.workspace(0);
@@ -116,7 +117,7 @@ class Gels final : public sdk::Operation {
                              em.read_at(kB, i + " * " + K + " + (" + c + " - " + N + ")") + ";\n";
     // info: the first exactly zero diagonal element of R (every work-item finds it alike).
     const std::string rank = "int " + info + " = 0;\nfor (int " + i + " = " + N + " - 1; " + i + " >= 0; --" + i + ") if (" +
-                             W(i, i) + " == " + real_literal(a.dtype, 0) + ") " + info + " = " + i + " + 1;\n";
+                             sc.is_zero(W(i, i)) + ") " + info + " = " + i + " + 1;\n";
     const std::string store = "    const int " + i + " = " + e + " / " + K + ", " + c + " = " + e + " % " + K + ";\n    " +
                               em.write_at(kX, e) + " = " + info + " == 0 ? " + W(i, N + " + " + c) + " : " + nan + ";\n";
     std::string code;
@@ -128,9 +129,9 @@ class Gels final : public sdk::Operation {
       code += "if (" + info + " == 0) {\n#pragma unroll\nfor (int " + c + " = " + N + "; " + c + " < " + C + "; ++" + c + ")\n";
       code += "  #pragma unroll\n  for (int " + i + " = " + N + " - 1; " + i + " >= 0; --" + i + ") {\n";
       code += "    " + t + " " + d + " = " + W(i, c) + ";\n";
-      code += "    #pragma unroll\n    for (int " + j + " = " + i + " + 1; " + j + " < " + N + "; ++" + j + ") " + d + " -= " + W(i, j) +
-              " * " + W(j, c) + ";\n";
-      code += "    " + W(i, c) + " = " + d + " / " + W(i, i) + ";\n  }\n}\n";
+      code += "    #pragma unroll\n    for (int " + j + " = " + i + " + 1; " + j + " < " + N + "; ++" + j + ") " + d + " -= " +
+              sc.mul(W(i, j), W(j, c)) + ";\n";
+      code += "    " + W(i, c) + " = " + sc.div(d, W(i, i)) + ";\n  }\n}\n";
       code += "#pragma unroll\nfor (int " + e + " = 0; " + e + " < " + std::to_string(s.n * s.k) + "; ++" + e + ") {\n" + store + "}\n";
       code += em.write_at(kInfo, "0") + " = " + info + ";\n";
     } else {
@@ -138,7 +139,7 @@ class Gels final : public sdk::Operation {
       code += team_loop(q, lane, em.local_size(), e, s.working(), std::to_string(s.working()), load) + em.barrier() + "\n";
       code += team_householder(em, a.dtype, h) + rank;
       const ElementAt rhs = [&](const std::string& r, const std::string& col) { return W(r, N + " + " + col); };
-      code += team_solve(em, Scalars(a.dtype), Triangle{W, false, false}, RightHandSides{rhs, rhs, s.n, s.k});
+      code += team_solve(em, sc, Triangle{W, false, false}, RightHandSides{rhs, rhs, s.n, s.k});
       code += team_loop(q, lane, em.local_size(), e, s.n * s.k, std::to_string(s.n * s.k), store);
       code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
     }
@@ -159,24 +160,24 @@ class Gels final : public sdk::Operation {
     sdk::HostView x(arrays[kX]), info(arrays[kInfo]);
     const Sizes s = sizes_of(call);
     const int64_t count = batch_count(call.operand(kA)), C = s.columns();
-    std::vector<long double> w(static_cast<size_t>(s.working()));
+    std::vector<Complex> w(static_cast<size_t>(s.working()));
     for (int64_t e = 0; e < count; ++e) {
       for (int64_t i = 0; i < s.m; ++i)
         for (int64_t c = 0; c < C; ++c)
-          w[i * C + c] = c < s.n ? a.get(e * s.m * s.n + i * s.n + c) : b.get(e * s.m * s.k + i * s.k + c - s.n);
+          w[i * C + c] = c < s.n ? get_value(a, e * s.m * s.n + i * s.n + c) : get_value(b, e * s.m * s.k + i * s.k + c - s.n);
       householder_reference(w, s.m, C, s.n, nullptr);
       int64_t failed = 0;
       for (int64_t i = s.n - 1; i >= 0; --i)
-        if (w[i * C + i] == 0) failed = i + 1;
+        if (w[i * C + i] == Complex(0)) failed = i + 1;
       for (int64_t c = 0; c < s.k; ++c)
         for (int64_t i = s.n - 1; i >= 0; --i) {
-          long double d = w[i * C + s.n + c];
+          Complex d = w[i * C + s.n + c];
           for (int64_t j = i + 1; j < s.n; ++j) d -= w[i * C + j] * w[j * C + s.n + c];
           w[i * C + s.n + c] = failed ? 0 : d / w[i * C + i];
         }
       for (int64_t i = 0; i < s.n; ++i)
         for (int64_t c = 0; c < s.k; ++c)
-          x.set(e * s.n * s.k + i * s.k + c, failed ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(w[i * C + s.n + c]));
+          set_value(x, e * s.n * s.k + i * s.k + c, failed ? Complex(std::nanl(""), std::nanl("")) : w[i * C + s.n + c]);
       info.set_int(e, failed);
     }
   }

@@ -8,6 +8,7 @@
 #include "householder.h"
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -31,11 +32,12 @@ class Geqrf final : public sdk::Operation {
     name = "linalg.geqrf";
     doc = "Householder QR factorization of a batch of matrices [..., m, n], A = Q R as LAPACK's geqrf: QR holds R on "
           "and above the diagonal and the Householder vectors v_k below it (v_k(k) = 1 not stored); tau [..., min(m, "
-          "n)] the reflectors' scalars, Q = H_0 H_1 ... with H_k = I - tau_k v_k v_k^T (linalg.orgqr forms Q). R's "
-          "diagonal at step k is -sign(alpha) * norm as LAPACK's larfg makes it, so R, tau and the reflectors are LAPACK's";
-    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "matrices [..., m, n]"),
-                sdk::out("QR", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "R and the reflectors, of A's shape and dtype"),
-                sdk::out("tau", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the reflectors' scalars [..., min(m, n)]")};
+          "n)] the reflectors' scalars, Q = H_0 H_1 ... with H_k = I - tau_k v_k v_k^H (linalg.orgqr forms Q). R's "
+          "diagonal at step k is -sign(re alpha) * norm (real) as LAPACK's larfg and zlarfg make it, so R, tau and the "
+          "reflectors are LAPACK's";
+    operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., m, n]"),
+                sdk::out("QR", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "R and the reflectors, of A's shape and dtype"),
+                sdk::out("tau", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the reflectors' scalars [..., min(m, n)]")};
     // Backward stable: errors of about n * eps relative to the matrix's norm.
     tolerance_f32 = 2e-4;
     tolerance_f64 = 1e-11;
@@ -48,7 +50,7 @@ class Geqrf final : public sdk::Operation {
       {"name": "33x20 in teams", "inputs": {"A": {"kind": "array", "shape": [5, 33, 20], "from": {"random": {"seed": 6}}}}},
       {"name": "10x30 wide in teams", "inputs": {"A": {"kind": "array", "shape": [3, 10, 30], "from": {"random": {"seed": 7}}}}},
       {"name": "zero columns", "inputs": {"A": {"kind": "array", "shape": [2, 3, 3], "value": [[[0, 1, 2], [0, 3, 4], [0, 5, 6]], [[1, 2, 3], [0, 0, 4], [0, 0, 5]]]}}},
-      {"name": "tiny and huge columns", "dtypes": ["f64"], "inputs": {"A": {"kind": "array", "shape": [1, 3, 2], "value": [[[1e-300, 1e300], [2e-300, 3e300], [-1e-300, 1e300]]]}}}
+      {"name": "tiny and huge columns", "dtypes": ["f64", "c128"], "inputs": {"A": {"kind": "array", "shape": [1, 3, 2], "value": [[[1e-300, 1e300], [2e-300, 3e300], [-1e-300, 1e300]]]}}}
     ])";
   }
 
@@ -87,7 +89,7 @@ class Geqrf final : public sdk::Operation {
       // One work-item: the matrix in a private array, every index a constant.
       const std::string f = em.name("f");
       w.read = w.write = [&](const std::string& i, const std::string& j) { return f + "[" + flat(i, j) + "]"; };
-      std::string code = std::string(abi::dtype_ctype(a.dtype)) + " " + f + "[" + std::to_string(all) + "];\n";
+      std::string code = Scalars(a.dtype).type + " " + f + "[" + std::to_string(all) + "];\n";
       for (int64_t e = 0; e < all; ++e) code += f + "[" + std::to_string(e) + "] = " + em.read_at(kA, std::to_string(e)) + ";\n";
       code += register_householder(em, a.dtype, w);
       for (int64_t e = 0; e < all; ++e) code += em.write_at(kQR, std::to_string(e)) + " = " + f + "[" + std::to_string(e) + "];\n";
@@ -120,12 +122,12 @@ class Geqrf final : public sdk::Operation {
     sdk::HostView qr(arrays[kQR]), tau(arrays[kTau]);
     const fugue_type& t = call.operand(kA);
     const int64_t m = rows_of(t), n = columns_of(t), k = std::min(m, n), count = batch_count(t);
-    std::vector<long double> w(static_cast<size_t>(m * n)), taus(static_cast<size_t>(k));
+    std::vector<Complex> w(static_cast<size_t>(m * n)), taus(static_cast<size_t>(k));
     for (int64_t e = 0; e < count; ++e) {
-      for (int64_t i = 0; i < m * n; ++i) w[i] = a.get(e * m * n + i);
+      for (int64_t i = 0; i < m * n; ++i) w[i] = get_value(a, e * m * n + i);
       householder_reference(w, m, n, k, &taus);
-      for (int64_t i = 0; i < m * n; ++i) qr.set(e * m * n + i, static_cast<double>(w[i]));
-      for (int64_t i = 0; i < k; ++i) tau.set(e * k + i, static_cast<double>(taus[i]));
+      for (int64_t i = 0; i < m * n; ++i) set_value(qr, e * m * n + i, w[i]);
+      for (int64_t i = 0; i < k; ++i) set_value(tau, e * k + i, taus[i]);
     }
   }
 };

@@ -7,59 +7,80 @@
 
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
 namespace {
 
 // Column k's norm below the diagonal, beta, tau and v's scale, every work-item alike, $Xi being row i's
-// element of column k (rows k + 1 .. m - 1 read): declares $alpha's companions $go, $beta, $tau, and $sv
-// and $sc with v_i = (x_i * sv) * sc. Sums of squares outside [lo, hi] (digits lost to underflow, or
-// overflow) are recomputed scaled by the largest element. A tiny column (below $tiny, where 1 / (alpha -
-// beta) would overflow) is reflected as if scaled up by $big, a power of two (tau and v do not change
-// with the column's scale; beta is scaled back): LAPACK's larfg rescales so too.
+// element of column k (rows k + 1 .. m - 1 read): declares $alpha's companions $go, $beta (real), $tau,
+// and $sv and $sc with v_i = (x_i * sv) * sc. Sums of squares outside [lo, hi] (digits lost to
+// underflow, or overflow) are recomputed scaled by the largest part. A tiny column (below $tiny, where
+// 1 / (alpha - beta) would overflow) is reflected as if scaled up by $big, a power of two (tau and v do
+// not change with the column's scale; beta is scaled back): LAPACK's larfg rescales so too. Complex
+// (zlarfg): beta = -sign(re alpha) ||(alpha, x)||, tau = (beta - alpha) / beta, nothing to do only when
+// x = 0 and alpha is real.
 // `norms`: the sum of squares comes from the local array $nrm (left there by column k's owner at the
 // previous step), but at step 0.
-std::string reflector(std::map<std::string, std::string>& v, const std::string& xi, bool norms) {
+std::string reflector(const Scalars& sc, std::map<std::string, std::string>& v, const std::string& xi, bool norms) {
   v["Xi"] = xi;
-  return fill("  $t $ss = $zero;\n" +
-                  std::string(norms ? "  if ($k > 0) $ss = $nrm[$k & 1]; else\n" : "") +
-                  "  $unroll\n  for (int $i = $from; $i < $to; ++$i) { const $t $x = $Xi; $ss += $x * $x; }\n"
-              "  $t $xn = sqrt($ss);\n"
-              "  if (!($ss >= $lo && $ss <= $hi)) {\n"
-              "    $t $mx = $zero;\n"
-              "    $unroll\n    for (int $i = $from; $i < $to; ++$i) $mx = fmax($mx, fabs($Xi));\n"
-              "    $ss = $zero;\n"
-              "    if ($mx > $zero) {\n"
-              "      $unroll\n      for (int $i = $from; $i < $to; ++$i) { const $t $x = $Xi / $mx; $ss += $x * $x; }\n"
-              "    }\n"
-              "    $xn = $mx * sqrt($ss);\n"
-              "  }\n"
-              "  const bool $go = $xn != $zero;  /* x = 0: H = I, tau = 0 */\n"
-              "  const $t $sv = fmax(fabs($alpha), $xn) < $tiny ? $big : $one;\n"
-              "  const $t $as = $alpha * $sv, $bs = $go ? -copysign(hypot($as, $xn * $sv), $as) : $as;\n"
-              "  const $t $beta = $bs / $sv;\n"
-              "  const $t $tau = $go ? ($bs - $as) / $bs : $zero;\n"
-              "  const $t $sc = $go ? $one / ($as - $bs) : $zero;\n",
-              v);
+  v["x2"] = sc.abs2(v["x"]);
+  v["Xi_part"] = sc.max_part(xi);
+  v["alpha_part"] = sc.max_part(v["alpha"]);
+  // alpha * sv and its real part; for complex numbers also whether alpha has an imaginary part.
+  v["as_re"] = sc.real_part(v["as"]);
+  v["alpha_im"] = sc.complex ? " || (" + v["alpha"] + ").y != " + sc.real(0) : "";
+  v["tau_of"] = sc.complex ? "(" + sc.type + ")(($bs - " + v["as"] + ".x) / $bs, -" + v["as"] + ".y / $bs)" : "($bs - $as) / $bs";
+  std::string code = fill("  $rt $ss = $zero;\n" +
+                              std::string(norms ? "  if ($k > 0) $ss = $nrm[$k & 1]; else\n" : "") +
+                              "  $unroll\n  for (int $i = $from; $i < $to; ++$i) { const $t $x = $Xi; $ss += $x2; }\n"
+                          "  $rt $xn = sqrt($ss);\n"
+                          "  if (!($ss >= $lo && $ss <= $hi)) {\n"
+                          "    $rt $mx = $zero;\n"
+                          "    $unroll\n    for (int $i = $from; $i < $to; ++$i) $mx = fmax($mx, $Xi_part);\n"
+                          "    $ss = $zero;\n"
+                          "    if ($mx > $zero) {\n"
+                          "      $unroll\n      for (int $i = $from; $i < $to; ++$i) { const $t $x = $Xi / $mx; $ss += $x2; }\n"
+                          "    }\n"
+                          "    $xn = $mx * sqrt($ss);\n"
+                          "  }\n",
+                          v);
+  v["tau_of"] = fill(v["tau_of"], v);
+  v["abs_as"] = sc.complex ? "hypot(" + v["as"] + ".x, " + v["as"] + ".y)" : v["as"];
+  code += fill("  const bool $go = $xn != $zero$alpha_im;  /* nothing to reflect: H = I, tau = 0 */\n"
+               "  const $rt $sv = fmax($alpha_part, $xn) < $tiny ? $big : $one;\n"
+               "  const $t $as = $alpha * $sv;\n"
+               "  const $rt $bs = $go ? -copysign(hypot($abs_as, $xn * $sv), $as_re) : $as_re;\n"
+               "  const $rt $beta = $bs / $sv;\n"
+               "  const $t $tau = $go ? $tau_of : $tzero;\n",
+               v);
+  // 1 / (alpha - beta), scaled: |alpha - beta| >= |beta| >= |alpha|, no cancellation.
+  const std::string d = v["sc"] + "_d", r = v["sc"] + "_r";
+  code += "  const " + sc.type + " " + d + " = " + v["go"] + " ? " + v["as"] + " - " + sc.from_real(v["bs"]) + " : " + sc.literal(1) + ";\n";
+  code += "  " + sc.declare_reciprocal(r, d, r);
+  code += fill("  const $t $sc = $go ? ", v) + r + fill(" : $tzero;\n", v);
+  return code;
 }
 
 // The holes every Householder pattern fills: types, sizes, constants.
-std::map<std::string, std::string> base_vars(fugue_dtype dtype, const HouseholderWork& w, bool unrolled) {
-  const bool f64 = dtype == FUGUE_DTYPE_F64;
-  return {{"t", abi::dtype_ctype(dtype)}, {"M", std::to_string(w.m)}, {"K", std::to_string(w.steps)},
-          {"C", std::to_string(w.columns)}, {"zero", real_literal(dtype, 0)}, {"one", real_literal(dtype, 1)},
+std::map<std::string, std::string> base_vars(const Scalars& sc, const HouseholderWork& w, bool unrolled) {
+  const bool f64 = part_dtype(sc.dtype) == FUGUE_DTYPE_F64;
+  return {{"t", sc.type}, {"rt", sc.real_type}, {"M", std::to_string(w.m)}, {"K", std::to_string(w.steps)},
+          {"C", std::to_string(w.columns)}, {"zero", sc.real(0)}, {"one", sc.real(1)}, {"tzero", sc.literal(0)},
           {"lo", f64 ? "(DBL_MIN / DBL_EPSILON)" : "(FLT_MIN / FLT_EPSILON)"},
           {"hi", f64 ? "(DBL_MAX * DBL_EPSILON)" : "(FLT_MAX * FLT_EPSILON)"},
-          {"tiny", real_literal(dtype, std::ldexp(1.0, f64 ? -500 : -60))}, {"big", real_literal(dtype, std::ldexp(1.0, f64 ? 600 : 80))},
+          {"tiny", sc.real(std::ldexp(1.0, f64 ? -500 : -60))}, {"big", sc.real(std::ldexp(1.0, f64 ? 600 : 80))},
           {"unroll", unrolled ? "#pragma unroll" : ""}};
 }
 
 // The code of householder.h for a team (`one` false) or for one work-item with everything unrolled.
+// Complex: W is updated by H^H = I - conj(tau) v v^H, as zgeqr2 applies it.
 std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, bool one) {
-  std::map<std::string, std::string> v = base_vars(dtype, w, one);
+  const Scalars sc(dtype);
+  std::map<std::string, std::string> v = base_vars(sc, w, one);
   for (const char* n : {"k", "i", "c", "q", "x", "ss", "xn", "mx", "alpha", "go", "beta", "tau", "sc", "sv", "as", "bs", "pb", "ps", "pv", "pdo",
-                        "wd", "we", "sn", "u"})
+                        "wd", "we", "sn", "u", "vi", "vj"})
     v[n] = em.name(n);
   const std::string k = v["k"], i = v["i"], c = v["c"];
   v["Wkk"] = w.read(k, k);
@@ -71,6 +92,16 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
   v["Wkc_"] = w.write(k, c);
   v["Wic_"] = w.write(i, c);
   v["Wcc_"] = w.write(c, c);
+  // The products of the update, through Scalars (complex: conjugates where H^H needs them).
+  v["vi_of"] = sc.mul("(" + v["Wik"] + ") * " + v["sv"], v["sc"]);
+  v["vj_of"] = sc.mul("(" + v["Wi1k"] + ") * " + v["sv"], v["sc"]);
+  v["dot_i"] = sc.mul(sc.conj(v["vi"]), v["Wic"]);
+  v["dot_j"] = sc.mul(sc.conj(v["vj"]), v["Wi1c"]);
+  v["scaled"] = sc.mul(sc.conj(v["tau"]), "(" + v["wd"] + " + " + v["we"] + ")");
+  v["minus"] = sc.mul(v["wd"], v["vi"]);
+  v["u2"] = sc.abs2(v["u"]);
+  v["v_of_prev"] = sc.mul("(" + v["Wic"] + ") * " + v["pv"], v["ps"]);
+  v["beta_t"] = sc.from_real(v["beta"]);
   const std::string lane = one ? "0" : em.builtin(FUGUE_BUILTIN_LOCAL_ID);
   const std::string sync = one ? "" : em.barrier() + "\n";
   auto columns = [&](const std::string& body) {
@@ -80,43 +111,45 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
   // Column c (the previous step's) takes its beta and its scaled v: rows `from` onwards are v.
   auto finish_previous = [&](const std::string& step, const std::string& from) {
     return fill("    if ($c == " + step + " - 1 && $pdo) $Wcc_ = $pb;\n"
-                "    $unroll\n    for (int $i = " + from + "; $i < $M; ++$i) if ($c == " + step + " - 1 && $pdo) $Wic_ = ($Wic * $pv) * $ps;\n",
+                "    $unroll\n    for (int $i = " + from + "; $i < $M; ++$i) if ($c == " + step + " - 1 && $pdo) $Wic_ = $v_of_prev;\n",
                 v);
   };
-  std::string code = fill("$t $pb = $zero, $ps = $zero, $pv = $one;\nbool $pdo = false;  /* the previous step's beta and v's scales, and whether it reflected */\n"
+  std::string code = fill("$t $pb = $tzero, $ps = $tzero;\n$rt $pv = $one;\nbool $pdo = false;  /* the previous step's beta and v's scales, and whether it reflected */\n"
                           "$unroll\nfor (int $k = 0; $k < $K; ++$k) {\n"
                           "  const $t $alpha = $Wkk;\n",
                           v);
   // A team: column k + 1's owner leaves its sum of squares below the diagonal in local memory as it
   // updates it (two slots alternating), so the others need not walk it again.
-  if (!one) v["nrm"] = em.local_array(dtype, 2, "norms");
+  if (!one) v["nrm"] = em.local_array(part_dtype(dtype), 2, "norms");
   v["from"] = k + " + 1";
   v["to"] = v["M"];
-  code += reflector(v, v["Wik"], !one);
+  code += reflector(sc, v, v["Wik"], !one);
   if (w.keep_tau) code += "  if (" + lane + " == 0) " + w.keep_tau(k, v["tau"]) + ";\n";
   // v_i = (W(i, k) * sv) * sc as read: the same rounding as the value stored at the next step.
   code += columns(finish_previous(k, k) +
-                  fill("    $t $sn = $zero;\n"
+                  fill("    $rt $sn = $zero;\n"
                        "    if ($go && $c > $k) {\n"
                        // Two partial sums: half the chain of dependent additions.
-                       "      $t $wd = $Wkc, $we = $zero;\n"
+                       "      $t $wd = $Wkc, $we = $tzero;\n"
                        "      $unroll\n      for (int $i = $k + 1; $i < $M; $i += 2) {\n"
-                       "        $wd += (($Wik * $sv) * $sc) * $Wic;\n"
-                       "        if ($i + 1 < $M) $we += (($Wi1k * $sv) * $sc) * $Wi1c;\n"
+                       "        const $t $vi = $vi_of;\n"
+                       "        $wd += $dot_i;\n"
+                       "        if ($i + 1 < $M) { const $t $vj = $vj_of; $we += $dot_j; }\n"
                        "      }\n"
-                       "      $wd = ($wd + $we) * $tau;\n"
+                       "      $wd = $scaled;\n"
                        "      $Wkc_ -= $wd;\n"
                        "      $unroll\n      for (int $i = $k + 1; $i < $M; ++$i) {\n"
-                       "        const $t $u = $Wic - $wd * (($Wik * $sv) * $sc);\n"
+                       "        const $t $vi = $vi_of;\n"
+                       "        const $t $u = $Wic - $minus;\n"
                        "        $Wic_ = $u;\n"
-                       "        if ($i > $k + 1) $sn += $u * $u;\n"
+                       "        if ($i > $k + 1) $sn += $u2;\n"
                        "      }\n"
                        "    } else {\n"
-                       "      $unroll\n      for (int $i = $k + 2; $i < $M; ++$i) { const $t $u = $Wic; $sn += $u * $u; }\n"
+                       "      $unroll\n      for (int $i = $k + 2; $i < $M; ++$i) { const $t $u = $Wic; $sn += $u2; }\n"
                        "    }\n" +
                        std::string(one ? "" : "    if ($c == $k + 1) $nrm[($k + 1) & 1] = $sn;\n"),
                        v));
-  code += sync + fill("  $pb = $beta;\n  $ps = $sc;\n  $pv = $sv;\n  $pdo = $go;\n}\n", v);
+  code += sync + fill("  $pb = $beta_t;\n  $ps = $sc;\n  $pv = $sv;\n  $pdo = $go;\n}\n", v);
   code += columns(finish_previous(v["K"], v["K"]));
   return code + sync;
 }
@@ -126,12 +159,13 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
 Reflector declare_reflector(const sdk::Emitter& em, fugue_dtype dtype, const std::string& stem, const std::string& alpha,
                             const std::function<std::string(const std::string&)>& x, const std::string& from, const std::string& to,
                             std::string& code) {
-  std::map<std::string, std::string> v = base_vars(dtype, HouseholderWork{}, false);
+  const Scalars sc(dtype);
+  std::map<std::string, std::string> v = base_vars(sc, HouseholderWork{}, false);
   for (const char* n : {"i", "x", "ss", "xn", "mx", "go", "beta", "tau", "sc", "sv", "as", "bs"}) v[n] = em.name(stem + "_" + n);
   v["alpha"] = alpha;
   v["from"] = from;
   v["to"] = to;
-  code += reflector(v, x(v["i"]), false);
+  code += reflector(sc, v, x(v["i"]), false);
   return {v["go"], v["beta"], v["tau"], v["sv"], v["sc"]};
 }
 
@@ -143,27 +177,28 @@ std::string register_householder(const sdk::Emitter& em, fugue_dtype dtype, cons
   return householder(em, dtype, w, true);
 }
 
-void householder_reference(std::vector<long double>& w, int64_t m, int64_t columns, int64_t steps,
-                           std::vector<long double>* tau) {
-  auto W = [&](int64_t i, int64_t j) -> long double& { return w[static_cast<size_t>(i * columns + j)]; };
+void householder_reference(std::vector<Complex>& w, int64_t m, int64_t columns, int64_t steps, std::vector<Complex>* tau) {
+  auto W = [&](int64_t i, int64_t j) -> Complex& { return w[static_cast<size_t>(i * columns + j)]; };
   for (int64_t k = 0; k < steps; ++k) {
-    const long double alpha = W(k, k);
+    const Complex alpha = W(k, k);
     long double scale = 0;
-    for (int64_t i = k + 1; i < m; ++i) scale = std::max(scale, std::fabs(W(i, k)));
+    for (int64_t i = k + 1; i < m; ++i) scale = std::max(scale, std::abs(W(i, k)));
     long double ss = 0;
     if (scale > 0)
-      for (int64_t i = k + 1; i < m; ++i) ss += (W(i, k) / scale) * (W(i, k) / scale);
+      for (int64_t i = k + 1; i < m; ++i) ss += std::norm(W(i, k) / scale);
     const long double xnorm = scale * std::sqrt(ss);
-    long double t = 0;
-    if (xnorm != 0) {
-      const long double beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
-      t = (beta - alpha) / beta;
-      for (int64_t i = k + 1; i < m; ++i) W(i, k) /= alpha - beta;
+    Complex t = 0;
+    if (xnorm != 0 || alpha.imag() != 0) {
+      const long double beta = -std::copysign(std::hypot(std::abs(alpha), xnorm), alpha.real());
+      t = Complex((beta - alpha.real()) / beta, -alpha.imag() / beta);
+      const Complex r = Complex(1) / (alpha - beta);
+      for (int64_t i = k + 1; i < m; ++i) W(i, k) *= r;
       W(k, k) = beta;
+      // H^H = I - conj(tau) v v^H on the columns right of k.
       for (int64_t j = k + 1; j < columns; ++j) {
-        long double d = W(k, j);
-        for (int64_t i = k + 1; i < m; ++i) d += W(i, k) * W(i, j);
-        d *= t;
+        Complex d = W(k, j);
+        for (int64_t i = k + 1; i < m; ++i) d += std::conj(W(i, k)) * W(i, j);
+        d *= std::conj(t);
         W(k, j) -= d;
         for (int64_t i = k + 1; i < m; ++i) W(i, j) -= d * W(i, k);
       }

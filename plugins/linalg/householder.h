@@ -3,9 +3,10 @@
 // as Q^T B with no second pass): the code for a team of work-items, one for a single work-item in
 // registers, and the extended-precision reference both are checked against.
 //
-// Step k reflects rows k.. of every column right of k by H_k = I - tau_k v v^T, v = (1, v_k+1, ...):
-// beta = -sign(alpha) * ||(alpha, x)||, tau = (beta - alpha) / beta, v = x / (alpha - beta), column k
-// becoming (beta, v); a zero x gives tau = 0 (H_k = I), as LAPACK's larfg.
+// Step k reflects rows k.. of every column right of k by H_k^H = I - conj(tau_k) v v^H, v = (1, v_k+1,
+// ...): beta = -sign(re alpha) * ||(alpha, x)|| (real), tau = (beta - alpha) / beta, v = x / (alpha - beta),
+// column k becoming (beta, v); a zero x with a real alpha gives tau = 0 (H_k = I), as LAPACK's larfg and
+// zlarfg. For reals H^H = H = I - tau v v^T.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "fugue/sdk.hpp"
+#include "scalars.h"
 #include "triangular_solve.h"
 
 namespace fugue::linalg {
@@ -26,9 +28,10 @@ struct HouseholderWork {
   std::function<std::string(const std::string& k, const std::string& tau)> keep_tau;
 };
 
-// The scalars of the reflector H = I - tau v v^T mapping (alpha, x) to (beta, 0), as LAPACK's larfg: names
-// of OpenCL C values, every work-item computing them alike. v = (1, (x_i * sv) * sc ...); go is false
-// for x = 0 (tau 0, H = I).
+// The scalars of the reflector H = I - tau v v^H with H^H (alpha, x) = (beta, 0), as LAPACK's larfg
+// (zlarfg): names of OpenCL C values, every work-item computing them alike. beta and sv are of the parts'
+// type, tau and sc of the dtype; v = (1, (x_i * sv) * sc ...); go is false for x = 0 and a real alpha
+// (tau 0, H = I).
 struct Reflector {
   std::string go, beta, tau, sv, sc;
 };
@@ -54,9 +57,8 @@ constexpr int64_t kTeamHouseholderLocals = 2;
 // constant and W lives in registers; no barriers.
 std::string register_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w);
 
-// The reference: factors w (row-major m x columns) in place in extended precision, keeping the first
-// `steps` taus in `tau` when given.
-void householder_reference(std::vector<long double>& w, int64_t m, int64_t columns, int64_t steps,
-                           std::vector<long double>* tau);
+// The reference: factors w (row-major m x columns) in place in complex extended precision, keeping the
+// first `steps` taus in `tau` when given.
+void householder_reference(std::vector<Complex>& w, int64_t m, int64_t columns, int64_t steps, std::vector<Complex>* tau);
 
 }  // namespace fugue::linalg

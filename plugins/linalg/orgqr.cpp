@@ -8,6 +8,7 @@
 
 #include "kernel_text.h"
 #include "matrices.h"
+#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -20,11 +21,11 @@ class Orgqr final : public sdk::Operation {
   Orgqr() {
     name = "linalg.orgqr";
     doc = "Forms Q [..., m, n] (m >= n, orthonormal columns) of a batch of QR factorizations as LAPACK's orgqr: the "
-          "first n columns of H_0 H_1 ... H_k-1, H_i = I - tau_i v_i v_i^T with v_i below QR's diagonal in column i "
+          "first n columns of H_0 H_1 ... H_k-1, H_i = I - tau_i v_i v_i^H with v_i below QR's diagonal in column i "
           "(v_i(i) = 1); tau [..., k], k <= n (linalg.geqrf's outputs)";
-    operands = {sdk::in("QR", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "reflectors below the diagonal [..., m, n], m >= n"),
-                sdk::in("tau", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "the reflectors' scalars [..., k], k <= n"),
-                sdk::out("Q", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kRealDtypes, "Q, of QR's shape and dtype")};
+    operands = {sdk::in("QR", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "reflectors below the diagonal [..., m, n], m >= n"),
+                sdk::in("tau", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the reflectors' scalars [..., k], k <= n"),
+                sdk::out("Q", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "Q, of QR's shape and dtype")};
     tolerance_f32 = 2e-4;
     tolerance_f64 = 1e-11;
     test_cases = R"([
@@ -79,8 +80,9 @@ class Orgqr final : public sdk::Operation {
                              std::to_string(m) + " x " + std::to_string(n) + ": give Q a name of its own");
     const std::string N = std::to_string(n);
     auto flat = [&](const std::string& i, const std::string& j) { return "(" + i + ") * " + N + " + (" + j + ")"; };
-    std::map<std::string, std::string> v = {{"t", abi::dtype_ctype(qr.dtype)}, {"M", std::to_string(m)}, {"K", std::to_string(k)},
-                                            {"zero", real_literal(qr.dtype, 0)}, {"one", real_literal(qr.dtype, 1)},
+    const Scalars sc(qr.dtype);
+    std::map<std::string, std::string> v = {{"t", sc.type}, {"M", std::to_string(m)}, {"K", std::to_string(k)},
+                                            {"zero", sc.literal(0)}, {"one", sc.literal(1)},
                                             {"unroll", one ? "#pragma unroll" : ""}};
     for (const char* s : {"j", "r", "s", "i", "d", "ti", "q", "f"}) v[s] = em.name(s);
     const std::string j = v["j"], r = v["r"], i = v["i"], f = v["f"];
@@ -93,6 +95,10 @@ class Orgqr final : public sdk::Operation {
     v["Qij_r"] = Qr(i);
     v["Vri"] = em.read_at(kQR, flat(r, i));
     v["tau_i"] = em.read_at(kTau, i);
+    // H_i's products (complex: v^H q, tau times it, and v times that).
+    v["dot"] = sc.mul(sc.conj(v["Vri"]), v["Qrj_r"]);
+    v["scaled"] = sc.mul(v["ti"], v["d"]);
+    v["minus"] = sc.mul(v["d"], v["Vri"]);
     // Column j: e_j, then H_i for i = min(j, k - 1) down to 0 (the same trip count in every work-item).
     const std::string body = fill("    $unroll\n    for (int $r = 0; $r < $M; ++$r) $Qrj = $r == $j ? $one : $zero;\n"
                                   "    $unroll\n    for (int $s = 0; $s < $K; ++$s) {\n"
@@ -100,10 +106,10 @@ class Orgqr final : public sdk::Operation {
                                   "      if ($i <= $j) {\n"
                                   "        const $t $ti = $tau_i;\n"
                                   "        $t $d = $Qij_r;\n"
-                                  "        $unroll\n        for (int $r = $i + 1; $r < $M; ++$r) $d += $Vri * $Qrj_r;\n"
-                                  "        $d *= $ti;\n"
+                                  "        $unroll\n        for (int $r = $i + 1; $r < $M; ++$r) $d += $dot;\n"
+                                  "        $d = $scaled;\n"
                                   "        $Qij -= $d;\n"
-                                  "        $unroll\n        for (int $r = $i + 1; $r < $M; ++$r) $Qrj -= $d * $Vri;\n"
+                                  "        $unroll\n        for (int $r = $i + 1; $r < $M; ++$r) $Qrj -= $minus;\n"
                                   "      }\n"
                                   "    }\n",
                                   v);
@@ -127,28 +133,28 @@ class Orgqr final : public sdk::Operation {
             count * (4 * m * n * k - 2 * (m + n) * k * k + 4 * k * k * k / 3)};
   }
 
-  // LAPACK's org2r in extended precision.
+  // LAPACK's org2r (ung2r) in complex extended precision.
   void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
     const sdk::HostView qr(arrays[kQR]), tau(arrays[kTau]);
     sdk::HostView q(arrays[kQ]);
     const fugue_type &t = call.operand(kQR), &tt = call.operand(kTau);
     const int64_t m = rows_of(t), n = columns_of(t), k = tt.shape[tt.rank - 1], count = batch_count(t);
-    std::vector<long double> w(static_cast<size_t>(m * n));
+    std::vector<Complex> w(static_cast<size_t>(m * n));
     for (int64_t e = 0; e < count; ++e) {
-      auto V = [&](int64_t r, int64_t c) -> long double { return qr.get(e * m * n + r * n + c); };
+      auto V = [&](int64_t r, int64_t c) { return get_value(qr, e * m * n + r * n + c); };
       for (int64_t r = 0; r < m; ++r)
         for (int64_t c = 0; c < n; ++c) w[r * n + c] = r == c ? 1 : 0;
       for (int64_t i = k - 1; i >= 0; --i) {
-        const long double ti = tau.get(e * k + i);
+        const Complex ti = get_value(tau, e * k + i);
         for (int64_t c = i; c < n; ++c) {
-          long double d = w[i * n + c];
-          for (int64_t r = i + 1; r < m; ++r) d += V(r, i) * w[r * n + c];
+          Complex d = w[i * n + c];
+          for (int64_t r = i + 1; r < m; ++r) d += std::conj(V(r, i)) * w[r * n + c];
           d *= ti;
           w[i * n + c] -= d;
           for (int64_t r = i + 1; r < m; ++r) w[r * n + c] -= d * V(r, i);
         }
       }
-      for (int64_t r = 0; r < m * n; ++r) q.set(e * m * n + r, static_cast<double>(w[r]));
+      for (int64_t r = 0; r < m * n; ++r) set_value(q, e * m * n + r, w[r]);
     }
   }
 };

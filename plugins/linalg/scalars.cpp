@@ -58,6 +58,14 @@ std::string Scalars::div(const std::string& a, const std::string& b) const {
 
 std::string Scalars::real_part(const std::string& a) const { return complex ? "(" + a + ").x" : a; }
 
+std::string Scalars::abs2(const std::string& a) const {
+  return complex ? "((" + a + ").x * (" + a + ").x + (" + a + ").y * (" + a + ").y)" : "(" + a + ") * (" + a + ")";
+}
+
+std::string Scalars::max_part(const std::string& a) const {
+  return complex ? "fmax(fabs((" + a + ").x), fabs((" + a + ").y))" : "fabs(" + a + ")";
+}
+
 std::string Scalars::pivot_magnitude(const std::string& a) const {
   return complex ? "(fabs((" + a + ").x) + fabs((" + a + ").y))" : "fabs(" + a + ")";
 }

@@ -30,6 +30,10 @@ struct Scalars {
   std::string conj(const std::string& a) const;
   // The real part (a for reals).
   std::string real_part(const std::string& a) const;
+  // |a|^2, of the parts' type (a * a for reals).
+  std::string abs2(const std::string& a) const;
+  // The larger magnitude of a's parts (|a| for reals): a scale for sums of squares.
+  std::string max_part(const std::string& a) const;
   // LAPACK's magnitude for choosing pivots (i?amax): |a|, or |re| + |im| for complex numbers.
   std::string pivot_magnitude(const std::string& a) const;
   // a / b. Complex: a conj(b) / |b|^2, for divisors whose |b|^2 neither overflows nor underflows (a

@@ -294,3 +294,94 @@ TEST(Linalg, ComplexGemvMatchesBlas) {
       EXPECT_LT(worst, 8.0 * std::max(m, n) * eps_of(dtype)) << "against CBLAS's zgemv, " << what;
     }
 }
+
+// geqrf then orgqr (one kernel) on complex random matrices in every plan, square and tall, and gels
+// beside LAPACK's zgeqrf and zgels, by quantities that are well conditioned (each below 10):
+// - ||A - Q R||_F / (m eps ||A||_F) and ||Q^H Q - I||_F / (m eps);
+// - the first step, which depends on A's first column alone, as zgeqrf's (the same reflectors: a real
+//   diagonal -sign(re alpha) norm): QR's column 0 and tau[0], over m eps;
+// - X optimal: ||A^H (B - A X)||_F / (m eps ||A||_F (||A||_F ||X||_F + ||B||_F));
+// - the least residual as zgels's: | ||B - A X|| - ||B - A X_lapack|| | / (m eps (||A||_F ||X||_F + ||B||_F)).
+TEST(Linalg, ComplexQrMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> cases = {{1, 1, 1}, {3, 2, 1}, {6, 6, 2}, {8, 5, 1}, {12, 12, 1}, {20, 7, 2}, {40, 33, 1}, {70, 40, 2}};
+  for (const char* dtype : {"c128", "c64"})
+    for (const auto& [m, n, k] : cases) {
+      const int64_t count = m <= 16 ? 40 : 4;
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " + std::to_string(seed) + ")";
+      const std::string d = std::string(R"("dtype": ")") + dtype + R"(", )";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", )" + d + R"("shape": )" + shape(count, m, n) + R"(, "from": {"random": {"seed": )" + std::to_string(seed + m) + R"(, "low": -1, "high": 1}}},
+        "B": {"kind": "array", )" + d + R"("shape": )" + shape(count, m, k) + R"(, "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+        "body": [{"op": "linalg.geqrf", "out": ["QR", "tau"], "in": ["A"]},
+                 {"op": "linalg.orgqr", "out": ["Q"], "in": ["QR", "tau"]},
+                 {"op": "linalg.gels", "out": ["X", "info"], "in": ["A", "B"]}],
+        "outputs": {"A": "A.npy", "B": "B.npy", "QR": "QR.npy", "tau": "tau.npy", "Q": "Q.npy", "X": "X.npy", "info": "info.npy"}})");
+      auto out = test::run_on_device(program);
+      const double eps = eps_of(dtype);
+      double backward = 0, orthogonality = 0, first = 0, optimality = 0, least = 0;
+      auto frobenius = [](const std::vector<Z>& v) {
+        double sum = 0;
+        for (const Z& z : v) sum += std::norm(z);
+        return std::sqrt(sum);
+      };
+      // B - A X.
+      auto residual_of = [&](const std::vector<Z>& a, const std::vector<Z>& b, const std::vector<Z>& x) {
+        std::vector<Z> r = b;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t c = 0; c < k; ++c)
+            for (int64_t j = 0; j < n; ++j) r[i * k + c] -= a[i * n + j] * x[j * k + c];
+        return r;
+      };
+      for (int64_t e = 0; e < count; ++e) {
+        const std::vector<Z> a = matrix(out.at("A"), e, m * n), qr = matrix(out.at("QR"), e, m * n), q = matrix(out.at("Q"), e, m * n),
+                             tau = matrix(out.at("tau"), e, n), b = matrix(out.at("B"), e, m * k), x = matrix(out.at("X"), e, n * k);
+        EXPECT_EQ(out.at("info").get(e), 0) << what << ", matrix " << e;
+        double residual = 0, qq = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            Z product = 0;  // (Q R)(i, j)
+            for (int64_t s = 0; s <= j; ++s) product += q[i * n + s] * qr[s * n + j];
+            residual += std::norm(a[i * n + j] - product);
+          }
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            Z product = 0;  // (Q^H Q)(i, j)
+            for (int64_t s = 0; s < m; ++s) product += std::conj(q[s * n + i]) * q[s * n + j];
+            qq += std::norm(product - Z(i == j ? 1 : 0));
+          }
+        const double norm_a = frobenius(a);
+        backward = std::max(backward, std::sqrt(residual) / (m * eps * norm_a));
+        orthogonality = std::max(orthogonality, std::sqrt(qq) / (m * eps));
+        std::vector<Z> f = a, t(static_cast<size_t>(n));
+        ASSERT_EQ(LAPACKE_zgeqrf(LAPACK_ROW_MAJOR, static_cast<lapack_int>(m), static_cast<lapack_int>(n), reinterpret_cast<lapack_complex_double*>(f.data()),
+                                 static_cast<lapack_int>(n), reinterpret_cast<lapack_complex_double*>(t.data())),
+                  0);
+        for (int64_t i = 0; i < m; ++i) first = std::max(first, std::abs(qr[i * n] - f[i * n]) / (m * eps * (i ? 1 : std::abs(f[0]))));
+        first = std::max(first, std::abs(tau[0] - t[0]) / (m * eps));
+        // gels: optimality of X, and its residual against LAPACK's.
+        const std::vector<Z> r = residual_of(a, b, x);
+        std::vector<Z> ahr(static_cast<size_t>(n * k), Z(0));
+        for (int64_t j = 0; j < n; ++j)
+          for (int64_t c = 0; c < k; ++c)
+            for (int64_t i = 0; i < m; ++i) ahr[j * k + c] += std::conj(a[i * n + j]) * r[i * k + c];
+        const double scale = m * eps * (norm_a * frobenius(x) + frobenius(b));
+        optimality = std::max(optimality, frobenius(ahr) / (norm_a * scale));
+        std::vector<Z> g = a, y = b;
+        ASSERT_EQ(LAPACKE_zgels(LAPACK_ROW_MAJOR, 'N', static_cast<lapack_int>(m), static_cast<lapack_int>(n), static_cast<lapack_int>(k),
+                                reinterpret_cast<lapack_complex_double*>(g.data()), static_cast<lapack_int>(n),
+                                reinterpret_cast<lapack_complex_double*>(y.data()), static_cast<lapack_int>(k)),
+                  0);
+        y.resize(static_cast<size_t>(n * k));  // X is y's first n rows
+        least = std::max(least, std::fabs(frobenius(r) - frobenius(residual_of(a, b, y))) / scale);
+      }
+      EXPECT_LT(backward, 10.0) << "||A - Q R||_F / (m eps ||A||_F), " << what;
+      EXPECT_LT(orthogonality, 10.0) << "||Q^H Q - I||_F / (m eps), " << what;
+      EXPECT_LT(first, 10.0) << "the first step against zgeqrf's, " << what;
+      EXPECT_LT(optimality, 10.0) << "||A^H (B - A X)||, " << what;
+      EXPECT_LT(least, 10.0) << "the least residual against zgels's, " << what;
+      std::printf("%s: backward %.2f, orthogonality %.2f, first step %.2f, optimality %.2f, least residual %.2f\n", what.c_str(), backward, orthogonality,
+                  first, optimality, least);
+    }
+}

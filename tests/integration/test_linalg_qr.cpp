@@ -6,6 +6,7 @@
 #include <lapacke.h>
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -229,7 +230,8 @@ TEST(Linalg, OrgqrOverItsInput) {
 
 // geqrf of scaled matrices, in every plan: squares that overflow (f32 1e20, f64 1e160), underflow (f32
 // 1e-20, f64 1e-170) or columns of subnormal numbers (f64 1e-310, where 1 / (alpha - beta) overflows)
-// give R scaled and the same tau as the matrix unscaled, never NaN.
+// give R scaled and the same tau as the matrix unscaled, never NaN; complex ones too (c64 1e20, where
+// |alpha - beta|^2 overflows, and c128 1e-310).
 TEST(Linalg, GeqrfOfScaledMatrices) {
   test::TempDir dir;
   struct Case {
@@ -238,7 +240,8 @@ TEST(Linalg, GeqrfOfScaledMatrices) {
     double value, tolerance;
   };
   for (const Case& c : {Case{"f32", "1e20", 1e20, 1e-5}, Case{"f32", "1e-20", 1e-20, 1e-5}, Case{"f64", "1e160", 1e160, 1e-13},
-                        Case{"f64", "1e-170", 1e-170, 1e-13}, Case{"f64", "1e-310", 1e-310, 1e-8}})
+                        Case{"f64", "1e-170", 1e-170, 1e-13}, Case{"f64", "1e-310", 1e-310, 1e-8}, Case{"c64", "1e20", 1e20, 1e-5},
+                        Case{"c128", "1e-310", 1e-310, 1e-8}})
     for (const int64_t n : {5, 12, 40}) {
       const std::string what = std::string(c.dtype) + " scale " + c.scale + " n=" + std::to_string(n);
       Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
@@ -254,13 +257,15 @@ TEST(Linalg, GeqrfOfScaledMatrices) {
         for (int64_t i = 0; i < n; ++i)
           for (int64_t j = i; j < n; ++j) {  // R, where A's digits are S's times the scale
             const int64_t at = e * n * n + i * n + j;
-            ASSERT_TRUE(std::isfinite(out.at("QR").get(at))) << what << ", element " << at;
-            worst_r = std::max(worst_r, std::fabs(out.at("QR").get(at) / c.value - out.at("QR1").get(at)));
-            norm = std::max(norm, std::fabs(out.at("QR1").get(at)));
+            const std::complex<double> r = out.at("QR").get_complex(at), r1 = out.at("QR1").get_complex(at);
+            ASSERT_TRUE(std::isfinite(r.real()) && std::isfinite(r.imag())) << what << ", element " << at;
+            worst_r = std::max(worst_r, std::abs(r / c.value - r1));
+            norm = std::max(norm, std::abs(r1));
           }
       for (int64_t i = 0; i < out.at("tau").elements(); ++i) {
-        ASSERT_TRUE(std::isfinite(out.at("tau").get(i))) << what << ", tau " << i;
-        worst_tau = std::max(worst_tau, std::fabs(out.at("tau").get(i) - out.at("tau1").get(i)));
+        const std::complex<double> t = out.at("tau").get_complex(i);
+        ASSERT_TRUE(std::isfinite(t.real()) && std::isfinite(t.imag())) << what << ", tau " << i;
+        worst_tau = std::max(worst_tau, std::abs(t - out.at("tau1").get_complex(i)));
       }
       EXPECT_LT(worst_r, c.tolerance * norm) << "R of the scaled matrix, " << what;
       EXPECT_LT(worst_tau, c.tolerance * 10) << "tau of the scaled matrix, " << what;
