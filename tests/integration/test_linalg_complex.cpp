@@ -385,3 +385,96 @@ TEST(Linalg, ComplexQrMatchesLapack) {
                   first, optimality, least);
     }
 }
+
+// gebrd on complex random matrices beside LAPACK's zgebrd, by quantities that are well conditioned (each
+// below 10): ||A - Q B P^H||_F / (max(m, n) eps ||A||_F) with Q = H_0 ... H_n-1 (H_i = I - tauq_i v v^H,
+// v below QP's diagonal) and P = G_0 ... G_n-2 (G_i = I - taup_i u u^H, u the conjugate of QP's row i
+// right of the superdiagonal, as zgebrd stores it); ||Q^H Q - I||, ||P^H P - I|| over m eps; B's singular
+// values (dbdsqr on the real d, e) against A's (zgesdd); step 0 (d, e, tauq, taup and row 0's stored
+// reflector, which depend on A alone) as zgebrd's.
+TEST(Linalg, ComplexGebrdMatchesLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{2, 2}, {3, 2}, {8, 8}, {12, 5}, {20, 20}, {40, 33}};
+  for (const char* dtype : {"c128", "c64"})
+    for (const auto& [m, n] : shapes) {
+      const int64_t count = m <= 16 ? 30 : 4;
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " + std::to_string(seed) + ")";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape(count, m, n) + R"(, "from": {"random": {"seed": )" +
+                                                 std::to_string(seed + m * 100 + n) + R"(, "low": -1, "high": 1}}}},
+        "body": [{"op": "linalg.gebrd", "out": ["QP", "d", "e", "tauq", "taup"], "in": ["A"]}],
+        "outputs": {"QP": "QP.npy", "d": "d.npy", "e": "e.npy", "tauq": "tauq.npy", "taup": "taup.npy", "A": "A.npy"}})");
+      auto out = test::run_on_device(program);
+      EXPECT_EQ(out.at("d").dtype, std::string(dtype) == "c64" ? DType::F32 : DType::F64) << "d is real, " << what;
+      const double eps = eps_of(dtype);
+      double backward = 0, orthogonality = 0, singular = 0, first = 0;
+      for (int64_t b = 0; b < count; ++b) {
+        const std::vector<Z> a = matrix(out.at("A"), b, m * n), qp = matrix(out.at("QP"), b, m * n), tq = matrix(out.at("tauq"), b, n),
+                             tp = matrix(out.at("taup"), b, n);
+        std::vector<double> d(static_cast<size_t>(n)), e(static_cast<size_t>(n - 1));
+        for (int64_t i = 0; i < n; ++i) d[i] = out.at("d").get(b * n + i);
+        for (int64_t i = 0; i + 1 < n; ++i) e[i] = out.at("e").get(b * (n - 1) + i);
+        // Q's first n columns and P, each reflector applied to the identity's columns, the last first.
+        std::vector<Z> q(static_cast<size_t>(m * n), Z(0)), p(static_cast<size_t>(n * n), Z(0));
+        for (int64_t i = 0; i < n; ++i) q[i * n + i] = p[i * n + i] = 1;
+        for (int64_t k = n - 1; k >= 0; --k)
+          for (int64_t c = 0; c < n; ++c) {
+            Z dot = q[k * n + c];
+            for (int64_t r = k + 1; r < m; ++r) dot += std::conj(qp[r * n + k]) * q[r * n + c];
+            dot *= tq[k];
+            q[k * n + c] -= dot;
+            for (int64_t r = k + 1; r < m; ++r) q[r * n + c] -= dot * qp[r * n + k];
+          }
+        for (int64_t k = n - 2; k >= 0; --k)
+          for (int64_t c = 0; c < n; ++c) {  // u = (0 .. 0, 1, conj(QP(k, k + 2 ..)))
+            Z dot = p[(k + 1) * n + c];
+            for (int64_t r = k + 2; r < n; ++r) dot += qp[k * n + r] * p[r * n + c];  // u^H p: conj(conj(stored))
+            dot *= tp[k];
+            p[(k + 1) * n + c] -= dot;
+            for (int64_t r = k + 2; r < n; ++r) p[r * n + c] -= dot * std::conj(qp[k * n + r]);
+          }
+        double residual = 0, norm = 0, qq = 0, pp = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j) {  // (Q B P^H)(i, j) = sum_k Q(i, k) (d_k conj(P(j, k)) + e_k conj(P(j, k + 1)))
+            Z sum = 0;
+            for (int64_t k = 0; k < n; ++k)
+              sum += q[i * n + k] * (d[k] * std::conj(p[j * n + k]) + (k + 1 < n ? e[k] * std::conj(p[j * n + k + 1]) : Z(0)));
+            residual += std::norm(a[i * n + j] - sum);
+            norm += std::norm(a[i * n + j]);
+          }
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            Z sq = 0, sp = 0;
+            for (int64_t r = 0; r < m; ++r) sq += std::conj(q[r * n + i]) * q[r * n + j];
+            for (int64_t r = 0; r < n; ++r) sp += std::conj(p[r * n + i]) * p[r * n + j];
+            qq += std::norm(sq - Z(i == j ? 1 : 0));
+            pp += std::norm(sp - Z(i == j ? 1 : 0));
+          }
+        backward = std::max(backward, std::sqrt(residual / norm) / (std::max(m, n) * eps));
+        orthogonality = std::max({orthogonality, std::sqrt(qq) / (m * eps), std::sqrt(pp) / (n * eps)});
+        std::vector<double> sb = d, eb = e, sa(static_cast<size_t>(n));
+        std::vector<Z> copy = a;
+        ASSERT_EQ(LAPACKE_dbdsqr(LAPACK_COL_MAJOR, 'U', static_cast<lapack_int>(n), 0, 0, 0, sb.data(), eb.data(), nullptr, 1, nullptr, 1, nullptr, 1), 0);
+        ASSERT_EQ(LAPACKE_zgesdd(LAPACK_ROW_MAJOR, 'N', static_cast<lapack_int>(m), static_cast<lapack_int>(n), reinterpret_cast<lapack_complex_double*>(copy.data()),
+                                 static_cast<lapack_int>(n), sa.data(), nullptr, static_cast<lapack_int>(m), nullptr, static_cast<lapack_int>(n)),
+                  0);
+        for (int64_t i = 0; i < n; ++i) singular = std::max(singular, std::fabs(sb[i] - sa[i]) / (std::max(m, n) * eps * std::sqrt(norm)));
+        std::vector<Z> f = a, tq_l(static_cast<size_t>(n)), tp_l(static_cast<size_t>(n));
+        std::vector<double> ld(static_cast<size_t>(n)), le(static_cast<size_t>(n));
+        ASSERT_EQ(LAPACKE_zgebrd(LAPACK_ROW_MAJOR, static_cast<lapack_int>(m), static_cast<lapack_int>(n), reinterpret_cast<lapack_complex_double*>(f.data()),
+                                 static_cast<lapack_int>(n), ld.data(), le.data(), reinterpret_cast<lapack_complex_double*>(tq_l.data()),
+                                 reinterpret_cast<lapack_complex_double*>(tp_l.data())),
+                  0);
+        first = std::max({first, std::fabs(d[0] - ld[0]) / (m * eps * std::fabs(ld[0])), std::abs(tq[0] - tq_l[0]) / (m * eps)});
+        // Step 0's G depends on A and H_0 alone: e[0], taup[0] and row 0's stored reflector as zgebrd's.
+        first = std::max({first, std::fabs(e[0] - le[0]) / (m * eps * std::sqrt(norm)), std::abs(tp[0] - tp_l[0]) / (m * eps)});
+        for (int64_t j = 2; j < n; ++j) first = std::max(first, std::abs(qp[j] - f[j]) / (m * eps));
+      }
+      EXPECT_LT(backward, 10) << "||A - Q B P^H||_F / (max(m, n) eps ||A||_F), " << what;
+      EXPECT_LT(orthogonality, 10) << "||Q^H Q - I||, ||P^H P - I||, " << what;
+      EXPECT_LT(singular, 10) << "B's singular values against A's (LAPACK), " << what;
+      EXPECT_LT(first, 10) << "d[0] and tauq[0] against zgebrd's, " << what;
+      std::printf("%s: backward %.2f, orthogonality %.2f, singular values %.2f, first step %.2f\n", what.c_str(), backward, orthogonality, singular, first);
+    }
+}
