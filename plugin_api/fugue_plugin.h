@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 4
+#define FUGUE_ABI_VERSION_MINOR 5
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -364,6 +364,13 @@ typedef struct fugue_plan {
    * entry computes on unspecified values and writes nothing. barrier still waits for the work-group. */
   uint32_t entry_teams;
   /* end of 2.3 */
+  /* 2.5: which of the operation's plan variants this is and why it was chosen, for `fugue explain`: the
+   * plugin writes a NUL-terminated text of at most variant_capacity bytes, NUL included, into `variant`
+   * (the core's buffer; a longer text is cut), e.g. "rows: a row per work-item, n = 12 in (8, 16] (NVIDIA
+   * GPU table)". Left empty when the operation has one plan. */
+  char* variant;
+  uint32_t variant_capacity;
+  /* end of 2.5 */
 } fugue_plan;
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -1,4 +1,4 @@
-/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2 and 2.3 append, asserted field by field (LP64: Linux and macOS on
+/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3 and 2.5 append, asserted field by field (LP64: Linux and macOS on
  * 64-bit machines). A change that moves a field, or puts a field before a "end of 2.0" marker, breaks
  * every plugin built against an earlier 2.x header: this file refuses to compile instead. Later minor
  * versions append fields after the marker and add their asserts below; none of these lines changes.
@@ -20,6 +20,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.2 ends after " #last)
 #define FUGUE_END_OF_2_3(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.3 ends after " #last)
+#define FUGUE_END_OF_2_5(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.5 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -163,6 +165,9 @@ FUGUE_END_OF_2_0(fugue_plan, registers, 68);
 FUGUE_AT(fugue_plan, entry_teams, 68);
 FUGUE_END_OF_2_3(fugue_plan, entry_teams, 72);
 /* 2.4 appends no field: it lets BLOCK-level plans ask for workspaces (see fugue_workspace). */
+FUGUE_AT(fugue_plan, variant, 72);
+FUGUE_AT(fugue_plan, variant_capacity, 80);
+FUGUE_END_OF_2_5(fugue_plan, variant_capacity, 84);
 
 /* fugue_emit_api */
 FUGUE_AT(fugue_emit_api, struct_size, 0);

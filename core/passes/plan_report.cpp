@@ -99,7 +99,10 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
         << g.plan.launch.local_min << ", " << g.plan.launch.local_max << "] in multiples of "
         << g.plan.launch.local_multiple << ")" << (kernel.finalize_name.empty() ? "" : ", then a finalize kernel")
         << "\n";
-    for (const auto* op : g.ops) out << "      " << op->label << "\n";
+    for (const auto* op : g.ops) {
+      out << "      " << op->label << "\n";
+      if (!op->plan.variant.empty()) out << "        plan: " << op->plan.variant << "\n";
+    }
     out << "    reads from global memory: " << list_or_none(g.global_reads) << "\n";
     out << "    writes to global memory: " << list_or_none(g.stored) << "\n";
     for (const auto& [s, why] : g.stored_why) out << "      " << s << ": " << why << "\n";
@@ -147,6 +150,7 @@ std::string describe_plan_state(const Program& program, const ExecutionPlan& pla
           parts += (parts.empty() ? "" : "; ") + st.operands[k] + " " + partition_text(p->partition(k));
       if (!parts.empty()) out << "; " << parts;
     }
+    if (!p->plan.variant.empty()) out << "; plan: " << p->plan.variant;
     out << "\n";
   }
   for (const auto& [st, why] : plan.copy_refusals)

@@ -13,6 +13,7 @@
 #include "matrices.h"
 #include "scalars.h"
 #include "triangular_solve.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -21,12 +22,15 @@ namespace {
 constexpr uint32_t kA = 0, kB = 1, kX = 2, kInfo = 3;
 
 struct Sizes {
-  int64_t n, k, team;
+  int64_t n, k;
+  Tuning tuning;
+  int64_t team;  // by the order of [A | B]
 };
 
 Sizes sizes_of(const sdk::Call& call) {
   const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB));
-  return {n, k, team_size(n + k)};
+  const Tuning t = tuning_of(call);
+  return {n, k, t, team_size(t, n + k)};
 }
 
 class GaussJordan final : public sdk::Operation {
@@ -87,6 +91,8 @@ class GaussJordan final : public sdk::Operation {
       if (fits_local(call, s.n * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.n * s.n) * abi::dtype_size(a.dtype);
       else plan.workspaces = {{a.dtype, s.n * s.n}};
     }
+    plan.variant = variant_text(s.tuning, s.n + s.k, s.team, false,
+                                s.team == 1 ? "" : std::string(plan.workspaces.empty() ? "A in local memory" : "A in the core's workspace") + ", B in X's storage");
     return plan;
   }
 

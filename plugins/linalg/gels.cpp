@@ -13,6 +13,7 @@
 #include "matrices.h"
 #include "scalars.h"
 #include "triangular_solve.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -23,14 +24,15 @@ constexpr uint32_t kA = 0, kB = 1, kX = 2, kInfo = 3;
 // The sizes of a call: A m x n, B m x k, the working matrix [A | B] m x (n + k).
 struct Sizes {
   int64_t m, n, k, team;
+  Tuning tuning;
   int64_t columns() const { return n + k; }
   int64_t working() const { return m * (n + k); }
 };
 
 Sizes sizes_of(const sdk::Call& call) {
   const fugue_type &a = call.operand(kA), &b = call.operand(kB);
-  Sizes s{rows_of(a), columns_of(a), columns_of(b), 0};
-  s.team = team_size(std::max(s.m, s.columns()));
+  Sizes s{rows_of(a), columns_of(a), columns_of(b), 0, tuning_of(call)};
+  s.team = team_size(s.tuning, std::max(s.m, s.columns()));
   return s;
 }
 
@@ -95,6 +97,8 @@ class Gels final : public sdk::Operation {
       plan.local_mem_bytes = static_cast<uint64_t>((local ? s.working() : 0) + kTeamHouseholderLocals) * abi::dtype_size(a.dtype);
       if (!local) plan.workspaces = {{a.dtype, s.working()}};
     }
+    plan.variant = variant_text(s.tuning, std::max(s.m, s.columns()), s.team, false,
+                                s.team == 1 ? "" : plan.workspaces.empty() ? "[A | B] in local memory" : "[A | B] in the core's workspace");
     return plan;
   }
 

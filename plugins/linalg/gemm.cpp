@@ -108,6 +108,9 @@ class Gemm final : public sdk::Operation {
     plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
     // Values live per work-item (a complex one takes two registers).
     plan.registers = static_cast<uint32_t>((s.block_rows * s.block_cols + s.block_rows + s.block_cols) * (Scalars(call.operand(kA).dtype).complex ? 2 : 1) + 8);
+    plan.variant = "blocks of C of " + std::to_string(s.block_rows) + " x " + std::to_string(s.block_cols) + " per work-item, " +
+                   (s.team == 1 ? std::string("one work-item") : "a team of " + std::to_string(s.team)) + " per product (" + std::to_string(s.blocks) +
+                   " block" + (s.blocks > 1 ? "s" : "") + ")";
     return plan;
   }
 

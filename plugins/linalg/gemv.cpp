@@ -7,6 +7,7 @@
 #include "kernel_text.h"
 #include "matrices.h"
 #include "scalars.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -19,7 +20,8 @@ constexpr int64_t kMaxTripsInPlace = 4;
 struct Sizes {
   int64_t rows, columns;  // of op(A)
   bool transposed, conjugated;
-  int64_t team;
+  Tuning tuning;
+  int64_t team;  // one work-item per matrix up to the row's register_order rows, else one per row
 };
 
 Sizes sizes_of(const sdk::Call& call) {
@@ -30,9 +32,8 @@ Sizes sizes_of(const sdk::Call& call) {
   s.conjugated = op == 'C';
   s.rows = s.transposed ? columns_of(a) : rows_of(a);
   s.columns = s.transposed ? rows_of(a) : columns_of(a);
-  s.team = 1;
-  if (s.rows > kRegisterOrder)
-    while (s.team < s.rows && s.team < 256) s.team *= 2;
+  s.tuning = tuning_of(call);
+  s.team = team_size(s.tuning, s.rows);
   return s;
 }
 
@@ -89,6 +90,8 @@ class Gemv final : public sdk::Operation {
     sdk::Plan plan = team_plan(batch_count(call.operand(kA)), s.team);
     plan.partitions = {matrix_batch(call.operand(kA)), vector_batch(call.operand(kX)), vector_batch(call.operand(kY))};
     plan.registers = 8;
+    plan.variant = (s.team == 1 ? std::string("one work-item per matrix") : "a team of " + std::to_string(s.team) + " per matrix, a row each") +
+                   " (" + std::to_string(s.rows) + " rows of op(A), one work-item up to " + std::to_string(s.tuning.register_order) + "); " + s.tuning.row;
     return plan;
   }
 

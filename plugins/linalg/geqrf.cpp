@@ -9,6 +9,7 @@
 #include "kernel_text.h"
 #include "matrices.h"
 #include "scalars.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -17,13 +18,13 @@ namespace {
 constexpr uint32_t kA = 0, kQR = 1, kTau = 2;
 
 // Whether a team factors in a local array of its own rather than in QR's storage: where the matrix fits,
-// but not up to 16, where teams share a work-group and the core holds QR in local memory already, so a
+// but not up to the row order (16 on GPUs), where teams share a work-group and the core holds QR in local memory already, so a
 // second copy only costs room. On the H100 (geqrf of 20,000 16 x 16) the copy took 0.164 ms in f64 and
 // 0.127 in f32 against 0.132 and 0.099 without; at 32 x 32 (teams of 32 share work-groups too) it was
 // mixed, 0.136 against 0.143 ms in f64 and 0.084 against 0.068 in f32, so it stays; at 64 x 64 (2,000, a
 // work-group each) it saves 1.68 -> 0.63 ms in f64 and 1.00 -> 0.48 in f32.
 bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
-  return std::max(m, n) > kRowOrder && fits_local(call, m * n, call.operand(kA).dtype);
+  return std::max(m, n) > tuning_of(call).row_order && fits_local(call, m * n, call.operand(kA).dtype);
 }
 
 class Geqrf final : public sdk::Operation {
@@ -65,13 +66,14 @@ class Geqrf final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
-    const int64_t m = rows_of(a), n = columns_of(a), team = team_size(std::max(m, n));
+    const Tuning tu = tuning_of(call);
+    const int64_t m = rows_of(a), n = columns_of(a), team = team_size(tu, std::max(m, n));
+    const bool own = own_local_array(call, m, n);
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kQR)), vector_batch(call.operand(kTau))};
     plan.registers = team == 1 ? static_cast<uint32_t>(m * n + 12) : 16;
-    if (team > 1)
-      plan.local_mem_bytes = static_cast<uint64_t>((own_local_array(call, m, n) ? m * n : 0) + kTeamHouseholderLocals) *
-                             abi::dtype_size(a.dtype);
+    if (team > 1) plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + kTeamHouseholderLocals) * abi::dtype_size(a.dtype);
+    plan.variant = variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
     return plan;
   }
 

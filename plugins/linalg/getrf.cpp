@@ -9,6 +9,7 @@
 #include "kernel_text.h"
 #include "matrices.h"
 #include "scalars.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -19,17 +20,19 @@ constexpr uint32_t kA = 0, kLU = 1, kIpiv = 2, kInfo = 3;
 // The plan for m x n matrices: the team, and whether rows stay in registers.
 struct Shape {
   int64_t m, n, k;  // rows, columns, steps (min(m, n))
+  Tuning tuning;
   int64_t team;
   bool registers() const { return team == 1; }
-  bool rows() const { return team > 1 && std::max(m, n) <= kRowOrder; }
+  bool rows() const { return row_plan(tuning, std::max(m, n)); }
 };
 
-Shape shape_of(const fugue_type& a) {
+Shape shape_of(const sdk::Call& call, const fugue_type& a) {
   Shape s;
   s.m = rows_of(a);
   s.n = columns_of(a);
   s.k = std::min(s.m, s.n);
-  s.team = team_size(std::max(s.m, s.n));
+  s.tuning = tuning_of(call);
+  s.team = team_size(s.tuning, std::max(s.m, s.n));
   return s;
 }
 
@@ -75,7 +78,7 @@ class Getrf final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
-    const Shape s = shape_of(a);
+    const Shape s = shape_of(call, a);
     const uint64_t size = abi::dtype_size(a.dtype);
     sdk::Plan plan = team_plan(batch_count(a), s.team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kLU)), vector_batch(call.operand(kIpiv)),
@@ -89,12 +92,14 @@ class Getrf final : public sdk::Operation {
       plan.registers = 16;
       if (fits_local(call, s.m * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;  // the matrix
     }
+    plan.variant = variant_text(s.tuning, std::max(s.m, s.n), s.team, true,
+                                s.registers() || s.rows() ? "" : plan.local_mem_bytes ? "the matrix in local memory" : "the matrix in LU's storage");
     return plan;
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type& a = call.operand(kA);
-    const Shape s = shape_of(a);
+    const Shape s = shape_of(call, a);
     em.append(s.registers() ? in_registers(em, a.dtype, s)
               : s.rows()    ? in_rows(em, a.dtype, s)
                             : in_team(em, a.dtype, s, fits_local(call, s.m * s.n, a.dtype)));
@@ -102,7 +107,7 @@ class Getrf final : public sdk::Operation {
 
   fugue_cost cost(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
-    const Shape s = shape_of(a);
+    const Shape s = shape_of(call, a);
     const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
     const double count = static_cast<double>(batch_count(a));
     // LAPACK's count for m >= n: m n^2 - n^3 / 3 (with k = min(m, n) in general).
@@ -115,7 +120,7 @@ class Getrf final : public sdk::Operation {
     const sdk::HostView a(arrays[kA]);
     sdk::HostView lu(arrays[kLU]), ipiv(arrays[kIpiv]), info(arrays[kInfo]);
     const fugue_type& t = call.operand(kA);
-    const Shape s = shape_of(t);
+    const Shape s = shape_of(call, t);
     const int64_t count = batch_count(t);
     auto magnitude = [](const Complex& z) { return std::fabs(z.real()) + std::fabs(z.imag()); };
     std::vector<Complex> f(static_cast<size_t>(s.m * s.n));

@@ -71,13 +71,6 @@ sdk::Partition value_batch(const fugue_type& t) { return sdk::batch_partition(t.
 
 sdk::Partition vector_batch(const fugue_type& t) { return sdk::batch_partition(t.rank, static_cast<int32_t>(t.rank) - 2); }
 
-int64_t team_size(int64_t n) {
-  if (n <= kRegisterOrder) return 1;
-  int64_t team = 1;
-  while (team < n && team < 256) team *= 2;
-  return team;
-}
-
 sdk::Plan team_plan(int64_t entries, int64_t team) {
   sdk::Plan plan;
   plan.level = FUGUE_LEVEL_BLOCK;

@@ -42,12 +42,6 @@ sdk::Partition matrix_batch(const fugue_type& t);
 sdk::Partition value_batch(const fugue_type& t);
 // The BATCH partition of a [..., k] operand: a vector per entry (LAPACK's ipiv).
 sdk::Partition vector_batch(const fugue_type& t);
-// Work-items sharing a matrix of order n: one up to kRegisterOrder (the matrix in its registers), else
-// one per row, rounded up to a power of two, at most 256. Operations on the same matrices use the same
-// teams, so that the core can fuse them (a factorization and its solve). Up to kRowOrder a factorization
-// keeps a row in each work-item's registers; above, the team works in local memory.
-constexpr int64_t kRegisterOrder = 8, kRowOrder = 16;
-int64_t team_size(int64_t n);
 // The plan of a BLOCK-level body written for a team of `team` work-items per matrix, `entries` matrices
 // (several may share a work-group side by side); the caller adds partitions and resources.
 sdk::Plan team_plan(int64_t entries, int64_t team);

@@ -9,6 +9,7 @@
 #include "kernel_text.h"
 #include "matrices.h"
 #include "scalars.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -62,10 +63,12 @@ class Orgqr final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& qr = call.operand(kQR);
-    const int64_t m = rows_of(qr), n = columns_of(qr), team = team_size(std::max(m, n));
+    const Tuning tu = tuning_of(call);
+    const int64_t m = rows_of(qr), n = columns_of(qr), team = team_size(tu, std::max(m, n));
     sdk::Plan plan = team_plan(batch_count(qr), team);
     plan.partitions = {matrix_batch(qr), vector_batch(call.operand(kTau)), matrix_batch(call.operand(kQ))};
     plan.registers = team == 1 ? static_cast<uint32_t>(m * n + 8) : 12;
+    plan.variant = variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : "a column of Q per work-item, in Q's storage");
     return plan;
   }
 

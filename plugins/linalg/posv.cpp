@@ -12,6 +12,7 @@
 #include "matrices.h"
 #include "scalars.h"
 #include "triangular_solve.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -63,7 +64,8 @@ class Posv final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
-    const int64_t n = columns_of(a), k = columns_of(b), team = team_size(n);
+    const Tuning tu = tuning_of(call);
+    const int64_t n = columns_of(a), k = columns_of(b), team = team_size(tu, n);
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(b), matrix_batch(call.operand(kX)), value_batch(call.operand(kInfo))};
     plan.registers = static_cast<uint32_t>(team == 1 ? n * n + n + 8 : 16);
@@ -71,6 +73,8 @@ class Posv final : public sdk::Operation {
       if (in_local(call)) plan.local_mem_bytes = static_cast<uint64_t>(n * n + n * k) * abi::dtype_size(a.dtype);
       else plan.workspaces = {{a.dtype, n * n}};
     }
+    plan.variant = variant_text(tu, n, team, false,
+                                team == 1 ? "" : plan.workspaces.empty() ? "the factor and the solution in local memory" : "the factor in the core's workspace");
     return plan;
   }
 

@@ -10,6 +10,7 @@
 #include "kernel_text.h"
 #include "matrices.h"
 #include "scalars.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -54,12 +55,15 @@ class Potrf final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
-    const int64_t n = a.shape[a.rank - 1], team = team_size(n);
+    const Tuning tu = tuning_of(call);
+    const int64_t n = a.shape[a.rank - 1], team = team_size(tu, n);
+    const bool rows = row_plan(tu, n), local = team > 1 && !rows && fits_local(call, n * n, a.dtype);
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
-    plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : n <= kRowOrder ? static_cast<uint32_t>(n + 8) : 12;
-    if (n > kRegisterOrder && n <= kRowOrder) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
-    else if (n > kRowOrder && fits_local(call, n * n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(n * n) * abi::dtype_size(a.dtype);
+    plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : rows ? static_cast<uint32_t>(n + 8) : 12;
+    if (rows) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
+    else if (local) plan.local_mem_bytes = static_cast<uint64_t>(n * n) * abi::dtype_size(a.dtype);
+    plan.variant = variant_text(tu, n, team, true, team == 1 || rows ? "" : local ? "the matrix in local memory" : "the matrix in L's storage");
     return plan;
   }
 
@@ -67,9 +71,10 @@ class Potrf final : public sdk::Operation {
     const fugue_type& a = call.operand(kA);
     const int64_t n = a.shape[a.rank - 1];
     const bool lower = call.flag("lower");
-    em.append(n <= kRegisterOrder ? in_registers(em, a.dtype, n, lower)
-              : n <= kRowOrder   ? in_rows(em, a.dtype, n, lower)
-                                 : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype)));
+    const Tuning tu = tuning_of(call);
+    em.append(em.local_size() == 1 ? in_registers(em, a.dtype, n, lower)
+              : row_plan(tu, n)    ? in_rows(em, a.dtype, n, lower)
+                                   : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype)));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

@@ -8,6 +8,7 @@
 #include "matrices.h"
 #include "scalars.h"
 #include "triangular_solve.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -51,11 +52,13 @@ class Potrs final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type &l = call.operand(kL), &b = call.operand(kB);
-    const int64_t n = columns_of(l), team = team_size(n);
+    const Tuning tu = tuning_of(call);
+    const int64_t n = columns_of(l), team = team_size(tu, n);
     sdk::Plan plan = team_plan(batch_count(l), team);
     plan.partitions = {matrix_batch(l), matrix_batch(b), matrix_batch(call.operand(kX))};
     plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
     if (team > 1 && fits_local(call, n * columns_of(b), l.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(n * columns_of(b)) * abi::dtype_size(l.dtype);
+    plan.variant = variant_text(tu, n, team, false, team == 1 ? "" : plan.local_mem_bytes ? "the solution in local memory" : "the solution in X's storage");
     return plan;
   }
 

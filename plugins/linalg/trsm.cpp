@@ -8,6 +8,7 @@
 #include "matrices.h"
 #include "scalars.h"
 #include "triangular_solve.h"
+#include "tuning.h"
 
 namespace fugue::linalg {
 
@@ -100,13 +101,15 @@ class TriangularSolve final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
-    const int64_t n = columns_of(a), team = team_size(n);
+    const Tuning tu = tuning_of(call);
+    const int64_t n = columns_of(a), team = team_size(tu, n);
     sdk::Plan plan = team_plan(batch_count(a), team);
     const sdk::Partition rhs = vector_ ? vector_batch(call.operand(kB)) : matrix_batch(call.operand(kB));
     plan.partitions = {matrix_batch(a), rhs, rhs};
     plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
     const int64_t rhs_elements = sdk::elements(call.operand(kB)) / batch_count(a);
     if (team > 1 && fits_local(call, rhs_elements, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(rhs_elements) * abi::dtype_size(a.dtype);
+    plan.variant = variant_text(tu, n, team, false, team == 1 ? "" : plan.local_mem_bytes ? "the solution in local memory" : "the solution in X's storage");
     return plan;
   }
 

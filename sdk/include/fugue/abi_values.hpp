@@ -208,6 +208,8 @@ struct Plan {
   uint32_t registers = 0;
   // 2.3, BLOCK level: the BODY is written for a team of work-items per entry (fugue_plan.entry_teams).
   bool entry_teams = false;
+  // 2.5: which plan variant this is and why (fugue_plan.variant), for explain; empty for a single plan.
+  std::string variant;
 };
 
 // Fills a C plan whose room (partitions with their ranks, workspaces) another party provided. Checks
@@ -259,6 +261,11 @@ inline void write_plan(const Plan& plan, fugue_plan& c) {
   c.local_mem_bytes = plan.local_mem_bytes;
   c.registers = plan.registers;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, entry_teams)) c.entry_teams = plan.entry_teams ? 1u : 0u;
+  if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0) {
+    const size_t length = std::min(plan.variant.size(), static_cast<size_t>(c.variant_capacity - 1));  // cut to the room
+    std::memcpy(c.variant, plan.variant.data(), length);
+    c.variant[length] = '\0';
+  }
 }
 
 // The C form of a plan, with every struct and array it points at. Built empty, with room shaped by
@@ -266,6 +273,7 @@ inline void write_plan(const Plan& plan, fugue_plan& c) {
 class PlanBuffer {
  public:
   static constexpr uint32_t kWorkspaceCapacity = 8;
+  static constexpr uint32_t kVariantCapacity = 256;
 
   explicit PlanBuffer(const std::vector<uint32_t>& ranks) { build(ranks, kWorkspaceCapacity); }
   explicit PlanBuffer(const Plan& plan) {
@@ -322,6 +330,8 @@ class PlanBuffer {
     plan.local_mem_bytes = c.local_mem_bytes;
     plan.registers = c.registers;
     plan.entry_teams = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, entry_teams) && c.entry_teams != 0;
+    if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0)
+      plan.variant.assign(c.variant, std::find(c.variant, c.variant + c.variant_capacity, '\0'));
     return plan;
   }
   Plan read() const { return read(plan_); }
@@ -354,6 +364,9 @@ class PlanBuffer {
     plan_.partitions = partitions_.empty() ? nullptr : partitions_.data();
     plan_.workspace_capacity = workspace_capacity;
     plan_.workspaces = workspaces_.data();
+    variant_.assign(kVariantCapacity, '\0');
+    plan_.variant = variant_.data();
+    plan_.variant_capacity = kVariantCapacity;
   }
 
   fugue_plan plan_{};
@@ -361,6 +374,7 @@ class PlanBuffer {
   std::vector<fugue_partition> partitions_;
   std::vector<int64_t> axes_;
   std::vector<fugue_workspace> workspaces_;
+  std::vector<char> variant_;
 };
 
 }  // namespace fugue::abi

@@ -1,0 +1,112 @@
+// tuning.cpp: see tuning.h.
+#include "tuning.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+namespace fugue::linalg {
+
+namespace {
+
+struct Row {
+  fugue_device_type type;  // 0: any
+  const char* vendor;      // a part of the vendor's name, "" for any
+  const char* name;        // a part of the device's name, "" for any
+  Tuning tuning;
+};
+
+// The table, most specific first; the last row matches every device.
+const std::vector<Row>& table() {
+  static const std::vector<Row> rows = {
+      // H100 (scripts/gpu_linalg.sh, f64 and f32, 20,000 matrices): one work-item per matrix wins up to
+      // 8 (potrf f64 0.0201 ms at n = 8, 6.9x torch), a row per work-item at 16 (0.0757 ms, 3.2x), teams
+      // owning columns above; teams of 256 at most keep several matrices on a compute unit.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256}},
+      // CPU (PoCL, scripts/pocl_linalg.sh): see README's PoCL table.
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256}},
+      {0, "", "", {"default", 8, 16, 256}},
+  };
+  return rows;
+}
+
+bool contains(const char* text, const char* part) { return !*part || (text && std::strstr(text, part)); }
+
+Tuning row_named(const std::string& name) {
+  for (const Row& r : table()) {
+    std::string lower = r.tuning.row;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == name) return r.tuning;
+  }
+  std::string names;
+  for (const Row& r : table()) names += (names.empty() ? "" : ", ") + r.tuning.row;
+  throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: no table row \"" + name + "\" (rows: " + names + ", lower case)");
+}
+
+// FUGUE_LINALG_TUNING's fields applied to `t`.
+Tuning overridden(Tuning t, const char* text) {
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "row") {
+      t = row_named(value);
+      continue;
+    }
+    char* end = nullptr;
+    const long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end || v < 1 || v > 1024)
+      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
+                                 "register_order, row_order, team_max)");
+    if (key == "register_order") t.register_order = v;
+    else if (key == "row_order") t.row_order = v;
+    else if (key == "team_max") t.team_max = v;
+    else
+      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max)");
+  }
+  t.row += " table";
+  if (std::strlen(text)) t.row += ", FUGUE_LINALG_TUNING=" + std::string(text);
+  return t;
+}
+
+}  // namespace
+
+Tuning tuning_of(const sdk::Call& call) {
+  const fugue_device_desc* device = call.raw()->device;
+  Tuning chosen = table().back().tuning;
+  for (const Row& r : table())
+    if (device && (!r.type || r.type == device->type) && contains(device->vendor, r.vendor) && contains(device->name, r.name)) {
+      chosen = r.tuning;
+      break;
+    }
+  const char* env = std::getenv("FUGUE_LINALG_TUNING");
+  return overridden(chosen, env ? env : "");
+}
+
+int64_t team_size(const Tuning& t, int64_t n) {
+  if (n <= t.register_order) return 1;
+  int64_t team = 1;
+  while (team < n && team < t.team_max) team *= 2;
+  return team;
+}
+
+std::string variant_text(const Tuning& t, int64_t order, int64_t team, bool has_rows, const std::string& detail) {
+  const std::string n = std::to_string(order);
+  std::string text;
+  if (team == 1)
+    text = "registers: one matrix per work-item, every loop unrolled (order " + n + " <= " + std::to_string(t.register_order) + ")";
+  else if (has_rows && order <= t.row_order)
+    text = "rows: a row per work-item, teams of " + std::to_string(team) + " (order " + n + " in " + std::to_string(t.register_order + 1) + ".." +
+           std::to_string(t.row_order) + ")";
+  else
+    text = "team: " + std::to_string(team) + " work-items per matrix owning columns (order " + n + " > " +
+           std::to_string(has_rows ? t.row_order : t.register_order) + ")";
+  if (!detail.empty()) text += ", " + detail;
+  return text + "; " + t.row;
+}
+
+}  // namespace fugue::linalg
