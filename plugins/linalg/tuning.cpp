@@ -26,7 +26,11 @@ const std::vector<Row>& table() {
       // owning columns above; teams of 256 at most keep several matrices on a compute unit.
       {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256}},
       {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256}},
-      // CPU (PoCL, scripts/pocl_linalg.sh): see README's PoCL table.
+      // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
+      // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
+      // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
+      // and 32 x 32: 7.7 and 16.5 ms against teams' 10.2 and 19.7 (1.2-1.3x), but getrf's unrolled
+      // pivoting grows as n^3 and takes minutes to build there. So the GPU limits.
       {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256}},
       {0, "", "", {"default", 8, 16, 256}},
   };

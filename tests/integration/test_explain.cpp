@@ -29,3 +29,42 @@ TEST(Explain, DevicesJsonToStdoutIsADescription) {
   EXPECT_NE(r.out.find("\"fugue_device\": 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"max_work_group_size\""), std::string::npos) << r.out;
 }
+
+// The linalg plugin's plans say which variant each operation chose and why (fugue_plan.variant, ABI
+// 2.5): by the order against the device's row of the plugin's table (the H100's description shipped in
+// devices/, no OpenCL needed), with FUGUE_LINALG_TUNING overriding a row; a bad override is an error
+// naming the variable.
+TEST(Explain, LinalgPlansSayTheirVariantAndTableRow) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [100, 4, 4], "from": {"spd": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [100, 12, 12], "from": {"spd": {"seed": 1}}},
+    "C": {"kind": "array", "dtype": "f64", "shape": [10, 40, 40], "from": {"spd": {"seed": 1}}}},
+    "body": [{"op": "linalg.potrf", "out": ["LA"], "in": ["A"]},
+             {"op": "linalg.potrf", "out": ["LB"], "in": ["B"]},
+             {"op": "linalg.potrf", "out": ["LC"], "in": ["C"]}],
+    "outputs": {"LA": "LA.npy", "LB": "LB.npy", "LC": "LC.npy"}})");
+  const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string();
+  auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: registers: one matrix per work-item, every loop unrolled (order 4 <= 8); NVIDIA GPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 16 (order 12 in 9..16); NVIDIA GPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: team: 64 work-items per matrix owning columns (order 40 > 16), the matrix in local memory; NVIDIA GPU table"),
+            std::string::npos)
+      << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=register_order=12,team_max=32");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: registers: one matrix per work-item, every loop unrolled (order 12 <= 12); NVIDIA GPU table, "
+                       "FUGUE_LINALG_TUNING=register_order=12,team_max=32"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("plan: team: 32 work-items per matrix owning columns (order 40 > 16)"), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=register_order=0");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/body/0: linalg.potrf: FUGUE_LINALG_TUNING: \"register_order=0\": expected row=NAME or a field=N with N in 1..1024"),
+            std::string::npos)
+      << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=row=tpu");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("no table row \"tpu\" (rows: NVIDIA GPU, GPU, CPU, default, lower case)"), std::string::npos) << r.out;
+}
