@@ -15,7 +15,7 @@ namespace fugue::linalg {
 
 namespace {
 
-constexpr uint32_t kA = 0, kLU = 1, kIpiv = 2, kInfo = 3;
+constexpr uint32_t kA = 0, kLU = 1, kIpiv = 2, kInfo = 3, kN = 4;  // kN: linalg.getrf_vbatched's orders
 
 // The plan for m x n matrices: the team, and whether rows stay in registers.
 struct Shape {
@@ -38,13 +38,17 @@ Shape shape_of(const sdk::Call& call, const fugue_type& a) {
 
 class Getrf final : public sdk::Operation {
  public:
-  Getrf() {
-    name = "linalg.getrf";
+  explicit Getrf(bool vbatched) : vbatched_(vbatched) {
+    name = vbatched ? "linalg.getrf_vbatched" : "linalg.getrf";
     doc = "LU factorization with partial pivoting of a batch of matrices [..., m, n], A = P L U as LAPACK's getrf: LU "
           "holds L below the diagonal (unit diagonal not stored) and U on and above it; ipiv (i32 [..., min(m, n)], "
           "1-based) the row swapped with row i at step i, the first element of largest magnitude in its column (|re| + |im| for "
           "complex numbers, as LAPACK's izamax); info "
           "(optional) per matrix: 0, or k when U(k, k) is exactly zero (the factorization completes)";
+    if (vbatched)
+      doc += ". Variable sizes: square matrices, matrix e being A[e, :n_e, :n_e] of the padded [..., N, N] batch (the padding never "
+             "read); LU and ipiv are those of diag(A_e, I) (pivots n_e + 1 .. N their own rows), so linalg.getrs takes them as they "
+             "are; info -1 for an order outside 0..N";
     operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., m, n]"),
                 sdk::out("LU", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the factors L and U, of A's shape and dtype"),
                 sdk::out("ipiv", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
@@ -64,11 +68,28 @@ class Getrf final : public sdk::Operation {
       {"name": "70x70, a work-group each", "inputs": {"A": {"kind": "array", "shape": [3, 70, 70], "from": {"random": {"seed": 7}}}}},
       {"name": "singular", "inputs": {"A": {"kind": "array", "shape": [3, 2, 2], "value": [[[1, 2], [2, 4]], [[0, 0], [0, 1]], [[0, 3], [0, 1]]]}}}
     ])";
+    if (vbatched) {
+      operands.push_back(sdk::in("n", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32), "the order of each matrix [...], 0..N"));
+      test_cases = R"([
+      {"name": "orders 0 to 5 of 5x5, bad ones", "inputs": {"A": {"kind": "array", "shape": [9, 5, 5], "from": {"random": {"seed": 1}}},
+                                                           "n": {"kind": "array", "dtype": "i32", "shape": [9], "value": [0, 1, 2, 3, 4, 5, 6, -1, 5]}}},
+      {"name": "orders of 12x12 in rows", "inputs": {"A": {"kind": "array", "shape": [2, 3, 12, 12], "from": {"random": {"seed": 2}}},
+                                                     "n": {"kind": "array", "dtype": "i32", "shape": [2, 3], "value": [[12, 7, 1], [9, 0, 11]]}}},
+      {"name": "orders of 40x40 in teams", "inputs": {"A": {"kind": "array", "shape": [4, 40, 40], "from": {"random": {"seed": 3}}},
+                                                      "n": {"kind": "array", "dtype": "i32", "shape": [4], "value": [40, 17, 33, 2]}}},
+      {"name": "singular within the order", "inputs": {"A": {"kind": "array", "shape": [2, 3, 3], "value": [[[1, 2, 5], [2, 4, 6], [7, 8, 9]], [[0, 0, 1], [0, 1, 0], [1, 0, 0]]]},
+                                                        "n": {"kind": "array", "dtype": "i32", "shape": [2], "value": [2, 2]}}}
+    ])";
+    }
   }
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type& a = call.operand(kA);
     require_matrices(a, "A");
+    if (vbatched_) {
+      square_order(a, "A");
+      require_orders(call.operand(kN), a, "n", "A");
+    }
     std::vector<int64_t> pivots = batch_shape(a);
     pivots.push_back(std::min(rows_of(a), columns_of(a)));
     types[kLU] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, sdk::shape_of(a));
@@ -83,6 +104,7 @@ class Getrf final : public sdk::Operation {
     sdk::Plan plan = team_plan(batch_count(a), s.team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kLU)), vector_batch(call.operand(kIpiv)),
                        value_batch(call.operand(kInfo))};
+    if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));
     if (s.registers()) {
       plan.registers = static_cast<uint32_t>(s.m * s.n + 8);
     } else if (s.rows()) {
@@ -100,9 +122,12 @@ class Getrf final : public sdk::Operation {
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type& a = call.operand(kA);
     const Shape s = shape_of(call, a);
-    em.append(s.registers() ? in_registers(em, a.dtype, s)
-              : s.rows()    ? in_rows(em, a.dtype, s)
-                            : in_team(em, a.dtype, s, fits_local(call, s.m * s.n, a.dtype)));
+    std::string code;
+    const VariableOrder v = vbatched_ ? declare_order(em, kN, s.n, code) : VariableOrder{};
+    code += s.registers() ? in_registers(em, a.dtype, s, v)
+            : s.rows()    ? in_rows(em, a.dtype, s, v)
+                          : in_team(em, a.dtype, s, fits_local(call, s.m * s.n, a.dtype), v);
+    em.append(code);
   }
 
   fugue_cost cost(const sdk::Call& call) const override {
@@ -126,7 +151,12 @@ class Getrf final : public sdk::Operation {
     std::vector<Complex> f(static_cast<size_t>(s.m * s.n));
     for (int64_t e = 0; e < count; ++e) {
       const int64_t base = e * s.m * s.n;
-      for (int64_t i = 0; i < s.m * s.n; ++i) f[i] = get_value(a, base + i);
+      // Variable sizes: diag(A_e, I), A_e of order ne (0 for an order outside 0..n).
+      const int64_t order = vbatched_ ? sdk::HostView(arrays[kN]).get_int(e) : s.n;
+      const bool bad = order < 0 || order > s.n;
+      const int64_t ne = bad ? 0 : order;
+      for (int64_t i = 0; i < s.m * s.n; ++i)
+        f[i] = !vbatched_ || (i / s.n < ne && i % s.n < ne) ? get_value(a, base + i) : Complex(i / s.n == i % s.n ? 1 : 0);
       int64_t failed = 0;
       for (int64_t k = 0; k < s.k; ++k) {
         int64_t p = k;
@@ -146,21 +176,23 @@ class Getrf final : public sdk::Operation {
         }
       }
       for (int64_t i = 0; i < s.m * s.n; ++i) set_value(lu, base + i, f[i]);
-      info.set_int(e, failed);
+      info.set_int(e, bad ? -1 : failed);
     }
   }
 
  private:
   // One matrix per work-item: f[r * n + c] in registers, every index a constant; the pivot row is
   // swapped in by selects against each row it may be.
-  static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s) {
+  static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, const VariableOrder& vo) {
     const Scalars sc(dtype);
     const std::string t = sc.type, rt = sc.real_type;
     const std::string f = em.name("f"), info = em.name("info"), p = em.name("p"), mx = em.name("mx"), v = em.name("v"),
                       piv = em.name("piv"), rcp = em.name("rcp"), tmp = em.name("t");
     auto at = [&](int64_t r, int64_t c) { return f + "[" + std::to_string(r * s.n + c) + "]"; };
     std::string code = t + " " + f + "[" + std::to_string(s.m * s.n) + "];\n";
-    for (int64_t e = 0; e < s.m * s.n; ++e) code += at(e / s.n, e % s.n) + " = " + em.read_at(kA, std::to_string(e)) + ";\n";
+    for (int64_t e = 0; e < s.m * s.n; ++e)
+      code += at(e / s.n, e % s.n) + " = " +
+              embedded(vo, em.read_at(kA, std::to_string(e)), std::to_string(e / s.n), std::to_string(e % s.n), sc.literal(1), sc.literal(0)) + ";\n";
     code += "int " + info + " = 0;\n";
     for (int64_t k = 0; k < s.k; ++k) {
       const std::string K = std::to_string(k);
@@ -186,7 +218,7 @@ class Getrf final : public sdk::Operation {
       code += "  }\n}\n";
     }
     for (int64_t e = 0; e < s.m * s.n; ++e) code += em.write_at(kLU, std::to_string(e)) + " = " + at(e / s.n, e % s.n) + ";\n";
-    code += em.write_at(kInfo, "0") + " = " + info + ";\n";
+    code += em.write_at(kInfo, "0") + " = " + stored_info(vo, info) + ";\n";
     return code;
   }
 
@@ -194,7 +226,7 @@ class Getrf final : public sdk::Operation {
   // current position `pos`, and a swap exchanges two positions. At step k every row leaves its element
   // of column k at its position in local memory; every work-item finds the same pivot there; the pivot
   // row leaves its elements right of k in local memory, and every row below k eliminates with them.
-  static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s) {
+  static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, const VariableOrder& vo) {
     const Scalars sc(dtype);
     const std::string t = sc.type, zero = sc.literal(0);
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
@@ -210,8 +242,10 @@ class Getrf final : public sdk::Operation {
     std::string code = fill("const bool $live = $lane < $M;\nint $pos = $lane;\nint $info = 0;\n", vars);
     code += t + " " + row + "[" + std::to_string(s.n) + "];\n";
     for (int64_t j = 0; j < s.n; ++j)
-      code += el(j) + " = " + live + " ? " + em.read_at(kA, "min(" + lane + ", " + std::to_string(s.m - 1) + ") * " +
-                                                                 std::to_string(s.n) + " + " + std::to_string(j)) + " : " + zero + ";\n";
+      code += el(j) + " = " + live + " ? " +
+              embedded(vo, em.read_at(kA, "min(" + lane + ", " + std::to_string(s.m - 1) + ") * " + std::to_string(s.n) + " + " + std::to_string(j)),
+                       lane, std::to_string(j), sc.literal(1), zero) +
+              " : " + zero + ";\n";
     for (int64_t k = 0; k < s.k; ++k) {
       vars["k"] = std::to_string(k);
       vars["k1"] = std::to_string(k + 1);
@@ -243,7 +277,7 @@ class Getrf final : public sdk::Operation {
     for (int64_t j = 0; j < s.n; ++j)
       code += "  " + em.write_at(kLU, pos + " * " + std::to_string(s.n) + " + " + std::to_string(j)) + " = " + el(j) + ";\n";
     code += "}\n";
-    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(vo, info) + ";\n";
     return code;
   }
 
@@ -253,7 +287,7 @@ class Getrf final : public sdk::Operation {
   // and updates them from column k. Column k itself is swapped and scaled by its owner only at the next
   // step (everyone reads it meanwhile, its row p standing for row k): no work-item waits for another
   // within a step.
-  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, bool in_local) {
+  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, bool in_local, const VariableOrder& vo) {
     const Scalars sc(dtype);
     const std::string t = sc.type;
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
@@ -285,7 +319,8 @@ class Getrf final : public sdk::Operation {
     std::string code;
     const std::string e = vars["e"], all = std::to_string(s.m * s.n);
     code += team_loop(vars["q"], lane, team, e, s.m * s.n, all,
-                      "    " + (in_local ? w + "[" + e + "]" : em.write_at(kLU, e)) + " = " + em.read_at(kA, e) + ";\n");
+                      "    " + (in_local ? w + "[" + e + "]" : em.write_at(kLU, e)) + " = " +
+                          embedded(vo, em.read_at(kA, e), e + " / " + N, e + " % " + N, sc.literal(1), vars["zero"]) + ";\n");
     code += sync;
     code += fill("int $info = 0, $pp = 0;\n$t $ppiv = $zero, $prcp = $zero;\nbool $pdo = false;  /* the previous step's pivot row, pivot, reciprocal, nonzero */\n"
                  "for (int $k = 0; $k < $K; ++$k) {\n",
@@ -325,13 +360,16 @@ class Getrf final : public sdk::Operation {
             "}\n";
     code += sync;
     if (in_local) code += team_loop(vars["q"], lane, team, e, s.m * s.n, all, "    " + em.write_at(kLU, e) + " = " + w + "[" + e + "];\n");
-    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + vars["info"] + ";\n";
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(vo, vars["info"]) + ";\n";
     return code;
   }
+
+  bool vbatched_;
 };
 
 }  // namespace
 
-std::unique_ptr<sdk::Operation> getrf_operation() { return std::make_unique<Getrf>(); }
+std::unique_ptr<sdk::Operation> getrf_operation() { return std::make_unique<Getrf>(false); }
+std::unique_ptr<sdk::Operation> getrf_vbatched_operation() { return std::make_unique<Getrf>(true); }
 
 }  // namespace fugue::linalg

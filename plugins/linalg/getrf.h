@@ -17,5 +17,8 @@
 namespace fugue::linalg {
 
 std::unique_ptr<sdk::Operation> getrf_operation();
+// linalg.getrf_vbatched: the same of square matrices of different orders (n [...], i32), padded to the
+// largest (matrices.h's VariableOrder: the factors of diag(A_e, I), info -1 for an order outside 0..N).
+std::unique_ptr<sdk::Operation> getrf_vbatched_operation();
 
 }  // namespace fugue::linalg

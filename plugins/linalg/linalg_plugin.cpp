@@ -23,9 +23,11 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(gemm_operation());
   plugin.add(gemv_operation());
   plugin.add(potrf_operation());
+  plugin.add(potrf_vbatched_operation());
   plugin.add(potrs_operation());
   plugin.add(posv_operation());
   plugin.add(getrf_operation());
+  plugin.add(getrf_vbatched_operation());
   plugin.add(getrs_operation());
   plugin.add(gesv_operation());
   plugin.add(gesv_nopiv_operation());

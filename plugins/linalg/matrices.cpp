@@ -87,6 +87,28 @@ bool fits_local(const sdk::Call& call, int64_t elements, fugue_dtype dtype) {
   return static_cast<uint64_t>(elements) * abi::dtype_size(dtype) * 4 <= call.device().local_mem_bytes * 3;
 }
 
+VariableOrder declare_order(const sdk::Emitter& em, uint32_t sizes, int64_t n, std::string& code) {
+  VariableOrder v{em.name("ne"), em.name("bad_order")};
+  const std::string raw = em.name("order");
+  code += "const int " + raw + " = " + em.read_at(sizes, "0") + ";\n";
+  code += "const bool " + v.bad + " = " + raw + " < 0 || " + raw + " > " + std::to_string(n) + ";\n";
+  code += "const int " + v.ne + " = " + v.bad + " ? 0 : " + raw + ";\n";
+  return v;
+}
+
+std::string embedded(const VariableOrder& v, const std::string& value, const std::string& r, const std::string& c,
+                     const std::string& one, const std::string& zero) {
+  if (v.ne.empty()) return value;
+  return "((" + r + ") < " + v.ne + " && (" + c + ") < " + v.ne + " ? " + value + " : (" + r + ") == (" + c + ") ? " + one + " : " + zero + ")";
+}
+
+void require_orders(const fugue_type& n, const fugue_type& a, const std::string& n_name, const std::string& a_name) {
+  if (n.dtype != FUGUE_DTYPE_I32 || sdk::shape_of(n) != batch_shape(a))
+    throw sdk::InvalidArgument("operand " + n_name + ": expected the order of each matrix of " + a_name + ", " +
+                               sdk::type_string(sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a))) + ", found " +
+                               sdk::type_string(n));
+}
+
 std::string divided_by_pivot(fugue_dtype dtype, const std::string& v, const std::string& pivot, const std::string& rcp) {
   return "(fabs(" + pivot + ") >= " + (dtype == FUGUE_DTYPE_F64 ? "DBL_MIN" : "FLT_MIN") + " ? " + v + " * " + rcp + " : " + v +
          " / " + pivot + ")";

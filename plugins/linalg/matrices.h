@@ -48,6 +48,28 @@ sdk::Plan team_plan(int64_t entries, int64_t team);
 // Whether a team may hold a matrix of `elements` values of `dtype` in local memory of its own: three
 // quarters of the device's local memory at most (the core stages small entries beside it).
 bool fits_local(const sdk::Call& call, int64_t elements, fugue_dtype dtype);
+// Variable sizes (the *_vbatched operations, as MAGMA's vbatched routines): a batch of square matrices
+// of different orders, padded to the largest (N) in one [..., N, N] buffer, with n [...] (i32) the order
+// of each; matrix e is A[e, :n_e, :n_e] and the rest of its N x N is padding, never read. The operations
+// factor diag(A_e, I) in place of A_e: the padding's rows and columns never mix with A_e's, so the
+// factors are diag(factor of A_e, I), info is A_e's, and the solves of fixed size take them as they are
+// (right-hand sides zero below row n_e give solutions zero there). An order outside 0..N is reported as
+// info -1 (LAPACK's illegal argument), that matrix factored as if its order were 0.
+struct VariableOrder {
+  std::string ne;   // the entry's order, checked (0 for a bad one); empty: fixed sizes
+  std::string bad;  // whether the entry's order was outside 0..N
+};
+// Declares the checked order of the current entry from operand `sizes` (value_batch) into `code`.
+VariableOrder declare_order(const sdk::Emitter& em, uint32_t sizes, int64_t n, std::string& code);
+// The element (r, c) of diag(A_e, I) whose A_e's element is `value` (OpenCL C expressions); `value`
+// itself for fixed sizes (v.ne empty). `one`, `zero`: literals of the dtype.
+std::string embedded(const VariableOrder& v, const std::string& value, const std::string& r, const std::string& c,
+                     const std::string& one, const std::string& zero);
+// info as stored: -1 for an order outside 0..N, else `info` (itself for fixed sizes).
+inline std::string stored_info(const VariableOrder& v, const std::string& info) { return v.bad.empty() ? info : v.bad + " ? -1 : " + info; }
+// Checks operand n of a *_vbatched call: i32 [batch axes of `a`]; throws InvalidArgument naming it.
+void require_orders(const fugue_type& n, const fugue_type& a, const std::string& n_name, const std::string& a_name);
+
 // An OpenCL C expression of v / pivot as LAPACK computes it: times the reciprocal `rcp`, unless the
 // pivot is so small that its reciprocal overflows (below the dtype's smallest normal number), then divided.
 std::string divided_by_pivot(fugue_dtype dtype, const std::string& v, const std::string& pivot, const std::string& rcp);

@@ -16,20 +16,25 @@ namespace fugue::linalg {
 
 namespace {
 
-constexpr uint32_t kA = 0, kL = 1, kInfo = 2;
+constexpr uint32_t kA = 0, kL = 1, kInfo = 2, kN = 3;  // kN: linalg.potrf_vbatched's orders
 
 class Potrf final : public sdk::Operation {
  public:
-  Potrf() {
-    name = "linalg.potrf";
+  explicit Potrf(bool vbatched) : vbatched_(vbatched) {
+    name = vbatched ? "linalg.potrf_vbatched" : "linalg.potrf";
     doc = "Cholesky factorization of a batch of symmetric positive definite matrices [..., n, n]: L with A = L L^T "
           "(lower, the default) or U with A = U^T U (lower false), from A's lower (upper) triangle, the other triangle "
           "zero; info (optional) per matrix as LAPACK's: 0, or k when the leading minor of order k is not positive "
           "definite (the factor then holds its first k - 1 columns, rows when upper, and zeros)";
+    if (vbatched)
+      doc += ". Variable sizes: matrix e is A[e, :n_e, :n_e] of the padded [..., N, N] batch (the padding never read); L is "
+             "the factor of diag(A_e, I), so linalg.potrs takes it as it is; info -1 for an order outside 0..N";
     operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "symmetric (Hermitian) positive definite matrices [..., n, n]"),
                 sdk::out("L", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the factors, of A's shape and dtype"),
                 sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
                                   "i32 per matrix [...]: 0 or the order of the first leading minor that is not positive definite")};
+    if (vbatched)
+      operands.push_back(sdk::in("n", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32), "the order of each matrix [...], 0..N"));
     attrs = {{"lower", FUGUE_ATTR_BOOL, false, 1, "", "true: A = L L^T from A's lower triangle; false: A = U^T U from its upper"}};
     // Backward stable: errors of about n * eps * cond(A) relative to the factor's largest elements.
     tolerance_f32 = 2e-4;
@@ -44,11 +49,24 @@ class Potrf final : public sdk::Operation {
       {"name": "not positive definite", "inputs": {"A": {"kind": "array", "shape": [2, 2, 2], "value": [[[4, 2], [2, 1]], [[1, 0], [0, -1]]]}}},
       {"name": "not positive definite in teams", "inputs": {"A": {"kind": "array", "shape": [1, 12, 12], "from": {"random": {"seed": 7}}}}}
     ])";
+    if (vbatched)
+      test_cases = R"([
+      {"name": "orders 0 to 5 of 5x5, a bad one", "inputs": {"A": {"kind": "array", "shape": [8, 5, 5], "from": {"spd": {"seed": 1}}},
+                                                            "n": {"kind": "array", "dtype": "i32", "shape": [8], "value": [0, 1, 2, 3, 4, 5, 6, -1]}}},
+      {"name": "orders of 12x12 in rows, upper", "attrs": {"lower": false},
+       "inputs": {"A": {"kind": "array", "shape": [2, 3, 12, 12], "from": {"spd": {"seed": 2}}},
+                  "n": {"kind": "array", "dtype": "i32", "shape": [2, 3], "value": [[12, 7, 1], [9, 0, 11]]}}},
+      {"name": "orders of 40x40 in teams", "inputs": {"A": {"kind": "array", "shape": [4, 40, 40], "from": {"spd": {"seed": 3}}},
+                                                      "n": {"kind": "array", "dtype": "i32", "shape": [4], "value": [40, 17, 33, 2]}}},
+      {"name": "not positive definite within the order", "inputs": {"A": {"kind": "array", "shape": [2, 6, 6], "from": {"random": {"seed": 4}}},
+                                                                     "n": {"kind": "array", "dtype": "i32", "shape": [2], "value": [3, 6]}}}
+    ])";
   }
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type& a = call.operand(kA);
     square_order(a, "A");
+    if (vbatched_) require_orders(call.operand(kN), a, "n", "A");
     types[kL] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, sdk::shape_of(a));
     types[kInfo] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a));
   }
@@ -60,6 +78,7 @@ class Potrf final : public sdk::Operation {
     const bool rows = row_plan(tu, n), local = team > 1 && !rows && fits_local(call, n * n, a.dtype);
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
+    if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));
     plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : rows ? static_cast<uint32_t>(n + 8) : 12;
     if (rows) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
     else if (local) plan.local_mem_bytes = static_cast<uint64_t>(n * n) * abi::dtype_size(a.dtype);
@@ -72,9 +91,12 @@ class Potrf final : public sdk::Operation {
     const int64_t n = a.shape[a.rank - 1];
     const bool lower = call.flag("lower");
     const Tuning tu = tuning_of(call);
-    em.append(em.local_size() == 1 ? in_registers(em, a.dtype, n, lower)
-              : row_plan(tu, n)    ? in_rows(em, a.dtype, n, lower)
-                                   : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype)));
+    std::string code;
+    const VariableOrder v = vbatched_ ? declare_order(em, kN, n, code) : VariableOrder{};
+    code += em.local_size() == 1 ? in_registers(em, a.dtype, n, lower, v)
+            : row_plan(tu, n)    ? in_rows(em, a.dtype, n, lower, v)
+                                 : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype), v);
+    em.append(code);
   }
 
   fugue_cost cost(const sdk::Call& call) const override {
@@ -92,28 +114,36 @@ class Potrf final : public sdk::Operation {
     std::vector<Complex> f(static_cast<size_t>(n * n));
     for (int64_t m = 0; m < count; ++m) {
       const int64_t base = m * n * n;
+      // Variable sizes: diag(A_e, I), A_e of order ne (0 for an order outside 0..n).
+      const int64_t order = vbatched_ ? sdk::HostView(arrays[kN]).get_int(m) : n;
+      const bool bad = order < 0 || order > n;
+      const int64_t ne = bad ? 0 : order;
       // f: the lower triangle of A (upper: of A^H), factored in place, in extended precision.
       for (int64_t r = 0; r < n; ++r)
         for (int64_t c = 0; c < n; ++c)
-          f[r * n + c] = c > r ? Complex(0) : lower ? get_value(a, base + r * n + c) : std::conj(get_value(a, base + c * n + r));
+          f[r * n + c] = c > r                ? Complex(0)
+                         : r >= ne || c >= ne ? Complex(r == c ? 1 : 0)
+                         : lower              ? get_value(a, base + r * n + c)
+                                              : std::conj(get_value(a, base + c * n + r));
       const int64_t failed = cholesky_reference(f, n);
       for (int64_t r = 0; r < n; ++r)
         for (int64_t c = 0; c < n; ++c) {
           const bool kept = c <= r && (!failed || c < failed - 1);
           set_value(l, base + (lower ? r * n + c : c * n + r), kept ? (lower ? f[r * n + c] : std::conj(f[r * n + c])) : Complex(0));
         }
-      info.set_int(m, failed);
+      info.set_int(m, bad ? -1 : failed);
     }
   }
 
  private:
   // One matrix per work-item, in registers: every index a constant once the loops are unrolled.
-  static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
+  static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, const VariableOrder& v) {
     const Scalars sc(dtype);
     const std::string t = sc.type, N = std::to_string(n), zero = sc.literal(0);
     const std::string f = em.name("f"), info = em.name("info"), r = em.name("r"), c = em.name("c");
     // Upper: A^H's lower triangle (the conjugate of the transpose, for Hermitian matrices).
-    const std::string at_a = lower ? em.read_at(kA, r + " * " + N + " + " + c) : sc.conj(em.read_at(kA, c + " * " + N + " + " + r));
+    const std::string at_a = embedded(v, lower ? em.read_at(kA, r + " * " + N + " + " + c) : sc.conj(em.read_at(kA, c + " * " + N + " + " + r)), r,
+                                      c, sc.literal(1), zero);
     std::string code = t + " " + f + "[" + std::to_string(n * n) + "];\n";
     code += "#pragma unroll\nfor (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  #pragma unroll\n  for (int " + c +
             " = 0; " + c + " <= " + r + "; ++" + c + ") " + f + "[" + r + " * " + N + " + " + c + "] = " + at_a + ";\n";
@@ -124,14 +154,14 @@ class Potrf final : public sdk::Operation {
             " = 0; " + c + " < " + N + "; ++" + c + ") " + at_l + " = " + c + " <= " + r + " && (" + info + " == 0 || " + c +
             " < " + info + " - 1) ? " + (lower ? f + "[" + r + " * " + N + " + " + c + "]" : sc.conj(f + "[" + r + " * " + N + " + " + c + "]")) +
             " : " + zero + ";\n";
-    code += em.write_at(kInfo, "0") + " = " + info + ";\n";
+    code += em.write_at(kInfo, "0") + " = " + stored_info(v, info) + ";\n";
     return code;
   }
 
   // A team with a row of the matrix in each work-item's registers (rows past n idle): at step k every row
   // leaves its element of column k in local memory, and every row below k updates itself from that
   // column. The loops are unrolled, so every register index is a constant.
-  static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower) {
+  static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, const VariableOrder& v) {
     const Scalars sc(dtype);
     const std::string t = sc.type, rt = sc.real_type, N = std::to_string(n), zero = sc.literal(0);
     const std::string row = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
@@ -142,8 +172,10 @@ class Potrf final : public sdk::Operation {
     std::string code = t + " " + a + "[" + N + "];\n";
     for (int64_t j = 0; j < n; ++j)
       code += el(j) + " = " + row + " < " + N + " && " + std::to_string(j) + " <= " + row + " ? " +
-              (lower ? em.read_at(kA, "min(" + row + ", " + std::to_string(n - 1) + ") * " + N + " + " + std::to_string(j))
-                     : sc.conj(em.read_at(kA, std::to_string(j) + " * " + N + " + min(" + row + ", " + std::to_string(n - 1) + ")"))) +
+              embedded(v,
+                       lower ? em.read_at(kA, "min(" + row + ", " + std::to_string(n - 1) + ") * " + N + " + " + std::to_string(j))
+                             : sc.conj(em.read_at(kA, std::to_string(j) + " * " + N + " + min(" + row + ", " + std::to_string(n - 1) + ")")),
+                       row, std::to_string(j), sc.literal(1), zero) +
               " : " + zero + ";\n";
     code += "int " + info + " = 0;\n";
     for (int64_t k = 0; k < n; ++k) {
@@ -169,13 +201,13 @@ class Potrf final : public sdk::Operation {
               " && (" + info + " == 0 || " + J + " < " + info + " - 1) ? " + (lower ? el(j) : sc.conj(el(j))) + " : " + zero + ";\n";
     }
     code += "}\n";
-    code += "if (" + row + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
+    code += "if (" + row + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(v, info) + ";\n";
     return code;
   }
 
   // A team of work-items per matrix (team_cholesky), factoring it in a local array of its own where the
   // matrix fits (`in_local`), else in the result's storage.
-  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, bool in_local) {
+  static std::string in_team(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, bool in_local, const VariableOrder& v) {
     const Scalars sc(dtype);
     const std::string t = sc.type, N = std::to_string(n), NN = std::to_string(n * n);
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
@@ -193,7 +225,8 @@ class Potrf final : public sdk::Operation {
     std::string code;
     code += each(e, n * n, NN,
                  "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + W(e) + " = " +
-                     c + " <= " + r + " ? " + (lower ? em.read_at(kA, e) : sc.conj(em.read_at(kA, c + " * " + N + " + " + r))) + " : " + zero + ";\n");
+                     c + " <= " + r + " ? " + embedded(v, lower ? em.read_at(kA, e) : sc.conj(em.read_at(kA, c + " * " + N + " + " + r)), r, c, sc.literal(1), zero) +
+                     " : " + zero + ";\n");
     code += sync + team_cholesky(em, sc, n, Wr, W, info);
     // A failed factor keeps its first info - 1 columns; upper: transposed. From the local array every
     // element of the result is written once; in place each pair (r, c <= r) is one work-item's.
@@ -213,13 +246,16 @@ class Potrf final : public sdk::Operation {
       last += "    }\n";
     }
     code += each(e, n * n, NN, last);
-    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(v, info) + ";\n";
     return code;
   }
+
+  bool vbatched_;
 };
 
 }  // namespace
 
-std::unique_ptr<sdk::Operation> potrf_operation() { return std::make_unique<Potrf>(); }
+std::unique_ptr<sdk::Operation> potrf_operation() { return std::make_unique<Potrf>(false); }
+std::unique_ptr<sdk::Operation> potrf_vbatched_operation() { return std::make_unique<Potrf>(true); }
 
 }  // namespace fugue::linalg

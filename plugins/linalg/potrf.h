@@ -16,5 +16,8 @@
 namespace fugue::linalg {
 
 std::unique_ptr<sdk::Operation> potrf_operation();
+// linalg.potrf_vbatched: the same of matrices of different orders (n [...], i32), padded to the largest
+// (matrices.h's VariableOrder: the factor of diag(A_e, I), info -1 for an order outside 0..N).
+std::unique_ptr<sdk::Operation> potrf_vbatched_operation();
 
 }  // namespace fugue::linalg

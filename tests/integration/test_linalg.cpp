@@ -395,8 +395,8 @@ TEST(Linalg, GetrsBadPivotsAndRefusals) {
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
   };
-  refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B"], "attrs": {"trans": "C"}})",
-          "attribute trans: expected \"N\" (A X = B) or \"T\" (A^T X = B), found \"C\"");
+  refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B"], "attrs": {"trans": "H"}})",
+          "attribute trans: expected \"N\" (as stored), \"T\" (transposed) or \"C\" (conjugate transposed), found \"H\"");
   refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "b"]})",
           "operand B: expected right-hand sides [4, 3, k]");
   refused(R"({"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B32"]})", "operand B is f32, LU f64");
