@@ -1,4 +1,4 @@
-// Variable sizes (linalg.potrf_vbatched, linalg.getrf_vbatched): batches of matrices of orders 0..N
+// Sizes beyond the fixed ones. Variable sizes (linalg.potrf_vbatched, linalg.getrf_vbatched): batches of matrices of orders 0..N
 // padded to N, in every plan (registers, rows, teams), against LAPACK on each matrix's leading block:
 // the factor's block and info as dpotrf's / dgetrf's (getrf's pivots equal), the padding the identity's
 // factor (so the fixed-size potrs and getrs solve with them as they are: right-hand sides zero below
@@ -138,4 +138,78 @@ TEST(Linalg, VariableSizesMatchLapack) {
       EXPECT_LT(worst_lu, 1e3 * N * eps) << "LU against dgetrf's, " << what;
       EXPECT_LT(worst_x, 100 * N * eps) << "getrs against dgetrs's, over cond(G_e), " << what;
     }
+}
+
+// The sizes at the ends of the range: orders 256 and 512 (the team works in the factor's storage in
+// global memory) and a batch of 100,000 4 x 4 matrices (one work-item each), against LAPACK: potrf and
+// getrf's backward errors and info, getrf's pivots, geqrf's R's diagonal as dgeqrf's.
+TEST(Linalg, LargeOrdersAndLargeBatches) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  struct Case {
+    int64_t count, n;
+  };
+  for (const Case& c : {Case{2, 256}, Case{1, 512}, Case{100000, 4}}) {
+    const std::string what = std::to_string(c.count) + " of " + std::to_string(c.n) + " x " + std::to_string(c.n) + " (seed " + std::to_string(seed) + ")";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "S": {"kind": "array", "dtype": "f64", "shape": )" + shape(c.count, c.n, c.n) + R"(, "from": {"spd": {"seed": )" + std::to_string(seed) + R"(, "cond": 100}}},
+      "G": {"kind": "array", "dtype": "f64", "shape": )" + shape(c.count, c.n, c.n) + R"(, "from": {"random": {"seed": )" + std::to_string(seed + 1) +
+                                               R"(, "low": -1, "high": 1}}}},
+      "body": [{"op": "linalg.potrf", "out": ["L", "pinfo"], "in": ["S"]},
+               {"op": "linalg.getrf", "out": ["LU", "ipiv", "ginfo"], "in": ["G"]},
+               {"op": "linalg.geqrf", "out": ["QR", "tau"], "in": ["G"]}],
+      "outputs": {"S": "S.npy", "G": "G.npy", "L": "L.npy", "pinfo": "pinfo.npy", "LU": "LU.npy", "ipiv": "ipiv.npy", "ginfo": "ginfo.npy", "QR": "QR.npy"}})");
+    auto out = test::run_on_device(program);
+    const int64_t n = c.n, checked = std::min<int64_t>(c.count, 200);  // of a large batch, 200 spread over it
+    const double eps = std::numeric_limits<double>::epsilon();
+    double potrf = 0, getrf = 0, r = 0;
+    for (int64_t i = 0; i < c.count; ++i) {
+      EXPECT_EQ(out.at("pinfo").get(i), 0) << what << ", matrix " << i;
+      EXPECT_EQ(out.at("ginfo").get(i), 0) << what << ", matrix " << i;
+    }
+    for (int64_t s = 0; s < checked; ++s) {
+      const int64_t e = s * c.count / checked, base = e * n * n;
+      std::vector<double> a(static_cast<size_t>(n * n)), g(a.size()), l(a.size()), lu(a.size());
+      for (int64_t i = 0; i < n * n; ++i) {
+        a[i] = out.at("S").get(base + i);
+        g[i] = out.at("G").get(base + i);
+        l[i] = out.at("L").get(base + i);
+        lu[i] = out.at("LU").get(base + i);
+      }
+      // ||A - L L^T||_F / (n eps ||A||_F) and ||P G - L U||_F / (n eps ||G||_F).
+      double res = 0, norm = 0, gres = 0, gnorm = 0;
+      std::vector<double> pg = g;
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t p = static_cast<int64_t>(out.at("ipiv").get(e * n + k)) - 1;
+        ASSERT_TRUE(p >= k && p < n) << what;
+        for (int64_t j = 0; j < n; ++j) std::swap(pg[k * n + j], pg[p * n + j]);
+      }
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double llt = 0, plu = 0;
+          for (int64_t k = 0; k <= std::min(i, j); ++k) {
+            llt += l[i * n + k] * l[j * n + k];
+            plu += (k == i ? 1.0 : lu[i * n + k]) * lu[k * n + j];
+          }
+          res += (a[i * n + j] - llt) * (a[i * n + j] - llt);
+          norm += a[i * n + j] * a[i * n + j];
+          gres += (pg[i * n + j] - plu) * (pg[i * n + j] - plu);
+          gnorm += pg[i * n + j] * pg[i * n + j];
+        }
+      potrf = std::max(potrf, std::sqrt(res / norm) / (n * eps));
+      getrf = std::max(getrf, std::sqrt(gres / gnorm) / (n * eps));
+      std::vector<lapack_int> ipiv(static_cast<size_t>(n));
+      std::vector<double> f = g, tau(static_cast<size_t>(n));
+      ASSERT_EQ(LAPACKE_dgetrf(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(n), f.data(), static_cast<lapack_int>(n), ipiv.data()), 0);
+      for (int64_t k = 0; k < n; ++k) EXPECT_EQ(out.at("ipiv").get(e * n + k), ipiv[k]) << what << ", matrix " << e << ", pivot " << k;
+      f = g;
+      ASSERT_EQ(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(n), f.data(), static_cast<lapack_int>(n), tau.data()), 0);
+      // |R(k, k)| is a product of ratios of G's leading minors' volumes: as well conditioned as G's columns' span.
+      for (int64_t k = 0; k < n; ++k) r = std::max(r, std::fabs(out.at("QR").get(base + k * n + k) - f[k * n + k]) / (n * eps * std::sqrt(gnorm)));
+    }
+    EXPECT_LT(potrf, 4.0) << "||A - L L^T|| / (n eps ||A||), " << what;
+    EXPECT_LT(getrf, 4.0) << "||P G - L U|| / (n eps ||G||), " << what;
+    EXPECT_LT(r, 10.0) << "R's diagonal against dgeqrf's, " << what;
+    std::printf("%s: potrf %.3f, getrf %.3f, R's diagonal %.3f\n", what.c_str(), potrf, getrf, r);
+  }
 }
