@@ -14,7 +14,7 @@ namespace fugue::linalg {
 
 namespace {
 
-constexpr uint32_t kA = 0, kB = 1, kC = 2;
+constexpr uint32_t kA = 0, kB = 1, kC = 2, kInfo = 3, kSizes = 4;  // info and sizes: linalg.gemm_vbatched's
 constexpr int64_t kBlock = 4;  // rows and columns of C a work-item computes at most
 // Blocks a work-item keeps in registers when C is written over A or B (C up to 128 x 128).
 constexpr int64_t kMaxTripsInPlace = 4;
@@ -48,8 +48,8 @@ Sizes sizes_of(const sdk::Call& call) {
 
 class Gemm final : public sdk::Operation {
  public:
-  Gemm() {
-    name = "linalg.gemm";
+  explicit Gemm(bool vbatched) : vbatched_(vbatched) {
+    name = vbatched ? "linalg.gemm_vbatched" : "linalg.gemm";
     doc = "Batched matrix products C = alpha op(A) op(B): A [..., m, k] ([..., k, m] with trans_a \"T\" or \"C\"), B [..., "
           "k, n] ([..., n, k] with trans_b \"T\" or \"C\"), C [..., m, n], the batch axes equal; \"C\" conjugates as it "
           "transposes; beta C is an element-wise operation after it, which joins its kernel";
@@ -78,6 +78,24 @@ class Gemm final : public sdk::Operation {
       {"name": "one matrix, 1x1", "inputs": {"A": {"kind": "array", "shape": [1, 1], "from": {"random": {"seed": 9}}},
                                               "B": {"kind": "array", "shape": [1, 1], "from": {"random": {"seed": 10}}}}}
     ])";
+    if (vbatched) {
+      doc += ". Variable sizes: sizes [..., 3] (i32) holds each product's m, n and k; op(A)'s and op(B)'s leading m x k and k x n "
+             "blocks of the padded batch are multiplied (the padding never read), C's m x n block is written and the rest of C is "
+             "zero; info (optional) per product: 0, or -1 for sizes outside the padded ones or negative (that C all zero)";
+      operands.push_back(sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
+                                           "i32 per product [...]: 0, or -1 for sizes outside 0..M, 0..N, 0..K"));
+      operands.push_back(sdk::in("sizes", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32), "m, n and k of each product [..., 3]"));
+      test_cases = R"([
+      {"name": "sizes within 5x4 by 4x6, bad ones", "inputs": {"A": {"kind": "array", "shape": [6, 5, 4], "from": {"random": {"seed": 1}}},
+                                                              "B": {"kind": "array", "shape": [6, 4, 6], "from": {"random": {"seed": 2}}},
+                                                              "sizes": {"kind": "array", "dtype": "i32", "shape": [6, 3],
+                                                                        "value": [[5, 6, 4], [1, 1, 1], [0, 3, 2], [3, 2, 0], [6, 1, 1], [2, 2, -1]]}}},
+      {"name": "A^T B^H within 40x40, in teams", "attrs": {"trans_a": "T", "trans_b": "C"},
+       "inputs": {"A": {"kind": "array", "shape": [3, 40, 40], "from": {"random": {"seed": 3}}},
+                  "B": {"kind": "array", "shape": [3, 40, 40], "from": {"random": {"seed": 4}}},
+                  "sizes": {"kind": "array", "dtype": "i32", "shape": [3, 3], "value": [[40, 40, 40], [17, 33, 9], [2, 39, 25]]}}}
+    ])";
+    }
   }
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
@@ -100,12 +118,25 @@ class Gemm final : public sdk::Operation {
     shape.push_back(ta ? columns_of(a) : rows_of(a));
     shape.push_back(tb ? rows_of(b) : columns_of(b));
     types[kC] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, shape);
+    if (vbatched_) {
+      const fugue_type& sizes = call.operand(kSizes);
+      std::vector<int64_t> expected = batch_shape(a);
+      expected.push_back(3);
+      if (sdk::shape_of(sizes) != expected)
+        throw sdk::InvalidArgument("operand sizes: expected m, n and k of each product, " +
+                                   sdk::type_string(sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, expected)) + ", found " + sdk::type_string(sizes));
+      types[kInfo] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a));
+    }
   }
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const Sizes s = sizes_of(call);
     sdk::Plan plan = team_plan(batch_count(call.operand(kA)), s.team);
     plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
+    if (vbatched_) {
+      plan.partitions.push_back(value_batch(call.operand(kInfo)));
+      plan.partitions.push_back(vector_batch(call.operand(kSizes)));
+    }
     // Values live per work-item (a complex one takes two registers).
     plan.registers = static_cast<uint32_t>((s.block_rows * s.block_cols + s.block_rows + s.block_cols) * (Scalars(call.operand(kA).dtype).complex ? 2 : 1) + 8);
     plan.variant = "blocks of C of " + std::to_string(s.block_rows) + " x " + std::to_string(s.block_cols) + " per work-item, " +
@@ -127,13 +158,26 @@ class Gemm final : public sdk::Operation {
     const std::string kk = vars["kk"], lda = std::to_string(columns_of(call.operand(kA))), ldb = std::to_string(columns_of(call.operand(kB)));
     // op(A)(i, kk) and op(B)(kk, j), rows and columns clamped into the matrix (blocks past its edge compute
     // values never written).
+    // Variable sizes: this product's m, n and k (checked: 0 for a bad triple), reads past them zero.
+    std::string prelude;
+    const std::string me = em.name("me"), ne = em.name("ne"), ke = em.name("ke"), bad = em.name("bad_sizes");
+    if (vbatched_) {
+      prelude = "const int " + me + "_r = " + em.read_at(kSizes, "0") + ", " + ne + "_r = " + em.read_at(kSizes, "1") + ", " + ke +
+                "_r = " + em.read_at(kSizes, "2") + ";\n";
+      prelude += "const bool " + bad + " = " + me + "_r < 0 || " + me + "_r > " + vars["M"] + " || " + ne + "_r < 0 || " + ne + "_r > " + vars["N"] +
+                 " || " + ke + "_r < 0 || " + ke + "_r > " + vars["K"] + ";\n";
+      prelude += "const int " + me + " = " + bad + " ? 0 : " + me + "_r, " + ne + " = " + bad + " ? 0 : " + ne + "_r, " + ke + " = " + bad + " ? 0 : " + ke +
+                 "_r;\n";
+      prelude += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + bad + " ? -1 : 0;\n";
+      vars["K"] = ke;  // the inner loop stops at this product's k (no barrier inside it)
+    }
     auto a_at = [&](const std::string& i) {
       const std::string v = em.read_at(kA, s.ta ? "(" + kk + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + kk);
-      return s.ca ? sc.conj(v) : v;
+      return vbatched_ ? "(" + i + " < " + me + " ? " + (s.ca ? sc.conj(v) : v) + " : " + sc.literal(0) + ")" : s.ca ? sc.conj(v) : v;
     };
     auto b_at = [&](const std::string& j) {
       const std::string v = em.read_at(kB, s.tb ? "(" + j + ") * " + ldb + " + " + kk : "(" + kk + ") * " + ldb + " + " + j);
-      return s.cb ? sc.conj(v) : v;
+      return vbatched_ ? "(" + j + " < " + ne + " ? " + (s.cb ? sc.conj(v) : v) + " : " + sc.literal(0) + ")" : s.cb ? sc.conj(v) : v;
     };
     // C written over A or B (the program names the same array): every block is computed before any is
     // written, the work-item's blocks kept in registers, a barrier between.
@@ -164,13 +208,15 @@ class Gemm final : public sdk::Operation {
       for (int64_t c = 0; c < s.block_cols; ++c) {
         const std::string i = vars["i0"] + " + " + std::to_string(r), j = vars["j0"] + " + " + std::to_string(c);
         // alpha 0: zeros, A and B not read (BLAS's rule: Inf or NaN in them does not reach C).
-        const std::string value = alpha == 0 ? sc.literal(0) : acc(r * s.block_cols + c);
+        std::string value = alpha == 0 ? sc.literal(0) : acc(r * s.block_cols + c);
+        if (alpha != 1 && alpha != 0) value = sc.real(alpha) + " * " + value;
+        if (vbatched_) value = "(" + i + " < " + me + " && " + j + " < " + ne + " ? " + value + " : " + sc.literal(0) + ")";  // C's padding zero
         // A real alpha scales both parts of a complex value (scalar times vector).
         write += "    if (" + i + " < " + vars["M"] + " && " + j + " < " + vars["N"] + ") " + em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) +
-                 " = " + (alpha == 1 || alpha == 0 ? value : sc.real(alpha) + " * " + value) + ";\n";
+                 " = " + value + ";\n";
       }
     if (!over_input) {
-      em.append(team_loop(vars["q"] + "_b", lane, s.team, vars["b"], s.blocks, std::to_string(s.blocks), compute + write));
+      em.append(prelude + team_loop(vars["q"] + "_b", lane, s.team, vars["b"], s.blocks, std::to_string(s.blocks), compute + write));
       return;
     }
     // Uniform trips (the loop counter numbers the work-item's blocks), the block tested inside.
@@ -179,7 +225,7 @@ class Gemm final : public sdk::Operation {
              ") {\n  const int " + vars["b"] + " = " + vars["q_b"] + " * " + std::to_string(s.team) + " + " + lane + ";\n  if (" + vars["b"] +
              " < " + std::to_string(s.blocks) + ") {\n" + body + "  }\n}\n";
     };
-    em.append(t + " " + vars["acc"] + "[" + std::to_string(trips * block) + "];\n" + blocks_loop(compute) + em.barrier() + "\n" + blocks_loop(write));
+    em.append(prelude + t + " " + vars["acc"] + "[" + std::to_string(trips * block) + "];\n" + blocks_loop(compute) + em.barrier() + "\n" + blocks_loop(write));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {
@@ -204,21 +250,36 @@ class Gemm final : public sdk::Operation {
       const std::complex<double> z = h.get_complex(i);
       return Z(z.real(), conjugate ? -z.imag() : z.imag());
     };
-    for (int64_t e = 0; e < count; ++e)
+    for (int64_t e = 0; e < count; ++e) {
+      // Variable sizes: this product's (checked) m, n and k.
+      int64_t me = s.m, ne = s.n, ke = s.k;
+      if (vbatched_) {
+        const sdk::HostView sizes(arrays[kSizes]);
+        me = sizes.get_int(e * 3);
+        ne = sizes.get_int(e * 3 + 1);
+        ke = sizes.get_int(e * 3 + 2);
+        const bool bad = me < 0 || me > s.m || ne < 0 || ne > s.n || ke < 0 || ke > s.k;
+        if (bad) me = ne = ke = 0;
+        sdk::HostView(arrays[kInfo]).set_int(e, bad ? -1 : 0);
+      }
       for (int64_t i = 0; i < s.m; ++i)
         for (int64_t j = 0; j < s.n; ++j) {
           Z sum = 0;
-          for (int64_t kk = 0; kk < s.k; ++kk)
+          for (int64_t kk = 0; kk < ke && i < me && j < ne; ++kk)
             sum += get(a, e * s.m * s.k + (s.ta ? kk * lda + i : i * lda + kk), s.ca) * get(b, e * s.k * s.n + (s.tb ? j * ldb + kk : kk * ldb + j), s.cb);
           const Z z = alpha == 0 ? Z(0) : alpha * sum;
           if (complex) c.set_complex(e * s.m * s.n + i * s.n + j, {static_cast<double>(z.real()), static_cast<double>(z.imag())});
           else c.set(e * s.m * s.n + i * s.n + j, static_cast<double>(z.real()));
         }
+    }
   }
+ private:
+  bool vbatched_;
 };
 
 }  // namespace
 
-std::unique_ptr<sdk::Operation> gemm_operation() { return std::make_unique<Gemm>(); }
+std::unique_ptr<sdk::Operation> gemm_operation() { return std::make_unique<Gemm>(false); }
+std::unique_ptr<sdk::Operation> gemm_vbatched_operation() { return std::make_unique<Gemm>(true); }
 
 }  // namespace fugue::linalg

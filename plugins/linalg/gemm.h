@@ -15,5 +15,8 @@
 namespace fugue::linalg {
 
 std::unique_ptr<sdk::Operation> gemm_operation();
+// linalg.gemm_vbatched: the same of products of different sizes (sizes [..., 3], i32: m, n, k each),
+// padded to the largest; C's padding zero, info -1 for sizes outside the padded ones.
+std::unique_ptr<sdk::Operation> gemm_vbatched_operation();
 
 }  // namespace fugue::linalg

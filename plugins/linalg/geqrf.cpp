@@ -15,7 +15,7 @@ namespace fugue::linalg {
 
 namespace {
 
-constexpr uint32_t kA = 0, kQR = 1, kTau = 2;
+constexpr uint32_t kA = 0, kQR = 1, kTau = 2, kInfo = 3, kN = 4;  // info and n: linalg.geqrf_vbatched's
 
 // Whether a team factors in a local array of its own rather than in QR's storage: where the matrix fits,
 // but not up to the row order (16 on GPUs), where teams share a work-group and the core holds QR in local memory already, so a
@@ -29,8 +29,8 @@ bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
 
 class Geqrf final : public sdk::Operation {
  public:
-  Geqrf() {
-    name = "linalg.geqrf";
+  explicit Geqrf(bool vbatched) : vbatched_(vbatched) {
+    name = vbatched ? "linalg.geqrf_vbatched" : "linalg.geqrf";
     doc = "Householder QR factorization of a batch of matrices [..., m, n], A = Q R as LAPACK's geqrf: QR holds R on "
           "and above the diagonal and the Householder vectors v_k below it (v_k(k) = 1 not stored); tau [..., min(m, "
           "n)] the reflectors' scalars, Q = H_0 H_1 ... with H_k = I - tau_k v_k v_k^H (linalg.orgqr forms Q). R's "
@@ -53,11 +53,32 @@ class Geqrf final : public sdk::Operation {
       {"name": "zero columns", "inputs": {"A": {"kind": "array", "shape": [2, 3, 3], "value": [[[0, 1, 2], [0, 3, 4], [0, 5, 6]], [[1, 2, 3], [0, 0, 4], [0, 0, 5]]]}}},
       {"name": "tiny and huge columns", "dtypes": ["f64", "c128"], "inputs": {"A": {"kind": "array", "shape": [1, 3, 2], "value": [[[1e-300, 1e300], [2e-300, 3e300], [-1e-300, 1e300]]]}}}
     ])";
+    if (vbatched) {
+      doc += ". Variable sizes: square matrices, matrix e being A[e, :n_e, :n_e] of the padded [..., N, N] batch (the padding never "
+             "read); QR and tau are those of diag(A_e, I) (R = diag(R_e, I), tau 0 past n_e), so linalg.orgqr forms diag(Q_e, I) from "
+             "them as they are; info (optional) per matrix: 0, or -1 for an order outside 0..N (that matrix factored as of order 0)";
+      operands.push_back(sdk::optional_out("info", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32),
+                                           "i32 per matrix [...]: 0, or -1 for an order outside 0..N"));
+      operands.push_back(sdk::in("n", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32), "the order of each matrix [...], 0..N"));
+      test_cases = R"([
+      {"name": "orders 0 to 5 of 5x5, bad ones", "inputs": {"A": {"kind": "array", "shape": [9, 5, 5], "from": {"random": {"seed": 1}}},
+                                                           "n": {"kind": "array", "dtype": "i32", "shape": [9], "value": [0, 1, 2, 3, 4, 5, 6, -1, 5]}}},
+      {"name": "orders of 12x12 in teams", "inputs": {"A": {"kind": "array", "shape": [2, 3, 12, 12], "from": {"random": {"seed": 2}}},
+                                                      "n": {"kind": "array", "dtype": "i32", "shape": [2, 3], "value": [[12, 7, 1], [9, 0, 11]]}}},
+      {"name": "orders of 40x40 in teams", "inputs": {"A": {"kind": "array", "shape": [4, 40, 40], "from": {"random": {"seed": 3}}},
+                                                      "n": {"kind": "array", "dtype": "i32", "shape": [4], "value": [40, 17, 33, 2]}}}
+    ])";
+    }
   }
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type& a = call.operand(kA);
     require_matrices(a, "A");
+    if (vbatched_) {
+      square_order(a, "A");
+      require_orders(call.operand(kN), a, "n", "A");
+      types[kInfo] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I32, batch_shape(a));
+    }
     std::vector<int64_t> steps = batch_shape(a);
     steps.push_back(std::min(rows_of(a), columns_of(a)));
     types[kQR] = sdk::make_type(FUGUE_KIND_ARRAY, a.dtype, sdk::shape_of(a));
@@ -71,6 +92,10 @@ class Geqrf final : public sdk::Operation {
     const bool own = own_local_array(call, m, n);
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kQR)), vector_batch(call.operand(kTau))};
+    if (vbatched_) {
+      plan.partitions.push_back(value_batch(call.operand(kInfo)));
+      plan.partitions.push_back(value_batch(call.operand(kN)));
+    }
     plan.registers = team == 1 ? static_cast<uint32_t>(m * n + 12) : 16;
     if (team > 1) plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + kTeamHouseholderLocals) * abi::dtype_size(a.dtype);
     plan.variant = variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
@@ -87,12 +112,20 @@ class Geqrf final : public sdk::Operation {
     w.columns = n;
     w.steps = std::min(m, n);
     w.keep_tau = [&](const std::string& k, const std::string& tau) { return em.write_at(kTau, k) + " = " + tau; };
+    const Scalars sc(a.dtype);
+    std::string code;
+    const VariableOrder v = vbatched_ ? declare_order(em, kN, n, code) : VariableOrder{};
+    // Element e of A as factored: diag(A_e, I) for variable sizes.
+    auto load = [&](const std::string& e) {
+      return embedded(v, em.read_at(kA, e), "(" + e + ") / " + N, "(" + e + ") % " + N, sc.literal(1), sc.literal(0));
+    };
+    if (vbatched_) code += "if (" + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(v, "0") + ";\n";
     if (em.local_size() == 1) {
       // One work-item: the matrix in a private array, every index a constant.
       const std::string f = em.name("f");
       w.read = w.write = [&](const std::string& i, const std::string& j) { return f + "[" + flat(i, j) + "]"; };
-      std::string code = Scalars(a.dtype).type + " " + f + "[" + std::to_string(all) + "];\n";
-      for (int64_t e = 0; e < all; ++e) code += f + "[" + std::to_string(e) + "] = " + em.read_at(kA, std::to_string(e)) + ";\n";
+      code += sc.type + " " + f + "[" + std::to_string(all) + "];\n";
+      for (int64_t e = 0; e < all; ++e) code += f + "[" + std::to_string(e) + "] = " + load(std::to_string(e)) + ";\n";
       code += register_householder(em, a.dtype, w);
       for (int64_t e = 0; e < all; ++e) code += em.write_at(kQR, std::to_string(e)) + " = " + f + "[" + std::to_string(e) + "];\n";
       em.append(code);
@@ -105,7 +138,7 @@ class Geqrf final : public sdk::Operation {
     w.write = [&](const std::string& i, const std::string& j) { return in_local ? local + "[" + flat(i, j) + "]" : em.write_at(kQR, flat(i, j)); };
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), q = em.name("q"), e = em.name("e"), A = std::to_string(all);
     const std::string into = in_local ? local + "[" + e + "]" : em.write_at(kQR, e);
-    std::string code = team_loop(q, lane, em.local_size(), e, all, A, "    " + into + " = " + em.read_at(kA, e) + ";\n");
+    code += team_loop(q, lane, em.local_size(), e, all, A, "    " + into + " = " + load(e) + ";\n");
     code += em.barrier() + "\n";
     code += team_householder(em, a.dtype, w);
     if (in_local) code += team_loop(q, lane, em.local_size(), e, all, A, "    " + em.write_at(kQR, e) + " = " + local + "[" + e + "];\n");
@@ -126,12 +159,20 @@ class Geqrf final : public sdk::Operation {
     const int64_t m = rows_of(t), n = columns_of(t), k = std::min(m, n), count = batch_count(t);
     std::vector<Complex> w(static_cast<size_t>(m * n)), taus(static_cast<size_t>(k));
     for (int64_t e = 0; e < count; ++e) {
-      for (int64_t i = 0; i < m * n; ++i) w[i] = get_value(a, e * m * n + i);
+      // Variable sizes: diag(A_e, I), A_e of order ne (0 for an order outside 0..n).
+      const int64_t order = vbatched_ ? sdk::HostView(arrays[kN]).get_int(e) : n;
+      const bool bad = order < 0 || order > n;
+      const int64_t ne = bad ? 0 : order;
+      for (int64_t i = 0; i < m * n; ++i)
+        w[i] = !vbatched_ || (i / n < ne && i % n < ne) ? get_value(a, e * m * n + i) : Complex(i / n == i % n ? 1 : 0);
+      if (vbatched_) sdk::HostView(arrays[kInfo]).set_int(e, bad ? -1 : 0);
       householder_reference(w, m, n, k, &taus);
       for (int64_t i = 0; i < m * n; ++i) set_value(qr, e * m * n + i, w[i]);
       for (int64_t i = 0; i < k; ++i) set_value(tau, e * k + i, taus[i]);
     }
   }
+ private:
+  bool vbatched_;
 };
 
 }  // namespace
@@ -141,6 +182,7 @@ double geqrf_flops(double m, double n) {
   return m >= n ? 2 * m * n * n - 2 * n * n * n / 3 : 2 * n * m * m - 2 * m * m * m / 3;
 }
 
-std::unique_ptr<sdk::Operation> geqrf_operation() { return std::make_unique<Geqrf>(); }
+std::unique_ptr<sdk::Operation> geqrf_operation() { return std::make_unique<Geqrf>(false); }
+std::unique_ptr<sdk::Operation> geqrf_vbatched_operation() { return std::make_unique<Geqrf>(true); }
 
 }  // namespace fugue::linalg

@@ -14,6 +14,9 @@
 namespace fugue::linalg {
 
 std::unique_ptr<sdk::Operation> geqrf_operation();
+// linalg.geqrf_vbatched: the same of square matrices of different orders (n [...], i32), padded to the
+// largest (matrices.h's VariableOrder: the factors of diag(A_e, I); info -1 for an order outside 0..N).
+std::unique_ptr<sdk::Operation> geqrf_vbatched_operation();
 
 // LAPACK's flop count of the QR factorization of an m x n matrix.
 double geqrf_flops(double m, double n);

@@ -21,6 +21,7 @@ namespace {
 void populate(fugue::sdk::Plugin& plugin) {
   using namespace fugue::linalg;
   plugin.add(gemm_operation());
+  plugin.add(gemm_vbatched_operation());
   plugin.add(gemv_operation());
   plugin.add(potrf_operation());
   plugin.add(potrf_vbatched_operation());
@@ -32,6 +33,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(gesv_operation());
   plugin.add(gesv_nopiv_operation());
   plugin.add(geqrf_operation());
+  plugin.add(geqrf_vbatched_operation());
   plugin.add(gebrd_operation());
   plugin.add(gels_operation());
   plugin.add(orgqr_operation());

@@ -5,6 +5,7 @@
 // n_e give solutions zero there, the block's as dpotrs's / dgetrs's), info -1 for orders outside 0..N,
 // and the other entries unaffected.
 #include <gtest/gtest.h>
+#include <cblas.h>
 #include <lapacke.h>
 
 #include <cmath>
@@ -211,5 +212,100 @@ TEST(Linalg, LargeOrdersAndLargeBatches) {
     EXPECT_LT(getrf, 4.0) << "||P G - L U|| / (n eps ||G||), " << what;
     EXPECT_LT(r, 10.0) << "R's diagonal against dgeqrf's, " << what;
     std::printf("%s: potrf %.3f, getrf %.3f, R's diagonal %.3f\n", what.c_str(), potrf, getrf, r);
+  }
+}
+
+// geqrf_vbatched then orgqr, and gemm_vbatched with transposes, on sizes within the padding (and bad
+// ones), against LAPACK and CBLAS on each matrix's leading blocks: ||A_e - Q_e R_e|| and Q_e's
+// orthogonality, the padding of QR the identity's and of Q the identity, tau zero past n_e; C_e as
+// dgemm's, C's padding zero; info -1 for sizes outside the padding, 0 otherwise.
+TEST(Linalg, VariableSizesQrAndProducts) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  for (const int64_t N : {6, 20}) {
+    const int64_t count = 16;
+    std::mt19937_64 random(seed + N);
+    std::vector<int64_t> order(static_cast<size_t>(count)), m(order), n(order), k(order);
+    std::string orders = "[", sizes = "[";
+    for (int64_t e = 0; e < count; ++e) {
+      order[e] = e == 0 ? N : e == 1 ? N + 2 : static_cast<int64_t>(random() % static_cast<uint64_t>(N + 1));
+      m[e] = static_cast<int64_t>(random() % static_cast<uint64_t>(N + 1));
+      n[e] = e == 2 ? -1 : static_cast<int64_t>(random() % static_cast<uint64_t>(N + 1));
+      k[e] = static_cast<int64_t>(random() % static_cast<uint64_t>(N + 1));
+      orders += (e ? ", " : "") + std::to_string(order[e]);
+      sizes += std::string(e ? ", " : "") + "[" + std::to_string(m[e]) + ", " + std::to_string(n[e]) + ", " + std::to_string(k[e]) + "]";
+    }
+    orders += "]";
+    sizes += "]";
+    const std::string what = "N=" + std::to_string(N) + " (seed " + std::to_string(seed) + ")";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": )" + shape(count, N, N) + R"(, "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}},
+      "B": {"kind": "array", "dtype": "f64", "shape": )" + shape(count, N, N) + R"(, "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}},
+      "n": {"kind": "array", "dtype": "i32", "shape": [)" + std::to_string(count) + R"(], "value": )" + orders + R"(},
+      "sizes": {"kind": "array", "dtype": "i32", "shape": [)" + std::to_string(count) + R"(, 3], "value": )" + sizes + R"(}},
+      "body": [{"op": "linalg.geqrf_vbatched", "out": ["QR", "tau", "qinfo"], "in": ["A", "n"]},
+               {"op": "linalg.orgqr", "out": ["Q"], "in": ["QR", "tau"]},
+               {"op": "linalg.gemm_vbatched", "out": ["C", "cinfo"], "in": ["A", "B", "sizes"], "attrs": {"trans_a": "T", "alpha": -2}}],
+      "outputs": {"A": "A.npy", "B": "B.npy", "QR": "QR.npy", "tau": "tau.npy", "qinfo": "qinfo.npy", "Q": "Q.npy", "C": "C.npy", "cinfo": "cinfo.npy"}})");
+    auto out = test::run_on_device(program);
+    test::expect_same(out, test::run_reference(program), 1e-10, "device against the reference, " + what);
+    const double eps = std::numeric_limits<double>::epsilon();
+    double backward = 0, orthogonality = 0, product = 0;
+    for (int64_t e = 0; e < count; ++e) {
+      const std::string entry = what + ", entry " + std::to_string(e);
+      const bool bad_order = order[e] < 0 || order[e] > N, bad_sizes = m[e] < 0 || n[e] < 0 || k[e] < 0 || m[e] > N || n[e] > N || k[e] > N;
+      EXPECT_EQ(out.at("qinfo").get(e), bad_order ? -1 : 0) << entry;
+      EXPECT_EQ(out.at("cinfo").get(e), bad_sizes ? -1 : 0) << entry;
+      const int64_t ne = bad_order ? 0 : order[e], base = e * N * N;
+      auto A = [&](int64_t i, int64_t j) { return out.at("A").get(base + i * N + j); };
+      auto B = [&](int64_t i, int64_t j) { return out.at("B").get(base + i * N + j); };
+      for (int64_t i = 0; i < N; ++i) {
+        if (i >= ne) {
+          EXPECT_EQ(out.at("tau").get(e * N + i), 0) << entry;
+        }
+        for (int64_t j = 0; j < N; ++j)
+          if (i >= ne || j >= ne) {
+            EXPECT_EQ(out.at("QR").get(base + i * N + j), i == j ? 1 : 0) << entry << ", QR(" << i << ", " << j << ")";
+            EXPECT_EQ(out.at("Q").get(base + i * N + j), i == j ? 1 : 0) << entry << ", Q(" << i << ", " << j << ")";
+          }
+      }
+      double residual = 0, norm = 0, qq = 0;
+      for (int64_t i = 0; i < ne; ++i)
+        for (int64_t j = 0; j < ne; ++j) {
+          double qr = 0, qtq = 0;
+          for (int64_t t = 0; t <= j; ++t) qr += out.at("Q").get(base + i * N + t) * out.at("QR").get(base + t * N + j);
+          for (int64_t t = 0; t < ne; ++t) qtq += out.at("Q").get(base + t * N + i) * out.at("Q").get(base + t * N + j);
+          residual += (A(i, j) - qr) * (A(i, j) - qr);
+          norm += A(i, j) * A(i, j);
+          qq += (qtq - (i == j)) * (qtq - (i == j));
+        }
+      if (ne > 0) {
+        backward = std::max(backward, std::sqrt(residual / norm) / (ne * eps));
+        orthogonality = std::max(orthogonality, std::sqrt(qq) / (ne * eps));
+      }
+      // C = -2 A^T B on the leading blocks: A's k x m, B's k x n.
+      const int64_t me = bad_sizes ? 0 : m[e], nc = bad_sizes ? 0 : n[e], ke = bad_sizes ? 0 : k[e];
+      std::vector<double> a(static_cast<size_t>(std::max<int64_t>(ke * me, 1))), b(static_cast<size_t>(std::max<int64_t>(ke * nc, 1))),
+          c(static_cast<size_t>(std::max<int64_t>(me * nc, 1)), 0.0);
+      for (int64_t t = 0; t < ke; ++t) {
+        for (int64_t i = 0; i < me; ++i) a[t * me + i] = A(t, i);
+        for (int64_t j = 0; j < nc; ++j) b[t * nc + j] = B(t, j);
+      }
+      if (me > 0 && nc > 0 && ke > 0)
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(me), static_cast<int>(nc), static_cast<int>(ke), -2.0, a.data(),
+                    static_cast<int>(me), b.data(), static_cast<int>(nc), 0.0, c.data(), static_cast<int>(nc));
+      for (int64_t i = 0; i < N; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          const double got = out.at("C").get(base + i * N + j);
+          if (i < me && j < nc) {
+            product = std::max(product, std::fabs(got - c[i * nc + j]));
+          } else {
+            EXPECT_EQ(got, 0) << entry << ", C(" << i << ", " << j << ") in the padding";
+          }
+        }
+    }
+    EXPECT_LT(backward, 4.0) << "||A_e - Q_e R_e|| / (n eps ||A_e||), " << what;
+    EXPECT_LT(orthogonality, 4.0) << "||Q_e^T Q_e - I|| / (n eps), " << what;
+    EXPECT_LT(product, 8.0 * N * eps * 2) << "C_e against dgemm's, " << what;
   }
 }
