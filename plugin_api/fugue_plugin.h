@@ -152,11 +152,17 @@ typedef struct fugue_operand_desc {
   /* end of 2.0 */
   uint32_t flags; /* 2.3: FUGUE_OPERAND_* */
   /* end of 2.3 */
+  /* 2.5: an optional IN operand a program leaves out reads as this number, a const, as if the program
+   * had written the number in its `in` list. */
+  double default_value;
+  /* end of 2.5 */
 } fugue_operand_desc;
 
 /* 2.3: an OUT operand a program may leave out of its `out` list (an operation's extra results, such as
  * a factorization's `info`): only the last ones of the list may be left out. The operation still writes
- * it; the core gives it a temporary no program can name, dead once the operation is done. */
+ * it; the core gives it a temporary no program can name, dead once the operation is done. 2.5: also an
+ * IN operand, the last ones of `in` (weights a histogram may do without): it must accept
+ * FUGUE_KIND_CONST, and left out it is the const default_value. */
 #define FUGUE_OPERAND_OPTIONAL 1u
 
 typedef int32_t fugue_attr_type;
@@ -288,7 +294,8 @@ typedef int32_t fugue_partition_kind;
 /* 2.1: an INOUT array the operation updates only through atomic_at, at positions its data decide
  * (h[index[i]] += v[i]); no other operation of the kernel touches it. The core may give each
  * work-group a private copy in local memory: the operation asks for none of that, it only says which
- * atomic update it makes. */
+ * atomic update it makes. 2.5: or an OUT array (a histogram's counts), which the core fills with zeros
+ * (all bytes 0) before the kernel, the updates starting from there. */
 #define FUGUE_PARTITION_SCATTER 5
 
 /* The per-axis arrays point at `rank` entries the core owns (rank = the operand's rank), zeroed

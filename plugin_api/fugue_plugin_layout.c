@@ -64,6 +64,8 @@ FUGUE_AT(fugue_operand_desc, plugin_kinds, 40);
 FUGUE_END_OF_2_0(fugue_operand_desc, plugin_kinds, 48);
 FUGUE_AT(fugue_operand_desc, flags, 48);
 FUGUE_END_OF_2_3(fugue_operand_desc, flags, 52);
+FUGUE_AT(fugue_operand_desc, default_value, 56);
+FUGUE_END_OF_2_5(fugue_operand_desc, default_value, 64);
 
 /* fugue_attr_desc */
 FUGUE_AT(fugue_attr_desc, struct_size, 0);

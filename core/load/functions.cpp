@@ -75,14 +75,17 @@ Statement Loader::function_statement(UserFunction& f, const json& v, const std::
     if (op.role(k) == FUGUE_ROLE_INOUT)
       error(p + "/op", op.name() + " updates operand '" + op.operands()[k]->name +
                            "' in place, which a function's body cannot do: its operations compute element-wise values");
-  auto list = [&](const char* key, const std::vector<uint32_t>& slots) {
+  auto list = [&](const char* key, const std::vector<uint32_t>& slots, size_t optional) {
     const std::string pk = p + "/" + key;
     json l = v.contains(key) ? v[key] : json::array();
     if (!l.is_array()) fail(pk, "a list of names", describe(l));
-    if (l.size() != slots.size()) fail(pk, std::to_string(slots.size()) + " operand(s) for " + name, std::to_string(l.size()));
+    if (l.size() > slots.size() || l.size() + optional < slots.size())
+      fail(pk, (optional ? std::to_string(slots.size() - optional) + " to " : std::string()) + std::to_string(slots.size()) + " operand(s) for " + name,
+           std::to_string(l.size()));
     return l;
   };
-  const json ins = list("in", op.inputs());
+  json ins = list("in", op.inputs(), op.optional_inputs());
+  for (size_t i = ins.size(); i < op.inputs().size(); ++i) ins.push_back(op.default_value(op.inputs()[i]));  // optional inputs left out
   for (size_t i = 0; i < ins.size(); ++i) {
     const uint32_t slot = op.inputs()[i];
     const auto* desc = op.operands()[slot];
@@ -118,7 +121,7 @@ Statement Loader::function_statement(UserFunction& f, const json& v, const std::
     st.operands[slot] = symbol;
   }
   attributes(st, op, v.contains("attrs") ? v["attrs"] : json::object(), p + "/attrs");
-  const json outs = list("out", op.outputs());
+  const json outs = list("out", op.outputs(), 0);
   for (size_t i = 0; i < outs.size(); ++i) {
     const uint32_t slot = op.outputs()[i];
     const std::string po = p + "/out/" + std::to_string(i);

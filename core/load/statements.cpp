@@ -237,8 +237,10 @@ Statement Loader::op_call(const json& v, const std::string& p) {
     return list;
   };
 
-  // Inputs: symbol names (or numbers, which become consts).
-  json ins = names("in", op.inputs());
+  // Inputs: symbol names (or numbers, which become consts); optional inputs left out are their
+  // default numbers.
+  json ins = names("in", op.inputs(), op.optional_inputs());
+  for (size_t i = ins.size(); i < op.inputs().size(); ++i) ins.push_back(op.default_value(op.inputs()[i]));
   CallDescriptor call;
   call.values.resize(op.operands().size());
   call.functions.resize(op.operands().size());

@@ -38,6 +38,7 @@ struct FusedGroup {
   SymbolSet stored;         // written and stored to global memory
   SymbolSet promoted;       // written, kept in registers only
   SymbolSet shadowed;       // stored into a second buffer that replaces the symbol's after the kernel
+  SymbolSet zeroed;         // outputs updated by atomics (SCATTER, not in place): zeroed before the kernel
   std::map<std::string, std::string> stored_why;  // why each stored value is not promoted
   bool wide_reads = false;  // some operand is read beyond the element being computed (halo, WHOLE array)
   // A 2-D grid read with a halo whose cells are the iteration space ([rows, cols]; 0: none): the

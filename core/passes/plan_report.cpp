@@ -109,6 +109,7 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
     if (!g.shadowed.empty())
       out << "    written into a second buffer, swapped in after the kernel: " << set_string(g.shadowed) << "\n";
     out << "    promoted (registers, never in global memory): " << list_or_none(g.promoted) << "\n";
+    if (!g.zeroed.empty()) out << "    zeroed before the kernel (outputs updated by atomics): " << set_string(g.zeroed) << "\n";
     if (g.entries > 0) out << local_text(program, g);
     out << "    traffic " << bytes_text(g.bytes_fused);
     if (g.ops.size() > 1)

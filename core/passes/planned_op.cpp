@@ -126,10 +126,9 @@ void check_plan(const Program& program, const PlannedOp& p) {
             " batch entries, but launches " + std::to_string(plan.launch.iteration[0]) + " work-groups");
     }
     if (part.kind == FUGUE_PARTITION_SCATTER &&
-        (t.kind != FUGUE_KIND_ARRAY || !p.reads(k) || !p.writes(k) ||
-         (plan.level != FUGUE_LEVEL_ITEM && plan.level != FUGUE_LEVEL_ELEMENT)))
-      bad("gives operand " + std::to_string(k) + " a SCATTER partition: only in-place (INOUT) arrays of ELEMENT- "
-          "and ITEM-level plans are updated by atomics");
+        (t.kind != FUGUE_KIND_ARRAY || !p.writes(k) || (plan.level != FUGUE_LEVEL_ITEM && plan.level != FUGUE_LEVEL_ELEMENT)))
+      bad("gives operand " + std::to_string(k) + " a SCATTER partition: only arrays an ELEMENT- or ITEM-level plan "
+          "writes (in place, or outputs the core zeroes first) are updated by atomics");
     if (plan.level == FUGUE_LEVEL_BLOCK && touched) {
       if (part.kind != FUGUE_PARTITION_BATCH && part.kind != FUGUE_PARTITION_WHOLE)
         bad("gives operand " + std::to_string(k) + " of a BLOCK-level plan a " + partition_text(part) +

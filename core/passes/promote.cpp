@@ -31,8 +31,13 @@ void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) 
   const SymbolSet& live_after = flow.at(g.ops.back()->statement).live_out;
   for (const auto& [s, list] : accesses) {
     if (list.front().scatter) {  // the only access of the kernel (the group pass saw to it)
-      g.global_reads.insert(s);
       g.stored.insert(s);
+      if (list.front().write) {  // an output (not in place): its atomic updates start from zero
+        g.zeroed.insert(s);
+        g.stored_why[s] = "updated by atomics at positions its data decide, from zeros the core writes before the kernel";
+        continue;
+      }
+      g.global_reads.insert(s);
       g.stored_why[s] = "updated by atomics at positions its data decide";
       continue;
     }

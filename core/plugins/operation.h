@@ -56,6 +56,17 @@ class Operation {
     while (n < outputs_.size() && optional(outputs_[outputs_.size() - 1 - n])) ++n;
     return n;
   }
+  // How many entries of a program's `in` list may be left out at its end (ABI 2.5), and the number an
+  // input left out reads as.
+  size_t optional_inputs() const {
+    size_t n = 0;
+    while (n < inputs_.size() && role(inputs_[inputs_.size() - 1 - n]) == FUGUE_ROLE_IN && optional(inputs_[inputs_.size() - 1 - n])) ++n;
+    return n;
+  }
+  double default_value(size_t operand) const {
+    const fugue_operand_desc* o = operands_[operand];
+    return o->struct_size >= FUGUE_SIZE_UP_TO(fugue_operand_desc, default_value) ? o->default_value : 0.0;
+  }
   // FUGUE_OP_* traits.
   uint32_t traits() const { return desc_->traits; }
   // The calls the conformance suite runs, as JSON text ("" when the plugin declares none).

@@ -38,7 +38,7 @@ std::string check_op(const fugue_op_desc* op) {
   if (op->num_operands > 0 && !op->operands) return name + " declares operands but gives none";
   if (op->num_attrs > 0 && !op->attrs) return name + " declares attributes but gives none";
   std::set<std::string> names;
-  bool optional_seen = false;
+  bool optional_seen = false, optional_input_seen = false;
   for (uint32_t i = 0; i < op->num_operands; ++i) {
     const auto* o = FUGUE_NTH(fugue_operand_desc, op->operands, i);
     if (o->struct_size < FUGUE_V2_SIZE(fugue_operand_desc, plugin_kinds))
@@ -58,9 +58,15 @@ std::string check_op(const fugue_op_desc* op) {
     if (o->struct_size >= FUGUE_SIZE_UP_TO(fugue_operand_desc, flags)) {
       if (o->flags & ~FUGUE_OPERAND_OPTIONAL)
         return name + ": operand '" + o->name + "' has unknown flags " + std::to_string(o->flags);
-      if ((o->flags & FUGUE_OPERAND_OPTIONAL) && o->role != FUGUE_ROLE_OUT)
-        return name + ": operand '" + o->name + "' is optional but not an output (OUT)";
-      optional_seen = optional_seen || (o->flags & FUGUE_OPERAND_OPTIONAL);
+      if ((o->flags & FUGUE_OPERAND_OPTIONAL) && o->role == FUGUE_ROLE_INOUT)
+        return name + ": operand '" + o->name + "' is optional but updated in place (INOUT)";
+      if ((o->flags & FUGUE_OPERAND_OPTIONAL) && o->role == FUGUE_ROLE_IN &&
+          (o->struct_size < FUGUE_SIZE_UP_TO(fugue_operand_desc, default_value) || !(o->kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST))))
+        return name + ": optional input '" + o->name + "' must accept a const (FUGUE_KIND_CONST) and give its default_value (ABI 2.5)";
+      if (o->role == FUGUE_ROLE_IN && (o->flags & FUGUE_OPERAND_OPTIONAL)) optional_input_seen = true;
+      else if (o->role == FUGUE_ROLE_IN && optional_input_seen)
+        return name + ": input '" + o->name + "' follows an optional input: only the last inputs may be optional";
+      if (o->role != FUGUE_ROLE_IN) optional_seen = optional_seen || (o->flags & FUGUE_OPERAND_OPTIONAL);
     }
     if (optional_seen && o->role != FUGUE_ROLE_IN &&
         !(o->struct_size >= FUGUE_SIZE_UP_TO(fugue_operand_desc, flags) && (o->flags & FUGUE_OPERAND_OPTIONAL)))

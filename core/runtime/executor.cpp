@@ -430,6 +430,14 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
     value_for_read(s, *reader);
   }
   for (const auto& s : group.stored) value_for_write(s);
+  for (const auto& s : group.zeroed) {  // outputs updated by atomics start from zero
+    const Value& v = values_.at(s);
+    try {
+      if (v.bytes > 0) device_.queue.enqueueFillBuffer(v.buffer, static_cast<cl_uchar>(0), 0, v.bytes);
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("zeroing '" + s + "' before " + site.label, e.err()));
+    }
+  }
   run_time_lengths(group, where);
   for (const auto& s : group.shadowed) shadow_of(s);
   auto bind = [&](cl::Kernel& kernel, const std::vector<KernelArg>& args) {

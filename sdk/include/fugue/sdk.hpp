@@ -129,6 +129,7 @@ struct OperandSpec {
   std::string doc;
   std::string plugin_kinds;  // with FUGUE_KIND_PLUGIN in kinds: the kinds' names, space-separated
   uint32_t flags = 0;        // FUGUE_OPERAND_* (2.3)
+  double default_value = 0;  // an optional input left out reads as this number (2.5)
 };
 inline OperandSpec in(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
   return {std::move(name), FUGUE_ROLE_IN, kinds, dtypes, std::move(doc), {}};
@@ -140,6 +141,14 @@ inline OperandSpec out(std::string name, uint32_t kinds, uint32_t dtypes, std::s
 inline OperandSpec optional_out(std::string name, uint32_t kinds, uint32_t dtypes, std::string doc = {}) {
   OperandSpec spec = out(std::move(name), kinds, dtypes, std::move(doc));
   spec.flags = FUGUE_OPERAND_OPTIONAL;
+  return spec;
+}
+// An input a program may leave out of `in` (FUGUE_OPERAND_OPTIONAL, ABI 2.5): the last ones of the list
+// only; left out, it is the const `default_value` (so it must accept FUGUE_KIND_CONST, added here).
+inline OperandSpec optional_in(std::string name, uint32_t kinds, uint32_t dtypes, double default_value, std::string doc = {}) {
+  OperandSpec spec = in(std::move(name), kinds | FUGUE_KIND_BIT(FUGUE_KIND_CONST), dtypes, std::move(doc));
+  spec.flags = FUGUE_OPERAND_OPTIONAL;
+  spec.default_value = default_value;
   return spec;
 }
 // Read and updated in place (FUGUE_ROLE_INOUT): an input to infer, which keeps its type.
@@ -779,7 +788,7 @@ class Operation {
     operand_descs_.clear();
     for (const auto& o : operands)
       operand_descs_.push_back({sizeof(fugue_operand_desc), o.name.c_str(), o.role, o.kinds, o.dtypes,
-                                o.doc.c_str(), o.plugin_kinds.empty() ? nullptr : o.plugin_kinds.c_str(), o.flags});
+                                o.doc.c_str(), o.plugin_kinds.empty() ? nullptr : o.plugin_kinds.c_str(), o.flags, o.default_value});
     attr_descs_.clear();
     for (const auto& a : attrs)
       attr_descs_.push_back({sizeof(fugue_attr_desc), a.name.c_str(), a.type, a.required ? 1 : 0,

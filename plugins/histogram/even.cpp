@@ -1,0 +1,170 @@
+// even.cpp: histogram.even (see even.h).
+#include "even.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "counting.h"
+#include "weights.h"
+
+namespace fugue::histogram {
+
+namespace {
+
+constexpr uint32_t kA = 0, kW = 1, kH = 2;
+constexpr uint32_t kDataDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32) |
+                                 FUGUE_DTYPE_BIT(FUGUE_DTYPE_I64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U8) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U32);
+constexpr int64_t kMaxBins = int64_t{1} << 26;
+
+// The range as NumPy takes it: an empty one (low == high) widened by 0.5 each way.
+struct Range {
+  double low, high;
+};
+
+Range range_of(const sdk::Call& call) {
+  const double low = call.number("low"), high = call.number("high");
+  if (!std::isfinite(low) || !std::isfinite(high))
+    throw sdk::InvalidArgument("attributes low and high: expected finite numbers, found " + std::to_string(low) + " and " + std::to_string(high));
+  if (low > high)
+    throw sdk::InvalidArgument("attributes low and high: low (" + std::to_string(low) + ") must not exceed high (" + std::to_string(high) + ")");
+  return low == high ? Range{low - 0.5, high + 0.5} : Range{low, high};
+}
+
+int64_t bins_of(const sdk::Call& call) {
+  const int64_t bins = call.integer("bins");
+  if (bins < 1 || bins > kMaxBins)
+    throw sdk::InvalidArgument("attribute bins: expected 1 to " + std::to_string(kMaxBins) + ", found " + std::to_string(bins));
+  return bins;
+}
+
+std::string literal(double v, bool f32) {
+  char buf[48];
+  if (f32) std::snprintf(buf, sizeof buf, "%.9ef", static_cast<double>(static_cast<float>(v)));
+  else std::snprintf(buf, sizeof buf, "%.17e", v);
+  return buf;
+}
+
+// NumPy's bin of x (histogram's fast path): f32 data computes in f32 against f32 edges (np.linspace in
+// f64, then cast), other data in f64. Returns -1 outside [low, high] (NaN too).
+template <class T>
+int64_t numpy_bin(T x, const Range& r, int64_t bins) {
+  const T low = static_cast<T>(r.low), high = static_cast<T>(r.high);
+  if (!(x >= low && x <= high)) return -1;
+  const double step = (r.high - r.low) / static_cast<double>(bins);
+  auto edge = [&](int64_t i) { return i == bins ? high : static_cast<T>(static_cast<double>(i) * step + r.low); };
+  const T norm = static_cast<T>(static_cast<double>(bins) / (r.high - r.low));
+  int64_t i = static_cast<int64_t>((x - low) * norm);
+  if (i >= bins) i = bins - 1;
+  if (x < edge(i)) --i;
+  if (i != bins - 1 && x >= edge(i + 1)) ++i;
+  return i;
+}
+
+class Even final : public sdk::Operation {
+ public:
+  Even() {
+    name = "histogram.even";
+    doc = "NumPy's histogram of a (any shape) over `bins` equal bins from `low` to `high`: h[i] counts the values in "
+          "[edge i, edge i + 1), the last bin closed, the edges as np.linspace(low, high, bins + 1) (in f32 for f32 data); "
+          "NaN and values outside the range are ignored; low == high widens the range by 0.5 each way. With weights w "
+          "h sums them (of w's dtype; floats in an unspecified order), else counts (i64)";
+    const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
+    operands = {sdk::in("a", array, kDataDtypes, "the values"), weights_operand("a"), sdk::out("h", array, kCountDtypes, "the counts or sums [bins]")};
+    attrs = {{"bins", FUGUE_ATTR_INT, true, 0, "", "the number of bins, 1 to 2^26"},
+             {"low", FUGUE_ATTR_NUMBER, true, 0, "", "the first edge"},
+             {"high", FUGUE_ATTR_NUMBER, true, 0, "", "the last edge (values equal to it count in the last bin)"}};
+    traits = FUGUE_OP_UNORDERED;
+    tolerance_f32 = 1e-5;
+    tolerance_f64 = 1e-12;
+    test_cases = R"([
+      {"name": "100 bins of uniform values", "shape": [5000], "attrs": {"bins": 100, "low": 0, "high": 1},
+       "inputs": {"a": {"from": {"random": {"low": -0.1, "high": 1.1}}}}, "dtypes": ["f32", "f64"]},
+      {"name": "signed integers in 7 bins", "shape": [40, 30], "attrs": {"bins": 7, "low": -3, "high": 10},
+       "inputs": {"a": {"from": {"random": {"low": -5, "high": 12}}}}, "dtypes": ["i32", "i64"]},
+      {"name": "unsigned integers in 7 bins", "shape": [40, 30], "attrs": {"bins": 7, "low": 2, "high": 10},
+       "inputs": {"a": {"from": {"random": {"low": 0, "high": 12}}}}, "dtypes": ["u8", "u32"]},
+      {"name": "weighted, every value in one bin", "shape": [20000], "attrs": {"bins": 16, "low": 0, "high": 4},
+       "inputs": {"a": {"from": {"fill": 1.5}}, "w": {"from": {"random": {"low": 0, "high": 1}}}}, "dtypes": ["f32", "f64"]},
+      {"name": "5000 bins, past a work-group's copy", "shape": [3000], "attrs": {"bins": 5000, "low": -1, "high": 1},
+       "inputs": {"a": {"from": {"random": {"low": -1, "high": 1}}}}, "dtypes": ["f64"]},
+      {"name": "the edges themselves", "attrs": {"bins": 4, "low": 0, "high": 1},
+       "inputs": {"a": {"shape": [9], "value": [0, 0.25, 0.5, 0.75, 1, 1.0000001, -0.0000001, 0.2499999, 0.7500001]}}, "dtypes": ["f32", "f64"]}
+    ])";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    range_of(call);
+    const int64_t bins = bins_of(call);
+    types[kH] = sdk::make_type(FUGUE_KIND_ARRAY, counts_dtype(call.operand(kW), sdk::shape_of(call.operand(kA)), "a"), {bins});
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    return counting_plan(call, counting_for(call, kH, kW, bins_of(call)), sdk::elements(call.operand(kA)));
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const Counting c = counting_for(call, kH, kW, bins_of(call));
+    if (em.phase() != FUGUE_PHASE_ELEMENT) {
+      em.append(counting_code(call, em, c, "", "", ""));
+      return;
+    }
+    const Range r = range_of(call);
+    const int64_t bins = c.bins;
+    const bool f32 = call.operand(kA).dtype == FUGUE_DTYPE_F32;
+    // Without doubles the edges of f32 data are made in f32 (NumPy makes them in f64, then rounds).
+    const bool doubles = (call.device().features & FUGUE_DEVICE_FP64) != 0;
+    const std::string t = f32 ? "float" : "double", B = std::to_string(bins) + "L";
+    const std::string x = em.name("x"), i = em.name("i"), bin = em.name("bin");
+    const std::string low = literal(r.low, f32), high = literal(r.high, f32);
+    const double step = (r.high - r.low) / static_cast<double>(bins);
+    // Edge j (j < bins) as np.linspace makes it: j * step + low in f64, then rounded to the data's type.
+    auto edge = [&](const std::string& j) {
+      if (!f32) return "((double)(" + j + ") * " + literal(step, false) + " + " + literal(r.low, false) + ")";
+      if (doubles) return "(float)((double)(" + j + ") * " + literal(step, false) + " + " + literal(r.low, false) + ")";
+      return "((float)(" + j + ") * " + literal(step, true) + " + " + literal(r.low, true) + ")";
+    };
+    std::string code = "const " + t + " " + x + " = (" + t + ")(" + em.read(kA) + ");\n";
+    code += "long " + bin + " = -1;\n";
+    // NumPy rounds j * step and + low apart: no fused multiply-add (OpenCL C contracts by default).
+    code += "if (" + x + " >= " + low + " && " + x + " <= " + high + ") {\n#pragma OPENCL FP_CONTRACT OFF\n";
+    code += "  long " + i + " = (long)((" + x + " - " + low + ") * " + literal(static_cast<double>(bins) / (r.high - r.low), f32) + ");\n";
+    code += "  if (" + i + " >= " + B + ") " + i + " = " + B + " - 1;\n";
+    code += "  if (" + x + " < " + edge(i) + ") --" + i + ";\n";
+    code += "  if (" + i + " != " + B + " - 1 && " + x + " >= (" + i + " + 1 == " + B + " ? " + high + " : " + edge(i + " + 1") + ")) ++" + i + ";\n";
+    code += "  " + bin + " = " + i + ";\n}\n";
+    em.append(counting_code(call, em, c, code, bin, c.weight.empty() ? weight_of(em, c, kW) : ""));
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const double n = static_cast<double>(sdk::elements(call.operand(kA)));
+    const fugue_type& w = call.operand(kW);
+    const double bytes = n * static_cast<double>(abi::dtype_size(call.operand(kA).dtype)) +
+                         (w.kind == FUGUE_KIND_ARRAY ? n * static_cast<double>(abi::dtype_size(w.dtype)) : 0) +
+                         static_cast<double>(bins_of(call)) * static_cast<double>(abi::dtype_size(call.operand(kH).dtype));
+    return {sizeof(fugue_cost), bytes, n * 8};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView a(arrays[kA]), w(arrays[kW]);
+    sdk::HostView h(arrays[kH]);
+    const Range r = range_of(call);
+    const int64_t bins = bins_of(call), n = a.size();
+    const fugue_dtype d = a.dtype();
+    ReferenceCounts counts(bins);
+    for (int64_t e = 0; e < n; ++e) {
+      const int64_t k = d == FUGUE_DTYPE_F32 ? numpy_bin<float>(static_cast<float>(a.get(e)), r, bins)
+                        : d == FUGUE_DTYPE_F64 ? numpy_bin<double>(a.get(e), r, bins)
+                                               : numpy_bin<double>(static_cast<double>(a.get_int(e)), r, bins);
+      if (k >= 0) counts.add(k, reference_weight(call.operand(kW), w, e));
+    }
+    counts.store(h);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> even_operation() { return std::make_unique<Even>(); }
+
+}  // namespace fugue::histogram
