@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(cmake g++ make pkg-config ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
           libboost-dev nlohmann-json3-dev libspdlog-dev libcli11-dev libstb-dev libgtest-dev
           python3-numpy  # NumPy: the independent oracle of the complex tests
+          python3-scipy  # SciPy's cdist: the independent oracle of the pairwise plugin's tests
           liblapacke-dev libblas-dev  # LAPACK's and BLAS's C interfaces: the oracles of the linalg plugin's tests
           libclblast-dev  # CLBlast: the batched GEMM a CPU or GPU OpenCL user has, a peer in scripts/pocl_linalg.sh
           clang libclang-rt-14-dev)  # scripts/fuzz.sh: clang and libFuzzer (a Recommends of clang, so named)

@@ -28,6 +28,13 @@ double tolerance_for(const Operation& op, DType dtype) {
   return dtype == DType::F32 ? op.desc().tolerance_f32 : op.desc().tolerance_f64;
 }
 
+// The tolerance of an output of a call: the call's dtype's, or where the call's dtype is an integer one
+// and the output is of floats (sums of float weights at integer bins), the output's.
+double tolerance_for(const Operation& op, DType call, DType output) {
+  const bool call_float = dtype_is_float(call) || dtype_is_complex(call);
+  return tolerance_for(op, call_float ? call : output);
+}
+
 // Accumulates the outcome of one check over many calls: the first failure is the detail.
 struct Tally {
   CheckResult result;
@@ -191,7 +198,7 @@ std::string partition_violation(const Operation& op, const TestCall& call, Devic
     // An element not computed keeps what was there: the poison, or an in-place operand's old value.
     const bool in_place = op.role(o) == FUGUE_ROLE_INOUT;
     const HostArray old = in_place ? initial_value(guarded.program->symbol(symbol)) : HostArray();
-    const double tol = tolerance_for(op, call.dtype);
+    const double tol = tolerance_for(op, call.dtype, got.dtype);
     for (int64_t i = 0; i < got.elements(); ++i) {
       const bool computed = i % 3 == 1;
       const bool kept = in_place ? std::memcmp(got.bytes.data() + i * size, old.bytes.data() + i * size, size) == 0
@@ -280,7 +287,7 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
       if (damage.empty() && !ref.guard_damage().empty()) damage = "host array: " + ref.guard_damage().front();
       std::string mismatch;
       for (const auto& [symbol, value] : expected) {
-        mismatch = compare_arrays(run.outputs.at(symbol), value, tolerance_for(op, call.dtype));
+        mismatch = compare_arrays(run.outputs.at(symbol), value, tolerance_for(op, call.dtype, value.dtype));
         if (!mismatch.empty()) {
           mismatch = "device and reference differ: " + symbol + " " + mismatch;
           break;
@@ -301,7 +308,7 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
       std::string differs;
       for (const auto& [symbol, first] : run.outputs) {
         differs = unordered && (dtype_is_float(first.dtype) || dtype_is_complex(first.dtype))
-                      ? compare_arrays(run.executor->read(symbol), first, tolerance_for(op, call.dtype))
+                      ? compare_arrays(run.executor->read(symbol), first, tolerance_for(op, call.dtype, first.dtype))
                       : compare_bitwise(run.executor->read(symbol), first);
         if (!differs.empty()) {
           differs = "a second run changed " + symbol + ": " + differs;
@@ -364,7 +371,7 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
       Run unfused = run_program(program, s, PlanOptions{false, false});
       std::string mismatch;
       for (const auto& [symbol, value] : unfused.outputs) {
-        mismatch = compare_arrays(fused.outputs.at(symbol), value, tolerance_for(op, call->dtype));
+        mismatch = compare_arrays(fused.outputs.at(symbol), value, tolerance_for(op, call->dtype, value.dtype));
         if (!mismatch.empty()) {
           mismatch = "fused with " + std::to_string(plan.groups.at(step.group).ops.size() - 1) +
                      " element-wise neighbours, " + symbol + " differs from the unfused run: " + mismatch;

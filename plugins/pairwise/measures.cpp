@@ -1,0 +1,138 @@
+// measures.cpp: see measures.h.
+#include "measures.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace fugue::pairwise {
+
+namespace {
+
+std::string lit(double v, bool f32) {
+  char buf[48];
+  if (f32) std::snprintf(buf, sizeof buf, "%.9ef", static_cast<double>(static_cast<float>(v)));
+  else std::snprintf(buf, sizeof buf, "%.17e", v);
+  return buf;
+}
+
+using LD = long double;
+using Rows = const std::vector<LD>&;
+
+LD sum_of(Rows x, Rows y, LD (*term)(LD, LD)) {
+  LD s = 0;
+  for (size_t i = 0; i < x.size(); ++i) s += term(x[i], y[i]);
+  return s;
+}
+
+LD dot(Rows x, Rows y) { return sum_of(x, y, [](LD a, LD b) { return a * b; }); }
+LD squares(Rows x, Rows y) { return sum_of(x, y, [](LD a, LD b) { return (a - b) * (a - b); }); }
+
+// x_s y_s into accumulator 0 (the kernels of a dot product).
+std::string dot_update(int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
+  return acc + " += " + x + " * " + y + ";";
+}
+// x and y are plain names (the loop's loaded values): repeating them costs nothing.
+std::string squares_update(int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
+  return acc + " += (" + x + " - " + y + ") * (" + x + " - " + y + ");";
+}
+// A quotient that is 0 for 0/0 (chi2, canberra): the terms of equal zero coordinates.
+std::string zero_safe(const std::string& num, const std::string& den, const std::string& acc) {
+  return "if ((" + den + ") != 0) " + acc + " += (" + num + ") / (" + den + ");";
+}
+
+}  // namespace
+
+const std::vector<Measure>& metrics() {
+  static const std::vector<Measure> table = {
+      {"euclidean", "sqrt(sum (x - y)^2)", 1, false, squares_update,
+       [](const std::vector<std::string>& a, const Parameters&, bool) { return "sqrt(" + a[0] + ")"; },
+       [](Rows x, Rows y, const Parameters&) { return std::sqrt(squares(x, y)); }},
+      {"sqeuclidean", "sum (x - y)^2", 1, false, squares_update,
+       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       [](Rows x, Rows y, const Parameters&) { return squares(x, y); }},
+      {"manhattan", "sum |x - y| (SciPy's cityblock)", 1, false,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) { return acc + " += fabs(" + x + " - " + y + ");"; },
+       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       [](Rows x, Rows y, const Parameters&) { return sum_of(x, y, [](LD a, LD b) { return std::fabs(a - b); }); }},
+      {"chebyshev", "max |x - y|", 1, true,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
+         return acc + " = fmax(" + acc + ", fabs(" + x + " - " + y + "));";
+       },
+       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       [](Rows x, Rows y, const Parameters&) {
+         LD m = 0;
+         for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - y[i]));
+         return m;
+       }},
+      {"minkowski", "(sum |x - y|^p)^(1/p), p >= 1 (attribute p)", 1, false,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
+         return acc + " += pow(fabs(" + x + " - " + y + "), " + lit(p.p, f32) + ");";
+       },
+       [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return "pow(" + a[0] + ", " + lit(1 / p.p, f32) + ")"; },
+       [](Rows x, Rows y, const Parameters& p) {
+         LD s = 0;
+         for (size_t i = 0; i < x.size(); ++i) s += std::pow(std::fabs(x[i] - y[i]), static_cast<LD>(p.p));
+         return std::pow(s, 1 / static_cast<LD>(p.p));
+       }},
+      {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (for histograms: non-negative data)", 1, false,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
+         return zero_safe("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc);
+       },
+       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       [](Rows x, Rows y, const Parameters&) {
+         return sum_of(x, y, [](LD a, LD b) { return a + b != 0 ? (a - b) * (a - b) / (a + b) : LD(0); });
+       }},
+      {"canberra", "sum |x - y| / (|x| + |y|), 0/0 taken as 0", 1, false,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
+         return zero_safe("fabs(" + x + " - " + y + ")", "fabs(" + x + ") + fabs(" + y + ")", acc);
+       },
+       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       [](Rows x, Rows y, const Parameters&) {
+         return sum_of(x, y, [](LD a, LD b) { return std::fabs(a) + std::fabs(b) != 0 ? std::fabs(a - b) / (std::fabs(a) + std::fabs(b)) : LD(0); });
+       }},
+      {"cosine", "1 - x.y / (|x| |y|) (NaN for a zero row, as SciPy's)", 3, false,
+       [](int k, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
+         return acc + " += " + (k == 0 ? x + " * " + y : k == 1 ? x + " * " + x : y + " * " + y) + ";";
+       },
+       [](const std::vector<std::string>& a, const Parameters&, bool f32) {
+         return lit(1, f32) + " - " + a[0] + " / (sqrt(" + a[1] + ") * sqrt(" + a[2] + "))";
+       },
+       [](Rows x, Rows y, const Parameters&) { return 1 - dot(x, y) / (std::sqrt(dot(x, x)) * std::sqrt(dot(y, y))); }},
+  };
+  return table;
+}
+
+const std::vector<Measure>& kernels() {
+  static const std::vector<Measure> table = {
+      {"linear", "x.y", 1, false, dot_update, [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       [](Rows x, Rows y, const Parameters&) { return dot(x, y); }},
+      {"polynomial", "(gamma x.y + alpha)^degree", 1, false, dot_update,
+       [](const std::vector<std::string>& a, const Parameters& p, bool f32) {
+         return "pow(" + lit(p.gamma, f32) + " * " + a[0] + " + " + lit(p.alpha, f32) + ", " + lit(p.degree, f32) + ")";
+       },
+       [](Rows x, Rows y, const Parameters& p) { return std::pow(static_cast<LD>(p.gamma) * dot(x, y) + static_cast<LD>(p.alpha), static_cast<LD>(p.degree)); }},
+      {"gaussian", "exp(-gamma |x - y|^2) (scikit-learn's rbf)", 1, false, squares_update,
+       [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return "exp(-" + lit(p.gamma, f32) + " * " + a[0] + ")"; },
+       [](Rows x, Rows y, const Parameters& p) { return std::exp(-static_cast<LD>(p.gamma) * squares(x, y)); }},
+      {"sigmoid", "tanh(gamma x.y + alpha)", 1, false, dot_update,
+       [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return "tanh(" + lit(p.gamma, f32) + " * " + a[0] + " + " + lit(p.alpha, f32) + ")"; },
+       [](Rows x, Rows y, const Parameters& p) { return std::tanh(static_cast<LD>(p.gamma) * dot(x, y) + static_cast<LD>(p.alpha)); }},
+      {"intersection", "sum min(x, y) (histogram intersection)", 1, false,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) { return acc + " += fmin(" + x + ", " + y + ");"; },
+       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       [](Rows x, Rows y, const Parameters&) { return sum_of(x, y, [](LD a, LD b) { return std::min(a, b); }); }},
+  };
+  return table;
+}
+
+const Measure& find(const std::vector<Measure>& table, const std::string& name, const std::string& attr) {
+  std::string names;
+  for (const Measure& m : table) {
+    if (name == m.name) return m;
+    names += (names.empty() ? "" : ", ") + std::string(m.name);
+  }
+  throw sdk::InvalidArgument("attribute " + attr + ": expected one of " + names + ", found \"" + name + "\"");
+}
+
+}  // namespace fugue::pairwise

@@ -1,0 +1,153 @@
+// pairwise_ops.cpp: pairwise.distance and pairwise.kernel (see pairwise_ops.h).
+#include "pairwise_ops.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "measures.h"
+
+namespace fugue::pairwise {
+
+namespace {
+
+constexpr uint32_t kX = 0, kY = 1, kD = 2;
+constexpr uint32_t kFloats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
+
+class Pairwise final : public sdk::Operation {
+ public:
+  // `kernels`: pairwise.kernel (attribute kind, parameters gamma, alpha, degree); else pairwise.distance
+  // (attribute metric, parameter p).
+  explicit Pairwise(bool kernels) : kernels_(kernels), table_(kernels ? pairwise::kernels() : metrics()), attr_(kernels ? "kind" : "metric") {
+    name = kernels ? "pairwise.kernel" : "pairwise.distance";
+    std::string list;
+    for (const Measure& m : table_) list += std::string(list.empty() ? "" : "; ") + m.name + ": " + m.doc;
+    doc = std::string(kernels ? "Kernel values" : "Distances") + " D[i, j] between the rows of X [n, k] and Y [m, k] (f32 or f64), by attribute " + attr_ +
+          " (" + list + ")";
+    const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
+    operands = {sdk::in("X", array, kFloats, "rows [n, k]"), sdk::in("Y", array, kFloats, "rows [m, k], X's dtype"),
+                sdk::out("D", array, kFloats, "[n, m]")};
+    if (kernels)
+      attrs = {{"kind", FUGUE_ATTR_STRING, false, 0, "linear", "linear, polynomial, gaussian, sigmoid or intersection"},
+               {"gamma", FUGUE_ATTR_NUMBER, false, 0, "", "polynomial, gaussian, sigmoid: the factor; 0 (the default): 1 / k, scikit-learn's"},
+               {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "polynomial, sigmoid: the constant added (scikit-learn's coef0)"},
+               {"degree", FUGUE_ATTR_NUMBER, false, 3, "", "polynomial: the power"}};
+    else
+      attrs = {{"metric", FUGUE_ATTR_STRING, false, 0, "euclidean",
+                "euclidean, sqeuclidean, manhattan, chebyshev, minkowski, chi2, canberra or cosine"},
+               {"p", FUGUE_ATTR_NUMBER, false, 2, "", "minkowski: the power, at least 1"}};
+    tolerance_f32 = 2e-4;
+    tolerance_f64 = 1e-11;
+    test_low = 0;  // non-negative data: chi2 is for histograms
+    test_high = 1;
+    std::string cases = "[";
+    for (const Measure& m : table_) {
+      const std::string a = "\"" + attr_ + "\": \"" + m.name + "\"";
+      cases += std::string(cases.size() > 1 ? ",\n" : "") + R"({"name": ")" + m.name + R"(, 17 by 9 rows of 5", "attrs": {)" + a +
+               (std::string(m.name) == "minkowski" ? ", \"p\": 3" : "") + (kernels ? ", \"gamma\": 0.5" : "") +
+               R"(}, "inputs": {"X": {"shape": [17, 5]}, "Y": {"shape": [9, 5]}}})";
+    }
+    cases += std::string(",\n") + R"({"name": "one row of 1", "inputs": {"X": {"shape": [1, 1]}, "Y": {"shape": [1, 1]}}})";
+    cases += std::string(",\n") + R"({"name": "zero rows and coordinates", "attrs": {)" + "\"" + attr_ + "\": \"" + (kernels ? "intersection" : "canberra") +
+             R"("}, "inputs": {"X": {"shape": [2, 3], "value": [[0, 0, 1], [0, 0, 0]]}, "Y": {"shape": [3, 3], "value": [[0, 2, 1], [0, 0, 0], [3, 0, 0]]}}})";
+    cases += std::string(",\n") + R"({"name": "300 by 200 rows of 40", "inputs": {"X": {"shape": [300, 40]}, "Y": {"shape": [200, 40]}}})";
+    test_cases = cases + "]";
+  }
+
+  void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
+    const fugue_type &x = call.operand(kX), &y = call.operand(kY);
+    if (x.rank != 2 || sdk::elements(x) == 0)
+      throw sdk::InvalidArgument("operand X: expected rows [n, k] (two axes, none empty), found " + sdk::type_string(x));
+    if (y.rank != 2 || y.shape[1] != x.shape[1] || y.shape[0] == 0)
+      throw sdk::InvalidArgument("operand Y: expected rows of X's length [m, " + std::to_string(x.shape[1]) + "], found " + sdk::type_string(y));
+    if (y.dtype != x.dtype)
+      throw sdk::InvalidArgument(std::string("operand Y is ") + sdk::dtype_name(y.dtype) + ", X " + sdk::dtype_name(x.dtype) + ": they must have one dtype");
+    parameters(call);
+    types[kD] = sdk::make_type(FUGUE_KIND_ARRAY, x.dtype, {x.shape[0], y.shape[0]});
+  }
+
+  sdk::Plan plan(const sdk::Call& call) const override {
+    const fugue_type &x = call.operand(kX), &y = call.operand(kY);
+    sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, x.shape[0] * y.shape[0]);
+    p.partitions[kX] = sdk::partition(FUGUE_PARTITION_WHOLE, x.rank);  // rows read whole, by index
+    p.partitions[kY] = sdk::partition(FUGUE_PARTITION_WHOLE, y.rank);
+    p.registers = 10;
+    p.variant = "one element of D per work-item, its rows read from global memory (register-blocked tiles not written yet)";
+    return p;
+  }
+
+  void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
+    const fugue_type &x = call.operand(kX), &y = call.operand(kY);
+    const Measure& m = find(table_, call.string(attr_), attr_);
+    const Parameters p = parameters(call);
+    const bool f32 = x.dtype == FUGUE_DTYPE_F32;
+    const std::string t = f32 ? "float" : "double", K = std::to_string(x.shape[1]), M = std::to_string(y.shape[0]) + "L";
+    const std::string e = em.name("e"), i = em.name("i"), j = em.name("j"), s = em.name("s"), xs = em.name("xs"), ys = em.name("ys");
+    std::vector<std::string> acc;
+    std::string code = "const long " + e + " = (long)(" + em.builtin(FUGUE_BUILTIN_INDEX) + "), " + i + " = " + e + " / " + M + ", " + j + " = " + e +
+                       " - " + i + " * " + M + ";\n";
+    for (int a = 0; a < m.accumulators; ++a) {
+      acc.push_back(em.name("acc" + std::to_string(a)));
+      code += t + " " + acc.back() + " = 0;\n";
+    }
+    code += "for (int " + s + " = 0; " + s + " < " + K + "; ++" + s + ") {\n";
+    code += "  const " + t + " " + xs + " = " + em.read_at(kX, i + " * " + K + " + " + s) + ", " + ys + " = " + em.read_at(kY, j + " * " + K + " + " + s) + ";\n";
+    for (int a = 0; a < m.accumulators; ++a) code += "  " + m.update(a, xs, ys, acc[static_cast<size_t>(a)], p, f32) + "\n";
+    code += "}\n" + em.write(kD) + " = " + m.finish(acc, p, f32) + ";\n";
+    em.append(code);
+  }
+
+  fugue_cost cost(const sdk::Call& call) const override {
+    const fugue_type &x = call.operand(kX), &y = call.operand(kY);
+    const double n = static_cast<double>(x.shape[0]), mm = static_cast<double>(y.shape[0]), k = static_cast<double>(x.shape[1]);
+    return {sizeof(fugue_cost), (n * k + mm * k + n * mm) * static_cast<double>(abi::dtype_size(x.dtype)), 3 * n * mm * k};
+  }
+
+  void reference(const sdk::Call& call, fugue_host_array* arrays) const override {
+    const sdk::HostView x(arrays[kX]), y(arrays[kY]);
+    sdk::HostView d(arrays[kD]);
+    const fugue_type& xt = call.operand(kX);
+    const int64_t n = xt.shape[0], k = xt.shape[1], mm = call.operand(kY).shape[0];
+    const Measure& m = find(table_, call.string(attr_), attr_);
+    const Parameters p = parameters(call);
+    std::vector<long double> a(static_cast<size_t>(k)), b(a.size());
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t s = 0; s < k; ++s) a[static_cast<size_t>(s)] = x.get(i * k + s);
+      for (int64_t j = 0; j < mm; ++j) {
+        for (int64_t s = 0; s < k; ++s) b[static_cast<size_t>(s)] = y.get(j * k + s);
+        d.set(i * mm + j, static_cast<double>(m.reference(a, b, p)));
+      }
+    }
+  }
+
+ private:
+  // The measure's parameters, checked; gamma 0 becomes 1 / k.
+  Parameters parameters(const sdk::Call& call) const {
+    find(table_, call.string(attr_), attr_);
+    Parameters p;
+    if (kernels_) {
+      p.gamma = call.number("gamma");
+      p.alpha = call.number("alpha");
+      p.degree = call.number("degree");
+      if (!std::isfinite(p.gamma) || p.gamma < 0) throw sdk::InvalidArgument("attribute gamma: expected a finite number, at least 0, found " + std::to_string(p.gamma));
+      if (!std::isfinite(p.alpha)) throw sdk::InvalidArgument("attribute alpha: expected a finite number");
+      if (!std::isfinite(p.degree) || p.degree < 0) throw sdk::InvalidArgument("attribute degree: expected a finite number, at least 0, found " + std::to_string(p.degree));
+      if (p.gamma == 0) p.gamma = 1.0 / static_cast<double>(call.operand(kX).shape[1]);
+    } else {
+      p.p = call.number("p");
+      if (!std::isfinite(p.p) || p.p < 1) throw sdk::InvalidArgument("attribute p: expected a finite number, at least 1, found " + std::to_string(p.p));
+    }
+    return p;
+  }
+
+  bool kernels_;
+  const std::vector<Measure>& table_;
+  std::string attr_;
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Operation> distance_operation() { return std::make_unique<Pairwise>(false); }
+std::unique_ptr<sdk::Operation> kernel_operation() { return std::make_unique<Pairwise>(true); }
+
+}  // namespace fugue::pairwise
