@@ -1,0 +1,110 @@
+// The pairwise plugin against SciPy's cdist (every metric it shares: euclidean, sqeuclidean, cityblock,
+// chebyshev, minkowski, canberra, cosine) and NumPy's formulas for chi2 and scikit-learn's kernels, on
+// sizes 1, 17, 1000 and 4099 (non-square: 4099 x 17 and 17 x 4099), rows of 1, 3 and 64, f32 and f64;
+// a kernel's consumer joins its kernel; bad attributes are refused with their names.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+void expect_scipy_agrees(const test::TempDir& dir, const std::string& program, const std::string& check, const std::string& what) {
+  test::write_text(dir / "p.json", program);
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << what << ": " << r.out;
+  test::write_text(dir / "check.py", "import sys, numpy as np\nfrom scipy.spatial.distance import cdist\nd = sys.argv[1] + '/'\n" + check +
+                                         "\nprint('scipy agrees')\n");
+  auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
+  EXPECT_NE(c.out.find("scipy agrees"), std::string::npos) << what << ": " << c.out;
+}
+
+bool have_scipy() { return test::run_command(test::numpy_python() + " -c 'import scipy'").code == 0; }
+
+}  // namespace
+
+TEST(Pairwise, DistancesAndKernelsMatchScipy) {
+  if (test::numpy_python().empty() || !have_scipy()) GTEST_SKIP() << "no python3 with numpy and scipy";
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  struct Size {
+    int64_t n, m, k;
+  };
+  for (const char* dtype : {"f64", "f32"})
+    for (const Size& s : {Size{1, 1, 1}, Size{17, 17, 3}, Size{1000, 33, 64}, Size{4099, 17, 3}, Size{17, 4099, 64}}) {
+      const std::string what = std::string(dtype) + " " + std::to_string(s.n) + " x " + std::to_string(s.m) + " x " + std::to_string(s.k) + " (seed " +
+                               std::to_string(seed) + ")";
+      auto rows = [&](const char* name, int64_t count, uint64_t sd) {
+        return "\"" + std::string(name) + R"(": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + std::to_string(count) + ", " +
+               std::to_string(s.k) + R"(], "from": {"random": {"seed": )" + std::to_string(sd) + R"(, "low": 0, "high": 1}}})";
+      };
+      std::string body, outputs = R"("X": "X.npy", "Y": "Y.npy")";
+      const char* metrics[] = {"euclidean", "sqeuclidean", "manhattan", "chebyshev", "minkowski", "chi2", "canberra", "cosine"};
+      for (const char* m : metrics) {
+        body += std::string(body.empty() ? "" : ", ") + R"({"op": "pairwise.distance", "out": [")" + m + R"("], "in": ["X", "Y"], "attrs": {"metric": ")" + m +
+                R"(")" + (std::string(m) == "minkowski" ? R"(, "p": 3)" : "") + "}}";
+        outputs += std::string(", \"") + m + "\": \"" + m + ".npy\"";
+      }
+      const char* kinds[] = {"linear", "polynomial", "gaussian", "sigmoid", "intersection"};
+      for (const char* k : kinds) {
+        body += std::string(", ") + R"({"op": "pairwise.kernel", "out": ["k_)" + k + R"("], "in": ["X", "Y"], "attrs": {"kind": ")" + k + R"(", "gamma": 0.7, "alpha": 0.5, "degree": 2}})";
+        outputs += std::string(", \"k_") + k + "\": \"k_" + k + ".npy\"";
+      }
+      const std::string program = R"({"fugue": 1, "symbols": {)" + rows("X", s.n, seed + s.n) + ", " + rows("Y", s.m, seed + s.m + 1) +
+                                  R"(}, "body": [)" + body + R"(], "outputs": {)" + outputs + "}}";
+      const std::string tol = std::string(dtype) == "f32" ? "rtol=2e-5, atol=2e-5" : "rtol=1e-12, atol=1e-12";
+      expect_scipy_agrees(dir, program, R"(X, Y = np.load(d + 'X.npy').astype(np.float64), np.load(d + 'Y.npy').astype(np.float64)
+def same(name, want):
+    got = np.load(d + name + '.npy')
+    assert np.allclose(got, want, )" + tol + R"(, equal_nan=True), (name, np.abs(got - want).max())
+for name, metric in (('euclidean', 'euclidean'), ('sqeuclidean', 'sqeuclidean'), ('manhattan', 'cityblock'), ('chebyshev', 'chebyshev'),
+                     ('canberra', 'canberra'), ('cosine', 'cosine')):
+    same(name, cdist(X, Y, metric))
+same('minkowski', cdist(X, Y, 'minkowski', p=3))
+num, den = (X[:, None, :] - Y[None, :, :]) ** 2, X[:, None, :] + Y[None, :, :]
+same('chi2', np.where(den != 0, num / np.where(den != 0, den, 1), 0).sum(-1))
+dot = X @ Y.T
+same('k_linear', dot)
+same('k_polynomial', (0.7 * dot + 0.5) ** 2)
+same('k_gaussian', np.exp(-0.7 * cdist(X, Y, 'sqeuclidean')))
+same('k_sigmoid', np.tanh(0.7 * dot + 0.5))
+same('k_intersection', np.minimum(X[:, None, :], Y[None, :, :]).sum(-1)))",
+                          what);
+    }
+}
+
+// exp(-D) after a distance joins its kernel; refusals name the attribute or operand.
+TEST(Pairwise, ConsumersJoinAndBadCallsAreRefused) {
+  test::TempDir dir;
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [50, 4], "from": {"random": {"seed": 1, "low": 0, "high": 1}}},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [30, 4], "from": {"random": {"seed": 2, "low": 0, "high": 1}}}},
+    "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "Y"], "attrs": {"metric": "sqeuclidean"}},
+             {"op": "array.neg", "out": ["N"], "in": ["D"]},
+             {"op": "array.exp", "out": ["K"], "in": ["N"]}],
+    "outputs": {"K": "K.npy"}})");
+  int64_t launches = 0;
+  auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+  EXPECT_EQ(launches, 1);
+  test::expect_same(out, test::run_reference(program), 1e-5, "exp(-D)");
+  auto refused = [&](const std::string& op, const std::string& message) {
+    test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {
+      "X": {"kind": "array", "dtype": "f32", "shape": [5, 4], "from": {"fill": 1}},
+      "Y": {"kind": "array", "dtype": "f32", "shape": [3, 5], "from": {"fill": 1}},
+      "Z": {"kind": "array", "dtype": "f32", "shape": [3, 4], "from": {"fill": 1}}},
+      "body": [)" + op + R"(], "outputs": {}})");
+    auto r = test::run_fugue("validate " + (dir / "bad.json").string());
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
+  };
+  refused(R"({"op": "pairwise.distance", "out": ["D"], "in": ["X", "Y"]})", "operand Y: expected rows of X's length [m, 4], found f32 array [3, 5]");
+  refused(R"({"op": "pairwise.distance", "out": ["D"], "in": ["X", "Z"], "attrs": {"metric": "hamming"}})",
+          "attribute metric: expected one of euclidean, sqeuclidean, manhattan, chebyshev, minkowski, chi2, canberra, cosine, found \"hamming\"");
+  refused(R"({"op": "pairwise.distance", "out": ["D"], "in": ["X", "Z"], "attrs": {"metric": "minkowski", "p": 0.5}})",
+          "attribute p: expected a finite number, at least 1, found 0.5");
+  refused(R"({"op": "pairwise.kernel", "out": ["D"], "in": ["X", "Z"], "attrs": {"kind": "rbf"}})",
+          "attribute kind: expected one of linear, polynomial, gaussian, sigmoid, intersection, found \"rbf\"");
+}
