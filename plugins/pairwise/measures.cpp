@@ -126,6 +126,65 @@ const std::vector<Measure>& kernels() {
   return table;
 }
 
+std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters& p, bool f32, int64_t k,
+                      const std::function<std::string(const std::string&)>& x_at, const std::function<std::string(const std::string&)>& y_at,
+                      const std::string& value) {
+  const std::string t = f32 ? "float" : "double", s = em.name("s"), xs = em.name("xs"), ys = em.name("ys");
+  std::vector<std::string> acc;
+  std::string code;
+  for (int a = 0; a < m.accumulators; ++a) {
+    acc.push_back(em.name("acc" + std::to_string(a)));
+    code += t + " " + acc.back() + " = 0;\n";
+  }
+  code += "for (int " + s + " = 0; " + s + " < " + std::to_string(k) + "; ++" + s + ") {\n";
+  code += "  const " + t + " " + xs + " = " + x_at(s) + ", " + ys + " = " + y_at(s) + ";\n";
+  for (int a = 0; a < m.accumulators; ++a) code += "  " + m.update(a, xs, ys, acc[static_cast<size_t>(a)], p, f32) + "\n";
+  return code + "}\nconst " + t + " " + value + " = " + m.finish(acc, p, f32) + ";\n";
+}
+
+std::vector<sdk::AttrSpec> measure_attrs(bool kernels) {
+  if (kernels)
+    return {{"kind", FUGUE_ATTR_STRING, false, 0, "linear", "linear, polynomial, gaussian, sigmoid or intersection"},
+            {"gamma", FUGUE_ATTR_NUMBER, false, 0, "", "polynomial, gaussian, sigmoid: the factor; 0 (the default): 1 / k, scikit-learn's"},
+            {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "polynomial, sigmoid: the constant added (scikit-learn's coef0)"},
+            {"degree", FUGUE_ATTR_NUMBER, false, 3, "", "polynomial: the power"}};
+  return {{"metric", FUGUE_ATTR_STRING, false, 0, "euclidean", "euclidean, sqeuclidean, manhattan, chebyshev, minkowski, chi2, canberra or cosine"},
+          {"p", FUGUE_ATTR_NUMBER, false, 2, "", "minkowski: the power, at least 1"}};
+}
+
+const Measure& measure_of(const sdk::Call& call, bool kernels) {
+  return kernels ? find(pairwise::kernels(), call.string("kind"), "kind") : find(metrics(), call.string("metric"), "metric");
+}
+
+Parameters parameters_of(const sdk::Call& call, bool kernels, int64_t k) {
+  measure_of(call, kernels);
+  Parameters p;
+  if (kernels) {
+    p.gamma = call.number("gamma");
+    p.alpha = call.number("alpha");
+    p.degree = call.number("degree");
+    if (!std::isfinite(p.gamma) || p.gamma < 0) throw sdk::InvalidArgument("attribute gamma: expected a finite number, at least 0, found " + std::to_string(p.gamma));
+    if (!std::isfinite(p.alpha)) throw sdk::InvalidArgument("attribute alpha: expected a finite number");
+    if (!std::isfinite(p.degree) || p.degree < 0) throw sdk::InvalidArgument("attribute degree: expected a finite number, at least 0, found " + std::to_string(p.degree));
+    if (p.gamma == 0) p.gamma = 1.0 / static_cast<double>(k);
+  } else {
+    p.p = call.number("p");
+    if (!std::isfinite(p.p) || p.p < 1) throw sdk::InvalidArgument("attribute p: expected a finite number, at least 1, found " + std::to_string(p.p));
+  }
+  return p;
+}
+
+void require_rows(const fugue_type& x, const fugue_type& y, const std::string& x_name, const std::string& y_name) {
+  if (x.rank != 2 || sdk::elements(x) == 0)
+    throw sdk::InvalidArgument("operand " + x_name + ": expected rows [n, k] (two axes, none empty), found " + sdk::type_string(x));
+  if (y.rank != 2 || y.shape[1] != x.shape[1] || y.shape[0] == 0)
+    throw sdk::InvalidArgument("operand " + y_name + ": expected rows of " + x_name + "'s length [m, " + std::to_string(x.shape[1]) + "], found " +
+                               sdk::type_string(y));
+  if (y.dtype != x.dtype)
+    throw sdk::InvalidArgument("operand " + y_name + " is " + sdk::dtype_name(y.dtype) + ", " + x_name + " " + sdk::dtype_name(x.dtype) +
+                               ": they must have one dtype");
+}
+
 const Measure& find(const std::vector<Measure>& table, const std::string& name, const std::string& attr) {
   std::string names;
   for (const Measure& m : table) {

@@ -3,6 +3,7 @@
 // an extended-precision reference. Distances as SciPy's cdist defines them (chi2 as sklearn's, without
 // its sign: sum (x - y)^2 / (x + y)); kernels as scikit-learn's; chi2 and canberra take 0/0 as 0.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,22 @@ struct Measure {
   // The reference: the same in long double over whole rows.
   long double (*reference)(const std::vector<long double>& x, const std::vector<long double>& y, const Parameters& p);
 };
+
+// OpenCL C declaring `const T value` = the measure of one pair of rows: accumulators over s = 0..k-1,
+// x_at(s) and y_at(s) the rows' elements (expressions of the loop index), then the final value. `stem`
+// names the temporaries (em.name).
+std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters& p, bool f32, int64_t k,
+                      const std::function<std::string(const std::string&)>& x_at, const std::function<std::string(const std::string&)>& y_at,
+                      const std::string& value);
+
+// The attributes choosing a measure and its parameters: "metric" and "p" (distances), or "kind",
+// "gamma", "alpha" and "degree" (kernels); and the checked parameters of a call for rows of length k
+// (gamma 0 becoming 1 / k, scikit-learn's default), throwing InvalidArgument naming the attribute.
+std::vector<sdk::AttrSpec> measure_attrs(bool kernels);
+const Measure& measure_of(const sdk::Call& call, bool kernels);
+Parameters parameters_of(const sdk::Call& call, bool kernels, int64_t k);
+// Checks rows X [n, k] and Y [m, k] of one float dtype, none empty, naming the operand at fault.
+void require_rows(const fugue_type& x, const fugue_type& y, const std::string& x_name, const std::string& y_name);
 
 // pairwise.distance's metrics and pairwise.kernel's kinds.
 const std::vector<Measure>& metrics();

@@ -27,15 +27,7 @@ class Pairwise final : public sdk::Operation {
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
     operands = {sdk::in("X", array, kFloats, "rows [n, k]"), sdk::in("Y", array, kFloats, "rows [m, k], X's dtype"),
                 sdk::out("D", array, kFloats, "[n, m]")};
-    if (kernels)
-      attrs = {{"kind", FUGUE_ATTR_STRING, false, 0, "linear", "linear, polynomial, gaussian, sigmoid or intersection"},
-               {"gamma", FUGUE_ATTR_NUMBER, false, 0, "", "polynomial, gaussian, sigmoid: the factor; 0 (the default): 1 / k, scikit-learn's"},
-               {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "polynomial, sigmoid: the constant added (scikit-learn's coef0)"},
-               {"degree", FUGUE_ATTR_NUMBER, false, 3, "", "polynomial: the power"}};
-    else
-      attrs = {{"metric", FUGUE_ATTR_STRING, false, 0, "euclidean",
-                "euclidean, sqeuclidean, manhattan, chebyshev, minkowski, chi2, canberra or cosine"},
-               {"p", FUGUE_ATTR_NUMBER, false, 2, "", "minkowski: the power, at least 1"}};
+    attrs = measure_attrs(kernels);
     tolerance_f32 = 2e-4;
     tolerance_f64 = 1e-11;
     test_low = 0;  // non-negative data: chi2 is for histograms
@@ -56,12 +48,7 @@ class Pairwise final : public sdk::Operation {
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &x = call.operand(kX), &y = call.operand(kY);
-    if (x.rank != 2 || sdk::elements(x) == 0)
-      throw sdk::InvalidArgument("operand X: expected rows [n, k] (two axes, none empty), found " + sdk::type_string(x));
-    if (y.rank != 2 || y.shape[1] != x.shape[1] || y.shape[0] == 0)
-      throw sdk::InvalidArgument("operand Y: expected rows of X's length [m, " + std::to_string(x.shape[1]) + "], found " + sdk::type_string(y));
-    if (y.dtype != x.dtype)
-      throw sdk::InvalidArgument(std::string("operand Y is ") + sdk::dtype_name(y.dtype) + ", X " + sdk::dtype_name(x.dtype) + ": they must have one dtype");
+    require_rows(x, y, "X", "Y");
     parameters(call);
     types[kD] = sdk::make_type(FUGUE_KIND_ARRAY, x.dtype, {x.shape[0], y.shape[0]});
   }
@@ -81,19 +68,13 @@ class Pairwise final : public sdk::Operation {
     const Measure& m = find(table_, call.string(attr_), attr_);
     const Parameters p = parameters(call);
     const bool f32 = x.dtype == FUGUE_DTYPE_F32;
-    const std::string t = f32 ? "float" : "double", K = std::to_string(x.shape[1]), M = std::to_string(y.shape[0]) + "L";
-    const std::string e = em.name("e"), i = em.name("i"), j = em.name("j"), s = em.name("s"), xs = em.name("xs"), ys = em.name("ys");
-    std::vector<std::string> acc;
+    const std::string K = std::to_string(x.shape[1]), M = std::to_string(y.shape[0]) + "L";
+    const std::string e = em.name("e"), i = em.name("i"), j = em.name("j"), value = em.name("value");
     std::string code = "const long " + e + " = (long)(" + em.builtin(FUGUE_BUILTIN_INDEX) + "), " + i + " = " + e + " / " + M + ", " + j + " = " + e +
                        " - " + i + " * " + M + ";\n";
-    for (int a = 0; a < m.accumulators; ++a) {
-      acc.push_back(em.name("acc" + std::to_string(a)));
-      code += t + " " + acc.back() + " = 0;\n";
-    }
-    code += "for (int " + s + " = 0; " + s + " < " + K + "; ++" + s + ") {\n";
-    code += "  const " + t + " " + xs + " = " + em.read_at(kX, i + " * " + K + " + " + s) + ", " + ys + " = " + em.read_at(kY, j + " * " + K + " + " + s) + ";\n";
-    for (int a = 0; a < m.accumulators; ++a) code += "  " + m.update(a, xs, ys, acc[static_cast<size_t>(a)], p, f32) + "\n";
-    code += "}\n" + em.write(kD) + " = " + m.finish(acc, p, f32) + ";\n";
+    code += pair_code(em, m, p, f32, x.shape[1], [&](const std::string& s) { return em.read_at(kX, i + " * " + K + " + " + s); },
+                      [&](const std::string& s) { return em.read_at(kY, j + " * " + K + " + " + s); }, value);
+    code += em.write(kD) + " = " + value + ";\n";
     em.append(code);
   }
 
@@ -121,24 +102,7 @@ class Pairwise final : public sdk::Operation {
   }
 
  private:
-  // The measure's parameters, checked; gamma 0 becomes 1 / k.
-  Parameters parameters(const sdk::Call& call) const {
-    find(table_, call.string(attr_), attr_);
-    Parameters p;
-    if (kernels_) {
-      p.gamma = call.number("gamma");
-      p.alpha = call.number("alpha");
-      p.degree = call.number("degree");
-      if (!std::isfinite(p.gamma) || p.gamma < 0) throw sdk::InvalidArgument("attribute gamma: expected a finite number, at least 0, found " + std::to_string(p.gamma));
-      if (!std::isfinite(p.alpha)) throw sdk::InvalidArgument("attribute alpha: expected a finite number");
-      if (!std::isfinite(p.degree) || p.degree < 0) throw sdk::InvalidArgument("attribute degree: expected a finite number, at least 0, found " + std::to_string(p.degree));
-      if (p.gamma == 0) p.gamma = 1.0 / static_cast<double>(call.operand(kX).shape[1]);
-    } else {
-      p.p = call.number("p");
-      if (!std::isfinite(p.p) || p.p < 1) throw sdk::InvalidArgument("attribute p: expected a finite number, at least 1, found " + std::to_string(p.p));
-    }
-    return p;
-  }
+  Parameters parameters(const sdk::Call& call) const { return parameters_of(call, kernels_, call.operand(kX).shape[1]); }
 
   bool kernels_;
   const std::vector<Measure>& table_;

@@ -108,3 +108,56 @@ TEST(Pairwise, ConsumersJoinAndBadCallsAreRefused) {
   refused(R"({"op": "pairwise.kernel", "out": ["D"], "in": ["X", "Z"], "attrs": {"kind": "rbf"}})",
           "attribute kind: expected one of linear, polynomial, gaussian, sigmoid, intersection, found \"rbf\"");
 }
+
+// nearest (counts 1, 8 and all of Y's rows) against a full stable sort of SciPy's cdist (the indices
+// equal wherever the distances around them are apart by more than the rounding), and kernel_sum against
+// NumPy's K v; f32 and f64; sizes 1 to 1000 rows.
+TEST(Pairwise, NearestAndKernelSumsMatchScipy) {
+  if (test::numpy_python().empty() || !have_scipy()) GTEST_SKIP() << "no python3 with numpy and scipy";
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  struct Case {
+    int64_t n, m, k, count;
+    const char* metric;
+  };
+  for (const char* dtype : {"f64", "f32"})
+    for (const Case& c : {Case{1, 1, 1, 1, "euclidean"}, Case{17, 40, 3, 8, "manhattan"}, Case{300, 1000, 16, 1, "cosine"}, Case{5, 9, 4, 9, "chi2"}}) {
+      const std::string what = std::string(dtype) + " " + c.metric + " n=" + std::to_string(c.n) + " m=" + std::to_string(c.m) + " count=" +
+                               std::to_string(c.count) + " (seed " + std::to_string(seed) + ")";
+      auto rows = [&](const char* name, int64_t count, uint64_t sd) {
+        return "\"" + std::string(name) + R"(": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + std::to_string(count) + ", " +
+               std::to_string(c.k) + R"(], "from": {"random": {"seed": )" + std::to_string(sd) + R"(, "low": 0, "high": 1}}})";
+      };
+      const std::string program = R"({"fugue": 1, "symbols": {)" + rows("X", c.n, seed + c.n) + ", " + rows("Y", c.m, seed + c.m + 1) +
+                                  R"(, "v": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + std::to_string(c.m) +
+                                  R"(], "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}}},
+        "body": [{"op": "pairwise.nearest", "out": ["d", "index"], "in": ["X", "Y"], "attrs": {"metric": ")" + c.metric + R"(", "count": )" +
+                                  std::to_string(c.count) + R"(}},
+                 {"op": "pairwise.kernel_sum", "out": ["y"], "in": ["X", "Y", "v"], "attrs": {"kind": "gaussian", "gamma": 1.5}}],
+        "outputs": {"X": "X.npy", "Y": "Y.npy", "v": "v.npy", "d": "d.npy", "index": "index.npy", "y": "y.npy"}})";
+      const std::string tol = std::string(dtype) == "f32" ? "2e-5" : "1e-12";
+      expect_scipy_agrees(dir, program, R"(X, Y, v = (np.load(d + k + '.npy').astype(np.float64) for k in ('X', 'Y', 'v'))
+metric = ')" + std::string(c.metric) + R"('
+if metric == 'chi2':
+    num, den = (X[:, None, :] - Y[None, :, :]) ** 2, X[:, None, :] + Y[None, :, :]
+    D = np.where(den != 0, num / np.where(den != 0, den, 1), 0).sum(-1)
+else:
+    D = cdist(X, Y, metric if metric != 'manhattan' else 'cityblock')
+count = )" + std::to_string(c.count) + R"(
+order = np.argsort(D, axis=1, kind='stable')[:, :count]
+want = np.take_along_axis(D, order, axis=1)
+got_d, got_i = np.load(d + 'd.npy'), np.load(d + 'index.npy')
+assert got_i.dtype == np.int64
+assert np.allclose(got_d, want, rtol=)" + tol + R"(, atol=)" + tol + R"(), ('distances', np.abs(got_d - want).max())
+srt = np.sort(D, axis=1)
+for i in range(D.shape[0]):
+    for q in range(count):
+        gaps = np.abs(srt[i] - want[i, q])
+        if (gaps < 10 * )" + tol + R"( * (1 + abs(want[i, q]))).sum() == 1:  # a clear place: the index must be SciPy's
+            assert got_i[i, q] == order[i, q], (i, q, got_i[i, q], order[i, q])
+        assert abs(D[i, got_i[i, q]] - want[i, q]) <= 10 * )" + tol + R"( * (1 + abs(want[i, q])), ('index of a tie', i, q)
+K = np.exp(-1.5 * cdist(X, Y, 'sqeuclidean'))
+assert np.allclose(np.load(d + 'y.npy'), K @ v, rtol=)" + tol + R"( * 10, atol=)" + tol + R"( * 10), ('kernel sum', np.abs(np.load(d + 'y.npy') - K @ v).max()))",
+                          what);
+    }
+}
