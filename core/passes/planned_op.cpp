@@ -129,6 +129,13 @@ void check_plan(const Program& program, const PlannedOp& p) {
         (t.kind != FUGUE_KIND_ARRAY || !p.writes(k) || (plan.level != FUGUE_LEVEL_ITEM && plan.level != FUGUE_LEVEL_ELEMENT)))
       bad("gives operand " + std::to_string(k) + " a SCATTER partition: only arrays an ELEMENT- or ITEM-level plan "
           "writes (in place, or outputs the core zeroes first) are updated by atomics");
+    // The program's fault: an array updated by atomics (zeroed first when an output) cannot also be what
+    // the same operation reads, which the updates would change under it.
+    if (part.kind == FUGUE_PARTITION_SCATTER)
+      for (size_t j = 0; j < st.operands.size(); ++j)
+        if (j != k && st.operands[j] == st.operands[k])
+          throw UserError(st.where + ": " + st.op->name() + " updates '" + st.operands[k] + "' by atomics at positions its data decide, so it cannot "
+                          "also read it (as its operand '" + st.op->operands()[j]->name + "'): give the result a name of its own");
     if (plan.level == FUGUE_LEVEL_BLOCK && touched) {
       if (part.kind != FUGUE_PARTITION_BATCH && part.kind != FUGUE_PARTITION_WHOLE)
         bad("gives operand " + std::to_string(k) + " of a BLOCK-level plan a " + partition_text(part) +

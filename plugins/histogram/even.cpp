@@ -32,6 +32,18 @@ Range range_of(const sdk::Call& call) {
   return low == high ? Range{low - 0.5, high + 0.5} : Range{low, high};
 }
 
+// Checks that the numbers the bins are found with are finite in the data's arithmetic (f32 for f32
+// data): the range within f32's for f32 data, and bins / (high - low) not overflowing.
+void require_finite_scale(const Range& r, int64_t bins, bool f32) {
+  const double norm = static_cast<double>(bins) / (r.high - r.low), most = f32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+  if (f32 && (std::fabs(r.low) > most || std::fabs(r.high) > most))
+    throw sdk::InvalidArgument("attributes low and high: f32 data needs a range within f32's (|value| <= 3.4e38), found " + std::to_string(r.low) +
+                               " to " + std::to_string(r.high));
+  if (!(norm <= most))
+    throw sdk::InvalidArgument("attributes bins, low and high: " + std::to_string(bins) + " bins over a range of " + std::to_string(r.high - r.low) +
+                               " are too narrow for " + (f32 ? "f32" : "f64") + " (bins / (high - low) overflows)");
+}
+
 int64_t bins_of(const sdk::Call& call) {
   const int64_t bins = call.integer("bins");
   if (bins < 1 || bins > kMaxBins)
@@ -95,8 +107,8 @@ class Even final : public sdk::Operation {
   }
 
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
-    range_of(call);
     const int64_t bins = bins_of(call);
+    require_finite_scale(range_of(call), bins, call.operand(kA).dtype == FUGUE_DTYPE_F32);
     types[kH] = sdk::make_type(FUGUE_KIND_ARRAY, counts_dtype(call.operand(kW), sdk::shape_of(call.operand(kA)), "a"), {bins});
   }
 

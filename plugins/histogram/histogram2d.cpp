@@ -45,7 +45,11 @@ Axis axis_of(const sdk::Call& call, const std::string& a) {
                                std::to_string(low) + " and " + std::to_string(high));
   if (bins * call.integer(a == "x" ? "bins_y" : "bins_x") > kMaxBins)
     throw sdk::InvalidArgument("attributes bins_x and bins_y: at most " + std::to_string(kMaxBins) + " bins in all");
-  return low == high ? Axis{bins, low - 0.5, high + 0.5} : Axis{bins, low, high};
+  const Axis axis = low == high ? Axis{bins, low - 0.5, high + 0.5} : Axis{bins, low, high};
+  if (!(static_cast<double>(bins) / (axis.high - axis.low) <= 1.7976931348623157e308))
+    throw sdk::InvalidArgument("attributes bins_" + a + ", low_" + a + " and high_" + a + ": " + std::to_string(bins) + " bins over a range of " +
+                               std::to_string(axis.high - axis.low) + " are too narrow (bins / (high - low) overflows)");
+  return axis;
 }
 
 std::string literal(double v) {

@@ -72,6 +72,11 @@ Tuning overridden(Tuning t, const char* text) {
     else
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max)");
   }
+  if (t.team_max & (t.team_max - 1))
+    throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: team_max " + std::to_string(t.team_max) + " is not a power of two");
+  if (t.register_order > t.row_order || t.row_order > t.team_max)
+    throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected register_order <= row_order <= team_max (a row per work-item of a team), found " +
+                               std::to_string(t.register_order) + ", " + std::to_string(t.row_order) + " and " + std::to_string(t.team_max));
   t.row += " table";
   if (std::strlen(text)) t.row += ", FUGUE_LINALG_TUNING=" + std::string(text);
   return t;

@@ -2,6 +2,7 @@
 // rows of two arrays.
 #include "fugue/sdk.hpp"
 #include "pairwise_ops.h"
+#include "reduce.h"
 #include "row_reductions.h"
 
 namespace {
@@ -11,6 +12,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(fugue::pairwise::kernel_operation());
   plugin.add(fugue::pairwise::nearest_operation());
   plugin.add(fugue::pairwise::kernel_sum_operation());
+  plugin.add(fugue::pairwise::reduce_operation());
 }
 
 }  // namespace

@@ -64,6 +64,9 @@ TEST(Explain, LinalgPlansSayTheirVariantAndTableRow) {
   EXPECT_NE(r.out.find("/body/0: linalg.potrf: FUGUE_LINALG_TUNING: \"register_order=0\": expected row=NAME or a field=N with N in 1..1024"),
             std::string::npos)
       << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=team_max=16,row_order=32");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("expected register_order <= row_order <= team_max (a row per work-item of a team), found 8, 32 and 16"), std::string::npos) << r.out;
   r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=row=tpu");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("no table row \"tpu\" (rows: NVIDIA GPU, GPU, CPU, default, lower case)"), std::string::npos) << r.out;

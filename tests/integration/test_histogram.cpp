@@ -173,4 +173,25 @@ TEST(Histogram, BadCallsAreRefusedWithTheirPlace) {
   refused(R"({"op": "histogram.bincount", "out": ["h"], "in": ["a"], "attrs": {"length": 4}})", "operand 'idx' of histogram.bincount: expected dtype");
   refused(R"({"op": "histogram.even", "out": ["h"], "in": ["a", "w", "w"], "attrs": {"bins": 4, "low": 0, "high": 1}})",
           "1 to 2 operand(s) (a, w; the last 1 may be left out) for histogram.even");
+  // Numbers the bins are found with must be finite in the data's arithmetic.
+  refused(R"({"op": "histogram.even", "out": ["h"], "in": ["a"], "attrs": {"bins": 10000, "low": 0, "high": 1e-305}})",
+          "attributes bins, low and high: 10000 bins over a range of 0.000000 are too narrow for f32 (bins / (high - low) overflows)");
+  refused(R"({"op": "histogram.even", "out": ["h"], "in": ["a"], "attrs": {"bins": 4, "low": -1e39, "high": 1e39}})",
+          "attributes low and high: f32 data needs a range within f32's");
+  refused(R"({"op": "histogram.histogram2d", "out": ["h"], "in": ["a", "a"], "attrs": {"bins_x": 10, "bins_y": 2, "low_x": 0, "high_x": 1e-308, "low_y": 0, "high_y": 1}})",
+          "attributes bins_x, low_x and high_x: 10 bins over a range of");
+}
+
+// A histogram's counts start from zeros the core writes, so they cannot also be its data: refused with
+// the statement (it gave wrong counts when allowed).
+TEST(Histogram, CountsCannotAlsoBeTheData) {
+  test::TempDir dir;
+  test::write_text(dir / "self.json", R"({"fugue": 1, "symbols": {"h": {"kind": "array", "dtype": "i64", "shape": [4], "value": [0, 1, 1, 3]}},
+    "body": [{"op": "histogram.bincount", "out": ["h"], "in": ["h"], "attrs": {"length": 4}}], "outputs": {"h": "h.npy"}})");
+  auto r = test::run_fugue("run " + (dir / "self.json").string() + " --out " + (dir / "out").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("/body/0: histogram.bincount updates 'h' by atomics at positions its data decide, so it cannot also read it "
+                       "(as its operand 'idx'): give the result a name of its own"),
+            std::string::npos)
+      << r.out;
 }

@@ -161,3 +161,33 @@ assert np.allclose(np.load(d + 'y.npy'), K @ v, rtol=)" + tol + R"( * 10, atol=)
                           what);
     }
 }
+
+// pairwise.reduce with user functions gives the built-in metrics (checked against SciPy above) when the
+// functions write them: manhattan as e = |x - y|, (+) = +, no r; euclidean with r = sqrt; chebyshev
+// with (+) = max; and the reference agrees.
+TEST(Pairwise, ReduceWithUserFunctionsGivesTheMetrics) {
+  test::TempDir dir;
+  for (const char* dtype : {"f64", "f32"}) {
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "X": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": [37, 6], "from": {"random": {"seed": 3, "low": 0, "high": 1}}},
+      "Y": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": [23, 6], "from": {"random": {"seed": 4, "low": 0, "high": 1}}},
+      "absdiff": {"kind": "function", "params": ["x", "y"], "body": [{"op": "array.sub", "out": ["d"], "in": ["x", "y"]}, {"op": "array.abs", "out": ["a"], "in": ["d"]}], "result": "a"},
+      "square": {"kind": "function", "params": ["x", "y"], "body": [{"op": "array.sub", "out": ["d"], "in": ["x", "y"]}, {"op": "array.mul", "out": ["q"], "in": ["d", "d"]}], "result": "q"},
+      "add": {"kind": "function", "params": ["a", "b"], "body": [{"op": "array.add", "out": ["s"], "in": ["a", "b"]}], "result": "s"},
+      "max": {"kind": "function", "params": ["a", "b"], "body": [{"op": "array.maximum", "out": ["s"], "in": ["a", "b"]}], "result": "s"},
+      "root": {"kind": "function", "params": ["c"], "body": [{"op": "array.sqrt", "out": ["r"], "in": ["c"]}], "result": "r"}},
+      "body": [{"op": "pairwise.reduce", "out": ["M"], "in": ["X", "Y", "absdiff", "add"]},
+               {"op": "pairwise.reduce", "out": ["E"], "in": ["X", "Y", "square", "add", "root"]},
+               {"op": "pairwise.reduce", "out": ["C"], "in": ["X", "Y", "absdiff", "max"]},
+               {"op": "pairwise.distance", "out": ["M0"], "in": ["X", "Y"], "attrs": {"metric": "manhattan"}},
+               {"op": "pairwise.distance", "out": ["E0"], "in": ["X", "Y"], "attrs": {"metric": "euclidean"}},
+               {"op": "pairwise.distance", "out": ["C0"], "in": ["X", "Y"], "attrs": {"metric": "chebyshev"}}],
+      "outputs": {"M": "M.npy", "E": "E.npy", "C": "C.npy", "M0": "M0.npy", "E0": "E0.npy", "C0": "C0.npy"}})");
+    auto out = test::run_on_device(program);
+    const double tol = std::string(dtype) == "f32" ? 1e-5 : 1e-13;
+    test::expect_same(out, test::run_reference(program), tol, std::string("device against the reference, ") + dtype);
+    for (const auto& [user, builtin] : {std::pair<const char*, const char*>{"M", "M0"}, {"E", "E0"}, {"C", "C0"}})
+      for (int64_t i = 0; i < 37 * 23; ++i)
+        EXPECT_NEAR(out.at(user).get(i), out.at(builtin).get(i), tol * 4) << dtype << " " << user << " element " << i;
+  }
+}
