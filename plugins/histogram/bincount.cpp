@@ -12,16 +12,6 @@ namespace fugue::histogram {
 namespace {
 
 constexpr uint32_t kIdx = 0, kW = 1, kH = 2;
-constexpr uint32_t kIndexDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_I64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U8) |
-                                  FUGUE_DTYPE_BIT(FUGUE_DTYPE_U32);
-constexpr int64_t kMaxLength = int64_t{1} << 30;
-
-int64_t length_of(const sdk::Call& call) {
-  const int64_t length = call.integer("length");
-  if (length < 1 || length > kMaxLength)
-    throw sdk::InvalidArgument("attribute length: expected 1 to " + std::to_string(kMaxLength) + ", found " + std::to_string(length));
-  return length;
-}
 
 class Bincount final : public sdk::Operation {
  public:
@@ -31,7 +21,7 @@ class Bincount final : public sdk::Operation {
           "(idx's shape) at them; indices outside 0..length-1 are not counted. Counts are i64; sums have w's dtype (floats "
           "in an unspecified order)";
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
-    operands = {sdk::in("idx", array, kIndexDtypes, "the bins, integers"), weights_operand("idx"),
+    operands = {sdk::in("idx", array, kBinDtypes, "the bins, integers"), weights_operand("idx"),
                 sdk::out("h", array, kCountDtypes, "the counts or sums [length]")};
     attrs = {{"length", FUGUE_ATTR_INT, true, 0, "", "h's length, 1 to 2^30"}};
     traits = FUGUE_OP_UNORDERED;

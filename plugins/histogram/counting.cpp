@@ -15,6 +15,14 @@ fugue_dtype copy_dtype(const Counting& c) { return c.weight.empty() ? c.dtype : 
 
 }  // namespace
 
+int64_t length_of(const sdk::Call& call) {
+  constexpr int64_t kMaxLength = int64_t{1} << 30;
+  const int64_t length = call.integer("length");
+  if (length < 1 || length > kMaxLength)
+    throw sdk::InvalidArgument("attribute length: expected 1 to " + std::to_string(kMaxLength) + ", found " + std::to_string(length));
+  return length;
+}
+
 bool private_copy(const sdk::Call& call, const Counting& c) {
   const uint64_t bytes = static_cast<uint64_t>(c.bins) * abi::dtype_size(copy_dtype(c));
   return bytes > 0 && bytes <= std::min<uint64_t>(16384, call.device().local_mem_bytes / 2);

@@ -27,6 +27,12 @@ struct Counting {
 constexpr uint32_t kCountDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_I64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U32) |
                                   FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
 
+// The integer dtypes bins come in (bincount's indices, scatter's f results).
+constexpr uint32_t kBinDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_I64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U8) |
+                                FUGUE_DTYPE_BIT(FUGUE_DTYPE_U32);
+// h's length from attribute "length" (bincount, scatter), 1 to 2^30; throws InvalidArgument naming it.
+int64_t length_of(const sdk::Call& call);
+
 // Whether a work-group keeps its own copy of h: up to half of its local memory and 16 KiB (beyond,
 // zeroing and adding the copy cost more than it saves).
 bool private_copy(const sdk::Call& call, const Counting& c);

@@ -15,16 +15,6 @@ namespace {
 constexpr uint32_t kA = 0, kF = 1, kV = 2, kH = 3;
 constexpr uint32_t kDataDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32) |
                                  FUGUE_DTYPE_BIT(FUGUE_DTYPE_I64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U8) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U32);
-constexpr uint32_t kBinDtypes = FUGUE_DTYPE_BIT(FUGUE_DTYPE_I32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_I64) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_U8) |
-                                FUGUE_DTYPE_BIT(FUGUE_DTYPE_U32);
-constexpr int64_t kMaxLength = int64_t{1} << 30;
-
-int64_t length_of(const sdk::Call& call) {
-  const int64_t length = call.integer("length");
-  if (length < 1 || length > kMaxLength)
-    throw sdk::InvalidArgument("attribute length: expected 1 to " + std::to_string(kMaxLength) + ", found " + std::to_string(length));
-  return length;
-}
 
 // The argument dtypes function operand k is called with: the value, and the flat index (i64) when it
 // takes two parameters. Throws InvalidArgument naming the operand for another arity.

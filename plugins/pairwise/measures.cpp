@@ -142,6 +142,12 @@ std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters
   return code + "}\nconst " + t + " " + value + " = " + m.finish(acc, p, f32) + ";\n";
 }
 
+std::string pair_of_element(const sdk::Emitter& em, int64_t m, const std::string& i, const std::string& j) {
+  const std::string e = em.name("e"), M = std::to_string(m) + "L";
+  return "const long " + e + " = (long)(" + em.builtin(FUGUE_BUILTIN_INDEX) + "), " + i + " = " + e + " / " + M + ", " + j + " = " + e + " - " + i + " * " +
+         M + ";\n";
+}
+
 std::vector<sdk::AttrSpec> measure_attrs(bool kernels) {
   if (kernels)
     return {{"kind", FUGUE_ATTR_STRING, false, 0, "linear", "linear, polynomial, gaussian, sigmoid or intersection"},

@@ -46,6 +46,10 @@ Parameters parameters_of(const sdk::Call& call, bool kernels, int64_t k);
 // Checks rows X [n, k] and Y [m, k] of one float dtype, none empty, naming the operand at fault.
 void require_rows(const fugue_type& x, const fugue_type& y, const std::string& x_name, const std::string& y_name);
 
+// OpenCL C declaring longs `i` and `j` (names from em): the row of X and of Y of the current element of D
+// [n, m] (ELEMENT level, the flat index over m columns).
+std::string pair_of_element(const sdk::Emitter& em, int64_t m, const std::string& i, const std::string& j);
+
 // pairwise.distance's metrics and pairwise.kernel's kinds.
 const std::vector<Measure>& metrics();
 const std::vector<Measure>& kernels();

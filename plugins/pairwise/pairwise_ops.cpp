@@ -68,10 +68,9 @@ class Pairwise final : public sdk::Operation {
     const Measure& m = find(table_, call.string(attr_), attr_);
     const Parameters p = parameters(call);
     const bool f32 = x.dtype == FUGUE_DTYPE_F32;
-    const std::string K = std::to_string(x.shape[1]), M = std::to_string(y.shape[0]) + "L";
-    const std::string e = em.name("e"), i = em.name("i"), j = em.name("j"), value = em.name("value");
-    std::string code = "const long " + e + " = (long)(" + em.builtin(FUGUE_BUILTIN_INDEX) + "), " + i + " = " + e + " / " + M + ", " + j + " = " + e +
-                       " - " + i + " * " + M + ";\n";
+    const std::string K = std::to_string(x.shape[1]);
+    const std::string i = em.name("i"), j = em.name("j"), value = em.name("value");
+    std::string code = pair_of_element(em, y.shape[0], i, j);
     code += pair_code(em, m, p, f32, x.shape[1], [&](const std::string& s) { return em.read_at(kX, i + " * " + K + " + " + s); },
                       [&](const std::string& s) { return em.read_at(kY, j + " * " + K + " + " + s); }, value);
     code += em.write(kD) + " = " + value + ";\n";

@@ -73,13 +73,12 @@ class Reduce final : public sdk::Operation {
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type &x = call.operand(kX), &y = call.operand(kY);
     const Dtypes d = dtypes(call);
-    const std::string K = std::to_string(x.shape[1]), M = std::to_string(y.shape[0]) + "L";
-    const std::string e = em.name("e"), i = em.name("i"), j = em.name("j"), s = em.name("s"), acc = em.name("acc");
+    const std::string K = std::to_string(x.shape[1]);
+    const std::string i = em.name("i"), j = em.name("j"), s = em.name("s"), acc = em.name("acc");
     auto pair = [&](const std::string& at) {
       return em.call_function(kE, {x.dtype, x.dtype}, {em.read_at(kX, i + " * " + K + " + " + at), em.read_at(kY, j + " * " + K + " + " + at)});
     };
-    std::string code = "const long " + e + " = (long)(" + em.builtin(FUGUE_BUILTIN_INDEX) + "), " + i + " = " + e + " / " + M + ", " + j + " = " + e +
-                       " - " + i + " * " + M + ";\n";
+    std::string code = pair_of_element(em, y.shape[0], i, j);
     code += em.ctype(d.partial) + " " + acc + " = " + pair("0") + ";\n";
     code += "for (int " + s + " = 1; " + s + " < " + K + "; ++" + s + ") " + acc + " = " + em.call_function(kCombine, {d.partial, d.partial}, {acc, pair(s)}) + ";\n";
     const bool finish = call.operand(kR).kind == FUGUE_KIND_FUNCTION;

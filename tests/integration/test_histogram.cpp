@@ -195,3 +195,44 @@ TEST(Histogram, CountsCannotAlsoBeTheData) {
             std::string::npos)
       << r.out;
 }
+
+// examples/histogram/contour.json, the seed's contour histogram, is one kernel (stencils, orientation,
+// the pixel's region and cell, the histogram) and agrees with NumPy on a random picture: the Sobel
+// response, the orientation sectors (but for values on a sector's edge), every pixel's bin exactly, and
+// the 3,072 bins; the default picture (RubberWhale) runs.
+TEST(Histogram, ContourExampleMatchesNumpy) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  const std::string example = (test::source_root() / "examples" / "histogram" / "contour.json").string();
+  auto e = test::run_fugue("explain " + example);
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(e.out.find("Kernels (1)"), std::string::npos) << e.out;
+  test::write_text(dir / "make.py", "import sys, numpy as np\nnp.save(sys.argv[1], (np.random.default_rng(7).random((388, 584)) * 255).astype(np.float32))\n");
+  auto m = test::run_command(test::numpy_python() + " " + (dir / "make.py").string() + " " + (dir / "picture.npy").string());
+  ASSERT_EQ(m.code, 0) << m.out;
+  auto r = test::run_fugue("run " + example + " --set picture=" + (dir / "picture.npy").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, numpy as np
+d, p = sys.argv[1] + '/', np.load(sys.argv[2]).astype(np.float64)
+q = np.pad(p, 1, mode='edge')
+at = lambda dy, dx: q[1 + dy:1 + dy + p.shape[0], 1 + dx:1 + dx + p.shape[1]]
+gx = -at(-1, -1) - 2 * at(0, -1) - at(1, -1) + at(-1, 1) + 2 * at(0, 1) + at(1, 1)
+gy = -at(-1, -1) - 2 * at(-1, 0) - at(-1, 1) + at(1, -1) + 2 * at(1, 0) + at(1, 1)
+response, orientation, bins, h = (np.load(d + k + '.npy') for k in ('response', 'orientation', 'bin', 'h'))
+assert np.allclose(response, np.hypot(gx, gy), rtol=1e-5, atol=1e-3), 'response'
+theta = np.arctan2(gy, gx)
+sector = np.minimum((np.where(theta >= 0, theta, theta + np.pi) * (8 / np.pi)).astype(np.int64), 7)
+assert (sector != orientation).mean() < 1e-3, ('orientations', (sector != orientation).mean())
+rows, cols = np.indices(p.shape)
+rh, rw = 97, 98
+want_bin = ((rows // rh) * 6 + cols // rw) * 128 + orientation * 16 + ((rows % rh) * 4 // rh) * 4 + (cols % rw) * 4 // rw
+assert (bins == want_bin).all(), 'bins'
+want = np.bincount(want_bin.ravel(), weights=response.ravel().astype(np.float64), minlength=3072)
+assert h.shape == (3072,) and np.allclose(h, want, rtol=1e-4, atol=1e-2), ('histogram', np.abs(h - want).max())
+print('numpy agrees')
+)");
+  auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " + (dir / "picture.npy").string());
+  EXPECT_NE(c.out.find("numpy agrees"), std::string::npos) << c.out;
+  auto d = test::run_fugue("run " + example + " --out " + (dir / "default").string());
+  EXPECT_EQ(d.code, 0) << d.out;
+}
