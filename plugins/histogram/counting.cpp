@@ -39,8 +39,15 @@ sdk::Plan counting_plan(const sdk::Call& call, const Counting& c, int64_t n) {
   const bool copy = private_copy(call, c);
   if (copy) p.local_mem_bytes = static_cast<uint64_t>(c.bins) * abi::dtype_size(copy_dtype(c));
   p.registers = 8;
-  p.variant = copy ? "a copy of h per work-group in local memory (" + std::to_string(c.bins) + " bins), added into h at the end"
-                   : "atomic updates of h in global memory (" + std::to_string(c.bins) + " bins: too many for a copy per work-group)";
+  // A CPU runs a work-group as a loop on one core: with one work-item per group the copy is that
+  // item's own, updated by plain additions, where atomics (even on local memory) cost most of the time
+  // (PoCL, 2 cores, 2^24 f32 values: see README).
+  const bool alone = copy && device.type == FUGUE_DEVICE_CPU;
+  if (alone) p.launch.local_min = p.launch.local_max = p.launch.local_preferred = 1;
+  p.variant = alone  ? "a copy of h per work-item in local memory (work-groups of one on a CPU, " + std::to_string(c.bins) +
+                          " bins), plain additions, added into h at the end"
+              : copy ? "a copy of h per work-group in local memory (" + std::to_string(c.bins) + " bins), added into h at the end"
+                     : "atomic updates of h in global memory (" + std::to_string(c.bins) + " bins: too many for a copy per work-group)";
   return p;
 }
 
@@ -51,8 +58,11 @@ std::string counting_code(const sdk::Call& call, const sdk::Emitter& em, const C
   const std::string t = em.ctype(c.dtype), rt = em.ctype(run_dtype), size = std::to_string(c.bins) + "L";
   const std::string run_k = em.name("run_k"), run_v = em.name("run_v");
   const std::string bins = copy ? em.local_array(copy_dtype(c), c.bins, "bins") : "";
-  // A run's total into the work-group's copy, or (times the weight when counting) into h.
+  // A run's total into the work-group's copy (by a plain addition when the group is one work-item), or
+  // (times the weight when counting) into h.
+  const bool alone = copy && em.local_size() == 1;
   auto update = [&](const std::string& k, const std::string& v) {
+    if (alone) return bins + "[" + k + "] += " + (counting ? "(uint)(" + v + ")" : v) + ";";
     if (copy) return em.atomic_local(FUGUE_ATOMIC_ADD, copy_dtype(c), bins + "[" + k + "]", counting ? "(uint)(" + v + ")" : v);
     return em.atomic_at(FUGUE_ATOMIC_ADD, c.h, k, counting ? "(" + t + ")((" + v + ") * " + c.weight + ")" : v);
   };
@@ -70,7 +80,11 @@ std::string counting_code(const sdk::Call& call, const sdk::Emitter& em, const C
     }
     case FUGUE_PHASE_ELEMENT: {
       const std::string k = em.name("k"), v = em.name("v");
-      // Bins outside h count nothing (a value outside the range, NaN, an index out of range).
+      // Bins outside h count nothing (a value outside the range, NaN, an index out of range). Alone in its
+      // group, the work-item adds straight into its copy: runs pay only against atomics.
+      if (alone)
+        return element + "{\n  const long " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + size + ") " +
+               update(k, counting ? "1" : value) + "\n}\n";
       return element + "{\n  const long " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + size + ") {\n    const " + rt + " " + v +
              " = " + (counting ? "1" : value) + ";\n    if (" + k + " == " + run_k + ") " + run_v + " += " + v + ";\n    else {\n      if (" + run_k +
              " >= 0) " + update(run_k, run_v) + "\n      " + run_k + " = " + k + ";\n      " + run_v + " = " + v + ";\n    }\n  }\n}\n";
