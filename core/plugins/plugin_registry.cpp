@@ -64,7 +64,7 @@ std::string check_op(const fugue_op_desc* op) {
           (o->struct_size < FUGUE_SIZE_UP_TO(fugue_operand_desc, default_value) || !(o->kinds & FUGUE_KIND_BIT(FUGUE_KIND_CONST))))
         return name + ": optional input '" + o->name + "' must accept a const (FUGUE_KIND_CONST) and give its default_value (ABI 2.5)";
       if (o->role == FUGUE_ROLE_IN && (o->flags & FUGUE_OPERAND_OPTIONAL)) optional_input_seen = true;
-      else if (o->role == FUGUE_ROLE_IN && optional_input_seen)
+      else if (o->role != FUGUE_ROLE_OUT && optional_input_seen)  // INOUT operands are inputs too
         return name + ": input '" + o->name + "' follows an optional input: only the last inputs may be optional";
       if (o->role != FUGUE_ROLE_IN) optional_seen = optional_seen || (o->flags & FUGUE_OPERAND_OPTIONAL);
     }

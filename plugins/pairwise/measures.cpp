@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace fugue::pairwise {
@@ -36,10 +37,13 @@ std::string dot_update(int, const std::string& x, const std::string& y, const st
 std::string squares_update(int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
   return acc + " += (" + x + " - " + y + ") * (" + x + " - " + y + ");";
 }
-// A quotient that is 0 for 0/0 (chi2, canberra): the terms of equal zero coordinates.
+// A quotient that is 0 for 0/0 (chi2, canberra), the terms of equal zero coordinates; any other
+// division by 0 gives its infinity.
 std::string zero_safe(const std::string& num, const std::string& den, const std::string& acc) {
-  return "if ((" + den + ") != 0) " + acc + " += (" + num + ") / (" + den + ");";
+  return "if ((" + num + ") != 0 || (" + den + ") != 0) " + acc + " += (" + num + ") / (" + den + ");";
 }
+// The same in the references.
+long double quotient(long double num, long double den) { return num == 0 && den == 0 ? 0 : num / den; }
 
 }  // namespace
 
@@ -74,14 +78,15 @@ const std::vector<Measure>& metrics() {
          LD s = 0;
          for (size_t i = 0; i < x.size(); ++i) s += std::pow(std::fabs(x[i] - y[i]), static_cast<LD>(p.p));
          return std::pow(s, 1 / static_cast<LD>(p.p));
-       }},
-      {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (for histograms: non-negative data)", 1, false,
+       },
+       true},
+      {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (x + y = 0 otherwise gives inf: for histograms, non-negative data)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return zero_safe("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc);
        },
        [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
        [](Rows x, Rows y, const Parameters&) {
-         return sum_of(x, y, [](LD a, LD b) { return a + b != 0 ? (a - b) * (a - b) / (a + b) : LD(0); });
+         return sum_of(x, y, [](LD a, LD b) { return quotient((a - b) * (a - b), a + b); });
        }},
       {"canberra", "sum |x - y| / (|x| + |y|), 0/0 taken as 0", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
@@ -89,16 +94,22 @@ const std::vector<Measure>& metrics() {
        },
        [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
        [](Rows x, Rows y, const Parameters&) {
-         return sum_of(x, y, [](LD a, LD b) { return std::fabs(a) + std::fabs(b) != 0 ? std::fabs(a - b) / (std::fabs(a) + std::fabs(b)) : LD(0); });
+         return sum_of(x, y, [](LD a, LD b) { return quotient(std::fabs(a - b), std::fabs(a) + std::fabs(b)); });
        }},
-      {"cosine", "1 - x.y / (|x| |y|) (NaN for a zero row, as SciPy's)", 3, false,
+      {"cosine", "1 - x.y / (|x| |y|), clipped to [0, 2] (NaN for a zero row, as SciPy's)", 3, false,
        [](int k, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return acc + " += " + (k == 0 ? x + " * " + y : k == 1 ? x + " * " + x : y + " * " + y) + ";";
        },
        [](const std::vector<std::string>& a, const Parameters&, bool f32) {
-         return lit(1, f32) + " - " + a[0] + " / (sqrt(" + a[1] + ") * sqrt(" + a[2] + "))";
+         // Clipped as SciPy's (rounding may leave a row's distance to itself below 0); NaN passes.
+         const std::string d = "(" + lit(1, f32) + " - " + a[0] + " / (sqrt(" + a[1] + ") * sqrt(" + a[2] + ")))";
+         return "(" + d + " != " + d + " ? " + d + " : clamp(" + d + ", " + lit(0, f32) + ", " + lit(2, f32) + "))";
        },
-       [](Rows x, Rows y, const Parameters&) { return 1 - dot(x, y) / (std::sqrt(dot(x, x)) * std::sqrt(dot(y, y))); }},
+       [](Rows x, Rows y, const Parameters&) {
+         const LD d = 1 - dot(x, y) / (std::sqrt(dot(x, x)) * std::sqrt(dot(y, y)));
+         return std::isnan(d) ? d : std::min<LD>(std::max<LD>(d, 0), 2);
+       },
+       true},
   };
   return table;
 }
@@ -119,17 +130,21 @@ const std::vector<Measure>& kernels() {
        [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return "tanh(" + lit(p.gamma, f32) + " * " + a[0] + " + " + lit(p.alpha, f32) + ")"; },
        [](Rows x, Rows y, const Parameters& p) { return std::tanh(static_cast<LD>(p.gamma) * dot(x, y) + static_cast<LD>(p.alpha)); }},
       {"intersection", "sum min(x, y) (histogram intersection)", 1, false,
-       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) { return acc + " += fmin(" + x + ", " + y + ");"; },
+       // NaN propagates, as NumPy's minimum (fmin would drop it).
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
+         return acc + " += isnan(" + x + ") || isnan(" + y + ") ? " + x + " + " + y + " : fmin(" + x + ", " + y + ");";
+       },
        [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
-       [](Rows x, Rows y, const Parameters&) { return sum_of(x, y, [](LD a, LD b) { return std::min(a, b); }); }},
+       [](Rows x, Rows y, const Parameters&) { return sum_of(x, y, [](LD a, LD b) { return std::isnan(a) || std::isnan(b) ? a + b : std::min(a, b); }); }},
   };
   return table;
 }
 
-std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters& p, bool f32, int64_t k,
+std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters& p, bool f32, bool doubles, int64_t k,
                       const std::function<std::string(const std::string&)>& x_at, const std::function<std::string(const std::string&)>& y_at,
                       const std::string& value) {
-  const std::string t = f32 ? "float" : "double", s = em.name("s"), xs = em.name("xs"), ys = em.name("ys");
+  const bool in_f32 = f32 && !(m.wide && doubles);  // the arithmetic's type (Measure::wide)
+  const std::string t = in_f32 ? "float" : "double", s = em.name("s"), xs = em.name("xs"), ys = em.name("ys");
   std::vector<std::string> acc;
   std::string code;
   for (int a = 0; a < m.accumulators; ++a) {
@@ -138,8 +153,9 @@ std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters
   }
   code += "for (int " + s + " = 0; " + s + " < " + std::to_string(k) + "; ++" + s + ") {\n";
   code += "  const " + t + " " + xs + " = " + x_at(s) + ", " + ys + " = " + y_at(s) + ";\n";
-  for (int a = 0; a < m.accumulators; ++a) code += "  " + m.update(a, xs, ys, acc[static_cast<size_t>(a)], p, f32) + "\n";
-  return code + "}\nconst " + t + " " + value + " = " + m.finish(acc, p, f32) + ";\n";
+  for (int a = 0; a < m.accumulators; ++a) code += "  " + m.update(a, xs, ys, acc[static_cast<size_t>(a)], p, in_f32) + "\n";
+  const std::string result = f32 ? "float" : "double";
+  return code + "}\nconst " + result + " " + value + " = (" + result + ")(" + m.finish(acc, p, in_f32) + ");\n";
 }
 
 std::string pair_of_element(const sdk::Emitter& em, int64_t m, const std::string& i, const std::string& j) {
@@ -177,12 +193,17 @@ Parameters parameters_of(const sdk::Call& call, bool kernels, int64_t k) {
     p.p = call.number("p");
     if (!std::isfinite(p.p) || p.p < 1) throw sdk::InvalidArgument("attribute p: expected a finite number, at least 1, found " + std::to_string(p.p));
   }
+  // f32 data's kernels are written with f32 literals.
+  if (call.operand(0).dtype == FUGUE_DTYPE_F32)
+    for (const auto& [name, v] : {std::pair<const char*, double>{"gamma", p.gamma}, {"alpha", p.alpha}, {"degree", p.degree}, {"p", p.p}})
+      if (std::fabs(v) > 3.4028234663852886e38)
+        throw sdk::InvalidArgument(std::string("attribute ") + name + ": f32 data needs a value within f32's (|value| <= 3.4e38), found " + std::to_string(v));
   return p;
 }
 
 void require_rows(const fugue_type& x, const fugue_type& y, const std::string& x_name, const std::string& y_name) {
-  if (x.rank != 2 || sdk::elements(x) == 0)
-    throw sdk::InvalidArgument("operand " + x_name + ": expected rows [n, k] (two axes, none empty), found " + sdk::type_string(x));
+  if (x.rank != 2 || sdk::elements(x) == 0 || x.shape[1] > INT32_MAX)
+    throw sdk::InvalidArgument("operand " + x_name + ": expected rows [n, k] (two axes, none empty, k < 2^31), found " + sdk::type_string(x));
   if (y.rank != 2 || y.shape[1] != x.shape[1] || y.shape[0] == 0)
     throw sdk::InvalidArgument("operand " + y_name + ": expected rows of " + x_name + "'s length [m, " + std::to_string(x.shape[1]) + "], found " +
                                sdk::type_string(y));

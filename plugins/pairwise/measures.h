@@ -28,12 +28,16 @@ struct Measure {
   std::string (*finish)(const std::vector<std::string>& acc, const Parameters& p, bool f32);
   // The reference: the same in long double over whole rows.
   long double (*reference)(const std::vector<long double>& x, const std::vector<long double>& y, const Parameters& p);
+  // f32 data accumulated in f64 where the device has doubles (SciPy computes in f64): where f32 fails
+  // on ordinary values (minkowski's powers, cosine's squares). The others accumulate f32 in f32, as
+  // torch.cdist does (squares beyond 1.8e19 overflow).
+  bool wide = false;
 };
 
 // OpenCL C declaring `const T value` = the measure of one pair of rows: accumulators over s = 0..k-1,
 // x_at(s) and y_at(s) the rows' elements (expressions of the loop index), then the final value. `stem`
 // names the temporaries (em.name).
-std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters& p, bool f32, int64_t k,
+std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters& p, bool f32, bool doubles, int64_t k,
                       const std::function<std::string(const std::string&)>& x_at, const std::function<std::string(const std::string&)>& y_at,
                       const std::string& value);
 
@@ -43,7 +47,7 @@ std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters
 std::vector<sdk::AttrSpec> measure_attrs(bool kernels);
 const Measure& measure_of(const sdk::Call& call, bool kernels);
 Parameters parameters_of(const sdk::Call& call, bool kernels, int64_t k);
-// Checks rows X [n, k] and Y [m, k] of one float dtype, none empty, naming the operand at fault.
+// Checks rows X [n, k] and Y [m, k] of one float dtype, none empty, k < 2^31, naming the operand at fault.
 void require_rows(const fugue_type& x, const fugue_type& y, const std::string& x_name, const std::string& y_name);
 
 // OpenCL C declaring longs `i` and `j` (names from em): the row of X and of Y of the current element of D

@@ -71,7 +71,7 @@ class Pairwise final : public sdk::Operation {
     const std::string K = std::to_string(x.shape[1]);
     const std::string i = em.name("i"), j = em.name("j"), value = em.name("value");
     std::string code = pair_of_element(em, y.shape[0], i, j);
-    code += pair_code(em, m, p, f32, x.shape[1], [&](const std::string& s) { return em.read_at(kX, i + " * " + K + " + " + s); },
+    code += pair_code(em, m, p, f32, (call.device().features & FUGUE_DEVICE_FP64) != 0, x.shape[1], [&](const std::string& s) { return em.read_at(kX, i + " * " + K + " + " + s); },
                       [&](const std::string& s) { return em.read_at(kY, j + " * " + K + " + " + s); }, value);
     code += em.write(kD) + " = " + value + ";\n";
     em.append(code);

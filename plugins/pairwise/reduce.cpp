@@ -134,7 +134,11 @@ class Reduce final : public sdk::Operation {
       throw sdk::InvalidArgument(std::string("operand combine: expected a function returning its arguments' dtype (") + sdk::dtype_name(d.partial) +
                                  "), found one returning " + sdk::dtype_name(combined) + " (cast inside it)");
     d.result = d.partial;
-    if (call.operand(kR).kind == FUGUE_KIND_FUNCTION) {
+    const fugue_type& r = call.operand(kR);
+    // Left out, r is the number 0 (optional_in's default); any other number is a mistake.
+    if (r.kind == FUGUE_KIND_CONST && r.const_value != 0)
+      throw sdk::InvalidArgument("operand r: expected a function of the combined value, or nothing; found the number " + std::to_string(r.const_value));
+    if (r.kind == FUGUE_KIND_FUNCTION) {
       arity(kR, 1, "r", "a function of the combined value (c)");
       d.result = call.function_result(kR, {d.partial});
       if (!(kResults & FUGUE_DTYPE_BIT(d.result)))

@@ -89,7 +89,7 @@ class Nearest final : public sdk::Operation {
     std::string code = t + " " + bd + "[" + C + "];\nlong " + bi + "[" + C + "];\n";
     code += "for (int " + q + " = 0; " + q + " < " + C + "; ++" + q + ") { " + bd + "[" + q + "] = INFINITY; " + bi + "[" + q + "] = -1; }\n";
     code += "for (long " + j + " = 0; " + j + " < " + std::to_string(y.shape[0]) + "L; ++" + j + ") {\n";
-    code += pair_code(em, measure_of(call, false), parameters_of(call, false, x.shape[1]), f32, x.shape[1],
+    code += pair_code(em, measure_of(call, false), parameters_of(call, false, x.shape[1]), f32, (call.device().features & FUGUE_DEVICE_FP64) != 0, x.shape[1],
                       [&](const std::string& s) { return em.read_at(kX, s); }, [&](const std::string& s) { return em.read_at(kY, j + " * " + K + " + " + s); },
                       value);
     // Insertion into the sorted best: strictly smaller than the last (so equal values keep the lower
@@ -193,7 +193,7 @@ class KernelSum final : public sdk::Operation {
     const std::string t = f32 ? "float" : "double", K = std::to_string(x.shape[1]);
     const std::string sum = em.name("sum"), j = em.name("j"), value = em.name("value");
     std::string code = t + " " + sum + " = 0;\nfor (long " + j + " = 0; " + j + " < " + std::to_string(y.shape[0]) + "L; ++" + j + ") {\n";
-    code += pair_code(em, measure_of(call, true), parameters_of(call, true, x.shape[1]), f32, x.shape[1],
+    code += pair_code(em, measure_of(call, true), parameters_of(call, true, x.shape[1]), f32, (call.device().features & FUGUE_DEVICE_FP64) != 0, x.shape[1],
                       [&](const std::string& s) { return em.read_at(kX, s); }, [&](const std::string& s) { return em.read_at(kY, j + " * " + K + " + " + s); },
                       value);
     code += sum + " += " + value + " * " + em.read_at(kV, j) + ";\n}\n" + em.write_at(kOut, "0") + " = " + sum + ";\n";

@@ -4,6 +4,7 @@
 // a kernel's consumer joins its kernel; bad attributes are refused with their names.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "test_support.h"
@@ -190,4 +191,47 @@ TEST(Pairwise, ReduceWithUserFunctionsGivesTheMetrics) {
       for (int64_t i = 0; i < 37 * 23; ++i)
         EXPECT_NEAR(out.at(user).get(i), out.at(builtin).get(i), tol * 4) << dtype << " " << user << " element " << i;
   }
+}
+
+// Edge cases a review found: f32 minkowski with a large p and cosine of tiny values accumulate in f64
+// (as SciPy), cosine is clipped to [0, 2] (a row's distance to itself is 0, not -1e-7), intersection
+// propagates NaN (as NumPy's minimum), chi2's x + y = 0 with x != y is inf (only 0/0 is 0); f32 data
+// refuses attributes beyond f32's range, and pairwise.reduce refuses a number for r.
+TEST(Pairwise, EdgeCasesFromReview) {
+  test::TempDir dir;
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [3, 2], "value": [[0, 0], [1e-25, 2e-25], [0.3, 0.3]]},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [3, 2], "value": [[0.1, 0.05], [2e-25, 1e-25], [0.3, 0.3]]},
+    "Z": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[0, 1]]},
+    "P": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[2, 3]]},
+    "C1": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[1, 2]]},
+    "C2": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[-1, 2]]}},
+    "body": [{"op": "array.div", "out": ["N"], "in": ["Z", "Z"]},
+             {"op": "pairwise.distance", "out": ["M"], "in": ["X", "Y"], "attrs": {"metric": "minkowski", "p": 50}},
+             {"op": "pairwise.distance", "out": ["Cos"], "in": ["X", "Y"], "attrs": {"metric": "cosine"}},
+             {"op": "pairwise.kernel", "out": ["I"], "in": ["N", "P"], "attrs": {"kind": "intersection"}},
+             {"op": "pairwise.kernel", "out": ["It"], "in": ["P", "N"], "attrs": {"kind": "intersection"}},
+             {"op": "pairwise.distance", "out": ["Chi"], "in": ["C1", "C2"], "attrs": {"metric": "chi2"}}],
+    "outputs": {"M": "M.npy", "Cos": "Cos.npy", "I": "I.npy", "It": "It.npy", "Chi": "Chi.npy"}})");
+  auto out = test::run_on_device(program);
+  EXPECT_NEAR(out.at("M").get(0), 0.1, 1e-6) << "minkowski p = 50 of (0.1, 0.05)";
+  EXPECT_GE(out.at("Cos").get(2 * 3 + 2), 0.0) << "a row's cosine distance to itself";
+  EXPECT_NEAR(out.at("Cos").get(1 * 3 + 1), 0.2, 1e-6) << "cosine of tiny rows";
+  EXPECT_TRUE(std::isnan(out.at("I").get(0)) && std::isnan(out.at("It").get(0))) << "intersection with NaN";
+  EXPECT_TRUE(std::isinf(out.at("Chi").get(0))) << "chi2 of x + y = 0, x != y";
+  test::expect_same(out, test::run_reference(program), 1e-5, "against the reference");
+  test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [2, 2], "from": {"fill": 1}},
+    "e": {"kind": "function", "params": ["x", "y"], "body": [{"op": "array.mul", "out": ["p"], "in": ["x", "y"]}], "result": "p"},
+    "c": {"kind": "function", "params": ["a", "b"], "body": [{"op": "array.add", "out": ["s"], "in": ["a", "b"]}], "result": "s"}},
+    "body": [{"op": "pairwise.kernel", "out": ["K"], "in": ["X", "X"], "attrs": {"kind": "sigmoid", "alpha": 1e39}}], "outputs": {}})");
+  auto r = test::run_fugue("validate " + (dir / "bad.json").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("attribute alpha: f32 data needs a value within f32's"), std::string::npos) << r.out;
+  test::write_text(dir / "bad2.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [2, 2], "from": {"fill": 1}},
+    "e": {"kind": "function", "params": ["x", "y"], "body": [{"op": "array.mul", "out": ["p"], "in": ["x", "y"]}], "result": "p"},
+    "c": {"kind": "function", "params": ["a", "b"], "body": [{"op": "array.add", "out": ["s"], "in": ["a", "b"]}], "result": "s"}},
+    "body": [{"op": "pairwise.reduce", "out": ["D"], "in": ["X", "X", "e", "c", 5]}], "outputs": {}})");
+  r = test::run_fugue("validate " + (dir / "bad2.json").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("operand r: expected a function of the combined value, or nothing; found the number 5"), std::string::npos) << r.out;
 }
