@@ -158,6 +158,16 @@ std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters
   return code + "}\nconst " + result + " " + value + " = (" + result + ")(" + m.finish(acc, p, in_f32) + ");\n";
 }
 
+sdk::Plan pair_plan(const sdk::Call& call, const std::string& variant) {
+  const fugue_type &x = call.operand(0), &y = call.operand(1);
+  sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, x.shape[0] * y.shape[0]);
+  p.partitions[0] = sdk::partition(FUGUE_PARTITION_WHOLE, x.rank);  // rows read whole, by index
+  p.partitions[1] = sdk::partition(FUGUE_PARTITION_WHOLE, y.rank);
+  p.registers = 10;
+  p.variant = variant;
+  return p;
+}
+
 std::string pair_of_element(const sdk::Emitter& em, int64_t m, const std::string& i, const std::string& j) {
   const std::string e = em.name("e"), M = std::to_string(m) + "L";
   return "const long " + e + " = (long)(" + em.builtin(FUGUE_BUILTIN_INDEX) + "), " + i + " = " + e + " / " + M + ", " + j + " = " + e + " - " + i + " * " +

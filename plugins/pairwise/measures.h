@@ -50,6 +50,10 @@ Parameters parameters_of(const sdk::Call& call, bool kernels, int64_t k);
 // Checks rows X [n, k] and Y [m, k] of one float dtype, none empty, k < 2^31, naming the operand at fault.
 void require_rows(const fugue_type& x, const fugue_type& y, const std::string& x_name, const std::string& y_name);
 
+// The plan of an operation computing D [n, m] from rows X and Y (operands 0 and 1): one element
+// of D per work-item at ELEMENT level, the rows read whole; `variant` as explain shows it.
+sdk::Plan pair_plan(const sdk::Call& call, const std::string& variant);
+
 // OpenCL C declaring longs `i` and `j` (names from em): the row of X and of Y of the current element of D
 // [n, m] (ELEMENT level, the flat index over m columns).
 std::string pair_of_element(const sdk::Emitter& em, int64_t m, const std::string& i, const std::string& j);

@@ -54,18 +54,12 @@ class Pairwise final : public sdk::Operation {
   }
 
   sdk::Plan plan(const sdk::Call& call) const override {
-    const fugue_type &x = call.operand(kX), &y = call.operand(kY);
-    sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, x.shape[0] * y.shape[0]);
-    p.partitions[kX] = sdk::partition(FUGUE_PARTITION_WHOLE, x.rank);  // rows read whole, by index
-    p.partitions[kY] = sdk::partition(FUGUE_PARTITION_WHOLE, y.rank);
-    p.registers = 10;
-    p.variant = "one element of D per work-item, its rows read from global memory (register-blocked tiles not written yet)";
-    return p;
+    return pair_plan(call, "one element of D per work-item, its rows read from global memory (register-blocked tiles not written yet)");
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type &x = call.operand(kX), &y = call.operand(kY);
-    const Measure& m = find(table_, call.string(attr_), attr_);
+    const Measure& m = measure_of(call, kernels_);
     const Parameters p = parameters(call);
     const bool f32 = x.dtype == FUGUE_DTYPE_F32;
     const std::string K = std::to_string(x.shape[1]);
@@ -88,7 +82,7 @@ class Pairwise final : public sdk::Operation {
     sdk::HostView d(arrays[kD]);
     const fugue_type& xt = call.operand(kX);
     const int64_t n = xt.shape[0], k = xt.shape[1], mm = call.operand(kY).shape[0];
-    const Measure& m = find(table_, call.string(attr_), attr_);
+    const Measure& m = measure_of(call, kernels_);
     const Parameters p = parameters(call);
     std::vector<long double> a(static_cast<size_t>(k)), b(a.size());
     for (int64_t i = 0; i < n; ++i) {

@@ -61,13 +61,7 @@ class Reduce final : public sdk::Operation {
   }
 
   sdk::Plan plan(const sdk::Call& call) const override {
-    const fugue_type &x = call.operand(kX), &y = call.operand(kY);
-    sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_ELEMENT, x.shape[0] * y.shape[0]);
-    p.partitions[kX] = sdk::partition(FUGUE_PARTITION_WHOLE, x.rank);
-    p.partitions[kY] = sdk::partition(FUGUE_PARTITION_WHOLE, y.rank);
-    p.registers = 10;
-    p.variant = "one element of D per work-item, its rows read from global memory";
-    return p;
+    return pair_plan(call, "one element of D per work-item, its rows read from global memory");
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
