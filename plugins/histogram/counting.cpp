@@ -54,7 +54,9 @@ sdk::Plan counting_plan(const sdk::Call& call, const Counting& c, int64_t n) {
 std::string counting_code(const sdk::Call& call, const sdk::Emitter& em, const Counting& c, const std::string& element,
                           const std::string& bin, const std::string& value) {
   const bool copy = private_copy(call, c), counting = !c.weight.empty();
-  const fugue_dtype run_dtype = counting ? FUGUE_DTYPE_I64 : c.dtype;
+  // 32-bit run keys and counts (bins < 2^31; a run is at most one work-item's elements): 64-bit
+  // integer arithmetic costs GPUs several instructions per element.
+  const fugue_dtype run_dtype = counting ? FUGUE_DTYPE_U32 : c.dtype;
   const std::string t = em.ctype(c.dtype), rt = em.ctype(run_dtype), size = std::to_string(c.bins) + "L";
   const std::string run_k = em.name("run_k"), run_v = em.name("run_v");
   const std::string bins = copy ? em.local_array(copy_dtype(c), c.bins, "bins") : "";
@@ -70,7 +72,7 @@ std::string counting_code(const sdk::Call& call, const sdk::Emitter& em, const C
   switch (em.phase()) {
     case FUGUE_PHASE_PROLOGUE: {
       // At kernel scope: the run so far (none) and the work-group's copy, zeroed.
-      std::string code = "long " + run_k + " = -1;\n" + rt + " " + run_v + " = " + zero + ";\n";
+      std::string code = "int " + run_k + " = -1;\n" + rt + " " + run_v + " = " + zero + ";\n";
       if (copy) {
         const std::string j = em.name("j");
         code += "for (long " + j + " = " + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + "; " + j + " < " + size + "; " + j + " += " +
@@ -79,15 +81,16 @@ std::string counting_code(const sdk::Call& call, const sdk::Emitter& em, const C
       return code;
     }
     case FUGUE_PHASE_ELEMENT: {
-      const std::string k = em.name("k"), v = em.name("v");
+      const std::string k = em.name("k"), v = em.name("v"), key = em.name("key");
       // Bins outside h count nothing (a value outside the range, NaN, an index out of range). Alone in its
       // group, the work-item adds straight into its copy: runs pay only against atomics.
       if (alone)
         return element + "{\n  const long " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + size + ") " +
                update(k, counting ? "1" : value) + "\n}\n";
-      return element + "{\n  const long " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + size + ") {\n    const " + rt + " " + v +
-             " = " + (counting ? "1" : value) + ";\n    if (" + k + " == " + run_k + ") " + run_v + " += " + v + ";\n    else {\n      if (" + run_k +
-             " >= 0) " + update(run_k, run_v) + "\n      " + run_k + " = " + k + ";\n      " + run_v + " = " + v + ";\n    }\n  }\n}\n";
+      return element + "{\n  const long " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + size + ") {\n    const int " + key +
+             " = (int)" + k + ";\n    const " + rt + " " + v + " = " + (counting ? "1" : value) + ";\n    if (" + key + " == " + run_k + ") " + run_v +
+             " += " + v + ";\n    else {\n      if (" + run_k + " >= 0) " + update(run_k, run_v) + "\n      " + run_k + " = " + key + ";\n      " +
+             run_v + " = " + v + ";\n    }\n  }\n}\n";
     }
     case FUGUE_PHASE_EPILOGUE: {
       std::string code = "if (" + run_k + " >= 0) " + update(run_k, run_v) + "\n";
