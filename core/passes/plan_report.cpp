@@ -118,6 +118,18 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
     out << "; about " << g.registers << " live values per work-item\n";
   }
 
+  // Operations that enqueue their own kernels: no group above shows them, so their plans show here.
+  std::vector<const PlannedOp*> device_ops;
+  for (const auto& p : plan.ops)
+    if (p->level() == FUGUE_LEVEL_DEVICE) device_ops.push_back(p.get());
+  if (!device_ops.empty()) {
+    out << "\nDevice-level operations, enqueuing their own kernels (" << device_ops.size() << ")\n";
+    for (const auto* op : device_ops) {
+      out << "  " << op->label << "\n";
+      if (!op->plan.variant.empty()) out << "    plan: " << op->plan.variant << "\n";
+    }
+  }
+
   out << "\nCopies that became buffer swaps (" << plan.swaps.size() << ")\n";
   for (const auto& n : plan.swaps) out << "  " << describe_call(program, *n.statement) << ": " << n.text << "\n";
   if (!plan.copies_kept.empty()) {

@@ -79,7 +79,7 @@ const std::vector<Measure>& metrics() {
          for (size_t i = 0; i < x.size(); ++i) s += std::pow(std::fabs(x[i] - y[i]), static_cast<LD>(p.p));
          return std::pow(s, 1 / static_cast<LD>(p.p));
        },
-       true},
+       true, true},
       {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (x + y = 0 otherwise gives inf: for histograms, non-negative data)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return zero_safe("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc);
@@ -87,7 +87,8 @@ const std::vector<Measure>& metrics() {
        [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
        [](Rows x, Rows y, const Parameters&) {
          return sum_of(x, y, [](LD a, LD b) { return quotient((a - b) * (a - b), a + b); });
-       }},
+       },
+       false, true},
       {"canberra", "sum |x - y| / (|x| + |y|), 0/0 taken as 0", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return zero_safe("fabs(" + x + " - " + y + ")", "fabs(" + x + ") + fabs(" + y + ")", acc);
@@ -95,7 +96,8 @@ const std::vector<Measure>& metrics() {
        [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
        [](Rows x, Rows y, const Parameters&) {
          return sum_of(x, y, [](LD a, LD b) { return quotient(std::fabs(a - b), std::fabs(a) + std::fabs(b)); });
-       }},
+       },
+       false, true},
       {"cosine", "1 - x.y / (|x| |y|), clipped to [0, 2] (NaN for a zero row, as SciPy's)", 3, false,
        [](int k, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return acc + " += " + (k == 0 ? x + " * " + y : k == 1 ? x + " * " + x : y + " * " + y) + ";";
@@ -109,7 +111,7 @@ const std::vector<Measure>& metrics() {
          const LD d = 1 - dot(x, y) / (std::sqrt(dot(x, x)) * std::sqrt(dot(y, y)));
          return std::isnan(d) ? d : std::min<LD>(std::max<LD>(d, 0), 2);
        },
-       true},
+       true, true},
   };
   return table;
 }

@@ -32,6 +32,9 @@ struct Measure {
   // on ordinary values (minkowski's powers, cosine's squares). The others accumulate f32 in f32, as
   // torch.cdist does (squares beyond 1.8e19 overflow).
   bool wide = false;
+  // More than a multiply-add or two per coordinate (divisions, powers, several accumulators): the
+  // tiled plan gives it smaller register blocks (tiles.h).
+  bool dear = false;
 };
 
 // OpenCL C declaring `const T value` = the measure of one pair of rows: accumulators over s = 0..k-1,

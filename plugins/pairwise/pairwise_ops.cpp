@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "measures.h"
+#include "tiles.h"
 
 namespace fugue::pairwise {
 
@@ -54,7 +55,18 @@ class Pairwise final : public sdk::Operation {
   }
 
   sdk::Plan plan(const sdk::Call& call) const override {
-    return pair_plan(call, "one element of D per work-item, its rows read from global memory (register-blocked tiles not written yet)");
+    const Blocking b = blocking_of(call, measure_of(call, kernels_));
+    if (b.rows == 0) return pair_plan(call, "one element of D per work-item, its rows read from global memory (" + b.row + ")");
+    const fugue_type &x = call.operand(kX), &y = call.operand(kY);
+    sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, x.shape[0] * y.shape[0]);
+    for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
+    p.variant = blocking_text(b);
+    return p;
+  }
+
+  void execute(const sdk::Call& call, const fugue_device_services& s) const override {
+    const Measure& m = measure_of(call, kernels_);
+    enqueue_tiles(call, s, m, parameters(call), blocking_of(call, m), kX, kY, kD);
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "test_support.h"
 
@@ -75,6 +76,75 @@ same('k_sigmoid', np.tanh(0.7 * dot + 0.5))
 same('k_intersection', np.minimum(X[:, None, :], Y[None, :, :]).sum(-1)))",
                           what);
     }
+}
+
+// The tiled plan: every blocking (FUGUE_PAIRWISE_TUNING; the ELEMENT plan as rows=0) gives SciPy's
+// distances on sizes that are multiples of no tile (77 x 131 rows of 37 coordinates: a partial chunk
+// of 16 too), and the same values as each other; explain names the blocking.
+TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
+  if (test::numpy_python().empty() || !have_scipy()) GTEST_SKIP() << "no python3 with numpy and scipy";
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  struct Case {
+    const char* dtype;
+    std::vector<const char*> blockings;
+    std::vector<const char*> metrics;
+  };
+  const std::vector<Case> cases = {
+      {"f64", {"rows=0,cols=0", "rows=16,cols=16", "rows=96,cols=32", "rows=48,cols=80"},
+       {"euclidean", "manhattan", "chebyshev", "minkowski", "chi2", "canberra", "cosine"}},
+      {"f32", {"rows=0,cols=0", "rows=32,cols=16", "rows=64,cols=64", "rows=16,cols=96"}, {"sqeuclidean", "chi2", "cosine"}}};
+  for (const Case& c : cases) {
+    auto rows = [&](const char* name, int64_t count, uint64_t sd) {
+      return "\"" + std::string(name) + R"(": {"kind": "array", "dtype": ")" + c.dtype + R"(", "shape": [)" + std::to_string(count) +
+             R"(, 37], "from": {"random": {"seed": )" + std::to_string(sd) + R"(, "low": 0, "high": 1}}})";
+    };
+    std::string body, outputs = R"("X": "X.npy", "Y": "Y.npy")", check;
+    for (const char* m : c.metrics) {
+      body += std::string(body.empty() ? "" : ", ") + R"({"op": "pairwise.distance", "out": [")" + m + R"("], "in": ["X", "Y"], "attrs": {"metric": ")" + m +
+              R"(", "p": 3}})";
+      outputs += std::string(", \"") + m + "\": \"" + m + ".npy\"";
+      check += std::string("same('") + m + "')\n";
+    }
+    body += R"(, {"op": "pairwise.kernel", "out": ["gaussian"], "in": ["X", "Y"], "attrs": {"kind": "gaussian", "gamma": 0.5}})";
+    outputs += R"(, "gaussian": "gaussian.npy")";
+    const std::string program = R"({"fugue": 1, "symbols": {)" + rows("X", 77, seed) + ", " + rows("Y", 131, seed + 1) + R"(}, "body": [)" + body +
+                                R"(], "outputs": {)" + outputs + "}}";
+    test::write_text(dir / "p.json", program);
+    const std::string tol = std::string(c.dtype) == "f32" ? "rtol=2e-5, atol=2e-5" : "rtol=1e-12, atol=1e-12";
+    std::string first;
+    for (const char* blocking : c.blockings) {
+      const std::string what = std::string(c.dtype) + " " + blocking + " (seed " + std::to_string(seed) + ")";
+      ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", blocking, 1), 0);
+      auto explained = test::run_fugue("explain " + (dir / "p.json").string());
+      const std::string rows_of = std::string(blocking).substr(5, std::string(blocking).find(',') - 5);
+      if (rows_of != "0") EXPECT_NE(explained.out.find("tiles of " + rows_of + " x "), std::string::npos) << what << ": " << explained.out;
+      const std::string out = (dir / blocking).string();
+      auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + out);
+      unsetenv("FUGUE_PAIRWISE_TUNING");
+      ASSERT_EQ(r.code, 0) << what << ": " << r.out;
+      if (first.empty()) first = out;
+      test::write_text(dir / "check.py", "import sys, numpy as np\nfrom scipy.spatial.distance import cdist\nd, first = sys.argv[1] + '/', sys.argv[2] + '/'\n"
+                                             "X, Y = np.load(d + 'X.npy').astype(np.float64), np.load(d + 'Y.npy').astype(np.float64)\n"
+                                             "num, den = (X[:, None, :] - Y[None, :, :]) ** 2, X[:, None, :] + Y[None, :, :]\n"
+                                             "want = {'chi2': np.where(den != 0, num / np.where(den != 0, den, 1), 0).sum(-1), "
+                                             "'minkowski': cdist(X, Y, 'minkowski', p=3), 'manhattan': cdist(X, Y, 'cityblock'), "
+                                             "'gaussian': np.exp(-0.5 * cdist(X, Y, 'sqeuclidean'))}\n"
+                                             "def same(name):\n"
+                                             "    got = np.load(d + name + '.npy')\n"
+                                             "    w = want[name] if name in want else cdist(X, Y, name)\n"
+                                             "    assert got.shape == (77, 131) and np.allclose(got, w, " + tol + "), (name, np.abs(got - w).max())\n"
+                                             "    assert np.allclose(got, np.load(first + name + '.npy'), " + tol + "), (name, 'differs from the first blocking')\n" +
+                                             check + "same('gaussian')\nprint('scipy agrees')\n");
+      auto checked = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + out + " " + first);
+      EXPECT_NE(checked.out.find("scipy agrees"), std::string::npos) << what << ": " << checked.out;
+    }
+  }
+  ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "rows=40,cols=16", 1), 0);
+  auto bad = test::run_fugue("explain " + (dir / "p.json").string());
+  unsetenv("FUGUE_PAIRWISE_TUNING");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("FUGUE_PAIRWISE_TUNING: \"rows=40\""), std::string::npos) << bad.out;
 }
 
 // exp(-D) after a distance joins its kernel; refusals name the attribute or operand.

@@ -1,0 +1,36 @@
+// tiles.h: the tiled plan of pairwise.distance and pairwise.kernel (seed 003 §6.4, clPaDi): work-groups
+// of 16 x 16 work-items, each computing a block of D of `rows` x `cols` (multiples of 16 up to 96: the
+// seed's 36 blockings), every work-item a (rows / 16) x (cols / 16) block in registers, the rows of X and
+// Y passing through local memory 16 coordinates at a time. A DEVICE-level kernel with a 2-D launch; the
+// blocking comes from a typed per-device table (CLBlast's database is the model), which
+// FUGUE_PAIRWISE_TUNING overrides for experiments and sweeps ("rows=64,cols=48", "row=gpu").
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "fugue/sdk_device.hpp"
+#include "measures.h"
+
+namespace fugue::pairwise {
+
+struct Blocking {
+  std::string row;   // the table row that decided it ("NVIDIA GPU", ...; " table" when overridden)
+  int64_t rows = 0;  // D's rows per work-group (X's), a multiple of 16 up to 96; 0: no tiles (ELEMENT plan)
+  int64_t cols = 0;  // D's columns per work-group (Y's)
+};
+
+// The blocking for the call's device and measure (cheap measures, a multiply-add or two per coordinate,
+// take larger blocks than those with divisions or powers); throws InvalidArgument naming
+// FUGUE_PAIRWISE_TUNING when it does not parse. Blocks whose local tiles do not fit the device come back
+// halved.
+Blocking blocking_of(const sdk::Call& call, const Measure& m);
+
+// The text explain shows for a tiled plan.
+std::string blocking_text(const Blocking& b);
+
+// Enqueues D [n, m] = the measure of every pair of rows of X [n, k] and Y [m, k] (operands x, y, d of the
+// call), with blocking b.
+void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
+                   uint32_t y, uint32_t d);
+
+}  // namespace fugue::pairwise
