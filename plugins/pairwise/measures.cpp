@@ -71,6 +71,8 @@ const std::vector<Measure>& metrics() {
        }},
       {"minkowski", "(sum |x - y|^p)^(1/p), p >= 1 (attribute p)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
+         // An integer power by multiplications (pown), several times cheaper than pow on GPUs.
+         if (p.p == std::floor(p.p) && p.p <= 64) return acc + " += pown(fabs(" + x + " - " + y + "), " + std::to_string(static_cast<int>(p.p)) + ");";
          return acc + " += pow(fabs(" + x + " - " + y + "), " + lit(p.p, f32) + ");";
        },
        [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return "pow(" + a[0] + ", " + lit(1 / p.p, f32) + ")"; },

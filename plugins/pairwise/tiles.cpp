@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -65,6 +66,12 @@ Blocking overridden(Blocking b, const Measure& m, const char* text) {
       b = from_row(row_named(value), m);
       continue;
     }
+    if (key == "layout") {
+      if (value != "strided" && value != "contiguous")
+        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
+      b.contiguous = value == "contiguous";
+      continue;
+    }
     char* end = nullptr;
     const long long v = std::strtoll(value.c_str(), &end, 10);
     if (value.empty() || *end || v < 0 || v > 6 * kSide || v % kSide)
@@ -72,7 +79,7 @@ Blocking overridden(Blocking b, const Measure& m, const char* text) {
                                  "(or both 0: no tiles, an element of D per work-item)");
     if (key == "rows") b.rows = v;
     else if (key == "cols") b.cols = v;
-    else throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: unknown field \"" + key + "\" (fields: row, rows, cols)");
+    else throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: unknown field \"" + key + "\" (fields: row, rows, cols, layout)");
   }
   if ((b.rows == 0) != (b.cols == 0))
     throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: rows " + std::to_string(b.rows) + " and cols " + std::to_string(b.cols) +
@@ -83,7 +90,8 @@ Blocking overridden(Blocking b, const Measure& m, const char* text) {
 
 // Local memory of blocking b: a tile of X and one of Y, each of 16 coordinates, a column of padding each.
 uint64_t local_bytes(const Blocking& b, fugue_dtype dtype) {
-  return static_cast<uint64_t>(kSide * (b.rows + 1 + b.cols + 1)) * abi::dtype_size(dtype);
+  const int64_t pad = b.contiguous ? 4 : 1;
+  return static_cast<uint64_t>(kSide * (b.rows + pad + b.cols + pad)) * abi::dtype_size(dtype);
 }
 
 }  // namespace
@@ -111,7 +119,8 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m) {
 
 std::string blocking_text(const Blocking& b) {
   return "tiles of " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + " elements of D per 16 x 16 work-group, " +
-         std::to_string(b.rows / kSide) + " x " + std::to_string(b.cols / kSide) + " in each work-item's registers, rows staged in local memory " +
+         std::to_string(b.rows / kSide) + " x " + std::to_string(b.cols / kSide) + " in each work-item's registers (" +
+         (b.contiguous ? "contiguous runs, vector loads and stores" : "strided by 16") + "), rows staged in local memory " +
          std::to_string(kSide) + " coordinates at a time (" + b.row + ")";
 }
 
@@ -124,7 +133,28 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
   const bool in_f32 = f32 && !(m.wide && doubles);
   const std::string t = f32 ? "float" : "double", at = in_f32 ? "float" : "double";
   const int64_t rx = b.rows / kSide, ry = b.cols / kSide;
-  const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), Rp = std::to_string(b.rows + 1), Cp = std::to_string(b.cols + 1);
+  // Local rows of the tiles: one column of padding (strided), or four, keeping each work-item's
+  // contiguous run 16-byte aligned for vector loads (contiguous).
+  const int64_t pad = b.contiguous ? 4 : 1;
+  const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), Rp = std::to_string(b.rows + pad), Cp = std::to_string(b.cols + pad);
+  // Element r of a work-item's rows (c of its columns) within the tile: strided, ty + 16 r (tx + 16 c);
+  // contiguous, ty rx + r (tx ry + c), read from local memory by vector loads and written by vector
+  // stores.
+  auto row_in_tile = [&](int64_t r) { return b.contiguous ? "ty * " + std::to_string(rx) + " + " + std::to_string(r) : "ty + " + std::to_string(16 * r); };
+  auto col_in_tile = [&](int64_t c) { return b.contiguous ? "tx * " + std::to_string(ry) + " + " + std::to_string(c) : "tx + " + std::to_string(16 * c); };
+  // Declarations of `stem`0..count-1 (of the arithmetic's type) from local array `tile` at `first` (the
+  // element 0 of the run).
+  auto loads = [&](const std::string& stem, const std::string& tile, const std::string& row, int64_t count, const std::function<std::string(int64_t)>& at_index) {
+    std::string code;
+    if (b.contiguous && count >= 2 && count <= 4) {
+      const std::string v = stem + "v", vt = t + std::to_string(count);
+      code += "      const " + vt + " " + v + " = vload" + std::to_string(count) + "(0, " + tile + " + " + row + " + " + at_index(0) + ");\n";
+      for (int64_t q = 0; q < count; ++q) code += "      const " + at + " " + stem + std::to_string(q) + " = " + v + ".s" + std::to_string(q) + ";\n";
+      return code;
+    }
+    for (int64_t q = 0; q < count; ++q) code += "      const " + at + " " + stem + std::to_string(q) + " = " + tile + "[" + row + " + " + at_index(q) + "];\n";
+    return code;
+  };
   const std::string N = "N", M = "M", K = std::to_string(k);
   // Unrolled on GPUs; a CPU's compiler (PoCL) takes many times longer to build the unrolled loop for
   // no gain.
@@ -160,8 +190,7 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
     }
     code += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
     code += std::string(unroll ? "    #pragma unroll\n" : "") + "    for (int z = 0; z < " + Z + "; ++z) {\n";
-    for (int64_t r = 0; r < rx; ++r) code += "      const " + at + " x" + std::to_string(r) + " = xs[z * " + Rp + " + ty + " + std::to_string(16 * r) + "];\n";
-    for (int64_t c = 0; c < ry; ++c) code += "      const " + at + " y" + std::to_string(c) + " = ys[z * " + Cp + " + tx + " + std::to_string(16 * c) + "];\n";
+    code += loads("x", "xs", "z * " + Rp, rx, row_in_tile) + loads("y", "ys", "z * " + Cp, ry, col_in_tile);
     for (int64_t r = 0; r < rx; ++r)
       for (int64_t c = 0; c < ry; ++c)
         for (int a = 0; a < m.accumulators; ++a)
@@ -171,13 +200,23 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
   const int64_t full = k / kSide * kSide, rest = k - full;
   if (full > 0) src += "  for (int s0 = 0; s0 < " + std::to_string(full) + "; s0 += 16) {\n" + chunk("s0", kSide) + "  }\n";
   if (rest > 0) src += "  {\n" + chunk(std::to_string(full), rest) + "  }\n";
-  for (int64_t r = 0; r < rx; ++r)
+  for (int64_t r = 0; r < rx; ++r) {
+    src += "  {\n    const long i = i0 + " + row_in_tile(r) + ", j = j0 + " + col_in_tile(0) + ";\n";
+    std::string values;
     for (int64_t c = 0; c < ry; ++c) {
       std::vector<std::string> accs;
       for (int a = 0; a < m.accumulators; ++a) accs.push_back(acc(a, r, c));
-      src += "  { const long i = i0 + ty + " + std::to_string(16 * r) + ", j = j0 + tx + " + std::to_string(16 * c) + ";\n    if (i < " + N + " && j < " +
-             M + ") D[i * " + M + " + j] = (" + t + ")(" + m.finish(accs, p, in_f32) + "); }\n";
+      src += "    const " + t + " v" + std::to_string(c) + " = (" + t + ")(" + m.finish(accs, p, in_f32) + ");\n";
+      values += (c ? ", v" : "v") + std::to_string(c);
     }
+    // A whole run inside D: one vector store; else element by element, each checked.
+    if (b.contiguous && ry >= 2 && ry <= 4)
+      src += "    if (i < N && j + " + std::to_string(ry) + " <= M) vstore" + std::to_string(ry) + "((" + t + std::to_string(ry) + ")(" + values + "), 0, D + i * M + j);\n    else\n";
+    src += "    if (i < N) {\n";
+    for (int64_t c = 0; c < ry; ++c)
+      src += "      if (j0 + " + col_in_tile(c) + " < M) D[i * M + j0 + " + col_in_tile(c) + "] = v" + std::to_string(c) + ";\n";
+    src += "    }\n  }\n";
+  }
   src += "  }\n}\n";
 
   cl_program program = sdk::build_program(s, src);

@@ -3,7 +3,7 @@
 // seed's 36 blockings), every work-item a (rows / 16) x (cols / 16) block in registers, the rows of X and
 // Y passing through local memory 16 coordinates at a time. A DEVICE-level kernel with a 2-D launch; the
 // blocking comes from a typed per-device table (CLBlast's database is the model), which
-// FUGUE_PAIRWISE_TUNING overrides for experiments and sweeps ("rows=64,cols=48", "row=gpu").
+// FUGUE_PAIRWISE_TUNING overrides for experiments and sweeps ("rows=64,cols=48,layout=contiguous", "row=gpu").
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,6 +17,9 @@ struct Blocking {
   std::string row;   // the table row that decided it ("NVIDIA GPU", ...; " table" when overridden)
   int64_t rows = 0;  // D's rows per work-group (X's), a multiple of 16 up to 96; 0: no tiles (ELEMENT plan)
   int64_t cols = 0;  // D's columns per work-group (Y's)
+  // Each work-item's rows and columns of the tile: contiguous runs (vector loads from local memory,
+  // vector stores into D), or strided by 16 (scalar).
+  bool contiguous = false;
 };
 
 // The blocking for the call's device and measure (cheap measures, a multiply-add or two per coordinate,
