@@ -71,8 +71,13 @@ const std::vector<Measure>& metrics() {
        }},
       {"minkowski", "(sum |x - y|^p)^(1/p), p >= 1 (attribute p)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
-         // An integer power by multiplications (pown), several times cheaper than pow on GPUs.
-         if (p.p == std::floor(p.p) && p.p <= 64) return acc + " += pown(fabs(" + x + " - " + y + "), " + std::to_string(static_cast<int>(p.p)) + ");";
+         // A small integer power by multiplications, many times cheaper than pow on GPUs (pow of doubles
+         // took 107 ms for 8192 x 8192 rows of 128 on the H200, against 1.1 ms for manhattan).
+         if (p.p == std::floor(p.p) && p.p <= 8) {
+           std::string power = "d";
+           for (int q = 1; q < static_cast<int>(p.p); ++q) power += " * d";
+           return "{ const " + std::string(f32 ? "float" : "double") + " d = fabs(" + x + " - " + y + "); " + acc + " += " + power + "; }";
+         }
          return acc + " += pow(fabs(" + x + " - " + y + "), " + lit(p.p, f32) + ");";
        },
        [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return "pow(" + a[0] + ", " + lit(1 / p.p, f32) + ")"; },
