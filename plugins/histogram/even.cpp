@@ -88,6 +88,20 @@ bool f32_edges_exact(const Range& r, int64_t bins) {
   return true;
 }
 
+// Whether the bin of every value in [low, high] is exactly (int)((x - low) * norm), clamped to the last
+// bin, with no correction against the edges: low is 0 (x - low exact), and norm = bins / (high - low)
+// and the step are powers of two, so the product and every edge are exact in the data's type
+// (torch.histc's and NumPy's common case: [0, 1) or [0, 2^e) in 2^b bins).
+bool exact_scaling(const Range& r, int64_t bins) {
+  if (r.low != 0) return false;
+  // Powers of two well inside f32's normal range (no subnormal or overflowing products).
+  auto power_of_two = [](double v) {
+    int exponent = 0;
+    return std::frexp(v, &exponent) == 0.5 && exponent > -100 && exponent < 100;
+  };
+  return power_of_two(static_cast<double>(bins) / r.high) && power_of_two(r.high / static_cast<double>(bins));
+}
+
 class Even final : public sdk::Operation {
  public:
   Even() {
@@ -159,8 +173,10 @@ class Even final : public sdk::Operation {
     code += "if (" + x + " >= " + low + " && " + x + " <= " + high + ") {\n#pragma OPENCL FP_CONTRACT OFF\n";
     code += "  int " + i + " = (int)((" + x + " - " + low + ") * " + literal(static_cast<double>(bins) / (r.high - r.low), f32) + ");\n";
     code += "  if (" + i + " >= " + B + ") " + i + " = " + B + " - 1;\n";
-    code += "  if (" + x + " < " + edge(i) + ") --" + i + ";\n";
-    code += "  if (" + i + " != " + B + " - 1 && " + x + " >= (" + i + " + 1 == " + B + " ? " + high + " : " + edge(i + " + 1") + ")) ++" + i + ";\n";
+    if (!exact_scaling(r, bins)) {  // the product may round across an edge: NumPy's corrections
+      code += "  if (" + x + " < " + edge(i) + ") --" + i + ";\n";
+      code += "  if (" + i + " != " + B + " - 1 && " + x + " >= (" + i + " + 1 == " + B + " ? " + high + " : " + edge(i + " + 1") + ")) ++" + i + ";\n";
+    }
     code += "  " + bin + " = " + i + ";\n}\n";
     em.append(counting_code(call, em, c, code, bin, c.weight.empty() ? weight_of(em, c, kW) : ""));
   }
