@@ -127,97 +127,138 @@ std::string blocking_text(const Blocking& b) {
          std::to_string(kSide) + " coordinates at a time (" + b.row + ")";
 }
 
-void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
-                   uint32_t y, uint32_t d) {
-  const fugue_type &xt = call.operand(x), &yt = call.operand(y);
-  const int64_t n = xt.shape[0], mm = yt.shape[0], k = xt.shape[1];
-  const bool f32 = xt.dtype == FUGUE_DTYPE_F32, doubles = sdk::supports_fp64(s);
-  if (!f32) sdk::require_dtype(s, xt.dtype, "pairwise");
-  const bool in_f32 = f32 && !(m.wide && doubles);
-  const std::string t = f32 ? "float" : "double", at = in_f32 ? "float" : "double";
-  const int64_t rx = b.rows / kSide, ry = b.cols / kSide;
-  // Local rows of the tiles: one column of padding (strided), or four, keeping each work-item's
-  // contiguous run 16-byte aligned for vector loads (contiguous).
-  const int64_t pad = b.contiguous ? 4 : 1;
-  const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), Rp = std::to_string(b.rows + pad), Cp = std::to_string(b.cols + pad);
-  // Element r of a work-item's rows (c of its columns) within the tile: strided, ty + 16 r (tx + 16 c);
-  // contiguous, ty rx + r (tx ry + c), read from local memory by vector loads and written by vector
-  // stores.
-  auto row_in_tile = [&](int64_t r) { return b.contiguous ? "ty * " + std::to_string(rx) + " + " + std::to_string(r) : "ty + " + std::to_string(16 * r); };
-  auto col_in_tile = [&](int64_t c) { return b.contiguous ? "tx * " + std::to_string(ry) + " + " + std::to_string(c) : "tx + " + std::to_string(16 * c); };
-  // Declarations of `stem`0..count-1 (of the arithmetic's type) from local array `tile` at `first` (the
-  // element 0 of the run).
-  auto loads = [&](const std::string& stem, const std::string& tile, const std::string& row, int64_t count, const std::function<std::string(int64_t)>& at_index) {
+namespace {
+
+// The OpenCL C of the tiled loop, shared by the operations built on it: `prelude` at kernel scope (the
+// work-item's place, the local tiles), `compute(i0, j0)` the accumulators of the tile of D at row i0 and
+// column j0 (declared, then updated over all k coordinates), after which `value(r, c)` is the measure of
+// the work-item's element (r, c) of its block, at row `row(r)` and column `col(c)` of the tile.
+class TileWriter {
+ public:
+  TileWriter(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x)
+      : m_(m), p_(p), b_(b), k_(call.operand(x).shape[1]) {
+    const bool f32 = call.operand(x).dtype == FUGUE_DTYPE_F32;
+    doubles_ = sdk::supports_fp64(s);
+    if (!f32) sdk::require_dtype(s, call.operand(x).dtype, "pairwise");
+    in_f32_ = f32 && !(m.wide && doubles_);
+    t = f32 ? "float" : "double";
+    at_ = in_f32_ ? "float" : "double";
+    rx = b.rows / kSide;
+    ry = b.cols / kSide;
+    // Local rows of the tiles: one column of padding (strided), or four, keeping each work-item's
+    // contiguous run 16-byte aligned for vector loads (contiguous).
+    const int64_t pad = b.contiguous ? 4 : 1;
+    rp_ = std::to_string(b.rows + pad);
+    cp_ = std::to_string(b.cols + pad);
+    // Unrolled on GPUs; a CPU's compiler (PoCL) takes many times longer to build the unrolled loop for
+    // no gain.
+    unroll_ = call.device().type != FUGUE_DEVICE_CPU;
+  }
+
+  std::string t;       // the data's OpenCL C type
+  int64_t rx, ry;      // the work-item's block
+
+  std::string extensions() const { return doubles_ ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : ""; }
+  std::string prelude() const {
+    return "  const int t = get_local_id(0), tx = t % 16, ty = t / 16;\n  __local " + t + " xs[16 * " + rp_ + "], ys[16 * " + cp_ + "];\n";
+  }
+  // Element r of the work-item's rows (c of its columns) within the tile: strided, ty + 16 r (tx + 16 c);
+  // contiguous, ty rx + r (tx ry + c), read from local memory by vector loads.
+  std::string row(int64_t r) const { return b_.contiguous ? "ty * " + std::to_string(rx) + " + " + std::to_string(r) : "ty + " + std::to_string(16 * r); }
+  std::string col(int64_t c) const { return b_.contiguous ? "tx * " + std::to_string(ry) + " + " + std::to_string(c) : "tx + " + std::to_string(16 * c); }
+
+  std::string compute(const std::string& i0, const std::string& j0) const {
     std::string code;
-    if (b.contiguous && count >= 2 && count <= 4) {
+    for (int a = 0; a < m_.accumulators; ++a)
+      for (int64_t r = 0; r < rx; ++r)
+        for (int64_t c = 0; c < ry; ++c) code += "  " + at_ + " " + acc(a, r, c) + " = 0;\n";
+    const int64_t full = k_ / kSide * kSide, rest = k_ - full;
+    if (full > 0) code += "  for (int s0 = 0; s0 < " + std::to_string(full) + "; s0 += 16) {\n" + chunk(i0, j0, "s0", kSide) + "  }\n";
+    if (rest > 0) code += "  {\n" + chunk(i0, j0, std::to_string(full), rest) + "  }\n";
+    return code;
+  }
+
+  std::string value(int64_t r, int64_t c) const {
+    std::vector<std::string> accs;
+    for (int a = 0; a < m_.accumulators; ++a) accs.push_back(acc(a, r, c));
+    return "(" + t + ")(" + m_.finish(accs, p_, in_f32_) + ")";
+  }
+
+ private:
+  static std::string acc(int a, int64_t r, int64_t c) { return "acc" + std::to_string(a) + "_" + std::to_string(r) + "_" + std::to_string(c); }
+
+  // Declarations of `stem`0..count-1 (of the arithmetic's type) from local array `tile`, row `row`,
+  // positions at_index(q) of the run.
+  std::string loads(const std::string& stem, const std::string& tile, const std::string& row, int64_t count,
+                    const std::function<std::string(int64_t)>& at_index) const {
+    std::string code;
+    if (b_.contiguous && count >= 2 && count <= 4) {
       const std::string v = stem + "v", vt = t + std::to_string(count);
       code += "      const " + vt + " " + v + " = vload" + std::to_string(count) + "(0, " + tile + " + " + row + " + " + at_index(0) + ");\n";
-      for (int64_t q = 0; q < count; ++q) code += "      const " + at + " " + stem + std::to_string(q) + " = " + v + ".s" + std::to_string(q) + ";\n";
+      for (int64_t q = 0; q < count; ++q) code += "      const " + at_ + " " + stem + std::to_string(q) + " = " + v + ".s" + std::to_string(q) + ";\n";
       return code;
     }
-    for (int64_t q = 0; q < count; ++q) code += "      const " + at + " " + stem + std::to_string(q) + " = " + tile + "[" + row + " + " + at_index(q) + "];\n";
+    for (int64_t q = 0; q < count; ++q) code += "      const " + at_ + " " + stem + std::to_string(q) + " = " + tile + "[" + row + " + " + at_index(q) + "];\n";
     return code;
-  };
-  const std::string N = "N", M = "M", K = std::to_string(k);
-  // Unrolled on GPUs; a CPU's compiler (PoCL) takes many times longer to build the unrolled loop for
-  // no gain.
-  const bool unroll = call.device().type != FUGUE_DEVICE_CPU;
-  auto acc = [](int a, int64_t r, int64_t c) { return "acc" + std::to_string(a) + "_" + std::to_string(r) + "_" + std::to_string(c); };
+  }
 
-  std::string src = doubles ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
-  // Work-groups of 256 (16 x 16) take the tiles of D in turn, row-major (a 1-D launch: no limit on the
-  // grid's sides).
-  // The counts of rows are arguments (N, M), so calls differing only in them share one program.
-  const int64_t col_tiles = (mm + b.cols - 1) / b.cols, tiles = (n + b.rows - 1) / b.rows * col_tiles;
-  src += "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid pairwise_tiles(__global const " + t + "* restrict X, __global const " + t +
-         "* restrict Y, __global " + t + "* restrict D, const long N, const long M) {\n";
-  src += "  const int t = get_local_id(0), tx = t % 16, ty = t / 16;\n";
-  src += "  __local " + t + " xs[16 * " + Rp + "], ys[16 * " + Cp + "];\n";
-  src += "  const long col_tiles = (M + " + C + " - 1) / " + C + ", tiles = (N + " + R + " - 1) / " + R + " * col_tiles;\n";
-  src += "  for (long tile = get_group_id(0); tile < tiles; tile += get_num_groups(0)) {\n";
-  src += "  const long i0 = tile / col_tiles * " + R + ", j0 = tile % col_tiles * " + C + ";\n";
-  for (int a = 0; a < m.accumulators; ++a)
-    for (int64_t r = 0; r < rx; ++r)
-      for (int64_t c = 0; c < ry; ++c) src += "  " + at + " " + acc(a, r, c) + " = 0;\n";
   // One chunk of `z` coordinates from s0: staged (rows past the end as zeros: their results are not
-  // written), then every work-item's block updated from local memory.
-  auto chunk = [&](const std::string& s0, int64_t z) {
+  // used), then every work-item's block updated from local memory.
+  std::string chunk(const std::string& i0, const std::string& j0, const std::string& s0, int64_t z) const {
     std::string code;
-    const std::string Z = std::to_string(z);
-    for (const auto& [tile, rows, P, total, base] : {std::tuple{std::string("xs"), b.rows, Rp, N, std::string("i0")},
-                                                     std::tuple{std::string("ys"), b.cols, Cp, M, std::string("j0")}}) {
-      const std::string src_array = tile == "xs" ? "X" : "Y";
+    const std::string Z = std::to_string(z), K = std::to_string(k_);
+    for (const auto& [tile, rows, P, total, base, source] : {std::tuple{"xs", b_.rows, rp_, "N", i0, "X"}, std::tuple{"ys", b_.cols, cp_, "M", j0, "Y"}})
       code += "    for (int e = t; e < " + std::to_string(rows * z) + "; e += 256) {\n      const int row = e / " + Z + ", z = e - row * " + Z +
-              ";\n      const long g = " + base + " + row;\n      " + tile + "[z * " + P + " + row] = g < " + total + " ? " + src_array + "[g * " + K +
-              " + " + s0 + " + z] : (" + t + ")0;\n    }\n";
-    }
+              ";\n      const long g = " + base + " + row;\n      " + tile + "[z * " + P + " + row] = g < " + total + " ? " + source + "[g * " + K + " + " +
+              s0 + " + z] : (" + t + ")0;\n    }\n";
     code += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
-    code += std::string(unroll ? "    #pragma unroll\n" : "") + "    for (int z = 0; z < " + Z + "; ++z) {\n";
-    code += loads("x", "xs", "z * " + Rp, rx, row_in_tile) + loads("y", "ys", "z * " + Cp, ry, col_in_tile);
+    code += std::string(unroll_ ? "    #pragma unroll\n" : "") + "    for (int z = 0; z < " + Z + "; ++z) {\n";
+    code += loads("x", "xs", "z * " + rp_, rx, [&](int64_t r) { return row(r); }) + loads("y", "ys", "z * " + cp_, ry, [&](int64_t c) { return col(c); });
     for (int64_t r = 0; r < rx; ++r)
       for (int64_t c = 0; c < ry; ++c)
-        for (int a = 0; a < m.accumulators; ++a)
-          code += "      " + m.update(a, "x" + std::to_string(r), "y" + std::to_string(c), acc(a, r, c), p, in_f32) + "\n";
+        for (int a = 0; a < m_.accumulators; ++a)
+          code += "      " + m_.update(a, "x" + std::to_string(r), "y" + std::to_string(c), acc(a, r, c), p_, in_f32_) + "\n";
     return code + "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
-  };
-  const int64_t full = k / kSide * kSide, rest = k - full;
-  if (full > 0) src += "  for (int s0 = 0; s0 < " + std::to_string(full) + "; s0 += 16) {\n" + chunk("s0", kSide) + "  }\n";
-  if (rest > 0) src += "  {\n" + chunk(std::to_string(full), rest) + "  }\n";
-  for (int64_t r = 0; r < rx; ++r) {
-    src += "  {\n    const long i = i0 + " + row_in_tile(r) + ", j = j0 + " + col_in_tile(0) + ";\n";
+  }
+
+  const Measure& m_;
+  const Parameters& p_;
+  const Blocking& b_;
+  int64_t k_;
+  bool doubles_ = false, in_f32_ = false, unroll_ = true;
+  std::string at_, rp_, cp_;
+};
+
+constexpr int64_t kMaxGroups = int64_t{1} << 20;  // beyond, work-groups take several tiles
+
+}  // namespace
+
+void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
+                   uint32_t y, uint32_t d) {
+  const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
+  const TileWriter w(call, s, m, p, b, x);
+  const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t;
+  // Work-groups of 256 (16 x 16) take the tiles of D in turn, row-major (a 1-D launch: no limit on the
+  // grid's sides). The counts of rows are arguments (N, M), so calls differing only in them share one
+  // program.
+  std::string src = w.extensions() + "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid pairwise_tiles(__global const " + t +
+                    "* restrict X, __global const " + t + "* restrict Y, __global " + t + "* restrict D, const long N, const long M) {\n" + w.prelude();
+  src += "  const long col_tiles = (M + " + C + " - 1) / " + C + ", tiles = (N + " + R + " - 1) / " + R + " * col_tiles;\n";
+  src += "  for (long tile = get_group_id(0); tile < tiles; tile += get_num_groups(0)) {\n";
+  src += "  const long i0 = tile / col_tiles * " + R + ", j0 = tile % col_tiles * " + C + ";\n" + w.compute("i0", "j0");
+  for (int64_t r = 0; r < w.rx; ++r) {
+    src += "  {\n    const long i = i0 + " + w.row(r) + ", j = j0 + " + w.col(0) + ";\n";
     std::string values;
-    for (int64_t c = 0; c < ry; ++c) {
-      std::vector<std::string> accs;
-      for (int a = 0; a < m.accumulators; ++a) accs.push_back(acc(a, r, c));
-      src += "    const " + t + " v" + std::to_string(c) + " = (" + t + ")(" + m.finish(accs, p, in_f32) + ");\n";
+    for (int64_t c = 0; c < w.ry; ++c) {
+      src += "    const " + t + " v" + std::to_string(c) + " = " + w.value(r, c) + ";\n";
       values += (c ? ", v" : "v") + std::to_string(c);
     }
     // A whole run inside D: one vector store; else element by element, each checked.
-    if (b.contiguous && ry >= 2 && ry <= 4)
-      src += "    if (i < N && j + " + std::to_string(ry) + " <= M) vstore" + std::to_string(ry) + "((" + t + std::to_string(ry) + ")(" + values + "), 0, D + i * M + j);\n    else\n";
+    if (b.contiguous && w.ry >= 2 && w.ry <= 4)
+      src += "    if (i < N && j + " + std::to_string(w.ry) + " <= M) vstore" + std::to_string(w.ry) + "((" + t + std::to_string(w.ry) + ")(" + values +
+             "), 0, D + i * M + j);\n    else\n";
     src += "    if (i < N) {\n";
-    for (int64_t c = 0; c < ry; ++c)
-      src += "      if (j0 + " + col_in_tile(c) + " < M) D[i * M + j0 + " + col_in_tile(c) + "] = v" + std::to_string(c) + ";\n";
+    for (int64_t c = 0; c < w.ry; ++c) src += "      if (j0 + " + w.col(c) + " < M) D[i * M + j0 + " + w.col(c) + "] = v" + std::to_string(c) + ";\n";
     src += "    }\n  }\n";
   }
   src += "  }\n}\n";
@@ -225,7 +266,7 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
   cl_program program = sdk::build_program(s, src);
   sdk::Kernel kernel(program, "pairwise_tiles");
   kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), cl_long{n}, cl_long{mm});
-  constexpr int64_t kMaxGroups = int64_t{1} << 20;  // beyond, work-groups take several tiles
+  const int64_t tiles = (n + b.rows - 1) / b.rows * ((mm + b.cols - 1) / b.cols);
   kernel.enqueue(s, static_cast<size_t>(std::min(tiles, kMaxGroups) * 256), 256, "pairwise tiles " + R + "x" + C);
 }
 
