@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measures.h"
+#include "tiles.h"
 
 namespace fugue::pairwise {
 
@@ -74,11 +75,24 @@ class Nearest final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& x = call.operand(kX);
+    const Blocking b = blocking_of(call, measure_of(call, false), true);
+    if (b.rows > 0) {
+      sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, x.shape[0]);
+      for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
+      p.variant = "the " + std::to_string(count_of(call)) + " best of its columns per row in each work-item, 16 lists a row merged; " + blocking_text(b);
+      return p;
+    }
     sdk::Plan plan = rows_plan(x.shape[0]);
     plan.partitions = {sdk::batch_partition(2, 0), sdk::partition(FUGUE_PARTITION_WHOLE, 2), sdk::batch_partition(2, 0), sdk::batch_partition(2, 0)};
     plan.registers = static_cast<uint32_t>(2 * count_of(call) + 16);
     plan.variant = "a row of X per work-item, the " + std::to_string(count_of(call)) + " best kept sorted in registers, Y read whole";
     return plan;
+  }
+
+  void execute(const sdk::Call& call, const fugue_device_services& s) const override {
+    const Measure& m = measure_of(call, false);
+    enqueue_nearest_tiles(call, s, m, parameters_of(call, false, call.operand(kX).shape[1]), blocking_of(call, m, true), count_of(call), kX, kY, kD,
+                          kIndex);
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {

@@ -22,6 +22,7 @@ struct Row {
   const char* name;        // the row's name
   int64_t cheap[2];        // rows, cols for measures of a multiply-add or two per coordinate
   int64_t dear[2];         // for the others (Measure::dear)
+  int64_t nearest[2];      // pairwise.nearest (each row of a work-item keeps a list in private memory)
 };
 
 // The table, most specific first; the last row matches every device.
@@ -30,12 +31,12 @@ const std::vector<Row>& table() {
       // H200 (scripts/gpu_pairwise_sweep.sh, 8192 x 8192 rows of 128 f32, the 36 blockings in both
       // layouts): euclidean best at 96 x 96 strided, 1.058 ms (64 x 64: 1.106; contiguous at best 1.137),
       // manhattan 96 x 96, 1.044 ms; chi2 64 x 64, 4.79 ms; cosine 64 x 48, 2.81 ms (48 x 48: 2.85).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 48}},
-      {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}},
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 48}, {32, 96}},
+      {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32, euclidean: 32 x 32 91.7 ms, 64 x 64 116.9 ms, the
       // ELEMENT plan 241 ms (SciPy's cdist 215 ms); loops not unrolled (unrolled: 300 and 197 ms).
-      {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {32, 32}},
-      {0, "", "default", {32, 32}, {32, 32}},
+      {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {32, 32}, {32, 32}},
+      {0, "", "default", {32, 32}, {32, 32}, {32, 32}},
   };
   return rows;
 }
@@ -53,20 +54,20 @@ const Row& row_named(const std::string& name) {
   throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: no table row \"" + name + "\" (rows: " + names + ")");
 }
 
-Blocking from_row(const Row& r, const Measure& m) {
-  const int64_t* b = m.dear ? r.dear : r.cheap;
+Blocking from_row(const Row& r, const Measure& m, bool nearest) {
+  const int64_t* b = nearest ? r.nearest : m.dear ? r.dear : r.cheap;
   return {std::string(r.name) + " row", b[0], b[1]};
 }
 
 // FUGUE_PAIRWISE_TUNING's fields applied to `b`.
-Blocking overridden(Blocking b, const Measure& m, const char* text) {
+Blocking overridden(Blocking b, const Measure& m, bool nearest, const char* text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     if (key == "row") {
-      b = from_row(row_named(value), m);
+      b = from_row(row_named(value), m, nearest);
       continue;
     }
     if (key == "layout") {
@@ -87,7 +88,7 @@ Blocking overridden(Blocking b, const Measure& m, const char* text) {
   if ((b.rows == 0) != (b.cols == 0))
     throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: rows " + std::to_string(b.rows) + " and cols " + std::to_string(b.cols) +
                                ": both 0 (no tiles) or neither");
-  b.row += ", FUGUE_PAIRWISE_TUNING=" + std::string(text);
+  b.row = "FUGUE_PAIRWISE_TUNING=" + std::string(text);
   return b;
 }
 
@@ -99,19 +100,19 @@ uint64_t local_bytes(const Blocking& b, fugue_dtype dtype) {
 
 }  // namespace
 
-Blocking blocking_of(const sdk::Call& call, const Measure& m) {
+Blocking blocking_of(const sdk::Call& call, const Measure& m, bool nearest) {
   const fugue_device_desc& device = call.device();
   Blocking b;
   for (const Row& r : table())  // the first row matching
     if ((r.type == 0 || r.type == device.type) && contains(device.vendor, r.vendor)) {
-      b = from_row(r, m);
+      b = from_row(r, m, nearest);
       break;
     }
   // Small products (n m k below 2^23) keep the ELEMENT plan, which joins the kernels of the operations
   // around it: there a launch saved outweighs the tiles' reuse. FUGUE_PAIRWISE_TUNING still sets tiles.
   const fugue_type &x = call.operand(0), &y = call.operand(1);
-  if (static_cast<double>(x.shape[0]) * static_cast<double>(y.shape[0]) * static_cast<double>(x.shape[1]) < kSmallWork) b = {b.row + "; n m k below 2^23, where the ELEMENT plan joins its neighbours' kernels", 0, 0};
-  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, m, text);
+  if (static_cast<double>(x.shape[0]) * static_cast<double>(y.shape[0]) * static_cast<double>(x.shape[1]) < kSmallWork) b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
+  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, m, nearest, text);
   const fugue_dtype dtype = call.operand(0).dtype;
   while (b.rows > 0 && local_bytes(b, dtype) > device.local_mem_bytes && (b.rows > kSide || b.cols > kSide)) {
     if (b.rows >= b.cols) b.rows = std::max(kSide, b.rows / 2 / kSide * kSide);
@@ -121,10 +122,9 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m) {
 }
 
 std::string blocking_text(const Blocking& b) {
-  return "tiles of " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + " elements of D per 16 x 16 work-group, " +
-         std::to_string(b.rows / kSide) + " x " + std::to_string(b.cols / kSide) + " in each work-item's registers (" +
-         (b.contiguous ? "contiguous runs, vector loads and stores" : "strided by 16") + "), rows staged in local memory " +
-         std::to_string(kSide) + " coordinates at a time (" + b.row + ")";
+  return "tiles of " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + " per 16 x 16 work-group, " + std::to_string(b.rows / kSide) + " x " +
+         std::to_string(b.cols / kSide) + " per work-item (" + (b.contiguous ? "contiguous" : "strided") + "), 16 coordinates at a time in local memory (" +
+         b.row + ")";
 }
 
 namespace {
@@ -172,9 +172,11 @@ class TileWriter {
     for (int a = 0; a < m_.accumulators; ++a)
       for (int64_t r = 0; r < rx; ++r)
         for (int64_t c = 0; c < ry; ++c) code += "  " + at_ + " " + acc(a, r, c) + " = 0;\n";
-    const int64_t full = k_ / kSide * kSide, rest = k_ - full;
-    if (full > 0) code += "  for (int s0 = 0; s0 < " + std::to_string(full) + "; s0 += 16) {\n" + chunk(i0, j0, "s0", kSide) + "  }\n";
-    if (rest > 0) code += "  {\n" + chunk(i0, j0, std::to_string(full), rest) + "  }\n";
+    // One loop over chunks of 16 coordinates, the last possibly partial (zc). (A partial chunk written
+    // after the loop gave wrong distances on PoCL where the loop made one trip, k = 19, for reasons not
+    // found; k = 16 and 37 were right.)
+    code += "  for (int s0 = 0; s0 < " + std::to_string(k_) + "; s0 += 16) {\n    const int zc = min(16, " + std::to_string(k_) + " - s0);\n" +
+            chunk(i0, j0) + "  }\n";
     return code;
   }
 
@@ -202,23 +204,25 @@ class TileWriter {
     return code;
   }
 
-  // One chunk of `z` coordinates from s0: staged (rows past the end as zeros: their results are not
-  // used), then every work-item's block updated from local memory.
-  std::string chunk(const std::string& i0, const std::string& j0, const std::string& s0, int64_t z) const {
+  // One chunk of zc coordinates from s0: staged (rows past the end and coordinates past k as zeros: their
+  // results are not used), then every work-item's block updated from local memory (a loop of 16 known
+  // trips, unrolled on GPUs, for every chunk but a partial last one).
+  std::string chunk(const std::string& i0, const std::string& j0) const {
     std::string code;
-    const std::string Z = std::to_string(z), K = std::to_string(k_);
+    const std::string K = std::to_string(k_);
     for (const auto& [tile, rows, P, total, base, source] : {std::tuple{"xs", b_.rows, rp_, "N", i0, "X"}, std::tuple{"ys", b_.cols, cp_, "M", j0, "Y"}})
-      code += "    for (int e = t; e < " + std::to_string(rows * z) + "; e += 256) {\n      const int row = e / " + Z + ", z = e - row * " + Z +
-              ";\n      const long g = " + base + " + row;\n      " + tile + "[z * " + P + " + row] = g < " + total + " ? " + source + "[g * " + K + " + " +
-              s0 + " + z] : (" + t + ")0;\n    }\n";
+      code += "    for (int e = t; e < " + std::to_string(rows * kSide) + "; e += 256) {\n      const int row = e / 16, z = e - row * 16;\n      const long g = " +
+              base + " + row;\n      " + tile + "[z * " + P + " + row] = g < " + total + " && z < zc ? " + source + "[g * " + K +
+              " + s0 + z] : (" + t + ")0;\n    }\n";
     code += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
-    code += std::string(unroll_ ? "    #pragma unroll\n" : "") + "    for (int z = 0; z < " + Z + "; ++z) {\n";
-    code += loads("x", "xs", "z * " + rp_, rx, [&](int64_t r) { return row(r); }) + loads("y", "ys", "z * " + cp_, ry, [&](int64_t c) { return col(c); });
+    std::string body = loads("x", "xs", "z * " + rp_, rx, [&](int64_t r) { return row(r); }) + loads("y", "ys", "z * " + cp_, ry, [&](int64_t c) { return col(c); });
     for (int64_t r = 0; r < rx; ++r)
       for (int64_t c = 0; c < ry; ++c)
         for (int a = 0; a < m_.accumulators; ++a)
-          code += "      " + m_.update(a, "x" + std::to_string(r), "y" + std::to_string(c), acc(a, r, c), p_, in_f32_) + "\n";
-    return code + "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+          body += "      " + m_.update(a, "x" + std::to_string(r), "y" + std::to_string(c), acc(a, r, c), p_, in_f32_) + "\n";
+    code += "    if (zc == 16) {\n" + std::string(unroll_ ? "    #pragma unroll\n" : "") + "    for (int z = 0; z < 16; ++z) {\n" + body +
+            "    }\n    } else {\n    for (int z = 0; z < zc; ++z) {\n" + body + "    }\n    }\n";
+    return code + "    barrier(CLK_LOCAL_MEM_FENCE);\n";
   }
 
   const Measure& m_;
@@ -268,6 +272,73 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
   kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), cl_long{n}, cl_long{mm});
   const int64_t tiles = (n + b.rows - 1) / b.rows * ((mm + b.cols - 1) / b.cols);
   kernel.enqueue(s, static_cast<size_t>(std::min(tiles, kMaxGroups) * 256), 256, "pairwise tiles " + R + "x" + C);
+}
+
+void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,
+                           int64_t count, uint32_t x, uint32_t y, uint32_t d, uint32_t index) {
+  const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
+  const TileWriter w(call, s, m, p, b, x);
+  const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t, Q = std::to_string(count);
+  // Kernel 1: each work-group takes bands of `rows` rows of X and sweeps Y tile by tile; each work-item
+  // keeps, for each of its rows, the `count` best of the columns it computes (those of its tx) sorted
+  // in private memory, a value entering only below the worst kept (rarely, once the list is full), and
+  // writes its list into the scratch (16 lists of `count` per row). The rows run from `first` to N.
+  std::string src = w.extensions() + "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid nearest_tiles(__global const " + t +
+                    "* restrict X, __global const " + t + "* restrict Y, __global " + t +
+                    "* restrict V, __global long* restrict I, const long first, const long N, const long M) {\n" + w.prelude();
+  src += "  const long bands = (N - first + " + R + " - 1) / " + R + ";\n";
+  src += "  for (long band = get_group_id(0); band < bands; band += get_num_groups(0)) {\n  const long i0 = first + band * " + R + ";\n";
+  for (int64_t r = 0; r < w.rx; ++r) {
+    const std::string rs = std::to_string(r);
+    src += "  " + t + " bd" + rs + "[" + Q + "]; long bi" + rs + "[" + Q + "];\n  for (int q = 0; q < " + Q + "; ++q) { bd" + rs + "[q] = INFINITY; bi" + rs +
+           "[q] = -1; }\n  " + t + " worst" + rs + " = INFINITY; bool open" + rs + " = true;\n";
+  }
+  src += "  for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.compute("i0", "j0");
+  for (int64_t r = 0; r < w.rx; ++r) {
+    const std::string rs = std::to_string(r), bd = "bd" + rs, bi = "bi" + rs;
+    src += "  if (i0 + " + w.row(r) + " < N) {\n";
+    for (int64_t c = 0; c < w.ry; ++c) {
+      // Strictly below the worst kept (equal values keep the lower index, seen first); NaN never enters.
+      src += "    { const long j = j0 + " + w.col(c) + "; const " + t + " v = " + w.value(r, c) + ";\n";
+      src += "      if (j < M && (v < worst" + rs + " || (open" + rs + " && !isnan(v)))) {\n";
+      src += "        int q = " + Q + " - 1;\n        while (q > 0 && (v < " + bd + "[q - 1] || " + bi + "[q - 1] < 0)) { " + bd + "[q] = " + bd + "[q - 1]; " + bi +
+             "[q] = " + bi + "[q - 1]; --q; }\n";
+      src += "        " + bd + "[q] = v; " + bi + "[q] = j; worst" + rs + " = " + bd + "[" + Q + " - 1]; open" + rs + " = " + bi + "[" + Q + " - 1] < 0;\n      }\n    }\n";
+    }
+    src += "  }\n";
+  }
+  src += "  }\n";
+  for (int64_t r = 0; r < w.rx; ++r) {
+    const std::string rs = std::to_string(r);
+    src += "  { const long i = i0 + " + w.row(r) + ";\n    if (i < N) for (int q = 0; q < " + Q + "; ++q) {\n      const long at = ((i - first) * 16 + tx) * " + Q +
+           " + q;\n      V[at] = bd" + rs + "[q]; I[at] = bi" + rs + "[q];\n    }\n  }\n";
+  }
+  src += "  }\n}\n";
+  // Kernel 2: a work-item per row merges its 16 sorted lists (ties to the lower index; empty places,
+  // index -1, last) into d and index.
+  src += "__kernel void nearest_merge(__global const " + t + "* restrict V, __global const long* restrict I, __global " + t +
+         "* restrict D, __global long* restrict Index, const long first, const long rows) {\n";
+  src += "  const long e = get_global_id(0);\n  if (e >= rows) return;\n  int head[16];\n  for (int l = 0; l < 16; ++l) head[l] = 0;\n";
+  src += "  for (int q = 0; q < " + Q + "; ++q) {\n    int best = -1; " + t + " bv = INFINITY; long bidx = -1;\n";
+  src += "    for (int l = 0; l < 16; ++l) {\n      if (head[l] >= " + Q + ") continue;\n      const long at = (e * 16 + l) * " + Q +
+         " + head[l];\n      const long idx = I[at];\n      if (idx < 0) continue;\n      const " + t +
+         " v = V[at];\n      if (best < 0 || v < bv || (v == bv && idx < bidx)) { best = l; bv = v; bidx = idx; }\n    }\n";
+  src += "    if (best >= 0) ++head[best];\n    D[(first + e) * " + Q + " + q] = bv; Index[(first + e) * " + Q + " + q] = bidx;\n  }\n}\n";
+
+  cl_program program = sdk::build_program(s, src);
+  sdk::Kernel tiles(program, "nearest_tiles"), merge(program, "nearest_merge");
+  // Rows in chunks whose 16 lists a row fit a scratch of at most 256 MB, reused by later calls.
+  const int64_t per_row = 16 * count * static_cast<int64_t>(sdk::dtype_bytes(call.operand(x).dtype) + sizeof(cl_long));
+  const int64_t chunk = std::min(n, std::max<int64_t>(b.rows, (int64_t{1} << 28) / per_row / b.rows * b.rows));
+  cl_mem values = sdk::workspace(s, "pairwise.nearest values " + std::to_string(chunk * per_row), static_cast<size_t>(chunk * 16 * count) * sdk::dtype_bytes(call.operand(x).dtype));
+  cl_mem indices = sdk::workspace(s, "pairwise.nearest indices " + std::to_string(chunk * per_row), static_cast<size_t>(chunk * 16 * count) * sizeof(cl_long));
+  for (int64_t first = 0; first < n; first += chunk) {
+    const int64_t end = std::min(n, first + chunk), bands = (end - first + b.rows - 1) / b.rows;
+    tiles.args(sdk::buffer(s, x), sdk::buffer(s, y), values, indices, cl_long{first}, cl_long{end}, cl_long{mm});
+    tiles.enqueue(s, static_cast<size_t>(std::min(bands, kMaxGroups) * 256), 256, "pairwise.nearest tiles " + R + "x" + C);
+    merge.args(values, indices, sdk::buffer(s, d), sdk::buffer(s, index), cl_long{first}, cl_long{end - first});
+    merge.enqueue(s, static_cast<size_t>(end - first), 0, "pairwise.nearest merge");
+  }
 }
 
 }  // namespace fugue::pairwise

@@ -22,11 +22,11 @@ struct Blocking {
   bool contiguous = false;
 };
 
-// The blocking for the call's device and measure (cheap measures, a multiply-add or two per coordinate,
+// The blocking for the call's device and measure, or for pairwise.nearest (cheap measures, a multiply-add or two per coordinate,
 // take larger blocks than those with divisions or powers); throws InvalidArgument naming
 // FUGUE_PAIRWISE_TUNING when it does not parse. Blocks whose local tiles do not fit the device come back
 // halved.
-Blocking blocking_of(const sdk::Call& call, const Measure& m);
+Blocking blocking_of(const sdk::Call& call, const Measure& m, bool nearest = false);
 
 // The text explain shows for a tiled plan.
 std::string blocking_text(const Blocking& b);
@@ -35,5 +35,12 @@ std::string blocking_text(const Blocking& b);
 // call), with blocking b.
 void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
                    uint32_t y, uint32_t d);
+
+// Enqueues pairwise.nearest's d and index [n, count] (operands d, index) for rows X [n, k] and Y [m, k]:
+// the tiled loop over bands of rows of X sweeping Y, each work-item keeping the `count` best of its
+// columns for each of its rows, then a merge of the 16 lists of each row (through a scratch of at most
+// 256 MB, rows taken in chunks that fit it).
+void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,
+                           int64_t count, uint32_t x, uint32_t y, uint32_t d, uint32_t index);
 
 }  // namespace fugue::pairwise
