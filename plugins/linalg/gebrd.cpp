@@ -47,7 +47,10 @@ class Gebrd final : public sdk::Operation {
                 sdk::out("e", array, kRealDtypes, "B's superdiagonal [..., n - 1], real"),
                 sdk::out("tauq", array, kFloatDtypes, "Q's reflectors' scalars [..., n]"),
                 sdk::out("taup", array, kFloatDtypes, "P's reflectors' scalars [..., n]")};
-    tolerance_f32 = 2e-4;
+    // The reflectors are not well conditioned: the H200's f32 differed from the reference by 2.4e-4 in
+    // an element of a 20 x 20 (scripts/gpu_conformance.sh). Backward error and orthogonality, which are,
+    // are checked against LAPACK by the integration tests.
+    tolerance_f32 = 2e-3;
     tolerance_f64 = 1e-11;
     test_cases = R"([
       {"name": "3x2, one work-item", "inputs": {"A": {"kind": "array", "shape": [20, 3, 2], "from": {"random": {"seed": 1}}}}},
