@@ -3,7 +3,8 @@
 # the seed's 36 blockings of the tiled pairwise plan, in each layout of LAYOUTS (rows and cols of D per work-group, 16 ... 96; set
 # through FUGUE_PAIRWISE_TUNING) timed on n x n rows of k f32 for each metric in METRICS, the best of each
 # printed last: what plugins/pairwise/tiles.cpp's table rows are made from.
-#   METRICS="euclidean chi2" N=8192 K=128 scripts/gpu_pairwise_sweep.sh
+#   METRICS="euclidean chi2" N=8192 K=128 SIDES="64 96" LAYOUTS=strided EXTRA=depth=32,prefetch=1 scripts/gpu_pairwise_sweep.sh
+# (EXTRA: further FUGUE_PAIRWISE_TUNING fields for every run)
 # Build and bundle first:  ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
 set -u
 source .gpu/env.sh
@@ -24,8 +25,8 @@ for metric in $METRICS; do
 JSON
   for layout in $LAYOUTS; do for rows in $SIDES; do
     for cols in $SIDES; do
-      FUGUE_PAIRWISE_TUNING=rows=$rows,cols=$cols,layout=$layout $F bench "$out/p.json" --repeat 10 --json "$out/b.json" > "$out/log.txt" 2>&1 || { echo "$metric $rows $cols $layout failed"; tail -3 "$out/log.txt"; continue; }
-      python3 -c "import json; print('$metric', $rows, $cols, json.load(open('$out/b.json'))['total']['median_s'] * 1e3, '$layout')"
+      FUGUE_PAIRWISE_TUNING=rows=$rows,cols=$cols,layout=$layout${EXTRA:+,$EXTRA} $F bench "$out/p.json" --repeat 10 --json "$out/b.json" > "$out/log.txt" 2>&1 || { echo "$metric $rows $cols $layout failed"; tail -3 "$out/log.txt"; continue; }
+      python3 -c "import json; print('$metric', $rows, $cols, json.load(open('$out/b.json'))['total']['median_s'] * 1e3, '$layout${EXTRA:+,$EXTRA}')"
     done
   done; done
 done | tee "$out/sweep.txt"

@@ -84,10 +84,11 @@ std::string counting_code(const sdk::Call& call, const sdk::Emitter& em, const C
       const std::string k = em.name("k"), v = em.name("v"), key = em.name("key");
       // Bins outside h count nothing (a value outside the range, NaN, an index out of range). Alone in its
       // group, the work-item adds straight into its copy: runs pay only against atomics.
+      const std::string kt = c.int_bin ? "int" : "long", limit = c.int_bin ? std::to_string(c.bins) : size;
       if (alone)
-        return element + "{\n  const long " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + size + ") " +
+        return element + "{\n  const " + kt + " " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + limit + ") " +
                update(k, counting ? "1" : value) + "\n}\n";
-      return element + "{\n  const long " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + size + ") {\n    const int " + key +
+      return element + "{\n  const " + kt + " " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + limit + ") {\n    const int " + key +
              " = (int)" + k + ";\n    const " + rt + " " + v + " = " + (counting ? "1" : value) + ";\n    if (" + key + " == " + run_k + ") " + run_v +
              " += " + v + ";\n    else {\n      if (" + run_k + " >= 0) " + update(run_k, run_v) + "\n      " + run_k + " = " + key + ";\n      " +
              run_v + " = " + v + ";\n    }\n  }\n}\n";

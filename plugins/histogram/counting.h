@@ -21,6 +21,8 @@ struct Counting {
   // Counts times an integer (unweighted histograms): each value adds `weight`, counted as 1 in the
   // work-group's copy and multiplied when the copy is added into h. Empty: each value adds its own.
   std::string weight;
+  // The bin expression is an int (histogram.even): compared as one, without widening to 64 bits.
+  bool int_bin = false;
 };
 
 // The dtypes h may have: what the device adds atomically (64-bit ones need cl_khr_int64_base_atomics).

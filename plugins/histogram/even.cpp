@@ -145,7 +145,8 @@ class Even final : public sdk::Operation {
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
-    const Counting c = counting_for(call, kH, kW, bins_of(call));
+    Counting c = counting_for(call, kH, kW, bins_of(call));
+    c.int_bin = true;
     if (em.phase() != FUGUE_PHASE_ELEMENT) {
       em.append(counting_code(call, em, c, "", "", ""));
       return;

@@ -70,6 +70,16 @@ Blocking overridden(Blocking b, const Measure& m, bool nearest, const char* text
       b = from_row(row_named(value), m, nearest);
       continue;
     }
+    if (key == "prefetch") {
+      if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected prefetch=0 or prefetch=1");
+      b.prefetch = value == "1";
+      continue;
+    }
+    if (key == "depth") {
+      if (value != "16" && value != "32") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected depth=16 or depth=32");
+      b.depth = value == "16" ? 16 : 32;
+      continue;
+    }
     if (key == "layout") {
       if (value != "strided" && value != "contiguous")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
@@ -83,7 +93,7 @@ Blocking overridden(Blocking b, const Measure& m, bool nearest, const char* text
                                  "(or both 0: no tiles, an element of D per work-item)");
     if (key == "rows") b.rows = v;
     else if (key == "cols") b.cols = v;
-    else throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: unknown field \"" + key + "\" (fields: row, rows, cols, layout)");
+    else throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch)");
   }
   if ((b.rows == 0) != (b.cols == 0))
     throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: rows " + std::to_string(b.rows) + " and cols " + std::to_string(b.cols) +
@@ -95,7 +105,7 @@ Blocking overridden(Blocking b, const Measure& m, bool nearest, const char* text
 // Local memory of blocking b: a tile of X and one of Y, each of 16 coordinates, a column of padding each.
 uint64_t local_bytes(const Blocking& b, fugue_dtype dtype) {
   const int64_t pad = b.contiguous ? 4 : 1;
-  return static_cast<uint64_t>(kSide * (b.rows + pad + b.cols + pad)) * abi::dtype_size(dtype);
+  return static_cast<uint64_t>(b.depth * (b.rows + pad + b.cols + pad)) * abi::dtype_size(dtype);
 }
 
 }  // namespace
@@ -114,8 +124,9 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool nearest) {
   if (static_cast<double>(x.shape[0]) * static_cast<double>(y.shape[0]) * static_cast<double>(x.shape[1]) < kSmallWork) b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
   if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, m, nearest, text);
   const fugue_dtype dtype = call.operand(0).dtype;
-  while (b.rows > 0 && local_bytes(b, dtype) > device.local_mem_bytes && (b.rows > kSide || b.cols > kSide)) {
-    if (b.rows >= b.cols) b.rows = std::max(kSide, b.rows / 2 / kSide * kSide);
+  while (b.rows > 0 && local_bytes(b, dtype) > device.local_mem_bytes && (b.depth > kSide || b.rows > kSide || b.cols > kSide)) {
+    if (b.depth > kSide) b.depth = kSide;
+    else if (b.rows >= b.cols) b.rows = std::max(kSide, b.rows / 2 / kSide * kSide);
     else b.cols = std::max(kSide, b.cols / 2 / kSide * kSide);
   }
   return b;
@@ -123,8 +134,8 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool nearest) {
 
 std::string blocking_text(const Blocking& b) {
   return "tiles of " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + " per 16 x 16 work-group, " + std::to_string(b.rows / kSide) + " x " +
-         std::to_string(b.cols / kSide) + " per work-item (" + (b.contiguous ? "contiguous" : "strided") + "), 16 coordinates at a time in local memory (" +
-         b.row + ")";
+         std::to_string(b.cols / kSide) + " per work-item (" + (b.contiguous ? "contiguous" : "strided") + "), " + std::to_string(b.depth) +
+         " coordinates at a time in local memory" + (b.prefetch ? ", the next prefetched" : "") + " (" + b.row + ")";
 }
 
 namespace {
@@ -160,7 +171,8 @@ class TileWriter {
 
   std::string extensions() const { return doubles_ ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : ""; }
   std::string prelude() const {
-    return "  const int t = get_local_id(0), tx = t % 16, ty = t / 16;\n  __local " + t + " xs[16 * " + rp_ + "], ys[16 * " + cp_ + "];\n";
+    const std::string Dp = std::to_string(b_.depth);
+    return "  const int t = get_local_id(0), tx = t % 16, ty = t / 16;\n  __local " + t + " xs[" + Dp + " * " + rp_ + "], ys[" + Dp + " * " + cp_ + "];\n";
   }
   // Element r of the work-item's rows (c of its columns) within the tile: strided, ty + 16 r (tx + 16 c);
   // contiguous, ty rx + r (tx ry + c), read from local memory by vector loads.
@@ -172,12 +184,16 @@ class TileWriter {
     for (int a = 0; a < m_.accumulators; ++a)
       for (int64_t r = 0; r < rx; ++r)
         for (int64_t c = 0; c < ry; ++c) code += "  " + at_ + " " + acc(a, r, c) + " = 0;\n";
-    // One loop over chunks of 16 coordinates, the last possibly partial (zc). (A partial chunk written
-    // after the loop gave wrong distances on PoCL where the loop made one trip, k = 19, for reasons not
-    // found; k = 16 and 37 were right.)
-    code += "  for (int s0 = 0; s0 < " + std::to_string(k_) + "; s0 += 16) {\n    const int zc = min(16, " + std::to_string(k_) + " - s0);\n" +
-            chunk(i0, j0) + "  }\n";
-    return code;
+    // One loop over chunks of `depth` coordinates, the last possibly partial (zc). (A partial chunk
+    // written after the loop gave wrong distances on PoCL where the loop made one trip, k = 19, for
+    // reasons not found; k = 16 and 37 were right.) With prefetch, each work-item holds its share of
+    // the next chunk in registers, loaded while the current one is computed.
+    const std::string K = std::to_string(k_), Dp = std::to_string(b_.depth);
+    if (b_.prefetch) code += staging(i0, j0, "0", true);
+    code += "  for (int s0 = 0; s0 < " + K + "; s0 += " + Dp + ") {\n    const int zc = min(" + Dp + ", " + K + " - s0);\n";
+    code += b_.prefetch ? stores() + "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (s0 + " + Dp + " < " + K + ") {\n" + staging(i0, j0, "s0 + " + Dp, false) + "    }\n"
+                        : staging(i0, j0, "s0", false) + "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    return code + updates() + "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
   }
 
   std::string value(int64_t r, int64_t c) const {
@@ -204,25 +220,51 @@ class TileWriter {
     return code;
   }
 
-  // One chunk of zc coordinates from s0: staged (rows past the end and coordinates past k as zeros: their
-  // results are not used), then every work-item's block updated from local memory (a loop of 16 known
-  // trips, unrolled on GPUs, for every chunk but a partial last one).
-  std::string chunk(const std::string& i0, const std::string& j0) const {
+  // The elements a work-item stages per tile and chunk: rows x depth over 256 work-items (rows and
+  // depth are multiples of 16, so the share is whole).
+  int64_t share(int64_t rows) const { return rows * b_.depth / 256; }
+
+  // The chunk from coordinate `from`: each work-item's share of X's and Y's tiles (rows past the end and
+  // coordinates past k as zeros: their results are not used), into local memory, or (prefetch) into
+  // registers px<q>, py<q> (declared when `declare`).
+  std::string staging(const std::string& i0, const std::string& j0, const std::string& from, bool declare) const {
     std::string code;
-    const std::string K = std::to_string(k_);
-    for (const auto& [tile, rows, P, total, base, source] : {std::tuple{"xs", b_.rows, rp_, "N", i0, "X"}, std::tuple{"ys", b_.cols, cp_, "M", j0, "Y"}})
-      code += "    for (int e = t; e < " + std::to_string(rows * kSide) + "; e += 256) {\n      const int row = e / 16, z = e - row * 16;\n      const long g = " +
-              base + " + row;\n      " + tile + "[z * " + P + " + row] = g < " + total + " && z < zc ? " + source + "[g * " + K +
-              " + s0 + z] : (" + t + ")0;\n    }\n";
-    code += "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    const std::string K = std::to_string(k_), Dp = std::to_string(b_.depth);
+    for (const auto& [tile, rows, P, total, base, source, reg] :
+         {std::tuple{"xs", b_.rows, rp_, "N", i0, "X", "px"}, std::tuple{"ys", b_.cols, cp_, "M", j0, "Y", "py"}})
+      for (int64_t q = 0; q < share(rows); ++q) {
+        const std::string e = "(t + " + std::to_string(256 * q) + ")", row = e + " / " + Dp, z = e + " % " + Dp, g = "(" + base + " + " + row + ")";
+        const std::string value = g + " < " + total + " && " + from + " + " + z + " < " + K + " ? " + source + "[" + g + " * " + K + " + " + from + " + " + z +
+                                  "] : (" + t + ")0";
+        if (b_.prefetch) code += std::string("    ") + (declare ? t + " " : "") + reg + std::to_string(q) + " = " + value + ";\n";
+        else code += std::string("    ") + tile + "[" + z + " * " + P + " + " + row + "] = " + value + ";\n";
+      }
+    return code;
+  }
+
+  // Prefetch: the registers of the chunk into local memory.
+  std::string stores() const {
+    std::string code;
+    const std::string Dp = std::to_string(b_.depth);
+    for (const auto& [tile, rows, P, reg] : {std::tuple{"xs", b_.rows, rp_, "px"}, std::tuple{"ys", b_.cols, cp_, "py"}})
+      for (int64_t q = 0; q < share(rows); ++q) {
+        const std::string e = "(t + " + std::to_string(256 * q) + ")";
+        code += std::string("    ") + tile + "[" + e + " % " + Dp + " * " + P + " + " + e + " / " + Dp + "] = " + reg + std::to_string(q) + ";\n";
+      }
+    return code;
+  }
+
+  // Every work-item's block updated over the chunk's zc coordinates from local memory (a loop of
+  // `depth` known trips, unrolled on GPUs, for every chunk but a partial last one).
+  std::string updates() const {
+    const std::string Dp = std::to_string(b_.depth);
     std::string body = loads("x", "xs", "z * " + rp_, rx, [&](int64_t r) { return row(r); }) + loads("y", "ys", "z * " + cp_, ry, [&](int64_t c) { return col(c); });
     for (int64_t r = 0; r < rx; ++r)
       for (int64_t c = 0; c < ry; ++c)
         for (int a = 0; a < m_.accumulators; ++a)
           body += "      " + m_.update(a, "x" + std::to_string(r), "y" + std::to_string(c), acc(a, r, c), p_, in_f32_) + "\n";
-    code += "    if (zc == 16) {\n" + std::string(unroll_ ? "    #pragma unroll\n" : "") + "    for (int z = 0; z < 16; ++z) {\n" + body +
-            "    }\n    } else {\n    for (int z = 0; z < zc; ++z) {\n" + body + "    }\n    }\n";
-    return code + "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    return "    if (zc == " + Dp + ") {\n" + std::string(unroll_ ? "    #pragma unroll\n" : "") + "    for (int z = 0; z < " + Dp + "; ++z) {\n" + body +
+           "    }\n    } else {\n    for (int z = 0; z < zc; ++z) {\n" + body + "    }\n    }\n";
   }
 
   const Measure& m_;

@@ -20,6 +20,8 @@ struct Blocking {
   // Each work-item's rows and columns of the tile: contiguous runs (vector loads from local memory,
   // vector stores into D), or strided by 16 (scalar).
   bool contiguous = false;
+  int64_t depth = 16;     // coordinates staged in local memory at a time (the seed's z): 16 or 32
+  bool prefetch = false;  // each work-item loads its share of the next chunk into registers first
 };
 
 // The blocking for the call's device and measure, or for pairwise.nearest (cheap measures, a multiply-add or two per coordinate,

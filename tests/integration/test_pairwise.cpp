@@ -78,7 +78,7 @@ same('k_intersection', np.minimum(X[:, None, :], Y[None, :, :]).sum(-1)))",
     }
 }
 
-// The tiled plan: every blocking and layout (FUGUE_PAIRWISE_TUNING; the ELEMENT plan as rows=0) gives SciPy's
+// The tiled plan: every blocking, layout, depth and prefetch (FUGUE_PAIRWISE_TUNING; the ELEMENT plan as rows=0) gives SciPy's
 // distances on sizes that are multiples of no tile (77 x 131 rows of 37 coordinates: a partial chunk
 // of 16 too), and the same values as each other; explain names the blocking.
 TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
@@ -91,9 +91,9 @@ TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
     std::vector<const char*> metrics;
   };
   const std::vector<Case> cases = {
-      {"f64", {"rows=0,cols=0", "rows=16,cols=16", "rows=96,cols=32", "rows=32,cols=64,layout=contiguous"},
+      {"f64", {"rows=0,cols=0", "rows=16,cols=16,depth=32", "rows=96,cols=32,prefetch=1", "rows=32,cols=64,layout=contiguous,depth=32,prefetch=1"},
        {"euclidean", "manhattan", "chebyshev", "minkowski", "chi2", "canberra", "cosine"}},
-      {"f32", {"rows=0,cols=0", "rows=64,cols=64", "rows=48,cols=48,layout=contiguous"}, {"sqeuclidean", "chi2", "cosine"}}};
+      {"f32", {"rows=0,cols=0", "rows=64,cols=64", "rows=48,cols=48,layout=contiguous,prefetch=1"}, {"sqeuclidean", "chi2", "cosine"}}};
   for (const Case& c : cases) {
     auto rows = [&](const char* name, int64_t count, uint64_t sd) {
       return "\"" + std::string(name) + R"(": {"kind": "array", "dtype": ")" + c.dtype + R"(", "shape": [)" + std::to_string(count) +
