@@ -29,9 +29,11 @@ struct Row {
 const std::vector<Row>& table() {
   static const std::vector<Row> rows = {
       // H200 (scripts/gpu_pairwise_sweep.sh, 8192 x 8192 rows of 128 f32, the 36 blockings in both
-      // layouts): euclidean best at 96 x 96 strided, 1.058 ms (64 x 64: 1.106; contiguous at best 1.137),
-      // manhattan 96 x 96, 1.044 ms; chi2 64 x 64, 4.79 ms; cosine 64 x 48, 2.81 ms (48 x 48: 2.85).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 48}, {32, 96}},
+      // layouts): euclidean best at 96 x 96 strided (1.058 ms; contiguous at best 1.137), manhattan too;
+      // after the staging was unrolled, 96 x 96 0.869 ms, 64 x 64 0.926; depth 32 or prefetch slower
+      // (0.98, 0.94). Dear: 64 x 96 chi2 4.86 ms (64 x 64 4.85), cosine 2.62 (2.77). Nearest
+      // (scripts/gpu_nearest_sweep.sh, 10^5 queries, 16 nearest): 32 x 96 295 ms, 32 x 64 323, 16 x 96 348.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {32, 96}},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32, euclidean: 32 x 32 91.7 ms, 64 x 64 116.9 ms, the
       // ELEMENT plan 241 ms (SciPy's cdist 215 ms); loops not unrolled (unrolled: 300 and 197 ms).
