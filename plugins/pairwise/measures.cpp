@@ -118,7 +118,7 @@ const std::vector<Measure>& metrics() {
          const LD d = 1 - dot(x, y) / (std::sqrt(dot(x, x)) * std::sqrt(dot(y, y)));
          return std::isnan(d) ? d : std::min<LD>(std::max<LD>(d, 0), 2);
        },
-       true, true},
+       true, true, 1, 2},
   };
   return table;
 }

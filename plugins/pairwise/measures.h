@@ -35,6 +35,9 @@ struct Measure {
   // More than a multiply-add or two per coordinate (divisions, powers, several accumulators): the
   // tiled plan gives it smaller register blocks (tiles.h).
   bool dear = false;
+  // Accumulators that read only x (only y), -1 for none: the tiled plan keeps one per row (per column)
+  // of a block rather than one per element (cosine's norms).
+  int x_only = -1, y_only = -1;
 };
 
 // OpenCL C declaring `const T value` = the measure of one pair of rows: accumulators over s = 0..k-1,

@@ -35,9 +35,10 @@ const std::vector<Row>& table() {
       // (scripts/gpu_nearest_sweep.sh, 10^5 queries, 16 nearest): 32 x 96 295 ms, 32 x 64 323, 16 x 96 348.
       {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {32, 96}},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
-      // PoCL, 2 cores, 2000 x 2000 rows of 128 f32, euclidean: 32 x 32 91.7 ms, 64 x 64 116.9 ms, the
-      // ELEMENT plan 241 ms (SciPy's cdist 215 ms); loops not unrolled (unrolled: 300 and 197 ms).
-      {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {32, 32}, {32, 32}},
+      // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
+      // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
+      // 64 x 64 99.6 ms, 32 x 32 146 (cdist 125), canberra 254.6 and 260 (cdist 545). Loops not unrolled.
+      {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {64, 64}, {32, 32}},
       {0, "", "default", {32, 32}, {32, 32}, {32, 32}},
   };
   return rows;
@@ -185,7 +186,8 @@ class TileWriter {
     std::string code;
     for (int a = 0; a < m_.accumulators; ++a)
       for (int64_t r = 0; r < rx; ++r)
-        for (int64_t c = 0; c < ry; ++c) code += "  " + at_ + " " + acc(a, r, c) + " = 0;\n";
+        for (int64_t c = 0; c < ry; ++c)
+          if (owns(a, r, c)) code += "  " + at_ + " " + acc_of(a, r, c) + " = 0;\n";
     // One loop over chunks of `depth` coordinates, the last possibly partial (zc). (A partial chunk
     // written after the loop gave wrong distances on PoCL where the loop made one trip, k = 19, for
     // reasons not found; k = 16 and 37 were right.) With prefetch, each work-item holds its share of
@@ -200,12 +202,16 @@ class TileWriter {
 
   std::string value(int64_t r, int64_t c) const {
     std::vector<std::string> accs;
-    for (int a = 0; a < m_.accumulators; ++a) accs.push_back(acc(a, r, c));
+    for (int a = 0; a < m_.accumulators; ++a) accs.push_back(acc_of(a, r, c));
     return "(" + t + ")(" + m_.finish(accs, p_, in_f32_) + ")";
   }
 
  private:
   static std::string acc(int a, int64_t r, int64_t c) { return "acc" + std::to_string(a) + "_" + std::to_string(r) + "_" + std::to_string(c); }
+  // Element (r, c)'s accumulator a: a row's own where it reads only x (Measure::x_only), a column's where
+  // only y; `owns` says whether (r, c) is the element that declares and updates it.
+  std::string acc_of(int a, int64_t r, int64_t c) const { return acc(a, a == m_.y_only ? 0 : r, a == m_.x_only ? 0 : c); }
+  bool owns(int a, int64_t r, int64_t c) const { return (a != m_.x_only || c == 0) && (a != m_.y_only || r == 0); }
 
   // Declarations of `stem`0..count-1 (of the arithmetic's type) from local array `tile`, row `row`,
   // positions at_index(q) of the run.
@@ -264,7 +270,7 @@ class TileWriter {
     for (int64_t r = 0; r < rx; ++r)
       for (int64_t c = 0; c < ry; ++c)
         for (int a = 0; a < m_.accumulators; ++a)
-          body += "      " + m_.update(a, "x" + std::to_string(r), "y" + std::to_string(c), acc(a, r, c), p_, in_f32_) + "\n";
+          if (owns(a, r, c)) body += "      " + m_.update(a, "x" + std::to_string(r), "y" + std::to_string(c), acc_of(a, r, c), p_, in_f32_) + "\n";
     return "    if (zc == " + Dp + ") {\n" + std::string(unroll_ ? "    #pragma unroll\n" : "") + "    for (int z = 0; z < " + Dp + "; ++z) {\n" + body +
            "    }\n    } else {\n    for (int z = 0; z < zc; ++z) {\n" + body + "    }\n    }\n";
   }
