@@ -194,11 +194,23 @@ class KernelSum final : public sdk::Operation {
   }
 
   sdk::Plan plan(const sdk::Call& call) const override {
+    const Blocking b = blocking_of(call, measure_of(call, true), true);
+    if (b.rows > 0) {
+      sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, call.operand(kX).shape[0]);
+      for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
+      p.variant = "K v summed over each work-item's columns, a row's 16 sums added; " + blocking_text(b);
+      return p;
+    }
     sdk::Plan plan = rows_plan(call.operand(kX).shape[0]);
     plan.partitions = {sdk::batch_partition(2, 0), sdk::partition(FUGUE_PARTITION_WHOLE, 2), sdk::partition(FUGUE_PARTITION_WHOLE, 1),
                        sdk::batch_partition(1, 0)};
     plan.variant = "a row of X per work-item, Y and v read whole";
     return plan;
+  }
+
+  void execute(const sdk::Call& call, const fugue_device_services& s) const override {
+    const Measure& m = measure_of(call, true);
+    enqueue_kernel_sum_tiles(call, s, m, parameters_of(call, true, call.operand(kX).shape[1]), blocking_of(call, m, true), kX, kY, kV, kOut);
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {

@@ -22,7 +22,9 @@ struct Row {
   const char* name;        // the row's name
   int64_t cheap[2];        // rows, cols for measures of a multiply-add or two per coordinate
   int64_t dear[2];         // for the others (Measure::dear)
-  int64_t nearest[2];      // pairwise.nearest (each row of a work-item keeps a list in private memory)
+  // pairwise.nearest and kernel_sum: bands of rows sweep Y (row blocks small enough to keep many
+  // work-groups busy; nearest keeps a list per row of a work-item in private memory)
+  int64_t per_row[2];
 };
 
 // The table, most specific first; the last row matches every device.
@@ -57,20 +59,20 @@ const Row& row_named(const std::string& name) {
   throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: no table row \"" + name + "\" (rows: " + names + ")");
 }
 
-Blocking from_row(const Row& r, const Measure& m, bool nearest) {
-  const int64_t* b = nearest ? r.nearest : m.dear ? r.dear : r.cheap;
+Blocking from_row(const Row& r, const Measure& m, bool per_row) {
+  const int64_t* b = per_row ? r.per_row : m.dear ? r.dear : r.cheap;
   return {std::string(r.name) + " row", b[0], b[1]};
 }
 
 // FUGUE_PAIRWISE_TUNING's fields applied to `b`.
-Blocking overridden(Blocking b, const Measure& m, bool nearest, const char* text) {
+Blocking overridden(Blocking b, const Measure& m, bool per_row, const char* text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     if (key == "row") {
-      b = from_row(row_named(value), m, nearest);
+      b = from_row(row_named(value), m, per_row);
       continue;
     }
     if (key == "prefetch") {
@@ -113,19 +115,19 @@ uint64_t local_bytes(const Blocking& b, fugue_dtype dtype) {
 
 }  // namespace
 
-Blocking blocking_of(const sdk::Call& call, const Measure& m, bool nearest) {
+Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const fugue_device_desc& device = call.device();
   Blocking b;
   for (const Row& r : table())  // the first row matching
     if ((r.type == 0 || r.type == device.type) && contains(device.vendor, r.vendor)) {
-      b = from_row(r, m, nearest);
+      b = from_row(r, m, per_row);
       break;
     }
   // Small products (n m k below 2^23) keep the ELEMENT plan, which joins the kernels of the operations
   // around it: there a launch saved outweighs the tiles' reuse. FUGUE_PAIRWISE_TUNING still sets tiles.
   const fugue_type &x = call.operand(0), &y = call.operand(1);
   if (static_cast<double>(x.shape[0]) * static_cast<double>(y.shape[0]) * static_cast<double>(x.shape[1]) < kSmallWork) b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
-  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, m, nearest, text);
+  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, m, per_row, text);
   const fugue_dtype dtype = call.operand(0).dtype;
   while (b.rows > 0 && local_bytes(b, dtype) > device.local_mem_bytes && (b.depth > kSide || b.rows > kSide || b.cols > kSide)) {
     if (b.depth > kSide) b.depth = kSide;
@@ -389,6 +391,38 @@ void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s
     merge.args(values, indices, sdk::buffer(s, d), sdk::buffer(s, index), cl_long{first}, cl_long{end - first});
     merge.enqueue(s, static_cast<size_t>(end - first), 0, "pairwise.nearest merge");
   }
+}
+
+void enqueue_kernel_sum_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,
+                              uint32_t x, uint32_t y, uint32_t v, uint32_t out) {
+  const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
+  const TileWriter w(call, s, m, p, b, x);
+  const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t;
+  // Each work-group takes bands of rows of X and sweeps Y tile by tile, each work-item summing K v over
+  // its columns for each of its rows; a row's 16 partial sums then meet in local memory.
+  std::string src = w.extensions() + "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid kernel_sum_tiles(__global const " + t +
+                    "* restrict X, __global const " + t + "* restrict Y, __global const " + t + "* restrict V, __global " + t +
+                    "* restrict Out, const long N, const long M) {\n" + w.prelude();
+  src += "  __local " + t + " partial[" + R + " * 16];\n  const long bands = (N + " + R + " - 1) / " + R + ";\n";
+  src += "  for (long band = get_group_id(0); band < bands; band += get_num_groups(0)) {\n  const long i0 = band * " + R + ";\n";
+  for (int64_t r = 0; r < w.rx; ++r) src += "  " + t + " sum" + std::to_string(r) + " = 0;\n";
+  src += "  for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.compute("i0", "j0");
+  for (int64_t c = 0; c < w.ry; ++c) {
+    const std::string cs = std::to_string(c);
+    src += "  { const long j = j0 + " + w.col(c) + ";\n    if (j < M) {\n      const " + t + " vj = V[j];\n";
+    for (int64_t r = 0; r < w.rx; ++r) src += "      sum" + std::to_string(r) + " += " + w.value(r, c) + " * vj;\n";
+    src += "    }\n  }\n";
+  }
+  src += "  }\n";
+  for (int64_t r = 0; r < w.rx; ++r) src += "  partial[(" + w.row(r) + ") * 16 + tx] = sum" + std::to_string(r) + ";\n";
+  src += "  barrier(CLK_LOCAL_MEM_FENCE);\n  if (t < " + R + " && i0 + t < N) {\n    " + t +
+         " total = 0;\n    for (int l = 0; l < 16; ++l) total += partial[t * 16 + l];\n    Out[i0 + t] = total;\n  }\n";
+  src += "  barrier(CLK_LOCAL_MEM_FENCE);\n  }\n}\n";
+  cl_program program = sdk::build_program(s, src);
+  sdk::Kernel kernel(program, "kernel_sum_tiles");
+  kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, v), sdk::buffer(s, out), cl_long{n}, cl_long{mm});
+  const int64_t bands = (n + b.rows - 1) / b.rows;
+  kernel.enqueue(s, static_cast<size_t>(std::min(bands, kMaxGroups) * 256), 256, "pairwise.kernel_sum tiles " + R + "x" + C);
 }
 
 }  // namespace fugue::pairwise

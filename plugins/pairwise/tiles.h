@@ -24,11 +24,11 @@ struct Blocking {
   bool prefetch = false;  // each work-item loads its share of the next chunk into registers first
 };
 
-// The blocking for the call's device and measure, or for pairwise.nearest (cheap measures, a multiply-add or two per coordinate,
+// The blocking for the call's device and measure, or (per_row) for pairwise.nearest and kernel_sum (cheap measures, a multiply-add or two per coordinate,
 // take larger blocks than those with divisions or powers); throws InvalidArgument naming
 // FUGUE_PAIRWISE_TUNING when it does not parse. Blocks whose local tiles do not fit the device come back
 // halved.
-Blocking blocking_of(const sdk::Call& call, const Measure& m, bool nearest = false);
+Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row = false);
 
 // The text explain shows for a tiled plan.
 std::string blocking_text(const Blocking& b);
@@ -44,5 +44,11 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
 // 256 MB, rows taken in chunks that fit it).
 void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,
                            int64_t count, uint32_t x, uint32_t y, uint32_t d, uint32_t index);
+
+// Enqueues pairwise.kernel_sum's y [n] = K v (operand out) for rows X [n, k], Y [m, k] and v [m]: the tiled
+// loop over bands of rows of X sweeping Y, each work-item summing over its columns, then a row's 16
+// partial sums added in local memory.
+void enqueue_kernel_sum_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,
+                              uint32_t x, uint32_t y, uint32_t v, uint32_t out);
 
 }  // namespace fugue::pairwise

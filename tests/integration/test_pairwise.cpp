@@ -148,10 +148,10 @@ TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
   EXPECT_NE(bad.out.find("FUGUE_PAIRWISE_TUNING: \"rows=40\""), std::string::npos) << bad.out;
 }
 
-// pairwise.nearest's tiled plan under several blockings, rows and columns multiples of no tile: the
-// distances and indices of a full stable sort, exactly (f64 data of small integers: many exact ties,
-// which must go to the lower index).
-TEST(Pairwise, TiledNearestMatchesAStableSort) {
+// pairwise.nearest's and kernel_sum's tiled plans under several blockings, rows and columns multiples of
+// no tile: the distances and indices of a full stable sort, exactly (f64 data of small integers: many
+// exact ties, which must go to the lower index), and K v as NumPy computes it.
+TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
   if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
@@ -164,11 +164,13 @@ TEST(Pairwise, TiledNearestMatchesAStableSort) {
           return "\"" + std::string(name) + R"(0": {"kind": "array", "dtype": "f64", "shape": [)" + std::to_string(n) +
                  R"(, 19], "from": {"random": {"seed": )" + std::to_string(sd) + R"(, "low": 0, "high": 4}}})";
         };
-        test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + rows("X", 70, seed) + ", " + rows("Y", 333, seed + 1) + R"(},
+        test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + rows("X", 70, seed) + ", " + rows("Y", 333, seed + 1) +
+                                             R"(, "v": {"kind": "array", "dtype": "f64", "shape": [333], "from": {"random": {"seed": 5, "low": -1, "high": 1}}}},
           "body": [{"op": "array.floor", "out": ["X"], "in": ["X0"]}, {"op": "array.floor", "out": ["Y"], "in": ["Y0"]},
                    {"op": "pairwise.nearest", "out": ["d", "index"], "in": ["X", "Y"], "attrs": {"metric": ")" + metric + R"(", "count": )" +
-                                                 std::to_string(count) + R"(}}],
-          "outputs": {"X": "X.npy", "Y": "Y.npy", "d": "d.npy", "index": "index.npy"}})");
+                                                 std::to_string(count) + R"(}},
+                   {"op": "pairwise.kernel_sum", "out": ["ks"], "in": ["X", "Y", "v"], "attrs": {"kind": "gaussian", "gamma": 0.01}}],
+          "outputs": {"X": "X.npy", "Y": "Y.npy", "v": "v.npy", "d": "d.npy", "index": "index.npy", "ks": "ks.npy"}})");
         ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", blocking, 1), 0);
         auto explained = test::run_fugue("explain " + (dir / "p.json").string());
         auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
@@ -185,6 +187,8 @@ else: D = np.where(a + b != 0, (a - b) ** 2 / np.where(a + b != 0, a + b, 1), 0)
 order = np.argsort(D, axis=1, kind='stable')[:, :count]
 got_d, got_i = np.load(d + 'd.npy'), np.load(d + 'index.npy')
 assert np.allclose(got_d, np.take_along_axis(D, order, 1), rtol=1e-12, atol=1e-12), np.abs(got_d - np.take_along_axis(D, order, 1)).max()
+K = np.exp(-0.01 * ((a - b) ** 2).sum(-1))
+assert np.allclose(np.load(d + 'ks.npy'), K @ np.load(d + 'v.npy'), rtol=1e-12, atol=1e-12), 'kernel_sum'
 if metric != 'chi2':  # sums of small integers: exact, so ties are exact and go to the lower index
     assert np.array_equal(got_i, order), np.argwhere(got_i != order)[:3]
 print('sorted alike')
