@@ -3,12 +3,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace fugue::histogram {
 
 namespace {
 
 bool is_64_bit(fugue_dtype d) { return d == FUGUE_DTYPE_I64 || d == FUGUE_DTYPE_F64; }
+
+// Whether values in a run of equal bins are added in a register first (the default); the experiment
+// FUGUE_HISTOGRAM_TUNING=runs=0 updates the copy for every value. Anything else is refused.
+bool use_runs() {
+  const char* text = std::getenv("FUGUE_HISTOGRAM_TUNING");
+  if (!text || !*text || std::string(text) == "runs=1") return true;
+  if (std::string(text) == "runs=0") return false;
+  throw sdk::InvalidArgument(std::string("FUGUE_HISTOGRAM_TUNING: \"") + text + "\": expected runs=0 or runs=1");
+}
 
 // The local copy's dtype: 32-bit counts when counting, else h's own.
 fugue_dtype copy_dtype(const Counting& c) { return c.weight.empty() ? c.dtype : FUGUE_DTYPE_U32; }
@@ -86,6 +96,9 @@ std::string counting_code(const sdk::Call& call, const sdk::Emitter& em, const C
       // group, the work-item adds straight into its copy: runs pay only against atomics.
       const std::string kt = c.int_bin ? "int" : "long", limit = c.int_bin ? std::to_string(c.bins) : size;
       if (alone)
+        return element + "{\n  const " + kt + " " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + limit + ") " +
+               update(k, counting ? "1" : value) + "\n}\n";
+      if (!use_runs())
         return element + "{\n  const " + kt + " " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + limit + ") " +
                update(k, counting ? "1" : value) + "\n}\n";
       return element + "{\n  const " + kt + " " + k + " = " + bin + ";\n  if (" + k + " >= 0 && " + k + " < " + limit + ") {\n    const int " + key +
