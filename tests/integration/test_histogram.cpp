@@ -151,6 +151,35 @@ TEST(Histogram, FusesWithItsProducersAndStartsFromZeroInLoops) {
   EXPECT_NE(r.out.find("zeroed before the kernel (outputs updated by atomics): {h}"), std::string::npos) << r.out;
 }
 
+// The grid-stride walk a GPU takes (several elements a trip, their loads issued before any is
+// binned): histograms fused with their producers, bincount with weights and array.scatter_add give the
+// reference's counts exactly, with runs of equal bins and without (FUGUE_HISTOGRAM_TUNING=runs=0).
+TEST(Histogram, UnrolledWalksGiveTheReferenceCounts) {
+  test::TempDir dir;
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [100003], "from": {"random": {"seed": 1, "low": 0, "high": 1}}},
+    "y": {"kind": "array", "dtype": "f32", "shape": [100003], "from": {"random": {"seed": 2, "low": 0, "high": 1}}},
+    "idx": {"kind": "array", "dtype": "i32", "shape": [100003], "from": {"random": {"seed": 3, "low": -2, "high": 40}}},
+    "w": {"kind": "array", "dtype": "i64", "shape": [100003], "from": {"random": {"seed": 4, "low": 0, "high": 9}}},
+    "s": {"kind": "array", "dtype": "i64", "shape": [40], "from": {"zeros": {}}}},
+    "body": [{"op": "array.sub", "out": ["d"], "in": ["x", "y"]},
+             {"op": "array.abs", "out": ["e"], "in": ["d"]},
+             {"op": "histogram.even", "out": ["h"], "in": ["e"], "attrs": {"bins": 256, "low": 0, "high": 1}},
+             {"op": "histogram.bincount", "out": ["b"], "in": ["idx", "w"], "attrs": {"length": 40}},
+             {"op": "array.scatter_add", "out": ["s"], "in": ["s", "idx", "w"]}],
+    "outputs": {"h": "h.npy", "b": "b.npy", "s": "s.npy"}})");
+  const auto reference = test::run_reference(program);
+  for (const char* runs : {"runs=1", "runs=0"})
+    for (const char* tuning : {"blocked_items=0,element_unroll=4,item_local=64", "blocked_items=0,element_unroll=3,item_local=256"}) {
+      ASSERT_EQ(setenv("FUGUE_TUNING", tuning, 1), 0);
+      ASSERT_EQ(setenv("FUGUE_HISTOGRAM_TUNING", runs, 1), 0);
+      auto out = test::run_on_device(program);
+      unsetenv("FUGUE_TUNING");
+      unsetenv("FUGUE_HISTOGRAM_TUNING");
+      test::expect_same(out, reference, 0, std::string(tuning) + " " + runs);
+    }
+}
+
 // Bad attributes and operands are refused with their names.
 TEST(Histogram, BadCallsAreRefusedWithTheirPlace) {
   test::TempDir dir;
