@@ -33,6 +33,7 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "item_groups_per_cu") t.item_groups_per_cu = value;
     else if (key == "blocked_items") t.blocked_items = value != 0;
     else if (key == "element_unroll") t.element_unroll = std::clamp<int64_t>(value, 1, 16);
+    else if (key == "scatter_unroll") t.scatter_unroll = std::clamp<int64_t>(value, 1, 16);
     else if (key == "grid_tile_cols") t.grid_tile_cols = std::max<int64_t>(value, 0);
     else if (key == "grid_strip_rows") t.grid_strip_rows = std::max<int64_t>(value, 0);
     else if (key == "grid_strip_unroll") t.grid_strip_unroll = std::clamp<int64_t>(value, 1, 16);
@@ -44,7 +45,7 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "extent_args") t.extent_arguments = value != 0;
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
-                      "item_groups_per_cu, blocked_items, element_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
+                      "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
                       "local_tile_cols, local_tile_passes, block_groups_per_cu, block_local, block_team_items, extent_args)");
   }
 }
@@ -61,6 +62,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.item_groups_per_cu = 4;
     t.blocked_items = true;
     t.element_unroll = 1;
+    t.scatter_unroll = 1;
     t.block_groups_per_cu = 16;
     t.extent_arguments = true;
     t.grid_strip_rows = 0;  // blocked runs already walk rows in order
@@ -111,6 +113,11 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
 Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
   Launch launch = choose_launch(group.plan, device, kernel_max_local);
   const LaunchTuning tuning = tuning_for(device);
+  const bool scatter = std::any_of(group.ops.begin(), group.ops.end(), [](const PlannedOp* op) {
+    return std::any_of(op->plan.partitions.begin(), op->plan.partitions.end(),
+                       [](const abi::Partition& part) { return part.kind == FUGUE_PARTITION_SCATTER; });
+  });
+  if (scatter && !launch.blocked && launch.unroll > 1) launch.unroll = std::max(launch.unroll, tuning.scatter_unroll);
   if (group.teams) {
     // Entries side by side: as many teams as the group holds, local memory allows and the device's
     // (or the built kernel's) work-group limit takes.

@@ -1,8 +1,8 @@
 // counting.h: what every histogram operation shares: h[k] += v at bins k its data decide, at ITEM level
 // (so the element loop fuses with the operations producing the data), h an output the core zeroes
 // before the kernel (a SCATTER partition, ABI 2.5). Contention stays low whatever the data:
-// - each work-item adds up a run of equal bins in a register and updates once per run (all values in
-//   one bin: one update per work-item);
+// - without a copy, each work-item adds up a run of equal bins in a register and updates h once per
+//   run (all values in one bin: one update per work-item);
 // - where h fits a share of local memory, each work-group counts into its own copy there (counts as
 //   32-bit integers, the cheapest atomics) and adds the copy into h at the end, skipping empty bins,
 //   each group starting at its own bin: global updates per bin and work-group, not per value.
