@@ -2,6 +2,7 @@
 #include "tiles.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -331,6 +332,8 @@ void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s
   const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
   const TileWriter w(call, s, m, p, b, x);
   const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t, Q = std::to_string(count);
+  // The lists' indices as ints where Y's rows allow (half the private memory of longs).
+  const std::string it = mm <= INT32_MAX ? "int" : "long";
   // Kernel 1: each work-group takes bands of `rows` rows of X and sweeps Y tile by tile; each work-item
   // keeps, for each of its rows, the `count` best of the columns it computes (those of its tx) sorted
   // in private memory, a value entering only below the worst kept (rarely, once the list is full), and
@@ -342,7 +345,7 @@ void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s
   src += "  for (long band = get_group_id(0); band < bands; band += get_num_groups(0)) {\n  const long i0 = first + band * " + R + ";\n";
   for (int64_t r = 0; r < w.rx; ++r) {
     const std::string rs = std::to_string(r);
-    src += "  " + t + " bd" + rs + "[" + Q + "]; long bi" + rs + "[" + Q + "];\n  for (int q = 0; q < " + Q + "; ++q) { bd" + rs + "[q] = INFINITY; bi" + rs +
+    src += "  " + t + " bd" + rs + "[" + Q + "]; " + it + " bi" + rs + "[" + Q + "];\n  for (int q = 0; q < " + Q + "; ++q) { bd" + rs + "[q] = INFINITY; bi" + rs +
            "[q] = -1; }\n  " + t + " worst" + rs + " = INFINITY; bool open" + rs + " = true;\n";
   }
   src += "  for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.compute("i0", "j0");
@@ -355,7 +358,7 @@ void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s
       src += "      if (j < M && (v < worst" + rs + " || (open" + rs + " && !isnan(v)))) {\n";
       src += "        int q = " + Q + " - 1;\n        while (q > 0 && (v < " + bd + "[q - 1] || " + bi + "[q - 1] < 0)) { " + bd + "[q] = " + bd + "[q - 1]; " + bi +
              "[q] = " + bi + "[q - 1]; --q; }\n";
-      src += "        " + bd + "[q] = v; " + bi + "[q] = j; worst" + rs + " = " + bd + "[" + Q + " - 1]; open" + rs + " = " + bi + "[" + Q + " - 1] < 0;\n      }\n    }\n";
+      src += "        " + bd + "[q] = v; " + bi + "[q] = (" + it + ")j; worst" + rs + " = " + bd + "[" + Q + " - 1]; open" + rs + " = " + bi + "[" + Q + " - 1] < 0;\n      }\n    }\n";
     }
     src += "  }\n";
   }
