@@ -92,8 +92,10 @@ bool f32_edges_exact(const Range& r, int64_t bins) {
 // bin, with no correction against the edges: low is 0 (x - low exact), and norm = bins / (high - low)
 // and the step are powers of two, so the product and every edge are exact in the data's type
 // (torch.histc's and NumPy's common case: [0, 1) or [0, 2^e) in 2^b bins).
-bool exact_scaling(const Range& r, int64_t bins) {
-  if (r.low != 0) return false;
+bool exact_scaling(const Range& r, int64_t bins, bool f32) {
+  // f32's 24 bits hold every edge j * step only up to 2^24 bins: beyond, NumPy's edges (rounded from
+  // f64) merge pairwise and its corrections move values up a bin.
+  if (r.low != 0 || (f32 && bins > (int64_t{1} << 24))) return false;
   // Powers of two well inside f32's normal range (no subnormal or overflowing products).
   auto power_of_two = [](double v) {
     int exponent = 0;
@@ -174,7 +176,7 @@ class Even final : public sdk::Operation {
     code += "if (" + x + " >= " + low + " && " + x + " <= " + high + ") {\n#pragma OPENCL FP_CONTRACT OFF\n";
     code += "  int " + i + " = (int)((" + x + " - " + low + ") * " + literal(static_cast<double>(bins) / (r.high - r.low), f32) + ");\n";
     code += "  if (" + i + " >= " + B + ") " + i + " = " + B + " - 1;\n";
-    if (!exact_scaling(r, bins)) {  // the product may round across an edge: NumPy's corrections
+    if (!exact_scaling(r, bins, f32)) {  // the product may round across an edge: NumPy's corrections
       code += "  if (" + x + " < " + edge(i) + ") --" + i + ";\n";
       code += "  if (" + i + " != " + B + " - 1 && " + x + " >= (" + i + " + 1 == " + B + " ? " + high + " : " + edge(i + " + 1") + ")) ++" + i + ";\n";
     }

@@ -2,6 +2,7 @@
 #include "tiles.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -49,7 +50,8 @@ const std::vector<Row>& table() {
 
 bool contains(const char* text, const char* part) { return !*part || (text && std::strstr(text, part)); }
 
-const Row& row_named(const std::string& name) {
+const Row& row_named(std::string name) {
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string names;
   for (const Row& r : table()) {
     std::string lower = r.name;
@@ -65,42 +67,50 @@ Blocking from_row(const Row& r, const Measure& m, bool per_row) {
   return {std::string(r.name) + " row", b[0], b[1]};
 }
 
-// FUGUE_PAIRWISE_TUNING's fields applied to `b`.
-Blocking overridden(Blocking b, const Measure& m, bool per_row, const char* text) {
+// FUGUE_PAIRWISE_TUNING's fields applied to `b` (the table's blocking; `sized`: the table's blocking
+// for the device before a small product dropped the tiles, so that rows or cols alone keep the other
+// side). A row=NAME item applies first, whatever its place; empty items are skipped.
+Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool per_row, const char* text) {
+  std::vector<std::string> items;
   std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  auto split = [](const std::string& item) {
     const size_t eq = item.find('=');
-    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (key == "row") {
-      b = from_row(row_named(value), m, per_row);
-      continue;
-    }
+    return std::pair{item.substr(0, eq), eq == std::string::npos ? std::string() : item.substr(eq + 1)};
+  };
+  bool sides = false;  // rows or cols given
+  for (const std::string& item : items)
+    if (const auto [key, value] = split(item); key == "row") b = from_row(row_named(value), m, per_row);
+  Blocking base = b.rows > 0 ? b : sized;
+  for (const std::string& item : items) {
+    const auto [key, value] = split(item);
+    if (key == "row") continue;
     if (key == "prefetch") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected prefetch=0 or prefetch=1");
       b.prefetch = value == "1";
-      continue;
-    }
-    if (key == "depth") {
+    } else if (key == "depth") {
       if (value != "16" && value != "32") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected depth=16 or depth=32");
       b.depth = value == "16" ? 16 : 32;
-      continue;
-    }
-    if (key == "layout") {
+    } else if (key == "layout") {
       if (value != "strided" && value != "contiguous")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
       b.contiguous = value == "contiguous";
-      continue;
+    } else if (key == "rows" || key == "cols") {
+      char* end = nullptr;
+      const long long v = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end || v < 0 || v > 6 * kSide || v % kSide)
+        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected " + key + "=N with N one of 16, 32, 48, 64, 80, 96 "
+                                   "(or rows=0,cols=0: no tiles, an element of D per work-item)");
+      (key == "rows" ? b.rows : b.cols) = v;
+      sides = true;
+    } else {
+      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch)");
     }
-    char* end = nullptr;
-    const long long v = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end || v < 0 || v > 6 * kSide || v % kSide)
-      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected row=NAME, rows=N or cols=N with N one of 16, 32, 48, 64, 80, 96 "
-                                 "(or both 0: no tiles, an element of D per work-item)");
-    if (key == "rows") b.rows = v;
-    else if (key == "cols") b.cols = v;
-    else throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch)");
   }
+  // One side given on a product small enough for no tiles: the other from the device's table row.
+  if (sides && b.rows == 0 && b.cols > 0) b.rows = base.rows;
+  if (sides && b.cols == 0 && b.rows > 0) b.cols = base.cols;
   if ((b.rows == 0) != (b.cols == 0))
     throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: rows " + std::to_string(b.rows) + " and cols " + std::to_string(b.cols) +
                                ": both 0 (no tiles) or neither");
@@ -108,10 +118,11 @@ Blocking overridden(Blocking b, const Measure& m, bool per_row, const char* text
   return b;
 }
 
-// Local memory of blocking b: a tile of X and one of Y, each of 16 coordinates, a column of padding each.
-uint64_t local_bytes(const Blocking& b, fugue_dtype dtype) {
+// Local memory of blocking b: a tile of X and one of Y, each of `depth` coordinates, with their padding;
+// per_row, also kernel_sum's 16 partial sums a row.
+uint64_t local_bytes(const Blocking& b, fugue_dtype dtype, bool per_row) {
   const int64_t pad = b.contiguous ? 4 : 1;
-  return static_cast<uint64_t>(b.depth * (b.rows + pad + b.cols + pad)) * abi::dtype_size(dtype);
+  return static_cast<uint64_t>(b.depth * (b.rows + pad + b.cols + pad) + (per_row ? 16 * b.rows : 0)) * abi::dtype_size(dtype);
 }
 
 }  // namespace
@@ -127,10 +138,11 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   // Small products (n m k below 2^23) keep the ELEMENT plan, which joins the kernels of the operations
   // around it: there a launch saved outweighs the tiles' reuse. FUGUE_PAIRWISE_TUNING still sets tiles.
   const fugue_type &x = call.operand(0), &y = call.operand(1);
+  const Blocking sized = b;
   if (static_cast<double>(x.shape[0]) * static_cast<double>(y.shape[0]) * static_cast<double>(x.shape[1]) < kSmallWork) b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
-  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, m, per_row, text);
+  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, m, per_row, text);
   const fugue_dtype dtype = call.operand(0).dtype;
-  while (b.rows > 0 && local_bytes(b, dtype) > device.local_mem_bytes && (b.depth > kSide || b.rows > kSide || b.cols > kSide)) {
+  while (b.rows > 0 && local_bytes(b, dtype, per_row) > device.local_mem_bytes && (b.depth > kSide || b.rows > kSide || b.cols > kSide)) {
     if (b.depth > kSide) b.depth = kSide;
     else if (b.rows >= b.cols) b.rows = std::max(kSide, b.rows / 2 / kSide * kSide);
     else b.cols = std::max(kSide, b.cols / 2 / kSide * kSide);
@@ -155,6 +167,9 @@ class TileWriter {
   TileWriter(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x)
       : m_(m), p_(p), b_(b), k_(call.operand(x).shape[1]) {
     const bool f32 = call.operand(x).dtype == FUGUE_DTYPE_F32;
+    if (sdk::max_work_group_size(s) < 256)
+      throw sdk::Unsupported("the tiled plan runs work-groups of 256 work-items, more than this device's " + std::to_string(sdk::max_work_group_size(s)) +
+                             "; FUGUE_PAIRWISE_TUNING=rows=0,cols=0 takes the plan of an element per work-item");
     doubles_ = sdk::supports_fp64(s);
     if (!f32) sdk::require_dtype(s, call.operand(x).dtype, "pairwise");
     in_f32_ = f32 && !(m.wide && doubles_);
@@ -197,7 +212,7 @@ class TileWriter {
     // the next chunk in registers, loaded while the current one is computed.
     const std::string K = std::to_string(k_), Dp = std::to_string(b_.depth);
     if (b_.prefetch) code += staging(i0, j0, "0", true);
-    code += "  for (int s0 = 0; s0 < " + K + "; s0 += " + Dp + ") {\n    const int zc = min(" + Dp + ", " + K + " - s0);\n";
+    code += "  for (long s0 = 0; s0 < " + K + "L; s0 += " + Dp + ") {\n    const int zc = (int)min((long)" + Dp + ", " + K + "L - s0);\n";
     code += b_.prefetch ? stores() + "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (s0 + " + Dp + " < " + K + ") {\n" + staging(i0, j0, "s0 + " + Dp, false) + "    }\n"
                         : staging(i0, j0, "s0", false) + "    barrier(CLK_LOCAL_MEM_FENCE);\n";
     return code + updates() + "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
@@ -385,8 +400,8 @@ void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s
   // Rows in chunks whose 16 lists a row fit a scratch of at most 256 MB, reused by later calls.
   const int64_t per_row = 16 * count * static_cast<int64_t>(sdk::dtype_bytes(call.operand(x).dtype) + sizeof(cl_long));
   const int64_t chunk = std::min(n, std::max<int64_t>(b.rows, (int64_t{1} << 28) / per_row / b.rows * b.rows));
-  cl_mem values = sdk::workspace(s, "pairwise.nearest values " + std::to_string(chunk * per_row), static_cast<size_t>(chunk * 16 * count) * sdk::dtype_bytes(call.operand(x).dtype));
-  cl_mem indices = sdk::workspace(s, "pairwise.nearest indices " + std::to_string(chunk * per_row), static_cast<size_t>(chunk * 16 * count) * sizeof(cl_long));
+  cl_mem values = sdk::workspace(s, "pairwise.nearest values", static_cast<size_t>(chunk * 16 * count) * sdk::dtype_bytes(call.operand(x).dtype));
+  cl_mem indices = sdk::workspace(s, "pairwise.nearest indices", static_cast<size_t>(chunk * 16 * count) * sizeof(cl_long));
   for (int64_t first = 0; first < n; first += chunk) {
     const int64_t end = std::min(n, first + chunk), bands = (end - first + b.rows - 1) / b.rows;
     tiles.args(sdk::buffer(s, x), sdk::buffer(s, y), values, indices, cl_long{first}, cl_long{end}, cl_long{mm});

@@ -146,6 +146,18 @@ TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
   unsetenv("FUGUE_PAIRWISE_TUNING");
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.out.find("FUGUE_PAIRWISE_TUNING: \"rows=40\""), std::string::npos) << bad.out;
+  ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "depth=32,colour=red", 1), 0);
+  bad = test::run_fugue("explain " + (dir / "p.json").string());
+  EXPECT_NE(bad.out.find("unknown field \"colour\""), std::string::npos) << bad.out;
+  // One side on a product too small for tiles by default: the other from the device's row; a row named
+  // in any case, anywhere in the list, under the fields that follow it or not.
+  ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "rows=16", 1), 0);
+  auto one_side = test::run_fugue("explain " + (dir / "p.json").string());
+  EXPECT_NE(one_side.out.find("tiles of 16 x "), std::string::npos) << one_side.out;
+  ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "layout=contiguous,row=CPU", 1), 0);
+  auto named = test::run_fugue("explain " + (dir / "p.json").string());
+  unsetenv("FUGUE_PAIRWISE_TUNING");
+  EXPECT_NE(named.out.find("(contiguous)"), std::string::npos) << named.out;
 }
 
 // pairwise.nearest's and kernel_sum's tiled plans under several blockings, rows and columns multiples of
