@@ -44,6 +44,8 @@ class Pairwise final : public sdk::Operation {
     cases += std::string(",\n") + R"({"name": "zero rows and coordinates", "attrs": {)" + "\"" + attr_ + "\": \"" + (kernels ? "intersection" : "canberra") +
              R"("}, "inputs": {"X": {"shape": [2, 3], "value": [[0, 0, 1], [0, 0, 0]]}, "Y": {"shape": [3, 3], "value": [[0, 2, 1], [0, 0, 0], [3, 0, 0]]}}})";
     cases += std::string(",\n") + R"({"name": "300 by 200 rows of 40", "inputs": {"X": {"shape": [300, 40]}, "Y": {"shape": [200, 40]}}})";
+    // n m k of 2^23 and more: the tiled plan, on sizes that are multiples of no tile.
+    cases += std::string(",\n") + R"({"name": "tiled: 301 by 290 rows of 97", "inputs": {"X": {"shape": [301, 97]}, "Y": {"shape": [290, 97]}}})";
     test_cases = cases + "]";
   }
 

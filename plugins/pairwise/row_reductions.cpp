@@ -60,7 +60,8 @@ class Nearest final : public sdk::Operation {
       {"name": "8 nearest, manhattan", "attrs": {"metric": "manhattan", "count": 8}, "inputs": {"X": {"shape": [20, 3]}, "Y": {"shape": [300, 3]}}},
       {"name": "all of them, chi2", "attrs": {"metric": "chi2", "count": 6}, "inputs": {"X": {"shape": [5, 7]}, "Y": {"shape": [6, 7]}}},
       {"name": "ties take the lower index", "attrs": {"count": 3},
-       "inputs": {"X": {"shape": [2, 1], "value": [[0], [1]]}, "Y": {"shape": [5, 1], "value": [[1], [0], [1], [0], [2]]}}}
+       "inputs": {"X": {"shape": [2, 1], "value": [[0], [1]]}, "Y": {"shape": [5, 1], "value": [[1], [0], [1], [0], [2]]}}},
+      {"name": "tiled: 16 nearest, 301 by 290 rows of 97", "attrs": {"count": 16}, "inputs": {"X": {"shape": [301, 97]}, "Y": {"shape": [290, 97]}}}
     ])";
   }
 
@@ -179,7 +180,9 @@ class KernelSum final : public sdk::Operation {
     test_cases = R"([
       {"name": "gaussian", "attrs": {"kind": "gaussian", "gamma": 2}, "inputs": {"X": {"shape": [40, 3]}, "Y": {"shape": [70, 3]}, "v": {"shape": [70]}}},
       {"name": "polynomial", "attrs": {"kind": "polynomial", "degree": 2}, "inputs": {"X": {"shape": [9, 5]}, "Y": {"shape": [11, 5]}, "v": {"shape": [11]}}},
-      {"name": "one row", "inputs": {"X": {"shape": [1, 2]}, "Y": {"shape": [1, 2]}, "v": {"shape": [1]}}}
+      {"name": "one row", "inputs": {"X": {"shape": [1, 2]}, "Y": {"shape": [1, 2]}, "v": {"shape": [1]}}},
+      {"name": "tiled: 301 by 290 rows of 97", "attrs": {"kind": "gaussian", "gamma": 0.05},
+       "inputs": {"X": {"shape": [301, 97]}, "Y": {"shape": [290, 97]}, "v": {"shape": [290]}}}
     ])";
   }
 
