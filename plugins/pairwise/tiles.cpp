@@ -15,8 +15,8 @@ namespace fugue::pairwise {
 
 namespace {
 
-constexpr int64_t kSide = 16;
-constexpr double kSmallWork = 8388608;  // 2^23 pairs of coordinates  // work-items per side of a work-group, and coordinates per local tile (the seed's z)
+constexpr int64_t kSide = 16;          // work-items per side of a work-group, and coordinates per local tile (the seed's z)
+constexpr double kSmallWork = 8388608;  // 2^23 pairs of coordinates: below, no tiles
 
 struct Row {
   fugue_device_type type;  // 0: any
@@ -36,7 +36,8 @@ const std::vector<Row>& table() {
       // layouts): euclidean best at 96 x 96 strided (1.058 ms; contiguous at best 1.137), manhattan too;
       // after the staging was unrolled, 96 x 96 0.869 ms, 64 x 64 0.926; depth 32 or prefetch slower
       // (0.98, 0.94). Dear: 64 x 96 chi2 4.86 ms (64 x 64 4.85), cosine 2.62 (2.77). Nearest
-      // (scripts/gpu_nearest_sweep.sh, 10^5 queries, 16 nearest): 32 x 96 295 ms, 32 x 64 323, 16 x 96 348.
+      // (scripts/gpu_nearest_sweep.sh, 10^5 queries, 16 nearest): 32 x 96 295 ms, 32 x 64 323, 16 x 96 348;
+      // with int indices in the lists 32 x 96 252 ms, 32 x 64 259, 48 x 96 300, 64 x 96 332.
       {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {32, 96}},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
