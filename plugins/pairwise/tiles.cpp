@@ -139,8 +139,18 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   // Small products (n m k below 2^23) keep the ELEMENT plan, which joins the kernels of the operations
   // around it: there a launch saved outweighs the tiles' reuse. FUGUE_PAIRWISE_TUNING still sets tiles.
   const fugue_type &x = call.operand(0), &y = call.operand(1);
+  const int64_t n = x.shape[0], cols = y.shape[0];
+  // Blocks no larger than the rows need (rounded up to 16): a narrow side wastes less of each tile.
+  auto fit = [](int64_t side, int64_t count) { return std::min(side, (count + kSide - 1) / kSide * kSide); };
+  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch};
   const Blocking sized = b;
-  if (static_cast<double>(x.shape[0]) * static_cast<double>(y.shape[0]) * static_cast<double>(x.shape[1]) < kSmallWork) b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
+  // The tiles' elements against D's: past 4 times, the padding costs more than the tiles save.
+  const double padded = static_cast<double>((n + b.rows - 1) / std::max<int64_t>(b.rows, 1) * b.rows) *
+                        static_cast<double>((cols + b.cols - 1) / std::max<int64_t>(b.cols, 1) * b.cols) / (static_cast<double>(n) * static_cast<double>(cols));
+  if (static_cast<double>(n) * static_cast<double>(cols) * static_cast<double>(x.shape[1]) < kSmallWork)
+    b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
+  else if (b.rows > 0 && padded > 4)
+    b = {b.row + "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item", 0, 0};
   if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, m, per_row, text);
   const fugue_dtype dtype = call.operand(0).dtype;
   while (b.rows > 0 && local_bytes(b, dtype, per_row) > device.local_mem_bytes && (b.depth > kSide || b.rows > kSide || b.cols > kSide)) {

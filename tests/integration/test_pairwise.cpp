@@ -158,6 +158,16 @@ TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
   auto named = test::run_fugue("explain " + (dir / "p.json").string());
   unsetenv("FUGUE_PAIRWISE_TUNING");
   EXPECT_NE(named.out.find("(contiguous)"), std::string::npos) << named.out;
+  // Past 2^23, a side narrower than a tile shrinks the block to it (rounded up to 16); where the padding
+  // would still be more than 4 times D, an element per work-item.
+  for (const auto& [m, want] : {std::pair<int, std::string>{3, "tiles 5 times D: an element per work-item"}, {20, "tiles of 32 x 32"}}) {
+    test::write_text(dir / "narrow.json", R"({"fugue": 1, "symbols": {
+      "X": {"kind": "array", "dtype": "f32", "shape": [100000, 128], "from": {"zeros": {}}},
+      "Y": {"kind": "array", "dtype": "f32", "shape": [)" + std::to_string(m) + R"(, 128], "from": {"zeros": {}}}},
+      "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "Y"]}], "outputs": {"D": "D.npy"}})");
+    auto narrow = test::run_fugue("explain --device-file " + (test::source_root() / "devices" / "pocl-cpu.json").string() + " " + (dir / "narrow.json").string());
+    EXPECT_NE(narrow.out.find(want), std::string::npos) << m << ": " << narrow.out.substr(0, 2000);
+  }
 }
 
 // pairwise.nearest's and kernel_sum's tiled plans under several blockings, rows and columns multiples of
