@@ -960,9 +960,7 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       preload_at = src.size();
       src += "    #pragma unroll\n    for (int trip = 0; trip < " + u + "; ++trip) {\n";
       src += "    const " + index_type + " i = first + trip * stride;\n    if (i < fugue_n) {\n";
-      preload_ = std::any_of(group_.ops.begin(), group_.ops.end(), [](const PlannedOp* op) {
-        return std::any_of(op->plan.partitions.begin(), op->plan.partitions.end(), [](const abi::Partition& part) { return part.kind == FUGUE_PARTITION_SCATTER; });
-      });
+      preload_ = updates_by_atomics(group_);
     }
     // Registers of the values this kernel writes element by element.
     std::string loop = phase_code(FUGUE_PHASE_ELEMENT, "    ", false);

@@ -101,4 +101,8 @@ struct ExecutionPlan {
 // "1.20 MB": amounts of traffic in the planner's reasons and in `fugue explain`.
 std::string bytes_text(double bytes);
 
+// Whether an operation of the group updates an array at data-dependent places (a SCATTER partition):
+// such kernels walk more elements a trip (choose_launch) and load them before any is used (generate).
+bool updates_by_atomics(const FusedGroup& group);
+
 }  // namespace fugue

@@ -113,11 +113,7 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
 Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
   Launch launch = choose_launch(group.plan, device, kernel_max_local);
   const LaunchTuning tuning = tuning_for(device);
-  const bool scatter = std::any_of(group.ops.begin(), group.ops.end(), [](const PlannedOp* op) {
-    return std::any_of(op->plan.partitions.begin(), op->plan.partitions.end(),
-                       [](const abi::Partition& part) { return part.kind == FUGUE_PARTITION_SCATTER; });
-  });
-  if (scatter && !launch.blocked && launch.unroll > 1) launch.unroll = std::max(launch.unroll, tuning.scatter_unroll);
+  if (updates_by_atomics(group) && !launch.blocked && launch.unroll > 1) launch.unroll = std::max(launch.unroll, tuning.scatter_unroll);
   if (group.teams) {
     // Entries side by side: as many teams as the group holds, local memory allows and the device's
     // (or the built kernel's) work-group limit takes.

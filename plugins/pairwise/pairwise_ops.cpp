@@ -59,11 +59,7 @@ class Pairwise final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const Blocking b = blocking_of(call, measure_of(call, kernels_));
     if (b.rows == 0) return pair_plan(call, "one element of D per work-item, its rows read from global memory (" + b.row + ")");
-    const fugue_type &x = call.operand(kX), &y = call.operand(kY);
-    sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, x.shape[0] * y.shape[0]);
-    for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
-    p.variant = blocking_text(b);
-    return p;
+    return tiled_plan(call, blocking_text(b));
   }
 
   void execute(const sdk::Call& call, const fugue_device_services& s) const override {

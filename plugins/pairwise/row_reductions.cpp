@@ -77,12 +77,9 @@ class Nearest final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& x = call.operand(kX);
     const Blocking b = blocking_of(call, measure_of(call, false), true);
-    if (b.rows > 0) {
-      sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, x.shape[0]);
-      for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
-      p.variant = "the " + std::to_string(count_of(call)) + " best of its columns per row in each work-item, 16 lists a row merged; " + blocking_text(b);
-      return p;
-    }
+    if (b.rows > 0)
+      return tiled_plan(call, "the " + std::to_string(count_of(call)) + " best of its columns per row in each work-item, 16 lists a row merged; " +
+                                  blocking_text(b));
     sdk::Plan plan = rows_plan(x.shape[0]);
     plan.partitions = {sdk::batch_partition(2, 0), sdk::partition(FUGUE_PARTITION_WHOLE, 2), sdk::batch_partition(2, 0), sdk::batch_partition(2, 0)};
     plan.registers = static_cast<uint32_t>(2 * count_of(call) + 16);
@@ -198,12 +195,7 @@ class KernelSum final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const Blocking b = blocking_of(call, measure_of(call, true), true);
-    if (b.rows > 0) {
-      sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, call.operand(kX).shape[0]);
-      for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
-      p.variant = "K v summed over each work-item's columns, a row's 16 sums added; " + blocking_text(b);
-      return p;
-    }
+    if (b.rows > 0) return tiled_plan(call, "K v summed over each work-item's columns, a row's 16 sums added; " + blocking_text(b));
     sdk::Plan plan = rows_plan(call.operand(kX).shape[0]);
     plan.partitions = {sdk::batch_partition(2, 0), sdk::partition(FUGUE_PARTITION_WHOLE, 2), sdk::partition(FUGUE_PARTITION_WHOLE, 1),
                        sdk::batch_partition(1, 0)};

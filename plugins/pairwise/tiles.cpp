@@ -167,6 +167,13 @@ std::string blocking_text(const Blocking& b) {
          " coordinates at a time in local memory" + (b.prefetch ? ", the next prefetched" : "") + " (" + b.row + ")";
 }
 
+sdk::Plan tiled_plan(const sdk::Call& call, const std::string& variant) {
+  sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, call.operand(0).shape[0]);
+  for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
+  p.variant = variant;
+  return p;
+}
+
 namespace {
 
 // The OpenCL C of the tiled loop, shared by the operations built on it: `prelude` at kernel scope (the

@@ -33,6 +33,10 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row = fal
 // The text explain shows for a tiled plan.
 std::string blocking_text(const Blocking& b);
 
+// The DEVICE-level plan of a tiled operation (its kernels enqueued by execute, no operand reached by
+// generated code), `variant` as explain shows it.
+sdk::Plan tiled_plan(const sdk::Call& call, const std::string& variant);
+
 // Enqueues D [n, m] = the measure of every pair of rows of X [n, k] and Y [m, k] (operands x, y, d of the
 // call), with blocking b.
 void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
