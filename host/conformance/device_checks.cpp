@@ -9,6 +9,7 @@
 #include <set>
 
 #include "runtime/array_comparison.h"
+#include "ranked_comparison.h"
 #include "errors.h"
 #include "runtime/executor.h"
 #include "load/program_loader.h"
@@ -287,7 +288,11 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
       if (damage.empty() && !ref.guard_damage().empty()) damage = "host array: " + ref.guard_damage().front();
       std::string mismatch;
       for (const auto& [symbol, value] : expected) {
-        mismatch = compare_arrays(run.outputs.at(symbol), value, tolerance_for(op, call.dtype, value.dtype));
+        const auto by = call.ranked.find(symbol);
+        mismatch = by == call.ranked.end()
+                       ? compare_arrays(run.outputs.at(symbol), value, tolerance_for(op, call.dtype, value.dtype))
+                       : compare_ranked(run.outputs.at(symbol), value, expected.at(by->second),
+                                        tolerance_for(op, call.dtype, expected.at(by->second).dtype));
         if (!mismatch.empty()) {
           mismatch = "device and reference differ: " + symbol + " " + mismatch;
           break;

@@ -57,7 +57,8 @@ bool candidate_calls_in_child(const Operation& op, const PluginRegistry& registr
           for (const TestCall& c : candidate_calls(op, registry, seed)) {
             const nlohmann::json j = {{"label", c.label},   {"dtype", std::string(dtype_name(c.dtype))},
                                       {"size_class", c.size_class}, {"rank", c.rank},
-                                      {"declared", c.declared},     {"program", c.program}};
+                                      {"declared", c.declared},     {"program", c.program},
+                                      {"ranked", c.ranked}};
             say("call " + j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
           }
         } catch (const UserError& e) {
@@ -83,6 +84,7 @@ bool candidate_calls_in_child(const Operation& op, const PluginRegistry& registr
       c.rank = j.at("rank").get<size_t>();
       c.declared = j.at("declared").get<bool>();
       c.program = j.at("program");
+      c.ranked = j.at("ranked").get<std::map<std::string, std::string>>();
       calls.push_back(std::move(c));
     }
   } catch (const std::exception& e) {

@@ -205,8 +205,22 @@ std::vector<TestCall> declared_calls(const Operation& op, const PluginRegistry& 
     const std::string p = where + " /" + std::to_string(c);
     if (!spec.is_object()) throw UserError(p + ": expected an object (shape, inputs, attrs, dtypes)");
     for (const auto& [key, value] : spec.items())
-      if (key != "shape" && key != "inputs" && key != "outputs" && key != "attrs" && key != "dtypes" && key != "name")
-        throw UserError(p + "/" + key + ": unknown key (expected shape, inputs, outputs, attrs, dtypes, name)");
+      if (key != "shape" && key != "inputs" && key != "outputs" && key != "attrs" && key != "dtypes" && key != "name" &&
+          key != "ranked")
+        throw UserError(p + "/" + key + ": unknown key (expected shape, inputs, outputs, attrs, dtypes, name, ranked)");
+    std::map<std::string, std::string> ranked;
+    if (spec.contains("ranked")) {
+      if (!spec["ranked"].is_object()) throw UserError(p + "/ranked: expected an object: per output of indices, the output that ranks them");
+      auto is_output = [&](const std::string& name) {
+        return std::any_of(op.outputs().begin(), op.outputs().end(), [&](uint32_t o) { return op.operands()[o]->name == name; });
+      };
+      for (const auto& [name, by] : spec["ranked"].items()) {
+        if (!is_output(name)) throw UserError(p + "/ranked/" + name + ": no output operand of that name");
+        if (!by.is_string() || !is_output(by.get<std::string>()) || by.get<std::string>() == name)
+          throw UserError(p + "/ranked/" + name + ": expected the name of another output (the values that rank it)");
+        ranked[name] = by.get<std::string>();
+      }
+    }
     if (spec.contains("outputs") && !spec["outputs"].is_object())
       throw UserError(p + "/outputs: expected an object: per output of a kind with storage, its declaration");
     if (spec.contains("shape") && (!spec["shape"].is_array() || spec["shape"].size() > fugue::kMaxRank ||
@@ -242,6 +256,7 @@ std::vector<TestCall> declared_calls(const Operation& op, const PluginRegistry& 
       call.rank = shape.size();
       call.label = spec.value("name", "case " + std::to_string(c)) + " " + std::string(dtype_name(t)) + " " + shape_text(shape);
       call.program = make_program(op, registry, spec, t, seed + 101 * c);
+      call.ranked = ranked;
       calls.push_back(std::move(call));
     }
   }

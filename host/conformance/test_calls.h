@@ -3,6 +3,7 @@
 // arrays of one shape (degenerate, odd, large) of each rank from 1 to 3, every dtype it accepts.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct TestCall {
   size_t rank = 0;            // of the array inputs
   bool declared = false;      // from the operation's test_cases: it must be valid
   nlohmann::json program;     // one operation; its outputs are the program's outputs
+  // Outputs compared as rankings (test_cases' "ranked"): output name -> the output that orders it.
+  std::map<std::string, std::string> ranked;
 };
 
 // Every candidate call. Throws UserError (naming the JSON pointer) for malformed test_cases. Derived

@@ -55,13 +55,15 @@ class Nearest final : public sdk::Operation {
     tolerance_f64 = 1e-11;
     test_low = 0;
     test_high = 1;
+    // Random rows may hold distances closer than the tolerance, which a device may rank either way:
+    // those cases compare the indices as rankings ("ranked"); the exact ties below must go to the lower index.
     test_cases = R"([
-      {"name": "the nearest, euclidean", "inputs": {"X": {"shape": [37, 4]}, "Y": {"shape": [50, 4]}}},
-      {"name": "8 nearest, manhattan", "attrs": {"metric": "manhattan", "count": 8}, "inputs": {"X": {"shape": [20, 3]}, "Y": {"shape": [300, 3]}}},
-      {"name": "all of them, chi2", "attrs": {"metric": "chi2", "count": 6}, "inputs": {"X": {"shape": [5, 7]}, "Y": {"shape": [6, 7]}}},
+      {"name": "the nearest, euclidean", "ranked": {"index": "d"}, "inputs": {"X": {"shape": [37, 4]}, "Y": {"shape": [50, 4]}}},
+      {"name": "8 nearest, manhattan", "ranked": {"index": "d"}, "attrs": {"metric": "manhattan", "count": 8}, "inputs": {"X": {"shape": [20, 3]}, "Y": {"shape": [300, 3]}}},
+      {"name": "all of them, chi2", "ranked": {"index": "d"}, "attrs": {"metric": "chi2", "count": 6}, "inputs": {"X": {"shape": [5, 7]}, "Y": {"shape": [6, 7]}}},
       {"name": "ties take the lower index", "attrs": {"count": 3},
        "inputs": {"X": {"shape": [2, 1], "value": [[0], [1]]}, "Y": {"shape": [5, 1], "value": [[1], [0], [1], [0], [2]]}}},
-      {"name": "tiled: 16 nearest, 301 by 290 rows of 97", "attrs": {"count": 16}, "inputs": {"X": {"shape": [301, 97]}, "Y": {"shape": [290, 97]}}}
+      {"name": "tiled: 16 nearest, 301 by 290 rows of 97", "ranked": {"index": "d"}, "attrs": {"count": 16}, "inputs": {"X": {"shape": [301, 97]}, "Y": {"shape": [290, 97]}}}
     ])";
   }
 
