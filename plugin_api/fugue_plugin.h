@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 5
+#define FUGUE_ABI_VERSION_MINOR 6
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -694,6 +694,17 @@ typedef fugue_status (*fugue_accepts_fn)(const fugue_format_desc* format, const 
 typedef fugue_status (*fugue_write_fn)(const fugue_format_desc* format, const char* path,
                                        const fugue_host_array* array, fugue_error* error);
 
+/* 2.6: the type of what `path` holds read as the value `declaration` declares (the program's JSON object
+ * for a symbol of a kind with storage, "from" left out, as text): a format that converts as it reads (a
+ * sparse matrix file read as CSR, ELL or DIA, whose parts' sizes come from the file). Fills dtype, shape,
+ * parts and metadata as the kind's declare does (the same room protocol), kind_name left alone. A bad
+ * file or a declaration the format cannot read into: INVALID_ARGUMENT saying why. */
+typedef fugue_status (*fugue_probe_as_fn)(const fugue_format_desc* format, const char* path, const char* declaration,
+                                          fugue_declared* declared, fugue_error* error);
+/* 2.6: reads `path` into `array` as `declaration` declares it; the type is what probe_as said. */
+typedef fugue_status (*fugue_read_as_fn)(const fugue_format_desc* format, const char* path, const char* declaration,
+                                         fugue_host_array* array, fugue_error* error);
+
 /* A file format, chosen by a file's extension. Where several formats share an extension, a file is
  * read by the first that reads it and written by the first that accepts the value's type. */
 struct fugue_format_desc {
@@ -707,6 +718,11 @@ struct fugue_format_desc {
   fugue_write_fn write;
   void* user_data;
   /* end of 2.0 */
+  /* 2.6: both or neither. A declaration of a kind with storage whose "from" names a file of this format
+   * takes its type from probe_as (not the kind's declare) and its value from read_as. */
+  fugue_probe_as_fn probe_as;
+  fugue_read_as_fn read_as;
+  /* end of 2.6 */
 };
 
 typedef struct fugue_generator_desc fugue_generator_desc;

@@ -1,4 +1,4 @@
-/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3 and 2.5 append, asserted field by field (LP64: Linux and macOS on
+/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5 and 2.6 append, asserted field by field (LP64: Linux and macOS on
  * 64-bit machines). A change that moves a field, or puts a field before a "end of 2.0" marker, breaks
  * every plugin built against an earlier 2.x header: this file refuses to compile instead. Later minor
  * versions append fields after the marker and add their asserts below; none of these lines changes.
@@ -22,6 +22,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.3 ends after " #last)
 #define FUGUE_END_OF_2_5(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.5 ends after " #last)
+#define FUGUE_END_OF_2_6(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.6 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -277,6 +279,9 @@ FUGUE_AT(fugue_format_desc, accepts, 48);
 FUGUE_AT(fugue_format_desc, write, 56);
 FUGUE_AT(fugue_format_desc, user_data, 64);
 FUGUE_END_OF_2_0(fugue_format_desc, user_data, 72);
+FUGUE_AT(fugue_format_desc, probe_as, 72);
+FUGUE_AT(fugue_format_desc, read_as, 80);
+FUGUE_END_OF_2_6(fugue_format_desc, read_as, 88);
 
 /* fugue_generator_desc */
 FUGUE_AT(fugue_generator_desc, struct_size, 0);

@@ -25,6 +25,9 @@ bool FileFormat::has_extension(const std::string& extension) const {
 }
 
 bool FileFormat::reads() const { return desc_ ? desc_->probe && desc_->read : static_cast<bool>(functions_.probe); }
+bool FileFormat::reads_as() const {
+  return desc_ && desc_->struct_size >= FUGUE_SIZE_UP_TO(fugue_format_desc, read_as) && desc_->probe_as && desc_->read_as;
+}
 bool FileFormat::writes() const { return desc_ ? desc_->accepts && desc_->write : static_cast<bool>(functions_.write); }
 
 namespace {
@@ -108,6 +111,19 @@ FileContents FileFormat::probe(const fs::path& path) const {
   throw std::logic_error("unreachable");
 }
 
+DeclaredType FileFormat::probe_as(const fs::path& path, const std::string& declaration, const Kind& kind) const {
+  if (!reads_as()) throw std::logic_error("format " + name_ + " does not read files as declared values");
+  try {
+    return read_declared(
+        [&](fugue_declared* out, fugue_error* error) { return desc_->probe_as(desc_, path.c_str(), declaration.c_str(), out, error); },
+        kind.parts(), "format " + name_ + ": probe_as (" + kind.name() + ")", *plugin_);
+  } catch (const DeviceError& e) {
+    throw DeviceError(path.string() + ": " + e.what());
+  } catch (const UserError& e) {
+    throw UserError(path.string() + ": " + e.what());
+  }
+}
+
 std::string FileContents::type_text() const {
   HostArray text;
   text.dtype = dtype;
@@ -164,18 +180,24 @@ fugue_host_array host_view(const HostArray& a, const fugue_type& view, std::vect
 HostArray FileFormat::read(const fs::path& path, const FileContents& expected) const {
   if (expected.values) return *expected.values;
   if (!desc_) return functions_.read(path, expected);
-  // The file may have changed since it was probed: probe again and compare.
-  FileContents now = probe(path);
-  if (now.dtype != expected.dtype || now.shape != expected.shape || now.kind_name != expected.kind_name ||
-      now.parts != expected.parts)
-    throw UserError(path.string() + ": changed since the program was loaded (now " + now.type_text() + ", was " +
-                    expected.type_text() + ")");
   HostArray array = allocate(expected);
   const abi::Type type = type_of(array);
   const fugue_type view = type.view();
   std::vector<fugue_host_array> parts;
   fugue_host_array host = host_view(array, view, parts);
   ErrorBuffer error;
+  if (!expected.as_declared.empty()) {
+    // The plugin reads the whole file again and checks it against the type it is given.
+    check(desc_->read_as(desc_, path.c_str(), expected.as_declared.c_str(), &host, error.get()), error, "reading", path,
+          *plugin_);
+    return array;
+  }
+  // The file may have changed since it was probed: probe again and compare.
+  FileContents now = probe(path);
+  if (now.dtype != expected.dtype || now.shape != expected.shape || now.kind_name != expected.kind_name ||
+      now.parts != expected.parts)
+    throw UserError(path.string() + ": changed since the program was loaded (now " + now.type_text() + ", was " +
+                    expected.type_text() + ")");
   check(desc_->read(desc_, path.c_str(), &host, error.get()), error, "reading", path, *plugin_);
   return array;
 }

@@ -92,6 +92,28 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   own.erase("from");
   own.erase("parts");
   DeclaredType declared;
+  // A file whose format converts as it reads (a sparse matrix read as CSR) gives the type itself.
+  if (kind->storage() && decl.contains("from") && !decl.contains("parts")) {
+    s.kind_name = kind->name();
+    const CompoundFile file = compound_file_of(s, decl["from"], p + "/from");
+    if (file.format && file.format->reads_as()) {
+      try {
+        declared = file.format->probe_as(file.path, own.dump(), *kind);
+      } catch (const UserError& e) {
+        error(p + "/from", e.what());
+      } catch (const DeviceError& e) {
+        throw DeviceError(at(p + "/from") + ": " + e.what());
+      }
+      s.kind = SymbolKind::Plugin;
+      s.kind_name = kind->name();
+      s.dtype = declared.dtype;
+      s.shape = declared.shape;
+      s.metadata = std::move(declared.metadata);
+      s.typed = true;
+      declare_parts(s, *kind, declared.parts, decl, p, own.dump());
+      return;
+    }
+  }
   try {
     declared = kind->declare(own.dump());
   } catch (const DeviceError& e) {
@@ -117,7 +139,7 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
 // A kind with storage: an array symbol per part, "<name>.<part>", and the initial value: a file that
 // holds the kind ("from"), or a source per part ("parts": {"<part>": {"from": ...} or {"value": ...}}).
 void Loader::declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayType>& types, const json& decl,
-                           const std::string& p) {
+                           const std::string& p, const std::string& as_declared) {
   s.part_types = types;
   if (decl.contains("from") && decl.contains("parts")) error(p, "give either \"from\" or \"parts\", not both");
   const json* sources = decl.contains("parts") ? &decl["parts"] : nullptr;
@@ -155,12 +177,11 @@ void Loader::declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayT
     s.parts.push_back(part.name);
     program_.symbols[part.name] = std::move(part);
   }
-  if (decl.contains("from")) compound_file(s, decl["from"], p + "/from");
+  if (decl.contains("from")) compound_file(s, decl["from"], p + "/from", as_declared);
 }
 
-// A file holding a whole value of a kind with storage: read by the format its extension names, which
-// must hold that kind, with the declared type and parts.
-void Loader::compound_file(Symbol& s, const json& from, const std::string& p) {
+// Where "from" of a kind with storage points: the file, and the format its extension names (null when none reads it).
+Loader::CompoundFile Loader::compound_file_of(const Symbol& s, const json& from, const std::string& p) const {
   std::string rel;
   if (from.is_string()) {
     rel = from.get<std::string>();
@@ -172,15 +193,34 @@ void Loader::compound_file(Symbol& s, const json& from, const std::string& p) {
     fail(p, "a file holding a " + s.kind_name + " (generators fill parts: \"parts\": {\"<part>\": {\"from\": ...}})",
          describe(from));
   }
-  const fs::path path = fs::path(rel).is_absolute() ? fs::path(rel) : file_.parent_path() / rel;
-  check_regular_file(path, p);
+  CompoundFile file;
+  file.rel = rel;
+  file.path = fs::path(rel).is_absolute() ? fs::path(rel) : file_.parent_path() / rel;
+  check_regular_file(file.path, p);
+  file.format = registry_.reader_for(lowercase_extension(file.path));
+  if (!file.format) fail(p, "a " + registry_.extensions_text(false) + " file", "'" + rel + "'");
+  return file;
+}
+
+// A file holding a whole value of a kind with storage: read by the format its extension names, which
+// must hold that kind, with the declared type and parts; or, where the format converts as it reads,
+// read as `as_declared` declares it (its type came from the format's probe_as).
+void Loader::compound_file(Symbol& s, const json& from, const std::string& p, const std::string& as_declared) {
+  const CompoundFile file = compound_file_of(s, from, p);
   auto& src = s.source;
   src.kind = SymbolSource::Kind::File;
-  src.file = path;
+  src.file = file.path;
+  src.format = file.format;
+  if (!as_declared.empty()) {
+    src.contents.dtype = s.dtype;
+    src.contents.shape = s.shape;
+    src.contents.kind_name = s.kind_name;
+    src.contents.parts = s.part_types;
+    src.contents.as_declared = as_declared;
+    return;
+  }
   try {
-    src.format = registry_.reader_for(lowercase_extension(path));
-    if (!src.format) fail(p, "a " + registry_.extensions_text(false) + " file", "'" + rel + "'");
-    src.contents = src.format->probe(path);
+    src.contents = src.format->probe(file.path);
     const FileContents& c = src.contents;
     FileContents declared;
     declared.dtype = s.dtype;
@@ -188,7 +228,7 @@ void Loader::compound_file(Symbol& s, const json& from, const std::string& p) {
     declared.kind_name = s.kind_name;
     declared.parts = s.part_types;
     if (c.kind_name != s.kind_name || c.dtype != s.dtype || c.shape != s.shape || c.parts != s.part_types)
-      fail(p, "a file holding " + declared.type_text() + " (the declared type)", path.string() + " holding " + c.type_text());
+      fail(p, "a file holding " + declared.type_text() + " (the declared type)", file.path.string() + " holding " + c.type_text());
   } catch (const UserError& e) {
     std::string what = e.what();
     if (what.rfind(file_.string() + ":", 0) != 0) what = at(p) + ": " + what;

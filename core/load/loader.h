@@ -76,9 +76,16 @@ class Loader {
   void define_functions();
   Statement function_statement(UserFunction& f, const json& v, const std::string& p);
   void declare_plugin_kind(Symbol& s, const std::string& kind_name, const json& decl, const std::string& p);
+  // A file "from" names for a kind with storage, and the format that reads it.
+  struct CompoundFile {
+    std::string rel;
+    fs::path path;
+    std::shared_ptr<const FileFormat> format;
+  };
+  CompoundFile compound_file_of(const Symbol& s, const json& from, const std::string& p) const;
   void declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayType>& types, const json& decl,
-                     const std::string& p);
-  void compound_file(Symbol& s, const json& from, const std::string& p);
+                     const std::string& p, const std::string& as_declared = "");
+  void compound_file(Symbol& s, const json& from, const std::string& p, const std::string& as_declared);
   // Checked now, so a bad inline value fails before anything runs.
   void check_inline(const Symbol& s, const std::string& p) const;
   // "from": a file path, or {"zeros": …}, {"fill": v}, {"random": {...}}, {"arange": {...}},

@@ -1,5 +1,6 @@
 #include "plugins/kind.h"
 
+#include <functional>
 #include <sstream>
 
 #include "errors.h"
@@ -20,27 +21,27 @@ Kind::Kind(std::shared_ptr<const LoadedPlugin> plugin, const fugue_kind_desc* de
 namespace {
 
 // A plugin's status as an exception: its message for the program's mistakes, the plugin named for its own.
-void check(fugue_status status, const ErrorBuffer& error, const std::string& kind, const LoadedPlugin& plugin,
-           const char* what) {
+// `who` names the function ("kind csr: declare", "format mtx: probe_as").
+void check(fugue_status status, const ErrorBuffer& error, const std::string& who, const LoadedPlugin& plugin) {
   if (status == FUGUE_OK) return;
   std::string message = error.text();
   if (message.empty()) message = "failed without a message (status " + std::to_string(status) + ")";
   if (status == FUGUE_ERROR_INVALID_ARGUMENT || status == FUGUE_ERROR_UNSUPPORTED) throw UserError(message);
-  throw DeviceError("kind " + kind + ": " + message + " (internal error in " + what + " of plugin '" + plugin.name +
-                    "', " + plugin.file + ")");
+  throw DeviceError(who + ": " + message + " (internal error of plugin '" + plugin.name + "', " + plugin.file + ")");
 }
 
 }  // namespace
 
-DeclaredType Kind::declare(const std::string& declaration) const {
-  if (!desc_) throw std::logic_error("the core declares its own kind '" + name_ + "' itself");
+DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fugue_error*)>& fill,
+                           const std::vector<std::string>& part_names, const std::string& who, const LoadedPlugin& plugin) {
   std::vector<int64_t> shape(kMaxRank + 1, 0);  // one axis too many shows as a malformed type
   std::vector<unsigned char> metadata(256);
   // Room for each part's type: kMaxRank + 1 axes, so one too many shows as a malformed type.
-  std::vector<std::vector<int64_t>> part_shapes(parts_.size(), std::vector<int64_t>(kMaxRank + 1, 0));
-  std::vector<fugue_declared> part_room(parts_.size());
+  std::vector<std::vector<int64_t>> part_shapes(part_names.size(), std::vector<int64_t>(kMaxRank + 1, 0));
+  std::vector<fugue_declared> part_room(part_names.size());
+  const std::string by = " (plugin '" + plugin.name + "')";
   for (int attempt = 0; attempt < 2; ++attempt) {
-    for (size_t k = 0; k < parts_.size(); ++k) {
+    for (size_t k = 0; k < part_names.size(); ++k) {
       part_room[k] = fugue_declared{};
       part_room[k].struct_size = sizeof(fugue_declared);
       part_room[k].shape = part_shapes[k].data();
@@ -52,46 +53,48 @@ DeclaredType Kind::declare(const std::string& declaration) const {
     out.shape_capacity = static_cast<uint32_t>(shape.size());
     out.metadata = metadata.data();
     out.metadata_capacity = metadata.size();
-    out.parts_capacity = out.num_parts = static_cast<uint32_t>(parts_.size());
+    out.parts_capacity = out.num_parts = static_cast<uint32_t>(part_names.size());
     out.parts = part_room.empty() ? nullptr : part_room.data();
     ErrorBuffer error;
-    check(desc_->declare(desc_, declaration.c_str(), &out, error.get()), error, name_, *plugin_, "declare");
+    check(fill(&out, error.get()), error, who, plugin);
     if (out.metadata_bytes > out.metadata_capacity) {
       if (attempt == 1 || out.metadata_bytes > (uint64_t{1} << 30))
-        throw DeviceError("kind " + name_ + ": declare asked for " + std::to_string(out.metadata_bytes) +
-                          " bytes of metadata twice (plugin '" + plugin_->name + "')");
+        throw DeviceError(who + " asked for " + std::to_string(out.metadata_bytes) + " bytes of metadata twice" + by);
       metadata.resize(out.metadata_bytes);
       continue;
     }
     if (out.rank > kMaxRank || !fugue_dtype_supported(out.dtype))
-      throw DeviceError("kind " + name_ + ": declare produced a malformed type (rank " + std::to_string(out.rank) +
-                        ", dtype " + std::to_string(out.dtype) + "; plugin '" + plugin_->name + "')");
+      throw DeviceError(who + " produced a malformed type (rank " + std::to_string(out.rank) + ", dtype " +
+                        std::to_string(out.dtype) + ")" + by);
     DeclaredType t;
     t.dtype = static_cast<DType>(out.dtype);
     t.shape.assign(shape.begin(), shape.begin() + out.rank);
     for (int64_t n : t.shape)
-      if (n < 0) throw DeviceError("kind " + name_ + ": declare produced a negative extent (plugin '" + plugin_->name + "')");
+      if (n < 0) throw DeviceError(who + " produced a negative extent" + by);
     t.metadata.assign(metadata.begin(), metadata.begin() + static_cast<std::ptrdiff_t>(out.metadata_bytes));
-    if (out.num_parts != parts_.size())
-      throw DeviceError("kind " + name_ + ": declare gave " + std::to_string(out.num_parts) + " parts; the kind names " +
-                        std::to_string(parts_.size()) + " (plugin '" + plugin_->name + "')");
-    for (size_t k = 0; k < parts_.size(); ++k) {
+    if (out.num_parts != part_names.size())
+      throw DeviceError(who + " gave " + std::to_string(out.num_parts) + " parts; the kind names " +
+                        std::to_string(part_names.size()) + by);
+    for (size_t k = 0; k < part_names.size(); ++k) {
       const fugue_declared& part = part_room[k];
       if (part.rank > kMaxRank || !fugue_dtype_supported(part.dtype))
-        throw DeviceError("kind " + name_ + ": declare produced a malformed type for part '" + parts_[k] + "' (rank " +
-                          std::to_string(part.rank) + ", dtype " + std::to_string(part.dtype) + "; plugin '" +
-                          plugin_->name + "')");
+        throw DeviceError(who + " produced a malformed type for part '" + part_names[k] + "' (rank " +
+                          std::to_string(part.rank) + ", dtype " + std::to_string(part.dtype) + ")" + by);
       ArrayType p{static_cast<DType>(part.dtype), Shape(part_shapes[k].begin(), part_shapes[k].begin() + part.rank)};
       for (int64_t n : p.shape)
-        if (n < 0)
-          throw DeviceError("kind " + name_ + ": declare produced a negative extent in part '" + parts_[k] +
-                            "' (plugin '" + plugin_->name + "')");
+        if (n < 0) throw DeviceError(who + " produced a negative extent in part '" + part_names[k] + "'" + by);
       shape_elements(p.shape);  // overflow is the declaration's fault: a UserError
       t.parts.push_back(std::move(p));
     }
     return t;
   }
   throw std::logic_error("unreachable");
+}
+
+DeclaredType Kind::declare(const std::string& declaration) const {
+  if (!desc_) throw std::logic_error("the core declares its own kind '" + name_ + "' itself");
+  return read_declared([&](fugue_declared* out, fugue_error* error) { return desc_->declare(desc_, declaration.c_str(), out, error); },
+                       parts_, "kind " + name_ + ": declare", *plugin_);
 }
 
 std::string Kind::example(uint32_t rank, DType dtype) const {
@@ -103,8 +106,8 @@ std::string Kind::example(uint32_t rank, DType dtype) const {
     out.text = text.data();
     out.capacity = text.size();
     ErrorBuffer error;
-    check(desc_->example(desc_, rank, static_cast<fugue_dtype>(dtype), &out, error.get()), error, name_, *plugin_,
-          "example");
+    check(desc_->example(desc_, rank, static_cast<fugue_dtype>(dtype), &out, error.get()), error, "kind " + name_ + ": example",
+          *plugin_);
     if (out.length + 1 > out.capacity) {
       if (attempt == 1 || out.length > (uint64_t{1} << 24))
         throw DeviceError("kind " + name_ + ": example asked for " + std::to_string(out.length) + " bytes twice");

@@ -1,6 +1,7 @@
 // kind.h: one kind of symbol: the core's own (array, scalar, const), declared by the loader, or a
 // plugin's (fugue_kind_desc), whose declare turns a JSON declaration into a type and metadata.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,13 @@ struct DeclaredType {
   std::vector<unsigned char> metadata;
   std::vector<ArrayType> parts;  // a kind with storage: every part's type, in the kind's order
 };
+
+// Runs a plugin function that fills a fugue_declared as a kind's declare does (room for the type,
+// metadata and one entry per name in `part_names`; asked again when the metadata needs more) and checks
+// what it wrote. `who` names the function in messages ("kind csr: declare"). UserError with the plugin's
+// message when it refuses the input; DeviceError when it breaks the protocol.
+DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fugue_error*)>& fill,
+                           const std::vector<std::string>& part_names, const std::string& who, const LoadedPlugin& plugin);
 
 class Kind {
  public:

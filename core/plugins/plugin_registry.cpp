@@ -132,7 +132,11 @@ std::string check_format(const fugue_format_desc* format) {
   if (count == 0) return "format '" + name + "' lists no extension";
   if (!format->probe != !format->read) return "format '" + name + "' gives one of probe and read without the other";
   if (!format->accepts != !format->write) return "format '" + name + "' gives one of accepts and write without the other";
-  if (!format->probe && !format->write) return "format '" + name + "' neither reads nor writes";
+  if (format->struct_size >= FUGUE_SIZE_UP_TO(fugue_format_desc, read_as) && !format->probe_as != !format->read_as)
+    return "format '" + name + "' gives one of probe_as and read_as without the other";
+  if (!format->probe && !format->write &&
+      !(format->struct_size >= FUGUE_SIZE_UP_TO(fugue_format_desc, read_as) && format->probe_as))
+    return "format '" + name + "' neither reads nor writes";
   return {};
 }
 

@@ -967,6 +967,21 @@ class Format {
     (void)array;
     throw Unsupported(name + " does not read: " + path);
   }
+  // Formats that convert as they read (ABI 2.6): a file read as the value a declaration of a kind with
+  // storage describes (a sparse matrix read as CSR or ELL, the parts' sizes from the file). A program's
+  // declaration with "from" such a file takes its type from probe_as (the kind's declare is not called):
+  // the dtype, shape, parts and metadata, as declare gives them. read_as fills `array` (allocated with
+  // that type); throw InvalidArgument when the file no longer gives that type.
+  virtual bool reads_as() const { return false; }
+  virtual Declared probe_as(const std::string& path, const std::string& declaration) const {
+    (void)declaration;
+    throw Unsupported(name + " does not read files as declared values: " + path);
+  }
+  virtual void read_as(const std::string& path, const std::string& declaration, fugue_host_array& array) const {
+    (void)declaration;
+    (void)array;
+    throw Unsupported(name + " does not read files as declared values: " + path);
+  }
   // Returns normally when it writes values of `type`; throws InvalidArgument saying why not.
   virtual void accepts(const fugue_type& type) const {
     (void)type;
@@ -988,6 +1003,7 @@ class Format {
     desc_.extensions = extensions_text_.c_str();
     if (reads()) desc_.probe = &probe_thunk, desc_.read = &read_thunk;
     if (writes()) desc_.accepts = &accepts_thunk, desc_.write = &write_thunk;
+    if (reads_as()) desc_.probe_as = &probe_as_thunk, desc_.read_as = &read_as_thunk;
     desc_.user_data = this;
     return &desc_;
   }
@@ -1011,6 +1027,33 @@ class Format {
       std::copy(d.shape.begin(), d.shape.end(), out->shape);
       out->metadata_bytes = 0;
     });
+  }
+  static fugue_status probe_as_thunk(const fugue_format_desc* f, const char* path, const char* declaration,
+                                     fugue_declared* out, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!out || out->struct_size < FUGUE_SIZE_UP_TO(fugue_declared, kind_name))
+        throw std::logic_error("fugue_declared is smaller than ABI 2.0's");
+      Declared d = self(f).probe_as(path ? path : "", declaration ? declaration : "{}");
+      if (d.metadata.size() > out->metadata_capacity) {  // the core asks again with this much room
+        out->metadata_bytes = d.metadata.size();
+        return;
+      }
+      if (d.shape.size() > out->shape_capacity)
+        throw InvalidArgument("holds " + std::to_string(d.shape.size()) + " axes; Fugue takes at most " +
+                              std::to_string(out->shape_capacity));
+      if (!detail::write_parts(d, *out))
+        throw std::logic_error("probe_as gave " + std::to_string(d.parts.size()) + " parts; the kind has " +
+                               std::to_string(out->parts_capacity));
+      out->dtype = d.dtype;
+      out->rank = static_cast<uint32_t>(d.shape.size());
+      std::copy(d.shape.begin(), d.shape.end(), out->shape);
+      if (!d.metadata.empty()) std::memcpy(out->metadata, d.metadata.data(), d.metadata.size());
+      out->metadata_bytes = d.metadata.size();
+    });
+  }
+  static fugue_status read_as_thunk(const fugue_format_desc* f, const char* path, const char* declaration,
+                                    fugue_host_array* array, fugue_error* error) {
+    return Operation::guard(error, [&] { self(f).read_as(path ? path : "", declaration ? declaration : "{}", *array); });
   }
   static fugue_status read_thunk(const fugue_format_desc* f, const char* path, fugue_host_array* array, fugue_error* error) {
     return Operation::guard(error, [&] { self(f).read(path ? path : "", *array); });

@@ -1,0 +1,30 @@
+// coordinates.h: a sparse matrix as its entries in row-major order (row, then column), the form every
+// layout is built from and turned back into: Matrix Market files, the references, the conversions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fugue::sparse {
+
+struct Coordinates {
+  int64_t rows = 0, cols = 0;
+  std::vector<int64_t> row, col;  // one per entry, sorted by (row, col), no position twice
+  std::vector<double> value;
+
+  int64_t entries() const { return static_cast<int64_t>(value.size()); }
+  void add(int64_t r, int64_t c, double v) {
+    row.push_back(r);
+    col.push_back(c);
+    value.push_back(v);
+  }
+  // Entries per row (`rows` of them).
+  std::vector<int64_t> row_lengths() const;
+  // Sorts by (row, col); a position given twice throws InvalidArgument naming both entries by
+  // `where(k)` (k: the entry's index before sorting: "line 12").
+  void sort_unique(const std::function<std::string(int64_t)>& where);
+};
+
+}  // namespace fugue::sparse

@@ -1,0 +1,338 @@
+#include "layouts.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+namespace fugue::sparse {
+
+namespace {
+
+using sdk::InvalidArgument;
+
+constexpr int64_t kI32Limit = (int64_t{1} << 31) - 1;
+// ell, sell and dia pad; beyond this many places and this many times the entries, the layout is refused.
+constexpr int64_t kPaddedPlaces = int64_t{1} << 26;
+constexpr int64_t kPaddingFactor = 20;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Per place of a sell value, the matrix row it holds (-1: padding), rows sorted within windows of sigma.
+std::vector<int64_t> sell_rows(const std::vector<int64_t>& lengths, int64_t rows, int64_t slice, int64_t sigma) {
+  std::vector<int64_t> order(static_cast<size_t>(ceil_div(rows, slice) * slice), -1);
+  std::iota(order.begin(), order.begin() + rows, int64_t{0});
+  for (int64_t w = 0; w < rows; w += sigma)
+    std::stable_sort(order.begin() + w, order.begin() + std::min(rows, w + sigma),
+                     [&](int64_t a, int64_t b) { return lengths[static_cast<size_t>(a)] > lengths[static_cast<size_t>(b)]; });
+  return order;
+}
+
+int64_t places(const Facts& f) {
+  switch (f.layout) {
+    case Layout::Csr:
+    case Layout::Coo: return f.nnz;
+    case Layout::Ell: return f.width * f.rows;
+    case Layout::Sell: return f.stored;
+    case Layout::Dia: return f.diagonals * f.rows;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const char* layout_name(Layout layout) {
+  switch (layout) {
+    case Layout::Csr: return "csr";
+    case Layout::Coo: return "coo";
+    case Layout::Ell: return "ell";
+    case Layout::Sell: return "sell";
+    case Layout::Dia: return "dia";
+  }
+  return "?";
+}
+
+const std::vector<Layout>& every_layout() {
+  static const std::vector<Layout> all = {Layout::Csr, Layout::Coo, Layout::Ell, Layout::Sell, Layout::Dia};
+  return all;
+}
+
+std::optional<Layout> layout_named(const std::string& name) {
+  for (Layout l : every_layout())
+    if (name == layout_name(l)) return l;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& part_names(Layout layout) {
+  static const std::vector<std::string> csr = {"row_ptr", "col", "data"}, coo = {"row", "col", "data"}, ell = {"col", "data"},
+                                        sell = {"slice_ptr", "row", "col", "data"}, dia = {"offsets", "data"};
+  switch (layout) {
+    case Layout::Csr: return csr;
+    case Layout::Coo: return coo;
+    case Layout::Ell: return ell;
+    case Layout::Sell: return sell;
+    case Layout::Dia: return dia;
+  }
+  return csr;
+}
+
+sdk::Declared declared_type(const Facts& f) {
+  sdk::Declared d;
+  d.dtype = f.dtype;
+  d.shape = {f.rows, f.cols};
+  auto part = [&](fugue_dtype t, int64_t n) { d.parts.push_back({t, {n}}); };
+  switch (f.layout) {
+    case Layout::Csr: part(f.index, f.rows + 1), part(f.index, f.nnz), part(f.dtype, f.nnz); break;
+    case Layout::Coo: part(f.index, f.nnz), part(f.index, f.nnz), part(f.dtype, f.nnz); break;
+    case Layout::Ell: part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows); break;
+    case Layout::Sell: {
+      const int64_t slices = ceil_div(f.rows, f.slice);
+      part(f.index, slices + 1), part(f.index, slices * f.slice), part(f.index, f.stored), part(f.dtype, f.stored);
+      break;
+    }
+    case Layout::Dia: part(f.index, f.diagonals), part(f.dtype, f.diagonals * f.rows); break;
+  }
+  return d;
+}
+
+Facts facts_of(const fugue_type& type) {
+  Facts f;
+  const auto layout = layout_named(type.kind_name ? type.kind_name : "");
+  if (!layout || type.rank != 2 || type.num_parts != part_names(*layout).size())
+    throw std::logic_error(std::string("not a sparse matrix type: ") + (type.kind_name ? type.kind_name : "?"));
+  f.layout = *layout;
+  f.dtype = type.dtype;
+  f.rows = type.shape[0];
+  f.cols = type.shape[1];
+  auto extent = [&](uint32_t k) { return FUGUE_NTH(fugue_type, type.parts, k)->shape[0]; };
+  f.index = FUGUE_NTH(fugue_type, type.parts, 0)->dtype;
+  switch (f.layout) {
+    case Layout::Csr:
+    case Layout::Coo: f.nnz = extent(2); break;
+    case Layout::Ell: f.width = f.rows ? extent(1) / f.rows : 0; break;
+    case Layout::Sell: {
+      const int64_t slices = extent(0) - 1;
+      f.slice = slices > 0 ? extent(1) / slices : 1;
+      f.stored = extent(2);
+      f.sigma = 0;  // not recorded in the type: the row part holds the order
+      break;
+    }
+    case Layout::Dia: f.diagonals = extent(0); break;
+  }
+  return f;
+}
+
+Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, int64_t slice, int64_t sigma) {
+  Facts f;
+  f.layout = layout;
+  f.dtype = dtype;
+  f.rows = m.rows;
+  f.cols = m.cols;
+  f.slice = slice;
+  f.sigma = sigma;
+  const std::vector<int64_t> lengths = m.row_lengths();
+  switch (layout) {
+    case Layout::Csr:
+    case Layout::Coo: f.nnz = m.entries(); break;
+    case Layout::Ell: f.width = lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end()); break;
+    case Layout::Sell: {
+      const std::vector<int64_t> order = sell_rows(lengths, m.rows, slice, sigma);
+      for (size_t s = 0; s < order.size(); s += static_cast<size_t>(slice)) {
+        int64_t w = 0;
+        for (size_t p = s; p < s + static_cast<size_t>(slice); ++p)
+          if (order[p] >= 0) w = std::max(w, lengths[static_cast<size_t>(order[p])]);
+        f.stored += w * slice;
+      }
+      break;
+    }
+    case Layout::Dia: {
+      std::set<int64_t> offsets;
+      for (int64_t k = 0; k < m.entries(); ++k) offsets.insert(m.col[k] - m.row[k]);
+      f.diagonals = static_cast<int64_t>(offsets.size());
+      break;
+    }
+  }
+  const int64_t held = places(f);
+  if (held > kPaddedPlaces && held > kPaddingFactor * std::max<int64_t>(m.entries(), 1))
+    throw InvalidArgument(std::string(layout_name(layout)) + " would hold " + std::to_string(held) + " places for " +
+                          std::to_string(m.entries()) + " entries (more than " + std::to_string(kPaddingFactor) +
+                          " times: the rows' lengths or the diagonals vary too much); choose csr, coo or sell");
+  const bool wide = std::max({f.rows + 1, f.cols, held}) > kI32Limit;
+  if (index == FUGUE_DTYPE_NONE) index = wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32;
+  if (index == FUGUE_DTYPE_I32 && wide)
+    throw InvalidArgument("/index: i32 cannot count " + std::to_string(std::max({f.rows + 1, f.cols, held})) + " (use \"i64\")");
+  f.index = index;
+  return f;
+}
+
+std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates& m) {
+  const sdk::Declared type = declared_type(f);
+  std::vector<std::vector<double>> parts;
+  for (const auto& p : type.parts) parts.emplace_back(static_cast<size_t>(p.shape[0]), 0.0);
+  // The cases below write through value.part(k).set(i, v) and set_int: into these vectors here, into
+  // the parts' own dtypes in store().
+  struct Writer {
+    std::vector<double>* v;
+    void set_int(int64_t i, int64_t x) const { (*v)[static_cast<size_t>(i)] = static_cast<double>(x); }
+    void set(int64_t i, double x) const { (*v)[static_cast<size_t>(i)] = x; }
+  };
+  struct Value {
+    std::vector<std::vector<double>>* parts;
+    Writer part(size_t k) const { return {&(*parts)[k]}; }
+  } value{&parts};
+  Writer p0 = value.part(0), p1 = value.part(1);
+  switch (f.layout) {
+    case Layout::Csr: {
+      Writer data = value.part(2);
+      int64_t k = 0;
+      for (int64_t i = 0; i <= f.rows; ++i) {
+        while (k < m.entries() && m.row[k] < i) ++k;
+        p0.set_int(i, k);
+      }
+      for (int64_t e = 0; e < m.entries(); ++e) p1.set_int(e, m.col[e]), data.set(e, m.value[e]);
+      break;
+    }
+    case Layout::Coo: {
+      Writer data = value.part(2);
+      for (int64_t e = 0; e < m.entries(); ++e) p0.set_int(e, m.row[e]), p1.set_int(e, m.col[e]), data.set(e, m.value[e]);
+      break;
+    }
+    case Layout::Ell: {
+      std::vector<int64_t> next(static_cast<size_t>(f.rows), 0);
+      for (int64_t e = 0; e < m.entries(); ++e) {
+        const int64_t at = next[static_cast<size_t>(m.row[e])]++ * f.rows + m.row[e];
+        p0.set_int(at, m.col[e]);
+        p1.set(at, m.value[e]);
+      }
+      break;  // the padding stays as allocated: column 0, value 0
+    }
+    case Layout::Sell: {
+      const std::vector<int64_t> lengths = m.row_lengths();
+      const std::vector<int64_t> order = sell_rows(lengths, f.rows, f.slice, f.sigma);
+      std::vector<int64_t> first(static_cast<size_t>(f.rows) + 1, 0);  // each row's first entry
+      for (int64_t i = 0; i < f.rows; ++i) first[static_cast<size_t>(i) + 1] = first[static_cast<size_t>(i)] + lengths[static_cast<size_t>(i)];
+      Writer col = value.part(2), data = value.part(3);
+      int64_t start = 0;
+      for (size_t s = 0; s * static_cast<size_t>(f.slice) < order.size(); ++s) {
+        p0.set_int(static_cast<int64_t>(s), start);
+        int64_t w = 0;
+        for (int64_t r = 0; r < f.slice; ++r) {
+          const int64_t place = static_cast<int64_t>(s) * f.slice + r, row = order[static_cast<size_t>(place)];
+          p1.set_int(place, row);
+          if (row < 0) continue;
+          w = std::max(w, lengths[static_cast<size_t>(row)]);
+          for (int64_t k = 0; k < lengths[static_cast<size_t>(row)]; ++k) {
+            const int64_t e = first[static_cast<size_t>(row)] + k;
+            col.set_int(start + k * f.slice + r, m.col[e]);
+            data.set(start + k * f.slice + r, m.value[e]);
+          }
+        }
+        start += w * f.slice;
+      }
+      p0.set_int(static_cast<int64_t>(order.size()) / f.slice, start);
+      break;
+    }
+    case Layout::Dia: {
+      std::set<int64_t> offsets;
+      for (int64_t e = 0; e < m.entries(); ++e) offsets.insert(m.col[e] - m.row[e]);
+      const std::vector<int64_t> sorted(offsets.begin(), offsets.end());
+      for (size_t d = 0; d < sorted.size(); ++d) p0.set_int(static_cast<int64_t>(d), sorted[d]);
+      for (int64_t e = 0; e < m.entries(); ++e) {
+        const auto d = std::lower_bound(sorted.begin(), sorted.end(), m.col[e] - m.row[e]) - sorted.begin();
+        p1.set(d * f.rows + m.row[e], m.value[e]);
+      }
+      break;
+    }
+  }
+  return parts;
+}
+
+void store(const Facts& f, const Coordinates& m, const sdk::HostView& value) {
+  const std::vector<std::vector<double>> parts = stored_parts(f, m);
+  for (size_t k = 0; k < parts.size(); ++k) {
+    sdk::HostView part = value.part(static_cast<uint32_t>(k));
+    const bool integers = part.dtype() == FUGUE_DTYPE_I32 || part.dtype() == FUGUE_DTYPE_I64;
+    for (size_t i = 0; i < parts[k].size(); ++i)
+      if (integers) part.set_int(static_cast<int64_t>(i), static_cast<int64_t>(parts[k][i]));
+      else part.set(static_cast<int64_t>(i), parts[k][i]);
+  }
+}
+
+Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
+  Coordinates m;
+  m.rows = f.rows;
+  m.cols = f.cols;
+  const std::string kind = layout_name(f.layout);
+  auto index = [&](const sdk::HostView& part, int64_t k, int64_t low, int64_t high, const std::string& what) {
+    const int64_t v = part.get_int(k);
+    if (v < low || v >= high)
+      throw InvalidArgument("a " + kind + " whose " + what + "[" + std::to_string(k) + "] = " + std::to_string(v) + " is outside 0.." +
+                            std::to_string(high - 1));
+    return v;
+  };
+  switch (f.layout) {
+    case Layout::Csr: {
+      const sdk::HostView ptr = value.part(0), col = value.part(1), data = value.part(2);
+      if (ptr.get_int(0) != 0 || ptr.get_int(f.rows) != f.nnz)
+        throw InvalidArgument("a csr whose row_ptr does not run from 0 to its " + std::to_string(f.nnz) + " entries");
+      for (int64_t i = 0; i < f.rows; ++i) {
+        const int64_t begin = ptr.get_int(i), end = index(ptr, i + 1, begin, f.nnz + 1, "row_ptr");
+        for (int64_t e = begin; e < end; ++e) m.add(i, index(col, e, 0, f.cols, "col"), data.get(e));
+      }
+      break;
+    }
+    case Layout::Coo: {
+      const sdk::HostView row = value.part(0), col = value.part(1), data = value.part(2);
+      for (int64_t e = 0; e < f.nnz; ++e) m.add(index(row, e, 0, f.rows, "row"), index(col, e, 0, f.cols, "col"), data.get(e));
+      break;
+    }
+    case Layout::Ell: {
+      const sdk::HostView col = value.part(0), data = value.part(1);
+      for (int64_t i = 0; i < f.rows; ++i)
+        for (int64_t k = 0; k < f.width; ++k)
+          if (const double v = data.get(k * f.rows + i); v != 0) m.add(i, index(col, k * f.rows + i, 0, f.cols, "col"), v);
+      break;
+    }
+    case Layout::Sell: {
+      const sdk::HostView ptr = value.part(0), row = value.part(1), col = value.part(2), data = value.part(3);
+      const int64_t slices = ceil_div(f.rows, f.slice);
+      if (ptr.get_int(0) != 0 || ptr.get_int(slices) != f.stored)
+        throw InvalidArgument("a sell whose slice_ptr does not run from 0 to its " + std::to_string(f.stored) + " places");
+      std::vector<char> seen(static_cast<size_t>(f.rows), 0);
+      for (int64_t s = 0; s < slices; ++s) {
+        const int64_t begin = ptr.get_int(s), end = index(ptr, s + 1, begin, f.stored + 1, "slice_ptr");
+        if ((end - begin) % f.slice)
+          throw InvalidArgument("a sell whose slice " + std::to_string(s) + " holds " + std::to_string(end - begin) +
+                                " places, not a multiple of its slice height " + std::to_string(f.slice));
+        for (int64_t r = 0; r < f.slice; ++r) {
+          const int64_t place = s * f.slice + r, i = row.get_int(place);
+          if (i < -1 || i >= f.rows || (i >= 0 && seen[static_cast<size_t>(i)]++))
+            throw InvalidArgument("a sell whose row[" + std::to_string(place) + "] = " + std::to_string(i) +
+                                  " is outside -1.." + std::to_string(f.rows - 1) + " or repeats a row");
+          if (i < 0) continue;
+          for (int64_t e = begin + r; e < end; e += f.slice)
+            if (const double v = data.get(e); v != 0) m.add(i, index(col, e, 0, f.cols, "col"), v);
+        }
+      }
+      if (std::count(seen.begin(), seen.end(), 0)) throw InvalidArgument("a sell whose row part leaves a row out");
+      break;
+    }
+    case Layout::Dia: {
+      const sdk::HostView offsets = value.part(0), data = value.part(1);
+      for (int64_t d = 0; d < f.diagonals; ++d) {
+        const int64_t o = offsets.get_int(d);
+        if (d > 0 && o <= offsets.get_int(d - 1)) throw InvalidArgument("a dia whose offsets are not ascending");
+        for (int64_t i = 0; i < f.rows; ++i)
+          if (const double v = data.get(d * f.rows + i); v != 0) {
+            if (i + o < 0 || i + o >= f.cols)
+              throw InvalidArgument("a dia with a value outside the matrix (diagonal " + std::to_string(o) + ", row " + std::to_string(i) + ")");
+            m.add(i, i + o, v);
+          }
+      }
+      break;
+    }
+  }
+  m.sort_unique([](int64_t k) { return "entry " + std::to_string(k); });
+  return m;
+}
+
+}  // namespace fugue::sparse

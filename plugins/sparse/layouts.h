@@ -1,0 +1,81 @@
+// layouts.h: the sparse kinds' storage, as seed 003's Figs 6.2-6.7 draw it for
+//
+//       | 3 7 0 0 |
+//   B = | 0 4 8 0 |   (4 by 4, 9 entries)
+//       | 1 0 5 9 |
+//       | 0 2 0 6 |
+//
+// csr   row_ptr [rows + 1], col [nnz], data [nnz]: row i's entries at row_ptr[i] .. row_ptr[i+1]-1, by
+//       column.       B: row_ptr = [0 2 4 7 9], col = [0 1, 1 2, 0 2 3, 1 3], data = [3 7, 4 8, 1 5 9, 2 6]
+// coo   row [nnz], col [nnz], data [nnz], by row then column.
+//                     B: row = [0 0, 1 1, 2 2 2, 3 3], col and data as csr
+// ell   col [width * rows], data [width * rows]: the k-th entry of row i at k * rows + i (column-major,
+//       so consecutive rows are consecutive in memory); shorter rows padded with column 0, value 0.
+//                     B: col = [0 1 0 1, 1 2 2 3, 0 0 3 0], data = [3 4 1 2, 7 8 5 6, 0 0 9 0]
+// sell  SELL-C-sigma: slice_ptr [slices + 1], row [slices * C], col [stored], data [stored]. Rows are
+//       sorted by length (longest first, stably) within windows of sigma rows (sigma = 1: not sorted);
+//       row[p] is the matrix row stored at place p (-1 for the padding of the last slice). Slice s holds
+//       places s*C .. s*C+C-1 as an ell of its own width w_s = (slice_ptr[s+1] - slice_ptr[s]) / C: the
+//       k-th entry of place s*C + r at slice_ptr[s] + k*C + r.
+//                     B, C = 2, sigma = 1: slice_ptr = [0 4 10], row = [0 1 2 3],
+//                     col = [0 1, 1 2; 0 1, 2 3, 3 0], data = [3 4, 7 8; 1 2, 5 6, 9 0]
+//       (the seed's figure prints the second slice's col as [0 2, 1 3, 3 0], which its data contradict.)
+// dia   offsets [diagonals], data [diagonals * rows]: diagonal d (A[i, i + offsets[d]], offsets
+//       ascending) at d * rows + i, zero where i + offsets[d] falls outside the matrix.
+//                     B: offsets = [-2 0 1], data = [0 0 1 2, 3 4 5 6, 7 8 9 0]
+//
+// Values are f32 or f64; indices i32, or i64 where a count or extent needs it. In ell, sell and dia a
+// zero value is padding; every layout's y = A x adds only its nonzero values (so an infinite x_j next to
+// a padding zero stays out of y).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fugue/sdk.hpp>
+
+#include "coordinates.h"
+
+namespace fugue::sparse {
+
+enum class Layout { Csr, Coo, Ell, Sell, Dia };
+
+const char* layout_name(Layout layout);
+std::optional<Layout> layout_named(const std::string& name);
+const std::vector<Layout>& every_layout();
+// Its parts' names, in order.
+const std::vector<std::string>& part_names(Layout layout);
+
+// What fixes the type of a value of a layout.
+struct Facts {
+  Layout layout = Layout::Csr;
+  fugue_dtype dtype = FUGUE_DTYPE_F64;
+  fugue_dtype index = FUGUE_DTYPE_I32;
+  int64_t rows = 0, cols = 0;
+  int64_t nnz = 0;        // csr, coo: entries
+  int64_t width = 0;      // ell: the longest row
+  int64_t slice = 32;     // sell: C, the slice height
+  int64_t sigma = 1;      // sell: the sorting window
+  int64_t stored = 0;     // sell: places in col and data
+  int64_t diagonals = 0;  // dia
+};
+
+// The type (dtype, shape [rows, cols], parts) of a value with these facts.
+sdk::Declared declared_type(const Facts& facts);
+// The facts of a value's type (its kind's name and parts' shapes; sell's C from them).
+Facts facts_of(const fugue_type& type);
+// The facts of `m` stored in `layout` (slice and sigma for sell); the index dtype is `index`, or where
+// that is FUGUE_DTYPE_NONE, i32 unless a count needs i64. Throws InvalidArgument when the layout would
+// hold far more places than entries (ell, sell and dia pad), or `index` cannot count them.
+Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, int64_t slice, int64_t sigma);
+
+// The parts of `m` stored with `facts`, each as numbers (indices are exact up to 2^53).
+std::vector<std::vector<double>> stored_parts(const Facts& facts, const Coordinates& m);
+// Fills the parts of `value` (allocated with declared_type(facts)) with `m`.
+void store(const Facts& facts, const Coordinates& m, const sdk::HostView& value);
+// The entries `value` holds (padding left out), sorted; InvalidArgument when its parts are not a
+// well-formed value of the layout (an index out of range, row pointers that go back, ...).
+Coordinates entries_of(const Facts& facts, const sdk::HostView& value);
+
+}  // namespace fugue::sparse

@@ -1,0 +1,115 @@
+#include "matrix_market_format.h"
+
+#include <filesystem>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "layouts.h"
+#include "matrix_market.h"
+#include "sparse_kind.h"
+
+namespace fugue::sparse {
+
+namespace {
+
+using sdk::InvalidArgument;
+
+std::string kinds_text() {
+  std::string text;
+  for (Layout l : every_layout()) text += std::string(text.empty() ? "" : ", ") + layout_name(l);
+  return text;
+}
+
+class MatrixMarketFormat final : public sdk::Format {
+ public:
+  MatrixMarketFormat() {
+    name = "mtx";
+    doc = "Matrix Market coordinate files (real, integer or pattern; general, symmetric or skew-symmetric): read as any sparse kind "
+          "the declaration names, written as general real files";
+    extensions = {".mtx"};
+  }
+  bool reads() const override { return true; }
+  bool reads_as() const override { return true; }
+  bool writes() const override { return true; }
+
+  // An array (or any declaration without a sparse kind) cannot hold the file.
+  sdk::Declared probe(const std::string&) const override {
+    throw InvalidArgument("holds a sparse matrix: declare the symbol with a sparse kind (" + kinds_text() +
+                          "), e.g. {\"kind\": \"csr\", \"dtype\": \"f64\", \"from\": \"A.mtx\"}");
+  }
+  void read(const std::string& path, fugue_host_array&) const override { probe(path); }
+
+  sdk::Declared probe_as(const std::string& path, const std::string& declaration) const override {
+    const Facts f = facts(path, declaration).first;
+    return declared_type(f);
+  }
+
+  void read_as(const std::string& path, const std::string& declaration, fugue_host_array& array) const override {
+    const auto [f, m] = facts(path, declaration);
+    const sdk::Declared now = declared_type(f);
+    const fugue_type& t = *array.type;
+    bool same = t.num_parts == now.parts.size() && t.dtype == now.dtype;
+    for (uint32_t k = 0; same && k < t.num_parts; ++k) {
+      const fugue_type& part = *FUGUE_NTH(fugue_type, t.parts, k);
+      same = part.dtype == now.parts[k].dtype && part.shape[0] == now.parts[k].shape[0];
+    }
+    if (!same) throw InvalidArgument("changed since the program was loaded (its matrix no longer gives the same " + std::string(layout_name(f.layout)) + ")");
+    store(f, *m, sdk::HostView(array));
+  }
+
+  void accepts(const fugue_type& type) const override {
+    if (type.kind != FUGUE_KIND_PLUGIN || !type.kind_name || !layout_named(type.kind_name))
+      throw InvalidArgument("the mtx format writes sparse matrices (" + kinds_text() + ")");
+  }
+
+  void write(const std::string& path, const fugue_host_array& array) const override {
+    const Facts f = facts_of(*array.type);
+    const Coordinates m = entries_of(f, sdk::HostView(const_cast<fugue_host_array&>(array)));
+    write_matrix_market(path, m, f.dtype == FUGUE_DTYPE_F32 ? 9 : 17);
+  }
+
+ private:
+  // The facts of the file read as the declaration's kind, and its entries.
+  std::pair<Facts, std::shared_ptr<const Coordinates>> facts(const std::string& path, const std::string& declaration) const {
+    nlohmann::json d;
+    try {
+      d = nlohmann::json::parse(declaration);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::logic_error(std::string("the core gave a declaration that is not JSON: ") + e.what());
+    }
+    const std::string kind = d.value("kind", "");
+    const auto layout = layout_named(kind);
+    if (!layout) throw InvalidArgument("a Matrix Market file reads as one of " + kinds_text() + ", not as a '" + kind + "'");
+    const Requested r = requested(*layout, declaration);
+    const std::shared_ptr<const Coordinates> m = entries(path);
+    Facts f = facts_for(*m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.slice, r.sigma);
+    check_requested(r, f);
+    return {f, m};
+  }
+
+  // The file's entries, parsed once while the file stays as it was (probe_as, then read_as).
+  std::shared_ptr<const Coordinates> entries(const std::string& path) const {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    const auto time = fs::last_write_time(path, ec);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (cached_ && !ec && cached_path_ == path && cached_size_ == size && cached_time_ == time) return cached_;
+    auto m = std::make_shared<const Coordinates>(read_matrix_market(path));
+    if (!ec) cached_ = m, cached_path_ = path, cached_size_ = size, cached_time_ = time;
+    return m;
+  }
+
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<const Coordinates> cached_;
+  mutable std::string cached_path_;
+  mutable uintmax_t cached_size_ = 0;
+  mutable std::filesystem::file_time_type cached_time_{};
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Format> matrix_market_format() { return std::make_unique<MatrixMarketFormat>(); }
+
+}  // namespace fugue::sparse

@@ -1,0 +1,170 @@
+#include "sparse_kind.h"
+
+#include <nlohmann/json.hpp>
+
+namespace fugue::sparse {
+
+namespace {
+
+using json = nlohmann::json;
+using sdk::InvalidArgument;
+
+int64_t positive_integer(const json& v, const std::string& pointer, int64_t low) {
+  if (!v.is_number_integer() || v.get<int64_t>() < low || v.get<int64_t>() > (int64_t{1} << 40))
+    throw InvalidArgument(pointer + ": expected an integer from " + std::to_string(low) + " to 2^40, found " + v.dump());
+  return v.get<int64_t>();
+}
+
+fugue_dtype dtype_named(const json& v, const std::string& pointer, bool index) {
+  const char* expected = index ? "\"i32\" or \"i64\"" : "\"f32\" or \"f64\"";
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (!index && s == "f32") return FUGUE_DTYPE_F32;
+    if (!index && s == "f64") return FUGUE_DTYPE_F64;
+    if (index && s == "i32") return FUGUE_DTYPE_I32;
+    if (index && s == "i64") return FUGUE_DTYPE_I64;
+  }
+  throw InvalidArgument(pointer + ": expected " + expected + ", found " + v.dump());
+}
+
+class SparseKind final : public sdk::Kind {
+ public:
+  explicit SparseKind(Layout layout) : layout_(layout) {
+    name = layout_name(layout);
+    static const char* docs[] = {
+        "a sparse matrix in compressed sparse rows: row_ptr [rows + 1], col [nnz], data [nnz]",
+        "a sparse matrix as coordinates sorted by row: row [nnz], col [nnz], data [nnz]",
+        "a sparse matrix in ELLPACK: col and data [width * rows], column-major, rows padded to the longest",
+        "a sparse matrix in SELL-C-sigma: slices of C rows (\"slice\", default 32), each an ELLPACK of its own width, rows sorted "
+        "by length within windows of sigma rows (\"sigma\", default 1): slice_ptr, row, col, data",
+        "a sparse matrix by diagonals: offsets [diagonals], data [diagonals * rows]"};
+    doc = docs[static_cast<int>(layout)];
+    keys = {"dtype", "shape", "index", count_key(layout)};
+    if (layout == Layout::Sell) keys.insert(keys.end(), {"slice", "sigma"});
+    parts = part_names(layout);
+  }
+
+  sdk::Declared declare(const std::string& text) const override {
+    const Requested r = requested(layout_, text);
+    if (!r.dtype) throw InvalidArgument("/dtype: expected \"f32\" or \"f64\" (or read the matrix from a file: \"from\": \"A.mtx\")");
+    if (!r.rows) throw InvalidArgument("/shape: expected [rows, cols] (or read the matrix from a file: \"from\": \"A.mtx\")");
+    if (!r.count)
+      throw InvalidArgument(std::string("/") + count_key(layout_) + ": expected the " + name + "'s " + count_key(layout_) +
+                            " (or read the matrix from a file: \"from\": \"A.mtx\")");
+    Facts f;
+    f.layout = layout_;
+    f.dtype = *r.dtype;
+    f.rows = *r.rows;
+    f.cols = *r.cols;
+    f.slice = r.slice;
+    f.sigma = r.sigma;
+    switch (layout_) {
+      case Layout::Csr:
+      case Layout::Coo: f.nnz = *r.count; break;
+      case Layout::Ell: f.width = *r.count; break;
+      case Layout::Sell:
+        f.stored = *r.count;
+        if (f.stored % f.slice) throw InvalidArgument("/stored: expected a multiple of the slice height " + std::to_string(f.slice));
+        break;
+      case Layout::Dia: f.diagonals = *r.count; break;
+    }
+    const bool wide = std::max({f.rows + 1, f.cols, *r.count}) > (int64_t{1} << 31) - 1;
+    f.index = r.index.value_or(wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32);
+    if (f.index == FUGUE_DTYPE_I32 && wide) throw InvalidArgument("/index: i32 cannot count the rows, columns or entries (use \"i64\")");
+    return declared_type(f);
+  }
+
+  // The seed's matrix B (layouts.h), its parts given inline (slices of 2 rows for sell).
+  std::string example(uint32_t rank, fugue_dtype dtype) const override {
+    if (rank != 2 || (dtype != FUGUE_DTYPE_F32 && dtype != FUGUE_DTYPE_F64))
+      throw InvalidArgument(name + " holds 2-D matrices of f32 or f64");
+    return inline_declaration(seed_matrix_b(), layout_, dtype, 2);
+  }
+
+ private:
+  Layout layout_;
+};
+
+}  // namespace
+
+const char* count_key(Layout layout) {
+  switch (layout) {
+    case Layout::Csr:
+    case Layout::Coo: return "nnz";
+    case Layout::Ell: return "width";
+    case Layout::Sell: return "stored";
+    case Layout::Dia: return "diagonals";
+  }
+  return "nnz";
+}
+
+Requested requested(Layout layout, const std::string& text) {
+  json d;
+  try {
+    d = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InvalidArgument(std::string("not a JSON object: ") + e.what());
+  }
+  Requested r;
+  r.layout = layout;
+  if (d.contains("dtype")) r.dtype = dtype_named(d["dtype"], "/dtype", false);
+  if (d.contains("index")) r.index = dtype_named(d["index"], "/index", true);
+  if (d.contains("shape")) {
+    const json& s = d["shape"];
+    if (!s.is_array() || s.size() != 2) throw InvalidArgument("/shape: expected [rows, cols], found " + s.dump());
+    r.rows = positive_integer(s[0], "/shape/0", 0);
+    r.cols = positive_integer(s[1], "/shape/1", 0);
+  }
+  const char* key = count_key(layout);
+  if (d.contains(key)) r.count = positive_integer(d[key], std::string("/") + key, 0);
+  if (layout == Layout::Sell) {
+    if (d.contains("slice")) r.slice = positive_integer(d["slice"], "/slice", 1);
+    if (d.contains("sigma")) r.sigma = positive_integer(d["sigma"], "/sigma", 1);
+    if (r.slice > 1024) throw InvalidArgument("/slice: expected at most 1024 rows a slice, found " + std::to_string(r.slice));
+  }
+  return r;
+}
+
+void check_requested(const Requested& r, const Facts& f) {
+  auto differs = [](const std::string& key, int64_t asked, int64_t found) {
+    throw InvalidArgument("holds a matrix whose " + key + " is " + std::to_string(found) + "; the declaration says " + std::to_string(asked));
+  };
+  if (r.rows && *r.rows != f.rows) differs("row count (/shape/0)", *r.rows, f.rows);
+  if (r.cols && *r.cols != f.cols) differs("column count (/shape/1)", *r.cols, f.cols);
+  if (r.count) {
+    const int64_t found = f.layout == Layout::Ell ? f.width : f.layout == Layout::Sell ? f.stored : f.layout == Layout::Dia ? f.diagonals : f.nnz;
+    if (*r.count != found) differs(std::string("/") + count_key(f.layout), *r.count, found);
+  }
+}
+
+std::unique_ptr<sdk::Kind> sparse_kind(Layout layout) { return std::make_unique<SparseKind>(layout); }
+
+std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, int64_t slice, int64_t sigma) {
+  const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, slice, sigma);
+  json decl = {{"kind", layout_name(layout)}, {"dtype", dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};
+  decl[count_key(layout)] = layout == Layout::Ell ? f.width : layout == Layout::Sell ? f.stored : layout == Layout::Dia ? f.diagonals : f.nnz;
+  if (layout == Layout::Sell) decl["slice"] = slice, decl["sigma"] = sigma;
+  const std::vector<std::vector<double>> parts = stored_parts(f, m);
+  const bool f32 = dtype == FUGUE_DTYPE_F32;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    json values = json::array();
+    const bool values_part = k + 1 == parts.size();  // every layout's values come last
+    for (double v : parts[k])
+      if (!values_part) values.push_back(static_cast<int64_t>(v));
+      else values.push_back(f32 ? static_cast<double>(static_cast<float>(v)) : v);
+    decl["parts"][part_names(layout)[k]] = {{"value", values}};
+  }
+  return decl.dump();
+}
+
+Coordinates seed_matrix_b() {
+  Coordinates b;
+  b.rows = b.cols = 4;
+  const double dense[4][4] = {{3, 7, 0, 0}, {0, 4, 8, 0}, {1, 0, 5, 9}, {0, 2, 0, 6}};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      if (dense[i][j] != 0) b.add(i, j, dense[i][j]);
+  return b;
+}
+
+}  // namespace fugue::sparse

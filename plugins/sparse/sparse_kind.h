@@ -1,0 +1,40 @@
+// sparse_kind.h: the kinds csr, coo, ell, sell and dia (layouts.h draws them) and what a declaration of
+// one says. {"kind": "csr", "dtype": "f32", "from": "A.mtx"} reads a file (the format converts, and
+// checks any of the keys below that the declaration also gives); without "from", an operation or
+// "parts" gives the value and the declaration must fix its type: "shape" [rows, cols] and the layout's
+// count ("nnz" for csr and coo, "width" for ell, "stored" for sell, "diagonals" for dia).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include <fugue/sdk.hpp>
+
+#include "layouts.h"
+
+namespace fugue::sparse {
+
+// A declaration's keys, checked.
+struct Requested {
+  Layout layout = Layout::Csr;
+  std::optional<fugue_dtype> dtype, index;
+  std::optional<int64_t> rows, cols, count;  // count: nnz, width, stored or diagonals, by layout
+  int64_t slice = 32, sigma = 1;
+};
+
+// The keys of `declaration` (JSON text) for `layout`; InvalidArgument with a pointer inside it.
+Requested requested(Layout layout, const std::string& declaration);
+// The name of a layout's count key ("nnz", "width", "stored", "diagonals").
+const char* count_key(Layout layout);
+// `facts` (from a file) against what the declaration asked: InvalidArgument naming the key that differs.
+void check_requested(const Requested& r, const Facts& facts);
+
+std::unique_ptr<sdk::Kind> sparse_kind(Layout layout);
+
+// A declaration (JSON text) of `m` in `layout` with its parts given inline: the kinds' examples and the
+// conformance cases. Small matrices only (every part's values are written out).
+std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, int64_t slice = 32, int64_t sigma = 1);
+// The seed's matrix B (layouts.h).
+Coordinates seed_matrix_b();
+
+}  // namespace fugue::sparse

@@ -1,0 +1,24 @@
+// sparse_plugin.cpp: the entry point of the sparse plugin: sparse matrices as kinds (csr, coo, ell, sell,
+// dia; layouts.h), Matrix Market files read as any of them, and y = alpha A x + beta y0 (sparse.spmv).
+#include <fugue/sdk.hpp>
+
+#include "layouts.h"
+#include "matrix_market_format.h"
+#include "sparse_kind.h"
+#include "spmv.h"
+
+namespace {
+
+void populate(fugue::sdk::Plugin& plugin) {
+  using namespace fugue::sparse;
+  for (Layout layout : every_layout()) plugin.add_kind(sparse_kind(layout));
+  plugin.add_format(matrix_market_format());
+  plugin.add(spmv_operation());
+}
+
+}  // namespace
+
+FUGUE_SDK_PLUGIN("sparse", "0.1.0",
+                 "Sparse matrices as kinds (csr, coo, ell, sell, dia) read from Matrix Market files in any of them, and sparse "
+                 "matrix-vector products",
+                 populate)

@@ -1,0 +1,206 @@
+#include "spmv.h"
+
+#include <CL/cl.h>
+
+#include <fugue/sdk_device.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "layouts.h"
+#include "sparse_kind.h"
+#include "spmv_cl.h"  // kernel_source_spmv, embedded from kernels/spmv.cl
+
+namespace fugue::sparse {
+
+namespace {
+
+using namespace fugue::sdk;
+
+constexpr uint32_t kFloats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
+constexpr uint32_t kA = 0, kX = 1, kY0 = 2, kY = 3;
+constexpr size_t kGroup = 128;
+
+// csr and coo: work-items a row, by the rows' average length (one on CPUs, whose work-items run a row
+// each faster than they share one).
+int lanes_for(const Call& call, const Facts& f) {
+  if (call.device().type == FUGUE_DEVICE_CPU || f.rows == 0) return 1;
+  const double average = static_cast<double>(f.nnz) / static_cast<double>(f.rows);
+  int lanes = 1;
+  while (lanes < 32 && lanes < average) lanes *= 2;
+  return lanes;
+}
+
+// 37 by 300, awkward on purpose: row 0 empty, row 5 full (longer than a work-group), the others 0 to 12
+// entries; values in [-1, 1), none zero. The same every time.
+Coordinates awkward_matrix() {
+  Coordinates m;
+  m.rows = 37;
+  m.cols = 300;
+  uint64_t state = 12345;
+  auto next = [&] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  for (int64_t i = 0; i < m.rows; ++i) {
+    if (i == 0) continue;
+    std::vector<char> used(static_cast<size_t>(m.cols), i == 5);
+    if (i != 5)
+      for (uint64_t k = next() % 13; k > 0; --k) used[next() % static_cast<uint64_t>(m.cols)] = 1;
+    for (int64_t j = 0; j < m.cols; ++j)
+      if (used[static_cast<size_t>(j)]) m.add(i, j, (static_cast<double>(next() % 2000) - 999.5) / 1000.0);
+  }
+  return m;
+}
+
+// Every layout in both dtypes: the seed's B, and the awkward matrix with y0 and factors.
+std::string conformance_cases() {
+  const Coordinates b = seed_matrix_b(), awkward = awkward_matrix();
+  std::string cases;
+  for (Layout layout : every_layout())
+    for (fugue_dtype dtype : {FUGUE_DTYPE_F32, FUGUE_DTYPE_F64}) {
+      const std::string name = layout_name(layout), dt = dtype == FUGUE_DTYPE_F32 ? "f32" : "f64";
+      cases += std::string(cases.empty() ? "" : ",\n") + R"({"name": "the seed's B in )" + name + R"(", "dtypes": [")" + dt +
+               R"("], "inputs": {"A": )" + inline_declaration(b, layout, dtype, 2) + R"(, "x": {"shape": [4]}}})";
+      cases += ",\n" + std::string(R"({"name": "37 by 300 in )") + name + R"(, y0 and factors", "dtypes": [")" + dt +
+               R"("], "attrs": {"alpha": -2, "beta": 0.5}, "inputs": {"A": )" + inline_declaration(awkward, layout, dtype, 8, 16) +
+               R"(, "x": {"shape": [300]}, "y0": {"shape": [37]}}})";
+    }
+  cases += ",\n" + std::string(R"({"name": "y0 a number", "dtypes": ["f64"], "inputs": {"A": )") +
+           inline_declaration(b, Layout::Coo, FUGUE_DTYPE_F64) + R"(, "x": {"shape": [4]}, "y0": {"kind": "const", "value": 1.5}}})";
+  return "[" + cases + "]";
+}
+
+class Spmv final : public Operation {
+ public:
+  Spmv() {
+    name = "sparse.spmv";
+    doc = "y = alpha * A x + beta * y0: a sparse matrix A [m, n] of any sparse kind times a vector x [n]; y0 [m] left out is 0";
+    operands = {in_kind("A", "csr coo ell sell dia", kFloats, "the matrix [m, n]"),
+                in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloats, "the vector [n], A's dtype"),
+                optional_in("y0", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloats, 0, "added times beta: [m], A's dtype, or a number"),
+                out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloats, "the result [m]")};
+    attrs = {{"alpha", FUGUE_ATTR_NUMBER, false, 1.0, "", "the product's factor"},
+             {"beta", FUGUE_ATTR_NUMBER, false, 1.0, "", "y0's factor"}};
+    tolerance_f32 = 1e-5;
+    tolerance_f64 = 1e-13;
+    test_cases = conformance_cases();
+  }
+
+  void infer(const Call& call, std::vector<Type>& types) const override {
+    const fugue_type &a = call.operand(kA), &x = call.operand(kX), &y0 = call.operand(kY0);
+    if (a.rank != 2) throw InvalidArgument("operand A: expected a sparse matrix [m, n], found " + type_string(a));
+    if (x.kind != FUGUE_KIND_ARRAY || x.rank != 1 || x.shape[0] != a.shape[1] || x.dtype != a.dtype)
+      throw InvalidArgument("operand x: expected " + std::string(dtype_name(a.dtype)) + " [" + std::to_string(a.shape[1]) +
+                            "] (A's dtype and columns), found " + type_string(x));
+    if (y0.kind == FUGUE_KIND_ARRAY && (y0.rank != 1 || y0.shape[0] != a.shape[0] || y0.dtype != a.dtype))
+      throw InvalidArgument("operand y0: expected " + std::string(dtype_name(a.dtype)) + " [" + std::to_string(a.shape[0]) +
+                            "] (A's dtype and rows) or a number, found " + type_string(y0));
+    types[kY] = Type(FUGUE_KIND_ARRAY, a.dtype, {a.shape[0]});
+  }
+
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
+    for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
+    const Facts f = facts_of(call.operand(kA));
+    switch (f.layout) {
+      case Layout::Csr:
+      case Layout::Coo: {
+        const int lanes = lanes_for(call, f);
+        char average[32];
+        std::snprintf(average, sizeof average, "%.1f", f.rows ? static_cast<double>(f.nnz) / static_cast<double>(f.rows) : 0.0);
+        p.variant = std::string(layout_name(f.layout)) + ": " + std::to_string(lanes) + " work-item(s) a row (" + average +
+                    " entries a row on average" + (f.layout == Layout::Coo ? "; rows found by binary search)" : ")");
+        break;
+      }
+      case Layout::Ell: p.variant = "ell: a row per work-item, " + std::to_string(f.width) + " places a row"; break;
+      case Layout::Sell: p.variant = "sell: a row per work-item, slices of " + std::to_string(f.slice) + " rows"; break;
+      case Layout::Dia: p.variant = "dia: a row per work-item, " + std::to_string(f.diagonals) + " diagonals"; break;
+    }
+    return p;
+  }
+
+  void execute(const Call& call, const fugue_device_services& s) const override {
+    const Facts f = facts_of(call.operand(kA));
+    require_dtype(s, f.dtype, name);
+    const bool f64 = f.dtype == FUGUE_DTYPE_F64;
+    const int lanes = f.layout == Layout::Csr || f.layout == Layout::Coo ? lanes_for(call, f) : 1;
+    std::string options = std::string("-DREAL=") + (f64 ? "double" : "float") + " -DINDEX=" +
+                          (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes);
+    if (f.layout == Layout::Coo) options += " -DCOO";
+    const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
+    cl_program program = build_program(s, source, options);
+    if (f.rows == 0) return;
+
+    const fugue_type& y0 = call.operand(kY0);
+    const cl_int y0_array = y0.kind == FUGUE_KIND_ARRAY;
+    cl_mem y = buffer(s, call, "y"), x = buffer(s, call, "x");
+    cl_mem y0_buffer = y0_array ? buffer(s, call, "y0") : y;  // not read when y0 is a number
+    const double y0_value = y0_array ? 0.0 : y0.const_value, alpha = call.number("alpha"), beta = call.number("beta");
+    auto part_of = [&](uint32_t k) { return part(s, call, "A", k); };
+    // The arguments after the layout's own, from index `i`: y, y0 and the factors in the kernel's REAL.
+    auto tail = [&](Kernel& k, cl_uint i) -> Kernel& {
+      k.arg(i, y).arg(i + 1, y0_buffer).arg(i + 2, y0_array);
+      if (f64) k.arg(i + 3, y0_value).arg(i + 4, alpha).arg(i + 5, beta);
+      else k.arg(i + 3, static_cast<float>(y0_value)).arg(i + 4, static_cast<float>(alpha)).arg(i + 5, static_cast<float>(beta));
+      return k;
+    };
+    const cl_long m = f.rows;
+    switch (f.layout) {
+      case Layout::Csr:
+      case Layout::Coo: {
+        Kernel k(program, "rows_spmv");
+        k.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x);
+        tail(k, 6).arg(12, LocalMemory{kGroup * dtype_bytes(f.dtype)});
+        k.enqueue(s, static_cast<size_t>(f.rows) * static_cast<size_t>(lanes), kGroup, "spmv rows");
+        break;
+      }
+      case Layout::Ell: {
+        Kernel k(program, "ell_spmv");
+        k.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
+        tail(k, 5).enqueue(s, static_cast<size_t>(f.rows), kGroup, "spmv ell");
+        break;
+      }
+      case Layout::Sell: {
+        const int64_t places = (f.rows + f.slice - 1) / f.slice * f.slice;
+        Kernel k(program, "sell_spmv");
+        k.args(cl_long{places}, cl_long{f.slice}, part_of(0), part_of(1), part_of(2), part_of(3), x);
+        tail(k, 7).enqueue(s, static_cast<size_t>(places), kGroup, "spmv sell");
+        break;
+      }
+      case Layout::Dia: {
+        Kernel k(program, "dia_spmv");
+        k.args(m, cl_long{f.cols}, cl_long{f.diagonals}, part_of(0), part_of(1), x);
+        tail(k, 6).enqueue(s, static_cast<size_t>(f.rows), kGroup, "spmv dia");
+        break;
+      }
+    }
+  }
+
+  fugue_cost cost(const Call& call) const override {
+    const fugue_type& a = call.operand(kA);
+    double bytes = 0;  // every part once, x once (at best), y0 and y
+    for (uint32_t k = 0; k < a.num_parts; ++k) {
+      const fugue_type& part = *FUGUE_NTH(fugue_type, a.parts, k);
+      bytes += static_cast<double>(elements(part)) * static_cast<double>(dtype_size(part.dtype));
+    }
+    bytes += static_cast<double>(dtype_size(a.dtype)) * static_cast<double>(a.shape[1] + 2 * a.shape[0]);
+    const fugue_type& data = *FUGUE_NTH(fugue_type, a.parts, a.num_parts - 1);  // every layout's values come last
+    return {sizeof(fugue_cost), bytes, 2 * static_cast<double>(elements(data))};
+  }
+
+  void reference(const Call& call, fugue_host_array* arrays) const override {
+    const Facts f = facts_of(call.operand(kA));
+    const Coordinates m = entries_of(f, HostView(arrays[kA]));
+    const HostView x(arrays[kX]), y0(arrays[kY0]);
+    HostView y(arrays[kY]);
+    const long double alpha = call.number("alpha"), beta = call.number("beta");
+    std::vector<long double> sum(static_cast<size_t>(f.rows), 0.0L);
+    for (int64_t e = 0; e < m.entries(); ++e)
+      if (m.value[e] != 0) sum[static_cast<size_t>(m.row[e])] += static_cast<long double>(m.value[e]) * x.get(m.col[e]);
+    for (int64_t i = 0; i < f.rows; ++i) y.set(i, static_cast<double>(alpha * sum[static_cast<size_t>(i)] + beta * y0.get(i)));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> spmv_operation() { return std::make_unique<Spmv>(); }
+
+}  // namespace fugue::sparse
