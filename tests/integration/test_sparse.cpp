@@ -1,0 +1,177 @@
+// The sparse plugin: Matrix Market files read into every layout give SciPy's A x and write back the
+// same matrix; the layouts hold the seed's arrays exactly; bad files and declarations are refused with
+// the file, the line or the key.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/npy_io.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+namespace test = fugue::test;
+
+namespace {
+
+const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia"};
+
+fs::path matrices() { return test::source_root() / ".." / "shared" / "data" / "matrices"; }
+
+}  // namespace
+
+// Every real matrix, every layout, both dtypes: y = -2 A x + 0.5 y0 against SciPy's (csr from mmread),
+// and A written back as .mtx reads as the same matrix.
+TEST(Sparse, EveryLayoutGivesSciPysProductOnTheRealMatrices) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  for (const char* name : {"LFAT5", "bcsstk13", "cryg2500", "jagmesh7", "karate", "lp_afiro", "west0067"}) {
+    const fs::path file = matrices() / (std::string(name) + ".mtx");
+    ASSERT_TRUE(fs::exists(file)) << file;
+    for (const char* dtype : {"f32", "f64"}) {
+      const std::string what = std::string(name) + " " + dtype + " (seed " + std::to_string(seed) + ")";
+      std::string symbols, body, outputs;
+      for (const auto& layout : kLayouts) {
+        const std::string extra = layout == "sell" ? R"(, "slice": 8, "sigma": 64)" : "";
+        symbols += R"("A_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": ")" + dtype + R"(", "from": ")" + file.string() + "\"" +
+                   extra + "},\n";
+        body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout +
+                R"(", "x", "y0"], "attrs": {"alpha": -2, "beta": 0.5}})";
+        outputs += R"("y_)" + layout + R"(": "y_)" + layout + R"(.npy", "A_)" + layout + R"(": "A_)" + layout + R"(.mtx", )";
+      }
+      // x and y0 need the matrix's shape: read it with a csr declaration first.
+      test::write_text(dir / "shape.py", "import sys, scipy.io as sio\nr, c = sio.mminfo(sys.argv[1])[:2]\nprint(r, c)\n");
+      auto shape = test::run_command(test::numpy_python() + " " + (dir / "shape.py").string() + " " + file.string());
+      ASSERT_EQ(shape.code, 0) << shape.out;
+      std::istringstream extents(shape.out);
+      int64_t rows = 0, cols = 0;
+      extents >> rows >> cols;
+      test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(
+        "x": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + std::to_string(cols) + R"(], "from": {"random": {"seed": )" +
+                                           std::to_string(seed) + R"(, "low": -1, "high": 1}}},
+        "y0": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + std::to_string(rows) + R"(], "from": {"random": {"seed": )" +
+                                           std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+        "body": [)" + body + R"(],
+        "outputs": {)" + outputs + R"("x": "x.npy", "y0": "y0.npy"}})");
+      fs::remove_all(dir / "out");
+      auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+      ASSERT_EQ(r.code, 0) << what << ": " << r.out;
+      test::write_text(dir / "check.py", std::string(R"(import sys, numpy as np, scipy.io as sio
+d, dtype = sys.argv[1] + '/', sys.argv[3]
+A = sio.mmread(sys.argv[2]).tocsr().astype(np.float64)
+if dtype == 'f32': A = A.astype(np.float32).astype(np.float64)
+x, y0 = np.load(d + 'x.npy').astype(np.float64), np.load(d + 'y0.npy').astype(np.float64)
+want = -2 * (A @ x) + 0.5 * y0
+scale = max(1.0, np.abs(A).sum(axis=1).max())
+tol = 1e-5 if dtype == 'f32' else 1e-12
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia']:
+    y = np.load(d + 'y_' + layout + '.npy')
+    assert y.dtype == (np.float32 if dtype == 'f32' else np.float64), (layout, y.dtype)
+    err = np.abs(y - want).max() / scale
+    assert err <= tol, (layout, err)
+    B = sio.mmread(d + 'A_' + layout + '.mtx').tocsr()
+    if dtype == 'f32': B = B.astype(np.float32).astype(np.float64)  # written with 9 digits: the same f32
+    assert B.shape == A.shape and abs(B - A).max() == 0, (layout, 'written back differs')
+print('as scipy')
+)"));
+      auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " +
+                                 file.string() + " " + dtype);
+      EXPECT_NE(c.out.find("as scipy"), std::string::npos) << what << ": " << c.out;
+    }
+  }
+}
+
+// The layouts of the seed's matrix B hold the arrays of its Figs 6.2-6.7 (sell: its data, and the
+// column indices those data imply).
+TEST(Sparse, LayoutsHoldTheSeedsArrays) {
+  test::TempDir dir;
+  test::write_text(dir / "B.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 9\n1 1 3\n1 2 7\n2 2 4\n2 3 8\n3 1 1\n3 3 5\n3 4 9\n4 2 2\n4 4 6\n");
+  std::string symbols, outputs;
+  const std::vector<std::pair<std::string, std::string>> parts = {
+      {"csr", "row_ptr col data"}, {"coo", "row col data"}, {"ell", "col data"}, {"sell", "slice_ptr row col data"}, {"dia", "offsets data"}};
+  for (const auto& [layout, names] : parts) {
+    symbols += std::string(symbols.empty() ? "" : ",\n") + R"("B_)" + layout + R"(": {"kind": ")" + layout +
+               R"(", "dtype": "f64", "from": "B.mtx")" + (layout == "sell" ? R"(, "slice": 2)" : "") + "}";
+    std::istringstream list(names);
+    for (std::string part; list >> part;)
+      outputs += std::string(outputs.empty() ? "" : ", ") + R"("B_)" + layout + "." + part + R"(": ")" + layout + "_" + part + R"(.npy")";
+  }
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [], "outputs": {)" + outputs + "}}");
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::map<std::string, std::vector<double>> expected = {
+      {"csr_row_ptr", {0, 2, 4, 7, 9}}, {"csr_col", {0, 1, 1, 2, 0, 2, 3, 1, 3}}, {"csr_data", {3, 7, 4, 8, 1, 5, 9, 2, 6}},
+      {"coo_row", {0, 0, 1, 1, 2, 2, 2, 3, 3}}, {"coo_col", {0, 1, 1, 2, 0, 2, 3, 1, 3}}, {"coo_data", {3, 7, 4, 8, 1, 5, 9, 2, 6}},
+      {"ell_col", {0, 1, 0, 1, 1, 2, 2, 3, 0, 0, 3, 0}}, {"ell_data", {3, 4, 1, 2, 7, 8, 5, 6, 0, 0, 9, 0}},
+      {"sell_slice_ptr", {0, 4, 10}}, {"sell_row", {0, 1, 2, 3}}, {"sell_col", {0, 1, 1, 2, 0, 1, 2, 3, 3, 0}},
+      {"sell_data", {3, 4, 7, 8, 1, 2, 5, 6, 9, 0}},
+      {"dia_offsets", {-2, 0, 1}}, {"dia_data", {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0}}};
+  for (const auto& [file, values] : expected) {
+    const fugue::HostArray a = fugue::load_npy(dir / "out" / (file + ".npy"), std::nullopt, std::nullopt);
+    ASSERT_EQ(a.elements(), static_cast<int64_t>(values.size())) << file;
+    for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(a.get(static_cast<int64_t>(i)), values[i]) << file << " element " << i;
+  }
+}
+
+// Bad files exit with 2, naming the file and the line; declarations that contradict the file name the key.
+TEST(Sparse, BadFilesAndDeclarationsAreRefusedWithTheLine) {
+  test::TempDir dir;
+  const std::string good_header = "%%MatrixMarket matrix coordinate real general\n";
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "line 1: 'array'"},
+      {"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "complex sparse values are not supported"},
+      {"%%MatrixMarket matrix coordinate real general\n% comment\n3 3 2\n1 1 1.5\n", "ends after 1 entries; the size line (line 3) says 2"},
+      {good_header + "3 3 1\n1 1 1.5\n2 2 2\n", "line 4: more entries than the 1 the size line (line 2) says"},
+      {good_header + "3 3 2\n1 1 1.5\n4 1 2\n", "line 4: entry (4, 1) is outside the 3 by 3 matrix"},
+      {good_header + "3 3 2\n1 1 1.5\n0 1 2\n", "line 4: entry (0, 1) is outside"},
+      {good_header + "3 3 2\n2 1 1.5\n2 1 2\n", "line 4: entry (2, 1) is given twice (also at line 3)"},
+      {"%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1.5\n1 2 2\n", "is given twice"},
+      {"%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 1 1.5\n", "line 3: expected 'i j' (a pattern file has no values)"},
+      {good_header + "3 3 1\n1 1 abc\n", "line 3: expected a number (the entry's value), found 'abc'"},
+      {good_header + "3 3 1\n1 1 inf\n", "line 3: the value 'inf' is not finite"},
+      {"%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 1\n", "line 3: entry (2, 2) is on the diagonal of a skew-symmetric"},
+      {"%%MatrixMarket matrix coordinate real symmetric\n3 2 1\n2 1 1\n", "must be square"},
+      {good_header + "3 3 10\n", "10 entries do not fit a 3 by 3 matrix"},
+      {"%%MatrixMarket matrix coordinate real\n3 3 1\n1 1 1\n", "line 1: the banner has 4 words"},
+      {"hello\n", "line 1: expected the banner"},
+      {good_header + "% only comments\n", "ends before its size line"},
+  };
+  for (size_t k = 0; k < files.size(); ++k) {
+    const auto& [text, message] = files[k];
+    test::write_text(dir / "bad.mtx", text);
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": {"kind": "csr", "dtype": "f64", "from": "bad.mtx"},
+      "x": {"kind": "array", "dtype": "f64", "shape": [3], "from": {"fill": 1}}},
+      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}})");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    EXPECT_EQ(r.code, 2) << "file " << k << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << "file " << k << ": " << r.out;
+    EXPECT_NE(r.out.find("bad.mtx"), std::string::npos) << "file " << k << ": " << r.out;
+    EXPECT_NE(r.out.find("/symbols/A/from"), std::string::npos) << "file " << k << ": " << r.out;
+    EXPECT_FALSE(fs::exists(dir / "out" / "y.npy")) << "file " << k;
+  }
+  // Keys that contradict the file, an array declared from one, a layout that would mostly hold padding.
+  test::write_text(dir / "B.mtx", good_header + "3 300 4\n1 1 1\n2 1 1\n2 300 1\n3 150 1\n");
+  std::string wide = "%%MatrixMarket matrix coordinate real general\n4194304 4194304 20\n";
+  for (int j = 1; j <= 20; ++j) wide += "1 " + std::to_string(j) + " 1\n";
+  test::write_text(dir / "wide.mtx", wide);
+  const std::vector<std::pair<std::string, std::string>> declarations = {
+      {R"({"kind": "csr", "dtype": "f64", "nnz": 5, "from": "B.mtx"})", "nnz is 4; the declaration says 5"},
+      {R"({"kind": "ell", "dtype": "f64", "shape": [3, 299], "from": "B.mtx"})", "column count (/shape/1) is 300; the declaration says 299"},
+      {R"({"kind": "sell", "dtype": "f64", "slice": 0, "from": "B.mtx"})", "/slice: expected an integer from 1"},
+      {R"({"kind": "csr", "dtype": "f16", "from": "B.mtx"})", "/dtype: expected \"f32\" or \"f64\""},
+      {R"({"kind": "array", "dtype": "f64", "shape": [3, 300], "from": "B.mtx"})", "declare the symbol with a sparse kind"},
+      {R"({"kind": "csr", "dtype": "f64", "shape": [3, 300]})", "/nnz: expected the csr's nnz"},
+      {R"({"kind": "ell", "dtype": "f64", "from": "wide.mtx"})", "ell would hold 83886080 places for 20 entries"},
+  };
+  for (size_t k = 0; k < declarations.size(); ++k) {
+    const auto& [declaration, message] = declarations[k];
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": )" + declaration + R"(}, "body": [], "outputs": {}})");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    EXPECT_EQ(r.code, 2) << "declaration " << k << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << "declaration " << k << ": " << r.out;
+    EXPECT_NE(r.out.find("/symbols/A"), std::string::npos) << "declaration " << k << ": " << r.out;
+  }
+}
