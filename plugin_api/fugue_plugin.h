@@ -734,6 +734,17 @@ typedef fugue_status (*fugue_check_generator_fn)(const fugue_generator_desc* gen
 typedef fugue_status (*fugue_generate_fn)(const fugue_generator_desc* generator, const char* parameters,
                                           fugue_host_array* array, fugue_error* error);
 
+/* 2.6: a generator of whole values of kinds with storage (a Poisson matrix made as CSR or DIA): the type
+ * of what `parameters` make as `declaration` (the program's JSON object for the symbol, "from" left out,
+ * as text) declares it, filled as a kind's declare fills it (kind_name left alone); bad parameters or a
+ * declaration it cannot make: INVALID_ARGUMENT, a message about the parameters starting with a pointer
+ * inside them. */
+typedef fugue_status (*fugue_probe_generated_fn)(const fugue_generator_desc* generator, const char* parameters,
+                                                 const char* declaration, fugue_declared* declared, fugue_error* error);
+/* 2.6: fills `array` (allocated with the type probe_as gave). Same parameters, same value. */
+typedef fugue_status (*fugue_generate_as_fn)(const fugue_generator_desc* generator, const char* parameters,
+                                             const char* declaration, fugue_host_array* array, fugue_error* error);
+
 /* A generator of initial values: `"from": {"<name>": parameters}` in a declaration. */
 struct fugue_generator_desc {
   uint32_t struct_size;
@@ -744,6 +755,10 @@ struct fugue_generator_desc {
   fugue_generate_fn generate;
   void* user_data;
   /* end of 2.0 */
+  /* 2.6: both or neither. A generator with them may make no arrays (dtypes 0, check and generate NULL). */
+  fugue_probe_generated_fn probe_as;
+  fugue_generate_as_fn generate_as;
+  /* end of 2.6 */
 };
 
 typedef struct fugue_plugin {

@@ -292,6 +292,9 @@ FUGUE_AT(fugue_generator_desc, check, 32);
 FUGUE_AT(fugue_generator_desc, generate, 40);
 FUGUE_AT(fugue_generator_desc, user_data, 48);
 FUGUE_END_OF_2_0(fugue_generator_desc, user_data, 56);
+FUGUE_AT(fugue_generator_desc, probe_as, 56);
+FUGUE_AT(fugue_generator_desc, generate_as, 64);
+FUGUE_END_OF_2_6(fugue_generator_desc, generate_as, 72);
 
 /* fugue_declared */
 FUGUE_AT(fugue_declared, struct_size, 0);

@@ -161,8 +161,6 @@ abi::Type type_of(const HostArray& a) {
   return t;
 }
 
-namespace {
-
 // The C view of a host array whose type view is `view` (parts included; `parts` holds their views).
 fugue_host_array host_view(const HostArray& a, const fugue_type& view, std::vector<fugue_host_array>& parts) {
   parts.clear();
@@ -175,7 +173,6 @@ fugue_host_array host_view(const HostArray& a, const fugue_type& view, std::vect
           a.bytes.size(), 0, static_cast<uint32_t>(parts.size()), parts.empty() ? nullptr : parts.data()};
 }
 
-}  // namespace
 
 HostArray FileFormat::read(const fs::path& path, const FileContents& expected) const {
   if (expected.values) return *expected.values;

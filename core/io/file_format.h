@@ -79,6 +79,8 @@ class FileFormat {
 // The ABI's type of a host array: an array (a scalar: rank 0), or a kind with storage (kind PLUGIN, with
 // its parts).
 abi::Type type_of(const HostArray& array);
+// The C view of `array`, whose type's view is `view` (parts included; `parts` holds their views).
+fugue_host_array host_view(const HostArray& array, const fugue_type& view, std::vector<fugue_host_array>& parts);
 
 // The core's formats: npy (any dtype and shape), png and pgm (2-D f32 grayscale images).
 std::vector<std::shared_ptr<const FileFormat>> builtin_formats();

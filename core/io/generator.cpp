@@ -1,6 +1,7 @@
 #include "io/generator.h"
 
 #include "errors.h"
+#include "io/file_format.h"
 
 namespace fugue {
 
@@ -43,6 +44,36 @@ HostArray Generator::generate(const std::string& parameters, DType dtype, const 
   ErrorBuffer error;
   check_status(desc_->generate(desc_, parameters.c_str(), &host, error.get()), error, name_, *plugin_, "generate");
   return array;
+}
+
+bool Generator::makes_arrays() const { return !desc_ || (desc_->check && desc_->generate); }
+
+bool Generator::makes_values() const {
+  return desc_ && desc_->struct_size >= FUGUE_SIZE_UP_TO(fugue_generator_desc, generate_as) && desc_->probe_as && desc_->generate_as;
+}
+
+DeclaredType Generator::probe_as(const std::string& parameters, const std::string& declaration, const Kind& kind) const {
+  if (!makes_values()) throw std::logic_error("generator " + name_ + " makes no values of kinds");
+  return read_declared(
+      [&](fugue_declared* out, fugue_error* error) { return desc_->probe_as(desc_, parameters.c_str(), declaration.c_str(), out, error); },
+      kind.parts(), "generator " + name_ + ": probe_as (" + kind.name() + ")", *plugin_);
+}
+
+HostArray Generator::generate_as(const std::string& parameters, const std::string& declaration, const HostArray& like) const {
+  if (!makes_values()) throw std::logic_error("generator " + name_ + " makes no values of kinds");
+  HostArray value;
+  value.dtype = like.dtype;
+  value.shape = like.shape;
+  value.kind_name = like.kind_name;
+  for (const auto& p : like.parts) value.parts.emplace_back(p.dtype, p.shape);
+  const abi::Type type = type_of(value);
+  const fugue_type view = type.view();
+  std::vector<fugue_host_array> parts;
+  fugue_host_array host = host_view(value, view, parts);
+  ErrorBuffer error;
+  check_status(desc_->generate_as(desc_, parameters.c_str(), declaration.c_str(), &host, error.get()), error, name_, *plugin_,
+               "generate_as");
+  return value;
 }
 
 }  // namespace fugue

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fugue_plugin.h"
+#include "plugins/kind.h"
 #include "plugins/operation.h"
 #include "program/host_array.h"
 
@@ -30,6 +31,15 @@ class Generator {
   // has one.
   void check(const std::string& parameters, DType dtype, const Shape& shape) const;
   HostArray generate(const std::string& parameters, DType dtype, const Shape& shape) const;
+  // Whether it makes arrays (check, generate), and whether it makes whole values of kinds with storage
+  // (probe_as, generate_as; ABI 2.6).
+  bool makes_arrays() const;
+  bool makes_values() const;
+  // The type of what `parameters` make as `declaration` (JSON text with "kind", no "from") declares a
+  // value of `kind`; UserError with the plugin's message.
+  DeclaredType probe_as(const std::string& parameters, const std::string& declaration, const Kind& kind) const;
+  // The value of that type (every part allocated and filled).
+  HostArray generate_as(const std::string& parameters, const std::string& declaration, const HostArray& like) const;
 
  private:
   std::shared_ptr<const LoadedPlugin> plugin_;

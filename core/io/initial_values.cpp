@@ -22,8 +22,16 @@ HostArray initial_value(const Symbol& s) {
       return make_random(s.dtype, shape, src.seed, src.low, src.high);
     case SymbolSource::Kind::Arange:
       return make_arange(s.dtype, shape, src.start, src.step);
-    case SymbolSource::Kind::Generated:
-      return src.generator->generate(src.parameters, s.dtype, shape);
+    case SymbolSource::Kind::Generated: {
+      if (s.kind != SymbolKind::Plugin) return src.generator->generate(src.parameters, s.dtype, shape);
+      HostArray like;  // a value of a kind with storage, its parts as declared
+      like.dtype = s.dtype;
+      like.shape = s.shape;
+      like.kind_name = s.kind_name;
+      for (const auto& part : s.part_types) like.parts.emplace_back(part.dtype, Shape{});
+      for (size_t k = 0; k < like.parts.size(); ++k) like.parts[k].shape = s.part_types[k].shape;
+      return src.generator->generate_as(src.parameters, src.declaration, like);
+    }
     case SymbolSource::Kind::None:
       break;
   }

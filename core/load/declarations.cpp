@@ -92,7 +92,46 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   own.erase("from");
   own.erase("parts");
   DeclaredType declared;
-  // A file whose format converts as it reads (a sparse matrix read as CSR) gives the type itself.
+  // A generator of the kind's values, or a file whose format converts as it reads (a sparse matrix read
+  // as CSR), gives the type itself.
+  if (kind->storage() && decl.contains("from") && !decl.contains("parts") && decl["from"].is_object() &&
+      decl["from"].size() == 1 && !decl["from"].contains("file")) {
+    s.kind_name = kind->name();
+    const std::string name = decl["from"].begin().key(), pg = p + "/from/" + name;
+    const json& parameters = decl["from"].begin().value();
+    auto generator = registry_.find_generator(name);
+    if (!generator || !generator->makes_values()) {
+      std::vector<std::string> names;
+      for (const Generator* g : registry_.generators())
+        if (g->makes_values()) names.push_back(g->name());
+      fail(p + "/from", "a file holding a " + kind->name() + (names.empty() ? std::string() : ", or a generator of values (" + join(names) + ")"),
+           "'" + name + "'");
+    }
+    try {
+      declared = generator->probe_as(parameters.dump(), own.dump(), *kind);
+    } catch (const DeviceError& e) {
+      throw DeviceError(at(pg) + ": " + e.what());
+    } catch (const UserError& e) {
+      const std::string message = e.what();
+      const size_t colon = message.find(": ");
+      if (!message.empty() && message[0] == '/' && colon != std::string::npos)
+        error(pg + message.substr(0, colon), message.substr(colon + 2));
+      error(pg, message);
+    }
+    s.kind = SymbolKind::Plugin;
+    s.dtype = declared.dtype;
+    s.shape = declared.shape;
+    s.metadata = std::move(declared.metadata);
+    s.typed = true;
+    json without_source = decl;
+    without_source.erase("from");
+    declare_parts(s, *kind, declared.parts, without_source, p);
+    s.source.kind = SymbolSource::Kind::Generated;
+    s.source.generator = generator;
+    s.source.parameters = parameters.dump();
+    s.source.declaration = own.dump();
+    return;
+  }
   if (kind->storage() && decl.contains("from") && !decl.contains("parts")) {
     s.kind_name = kind->name();
     const CompoundFile file = compound_file_of(s, decl["from"], p + "/from");
@@ -350,6 +389,8 @@ void Loader::plugin_generator(Symbol& s, const std::string& name, const json& pa
   if (!(generator->dtypes() & FUGUE_DTYPE_BIT(static_cast<int>(s.dtype))))
     error(pg, "the " + name + " generator makes " + dtype_names(generator->dtypes()) + ", not " +
                   std::string(dtype_name(s.dtype)));
+  if (!generator->makes_arrays())
+    error(pg, "the " + name + " generator makes values of kinds with storage (a sparse matrix), not arrays");
   if (s.kind != SymbolKind::Array) error(pg, "the " + name + " generator makes arrays, and '" + s.name + "' is a scalar");
   try {
     generator->check(parameters.dump(), s.dtype, s.shape);

@@ -146,6 +146,10 @@ std::string check_generator(const fugue_generator_desc* generator) {
     return "a generator descriptor smaller than ABI 2.0's";
   if (!identifier(generator->name)) return "a generator whose name is not an identifier";
   const std::string name = generator->name;
+  const bool values = generator->struct_size >= FUGUE_SIZE_UP_TO(fugue_generator_desc, generate_as) && generator->probe_as;
+  if (generator->struct_size >= FUGUE_SIZE_UP_TO(fugue_generator_desc, generate_as) && !generator->probe_as != !generator->generate_as)
+    return "generator '" + name + "' gives one of probe_as and generate_as without the other";
+  if (values && !generator->check && !generator->generate && !generator->dtypes) return {};  // it makes values of kinds only
   if (!generator->check || !generator->generate) return "generator '" + name + "' lacks check or generate";
   if (!generator->dtypes || (generator->dtypes & ~static_cast<uint32_t>(FUGUE_DTYPES_ALL)))
     return "generator '" + name + "' makes no known dtype";

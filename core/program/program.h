@@ -35,6 +35,7 @@ struct SymbolSource {
   FileContents contents;                     // File: its dtype and shape as probed (values, if read then)
   std::shared_ptr<const Generator> generator;  // Generated: a plugin's generator ...
   std::string parameters;                      // ... and its parameters (JSON text)
+  std::string declaration;                     // ... a kind's value: the declaration it makes (JSON text)
   nlohmann::json inline_value;  // Inline
   double value = 0;             // Fill (zeros: 0)
   uint64_t seed = 0;            // Random

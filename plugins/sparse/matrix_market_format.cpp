@@ -41,21 +41,11 @@ class MatrixMarketFormat final : public sdk::Format {
   void read(const std::string& path, fugue_host_array&) const override { probe(path); }
 
   sdk::Declared probe_as(const std::string& path, const std::string& declaration) const override {
-    const Facts f = facts(path, declaration).first;
-    return declared_type(f);
+    return declared_type(facts_as_declared(*entries(path), declaration));
   }
 
   void read_as(const std::string& path, const std::string& declaration, fugue_host_array& array) const override {
-    const auto [f, m] = facts(path, declaration);
-    const sdk::Declared now = declared_type(f);
-    const fugue_type& t = *array.type;
-    bool same = t.num_parts == now.parts.size() && t.dtype == now.dtype;
-    for (uint32_t k = 0; same && k < t.num_parts; ++k) {
-      const fugue_type& part = *FUGUE_NTH(fugue_type, t.parts, k);
-      same = part.dtype == now.parts[k].dtype && part.shape[0] == now.parts[k].shape[0];
-    }
-    if (!same) throw InvalidArgument("changed since the program was loaded (its matrix no longer gives the same " + std::string(layout_name(f.layout)) + ")");
-    store(f, *m, sdk::HostView(array));
+    store_as_declared(*entries(path), declaration, array, "the file");
   }
 
   void accepts(const fugue_type& type) const override {
@@ -70,24 +60,6 @@ class MatrixMarketFormat final : public sdk::Format {
   }
 
  private:
-  // The facts of the file read as the declaration's kind, and its entries.
-  std::pair<Facts, std::shared_ptr<const Coordinates>> facts(const std::string& path, const std::string& declaration) const {
-    nlohmann::json d;
-    try {
-      d = nlohmann::json::parse(declaration);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw std::logic_error(std::string("the core gave a declaration that is not JSON: ") + e.what());
-    }
-    const std::string kind = d.value("kind", "");
-    const auto layout = layout_named(kind);
-    if (!layout) throw InvalidArgument("a Matrix Market file reads as one of " + kinds_text() + ", not as a '" + kind + "'");
-    const Requested r = requested(*layout, declaration);
-    const std::shared_ptr<const Coordinates> m = entries(path);
-    Facts f = facts_for(*m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.slice, r.sigma);
-    check_requested(r, f);
-    return {f, m};
-  }
-
   // The file's entries, parsed once while the file stays as it was (probe_as, then read_as).
   std::shared_ptr<const Coordinates> entries(const std::string& path) const {
     namespace fs = std::filesystem;

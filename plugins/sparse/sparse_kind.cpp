@@ -139,6 +139,39 @@ void check_requested(const Requested& r, const Facts& f) {
 
 std::unique_ptr<sdk::Kind> sparse_kind(Layout layout) { return std::make_unique<SparseKind>(layout); }
 
+Facts facts_as_declared(const Coordinates& m, const std::string& declaration) {
+  json d;
+  try {
+    d = json::parse(declaration);
+  } catch (const json::parse_error& e) {
+    throw std::logic_error(std::string("the core gave a declaration that is not JSON: ") + e.what());
+  }
+  const std::string kind = d.value("kind", "");
+  const auto layout = layout_named(kind);
+  if (!layout) {
+    std::string kinds;
+    for (Layout l : every_layout()) kinds += std::string(kinds.empty() ? "" : ", ") + layout_name(l);
+    throw InvalidArgument("makes sparse matrices (" + kinds + "), not a '" + kind + "'");
+  }
+  const Requested r = requested(*layout, declaration);
+  const Facts f = facts_for(m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.slice, r.sigma);
+  check_requested(r, f);
+  return f;
+}
+
+void store_as_declared(const Coordinates& m, const std::string& declaration, fugue_host_array& value, const std::string& what) {
+  const Facts f = facts_as_declared(m, declaration);
+  const sdk::Declared now = declared_type(f);
+  const fugue_type& t = *value.type;
+  bool same = t.num_parts == now.parts.size() && t.dtype == now.dtype;
+  for (uint32_t k = 0; same && k < t.num_parts; ++k) {
+    const fugue_type& part = *FUGUE_NTH(fugue_type, t.parts, k);
+    same = part.dtype == now.parts[k].dtype && part.shape[0] == now.parts[k].shape[0];
+  }
+  if (!same) throw InvalidArgument(what + " changed since the program was loaded (it no longer gives the same " + layout_name(f.layout) + ")");
+  store(f, m, sdk::HostView(value));
+}
+
 std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, int64_t slice, int64_t sigma) {
   const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, slice, sigma);
   json decl = {{"kind", layout_name(layout)}, {"dtype", dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};

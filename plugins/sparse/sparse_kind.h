@@ -31,6 +31,13 @@ void check_requested(const Requested& r, const Facts& facts);
 
 std::unique_ptr<sdk::Kind> sparse_kind(Layout layout);
 
+// `m` as `declaration` (JSON text with "kind") declares it: the facts of its type, any count or shape the
+// declaration gives checked. Formats and generators that make sparse values share these.
+Facts facts_as_declared(const Coordinates& m, const std::string& declaration);
+// Fills `value` (allocated with the type facts_as_declared gave) with `m`; InvalidArgument saying `what`
+// changed when the type no longer matches.
+void store_as_declared(const Coordinates& m, const std::string& declaration, fugue_host_array& value, const std::string& what);
+
 // A declaration (JSON text) of `m` in `layout` with its parts given inline: the kinds' examples and the
 // conformance cases. Small matrices only (every part's values are written out).
 std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, int64_t slice = 32, int64_t sigma = 1);

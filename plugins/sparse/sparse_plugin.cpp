@@ -3,6 +3,7 @@
 #include <fugue/sdk.hpp>
 
 #include "layouts.h"
+#include "matrix_generators.h"
 #include "matrix_market_format.h"
 #include "sparse_kind.h"
 #include "spmv.h"
@@ -13,12 +14,13 @@ void populate(fugue::sdk::Plugin& plugin) {
   using namespace fugue::sparse;
   for (Layout layout : every_layout()) plugin.add_kind(sparse_kind(layout));
   plugin.add_format(matrix_market_format());
+  for (auto& generator : matrix_generators()) plugin.add_generator(std::move(generator));
   plugin.add(spmv_operation());
 }
 
 }  // namespace
 
 FUGUE_SDK_PLUGIN("sparse", "0.1.0",
-                 "Sparse matrices as kinds (csr, coo, ell, sell, dia) read from Matrix Market files in any of them, and sparse "
-                 "matrix-vector products",
+                 "Sparse matrices as kinds (csr, coo, ell, sell, dia) read from Matrix Market files or made by generators (poisson, "
+                 "banded, rmat, fem) in any of them, and sparse matrix-vector products",
                  populate)

@@ -863,6 +863,26 @@ inline bool write_parts(const Declared& d, fugue_declared& out) {
   }
   return true;
 }
+// Writes a whole declared type into the core's room: metadata room first (when too small, only
+// metadata_bytes is set and the core asks again), then the shape, the parts and the metadata.
+inline void write_declared(const Declared& d, fugue_declared& out, const char* who) {
+  if (out.struct_size < FUGUE_SIZE_UP_TO(fugue_declared, kind_name)) throw std::logic_error("fugue_declared is smaller than ABI 2.0's");
+  if (d.metadata.size() > out.metadata_capacity) {
+    out.metadata_bytes = d.metadata.size();
+    return;
+  }
+  if (d.shape.size() > out.shape_capacity)
+    throw std::logic_error(std::string(who) + " gave " + std::to_string(d.shape.size()) + " axes; the core takes at most " +
+                           std::to_string(out.shape_capacity));
+  if (!write_parts(d, out))
+    throw std::logic_error(std::string(who) + " gave " + std::to_string(d.parts.size()) + " parts; the kind has " +
+                           std::to_string(out.parts_capacity));
+  out.dtype = d.dtype;
+  out.rank = static_cast<uint32_t>(d.shape.size());
+  std::copy(d.shape.begin(), d.shape.end(), out.shape);
+  if (!d.metadata.empty()) std::memcpy(out.metadata, d.metadata.data(), d.metadata.size());
+  out.metadata_bytes = d.metadata.size();
+}
 }  // namespace detail
 
 // A kind of symbol the plugin defines, accepted by operations by name (sdk::in_kind). Without parts
@@ -1031,24 +1051,8 @@ class Format {
   static fugue_status probe_as_thunk(const fugue_format_desc* f, const char* path, const char* declaration,
                                      fugue_declared* out, fugue_error* error) {
     return Operation::guard(error, [&] {
-      if (!out || out->struct_size < FUGUE_SIZE_UP_TO(fugue_declared, kind_name))
-        throw std::logic_error("fugue_declared is smaller than ABI 2.0's");
-      Declared d = self(f).probe_as(path ? path : "", declaration ? declaration : "{}");
-      if (d.metadata.size() > out->metadata_capacity) {  // the core asks again with this much room
-        out->metadata_bytes = d.metadata.size();
-        return;
-      }
-      if (d.shape.size() > out->shape_capacity)
-        throw InvalidArgument("holds " + std::to_string(d.shape.size()) + " axes; Fugue takes at most " +
-                              std::to_string(out->shape_capacity));
-      if (!detail::write_parts(d, *out))
-        throw std::logic_error("probe_as gave " + std::to_string(d.parts.size()) + " parts; the kind has " +
-                               std::to_string(out->parts_capacity));
-      out->dtype = d.dtype;
-      out->rank = static_cast<uint32_t>(d.shape.size());
-      std::copy(d.shape.begin(), d.shape.end(), out->shape);
-      if (!d.metadata.empty()) std::memcpy(out->metadata, d.metadata.data(), d.metadata.size());
-      out->metadata_bytes = d.metadata.size();
+      if (!out) throw std::logic_error("no fugue_declared");
+      detail::write_declared(self(f).probe_as(path ? path : "", declaration ? declaration : "{}"), *out, "probe_as");
     });
   }
   static fugue_status read_as_thunk(const fugue_format_desc* f, const char* path, const char* declaration,
@@ -1080,19 +1084,50 @@ class Generator {
   std::string doc;
   uint32_t dtypes = FUGUE_DTYPES_FLOAT;
 
+  // Arrays (the usual case): check and generate.
+  virtual bool makes_arrays() const { return true; }
   // Checks `parameters` (JSON text) for an array of `type`, before the program runs.
-  virtual void check(const std::string& parameters, const fugue_type& type) const = 0;
+  virtual void check(const std::string& parameters, const fugue_type& type) const {
+    (void)parameters;
+    (void)type;
+    throw Unsupported(name + " makes no arrays");
+  }
   // Fills `array`; the same parameters always give the same values.
-  virtual void generate(const std::string& parameters, fugue_host_array& array) const = 0;
+  virtual void generate(const std::string& parameters, fugue_host_array& array) const {
+    (void)parameters;
+    (void)array;
+    throw Unsupported(name + " makes no arrays");
+  }
+  // Whole values of kinds with storage (ABI 2.6): `"from": {"poisson": {...}}` in a declaration of such a
+  // kind. probe_as gives the type of what `parameters` make as `declaration` (the program's JSON object,
+  // with "kind", without "from") declares it — dtype, shape, parts, metadata, as a kind's declare would —
+  // before the program runs; generate_as fills the value (allocated with that type). Throw
+  // InvalidArgument for bad parameters (a message starting with a pointer inside them) or a declaration it
+  // cannot make.
+  virtual bool makes_values() const { return false; }
+  virtual Declared probe_as(const std::string& parameters, const std::string& declaration) const {
+    (void)parameters;
+    (void)declaration;
+    throw Unsupported(name + " makes no values of kinds");
+  }
+  virtual void generate_as(const std::string& parameters, const std::string& declaration, fugue_host_array& value) const {
+    (void)parameters;
+    (void)declaration;
+    (void)value;
+    throw Unsupported(name + " makes no values of kinds");
+  }
 
   const fugue_generator_desc* descriptor() {
     desc_ = fugue_generator_desc{};
     desc_.struct_size = sizeof desc_;
     desc_.name = name.c_str();
     desc_.doc = doc.c_str();
-    desc_.dtypes = dtypes;
-    desc_.check = &check_thunk;
-    desc_.generate = &generate_thunk;
+    if (makes_arrays()) {
+      desc_.dtypes = dtypes;
+      desc_.check = &check_thunk;
+      desc_.generate = &generate_thunk;
+    }
+    if (makes_values()) desc_.probe_as = &probe_as_thunk, desc_.generate_as = &generate_as_thunk;
     desc_.user_data = this;
     return &desc_;
   }
@@ -1106,6 +1141,17 @@ class Generator {
   static fugue_status generate_thunk(const fugue_generator_desc* g, const char* parameters, fugue_host_array* array,
                                      fugue_error* error) {
     return Operation::guard(error, [&] { self(g).generate(parameters ? parameters : "", *array); });
+  }
+  static fugue_status probe_as_thunk(const fugue_generator_desc* g, const char* parameters, const char* declaration,
+                                     fugue_declared* out, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!out) throw std::logic_error("no fugue_declared");
+      detail::write_declared(self(g).probe_as(parameters ? parameters : "", declaration ? declaration : "{}"), *out, "probe_as");
+    });
+  }
+  static fugue_status generate_as_thunk(const fugue_generator_desc* g, const char* parameters, const char* declaration,
+                                        fugue_host_array* value, fugue_error* error) {
+    return Operation::guard(error, [&] { self(g).generate_as(parameters ? parameters : "", declaration ? declaration : "{}", *value); });
   }
 
   fugue_generator_desc desc_{};
