@@ -386,11 +386,11 @@ void Loader::plugin_generator(Symbol& s, const std::string& name, const json& pa
     for (const Generator* g : registry_.generators()) names.push_back(g->name());
     fail(p, "a generator (" + join(names) + ") or a file path", "'" + name + "'");
   }
+  if (!generator->makes_arrays())
+    error(pg, "the " + name + " generator makes values of kinds with storage (a sparse matrix), not arrays");
   if (!(generator->dtypes() & FUGUE_DTYPE_BIT(static_cast<int>(s.dtype))))
     error(pg, "the " + name + " generator makes " + dtype_names(generator->dtypes()) + ", not " +
                   std::string(dtype_name(s.dtype)));
-  if (!generator->makes_arrays())
-    error(pg, "the " + name + " generator makes values of kinds with storage (a sparse matrix), not arrays");
   if (s.kind != SymbolKind::Array) error(pg, "the " + name + " generator makes arrays, and '" + s.name + "' is a scalar");
   try {
     generator->check(parameters.dump(), s.dtype, s.shape);

@@ -21,7 +21,11 @@ constexpr uint32_t kFloats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(
 constexpr uint32_t kA = 0, kX = 1, kY0 = 2, kY = 3;
 constexpr size_t kGroup = 128;
 
-// csr and coo: work-items a row, by the rows' average length (one on CPUs, whose work-items run a row
+// coo: entries a work-item sums in a row (CPUs: long runs each; GPUs: short ones, so neighbouring
+// work-items read nearby entries).
+int64_t coo_chunk(const Call& call) { return call.device().type == FUGUE_DEVICE_CPU ? 128 : 8; }
+
+// csr: work-items a row, by the rows' average length (one on CPUs, whose work-items run a row
 // each faster than they share one).
 int lanes_for(const Call& call, const Facts& f) {
   if (call.device().type == FUGUE_DEVICE_CPU || f.rows == 0) return 1;
@@ -101,15 +105,15 @@ class Spmv final : public Operation {
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
     const Facts f = facts_of(call.operand(kA));
     switch (f.layout) {
-      case Layout::Csr:
-      case Layout::Coo: {
-        const int lanes = lanes_for(call, f);
+      case Layout::Csr: {
         char average[32];
         std::snprintf(average, sizeof average, "%.1f", f.rows ? static_cast<double>(f.nnz) / static_cast<double>(f.rows) : 0.0);
-        p.variant = std::string(layout_name(f.layout)) + ": " + std::to_string(lanes) + " work-item(s) a row (" + average +
-                    " entries a row on average" + (f.layout == Layout::Coo ? "; rows found by binary search)" : ")");
+        p.variant = "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
         break;
       }
+      case Layout::Coo:
+        p.variant = "coo: " + std::to_string(coo_chunk(call)) + " entries a work-item, summed row by row; rows that cross chunks added after";
+        break;
       case Layout::Ell: p.variant = "ell: a row per work-item, " + std::to_string(f.width) + " places a row"; break;
       case Layout::Sell: p.variant = "sell: a row per work-item, slices of " + std::to_string(f.slice) + " rows"; break;
       case Layout::Dia: p.variant = "dia: a row per work-item, " + std::to_string(f.diagonals) + " diagonals"; break;
@@ -121,10 +125,11 @@ class Spmv final : public Operation {
     const Facts f = facts_of(call.operand(kA));
     require_dtype(s, f.dtype, name);
     const bool f64 = f.dtype == FUGUE_DTYPE_F64;
-    const int lanes = f.layout == Layout::Csr || f.layout == Layout::Coo ? lanes_for(call, f) : 1;
-    std::string options = std::string("-DREAL=") + (f64 ? "double" : "float") + " -DINDEX=" +
-                          (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes);
-    if (f.layout == Layout::Coo) options += " -DCOO";
+    const int lanes = f.layout == Layout::Csr ? lanes_for(call, f) : 1;
+    const int64_t chunk = coo_chunk(call);
+    const std::string options = std::string("-DREAL=") + (f64 ? "double" : "float") + " -DINDEX=" +
+                                (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
+                                " -DCHUNK=" + std::to_string(chunk);
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
     if (f.rows == 0) return;
@@ -144,8 +149,25 @@ class Spmv final : public Operation {
     };
     const cl_long m = f.rows;
     switch (f.layout) {
-      case Layout::Csr:
       case Layout::Coo: {
+        if (f.nnz == 0) {  // no chunk: every row is beta * y0 (an ell of width 0)
+          Kernel k(program, "ell_spmv");
+          k.args(m, cl_long{0}, x, x, x);
+          tail(k, 5).enqueue(s, static_cast<size_t>(f.rows), kGroup, "spmv coo (empty)");
+          break;
+        }
+        const int64_t chunks = (f.nnz + chunk - 1) / chunk;
+        cl_mem head = scratch(s, static_cast<size_t>(chunks) * dtype_bytes(f.dtype)),
+               carried = scratch(s, static_cast<size_t>(chunks) * dtype_bytes(f.dtype));
+        Kernel k(program, "coo_chunks");
+        k.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x, head, carried);
+        tail(k, 8).enqueue(s, static_cast<size_t>(chunks), kGroup, "spmv coo chunks");
+        Kernel carries(program, "coo_carries");
+        carries.args(cl_long{f.nnz}, cl_long{chunks}, part_of(0), head, carried);
+        tail(carries, 5).enqueue(s, static_cast<size_t>(chunks), kGroup, "spmv coo carries");
+        break;
+      }
+      case Layout::Csr: {
         Kernel k(program, "rows_spmv");
         k.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x);
         tail(k, 6).arg(12, LocalMemory{kGroup * dtype_bytes(f.dtype)});

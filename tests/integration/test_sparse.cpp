@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -173,5 +174,87 @@ TEST(Sparse, BadFilesAndDeclarationsAreRefusedWithTheLine) {
     EXPECT_EQ(r.code, 2) << "declaration " << k << ": " << r.out;
     EXPECT_NE(r.out.find(message), std::string::npos) << "declaration " << k << ": " << r.out;
     EXPECT_NE(r.out.find("/symbols/A"), std::string::npos) << "declaration " << k << ": " << r.out;
+  }
+}
+
+// The generators' matrices in every layout: y = A x against SciPy's product with the matrix written back;
+// poisson against SciPy's Laplacian (a Kronecker sum), rmat's repeats dropped, fem's structure symmetric.
+TEST(Sparse, GeneratedMatricesInEveryLayout) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> sources = {
+      {"poisson2", R"({"poisson": {"grid": [23, 31]}})"},
+      {"poisson3", R"({"poisson": {"grid": [5, 6, 7]}})"},
+      {"rmat", R"({"rmat": {"scale": 11, "edges": 12, "seed": 5}})"},
+      {"fem", R"({"fem": {"nodes": 300, "block": 3, "neighbours": 5, "seed": 6}})"},
+      {"banded", R"({"banded": {"rows": 500, "width": 9, "seed": 7}})"}};
+  for (const auto& [name, source] : sources) {
+    std::string symbols, body, outputs;
+    for (const auto& layout : kLayouts) {
+      symbols += R"("A_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": "f64", "from": )" + source +
+                 (layout == "sell" ? R"(, "slice": 4, "sigma": 16)" : "") + "},\n";
+      body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout +
+              R"(", "x"]})";
+      outputs += R"("y_)" + layout + R"(": "y_)" + layout + R"(.npy", )";
+    }
+    // x needs the column count: the explain of a first program says A's type.
+    test::write_text(dir / "shape.json", R"({"fugue": 1, "symbols": {"A": {"kind": "csr", "dtype": "f64", "from": )" + source +
+                                             R"(}}, "body": [], "outputs": {"A": "A.mtx"}})");
+    fs::remove_all(dir / "shape");
+    auto shape = test::run_fugue("run " + (dir / "shape.json").string() + " --out " + (dir / "shape").string());
+    ASSERT_EQ(shape.code, 0) << name << ": " << shape.out;
+    std::ifstream header(dir / "shape" / "A.mtx");
+    std::string line;
+    std::getline(header, line);
+    std::getline(header, line);  // "% written by Fugue"
+    int64_t rows = 0, cols = 0;
+    header >> rows >> cols;
+    ASSERT_GT(cols, 0) << name;
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"("x": {"kind": "array", "dtype": "f64", "shape": [)" +
+                                         std::to_string(cols) + R"(], "from": {"random": {"seed": 3, "low": -1, "high": 1}}}},
+      "body": [)" + body + R"(], "outputs": {)" + outputs + R"("x": "x.npy"}})");
+    fs::remove_all(dir / "out");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    ASSERT_EQ(r.code, 0) << name << ": " << r.out;
+    test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio, scipy.sparse as sp
+d, name = sys.argv[1] + '/', sys.argv[2]
+A = sio.mmread(d + '../shape/A.mtx').tocsr()
+x = np.load(d + 'x.npy')
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia']:
+    err = np.abs(np.load(d + 'y_' + layout + '.npy') - A @ x).max() / max(1.0, abs(A).sum(axis=1).max())
+    assert err < 1e-13, (layout, err)
+def laplacian(n):
+    return sp.diags([-np.ones(n - 1), 2 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1])
+if name == 'poisson2':
+    L = sp.kronsum(laplacian(31), laplacian(23))  # grid [23, 31]: the last axis fastest
+    assert abs(A - L).max() == 0, 'poisson 2-D'
+if name == 'poisson3':
+    L = sp.kronsum(sp.kronsum(laplacian(7), laplacian(6)), laplacian(5))
+    assert abs(A - L).max() == 0, 'poisson 3-D'
+if name == 'rmat':
+    assert A.shape == (2048, 2048) and (A.data == 1).all() and A.nnz <= 12 * 2048, A.nnz
+if name == 'fem':
+    S = (A != 0).astype(int)
+    assert abs(S - S.T).max() == 0 and A.shape == (900, 900), 'fem structure'
+if name == 'banded':
+    assert (np.diff(A.indptr) == 9).all() and (A.data != 0).all(), 'banded'
+print('as scipy')
+)");
+    auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " + name);
+    EXPECT_NE(c.out.find("as scipy"), std::string::npos) << name << ": " << c.out;
+  }
+  // Bad parameters point inside them; a generator of sparse values does not make arrays.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"({"kind": "csr", "dtype": "f64", "from": {"poisson": {"grid": [0, 4]}}})", "/symbols/A/from/poisson/grid/0: expected an integer from 1"},
+      {R"({"kind": "csr", "dtype": "f64", "from": {"rmat": {"scale": 4, "edges": 2, "a": 0.9, "b": 0.2}}})", "/symbols/A/from/rmat/c: a + b + c"},
+      {R"({"kind": "csr", "dtype": "f64", "from": {"banded": {"rows": 4, "width": 2, "colour": 1}}})", "/symbols/A/from/banded/colour: unknown parameter"},
+      {R"({"kind": "csr", "dtype": "f64", "from": {"random": {"seed": 1}}})", "/symbols/A/from: expected a file holding a csr, or a generator of values"},
+      {R"({"kind": "array", "dtype": "f64", "shape": [4, 4], "from": {"poisson": {"grid": [2, 2]}}})", "the poisson generator makes values of kinds with storage"},
+  };
+  for (size_t k = 0; k < bad.size(); ++k) {
+    test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {"A": )" + bad[k].first + R"(}, "body": [], "outputs": {}})");
+    auto r = test::run_fugue("validate " + (dir / "bad.json").string());
+    EXPECT_EQ(r.code, 2) << k << ": " << r.out;
+    EXPECT_NE(r.out.find(bad[k].second), std::string::npos) << k << ": " << r.out;
   }
 }

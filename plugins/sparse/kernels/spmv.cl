@@ -11,19 +11,7 @@ inline REAL finish(REAL sum, long row, REAL alpha, REAL beta, __global const REA
 inline REAL product(REAL value, __global const REAL* x, INDEX column) { return value != (REAL)0 ? value * x[column] : (REAL)0; }
 
 #ifdef LANES
-// The first entry of row r in a coo's row part (sorted): the lowest k with row[k] >= r.
-inline long first_of_row(__global const INDEX* row, long nnz, long r) {
-  long low = 0, high = nnz;
-  while (low < high) {
-    const long mid = (low + high) / 2;
-    if (row[mid] < r) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-// csr and coo: LANES work-items a row, striding over its entries, then a tree sum in local memory.
-// `starts` is row_ptr (csr) or the row part (coo, searched).
+// csr: LANES work-items a row, striding over its entries, then a tree sum in local memory.
 __kernel void rows_spmv(const long m, const long nnz, __global const INDEX* starts, __global const INDEX* col,
                         __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
                         const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta, __local REAL* partial) {
@@ -31,11 +19,7 @@ __kernel void rows_spmv(const long m, const long nnz, __global const INDEX* star
   const long r = get_global_id(0) / LANES;
   REAL sum = 0;
   if (r < m) {
-#ifdef COO
-    const long begin = first_of_row(starts, nnz, r), end = first_of_row(starts, nnz, r + 1);
-#else
     const long begin = starts[r], end = starts[r + 1];
-#endif
     for (long k = begin + lane; k < end; k += LANES) sum += product(data[k], x, col[k]);
   }
 #if LANES > 1
@@ -60,6 +44,55 @@ __kernel void ell_spmv(const long m, const long width, __global const INDEX* col
   REAL sum = 0;
   for (long k = 0; k < width; ++k) sum += product(data[k * m + i], x, col[k * m + i]);
   y[i] = finish(sum, i, alpha, beta, y0, y0_array, y0_value);
+}
+
+// coo: a chunk of CHUNK entries per work-item, summed run by run (a run: the entries of one row). A run
+// that starts and ends in the chunk is written; one that crosses the chunk's first or last entry leaves
+// its partial sum in head[g] or tail[g] for coo_carries. The chunk also writes the empty rows that follow
+// each of its runs (chunk 0 those before the first entry), so every row of y is written once.
+__kernel void coo_chunks(const long m, const long nnz, __global const INDEX* row, __global const INDEX* col,
+                         __global const REAL* data, __global const REAL* x, __global REAL* head, __global REAL* tail,
+                         __global REAL* y, __global const REAL* y0, const int y0_array, const REAL y0_value,
+                         const REAL alpha, const REAL beta) {
+  const long g = get_global_id(0), begin = g * CHUNK;
+  if (begin >= nnz) return;
+  const long end = min(begin + CHUNK, nnz);
+  const long first = row[begin], last = row[end - 1];
+  const int head_continues = begin > 0 && row[begin - 1] == first, tail_continues = end < nnz && row[end] == last;
+  if (g == 0)
+    for (long r = 0; r < first; ++r) y[r] = finish((REAL)0, r, alpha, beta, y0, y0_array, y0_value);
+  long k = begin;
+  while (k < end) {
+    const long r = row[k];
+    REAL sum = 0;
+    for (; k < end && row[k] == r; ++k) sum += product(data[k], x, col[k]);
+    if (r == first && head_continues) head[g] = sum;
+    else if (r == last && tail_continues) tail[g] = sum;
+    else y[r] = finish(sum, r, alpha, beta, y0, y0_array, y0_value);
+    // The empty rows up to the next run (or the matrix's end, after the last chunk).
+    const long next = k < end ? (long)row[k] : end < nnz ? (long)row[end] : m;
+    for (long e = r + 1; e < next; ++e) y[e] = finish((REAL)0, e, alpha, beta, y0, y0_array, y0_value);
+  }
+}
+
+// coo: the rows that cross chunks, summed in chunk order by the chunk where each starts.
+__kernel void coo_carries(const long nnz, const long chunks, __global const INDEX* row, __global const REAL* head,
+                          __global const REAL* tail, __global REAL* y, __global const REAL* y0, const int y0_array,
+                          const REAL y0_value, const REAL alpha, const REAL beta) {
+  const long g = get_global_id(0);
+  if (g >= chunks) return;
+  const long begin = g * CHUNK, end = min(begin + CHUNK, nnz);
+  const long r = row[end - 1];
+  const int tail_continues = end < nnz && row[end] == r;
+  const int started_here = !(row[begin] == r && begin > 0 && row[begin - 1] == r);
+  if (!tail_continues || !started_here) return;
+  REAL sum = tail[g];
+  for (long h = g + 1; h < chunks; ++h) {
+    sum += head[h];
+    const long h_end = min((h + 1) * CHUNK, nnz);
+    if (!(row[h_end - 1] == r && h_end < nnz && row[h_end] == r)) break;  // the row ends in chunk h
+  }
+  y[r] = finish(sum, r, alpha, beta, y0, y0_array, y0_value);
 }
 
 // sell: a place per work-item; its slice is an ell of C rows starting at slice_ptr[s].
