@@ -16,11 +16,12 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add_format(matrix_market_format());
   for (auto& generator : matrix_generators()) plugin.add_generator(std::move(generator));
   plugin.add(spmv_operation());
+  plugin.add(spmm_operation());
 }
 
 }  // namespace
 
 FUGUE_SDK_PLUGIN("sparse", "0.1.0",
                  "Sparse matrices as kinds (csr, coo, ell, sell, dia) read from Matrix Market files or made by generators (poisson, "
-                 "banded, rmat, fem) in any of them, and sparse matrix-vector products",
+                 "banded, rmat, fem) in any of them, and sparse matrix-vector and matrix-matrix products",
                  populate)

@@ -54,50 +54,62 @@ Coordinates awkward_matrix() {
   return m;
 }
 
-// Every layout in both dtypes: the seed's B, and the awkward matrix with y0 and factors.
-std::string conformance_cases() {
+// Every layout in both dtypes: the seed's B, and the awkward matrix with y0 and factors (spmm: 3 vectors).
+std::string conformance_cases(bool several) {
   const Coordinates b = seed_matrix_b(), awkward = awkward_matrix();
+  const std::string x = several ? "X" : "x", y0 = several ? "Y0" : "y0", k = several ? ", 3" : "";
   std::string cases;
   for (Layout layout : every_layout())
     for (fugue_dtype dtype : {FUGUE_DTYPE_F32, FUGUE_DTYPE_F64}) {
       const std::string name = layout_name(layout), dt = dtype == FUGUE_DTYPE_F32 ? "f32" : "f64";
       cases += std::string(cases.empty() ? "" : ",\n") + R"({"name": "the seed's B in )" + name + R"(", "dtypes": [")" + dt +
-               R"("], "inputs": {"A": )" + inline_declaration(b, layout, dtype, 2) + R"(, "x": {"shape": [4]}}})";
-      cases += ",\n" + std::string(R"({"name": "37 by 300 in )") + name + R"(, y0 and factors", "dtypes": [")" + dt +
+               R"("], "inputs": {"A": )" + inline_declaration(b, layout, dtype, 2) + R"(, ")" + x + R"(": {"shape": [4)" + k + "]}}}";
+      cases += ",\n" + std::string(R"({"name": "37 by 300 in )") + name + R"(, )" + y0 + R"( and factors", "dtypes": [")" + dt +
                R"("], "attrs": {"alpha": -2, "beta": 0.5}, "inputs": {"A": )" + inline_declaration(awkward, layout, dtype, 8, 16) +
-               R"(, "x": {"shape": [300]}, "y0": {"shape": [37]}}})";
+               R"(, ")" + x + R"(": {"shape": [300)" + k + R"(]}, ")" + y0 + R"(": {"shape": [37)" + k + "]}}}";
     }
-  cases += ",\n" + std::string(R"({"name": "y0 a number", "dtypes": ["f64"], "inputs": {"A": )") +
-           inline_declaration(b, Layout::Coo, FUGUE_DTYPE_F64) + R"(, "x": {"shape": [4]}, "y0": {"kind": "const", "value": 1.5}}})";
+  cases += ",\n" + std::string(R"({"name": ")") + y0 + R"( a number", "dtypes": ["f64"], "inputs": {"A": )" +
+           inline_declaration(b, Layout::Coo, FUGUE_DTYPE_F64) + R"(, ")" + x + R"(": {"shape": [4)" + k + R"(]}, ")" + y0 +
+           R"(": {"kind": "const", "value": 1.5}}})";
   return "[" + cases + "]";
 }
 
-class Spmv final : public Operation {
+// sparse.spmv (several = false: x [n], y [m]) and sparse.spmm (X [n, k], Y [m, k]): one set of kernels,
+// k vectors a unit of work.
+class SparseProduct final : public Operation {
  public:
-  Spmv() {
-    name = "sparse.spmv";
-    doc = "y = alpha * A x + beta * y0: a sparse matrix A [m, n] of any sparse kind times a vector x [n]; y0 [m] left out is 0";
+  explicit SparseProduct(bool several) : several_(several) {
+    names_ = several ? Names{"X", "Y0", "Y"} : Names{"x", "y0", "y"};
+    name = several ? "sparse.spmm" : "sparse.spmv";
+    doc = several ? "Y = alpha * A X + beta * Y0: a sparse matrix A [m, n] of any sparse kind times k vectors X [n, k] (row-major); Y0 "
+                    "[m, k] left out is 0"
+                  : "y = alpha * A x + beta * y0: a sparse matrix A [m, n] of any sparse kind times a vector x [n]; y0 [m] left out is 0";
+    const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
     operands = {in_kind("A", "csr coo ell sell dia", kFloats, "the matrix [m, n]"),
-                in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloats, "the vector [n], A's dtype"),
-                optional_in("y0", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloats, 0, "added times beta: [m], A's dtype, or a number"),
-                out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloats, "the result [m]")};
+                in(names_.x, array, kFloats, several ? "the vectors [n, k], A's dtype" : "the vector [n], A's dtype"),
+                optional_in(names_.y0, array, kFloats, 0,
+                            several ? "added times beta: [m, k], A's dtype, or a number" : "added times beta: [m], A's dtype, or a number"),
+                out(names_.y, array, kFloats, several ? "the result [m, k]" : "the result [m]")};
     attrs = {{"alpha", FUGUE_ATTR_NUMBER, false, 1.0, "", "the product's factor"},
-             {"beta", FUGUE_ATTR_NUMBER, false, 1.0, "", "y0's factor"}};
+             {"beta", FUGUE_ATTR_NUMBER, false, 1.0, "", std::string(names_.y0) + "'s factor"}};
     tolerance_f32 = 1e-5;
     tolerance_f64 = 1e-13;
-    test_cases = conformance_cases();
+    test_cases = conformance_cases(several);
   }
 
   void infer(const Call& call, std::vector<Type>& types) const override {
     const fugue_type &a = call.operand(kA), &x = call.operand(kX), &y0 = call.operand(kY0);
     if (a.rank != 2) throw InvalidArgument("operand A: expected a sparse matrix [m, n], found " + type_string(a));
-    if (x.kind != FUGUE_KIND_ARRAY || x.rank != 1 || x.shape[0] != a.shape[1] || x.dtype != a.dtype)
-      throw InvalidArgument("operand x: expected " + std::string(dtype_name(a.dtype)) + " [" + std::to_string(a.shape[1]) +
+    const uint32_t rank = several_ ? 2 : 1;
+    const std::string dtype = dtype_name(a.dtype), k = several_ && x.rank == 2 ? ", " + std::to_string(x.shape[1]) : "";
+    if (x.kind != FUGUE_KIND_ARRAY || x.rank != rank || x.shape[0] != a.shape[1] || x.dtype != a.dtype)
+      throw InvalidArgument("operand " + names_.x + ": expected " + dtype + " [" + std::to_string(a.shape[1]) + (several_ ? ", k" : "") +
                             "] (A's dtype and columns), found " + type_string(x));
-    if (y0.kind == FUGUE_KIND_ARRAY && (y0.rank != 1 || y0.shape[0] != a.shape[0] || y0.dtype != a.dtype))
-      throw InvalidArgument("operand y0: expected " + std::string(dtype_name(a.dtype)) + " [" + std::to_string(a.shape[0]) +
-                            "] (A's dtype and rows) or a number, found " + type_string(y0));
-    types[kY] = Type(FUGUE_KIND_ARRAY, a.dtype, {a.shape[0]});
+    Type result(FUGUE_KIND_ARRAY, a.dtype, several_ ? std::vector<int64_t>{a.shape[0], x.shape[1]} : std::vector<int64_t>{a.shape[0]});
+    if (y0.kind == FUGUE_KIND_ARRAY && Type(y0) != result)
+      throw InvalidArgument("operand " + names_.y0 + ": expected " + type_string(result) + " (A's dtype and rows" +
+                            (several_ ? ", " + names_.x + "'s columns" : std::string()) + ") or a number, found " + type_string(y0));
+    types[kY] = result;
   }
 
   Plan plan(const Call& call) const override {
@@ -127,17 +139,20 @@ class Spmv final : public Operation {
     const bool f64 = f.dtype == FUGUE_DTYPE_F64;
     const int lanes = f.layout == Layout::Csr ? lanes_for(call, f) : 1;
     const int64_t chunk = coo_chunk(call);
+    const int64_t k = vectors(call);
     const std::string options = std::string("-DREAL=") + (f64 ? "double" : "float") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
-                                " -DCHUNK=" + std::to_string(chunk);
+                                " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k);
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
-    if (f.rows == 0) return;
+    if (f.rows == 0 || k == 0) return;
+    // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
+    auto units = [&](int64_t n) { return static_cast<size_t>(n) * static_cast<size_t>(k); };
 
     const fugue_type& y0 = call.operand(kY0);
     const cl_int y0_array = y0.kind == FUGUE_KIND_ARRAY;
-    cl_mem y = buffer(s, call, "y"), x = buffer(s, call, "x");
-    cl_mem y0_buffer = y0_array ? buffer(s, call, "y0") : y;  // not read when y0 is a number
+    cl_mem y = buffer(s, call, names_.y), x = buffer(s, call, names_.x);
+    cl_mem y0_buffer = y0_array ? buffer(s, call, names_.y0) : y;  // not read when y0 is a number
     const double y0_value = y0_array ? 0.0 : y0.const_value, alpha = call.number("alpha"), beta = call.number("beta");
     auto part_of = [&](uint32_t k) { return part(s, call, "A", k); };
     // The arguments after the layout's own, from index `i`: y, y0 and the factors in the kernel's REAL.
@@ -151,46 +166,45 @@ class Spmv final : public Operation {
     switch (f.layout) {
       case Layout::Coo: {
         if (f.nnz == 0) {  // no chunk: every row is beta * y0 (an ell of width 0)
-          Kernel k(program, "ell_spmv");
-          k.args(m, cl_long{0}, x, x, x);
-          tail(k, 5).enqueue(s, static_cast<size_t>(f.rows), kGroup, "spmv coo (empty)");
+          Kernel empty(program, "ell_spmv");
+          empty.args(m, cl_long{0}, x, x, x);
+          tail(empty, 5).enqueue(s, units(f.rows), kGroup, "spmv coo (empty)");
           break;
         }
         const int64_t chunks = (f.nnz + chunk - 1) / chunk;
-        cl_mem head = scratch(s, static_cast<size_t>(chunks) * dtype_bytes(f.dtype)),
-               carried = scratch(s, static_cast<size_t>(chunks) * dtype_bytes(f.dtype));
-        Kernel k(program, "coo_chunks");
-        k.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x, head, carried);
-        tail(k, 8).enqueue(s, static_cast<size_t>(chunks), kGroup, "spmv coo chunks");
+        cl_mem head = scratch(s, units(chunks) * dtype_bytes(f.dtype)), carried = scratch(s, units(chunks) * dtype_bytes(f.dtype));
+        Kernel chunked(program, "coo_chunks");
+        chunked.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x, head, carried);
+        tail(chunked, 8).enqueue(s, units(chunks), kGroup, "spmv coo chunks");
         Kernel carries(program, "coo_carries");
         carries.args(cl_long{f.nnz}, cl_long{chunks}, part_of(0), head, carried);
-        tail(carries, 5).enqueue(s, static_cast<size_t>(chunks), kGroup, "spmv coo carries");
+        tail(carries, 5).enqueue(s, units(chunks), kGroup, "spmv coo carries");
         break;
       }
       case Layout::Csr: {
-        Kernel k(program, "rows_spmv");
-        k.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x);
-        tail(k, 6).arg(12, LocalMemory{kGroup * dtype_bytes(f.dtype)});
-        k.enqueue(s, static_cast<size_t>(f.rows) * static_cast<size_t>(lanes), kGroup, "spmv rows");
+        Kernel rows(program, "rows_spmv");
+        rows.args(m, part_of(0), part_of(1), part_of(2), x);
+        tail(rows, 5).arg(11, LocalMemory{kGroup * dtype_bytes(f.dtype)});
+        rows.enqueue(s, units(f.rows) * static_cast<size_t>(lanes), kGroup, "spmv rows");
         break;
       }
       case Layout::Ell: {
-        Kernel k(program, "ell_spmv");
-        k.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
-        tail(k, 5).enqueue(s, static_cast<size_t>(f.rows), kGroup, "spmv ell");
+        Kernel ell(program, "ell_spmv");
+        ell.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
+        tail(ell, 5).enqueue(s, units(f.rows), kGroup, "spmv ell");
         break;
       }
       case Layout::Sell: {
         const int64_t places = (f.rows + f.slice - 1) / f.slice * f.slice;
-        Kernel k(program, "sell_spmv");
-        k.args(cl_long{places}, cl_long{f.slice}, part_of(0), part_of(1), part_of(2), part_of(3), x);
-        tail(k, 7).enqueue(s, static_cast<size_t>(places), kGroup, "spmv sell");
+        Kernel sell(program, "sell_spmv");
+        sell.args(cl_long{places}, cl_long{f.slice}, part_of(0), part_of(1), part_of(2), part_of(3), x);
+        tail(sell, 7).enqueue(s, units(places), kGroup, "spmv sell");
         break;
       }
       case Layout::Dia: {
-        Kernel k(program, "dia_spmv");
-        k.args(m, cl_long{f.cols}, cl_long{f.diagonals}, part_of(0), part_of(1), x);
-        tail(k, 6).enqueue(s, static_cast<size_t>(f.rows), kGroup, "spmv dia");
+        Kernel dia(program, "dia_spmv");
+        dia.args(m, cl_long{f.cols}, cl_long{f.diagonals}, part_of(0), part_of(1), x);
+        tail(dia, 6).enqueue(s, units(f.rows), kGroup, "spmv dia");
         break;
       }
     }
@@ -203,9 +217,10 @@ class Spmv final : public Operation {
       const fugue_type& part = *FUGUE_NTH(fugue_type, a.parts, k);
       bytes += static_cast<double>(elements(part)) * static_cast<double>(dtype_size(part.dtype));
     }
-    bytes += static_cast<double>(dtype_size(a.dtype)) * static_cast<double>(a.shape[1] + 2 * a.shape[0]);
+    const double k = static_cast<double>(vectors(call));
+    bytes += static_cast<double>(dtype_size(a.dtype)) * k * static_cast<double>(a.shape[1] + 2 * a.shape[0]);
     const fugue_type& data = *FUGUE_NTH(fugue_type, a.parts, a.num_parts - 1);  // every layout's values come last
-    return {sizeof(fugue_cost), bytes, 2 * static_cast<double>(elements(data))};
+    return {sizeof(fugue_cost), bytes, 2 * k * static_cast<double>(elements(data))};
   }
 
   void reference(const Call& call, fugue_host_array* arrays) const override {
@@ -213,16 +228,29 @@ class Spmv final : public Operation {
     const Coordinates m = entries_of(f, HostView(arrays[kA]));
     const HostView x(arrays[kX]), y0(arrays[kY0]);
     HostView y(arrays[kY]);
+    const int64_t k = vectors(call);
     const long double alpha = call.number("alpha"), beta = call.number("beta");
-    std::vector<long double> sum(static_cast<size_t>(f.rows), 0.0L);
+    std::vector<long double> sum(static_cast<size_t>(f.rows * k), 0.0L);
     for (int64_t e = 0; e < m.entries(); ++e)
-      if (m.value[e] != 0) sum[static_cast<size_t>(m.row[e])] += static_cast<long double>(m.value[e]) * x.get(m.col[e]);
-    for (int64_t i = 0; i < f.rows; ++i) y.set(i, static_cast<double>(alpha * sum[static_cast<size_t>(i)] + beta * y0.get(i)));
+      if (m.value[e] != 0)
+        for (int64_t j = 0; j < k; ++j) sum[static_cast<size_t>(m.row[e] * k + j)] += static_cast<long double>(m.value[e]) * x.get(m.col[e] * k + j);
+    for (int64_t i = 0; i < f.rows * k; ++i) y.set(i, static_cast<double>(alpha * sum[static_cast<size_t>(i)] + beta * y0.get(i)));
   }
+
+ private:
+  struct Names {
+    std::string x, y0, y;
+  };
+  // k: the vectors (spmv: 1).
+  int64_t vectors(const Call& call) const { return several_ ? call.operand(kX).shape[1] : 1; }
+
+  bool several_;
+  Names names_;
 };
 
 }  // namespace
 
-std::unique_ptr<Operation> spmv_operation() { return std::make_unique<Spmv>(); }
+std::unique_ptr<Operation> spmv_operation() { return std::make_unique<SparseProduct>(false); }
+std::unique_ptr<Operation> spmm_operation() { return std::make_unique<SparseProduct>(true); }
 
 }  // namespace fugue::sparse

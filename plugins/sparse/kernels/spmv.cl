@@ -1,26 +1,30 @@
-// y = alpha * A x + beta * y0 for each sparse layout (layouts.h). Built with -D REAL=float|double,
-// -D INDEX=int|long, and for the row kernels -D LANES=1..64 (work-items per row, a power of two).
+// Y = alpha * A X + beta * Y0 for each sparse layout (layouts.h), X [n, VECTORS] and Y [m, VECTORS]
+// row-major (VECTORS = 1: y = A x). Built with -D REAL=float|double, -D INDEX=int|long, -D VECTORS=k,
+// -D LANES=1..32 (csr: work-items a row, a power of two) and -D CHUNK=n (coo: entries a work-item).
+// Work-item gid computes column j = gid % VECTORS of its unit (row, place or chunk) gid / VECTORS, so
+// neighbouring work-items read neighbouring elements of X.
 // Only nonzero values are multiplied: a zero is padding in ell, sell and dia, and contributes nothing in
-// every layout, so an infinite x_j beside one stays out of y. Sums run in storage order, so every run
-// gives the same bits.
+// every layout, so an infinite x beside one stays out of y. Sums run in storage order, so every run gives
+// the same bits.
 
-inline REAL finish(REAL sum, long row, REAL alpha, REAL beta, __global const REAL* y0, int y0_array, REAL y0_value) {
-  return alpha * sum + beta * (y0_array ? y0[row] : y0_value);
+#define AT(row) ((long)(row) * VECTORS + j)
+
+inline REAL finish(REAL sum, long at, REAL alpha, REAL beta, __global const REAL* y0, int y0_array, REAL y0_value) {
+  return alpha * sum + beta * (y0_array ? y0[at] : y0_value);
 }
 
-inline REAL product(REAL value, __global const REAL* x, INDEX column) { return value != (REAL)0 ? value * x[column] : (REAL)0; }
+inline REAL product(REAL value, __global const REAL* x, long at) { return value != (REAL)0 ? value * x[at] : (REAL)0; }
 
-#ifdef LANES
-// csr: LANES work-items a row, striding over its entries, then a tree sum in local memory.
-__kernel void rows_spmv(const long m, const long nnz, __global const INDEX* starts, __global const INDEX* col,
-                        __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
-                        const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta, __local REAL* partial) {
+// csr: LANES work-items a (row, column), striding over the row's entries, then a tree sum in local memory.
+__kernel void rows_spmv(const long m, __global const INDEX* row_ptr, __global const INDEX* col, __global const REAL* data,
+                        __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
+                        const REAL y0_value, const REAL alpha, const REAL beta, __local REAL* partial) {
   const int lid = get_local_id(0), lane = lid % LANES;
-  const long r = get_global_id(0) / LANES;
+  const long unit = get_global_id(0) / LANES, r = unit / VECTORS, j = unit % VECTORS;
   REAL sum = 0;
   if (r < m) {
-    const long begin = starts[r], end = starts[r + 1];
-    for (long k = begin + lane; k < end; k += LANES) sum += product(data[k], x, col[k]);
+    const long begin = row_ptr[r], end = row_ptr[r + 1];
+    for (long k = begin + lane; k < end; k += LANES) sum += product(data[k], x, AT(col[k]));
   }
 #if LANES > 1
   partial[lid] = sum;
@@ -31,47 +35,46 @@ __kernel void rows_spmv(const long m, const long nnz, __global const INDEX* star
   }
   sum = partial[lid];
 #endif
-  if (lane == 0 && r < m) y[r] = finish(sum, r, alpha, beta, y0, y0_array, y0_value);
+  if (lane == 0 && r < m) y[AT(r)] = finish(sum, AT(r), alpha, beta, y0, y0_array, y0_value);
 }
-#endif
 
-// ell: a row per work-item; place k of row i at k * m + i, so neighbouring work-items read neighbours.
+// ell: a row per unit; place k of row i at k * m + i, so neighbouring rows read neighbours.
 __kernel void ell_spmv(const long m, const long width, __global const INDEX* col, __global const REAL* data,
                        __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
                        const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long i = get_global_id(0);
+  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
   if (i >= m) return;
   REAL sum = 0;
-  for (long k = 0; k < width; ++k) sum += product(data[k * m + i], x, col[k * m + i]);
-  y[i] = finish(sum, i, alpha, beta, y0, y0_array, y0_value);
+  for (long k = 0; k < width; ++k) sum += product(data[k * m + i], x, AT(col[k * m + i]));
+  y[AT(i)] = finish(sum, AT(i), alpha, beta, y0, y0_array, y0_value);
 }
 
-// coo: a chunk of CHUNK entries per work-item, summed run by run (a run: the entries of one row). A run
-// that starts and ends in the chunk is written; one that crosses the chunk's first or last entry leaves
-// its partial sum in head[g] or tail[g] for coo_carries. The chunk also writes the empty rows that follow
-// each of its runs (chunk 0 those before the first entry), so every row of y is written once.
+// coo: a chunk of CHUNK entries per unit, summed run by run (a run: the entries of one row). A run that
+// starts and ends in the chunk is written; one that crosses the chunk's first or last entry leaves its
+// partial sum in head or tail [chunks, VECTORS] for coo_carries. The chunk also writes the empty rows
+// that follow each of its runs (chunk 0 those before the first entry), so every row of y is written once.
 __kernel void coo_chunks(const long m, const long nnz, __global const INDEX* row, __global const INDEX* col,
                          __global const REAL* data, __global const REAL* x, __global REAL* head, __global REAL* tail,
                          __global REAL* y, __global const REAL* y0, const int y0_array, const REAL y0_value,
                          const REAL alpha, const REAL beta) {
-  const long g = get_global_id(0), begin = g * CHUNK;
+  const long g = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS, begin = g * CHUNK;
   if (begin >= nnz) return;
   const long end = min(begin + CHUNK, nnz);
   const long first = row[begin], last = row[end - 1];
   const int head_continues = begin > 0 && row[begin - 1] == first, tail_continues = end < nnz && row[end] == last;
   if (g == 0)
-    for (long r = 0; r < first; ++r) y[r] = finish((REAL)0, r, alpha, beta, y0, y0_array, y0_value);
+    for (long r = 0; r < first; ++r) y[AT(r)] = finish((REAL)0, AT(r), alpha, beta, y0, y0_array, y0_value);
   long k = begin;
   while (k < end) {
     const long r = row[k];
     REAL sum = 0;
-    for (; k < end && row[k] == r; ++k) sum += product(data[k], x, col[k]);
-    if (r == first && head_continues) head[g] = sum;
-    else if (r == last && tail_continues) tail[g] = sum;
-    else y[r] = finish(sum, r, alpha, beta, y0, y0_array, y0_value);
+    for (; k < end && row[k] == r; ++k) sum += product(data[k], x, AT(col[k]));
+    if (r == first && head_continues) head[AT(g)] = sum;
+    else if (r == last && tail_continues) tail[AT(g)] = sum;
+    else y[AT(r)] = finish(sum, AT(r), alpha, beta, y0, y0_array, y0_value);
     // The empty rows up to the next run (or the matrix's end, after the last chunk).
     const long next = k < end ? (long)row[k] : end < nnz ? (long)row[end] : m;
-    for (long e = r + 1; e < next; ++e) y[e] = finish((REAL)0, e, alpha, beta, y0, y0_array, y0_value);
+    for (long e = r + 1; e < next; ++e) y[AT(e)] = finish((REAL)0, AT(e), alpha, beta, y0, y0_array, y0_value);
   }
 }
 
@@ -79,46 +82,46 @@ __kernel void coo_chunks(const long m, const long nnz, __global const INDEX* row
 __kernel void coo_carries(const long nnz, const long chunks, __global const INDEX* row, __global const REAL* head,
                           __global const REAL* tail, __global REAL* y, __global const REAL* y0, const int y0_array,
                           const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long g = get_global_id(0);
+  const long g = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
   if (g >= chunks) return;
   const long begin = g * CHUNK, end = min(begin + CHUNK, nnz);
   const long r = row[end - 1];
   const int tail_continues = end < nnz && row[end] == r;
   const int started_here = !(row[begin] == r && begin > 0 && row[begin - 1] == r);
   if (!tail_continues || !started_here) return;
-  REAL sum = tail[g];
+  REAL sum = tail[AT(g)];
   for (long h = g + 1; h < chunks; ++h) {
-    sum += head[h];
+    sum += head[AT(h)];
     const long h_end = min((h + 1) * CHUNK, nnz);
     if (!(row[h_end - 1] == r && h_end < nnz && row[h_end] == r)) break;  // the row ends in chunk h
   }
-  y[r] = finish(sum, r, alpha, beta, y0, y0_array, y0_value);
+  y[AT(r)] = finish(sum, AT(r), alpha, beta, y0, y0_array, y0_value);
 }
 
-// sell: a place per work-item; its slice is an ell of C rows starting at slice_ptr[s].
+// sell: a place per unit; its slice is an ell of c rows starting at slice_ptr[s].
 __kernel void sell_spmv(const long places, const long c, __global const INDEX* slice_ptr, __global const INDEX* row,
                         __global const INDEX* col, __global const REAL* data, __global const REAL* x, __global REAL* y,
                         __global const REAL* y0, const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long p = get_global_id(0);
+  const long p = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
   if (p >= places) return;
   const long i = row[p];
   if (i < 0) return;
   const long s = p / c, r = p % c, begin = slice_ptr[s], end = slice_ptr[s + 1];
   REAL sum = 0;
-  for (long k = begin + r; k < end; k += c) sum += product(data[k], x, col[k]);
-  y[i] = finish(sum, i, alpha, beta, y0, y0_array, y0_value);
+  for (long k = begin + r; k < end; k += c) sum += product(data[k], x, AT(col[k]));
+  y[AT(i)] = finish(sum, AT(i), alpha, beta, y0, y0_array, y0_value);
 }
 
-// dia: a row per work-item, diagonal by diagonal.
+// dia: a row per unit, diagonal by diagonal.
 __kernel void dia_spmv(const long m, const long n, const long diagonals, __global const INDEX* offsets,
                        __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
                        const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long i = get_global_id(0);
+  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
   if (i >= m) return;
   REAL sum = 0;
   for (long d = 0; d < diagonals; ++d) {
-    const long j = i + offsets[d];
-    if (j >= 0 && j < n) sum += product(data[d * m + i], x, (INDEX)j);
+    const long c = i + offsets[d];
+    if (c >= 0 && c < n) sum += product(data[d * m + i], x, AT(c));
   }
-  y[i] = finish(sum, i, alpha, beta, y0, y0_array, y0_value);
+  y[AT(i)] = finish(sum, AT(i), alpha, beta, y0, y0_array, y0_value);
 }
