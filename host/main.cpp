@@ -55,8 +55,10 @@ struct Options {
   conformance::SuiteOptions conformance;
 };
 
-LoadOptions load_options(const Options& o) {
+// `device`: the device the program will run on (formats and generators may choose for it), or none.
+LoadOptions load_options(const Options& o, std::shared_ptr<const DeviceInfo> device = nullptr) {
   LoadOptions lo;
+  lo.device = std::move(device);
   for (const auto& s : o.sets) {
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -121,6 +123,11 @@ struct Session {
     return list;
   }
 };
+
+// The device a run, a benchmark or an explanation will use, for the loader.
+std::shared_ptr<const DeviceInfo> device_for_loading(const Options& o) {
+  return std::make_shared<const DeviceInfo>(select_device(Session::devices(), device_spec(o.device)));
+}
 
 int cmd_devices(const Options& o) {
   auto devices = list_devices();
@@ -211,7 +218,7 @@ nlohmann::ordered_json run_options(const Options& o) {
 
 int cmd_run(const Options& o) {
   PluginRegistry registry = load_plugins(o);
-  Program program = load_program(o.program, registry, load_options(o));
+  Program program = load_program(o.program, registry, load_options(o, o.reference ? nullptr : device_for_loading(o)));
   OutputRun record;
   record.options = run_options(o);
   if (o.reference) {
@@ -273,7 +280,8 @@ int cmd_explain(const Options& o) {
     }
   }
   PluginRegistry registry = load_plugins(o);
-  Program program = load_program(o.program, registry, load_options(o));
+  Program program = load_program(o.program, registry,
+                                 load_options(o, described ? std::make_shared<const DeviceInfo>(*described) : device_for_loading(o)));
   if (o.compile) {  // what a run builds, the driver's limits on work-group sizes included
     Session session(o, false);
     if (o.passes) lower(program, session.device.info, plan_options(o), pass_printer(o, program));
@@ -303,7 +311,7 @@ int cmd_bench(const Options& o) {
     }
   }
   PluginRegistry registry = load_plugins(o);
-  Program program = load_program(o.program, registry, load_options(o));
+  Program program = load_program(o.program, registry, load_options(o, device_for_loading(o)));
   Session session(o, true);
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   {

@@ -613,6 +613,12 @@ struct fugue_op_desc {
  * (fugue_host_array.parts); dataflow, allocation and liveness work per part. Exactly one of
  * COMPILE_TIME and STORAGE is set. */
 #define FUGUE_KIND_FLAG_STORAGE 2u
+/* 2.6: a kind that chooses, for each declaration, one of its plugin's kinds with storage (a sparse matrix
+ * whose format is chosen for the matrix and the device): it has no parts and no values of its own. A
+ * declaration of it must take its value from a file or a generator whose probe_as chooses the kind (sets
+ * fugue_declared.kind_name) and says why (note); the symbol is then of the chosen kind. Its declare is
+ * called only for declarations without "from", to refuse them with a message. Set alone. */
+#define FUGUE_KIND_FLAG_CHOOSER 4u
 
 /* Where declare writes a symbol's type. The core owns every pointer and says how much room each has;
  * when the metadata needs more than metadata_capacity, declare sets metadata_bytes to the size it
@@ -636,6 +642,11 @@ typedef struct fugue_declared {
   struct fugue_declared* parts;
   const char* kind_name;
   /* end of 2.0 */
+  /* 2.6: a format's or generator's probe_as for a chooser kind: why it chose kind_name, a NUL-terminated
+   * text of at most note_capacity bytes (the core's room; a longer one is cut), shown by fugue explain. */
+  char* note;
+  uint32_t note_capacity;
+  /* end of 2.6 */
 } fugue_declared;
 
 /* Text a kind writes into the core's room (an example declaration); the same protocol as metadata:
@@ -695,15 +706,19 @@ typedef fugue_status (*fugue_write_fn)(const fugue_format_desc* format, const ch
                                        const fugue_host_array* array, fugue_error* error);
 
 /* 2.6: the type of what `path` holds read as the value `declaration` declares (the program's JSON object
- * for a symbol of a kind with storage, "from" left out, as text): a format that converts as it reads (a
- * sparse matrix file read as CSR, ELL or DIA, whose parts' sizes come from the file). Fills dtype, shape,
- * parts and metadata as the kind's declare does (the same room protocol), kind_name left alone. A bad
- * file or a declaration the format cannot read into: INVALID_ARGUMENT saying why. */
+ * for a symbol of a kind with storage, or of a chooser kind, "from" left out, as text): a format that
+ * converts as it reads (a sparse matrix file read as CSR, ELL or DIA, whose parts' sizes come from the
+ * file). Fills dtype, shape, parts and metadata as the kind's declare does (the same room protocol); for
+ * a chooser kind (FUGUE_KIND_FLAG_CHOOSER) also kind_name, the kind with storage it chose, and its reasons
+ * in `note`. `device` is the device the program will run on, NULL when it is loaded without one (fugue
+ * validate); a choice may depend on it. A bad file or a declaration the format cannot read into:
+ * INVALID_ARGUMENT saying why. */
 typedef fugue_status (*fugue_probe_as_fn)(const fugue_format_desc* format, const char* path, const char* declaration,
-                                          fugue_declared* declared, fugue_error* error);
-/* 2.6: reads `path` into `array` as `declaration` declares it; the type is what probe_as said. */
+                                          const fugue_device_desc* device, fugue_declared* declared, fugue_error* error);
+/* 2.6: reads `path` into `array` as `declaration` declares it for `device` (the same as probe_as had); the
+ * type is what probe_as said. */
 typedef fugue_status (*fugue_read_as_fn)(const fugue_format_desc* format, const char* path, const char* declaration,
-                                         fugue_host_array* array, fugue_error* error);
+                                         const fugue_device_desc* device, fugue_host_array* array, fugue_error* error);
 
 /* A file format, chosen by a file's extension. Where several formats share an extension, a file is
  * read by the first that reads it and written by the first that accepts the value's type. */
@@ -735,15 +750,16 @@ typedef fugue_status (*fugue_generate_fn)(const fugue_generator_desc* generator,
                                           fugue_host_array* array, fugue_error* error);
 
 /* 2.6: a generator of whole values of kinds with storage (a Poisson matrix made as CSR or DIA): the type
- * of what `parameters` make as `declaration` (the program's JSON object for the symbol, "from" left out,
- * as text) declares it, filled as a kind's declare fills it (kind_name left alone); bad parameters or a
- * declaration it cannot make: INVALID_ARGUMENT, a message about the parameters starting with a pointer
- * inside them. */
+ * of what `parameters` make as `declaration` declares it, as a format's probe_as gives it (kind_name and
+ * note for a chooser kind; `device` as there); bad parameters or a declaration it cannot make:
+ * INVALID_ARGUMENT, a message about the parameters starting with a pointer inside them. */
 typedef fugue_status (*fugue_probe_generated_fn)(const fugue_generator_desc* generator, const char* parameters,
-                                                 const char* declaration, fugue_declared* declared, fugue_error* error);
+                                                 const char* declaration, const fugue_device_desc* device,
+                                                 fugue_declared* declared, fugue_error* error);
 /* 2.6: fills `array` (allocated with the type probe_as gave). Same parameters, same value. */
 typedef fugue_status (*fugue_generate_as_fn)(const fugue_generator_desc* generator, const char* parameters,
-                                             const char* declaration, fugue_host_array* array, fugue_error* error);
+                                             const char* declaration, const fugue_device_desc* device,
+                                             fugue_host_array* array, fugue_error* error);
 
 /* A generator of initial values: `"from": {"<name>": parameters}` in a declaration. */
 struct fugue_generator_desc {

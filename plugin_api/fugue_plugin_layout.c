@@ -310,6 +310,9 @@ FUGUE_AT(fugue_declared, num_parts, 60);
 FUGUE_AT(fugue_declared, parts, 64);
 FUGUE_AT(fugue_declared, kind_name, 72);
 FUGUE_END_OF_2_0(fugue_declared, kind_name, 80);
+FUGUE_AT(fugue_declared, note, 80);
+FUGUE_AT(fugue_declared, note_capacity, 88);
+FUGUE_END_OF_2_6(fugue_declared, note_capacity, 92);
 
 /* fugue_text */
 FUGUE_AT(fugue_text, struct_size, 0);

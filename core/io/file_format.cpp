@@ -111,12 +111,16 @@ FileContents FileFormat::probe(const fs::path& path) const {
   throw std::logic_error("unreachable");
 }
 
-DeclaredType FileFormat::probe_as(const fs::path& path, const std::string& declaration, const Kind& kind) const {
+DeclaredType FileFormat::probe_as(const fs::path& path, const std::string& declaration, const Kind& kind,
+                                  const DeviceInfo* device) const {
   if (!reads_as()) throw std::logic_error("format " + name_ + " does not read files as declared values");
+  const fugue_device_desc described = device ? device->description() : fugue_device_desc{};
   try {
     return read_declared(
-        [&](fugue_declared* out, fugue_error* error) { return desc_->probe_as(desc_, path.c_str(), declaration.c_str(), out, error); },
-        kind.parts(), "format " + name_ + ": probe_as (" + kind.name() + ")", *plugin_);
+        [&](fugue_declared* out, fugue_error* error) {
+          return desc_->probe_as(desc_, path.c_str(), declaration.c_str(), device ? &described : nullptr, out, error);
+        },
+        kind.parts(), "format " + name_ + ": probe_as (" + kind.name() + ")", *plugin_, kind.chooser());
   } catch (const DeviceError& e) {
     throw DeviceError(path.string() + ": " + e.what());
   } catch (const UserError& e) {
@@ -185,8 +189,10 @@ HostArray FileFormat::read(const fs::path& path, const FileContents& expected) c
   ErrorBuffer error;
   if (!expected.as_declared.empty()) {
     // The plugin reads the whole file again and checks it against the type it is given.
-    check(desc_->read_as(desc_, path.c_str(), expected.as_declared.c_str(), &host, error.get()), error, "reading", path,
-          *plugin_);
+    const fugue_device_desc described = expected.device ? expected.device->description() : fugue_device_desc{};
+    check(desc_->read_as(desc_, path.c_str(), expected.as_declared.c_str(), expected.device ? &described : nullptr, &host,
+                         error.get()),
+          error, "reading", path, *plugin_);
     return array;
   }
   // The file may have changed since it was probed: probe again and compare.

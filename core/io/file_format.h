@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fugue_plugin.h"
+#include "device/device_manager.h"
 #include "plugins/kind.h"
 #include "plugins/operation.h"
 #include "program/host_array.h"
@@ -23,9 +24,10 @@ struct FileContents {
   std::string kind_name;         // a file holding a kind with storage (a plugin's): which kind
   std::vector<ArrayType> parts;  // ... and its parts' types
   std::shared_ptr<const HostArray> values;  // null: read them when the run starts
-  // Read as this declaration (JSON text) declares the value, through the format's read_as; "" for a
-  // file read as it is.
+  // Read as this declaration (JSON text) declares the value, through the format's read_as, for this
+  // device (null: none); "" for a file read as it is.
   std::string as_declared;
+  std::shared_ptr<const DeviceInfo> device;
   // "f32 [3, 4]", or "pair f32 [3] (f32 [3], f32 [3])".
   std::string type_text() const;
 };
@@ -56,7 +58,9 @@ class FileFormat {
   bool reads_as() const;
   // The type of `path` read as `declaration` (a JSON object as text, "from" left out) declares a value
   // of `kind`, whose parts it checks; UserError for a bad file or a declaration it cannot read into.
-  DeclaredType probe_as(const std::filesystem::path& path, const std::string& declaration, const Kind& kind) const;
+  // A chooser kind's declaration gets the kind the format chose (DeclaredType::kind_name) and why.
+  DeclaredType probe_as(const std::filesystem::path& path, const std::string& declaration, const Kind& kind,
+                        const DeviceInfo* device) const;
   // The values of a file `probe` described (its shape and dtype are checked again).
   HostArray read(const std::filesystem::path& path, const FileContents& expected) const;
   // "" when it writes values of this type (a kind with storage: kind_name and parts set); otherwise why

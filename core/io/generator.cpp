@@ -52,14 +52,19 @@ bool Generator::makes_values() const {
   return desc_ && desc_->struct_size >= FUGUE_SIZE_UP_TO(fugue_generator_desc, generate_as) && desc_->probe_as && desc_->generate_as;
 }
 
-DeclaredType Generator::probe_as(const std::string& parameters, const std::string& declaration, const Kind& kind) const {
+DeclaredType Generator::probe_as(const std::string& parameters, const std::string& declaration, const Kind& kind,
+                                 const DeviceInfo* device) const {
   if (!makes_values()) throw std::logic_error("generator " + name_ + " makes no values of kinds");
+  const fugue_device_desc described = device ? device->description() : fugue_device_desc{};
   return read_declared(
-      [&](fugue_declared* out, fugue_error* error) { return desc_->probe_as(desc_, parameters.c_str(), declaration.c_str(), out, error); },
-      kind.parts(), "generator " + name_ + ": probe_as (" + kind.name() + ")", *plugin_);
+      [&](fugue_declared* out, fugue_error* error) {
+        return desc_->probe_as(desc_, parameters.c_str(), declaration.c_str(), device ? &described : nullptr, out, error);
+      },
+      kind.parts(), "generator " + name_ + ": probe_as (" + kind.name() + ")", *plugin_, kind.chooser());
 }
 
-HostArray Generator::generate_as(const std::string& parameters, const std::string& declaration, const HostArray& like) const {
+HostArray Generator::generate_as(const std::string& parameters, const std::string& declaration, const HostArray& like,
+                                 const DeviceInfo* device) const {
   if (!makes_values()) throw std::logic_error("generator " + name_ + " makes no values of kinds");
   HostArray value;
   value.dtype = like.dtype;
@@ -71,8 +76,9 @@ HostArray Generator::generate_as(const std::string& parameters, const std::strin
   std::vector<fugue_host_array> parts;
   fugue_host_array host = host_view(value, view, parts);
   ErrorBuffer error;
-  check_status(desc_->generate_as(desc_, parameters.c_str(), declaration.c_str(), &host, error.get()), error, name_, *plugin_,
-               "generate_as");
+  const fugue_device_desc described = device ? device->description() : fugue_device_desc{};
+  check_status(desc_->generate_as(desc_, parameters.c_str(), declaration.c_str(), device ? &described : nullptr, &host, error.get()),
+               error, name_, *plugin_, "generate_as");
   return value;
 }
 

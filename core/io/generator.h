@@ -7,6 +7,7 @@
 #include <string>
 
 #include "fugue_plugin.h"
+#include "device/device_manager.h"
 #include "plugins/kind.h"
 #include "plugins/operation.h"
 #include "program/host_array.h"
@@ -37,9 +38,12 @@ class Generator {
   bool makes_values() const;
   // The type of what `parameters` make as `declaration` (JSON text with "kind", no "from") declares a
   // value of `kind`; UserError with the plugin's message.
-  DeclaredType probe_as(const std::string& parameters, const std::string& declaration, const Kind& kind) const;
+  // `device`: the device the program is loaded for (null: none); a chooser kind gets the kind chosen.
+  DeclaredType probe_as(const std::string& parameters, const std::string& declaration, const Kind& kind,
+                        const DeviceInfo* device) const;
   // The value of that type (every part allocated and filled).
-  HostArray generate_as(const std::string& parameters, const std::string& declaration, const HostArray& like) const;
+  HostArray generate_as(const std::string& parameters, const std::string& declaration, const HostArray& like,
+                        const DeviceInfo* device) const;
 
  private:
   std::shared_ptr<const LoadedPlugin> plugin_;

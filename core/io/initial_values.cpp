@@ -30,7 +30,7 @@ HostArray initial_value(const Symbol& s) {
       like.kind_name = s.kind_name;
       for (const auto& part : s.part_types) like.parts.emplace_back(part.dtype, Shape{});
       for (size_t k = 0; k < like.parts.size(); ++k) like.parts[k].shape = s.part_types[k].shape;
-      return src.generator->generate_as(src.parameters, src.declaration, like);
+      return src.generator->generate_as(src.parameters, src.declaration, like, src.device.get());
     }
     case SymbolSource::Kind::None:
       break;

@@ -87,74 +87,18 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   std::vector<std::string> keys = {"kind", "doc"};
   keys.insert(keys.end(), kind->keys().begin(), kind->keys().end());
   if (kind->storage()) keys.insert(keys.end(), {"from", "parts"});  // the core reads these
+  if (kind->chooser()) keys.push_back("from");
   check_keys(decl, p, keys);
   json own = decl;  // what the kind's declare reads
   own.erase("from");
   own.erase("parts");
-  DeclaredType declared;
-  // A generator of the kind's values, or a file whose format converts as it reads (a sparse matrix read
-  // as CSR), gives the type itself.
-  if (kind->storage() && decl.contains("from") && !decl.contains("parts") && decl["from"].is_object() &&
-      decl["from"].size() == 1 && !decl["from"].contains("file")) {
-    s.kind_name = kind->name();
-    const std::string name = decl["from"].begin().key(), pg = p + "/from/" + name;
-    const json& parameters = decl["from"].begin().value();
-    auto generator = registry_.find_generator(name);
-    if (!generator || !generator->makes_values()) {
-      std::vector<std::string> names;
-      for (const Generator* g : registry_.generators())
-        if (g->makes_values()) names.push_back(g->name());
-      fail(p + "/from", "a file holding a " + kind->name() + (names.empty() ? std::string() : ", or a generator of values (" + join(names) + ")"),
-           "'" + name + "'");
-    }
-    try {
-      declared = generator->probe_as(parameters.dump(), own.dump(), *kind);
-    } catch (const DeviceError& e) {
-      throw DeviceError(at(pg) + ": " + e.what());
-    } catch (const UserError& e) {
-      const std::string message = e.what();
-      const size_t colon = message.find(": ");
-      if (!message.empty() && message[0] == '/' && colon != std::string::npos)
-        error(pg + message.substr(0, colon), message.substr(colon + 2));
-      error(pg, message);
-    }
-    s.kind = SymbolKind::Plugin;
-    s.dtype = declared.dtype;
-    s.shape = declared.shape;
-    s.metadata = std::move(declared.metadata);
-    s.typed = true;
-    json without_source = decl;
-    without_source.erase("from");
-    declare_parts(s, *kind, declared.parts, without_source, p);
-    s.source.kind = SymbolSource::Kind::Generated;
-    s.source.generator = generator;
-    s.source.parameters = parameters.dump();
-    s.source.declaration = own.dump();
+  if ((kind->storage() || kind->chooser()) && decl.contains("from") && !decl.contains("parts") &&
+      declare_from_source(s, *kind, decl, own, p))
     return;
-  }
-  if (kind->storage() && decl.contains("from") && !decl.contains("parts")) {
-    s.kind_name = kind->name();
-    const CompoundFile file = compound_file_of(s, decl["from"], p + "/from");
-    if (file.format && file.format->reads_as()) {
-      try {
-        declared = file.format->probe_as(file.path, own.dump(), *kind);
-      } catch (const UserError& e) {
-        error(p + "/from", e.what());
-      } catch (const DeviceError& e) {
-        throw DeviceError(at(p + "/from") + ": " + e.what());
-      }
-      s.kind = SymbolKind::Plugin;
-      s.kind_name = kind->name();
-      s.dtype = declared.dtype;
-      s.shape = declared.shape;
-      s.metadata = std::move(declared.metadata);
-      s.typed = true;
-      declare_parts(s, *kind, declared.parts, decl, p, own.dump());
-      return;
-    }
-  }
+  DeclaredType declared;
   try {
     declared = kind->declare(own.dump());
+    if (kind->chooser()) throw DeviceError("kind " + kind->name() + " chooses kinds, but its declare accepted a declaration without \"from\"");
   } catch (const DeviceError& e) {
     throw DeviceError(at(p) + ": " + e.what());  // the plugin's own failure, at the declaration
   } catch (const UserError& e) {
@@ -173,6 +117,81 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   s.metadata = std::move(declared.metadata);
   s.typed = true;
   if (kind->storage()) declare_parts(s, *kind, declared.parts, decl, p);
+}
+
+// A value whose type comes from its source: a generator of the kind's values ("from": {"poisson": ...}),
+// or a file whose format converts as it reads (a sparse matrix read as CSR). A chooser kind's source
+// also chooses the kind (for the device the program is loaded for). False when "from" is neither: a file
+// read as it is.
+bool Loader::declare_from_source(Symbol& s, const Kind& kind, const json& decl, const json& own, const std::string& p) {
+  s.kind_name = kind.name();
+  const json& from = decl["from"];
+  const bool generated = from.is_object() && from.size() == 1 && !from.contains("file");
+  std::shared_ptr<const Generator> generator;
+  CompoundFile file;
+  std::string pg = p + "/from";  // where messages about the source point
+  if (generated) {
+    const std::string name = from.begin().key();
+    pg += "/" + name;
+    generator = registry_.find_generator(name);
+    if (!generator || !generator->makes_values()) {
+      std::vector<std::string> names;
+      for (const Generator* g : registry_.generators())
+        if (g->makes_values()) names.push_back(g->name());
+      fail(p + "/from", "a file holding a " + kind.name() + (names.empty() ? std::string() : ", or a generator of values (" + join(names) + ")"),
+           "'" + name + "'");
+    }
+  } else {
+    file = compound_file_of(s, from, p + "/from");
+    if (!file.format->reads_as()) {
+      if (kind.chooser())
+        fail(p + "/from", "a file whose format chooses a kind for a " + kind.name() + " (the " + file.format->name() + " format does not)",
+             "'" + file.rel + "'");
+      return false;
+    }
+  }
+  DeclaredType declared;
+  try {
+    declared = generated ? generator->probe_as(from.begin().value().dump(), own.dump(), kind, options_.device.get())
+                         : file.format->probe_as(file.path, own.dump(), kind, options_.device.get());
+  } catch (const DeviceError& e) {
+    throw DeviceError(at(pg) + ": " + e.what());
+  } catch (const UserError& e) {
+    const std::string message = e.what();
+    const size_t colon = message.find(": ");
+    if (generated && !message.empty() && message[0] == '/' && colon != std::string::npos)
+      error(pg + message.substr(0, colon), message.substr(colon + 2));  // a pointer inside the parameters
+    error(pg, message);
+  }
+  const Kind* chosen = &kind;
+  if (kind.chooser()) {
+    auto named = registry_.find_kind(declared.kind_name);
+    if (!named || !named->storage() || named->plugin() != kind.plugin() || named->parts().size() != declared.parts.size())
+      throw DeviceError(at(pg) + ": the source chose kind '" + declared.kind_name + "' for a " + kind.name() +
+                        ", which is not one of its plugin's kinds with storage and " + std::to_string(declared.parts.size()) + " parts");
+    chosen = named.get();
+    s.note = kind.name() + " chose " + chosen->name() + (declared.note.empty() ? "" : ": " + declared.note);
+  }
+  s.kind = SymbolKind::Plugin;
+  s.kind_name = chosen->name();
+  s.dtype = declared.dtype;
+  s.shape = declared.shape;
+  s.metadata = std::move(declared.metadata);
+  s.typed = true;
+  if (generated) {
+    json without_source = decl;
+    without_source.erase("from");
+    declare_parts(s, *chosen, declared.parts, without_source, p);
+    s.source.kind = SymbolSource::Kind::Generated;
+    s.source.generator = generator;
+    s.source.parameters = from.begin().value().dump();
+    s.source.declaration = own.dump();
+    s.source.device = options_.device;
+  } else {
+    declare_parts(s, *chosen, declared.parts, decl, p, own.dump());
+    s.source.contents.device = options_.device;
+  }
+  return true;
 }
 
 // A kind with storage: an array symbol per part, "<name>.<part>", and the initial value: a file that

@@ -69,6 +69,13 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
   const std::vector<GeneratedKernel>& kernels = plan.kernels;
   std::ostringstream out;
   out << "Plan of " << program.file.string() << " for " << device.name << " (" << device.platform_name << ")\n";
+  bool chosen = false;  // symbols whose kind a chooser kind picked (a sparse matrix's format), and why
+  for (const auto& [name, symbol] : program.symbols)
+    if (!symbol.note.empty()) {
+      if (!chosen) out << "\nKinds chosen for the device\n";
+      chosen = true;
+      out << "  " << name << ": " << symbol.note << "\n";
+    }
 
   out << "\nBasic blocks (live sets from the program's sources and sinks; after the end: the outputs)\n";
   for (const auto& block : plan.dataflow.blocks) {

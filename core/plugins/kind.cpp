@@ -33,15 +33,18 @@ void check(fugue_status status, const ErrorBuffer& error, const std::string& who
 }  // namespace
 
 DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fugue_error*)>& fill,
-                           const std::vector<std::string>& part_names, const std::string& who, const LoadedPlugin& plugin) {
+                           const std::vector<std::string>& part_names, const std::string& who, const LoadedPlugin& plugin,
+                           bool chooses) {
   std::vector<int64_t> shape(kMaxRank + 1, 0);  // one axis too many shows as a malformed type
   std::vector<unsigned char> metadata(256);
+  std::vector<char> note(512, 0);
+  const size_t room = chooses ? 64 : part_names.size();  // a chosen kind has at most 64 parts
   // Room for each part's type: kMaxRank + 1 axes, so one too many shows as a malformed type.
-  std::vector<std::vector<int64_t>> part_shapes(part_names.size(), std::vector<int64_t>(kMaxRank + 1, 0));
-  std::vector<fugue_declared> part_room(part_names.size());
+  std::vector<std::vector<int64_t>> part_shapes(room, std::vector<int64_t>(kMaxRank + 1, 0));
+  std::vector<fugue_declared> part_room(room);
   const std::string by = " (plugin '" + plugin.name + "')";
   for (int attempt = 0; attempt < 2; ++attempt) {
-    for (size_t k = 0; k < part_names.size(); ++k) {
+    for (size_t k = 0; k < room; ++k) {
       part_room[k] = fugue_declared{};
       part_room[k].struct_size = sizeof(fugue_declared);
       part_room[k].shape = part_shapes[k].data();
@@ -53,8 +56,10 @@ DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fug
     out.shape_capacity = static_cast<uint32_t>(shape.size());
     out.metadata = metadata.data();
     out.metadata_capacity = metadata.size();
-    out.parts_capacity = out.num_parts = static_cast<uint32_t>(part_names.size());
+    out.parts_capacity = out.num_parts = static_cast<uint32_t>(room);
     out.parts = part_room.empty() ? nullptr : part_room.data();
+    out.note = note.data();
+    out.note_capacity = static_cast<uint32_t>(note.size());
     ErrorBuffer error;
     check(fill(&out, error.get()), error, who, plugin);
     if (out.metadata_bytes > out.metadata_capacity) {
@@ -72,17 +77,25 @@ DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fug
     for (int64_t n : t.shape)
       if (n < 0) throw DeviceError(who + " produced a negative extent" + by);
     t.metadata.assign(metadata.begin(), metadata.begin() + static_cast<std::ptrdiff_t>(out.metadata_bytes));
-    if (out.num_parts != part_names.size())
+    if (chooses) {
+      if (!out.kind_name || !*out.kind_name) throw DeviceError(who + " chose no kind (fugue_declared.kind_name)" + by);
+      t.kind_name = out.kind_name;
+      note.back() = 0;
+      t.note = note.data();
+      if (out.num_parts == 0 || out.num_parts > room) throw DeviceError(who + " gave " + std::to_string(out.num_parts) + " parts" + by);
+    } else if (out.num_parts != part_names.size()) {
       throw DeviceError(who + " gave " + std::to_string(out.num_parts) + " parts; the kind names " +
                         std::to_string(part_names.size()) + by);
-    for (size_t k = 0; k < part_names.size(); ++k) {
+    }
+    for (size_t k = 0; k < out.num_parts; ++k) {
       const fugue_declared& part = part_room[k];
+      const std::string part_name = k < part_names.size() ? part_names[k] : std::to_string(k);
       if (part.rank > kMaxRank || !fugue_dtype_supported(part.dtype))
-        throw DeviceError(who + " produced a malformed type for part '" + part_names[k] + "' (rank " +
+        throw DeviceError(who + " produced a malformed type for part '" + part_name + "' (rank " +
                           std::to_string(part.rank) + ", dtype " + std::to_string(part.dtype) + ")" + by);
       ArrayType p{static_cast<DType>(part.dtype), Shape(part_shapes[k].begin(), part_shapes[k].begin() + part.rank)};
       for (int64_t n : p.shape)
-        if (n < 0) throw DeviceError(who + " produced a negative extent in part '" + part_names[k] + "'" + by);
+        if (n < 0) throw DeviceError(who + " produced a negative extent in part '" + part_name + "'" + by);
       shape_elements(p.shape);  // overflow is the declaration's fault: a UserError
       t.parts.push_back(std::move(p));
     }

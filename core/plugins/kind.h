@@ -19,14 +19,19 @@ struct DeclaredType {
   Shape shape;
   std::vector<unsigned char> metadata;
   std::vector<ArrayType> parts;  // a kind with storage: every part's type, in the kind's order
+  std::string kind_name;         // a chooser kind's probe: the kind it chose
+  std::string note;              // ... and why
 };
 
 // Runs a plugin function that fills a fugue_declared as a kind's declare does (room for the type,
 // metadata and one entry per name in `part_names`; asked again when the metadata needs more) and checks
 // what it wrote. `who` names the function in messages ("kind csr: declare"). UserError with the plugin's
 // message when it refuses the input; DeviceError when it breaks the protocol.
+// With `chooses`, the function may name another kind (kind_name, with a note), whose parts it gave: the
+// part count is then the caller's to check.
 DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fugue_error*)>& fill,
-                           const std::vector<std::string>& part_names, const std::string& who, const LoadedPlugin& plugin);
+                           const std::vector<std::string>& part_names, const std::string& who, const LoadedPlugin& plugin,
+                           bool chooses = false);
 
 class Kind {
  public:
@@ -46,6 +51,8 @@ class Kind {
   bool compile_time() const { return desc_ && (desc_->flags & FUGUE_KIND_FLAG_COMPILE_TIME); }
   // Its values live on the device as parts (dense arrays).
   bool storage() const { return desc_ && (desc_->flags & FUGUE_KIND_FLAG_STORAGE); }
+  // It chooses one of its plugin's kinds with storage for each declaration (ABI 2.6).
+  bool chooser() const { return desc_ && (desc_->flags & FUGUE_KIND_FLAG_CHOOSER); }
   // A kind with storage: its parts' names, in order.
   const std::vector<std::string>& parts() const { return parts_; }
 

@@ -97,7 +97,16 @@ std::string check_kind(const fugue_kind_desc* kind) {
   if (!identifier(kind->name)) return "a kind whose name is not an identifier";
   const std::string name = kind->name;
   if (!kind->declare || !kind->example) return "kind '" + name + "' lacks declare or example";
-  if (kind->flags & ~(FUGUE_KIND_FLAG_COMPILE_TIME | FUGUE_KIND_FLAG_STORAGE)) return "kind '" + name + "' has unknown flags";
+  if (kind->flags & ~(FUGUE_KIND_FLAG_COMPILE_TIME | FUGUE_KIND_FLAG_STORAGE | FUGUE_KIND_FLAG_CHOOSER))
+    return "kind '" + name + "' has unknown flags";
+  if (kind->flags & FUGUE_KIND_FLAG_CHOOSER) {
+    if (kind->flags != FUGUE_KIND_FLAG_CHOOSER) return "kind '" + name + "' chooses kinds (FUGUE_KIND_FLAG_CHOOSER), so sets no other flag";
+    if (kind->parts) return "kind '" + name + "' chooses kinds, so names no parts";
+    std::istringstream keys(kind->keys ? kind->keys : "");
+    for (std::string key; keys >> key;)
+      if (key == "from") return "kind '" + name + "' lists key 'from', which the core reads for a chooser kind";
+    return {};
+  }
   const bool storage = kind->flags & FUGUE_KIND_FLAG_STORAGE;
   if (storage == static_cast<bool>(kind->flags & FUGUE_KIND_FLAG_COMPILE_TIME))
     return "kind '" + name + "' must set exactly one of FUGUE_KIND_FLAG_COMPILE_TIME and FUGUE_KIND_FLAG_STORAGE";

@@ -36,6 +36,7 @@ struct SymbolSource {
   std::shared_ptr<const Generator> generator;  // Generated: a plugin's generator ...
   std::string parameters;                      // ... and its parameters (JSON text)
   std::string declaration;                     // ... a kind's value: the declaration it makes (JSON text)
+  std::shared_ptr<const DeviceInfo> device;    // ... and the device it was made for (null: none)
   nlohmann::json inline_value;  // Inline
   double value = 0;             // Fill (zeros: 0)
   uint64_t seed = 0;            // Random
@@ -52,6 +53,7 @@ struct Symbol {
   bool typed = false;         // dtype and shape known
   double const_value = 0;     // Const: the value baked into kernels
   std::string kind_name;      // Plugin: the kind's name ("csr")
+  std::string note;           // Plugin: how its kind was chosen, where a chooser kind chose it (for explain)
   std::vector<unsigned char> metadata;  // Plugin: what its declare made, baked into kernels
   // Plugin with storage: its parts, in the kind's order: the array symbols "<name>.<part>" that hold
   // them (dataflow, allocation and liveness see those), and their types.

@@ -120,7 +120,7 @@ void round_trips(const PluginRegistry& registry, const Kind& kind, uint64_t seed
           if (reader->reads_as()) {  // read as the example declares it, as a program would
             json as_declared = example;
             as_declared["kind"] = kind.name();
-            const DeclaredType as = reader->probe_as(file, as_declared.dump(), kind);
+            const DeclaredType as = reader->probe_as(file, as_declared.dump(), kind, nullptr);
             contents.dtype = as.dtype;
             contents.shape = as.shape;
             contents.kind_name = kind.name();

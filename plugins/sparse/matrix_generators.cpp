@@ -206,11 +206,12 @@ class MatrixGenerator final : public sdk::Generator {
   bool makes_arrays() const override { return false; }
   bool makes_values() const override { return true; }
 
-  sdk::Declared probe_as(const std::string& parameters, const std::string& declaration) const override {
-    return declared_type(facts_as_declared(*matrix(parameters), declaration));
+  sdk::Declared probe_as(const std::string& parameters, const std::string& declaration, const fugue_device_desc* device) const override {
+    return declared_as(*matrix(parameters), declaration, device);
   }
-  void generate_as(const std::string& parameters, const std::string& declaration, fugue_host_array& value) const override {
-    store_as_declared(*matrix(parameters), declaration, value, "the " + name + " matrix");
+  void generate_as(const std::string& parameters, const std::string& declaration, const fugue_device_desc* device,
+                   fugue_host_array& value) const override {
+    store_as_declared(*matrix(parameters), declaration, device, value, "the " + name + " matrix");
   }
 
  private:

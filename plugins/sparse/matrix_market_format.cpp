@@ -40,12 +40,13 @@ class MatrixMarketFormat final : public sdk::Format {
   }
   void read(const std::string& path, fugue_host_array&) const override { probe(path); }
 
-  sdk::Declared probe_as(const std::string& path, const std::string& declaration) const override {
-    return declared_type(facts_as_declared(*entries(path), declaration));
+  sdk::Declared probe_as(const std::string& path, const std::string& declaration, const fugue_device_desc* device) const override {
+    return declared_as(*entries(path), declaration, device);
   }
 
-  void read_as(const std::string& path, const std::string& declaration, fugue_host_array& array) const override {
-    store_as_declared(*entries(path), declaration, array, "the file");
+  void read_as(const std::string& path, const std::string& declaration, const fugue_device_desc* device,
+               fugue_host_array& array) const override {
+    store_as_declared(*entries(path), declaration, device, array, "the file");
   }
 
   void accepts(const fugue_type& type) const override {

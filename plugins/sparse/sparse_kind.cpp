@@ -1,5 +1,7 @@
 #include "sparse_kind.h"
 
+#include "format_choice.h"
+
 #include <nlohmann/json.hpp>
 
 namespace fugue::sparse {
@@ -139,28 +141,61 @@ void check_requested(const Requested& r, const Facts& f) {
 
 std::unique_ptr<sdk::Kind> sparse_kind(Layout layout) { return std::make_unique<SparseKind>(layout); }
 
-Facts facts_as_declared(const Coordinates& m, const std::string& declaration) {
+Facts facts_as_declared(const Coordinates& m, const std::string& declaration, const fugue_device_desc* device, std::string* note) {
   json d;
   try {
     d = json::parse(declaration);
   } catch (const json::parse_error& e) {
     throw std::logic_error(std::string("the core gave a declaration that is not JSON: ") + e.what());
   }
+  std::string kinds;
+  for (Layout l : every_layout()) kinds += std::string(kinds.empty() ? "" : ", ") + layout_name(l);
   const std::string kind = d.value("kind", "");
-  const auto layout = layout_named(kind);
-  if (!layout) {
-    std::string kinds;
-    for (Layout l : every_layout()) kinds += std::string(kinds.empty() ? "" : ", ") + layout_name(l);
-    throw InvalidArgument("makes sparse matrices (" + kinds + "), not a '" + kind + "'");
+  std::optional<Layout> layout = layout_named(kind);
+  if (kind == "sparse") {
+    const json format = d.value("format", json("auto"));
+    if (!format.is_string() || (format != "auto" && !layout_named(format.get<std::string>())))
+      throw InvalidArgument("/format: expected \"auto\" or one of " + kinds + ", found " + format.dump());
+    Requested r = requested(Layout::Csr, declaration);  // dtype, index, shape and nnz
+    if (r.count && *r.count != m.entries())
+      throw InvalidArgument("holds a matrix whose nnz is " + std::to_string(m.entries()) + "; the declaration says " + std::to_string(*r.count));
+    r.count.reset();
+    const fugue_dtype dtype = r.dtype.value_or(FUGUE_DTYPE_F64);
+    Facts f;
+    if (format == "auto") {
+      const Choice choice = choose_layout(m, dtype, device);
+      if (note) *note = choice.note;
+      f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), choice.slice, choice.sigma);
+    } else {
+      const Layout named = *layout_named(format.get<std::string>());
+      const Requested own = requested(named, declaration);  // sell's slice and sigma
+      if (note) *note = "named by \"format\"";
+      f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), own.slice, own.sigma);
+    }
+    check_requested(r, f);
+    return f;
   }
+  if (!layout) throw InvalidArgument("makes sparse matrices (" + kinds + ", or sparse), not a '" + kind + "'");
   const Requested r = requested(*layout, declaration);
   const Facts f = facts_for(m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.slice, r.sigma);
   check_requested(r, f);
   return f;
 }
 
-void store_as_declared(const Coordinates& m, const std::string& declaration, fugue_host_array& value, const std::string& what) {
-  const Facts f = facts_as_declared(m, declaration);
+sdk::Declared declared_as(const Coordinates& m, const std::string& declaration, const fugue_device_desc* device) {
+  std::string note;
+  const Facts f = facts_as_declared(m, declaration, device, &note);
+  sdk::Declared d = declared_type(f);
+  if (json::parse(declaration).value("kind", "") == "sparse") {
+    d.kind_name = layout_name(f.layout);
+    d.note = note;
+  }
+  return d;
+}
+
+void store_as_declared(const Coordinates& m, const std::string& declaration, const fugue_device_desc* device, fugue_host_array& value,
+                       const std::string& what) {
+  const Facts f = facts_as_declared(m, declaration, device);
   const sdk::Declared now = declared_type(f);
   const fugue_type& t = *value.type;
   bool same = t.num_parts == now.parts.size() && t.dtype == now.dtype;
@@ -171,6 +206,31 @@ void store_as_declared(const Coordinates& m, const std::string& declaration, fug
   if (!same) throw InvalidArgument(what + " changed since the program was loaded (it no longer gives the same " + layout_name(f.layout) + ")");
   store(f, m, sdk::HostView(value));
 }
+
+namespace {
+
+// {"kind": "sparse", "format": "auto"}: the layout chosen for the matrix and the device.
+class SparseChooser final : public sdk::Kind {
+ public:
+  SparseChooser() {
+    name = "sparse";
+    doc = "a sparse matrix whose kind is chosen for it and the device (\"format\": \"auto\", the default) or named (\"format\": "
+          "\"ell\"), read from a file or made by a generator (\"from\"); keys as the chosen kind's";
+    keys = {"dtype", "format", "index", "shape", "nnz", "slice", "sigma"};
+    chooser = true;
+  }
+  sdk::Declared declare(const std::string&) const override {
+    throw InvalidArgument("/from: a sparse takes its kind and value from a file or a generator (\"from\": \"A.mtx\" or "
+                          "{\"poisson\": {\"grid\": [64, 64]}}); declare a csr, coo, ell, sell or dia to give the parts");
+  }
+  std::string example(uint32_t, fugue_dtype) const override {
+    throw InvalidArgument("a sparse takes its kind from its source; operations take the chosen kinds");
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<sdk::Kind> sparse_chooser_kind() { return std::make_unique<SparseChooser>(); }
 
 std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, int64_t slice, int64_t sigma) {
   const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, slice, sigma);

@@ -31,12 +31,19 @@ void check_requested(const Requested& r, const Facts& facts);
 
 std::unique_ptr<sdk::Kind> sparse_kind(Layout layout);
 
-// `m` as `declaration` (JSON text with "kind") declares it: the facts of its type, any count or shape the
-// declaration gives checked. Formats and generators that make sparse values share these.
-Facts facts_as_declared(const Coordinates& m, const std::string& declaration);
-// Fills `value` (allocated with the type facts_as_declared gave) with `m`; InvalidArgument saying `what`
+// `m` as `declaration` (JSON text with "kind") declares it, for `device` (null: none): the facts of its
+// type, any count or shape the declaration gives checked; for the chooser kind "sparse", the layout its
+// "format" names or the choice for the device ("auto"), and why. Formats and generators share these.
+Facts facts_as_declared(const Coordinates& m, const std::string& declaration, const fugue_device_desc* device,
+                        std::string* note = nullptr);
+// The type of that value (a chosen layout named, with the note).
+sdk::Declared declared_as(const Coordinates& m, const std::string& declaration, const fugue_device_desc* device);
+// Fills `value` (allocated with the type declared_as gave) with `m`; InvalidArgument saying `what`
 // changed when the type no longer matches.
-void store_as_declared(const Coordinates& m, const std::string& declaration, fugue_host_array& value, const std::string& what);
+void store_as_declared(const Coordinates& m, const std::string& declaration, const fugue_device_desc* device, fugue_host_array& value,
+                       const std::string& what);
+// The chooser kind "sparse": {"kind": "sparse", "format": "auto" or a layout's name, "from": ...}.
+std::unique_ptr<sdk::Kind> sparse_chooser_kind();
 
 // A declaration (JSON text) of `m` in `layout` with its parts given inline: the kinds' examples and the
 // conformance cases. Small matrices only (every part's values are written out).

@@ -13,6 +13,7 @@ namespace {
 void populate(fugue::sdk::Plugin& plugin) {
   using namespace fugue::sparse;
   for (Layout layout : every_layout()) plugin.add_kind(sparse_kind(layout));
+  plugin.add_kind(sparse_chooser_kind());
   plugin.add_format(matrix_market_format());
   for (auto& generator : matrix_generators()) plugin.add_generator(std::move(generator));
   plugin.add(spmv_operation());

@@ -291,3 +291,58 @@ print('as scipy')
   auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
   EXPECT_NE(c.out.find("as scipy"), std::string::npos) << c.out;
 }
+
+// {"kind": "sparse"}: the format chosen for the matrix and the device, shown by explain with every
+// candidate's estimate, and the product as SciPy's; "format" names one instead; bad declarations.
+TEST(Sparse, AutoFormatIsChosenForTheDeviceAndExplained) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  const std::string file = (matrices() / "bcsstk13.mtx").string();
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "P": {"kind": "sparse", "dtype": "f64", "from": {"poisson": {"grid": [64, 64]}}},
+    "R": {"kind": "sparse", "dtype": "f64", "from": {"rmat": {"scale": 12, "edges": 16, "seed": 2}}},
+    "M": {"kind": "sparse", "dtype": "f64", "from": ")" + file + R"("},
+    "S": {"kind": "sparse", "format": "sell", "slice": 4, "dtype": "f64", "from": ")" + file + R"("},
+    "xp": {"kind": "array", "dtype": "f64", "shape": [4096], "from": {"random": {"seed": 1, "low": -1, "high": 1}}},
+    "xm": {"kind": "array", "dtype": "f64", "shape": [2003], "from": {"random": {"seed": 2, "low": -1, "high": 1}}}},
+    "body": [{"op": "sparse.spmv", "out": ["yp"], "in": ["P", "xp"]}, {"op": "sparse.spmv", "out": ["yr"], "in": ["R", "xp"]},
+             {"op": "sparse.spmv", "out": ["ym"], "in": ["M", "xm"]}, {"op": "sparse.spmv", "out": ["ys"], "in": ["S", "xm"]}],
+    "outputs": {"yp": "yp.npy", "yr": "yr.npy", "ym": "ym.npy", "ys": "ys.npy", "P": "P.mtx", "R": "R.mtx", "xp": "xp.npy", "xm": "xm.npy"}})");
+  auto explained = test::run_fugue("explain " + (dir / "p.json").string());
+  ASSERT_EQ(explained.code, 0) << explained.out;
+  EXPECT_NE(explained.out.find("Kinds chosen for the device"), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("S: sparse chose sell: named by \"format\""), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("R: sparse chose csr: "), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("estimated ms (CPU table (PoCL, measured))"), std::string::npos) << explained.out;
+  // A described GPU gets the GPU table.
+  auto gpu = test::run_fugue("explain " + (dir / "p.json").string() + " --device-file " + (test::source_root() / "devices" / "nvidia-h100.json").string());
+  EXPECT_NE(gpu.out.find("estimated ms (GPU table (model))"), std::string::npos) << gpu.out;
+  auto valid = test::run_fugue("validate " + (dir / "p.json").string());
+  EXPECT_EQ(valid.code, 0) << valid.out;
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
+d, file = sys.argv[1] + '/', sys.argv[2]
+M = sio.mmread(file).tocsr()
+for y, A, x in [('yp', sio.mmread(d + 'P.mtx').tocsr(), 'xp'), ('yr', sio.mmread(d + 'R.mtx').tocsr(), 'xp'), ('ym', M, 'xm'), ('ys', M, 'xm')]:
+    want = A @ np.load(d + x + '.npy')
+    assert np.abs(np.load(d + y + '.npy') - want).max() <= 1e-12 * max(1, np.abs(want).max()), y
+print('as scipy')
+)");
+  auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " + file);
+  EXPECT_NE(c.out.find("as scipy"), std::string::npos) << c.out;
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"({"kind": "sparse", "dtype": "f64", "shape": [3, 3]})", "/symbols/A/from: a sparse takes its kind and value from a file or a generator"},
+      {R"({"kind": "sparse", "format": "hyb", "from": {"poisson": {"grid": [4, 4]}}})", "/format: expected \"auto\" or one of csr, coo, ell, sell, dia"},
+      {R"({"kind": "sparse", "nnz": 3, "from": {"poisson": {"grid": [4, 4]}}})", "nnz is 64; the declaration says 3"},
+      {R"({"kind": "sparse", "from": "x.npy"})", "a file whose format chooses a kind for a sparse (the npy format does not)"},
+      {R"({"kind": "sparse", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: unknown key"},
+  };
+  test::write_text(dir / "x.npy", "");
+  for (size_t k = 0; k < bad.size(); ++k) {
+    test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {"A": )" + bad[k].first + R"(}, "body": [], "outputs": {}})");
+    auto v = test::run_fugue("validate " + (dir / "bad.json").string());
+    EXPECT_EQ(v.code, 2) << k << ": " << v.out;
+    EXPECT_NE(v.out.find(bad[k].second), std::string::npos) << k << ": " << v.out;
+  }
+}

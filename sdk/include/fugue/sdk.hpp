@@ -840,7 +840,9 @@ struct Declared {
   std::vector<int64_t> shape;
   std::vector<unsigned char> metadata;
   std::vector<PartType> parts;  // a kind with storage: every part, in the kind's order
-  std::string kind_name;        // a format's probe of a file holding a kind with storage: which kind
+  std::string kind_name;        // a format's probe of a file holding a kind with storage: which kind;
+                                // probe_as for a chooser kind: the kind it chose
+  std::string note;             // probe_as for a chooser kind: why it chose it (fugue explain shows it)
 };
 
 namespace detail {
@@ -864,8 +866,9 @@ inline bool write_parts(const Declared& d, fugue_declared& out) {
   return true;
 }
 // Writes a whole declared type into the core's room: metadata room first (when too small, only
-// metadata_bytes is set and the core asks again), then the shape, the parts and the metadata.
-inline void write_declared(const Declared& d, fugue_declared& out, const char* who) {
+// metadata_bytes is set and the core asks again), then the shape, the parts and the metadata; a chosen
+// kind's name (kept alive in `kind_name`) and note too.
+inline void write_declared(const Declared& d, fugue_declared& out, const char* who, std::string& kind_name) {
   if (out.struct_size < FUGUE_SIZE_UP_TO(fugue_declared, kind_name)) throw std::logic_error("fugue_declared is smaller than ABI 2.0's");
   if (d.metadata.size() > out.metadata_capacity) {
     out.metadata_bytes = d.metadata.size();
@@ -882,6 +885,12 @@ inline void write_declared(const Declared& d, fugue_declared& out, const char* w
   std::copy(d.shape.begin(), d.shape.end(), out.shape);
   if (!d.metadata.empty()) std::memcpy(out.metadata, d.metadata.data(), d.metadata.size());
   out.metadata_bytes = d.metadata.size();
+  if (!d.kind_name.empty()) out.kind_name = kind_name.assign(d.kind_name).c_str();
+  if (!d.note.empty() && out.struct_size >= FUGUE_SIZE_UP_TO(fugue_declared, note_capacity) && out.note && out.note_capacity > 0) {
+    const size_t n = std::min<size_t>(d.note.size(), out.note_capacity - 1);
+    std::memcpy(out.note, d.note.data(), n);
+    out.note[n] = 0;
+  }
 }
 }  // namespace detail
 
@@ -896,6 +905,9 @@ class Kind {
   std::string doc;
   std::vector<std::string> keys;   // the keys a declaration may have besides "kind" and "doc"
   std::vector<std::string> parts;  // a kind with storage: its parts' names, in order
+  // A chooser kind (ABI 2.6): no parts; its declarations take a kind with storage that a format's or a
+  // generator's probe_as chooses ("from" is required; declare refuses declarations without it).
+  bool chooser = false;
 
   // The type of `declaration` (a JSON object, as text). Throw InvalidArgument for a bad one, its
   // message starting with the JSON pointer of the part at fault ("/points/2/weight: expected a finite
@@ -912,7 +924,7 @@ class Kind {
     desc_.struct_size = sizeof desc_;
     desc_.name = name.c_str();
     desc_.doc = doc.c_str();
-    desc_.flags = parts.empty() ? FUGUE_KIND_FLAG_COMPILE_TIME : FUGUE_KIND_FLAG_STORAGE;
+    desc_.flags = chooser ? FUGUE_KIND_FLAG_CHOOSER : parts.empty() ? FUGUE_KIND_FLAG_COMPILE_TIME : FUGUE_KIND_FLAG_STORAGE;
     desc_.keys = keys_text_.c_str();
     parts_text_.clear();
     for (const auto& p : parts) parts_text_ += (parts_text_.empty() ? "" : " ") + p;
@@ -992,13 +1004,18 @@ class Format {
   // declaration with "from" such a file takes its type from probe_as (the kind's declare is not called):
   // the dtype, shape, parts and metadata, as declare gives them. read_as fills `array` (allocated with
   // that type); throw InvalidArgument when the file no longer gives that type.
+  // `device`: the device the program is loaded for, null when none (fugue validate); a chooser kind's
+  // declaration (FUGUE_KIND_FLAG_CHOOSER) gets Declared::kind_name, the kind chosen for it, and a note.
   virtual bool reads_as() const { return false; }
-  virtual Declared probe_as(const std::string& path, const std::string& declaration) const {
+  virtual Declared probe_as(const std::string& path, const std::string& declaration, const fugue_device_desc* device) const {
     (void)declaration;
+    (void)device;
     throw Unsupported(name + " does not read files as declared values: " + path);
   }
-  virtual void read_as(const std::string& path, const std::string& declaration, fugue_host_array& array) const {
+  virtual void read_as(const std::string& path, const std::string& declaration, const fugue_device_desc* device,
+                       fugue_host_array& array) const {
     (void)declaration;
+    (void)device;
     (void)array;
     throw Unsupported(name + " does not read files as declared values: " + path);
   }
@@ -1049,15 +1066,16 @@ class Format {
     });
   }
   static fugue_status probe_as_thunk(const fugue_format_desc* f, const char* path, const char* declaration,
-                                     fugue_declared* out, fugue_error* error) {
+                                     const fugue_device_desc* device, fugue_declared* out, fugue_error* error) {
     return Operation::guard(error, [&] {
       if (!out) throw std::logic_error("no fugue_declared");
-      detail::write_declared(self(f).probe_as(path ? path : "", declaration ? declaration : "{}"), *out, "probe_as");
+      detail::write_declared(self(f).probe_as(path ? path : "", declaration ? declaration : "{}", device), *out, "probe_as",
+                             self(f).kind_name_);
     });
   }
   static fugue_status read_as_thunk(const fugue_format_desc* f, const char* path, const char* declaration,
-                                    fugue_host_array* array, fugue_error* error) {
-    return Operation::guard(error, [&] { self(f).read_as(path ? path : "", declaration ? declaration : "{}", *array); });
+                                    const fugue_device_desc* device, fugue_host_array* array, fugue_error* error) {
+    return Operation::guard(error, [&] { self(f).read_as(path ? path : "", declaration ? declaration : "{}", device, *array); });
   }
   static fugue_status read_thunk(const fugue_format_desc* f, const char* path, fugue_host_array* array, fugue_error* error) {
     return Operation::guard(error, [&] { self(f).read(path ? path : "", *array); });
@@ -1104,15 +1122,19 @@ class Generator {
   // before the program runs; generate_as fills the value (allocated with that type). Throw
   // InvalidArgument for bad parameters (a message starting with a pointer inside them) or a declaration it
   // cannot make.
+  // `device` as for Format::probe_as (a chooser kind's declaration gets the kind chosen and a note).
   virtual bool makes_values() const { return false; }
-  virtual Declared probe_as(const std::string& parameters, const std::string& declaration) const {
+  virtual Declared probe_as(const std::string& parameters, const std::string& declaration, const fugue_device_desc* device) const {
     (void)parameters;
     (void)declaration;
+    (void)device;
     throw Unsupported(name + " makes no values of kinds");
   }
-  virtual void generate_as(const std::string& parameters, const std::string& declaration, fugue_host_array& value) const {
+  virtual void generate_as(const std::string& parameters, const std::string& declaration, const fugue_device_desc* device,
+                           fugue_host_array& value) const {
     (void)parameters;
     (void)declaration;
+    (void)device;
     (void)value;
     throw Unsupported(name + " makes no values of kinds");
   }
@@ -1143,17 +1165,21 @@ class Generator {
     return Operation::guard(error, [&] { self(g).generate(parameters ? parameters : "", *array); });
   }
   static fugue_status probe_as_thunk(const fugue_generator_desc* g, const char* parameters, const char* declaration,
-                                     fugue_declared* out, fugue_error* error) {
+                                     const fugue_device_desc* device, fugue_declared* out, fugue_error* error) {
     return Operation::guard(error, [&] {
       if (!out) throw std::logic_error("no fugue_declared");
-      detail::write_declared(self(g).probe_as(parameters ? parameters : "", declaration ? declaration : "{}"), *out, "probe_as");
+      detail::write_declared(self(g).probe_as(parameters ? parameters : "", declaration ? declaration : "{}", device), *out,
+                             "probe_as", self(g).kind_name_);
     });
   }
   static fugue_status generate_as_thunk(const fugue_generator_desc* g, const char* parameters, const char* declaration,
-                                        fugue_host_array* value, fugue_error* error) {
-    return Operation::guard(error, [&] { self(g).generate_as(parameters ? parameters : "", declaration ? declaration : "{}", *value); });
+                                        const fugue_device_desc* device, fugue_host_array* value, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      self(g).generate_as(parameters ? parameters : "", declaration ? declaration : "{}", device, *value);
+    });
   }
 
+  mutable std::string kind_name_;  // what the last probe_as's kind_name points at (the core copies it)
   fugue_generator_desc desc_{};
 };
 

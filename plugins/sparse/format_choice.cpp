@@ -1,0 +1,89 @@
+#include "format_choice.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace fugue::sparse {
+
+namespace {
+
+// GB/s of the bytes each layout moves (layouts' parts, x once, y once) at 1, 4, 16 and 64 entries a
+// row, by device class. CPU: measured with scripts/sparse_table.sh on PoCL, 2 cores (dense banded
+// matrices of 2^20 rows, f32, the seed's offline benchmark). GPU: a model, not measured yet: coalesced
+// layouts (ell, sell, dia) near the copy bandwidth, csr losing the lanes its rows leave idle, coo its
+// second kernel; only the ratios between layouts decide.
+struct Row {
+  const char* device;
+  bool measured;
+  double gbps[5][4];  // [csr, coo, ell, sell, dia][width 1, 4, 16, 64]
+};
+
+const Row kCpu = {"CPU table (PoCL, measured)", true,
+                  {{16.9, 13.6, 13.8, 15.3}, {14.8, 13.0, 14.4, 16.6}, {20.6, 17.5, 12.7, 8.9}, {15.0, 17.7, 10.8, 11.4},
+                   {12.1, 13.0, 7.9, 6.0}}};
+const Row kGpu = {"GPU table (model)", false,
+                  {{600, 1200, 1700, 1900}, {900, 1100, 1200, 1200}, {2000, 2000, 2000, 2000}, {1900, 1900, 1900, 1900},
+                   {2000, 2000, 2000, 2000}}};
+
+// log-linear between the widths measured.
+double throughput(const Row& row, Layout layout, double width) {
+  const double w = std::clamp(std::log2(std::max(width, 1.0)) / 2.0, 0.0, 3.0);  // 1, 4, 16, 64 -> 0..3
+  const int i = std::min(static_cast<int>(w), 2);
+  const double t = w - i;
+  const double* g = row.gbps[static_cast<int>(layout)];
+  return g[i] * (1 - t) + g[i + 1] * t;
+}
+
+double bytes_moved(const Facts& f) {
+  const sdk::Declared type = declared_type(f);
+  double bytes = 0;
+  for (const auto& part : type.parts) bytes += static_cast<double>(part.shape[0]) * static_cast<double>(sdk::dtype_size(part.dtype));
+  return bytes + static_cast<double>(sdk::dtype_size(f.dtype)) * static_cast<double>(f.rows + f.cols);
+}
+
+}  // namespace
+
+Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
+  const bool gpu = device && device->type == FUGUE_DEVICE_GPU;
+  const Row& row = gpu ? kGpu : kCpu;
+  const double width = m.rows ? static_cast<double>(m.entries()) / static_cast<double>(m.rows) : 1.0;
+  struct Candidate {
+    Layout layout;
+    int64_t slice, sigma;
+    double ms;
+  };
+  std::vector<Candidate> candidates;
+  std::string refused;
+  const int64_t slice = gpu ? 32 : 8;
+  for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{
+           {Layout::Csr, 1}, {Layout::Coo, 1}, {Layout::Ell, 1}, {Layout::Sell, 1}, {Layout::Sell, 64 * slice}, {Layout::Dia, 1}}) {
+    try {
+      const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, slice, sigma);
+      candidates.push_back({layout, slice, sigma, bytes_moved(f) / throughput(row, layout, width) / 1e6});
+    } catch (const sdk::InvalidArgument&) {
+      refused += std::string(refused.empty() ? "" : ", ") + layout_name(layout);  // too much padding
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
+  Choice choice;
+  const Candidate& best = candidates.front();  // csr and coo never pad, so never refused
+  choice.layout = best.layout;
+  choice.slice = best.slice;
+  choice.sigma = best.sigma;
+  char text[96];
+  std::snprintf(text, sizeof text, "%.1f entries a row; estimated ms (%s): ", width, row.device);
+  choice.note = text;
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    const Candidate& c = candidates[k];
+    std::string name = layout_name(c.layout);
+    if (c.layout == Layout::Sell) name += " C=" + std::to_string(c.slice) + (c.sigma > 1 ? " sigma=" + std::to_string(c.sigma) : "");
+    std::snprintf(text, sizeof text, "%s%s %.3g", k ? ", " : "", name.c_str(), c.ms);
+    choice.note += text;
+  }
+  if (!refused.empty()) choice.note += "; too much padding: " + refused;
+  return choice;
+}
+
+}  // namespace fugue::sparse
