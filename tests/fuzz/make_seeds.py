@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make_seeds.py OUT: writes the seed corpora of the binary readers' fuzz targets into OUT/npy,
-OUT/png (PNG and PGM) and OUT/flo: small valid files of every variant the readers accept, and a few
+OUT/png (PNG and PGM), OUT/flo and OUT/mtx: small valid files of every variant the readers accept, and a few
 they refuse. Python's standard library only; the output is the same on every run."""
 import os
 import struct
@@ -87,9 +87,19 @@ def flo_seeds():
             "header_only.flo": b"PIEH" + struct.pack("<ii", 2, 2)}
 
 
+def mtx_seeds():
+    head = b"%%MatrixMarket matrix coordinate "
+    return {"general.mtx": head + b"real general\n% a comment\n4 4 9\n1 1 3\n1 2 7\n2 2 4\n2 3 8\n3 1 1\n3 3 5\n3 4 9\n4 2 2\n4 4 6\n",
+            "symmetric.mtx": head + b"real symmetric\n3 3 4\n1 1 2\n2 1 -1\n3 2 -1\n3 3 2\n",
+            "skew.mtx": head + b"integer skew-symmetric\n3 3 2\n2 1 5\n3 1 -2\n",
+            "pattern.mtx": head + b"pattern general\n2 5 3\n1 5\n2 1\n2 2\n",
+            "empty_rows.mtx": head + b"real general\n6 3 2\n2 1 1.5e-3\n5 3 -7\n",
+            "empty.mtx": head + b"real general\n0 0 0\n"}
+
+
 def main():
     root = sys.argv[1]
-    for name, files in [("npy", npy_seeds()), ("png", png_seeds()), ("flo", flo_seeds())]:
+    for name, files in [("npy", npy_seeds()), ("png", png_seeds()), ("flo", flo_seeds()), ("mtx", mtx_seeds())]:
         os.makedirs(os.path.join(root, name), exist_ok=True)
         for file, data in files.items():
             with open(os.path.join(root, name, file), "wb") as f:
