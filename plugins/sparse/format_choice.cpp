@@ -17,7 +17,7 @@ namespace {
 struct Row {
   const char* device;
   bool measured;
-  double gbps[5][4];  // [csr, coo, ell, sell, dia][width 1, 4, 16, 64]
+  double gbps[5][4];  // [csr, coo, ell, sell, dia][width 1, 4, 16, 64]; hyb: its ell's and its coo's
 };
 
 const Row kCpu = {"CPU table (PoCL, measured)", true,
@@ -29,6 +29,7 @@ const Row kGpu = {"GPU table (model)", false,
 
 // log-linear between the widths measured.
 double throughput(const Row& row, Layout layout, double width) {
+  if (layout == Layout::Hyb) throw std::logic_error("hyb has no row of its own: its parts' are used");
   const double w = std::clamp(std::log2(std::max(width, 1.0)) / 2.0, 0.0, 3.0);  // 1, 4, 16, 64 -> 0..3
   const int i = std::min(static_cast<int>(w), 2);
   const double t = w - i;
@@ -58,10 +59,20 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   std::string refused;
   const int64_t slice = gpu ? 32 : 8;
   for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{
-           {Layout::Csr, 1}, {Layout::Coo, 1}, {Layout::Ell, 1}, {Layout::Sell, 1}, {Layout::Sell, 64 * slice}, {Layout::Dia, 1}}) {
+           {Layout::Csr, 1}, {Layout::Coo, 1}, {Layout::Ell, 1}, {Layout::Sell, 1}, {Layout::Sell, 64 * slice}, {Layout::Dia, 1}, {Layout::Hyb, 1}}) {
     try {
       const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, slice, sigma);
-      candidates.push_back({layout, slice, sigma, bytes_moved(f) / throughput(row, layout, width) / 1e6});
+      double seconds = 0;
+      if (layout != Layout::Hyb) {
+        seconds = bytes_moved(f) / throughput(row, layout, width);
+      } else {  // its ell part at ell's speed, its coo part at coo's
+        const double ell = static_cast<double>(f.width * f.rows) * static_cast<double>(sdk::dtype_size(f.index) + sdk::dtype_size(dtype));
+        const double coo = static_cast<double>(f.nnz) * static_cast<double>(2 * sdk::dtype_size(f.index) + sdk::dtype_size(dtype));
+        const double vectors = static_cast<double>(sdk::dtype_size(dtype)) * static_cast<double>(f.rows + f.cols);
+        seconds = (ell + vectors) / throughput(row, Layout::Ell, static_cast<double>(f.width)) +
+                  coo / throughput(row, Layout::Coo, width);
+      }
+      candidates.push_back({layout, slice, sigma, seconds / 1e6});
     } catch (const sdk::InvalidArgument&) {
       refused += std::string(refused.empty() ? "" : ", ") + layout_name(layout);  // too much padding
     }

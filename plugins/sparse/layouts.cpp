@@ -34,8 +34,22 @@ int64_t places(const Facts& f) {
     case Layout::Ell: return f.width * f.rows;
     case Layout::Sell: return f.stored;
     case Layout::Dia: return f.diagonals * f.rows;
+    case Layout::Hyb: return f.width * f.rows + f.nnz;
   }
   return 0;
+}
+
+// Bell and Garland's HYB width: the largest w that at least max(4096, rows / 3) rows fill.
+int64_t hyb_width(const std::vector<int64_t>& lengths) {
+  const int64_t rows = static_cast<int64_t>(lengths.size()), needed = std::min(rows, std::max<int64_t>(4096, rows / 3));
+  if (rows == 0) return 0;
+  const int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  std::vector<int64_t> at_least(static_cast<size_t>(longest) + 2, 0);  // rows with length >= w
+  for (int64_t n : lengths) ++at_least[static_cast<size_t>(n)];
+  for (int64_t w = longest - 1; w >= 0; --w) at_least[static_cast<size_t>(w)] += at_least[static_cast<size_t>(w) + 1];
+  int64_t w = 0;
+  while (w + 1 <= longest && at_least[static_cast<size_t>(w) + 1] >= needed) ++w;
+  return w;
 }
 
 }  // namespace
@@ -47,12 +61,13 @@ const char* layout_name(Layout layout) {
     case Layout::Ell: return "ell";
     case Layout::Sell: return "sell";
     case Layout::Dia: return "dia";
+    case Layout::Hyb: return "hyb";
   }
   return "?";
 }
 
 const std::vector<Layout>& every_layout() {
-  static const std::vector<Layout> all = {Layout::Csr, Layout::Coo, Layout::Ell, Layout::Sell, Layout::Dia};
+  static const std::vector<Layout> all = {Layout::Csr, Layout::Coo, Layout::Ell, Layout::Sell, Layout::Dia, Layout::Hyb};
   return all;
 }
 
@@ -64,13 +79,15 @@ std::optional<Layout> layout_named(const std::string& name) {
 
 const std::vector<std::string>& part_names(Layout layout) {
   static const std::vector<std::string> csr = {"row_ptr", "col", "data"}, coo = {"row", "col", "data"}, ell = {"col", "data"},
-                                        sell = {"slice_ptr", "row", "col", "data"}, dia = {"offsets", "data"};
+                                        sell = {"slice_ptr", "row", "col", "data"}, dia = {"offsets", "data"},
+                                        hyb = {"ell_col", "ell_data", "coo_row", "coo_col", "coo_data"};
   switch (layout) {
     case Layout::Csr: return csr;
     case Layout::Coo: return coo;
     case Layout::Ell: return ell;
     case Layout::Sell: return sell;
     case Layout::Dia: return dia;
+    case Layout::Hyb: return hyb;
   }
   return csr;
 }
@@ -90,6 +107,9 @@ sdk::Declared declared_type(const Facts& f) {
       break;
     }
     case Layout::Dia: part(f.index, f.diagonals), part(f.dtype, f.diagonals * f.rows); break;
+    case Layout::Hyb:
+      part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows), part(f.index, f.nnz), part(f.index, f.nnz), part(f.dtype, f.nnz);
+      break;
   }
   return d;
 }
@@ -117,11 +137,26 @@ Facts facts_of(const fugue_type& type) {
       break;
     }
     case Layout::Dia: f.diagonals = extent(0); break;
+    case Layout::Hyb:
+      f.width = f.rows ? extent(0) / f.rows : 0;
+      f.nnz = extent(4);
+      break;
   }
   return f;
 }
 
-Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, int64_t slice, int64_t sigma) {
+int64_t declared_count(const Facts& f) {
+  switch (f.layout) {
+    case Layout::Ell:
+    case Layout::Hyb: return f.width;
+    case Layout::Sell: return f.stored;
+    case Layout::Dia: return f.diagonals;
+    default: return f.nnz;
+  }
+}
+
+Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, int64_t slice, int64_t sigma,
+                int64_t hyb_width_asked) {
   Facts f;
   f.layout = layout;
   f.dtype = dtype;
@@ -150,6 +185,10 @@ Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dt
       f.diagonals = static_cast<int64_t>(offsets.size());
       break;
     }
+    case Layout::Hyb:
+      f.width = hyb_width_asked >= 0 ? hyb_width_asked : hyb_width(lengths);
+      for (int64_t n : lengths) f.nnz += std::max<int64_t>(n - f.width, 0);
+      break;
   }
   const int64_t held = places(f);
   if (held > kPaddedPlaces && held > kPaddingFactor * std::max<int64_t>(m.entries(), 1))
@@ -242,6 +281,22 @@ std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates&
       }
       break;
     }
+    case Layout::Hyb: {
+      Writer coo_row = value.part(2), coo_col = value.part(3), coo_data = value.part(4);
+      std::vector<int64_t> next(static_cast<size_t>(f.rows), 0);
+      int64_t c = 0;
+      for (int64_t e = 0; e < m.entries(); ++e) {
+        const int64_t k = next[static_cast<size_t>(m.row[e])]++;
+        if (k < f.width) {
+          p0.set_int(k * f.rows + m.row[e], m.col[e]);
+          p1.set(k * f.rows + m.row[e], m.value[e]);
+        } else {
+          coo_row.set_int(c, m.row[e]), coo_col.set_int(c, m.col[e]), coo_data.set(c, m.value[e]);
+          ++c;
+        }
+      }
+      break;
+    }
   }
   return parts;
 }
@@ -328,6 +383,16 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
             m.add(i, i + o, v);
           }
       }
+      break;
+    }
+    case Layout::Hyb: {
+      const sdk::HostView col = value.part(0), data = value.part(1), coo_row = value.part(2), coo_col = value.part(3),
+                          coo_data = value.part(4);
+      for (int64_t i = 0; i < f.rows; ++i)
+        for (int64_t k = 0; k < f.width; ++k)
+          if (const double v = data.get(k * f.rows + i); v != 0) m.add(i, index(col, k * f.rows + i, 0, f.cols, "ell_col"), v);
+      for (int64_t e = 0; e < f.nnz; ++e)
+        m.add(index(coo_row, e, 0, f.rows, "coo_row"), index(coo_col, e, 0, f.cols, "coo_col"), coo_data.get(e));
       break;
     }
   }

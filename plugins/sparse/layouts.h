@@ -23,6 +23,11 @@
 // dia   offsets [diagonals], data [diagonals * rows]: diagonal d (A[i, i + offsets[d]], offsets
 //       ascending) at d * rows + i, zero where i + offsets[d] falls outside the matrix.
 //                     B: offsets = [-2 0 1], data = [0 0 1 2, 3 4 5 6, 7 8 9 0]
+// hyb   an ell of width w (ell_col, ell_data [w * rows], column-major) holding each row's first w entries,
+//       and a coo (coo_row, coo_col, coo_data [nnz]) holding the rest (Bell and Garland's HYB: w is the
+//       largest width that at least max(4096, rows / 3) rows fill, unless the declaration gives "width").
+//                     B, w = 2: ell_col = [0 1 0 1, 1 2 2 3], ell_data = [3 4 1 2, 7 8 5 6],
+//                     coo_row = [2], coo_col = [3], coo_data = [9]
 //
 // Values are f32 or f64; indices i32, or i64 where a count or extent needs it. In ell, sell and dia a
 // zero value is padding; every layout's y = A x adds only its nonzero values (so an infinite x_j next to
@@ -39,7 +44,7 @@
 
 namespace fugue::sparse {
 
-enum class Layout { Csr, Coo, Ell, Sell, Dia };
+enum class Layout { Csr, Coo, Ell, Sell, Dia, Hyb };
 
 const char* layout_name(Layout layout);
 std::optional<Layout> layout_named(const std::string& name);
@@ -53,8 +58,8 @@ struct Facts {
   fugue_dtype dtype = FUGUE_DTYPE_F64;
   fugue_dtype index = FUGUE_DTYPE_I32;
   int64_t rows = 0, cols = 0;
-  int64_t nnz = 0;        // csr, coo: entries
-  int64_t width = 0;      // ell: the longest row
+  int64_t nnz = 0;        // csr, coo: entries; hyb: its coo part's
+  int64_t width = 0;      // ell: the longest row; hyb: its ell part's width
   int64_t slice = 32;     // sell: C, the slice height
   int64_t sigma = 1;      // sell: the sorting window
   int64_t stored = 0;     // sell: places in col and data
@@ -65,10 +70,14 @@ struct Facts {
 sdk::Declared declared_type(const Facts& facts);
 // The facts of a value's type (its kind's name and parts' shapes; sell's C from them).
 Facts facts_of(const fugue_type& type);
-// The facts of `m` stored in `layout` (slice and sigma for sell); the index dtype is `index`, or where
-// that is FUGUE_DTYPE_NONE, i32 unless a count needs i64. Throws InvalidArgument when the layout would
-// hold far more places than entries (ell, sell and dia pad), or `index` cannot count them.
-Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, int64_t slice, int64_t sigma);
+// The facts of `m` stored in `layout` (slice and sigma for sell; hyb's width, or -1 for Bell and
+// Garland's); the index dtype is `index`, or where that is FUGUE_DTYPE_NONE, i32 unless a count needs
+// i64. Throws InvalidArgument when the layout would hold far more places than entries (ell, sell and dia
+// pad), or `index` cannot count them.
+Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, int64_t slice, int64_t sigma,
+                int64_t hyb_width = -1);
+// The count a declaration gives for a layout's type (nnz, width, stored or diagonals; hyb: its width).
+int64_t declared_count(const Facts& facts);
 
 // The parts of `m` stored with `facts`, each as numbers (indices are exact up to 2^53).
 std::vector<std::vector<double>> stored_parts(const Facts& facts, const Coordinates& m);

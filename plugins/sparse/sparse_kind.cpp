@@ -39,10 +39,13 @@ class SparseKind final : public sdk::Kind {
         "a sparse matrix in ELLPACK: col and data [width * rows], column-major, rows padded to the longest",
         "a sparse matrix in SELL-C-sigma: slices of C rows (\"slice\", default 32), each an ELLPACK of its own width, rows sorted "
         "by length within windows of sigma rows (\"sigma\", default 1): slice_ptr, row, col, data",
-        "a sparse matrix by diagonals: offsets [diagonals], data [diagonals * rows]"};
+        "a sparse matrix by diagonals: offsets [diagonals], data [diagonals * rows]",
+        "a sparse matrix as an ELLPACK of \"width\" (each row's first entries) plus coordinates of the rest: ell_col, ell_data, coo_row, "
+        "coo_col, coo_data"};
     doc = docs[static_cast<int>(layout)];
     keys = {"dtype", "shape", "index", count_key(layout)};
     if (layout == Layout::Sell) keys.insert(keys.end(), {"slice", "sigma"});
+    if (layout == Layout::Hyb) keys.push_back("nnz");
     parts = part_names(layout);
   }
 
@@ -69,6 +72,11 @@ class SparseKind final : public sdk::Kind {
         if (f.stored % f.slice) throw InvalidArgument("/stored: expected a multiple of the slice height " + std::to_string(f.slice));
         break;
       case Layout::Dia: f.diagonals = *r.count; break;
+      case Layout::Hyb:
+        f.width = *r.count;
+        if (!r.hyb_nnz) throw InvalidArgument("/nnz: expected the entries of the hyb's coo part (or read the matrix from a file)");
+        f.nnz = *r.hyb_nnz;
+        break;
     }
     const bool wide = std::max({f.rows + 1, f.cols, *r.count}) > (int64_t{1} << 31) - 1;
     f.index = r.index.value_or(wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32);
@@ -96,6 +104,7 @@ const char* count_key(Layout layout) {
     case Layout::Ell: return "width";
     case Layout::Sell: return "stored";
     case Layout::Dia: return "diagonals";
+    case Layout::Hyb: return "width";
   }
   return "nnz";
 }
@@ -119,6 +128,7 @@ Requested requested(Layout layout, const std::string& text) {
   }
   const char* key = count_key(layout);
   if (d.contains(key)) r.count = positive_integer(d[key], std::string("/") + key, 0);
+  if (layout == Layout::Hyb && d.contains("nnz")) r.hyb_nnz = positive_integer(d["nnz"], "/nnz", 0);
   if (layout == Layout::Sell) {
     if (d.contains("slice")) r.slice = positive_integer(d["slice"], "/slice", 1);
     if (d.contains("sigma")) r.sigma = positive_integer(d["sigma"], "/sigma", 1);
@@ -133,10 +143,8 @@ void check_requested(const Requested& r, const Facts& f) {
   };
   if (r.rows && *r.rows != f.rows) differs("row count (/shape/0)", *r.rows, f.rows);
   if (r.cols && *r.cols != f.cols) differs("column count (/shape/1)", *r.cols, f.cols);
-  if (r.count) {
-    const int64_t found = f.layout == Layout::Ell ? f.width : f.layout == Layout::Sell ? f.stored : f.layout == Layout::Dia ? f.diagonals : f.nnz;
-    if (*r.count != found) differs(std::string("/") + count_key(f.layout), *r.count, found);
-  }
+  if (r.count && *r.count != declared_count(f)) differs(std::string("/") + count_key(f.layout), *r.count, declared_count(f));
+  if (r.hyb_nnz && *r.hyb_nnz != f.nnz) differs("coo part's entries (/nnz)", *r.hyb_nnz, f.nnz);
 }
 
 std::unique_ptr<sdk::Kind> sparse_kind(Layout layout) { return std::make_unique<SparseKind>(layout); }
@@ -177,7 +185,8 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
   }
   if (!layout) throw InvalidArgument("makes sparse matrices (" + kinds + ", or sparse), not a '" + kind + "'");
   const Requested r = requested(*layout, declaration);
-  const Facts f = facts_for(m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.slice, r.sigma);
+  const Facts f = facts_for(m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.slice, r.sigma,
+                            *layout == Layout::Hyb && r.count ? *r.count : -1);
   check_requested(r, f);
   return f;
 }
@@ -235,7 +244,8 @@ std::unique_ptr<sdk::Kind> sparse_chooser_kind() { return std::make_unique<Spars
 std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, int64_t slice, int64_t sigma) {
   const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, slice, sigma);
   json decl = {{"kind", layout_name(layout)}, {"dtype", dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};
-  decl[count_key(layout)] = layout == Layout::Ell ? f.width : layout == Layout::Sell ? f.stored : layout == Layout::Dia ? f.diagonals : f.nnz;
+  decl[count_key(layout)] = declared_count(f);
+  if (layout == Layout::Hyb) decl["nnz"] = f.nnz;
   if (layout == Layout::Sell) decl["slice"] = slice, decl["sigma"] = sigma;
   const std::vector<std::vector<double>> parts = stored_parts(f, m);
   const bool f32 = dtype == FUGUE_DTYPE_F32;

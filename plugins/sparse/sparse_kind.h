@@ -18,7 +18,8 @@ namespace fugue::sparse {
 struct Requested {
   Layout layout = Layout::Csr;
   std::optional<fugue_dtype> dtype, index;
-  std::optional<int64_t> rows, cols, count;  // count: nnz, width, stored or diagonals, by layout
+  std::optional<int64_t> rows, cols, count;  // count: nnz, width, stored or diagonals, by layout (hyb: width)
+  std::optional<int64_t> hyb_nnz;            // hyb: its coo part's entries
   int64_t slice = 32, sigma = 1;
 };
 

@@ -85,7 +85,7 @@ class SparseProduct final : public Operation {
                     "[m, k] left out is 0"
                   : "y = alpha * A x + beta * y0: a sparse matrix A [m, n] of any sparse kind times a vector x [n]; y0 [m] left out is 0";
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
-    operands = {in_kind("A", "csr coo ell sell dia", kFloats, "the matrix [m, n]"),
+    operands = {in_kind("A", "csr coo ell sell dia hyb", kFloats, "the matrix [m, n]"),
                 in(names_.x, array, kFloats, several ? "the vectors [n, k], A's dtype" : "the vector [n], A's dtype"),
                 optional_in(names_.y0, array, kFloats, 0,
                             several ? "added times beta: [m, k], A's dtype, or a number" : "added times beta: [m], A's dtype, or a number"),
@@ -129,6 +129,10 @@ class SparseProduct final : public Operation {
       case Layout::Ell: p.variant = "ell: a row per work-item, " + std::to_string(f.width) + " places a row"; break;
       case Layout::Sell: p.variant = "sell: a row per work-item, slices of " + std::to_string(f.slice) + " rows"; break;
       case Layout::Dia: p.variant = "dia: a row per work-item, " + std::to_string(f.diagonals) + " diagonals"; break;
+      case Layout::Hyb:
+        p.variant = "hyb: its ell of " + std::to_string(f.width) + " a row per work-item, then " + std::to_string(f.nnz) + " coo entries, " +
+                    std::to_string(coo_chunk(call)) + " a work-item";
+        break;
     }
     return p;
   }
@@ -163,6 +167,17 @@ class SparseProduct final : public Operation {
       return k;
     };
     const cl_long m = f.rows;
+    // A coo's kernels over parts first..first+2 (row, col, data); `accumulate`: add to y (hyb's coo part).
+    auto coo = [&](uint32_t first, cl_int accumulate) {
+      const int64_t chunks = (f.nnz + chunk - 1) / chunk;
+      cl_mem head = scratch(s, units(chunks) * dtype_bytes(f.dtype)), carried = scratch(s, units(chunks) * dtype_bytes(f.dtype));
+      Kernel chunked(program, "coo_chunks");
+      chunked.args(m, cl_long{f.nnz}, accumulate, part_of(first), part_of(first + 1), part_of(first + 2), x, head, carried);
+      tail(chunked, 9).enqueue(s, units(chunks), kGroup, "spmv coo chunks");
+      Kernel carries(program, "coo_carries");
+      carries.args(cl_long{f.nnz}, cl_long{chunks}, accumulate, part_of(first), head, carried);
+      tail(carries, 6).enqueue(s, units(chunks), kGroup, "spmv coo carries");
+    };
     switch (f.layout) {
       case Layout::Coo: {
         if (f.nnz == 0) {  // no chunk: every row is beta * y0 (an ell of width 0)
@@ -171,14 +186,14 @@ class SparseProduct final : public Operation {
           tail(empty, 5).enqueue(s, units(f.rows), kGroup, "spmv coo (empty)");
           break;
         }
-        const int64_t chunks = (f.nnz + chunk - 1) / chunk;
-        cl_mem head = scratch(s, units(chunks) * dtype_bytes(f.dtype)), carried = scratch(s, units(chunks) * dtype_bytes(f.dtype));
-        Kernel chunked(program, "coo_chunks");
-        chunked.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x, head, carried);
-        tail(chunked, 8).enqueue(s, units(chunks), kGroup, "spmv coo chunks");
-        Kernel carries(program, "coo_carries");
-        carries.args(cl_long{f.nnz}, cl_long{chunks}, part_of(0), head, carried);
-        tail(carries, 5).enqueue(s, units(chunks), kGroup, "spmv coo carries");
+        coo(0, 0);
+        break;
+      }
+      case Layout::Hyb: {
+        Kernel ell(program, "ell_spmv");  // y = alpha * (ell part) x + beta * y0, then the coo part added
+        ell.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
+        tail(ell, 5).enqueue(s, units(f.rows), kGroup, "spmv hyb ell");
+        if (f.nnz > 0) coo(2, 1);
         break;
       }
       case Layout::Csr: {

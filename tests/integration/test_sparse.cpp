@@ -17,7 +17,7 @@ namespace test = fugue::test;
 
 namespace {
 
-const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia"};
+const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia", "hyb"};
 
 fs::path matrices() { return test::source_root() / ".." / "shared" / "data" / "matrices"; }
 
@@ -68,7 +68,7 @@ x, y0 = np.load(d + 'x.npy').astype(np.float64), np.load(d + 'y0.npy').astype(np
 want = -2 * (A @ x) + 0.5 * y0
 scale = max(1.0, np.abs(A).sum(axis=1).max())
 tol = 1e-5 if dtype == 'f32' else 1e-12
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb']:
     y = np.load(d + 'y_' + layout + '.npy')
     assert y.dtype == (np.float32 if dtype == 'f32' else np.float64), (layout, y.dtype)
     err = np.abs(y - want).max() / scale
@@ -92,7 +92,8 @@ TEST(Sparse, LayoutsHoldTheSeedsArrays) {
   test::write_text(dir / "B.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 9\n1 1 3\n1 2 7\n2 2 4\n2 3 8\n3 1 1\n3 3 5\n3 4 9\n4 2 2\n4 4 6\n");
   std::string symbols, outputs;
   const std::vector<std::pair<std::string, std::string>> parts = {
-      {"csr", "row_ptr col data"}, {"coo", "row col data"}, {"ell", "col data"}, {"sell", "slice_ptr row col data"}, {"dia", "offsets data"}};
+      {"csr", "row_ptr col data"}, {"coo", "row col data"}, {"ell", "col data"}, {"sell", "slice_ptr row col data"}, {"dia", "offsets data"},
+      {"hyb", "ell_col ell_data coo_row coo_col coo_data"}};
   for (const auto& [layout, names] : parts) {
     symbols += std::string(symbols.empty() ? "" : ",\n") + R"("B_)" + layout + R"(": {"kind": ")" + layout +
                R"(", "dtype": "f64", "from": "B.mtx")" + (layout == "sell" ? R"(, "slice": 2)" : "") + "}";
@@ -109,7 +110,9 @@ TEST(Sparse, LayoutsHoldTheSeedsArrays) {
       {"ell_col", {0, 1, 0, 1, 1, 2, 2, 3, 0, 0, 3, 0}}, {"ell_data", {3, 4, 1, 2, 7, 8, 5, 6, 0, 0, 9, 0}},
       {"sell_slice_ptr", {0, 4, 10}}, {"sell_row", {0, 1, 2, 3}}, {"sell_col", {0, 1, 1, 2, 0, 1, 2, 3, 3, 0}},
       {"sell_data", {3, 4, 7, 8, 1, 2, 5, 6, 9, 0}},
-      {"dia_offsets", {-2, 0, 1}}, {"dia_data", {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0}}};
+      {"dia_offsets", {-2, 0, 1}}, {"dia_data", {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0}},
+      {"hyb_ell_col", {0, 1, 0, 1, 1, 2, 2, 3}}, {"hyb_ell_data", {3, 4, 1, 2, 7, 8, 5, 6}}, {"hyb_coo_row", {2}}, {"hyb_coo_col", {3}},
+      {"hyb_coo_data", {9}}};
   for (const auto& [file, values] : expected) {
     const fugue::HostArray a = fugue::load_npy(dir / "out" / (file + ".npy"), std::nullopt, std::nullopt);
     ASSERT_EQ(a.elements(), static_cast<int64_t>(values.size())) << file;
@@ -220,7 +223,7 @@ TEST(Sparse, GeneratedMatricesInEveryLayout) {
 d, name = sys.argv[1] + '/', sys.argv[2]
 A = sio.mmread(d + '../shape/A.mtx').tocsr()
 x = np.load(d + 'x.npy')
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb']:
     err = np.abs(np.load(d + 'y_' + layout + '.npy') - A @ x).max() / max(1.0, abs(A).sum(axis=1).max())
     assert err < 1e-13, (layout, err)
 def laplacian(n):
@@ -283,7 +286,7 @@ d = sys.argv[1] + '/'
 A = sio.mmread(d + 'A.mtx').tocsr()
 want = 1.5 * (A @ np.load(d + 'X.npy')) - np.load(d + 'Y0.npy')
 assert max(np.diff(A.indptr)) > 128, 'no row longer than a coo chunk'
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb']:
     Y = np.load(d + 'Y_' + layout + '.npy')
     assert Y.shape == want.shape and np.abs(Y - want).max() < 1e-12 * max(1, abs(A).sum(axis=1).max()), layout
 print('as scipy')
@@ -333,7 +336,7 @@ print('as scipy')
   EXPECT_NE(c.out.find("as scipy"), std::string::npos) << c.out;
   const std::vector<std::pair<std::string, std::string>> bad = {
       {R"({"kind": "sparse", "dtype": "f64", "shape": [3, 3]})", "/symbols/A/from: a sparse takes its kind and value from a file or a generator"},
-      {R"({"kind": "sparse", "format": "hyb", "from": {"poisson": {"grid": [4, 4]}}})", "/format: expected \"auto\" or one of csr, coo, ell, sell, dia"},
+      {R"({"kind": "sparse", "format": "bcsr", "from": {"poisson": {"grid": [4, 4]}}})", "/format: expected \"auto\" or one of csr, coo, ell, sell, dia, hyb"},
       {R"({"kind": "sparse", "nnz": 3, "from": {"poisson": {"grid": [4, 4]}}})", "nnz is 64; the declaration says 3"},
       {R"({"kind": "sparse", "from": "x.npy"})", "a file whose format chooses a kind for a sparse (the npy format does not)"},
       {R"({"kind": "sparse", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: unknown key"},

@@ -53,7 +53,9 @@ __kernel void ell_spmv(const long m, const long width, __global const INDEX* col
 // starts and ends in the chunk is written; one that crosses the chunk's first or last entry leaves its
 // partial sum in head or tail [chunks, VECTORS] for coo_carries. The chunk also writes the empty rows
 // that follow each of its runs (chunk 0 those before the first entry), so every row of y is written once.
-__kernel void coo_chunks(const long m, const long nnz, __global const INDEX* row, __global const INDEX* col,
+// With `accumulate` (hyb's coo part, after its ell part wrote y), runs add alpha * sum to y instead,
+// and empty rows are left as they are.
+__kernel void coo_chunks(const long m, const long nnz, const int accumulate, __global const INDEX* row, __global const INDEX* col,
                          __global const REAL* data, __global const REAL* x, __global REAL* head, __global REAL* tail,
                          __global REAL* y, __global const REAL* y0, const int y0_array, const REAL y0_value,
                          const REAL alpha, const REAL beta) {
@@ -62,7 +64,7 @@ __kernel void coo_chunks(const long m, const long nnz, __global const INDEX* row
   const long end = min(begin + CHUNK, nnz);
   const long first = row[begin], last = row[end - 1];
   const int head_continues = begin > 0 && row[begin - 1] == first, tail_continues = end < nnz && row[end] == last;
-  if (g == 0)
+  if (g == 0 && !accumulate)
     for (long r = 0; r < first; ++r) y[AT(r)] = finish((REAL)0, AT(r), alpha, beta, y0, y0_array, y0_value);
   long k = begin;
   while (k < end) {
@@ -71,15 +73,16 @@ __kernel void coo_chunks(const long m, const long nnz, __global const INDEX* row
     for (; k < end && row[k] == r; ++k) sum += product(data[k], x, AT(col[k]));
     if (r == first && head_continues) head[AT(g)] = sum;
     else if (r == last && tail_continues) tail[AT(g)] = sum;
+    else if (accumulate) y[AT(r)] += alpha * sum;
     else y[AT(r)] = finish(sum, AT(r), alpha, beta, y0, y0_array, y0_value);
     // The empty rows up to the next run (or the matrix's end, after the last chunk).
-    const long next = k < end ? (long)row[k] : end < nnz ? (long)row[end] : m;
+    const long next = accumulate ? r + 1 : k < end ? (long)row[k] : end < nnz ? (long)row[end] : m;
     for (long e = r + 1; e < next; ++e) y[AT(e)] = finish((REAL)0, AT(e), alpha, beta, y0, y0_array, y0_value);
   }
 }
 
 // coo: the rows that cross chunks, summed in chunk order by the chunk where each starts.
-__kernel void coo_carries(const long nnz, const long chunks, __global const INDEX* row, __global const REAL* head,
+__kernel void coo_carries(const long nnz, const long chunks, const int accumulate, __global const INDEX* row, __global const REAL* head,
                           __global const REAL* tail, __global REAL* y, __global const REAL* y0, const int y0_array,
                           const REAL y0_value, const REAL alpha, const REAL beta) {
   const long g = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
@@ -95,7 +98,8 @@ __kernel void coo_carries(const long nnz, const long chunks, __global const INDE
     const long h_end = min((h + 1) * CHUNK, nnz);
     if (!(row[h_end - 1] == r && h_end < nnz && row[h_end] == r)) break;  // the row ends in chunk h
   }
-  y[AT(r)] = finish(sum, AT(r), alpha, beta, y0, y0_array, y0_value);
+  if (accumulate) y[AT(r)] += alpha * sum;
+  else y[AT(r)] = finish(sum, AT(r), alpha, beta, y0, y0_array, y0_value);
 }
 
 // sell: a place per unit; its slice is an ell of c rows starting at slice_ptr[s].
