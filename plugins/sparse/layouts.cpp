@@ -337,7 +337,11 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
     }
     case Layout::Coo: {
       const sdk::HostView row = value.part(0), col = value.part(1), data = value.part(2);
-      for (int64_t e = 0; e < f.nnz; ++e) m.add(index(row, e, 0, f.rows, "row"), index(col, e, 0, f.cols, "col"), data.get(e));
+      for (int64_t e = 0; e < f.nnz; ++e) {
+        m.add(index(row, e, 0, f.rows, "row"), index(col, e, 0, f.cols, "col"), data.get(e));
+        if (e > 0 && m.row[e] < m.row[e - 1])  // the products walk a coo's rows in order
+          throw InvalidArgument("a coo whose rows are not sorted (row[" + std::to_string(e) + "] < row[" + std::to_string(e - 1) + "])");
+      }
       break;
     }
     case Layout::Ell: {
@@ -391,8 +395,11 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
       for (int64_t i = 0; i < f.rows; ++i)
         for (int64_t k = 0; k < f.width; ++k)
           if (const double v = data.get(k * f.rows + i); v != 0) m.add(i, index(col, k * f.rows + i, 0, f.cols, "ell_col"), v);
-      for (int64_t e = 0; e < f.nnz; ++e)
+      for (int64_t e = 0; e < f.nnz; ++e) {
+        if (e > 0 && coo_row.get_int(e) < coo_row.get_int(e - 1))
+          throw InvalidArgument("a hyb whose coo rows are not sorted (coo_row[" + std::to_string(e) + "] < coo_row[" + std::to_string(e - 1) + "])");
         m.add(index(coo_row, e, 0, f.rows, "coo_row"), index(coo_col, e, 0, f.cols, "coo_col"), coo_data.get(e));
+      }
       break;
     }
   }

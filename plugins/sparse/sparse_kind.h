@@ -1,4 +1,5 @@
-// sparse_kind.h: the kinds csr, coo, ell, sell and dia (layouts.h draws them) and what a declaration of
+// sparse_kind.h: the kinds csr, coo, ell, sell, dia and hyb (layouts.h draws them), the kind sparse that
+// chooses among them (format_choice.h), and what a declaration of
 // one says. {"kind": "csr", "dtype": "f32", "from": "A.mtx"} reads a file (the format converts, and
 // checks any of the keys below that the declaration also gives); without "from", an operation or
 // "parts" gives the value and the declaration must fix its type: "shape" [rows, cols] and the layout's
