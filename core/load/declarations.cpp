@@ -157,10 +157,15 @@ bool Loader::declare_from_source(Symbol& s, const Kind& kind, const json& decl, 
   } catch (const DeviceError& e) {
     throw DeviceError(at(pg) + ": " + e.what());
   } catch (const UserError& e) {
+    // A message may start with a pointer: inside the declaration where it names one of its keys, else
+    // inside a generator's parameters.
     const std::string message = e.what();
     const size_t colon = message.find(": ");
-    if (generated && !message.empty() && message[0] == '/' && colon != std::string::npos)
-      error(pg + message.substr(0, colon), message.substr(colon + 2));  // a pointer inside the parameters
+    if (!message.empty() && message[0] == '/' && colon != std::string::npos) {
+      const std::string pointer = message.substr(0, colon), key = pointer.substr(1, pointer.find('/', 1) - 1);
+      if (own.contains(key)) error(p + pointer, message.substr(colon + 2));
+      if (generated) error(pg + pointer, message.substr(colon + 2));
+    }
     error(pg, message);
   }
   const Kind* chosen = &kind;

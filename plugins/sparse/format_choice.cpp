@@ -61,7 +61,10 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{
            {Layout::Csr, 1}, {Layout::Coo, 1}, {Layout::Ell, 1}, {Layout::Sell, 1}, {Layout::Sell, 64 * slice}, {Layout::Dia, 1}, {Layout::Hyb, 1}}) {
     try {
-      const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, slice, sigma);
+      Cut cut;
+      cut.slice = slice;
+      cut.sigma = sigma;
+      const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, cut);
       double seconds = 0;
       if (layout != Layout::Hyb) {
         seconds = bytes_moved(f) / throughput(row, layout, width);

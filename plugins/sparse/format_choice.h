@@ -1,7 +1,8 @@
 // format_choice.h: the kind a {"kind": "sparse", "format": "auto"} declaration takes: the layout whose
 // SpMV the device's throughput table says is fastest for this matrix (seed 003's offline benchmark and
 // online rules, reduced to one format a matrix: the bytes each layout moves, padding included, over its
-// measured throughput at the matrix's entries a row).
+// measured throughput at the matrix's entries a row). The block layout (bcsr) is not a candidate: it has
+// no row in the tables yet; "format": "bcsr" names it.
 #pragma once
 
 #include <string>

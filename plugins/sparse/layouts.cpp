@@ -35,8 +35,20 @@ int64_t places(const Facts& f) {
     case Layout::Sell: return f.stored;
     case Layout::Dia: return f.diagonals * f.rows;
     case Layout::Hyb: return f.width * f.rows + f.nnz;
+    case Layout::Bcsr: return f.blocks * f.block_rows * f.block_cols;
   }
   return 0;
+}
+
+// bcsr: per super-row (h rows), the first columns of its blocks, ascending.
+std::vector<std::vector<int64_t>> bcsr_blocks(const Coordinates& m, int64_t h, int64_t w) {
+  std::vector<std::vector<int64_t>> blocks(static_cast<size_t>(ceil_div(m.rows, h)));
+  for (int64_t e = 0; e < m.entries(); ++e) blocks[static_cast<size_t>(m.row[e] / h)].push_back(m.col[e] / w * w);
+  for (auto& b : blocks) {
+    std::sort(b.begin(), b.end());
+    b.erase(std::unique(b.begin(), b.end()), b.end());
+  }
+  return blocks;
 }
 
 // Bell and Garland's HYB width: the largest w that at least max(4096, rows / 3) rows fill.
@@ -62,12 +74,13 @@ const char* layout_name(Layout layout) {
     case Layout::Sell: return "sell";
     case Layout::Dia: return "dia";
     case Layout::Hyb: return "hyb";
+    case Layout::Bcsr: return "bcsr";
   }
   return "?";
 }
 
 const std::vector<Layout>& every_layout() {
-  static const std::vector<Layout> all = {Layout::Csr, Layout::Coo, Layout::Ell, Layout::Sell, Layout::Dia, Layout::Hyb};
+  static const std::vector<Layout> all = {Layout::Csr, Layout::Coo, Layout::Ell, Layout::Sell, Layout::Dia, Layout::Hyb, Layout::Bcsr};
   return all;
 }
 
@@ -80,7 +93,7 @@ std::optional<Layout> layout_named(const std::string& name) {
 const std::vector<std::string>& part_names(Layout layout) {
   static const std::vector<std::string> csr = {"row_ptr", "col", "data"}, coo = {"row", "col", "data"}, ell = {"col", "data"},
                                         sell = {"slice_ptr", "row", "col", "data"}, dia = {"offsets", "data"},
-                                        hyb = {"ell_col", "ell_data", "coo_row", "coo_col", "coo_data"};
+                                        hyb = {"ell_col", "ell_data", "coo_row", "coo_col", "coo_data"}, bcsr = {"row_ptr", "col", "data"};
   switch (layout) {
     case Layout::Csr: return csr;
     case Layout::Coo: return coo;
@@ -88,6 +101,7 @@ const std::vector<std::string>& part_names(Layout layout) {
     case Layout::Sell: return sell;
     case Layout::Dia: return dia;
     case Layout::Hyb: return hyb;
+    case Layout::Bcsr: return bcsr;
   }
   return csr;
 }
@@ -109,6 +123,9 @@ sdk::Declared declared_type(const Facts& f) {
     case Layout::Dia: part(f.index, f.diagonals), part(f.dtype, f.diagonals * f.rows); break;
     case Layout::Hyb:
       part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows), part(f.index, f.nnz), part(f.index, f.nnz), part(f.dtype, f.nnz);
+      break;
+    case Layout::Bcsr:
+      part(f.index, ceil_div(f.rows, f.block_rows) + 1), part(f.index, f.blocks), part(f.dtype, f.blocks * f.block_rows * f.block_cols);
       break;
   }
   return d;
@@ -141,6 +158,18 @@ Facts facts_of(const fugue_type& type) {
       f.width = f.rows ? extent(0) / f.rows : 0;
       f.nnz = extent(4);
       break;
+    case Layout::Bcsr: {
+      f.blocks = extent(1);
+      const int64_t super_rows = extent(0) - 1, per_block = f.blocks ? extent(2) / f.blocks : 0;
+      // h from the super-rows (the smallest that gives their count), w from the block's size.
+      for (int64_t h : {1, 2, 4, 8})
+        if (ceil_div(f.rows, h) == super_rows) {
+          f.block_rows = h;
+          break;
+        }
+      f.block_cols = f.blocks ? per_block / f.block_rows : 4;
+      break;
+    }
   }
   return f;
 }
@@ -151,19 +180,22 @@ int64_t declared_count(const Facts& f) {
     case Layout::Hyb: return f.width;
     case Layout::Sell: return f.stored;
     case Layout::Dia: return f.diagonals;
+    case Layout::Bcsr: return f.blocks;
     default: return f.nnz;
   }
 }
 
-Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, int64_t slice, int64_t sigma,
-                int64_t hyb_width_asked) {
+Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut) {
   Facts f;
   f.layout = layout;
   f.dtype = dtype;
   f.rows = m.rows;
   f.cols = m.cols;
+  const int64_t slice = cut.slice, sigma = cut.sigma;
   f.slice = slice;
   f.sigma = sigma;
+  f.block_rows = cut.block_rows;
+  f.block_cols = cut.block_cols;
   const std::vector<int64_t> lengths = m.row_lengths();
   switch (layout) {
     case Layout::Csr:
@@ -186,8 +218,11 @@ Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dt
       break;
     }
     case Layout::Hyb:
-      f.width = hyb_width_asked >= 0 ? hyb_width_asked : hyb_width(lengths);
+      f.width = cut.width >= 0 ? cut.width : hyb_width(lengths);
       for (int64_t n : lengths) f.nnz += std::max<int64_t>(n - f.width, 0);
+      break;
+    case Layout::Bcsr:
+      for (const auto& b : bcsr_blocks(m, f.block_rows, f.block_cols)) f.blocks += static_cast<int64_t>(b.size());
       break;
   }
   const int64_t held = places(f);
@@ -297,6 +332,25 @@ std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates&
       }
       break;
     }
+    case Layout::Bcsr: {
+      Writer data = value.part(2);
+      const int64_t h = f.block_rows, w = f.block_cols;
+      const std::vector<std::vector<int64_t>> blocks = bcsr_blocks(m, h, w);
+      std::vector<int64_t> first(blocks.size() + 1, 0);  // each super-row's first block
+      for (size_t s = 0; s < blocks.size(); ++s) {
+        first[s + 1] = first[s] + static_cast<int64_t>(blocks[s].size());
+        p0.set_int(static_cast<int64_t>(s), first[s]);
+        for (size_t k = 0; k < blocks[s].size(); ++k) p1.set_int(first[s] + static_cast<int64_t>(k), blocks[s][k]);
+      }
+      p0.set_int(static_cast<int64_t>(blocks.size()), first.back());
+      for (int64_t e = 0; e < m.entries(); ++e) {
+        const auto& in = blocks[static_cast<size_t>(m.row[e] / h)];
+        const int64_t b = first[static_cast<size_t>(m.row[e] / h)] + (std::lower_bound(in.begin(), in.end(), m.col[e] / w * w) - in.begin());
+        const int64_t r = m.row[e] % h, c = m.col[e] % w, unit = r * (w / 4) + c / 4;
+        data.set((unit * f.blocks + b) * 4 + c % 4, m.value[e]);
+      }
+      break;
+    }
   }
   return parts;
 }
@@ -399,6 +453,26 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
         if (e > 0 && coo_row.get_int(e) < coo_row.get_int(e - 1))
           throw InvalidArgument("a hyb whose coo rows are not sorted (coo_row[" + std::to_string(e) + "] < coo_row[" + std::to_string(e - 1) + "])");
         m.add(index(coo_row, e, 0, f.rows, "coo_row"), index(coo_col, e, 0, f.cols, "coo_col"), coo_data.get(e));
+      }
+      break;
+    }
+    case Layout::Bcsr: {
+      const sdk::HostView ptr = value.part(0), col = value.part(1), data = value.part(2);
+      const int64_t h = f.block_rows, w = f.block_cols, super_rows = ceil_div(f.rows, h);
+      if (ptr.get_int(0) != 0 || ptr.get_int(super_rows) != f.blocks)
+        throw InvalidArgument("a bcsr whose row_ptr does not run from 0 to its " + std::to_string(f.blocks) + " blocks");
+      for (int64_t s = 0; s < super_rows; ++s) {
+        const int64_t begin = ptr.get_int(s), end = index(ptr, s + 1, begin, f.blocks + 1, "row_ptr");
+        for (int64_t b = begin; b < end; ++b) {
+          const int64_t c0 = index(col, b, 0, f.cols, "col");
+          for (int64_t r = 0; r < h; ++r)
+            for (int64_t c = 0; c < w; ++c)
+              if (const double v = data.get(((r * (w / 4) + c / 4) * f.blocks + b) * 4 + c % 4); v != 0) {
+                if (s * h + r >= f.rows || c0 + c >= f.cols)
+                  throw InvalidArgument("a bcsr with a value outside the matrix (block " + std::to_string(b) + ")");
+                m.add(s * h + r, c0 + c, v);
+              }
+        }
       }
       break;
     }

@@ -28,6 +28,12 @@
 //       largest width that at least max(4096, rows / 3) rows fill, unless the declaration gives "width").
 //                     B, w = 2: ell_col = [0 1 0 1, 1 2 2 3], ell_data = [3 4 1 2, 7 8 5 6],
 //                     coo_row = [2], coo_col = [3], coo_data = [9]
+// bcsr  blocks of h x w (h 1, 2, 4 or 8; w 4 or 8; "block": [h, w]) aligned to multiples of h and w: row_ptr
+//       [super-rows + 1] over the blocks of each h rows, col [blocks] (each block's first column), data
+//       [blocks * h * w] in 1 x 4 units, unit u of every block before unit u + 1 (u = r * w / 4 + c / 4 for
+//       the block's row r and column c; element c % 4 of it), so neighbouring blocks' units are neighbours.
+//                     B, 2 x 4: row_ptr = [0 1 2], col = [0 0],
+//                     data = [3 7 0 0, 1 0 5 9, 0 4 8 0, 0 2 0 6]
 //
 // Values are f32 or f64; indices i32, or i64 where a count or extent needs it. In ell, sell and dia a
 // zero value is padding; every layout's y = A x adds only its nonzero values (so an infinite x_j next to
@@ -44,13 +50,21 @@
 
 namespace fugue::sparse {
 
-enum class Layout { Csr, Coo, Ell, Sell, Dia, Hyb };
+enum class Layout { Csr, Coo, Ell, Sell, Dia, Hyb, Bcsr };
 
 const char* layout_name(Layout layout);
 std::optional<Layout> layout_named(const std::string& name);
 const std::vector<Layout>& every_layout();
 // Its parts' names, in order.
 const std::vector<std::string>& part_names(Layout layout);
+
+// How a layout cuts a matrix, where it has a choice (the declaration's keys): sell's slice height and
+// sorting window, hyb's width (-1: Bell and Garland's), bcsr's block.
+struct Cut {
+  int64_t slice = 32, sigma = 1;
+  int64_t width = -1;
+  int64_t block_rows = 2, block_cols = 4;
+};
 
 // What fixes the type of a value of a layout.
 struct Facts {
@@ -64,19 +78,18 @@ struct Facts {
   int64_t sigma = 1;      // sell: the sorting window
   int64_t stored = 0;     // sell: places in col and data
   int64_t diagonals = 0;  // dia
+  int64_t block_rows = 2, block_cols = 4, blocks = 0;  // bcsr
 };
 
 // The type (dtype, shape [rows, cols], parts) of a value with these facts.
 sdk::Declared declared_type(const Facts& facts);
 // The facts of a value's type (its kind's name and parts' shapes; sell's C from them).
 Facts facts_of(const fugue_type& type);
-// The facts of `m` stored in `layout` (slice and sigma for sell; hyb's width, or -1 for Bell and
-// Garland's); the index dtype is `index`, or where that is FUGUE_DTYPE_NONE, i32 unless a count needs
-// i64. Throws InvalidArgument when the layout would hold far more places than entries (ell, sell and dia
-// pad), or `index` cannot count them.
-Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, int64_t slice, int64_t sigma,
-                int64_t hyb_width = -1);
-// The count a declaration gives for a layout's type (nnz, width, stored or diagonals; hyb: its width).
+// The facts of `m` stored in `layout`, cut as `cut` says; the index dtype is `index`, or where that is
+// FUGUE_DTYPE_NONE, i32 unless a count needs i64. Throws InvalidArgument when the layout would hold far
+// more places than entries (ell, sell, dia and bcsr pad), or `index` cannot count them.
+Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut = {});
+// The count a declaration gives for a layout's type (nnz, width, stored, diagonals or blocks; hyb: its width).
 int64_t declared_count(const Facts& facts);
 
 // The parts of `m` stored with `facts`, each as numbers (indices are exact up to 2^53).

@@ -41,11 +41,14 @@ class SparseKind final : public sdk::Kind {
         "by length within windows of sigma rows (\"sigma\", default 1): slice_ptr, row, col, data",
         "a sparse matrix by diagonals: offsets [diagonals], data [diagonals * rows]",
         "a sparse matrix as an ELLPACK of \"width\" (each row's first entries) plus coordinates of the rest: ell_col, ell_data, coo_row, "
-        "coo_col, coo_data"};
+        "coo_col, coo_data",
+        "a sparse matrix in compressed sparse rows of dense blocks (\"block\": [h, w], h 1, 2, 4 or 8, w 4 or 8; default [2, 4]): "
+        "row_ptr over the super-rows, col [blocks], data [blocks * h * w] in 1 x 4 units"};
     doc = docs[static_cast<int>(layout)];
     keys = {"dtype", "shape", "index", count_key(layout)};
     if (layout == Layout::Sell) keys.insert(keys.end(), {"slice", "sigma"});
     if (layout == Layout::Hyb) keys.push_back("nnz");
+    if (layout == Layout::Bcsr) keys.push_back("block");
     parts = part_names(layout);
   }
 
@@ -61,8 +64,10 @@ class SparseKind final : public sdk::Kind {
     f.dtype = *r.dtype;
     f.rows = *r.rows;
     f.cols = *r.cols;
-    f.slice = r.slice;
-    f.sigma = r.sigma;
+    f.slice = r.cut.slice;
+    f.sigma = r.cut.sigma;
+    f.block_rows = r.cut.block_rows;
+    f.block_cols = r.cut.block_cols;
     switch (layout_) {
       case Layout::Csr:
       case Layout::Coo: f.nnz = *r.count; break;
@@ -77,6 +82,7 @@ class SparseKind final : public sdk::Kind {
         if (!r.hyb_nnz) throw InvalidArgument("/nnz: expected the entries of the hyb's coo part (or read the matrix from a file)");
         f.nnz = *r.hyb_nnz;
         break;
+      case Layout::Bcsr: f.blocks = *r.count; break;
     }
     const bool wide = std::max({f.rows + 1, f.cols, *r.count}) > (int64_t{1} << 31) - 1;
     f.index = r.index.value_or(wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32);
@@ -88,7 +94,9 @@ class SparseKind final : public sdk::Kind {
   std::string example(uint32_t rank, fugue_dtype dtype) const override {
     if (rank != 2 || (dtype != FUGUE_DTYPE_F32 && dtype != FUGUE_DTYPE_F64))
       throw InvalidArgument(name + " holds 2-D matrices of f32 or f64");
-    return inline_declaration(seed_matrix_b(), layout_, dtype, 2);
+    Cut cut;
+    cut.slice = 2;
+    return inline_declaration(seed_matrix_b(), layout_, dtype, cut);
   }
 
  private:
@@ -105,6 +113,7 @@ const char* count_key(Layout layout) {
     case Layout::Sell: return "stored";
     case Layout::Dia: return "diagonals";
     case Layout::Hyb: return "width";
+    case Layout::Bcsr: return "blocks";
   }
   return "nnz";
 }
@@ -130,9 +139,20 @@ Requested requested(Layout layout, const std::string& text) {
   if (d.contains(key)) r.count = positive_integer(d[key], std::string("/") + key, 0);
   if (layout == Layout::Hyb && d.contains("nnz")) r.hyb_nnz = positive_integer(d["nnz"], "/nnz", 0);
   if (layout == Layout::Sell) {
-    if (d.contains("slice")) r.slice = positive_integer(d["slice"], "/slice", 1);
-    if (d.contains("sigma")) r.sigma = positive_integer(d["sigma"], "/sigma", 1);
-    if (r.slice > 1024) throw InvalidArgument("/slice: expected at most 1024 rows a slice, found " + std::to_string(r.slice));
+    if (d.contains("slice")) r.cut.slice = positive_integer(d["slice"], "/slice", 1);
+    if (d.contains("sigma")) r.cut.sigma = positive_integer(d["sigma"], "/sigma", 1);
+    if (r.cut.slice > 1024) throw InvalidArgument("/slice: expected at most 1024 rows a slice, found " + std::to_string(r.cut.slice));
+  }
+  if (layout == Layout::Hyb && r.count) r.cut.width = *r.count;
+  if (layout == Layout::Bcsr && d.contains("block")) {
+    const json& b = d["block"];
+    const auto one_of = [](const json& v, std::initializer_list<int64_t> allowed) {
+      return v.is_number_integer() && std::find(allowed.begin(), allowed.end(), v.get<int64_t>()) != allowed.end();
+    };
+    if (!b.is_array() || b.size() != 2 || !one_of(b[0], {1, 2, 4, 8}) || !one_of(b[1], {4, 8}))
+      throw InvalidArgument("/block: expected [h, w] with h 1, 2, 4 or 8 and w 4 or 8 (the seed's block sizes), found " + b.dump());
+    r.cut.block_rows = b[0].get<int64_t>();
+    r.cut.block_cols = b[1].get<int64_t>();
   }
   return r;
 }
@@ -173,20 +193,22 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
     if (format == "auto") {
       const Choice choice = choose_layout(m, dtype, device);
       if (note) *note = choice.note;
-      f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), choice.slice, choice.sigma);
+      Cut cut;
+      cut.slice = choice.slice;
+      cut.sigma = choice.sigma;
+      f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), cut);
     } else {
       const Layout named = *layout_named(format.get<std::string>());
-      const Requested own = requested(named, declaration);  // sell's slice and sigma
+      const Requested own = requested(named, declaration);  // sell's slice and sigma, bcsr's block
       if (note) *note = "named by \"format\"";
-      f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), own.slice, own.sigma);
+      f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), own.cut);
     }
     check_requested(r, f);
     return f;
   }
   if (!layout) throw InvalidArgument("makes sparse matrices (" + kinds + ", or sparse), not a '" + kind + "'");
   const Requested r = requested(*layout, declaration);
-  const Facts f = facts_for(m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.slice, r.sigma,
-                            *layout == Layout::Hyb && r.count ? *r.count : -1);
+  const Facts f = facts_for(m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.cut);
   check_requested(r, f);
   return f;
 }
@@ -225,7 +247,7 @@ class SparseChooser final : public sdk::Kind {
     name = "sparse";
     doc = "a sparse matrix whose kind is chosen for it and the device (\"format\": \"auto\", the default) or named (\"format\": "
           "\"ell\"), read from a file or made by a generator (\"from\"); keys as the chosen kind's";
-    keys = {"dtype", "format", "index", "shape", "nnz", "slice", "sigma"};
+    keys = {"dtype", "format", "index", "shape", "nnz", "slice", "sigma", "block"};
     chooser = true;
   }
   sdk::Declared declare(const std::string&) const override {
@@ -241,12 +263,13 @@ class SparseChooser final : public sdk::Kind {
 
 std::unique_ptr<sdk::Kind> sparse_chooser_kind() { return std::make_unique<SparseChooser>(); }
 
-std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, int64_t slice, int64_t sigma) {
-  const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, slice, sigma);
+std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, const Cut& cut) {
+  const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, cut);
   json decl = {{"kind", layout_name(layout)}, {"dtype", dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};
   decl[count_key(layout)] = declared_count(f);
   if (layout == Layout::Hyb) decl["nnz"] = f.nnz;
-  if (layout == Layout::Sell) decl["slice"] = slice, decl["sigma"] = sigma;
+  if (layout == Layout::Sell) decl["slice"] = cut.slice, decl["sigma"] = cut.sigma;
+  if (layout == Layout::Bcsr) decl["block"] = {cut.block_rows, cut.block_cols};
   const std::vector<std::vector<double>> parts = stored_parts(f, m);
   const bool f32 = dtype == FUGUE_DTYPE_F32;
   for (size_t k = 0; k < parts.size(); ++k) {

@@ -1,4 +1,4 @@
-// sparse_kind.h: the kinds csr, coo, ell, sell, dia and hyb (layouts.h draws them), the kind sparse that
+// sparse_kind.h: the kinds csr, coo, ell, sell, dia, hyb and bcsr (layouts.h draws them), the kind sparse that
 // chooses among them (format_choice.h), and what a declaration of
 // one says. {"kind": "csr", "dtype": "f32", "from": "A.mtx"} reads a file (the format converts, and
 // checks any of the keys below that the declaration also gives); without "from", an operation or
@@ -21,7 +21,7 @@ struct Requested {
   std::optional<fugue_dtype> dtype, index;
   std::optional<int64_t> rows, cols, count;  // count: nnz, width, stored or diagonals, by layout (hyb: width)
   std::optional<int64_t> hyb_nnz;            // hyb: its coo part's entries
-  int64_t slice = 32, sigma = 1;
+  Cut cut;                                   // slice, sigma, hyb's width, bcsr's block
 };
 
 // The keys of `declaration` (JSON text) for `layout`; InvalidArgument with a pointer inside it.
@@ -49,7 +49,7 @@ std::unique_ptr<sdk::Kind> sparse_chooser_kind();
 
 // A declaration (JSON text) of `m` in `layout` with its parts given inline: the kinds' examples and the
 // conformance cases. Small matrices only (every part's values are written out).
-std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, int64_t slice = 32, int64_t sigma = 1);
+std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, const Cut& cut = {});
 // The seed's matrix B (layouts.h).
 Coordinates seed_matrix_b();
 

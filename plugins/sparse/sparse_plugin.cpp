@@ -1,5 +1,5 @@
 // sparse_plugin.cpp: the entry point of the sparse plugin: sparse matrices as kinds (csr, coo, ell, sell,
-// dia, hyb; layouts.h; sparse chooses among them), Matrix Market files and generators, and y = alpha A x + beta y0
+// dia, hyb, bcsr; layouts.h; sparse chooses among them), Matrix Market files and generators, and y = alpha A x + beta y0
 // (sparse.spmv, sparse.spmm).
 #include <fugue/sdk.hpp>
 
@@ -24,6 +24,6 @@ void populate(fugue::sdk::Plugin& plugin) {
 }  // namespace
 
 FUGUE_SDK_PLUGIN("sparse", "0.1.0",
-                 "Sparse matrices as kinds (csr, coo, ell, sell, dia, hyb, and sparse choosing among them) read from Matrix Market files or made by generators (poisson, "
+                 "Sparse matrices as kinds (csr, coo, ell, sell, dia, hyb, bcsr, and sparse choosing among them) read from Matrix Market files or made by generators (poisson, "
                  "banded, rmat, fem) in any of them, and sparse matrix-vector and matrix-matrix products",
                  populate)

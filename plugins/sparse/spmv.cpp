@@ -57,15 +57,21 @@ Coordinates awkward_matrix() {
 // Every layout in both dtypes: the seed's B, and the awkward matrix with y0 and factors (spmm: 3 vectors).
 std::string conformance_cases(bool several) {
   const Coordinates b = seed_matrix_b(), awkward = awkward_matrix();
+  Cut seed_cut, awkward_cut;  // sell: slices of 2 (the seed's figure) and of 8 sorted by 16; bcsr: 2 x 4 and 4 x 8
+  seed_cut.slice = 2;
+  awkward_cut.slice = 8;
+  awkward_cut.sigma = 16;
+  awkward_cut.block_rows = 4;
+  awkward_cut.block_cols = 8;
   const std::string x = several ? "X" : "x", y0 = several ? "Y0" : "y0", k = several ? ", 3" : "";
   std::string cases;
   for (Layout layout : every_layout())
     for (fugue_dtype dtype : {FUGUE_DTYPE_F32, FUGUE_DTYPE_F64}) {
       const std::string name = layout_name(layout), dt = dtype == FUGUE_DTYPE_F32 ? "f32" : "f64";
       cases += std::string(cases.empty() ? "" : ",\n") + R"({"name": "the seed's B in )" + name + R"(", "dtypes": [")" + dt +
-               R"("], "inputs": {"A": )" + inline_declaration(b, layout, dtype, 2) + R"(, ")" + x + R"(": {"shape": [4)" + k + "]}}}";
+               R"("], "inputs": {"A": )" + inline_declaration(b, layout, dtype, seed_cut) + R"(, ")" + x + R"(": {"shape": [4)" + k + "]}}}";
       cases += ",\n" + std::string(R"({"name": "37 by 300 in )") + name + R"(, )" + y0 + R"( and factors", "dtypes": [")" + dt +
-               R"("], "attrs": {"alpha": -2, "beta": 0.5}, "inputs": {"A": )" + inline_declaration(awkward, layout, dtype, 8, 16) +
+               R"("], "attrs": {"alpha": -2, "beta": 0.5}, "inputs": {"A": )" + inline_declaration(awkward, layout, dtype, awkward_cut) +
                R"(, ")" + x + R"(": {"shape": [300)" + k + R"(]}, ")" + y0 + R"(": {"shape": [37)" + k + "]}}}";
     }
   cases += ",\n" + std::string(R"({"name": ")") + y0 + R"( a number", "dtypes": ["f64"], "inputs": {"A": )" +
@@ -85,7 +91,7 @@ class SparseProduct final : public Operation {
                     "[m, k] left out is 0"
                   : "y = alpha * A x + beta * y0: a sparse matrix A [m, n] of any sparse kind times a vector x [n]; y0 [m] left out is 0";
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
-    operands = {in_kind("A", "csr coo ell sell dia hyb", kFloats, "the matrix [m, n]"),
+    operands = {in_kind("A", "csr coo ell sell dia hyb bcsr", kFloats, "the matrix [m, n]"),
                 in(names_.x, array, kFloats, several ? "the vectors [n, k], A's dtype" : "the vector [n], A's dtype"),
                 optional_in(names_.y0, array, kFloats, 0,
                             several ? "added times beta: [m, k], A's dtype, or a number" : "added times beta: [m], A's dtype, or a number"),
@@ -129,6 +135,9 @@ class SparseProduct final : public Operation {
       case Layout::Ell: p.variant = "ell: a row per work-item, " + std::to_string(f.width) + " places a row"; break;
       case Layout::Sell: p.variant = "sell: a row per work-item, slices of " + std::to_string(f.slice) + " rows"; break;
       case Layout::Dia: p.variant = "dia: a row per work-item, " + std::to_string(f.diagonals) + " diagonals"; break;
+      case Layout::Bcsr:
+        p.variant = "bcsr: " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks, a row per work-item";
+        break;
       case Layout::Hyb:
         p.variant = "hyb: its ell of " + std::to_string(f.width) + " a row per work-item, then " + std::to_string(f.nnz) + " coo entries, " +
                     std::to_string(coo_chunk(call)) + " a work-item";
@@ -187,6 +196,12 @@ class SparseProduct final : public Operation {
           break;
         }
         coo(0, 0);
+        break;
+      }
+      case Layout::Bcsr: {
+        Kernel bcsr(program, "bcsr_spmv");
+        bcsr.args(m, cl_long{f.cols}, cl_long{f.blocks}, cl_long{f.block_rows}, cl_long{f.block_cols}, part_of(0), part_of(1), part_of(2), x);
+        tail(bcsr, 9).enqueue(s, units(f.rows), kGroup, "spmv bcsr");
         break;
       }
       case Layout::Hyb: {

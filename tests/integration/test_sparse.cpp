@@ -17,7 +17,7 @@ namespace test = fugue::test;
 
 namespace {
 
-const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia", "hyb"};
+const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia", "hyb", "bcsr"};
 
 fs::path matrices() { return test::source_root() / ".." / "shared" / "data" / "matrices"; }
 
@@ -68,7 +68,7 @@ x, y0 = np.load(d + 'x.npy').astype(np.float64), np.load(d + 'y0.npy').astype(np
 want = -2 * (A @ x) + 0.5 * y0
 scale = max(1.0, np.abs(A).sum(axis=1).max())
 tol = 1e-5 if dtype == 'f32' else 1e-12
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb', 'bcsr']:
     y = np.load(d + 'y_' + layout + '.npy')
     assert y.dtype == (np.float32 if dtype == 'f32' else np.float64), (layout, y.dtype)
     err = np.abs(y - want).max() / scale
@@ -93,7 +93,7 @@ TEST(Sparse, LayoutsHoldTheSeedsArrays) {
   std::string symbols, outputs;
   const std::vector<std::pair<std::string, std::string>> parts = {
       {"csr", "row_ptr col data"}, {"coo", "row col data"}, {"ell", "col data"}, {"sell", "slice_ptr row col data"}, {"dia", "offsets data"},
-      {"hyb", "ell_col ell_data coo_row coo_col coo_data"}};
+      {"hyb", "ell_col ell_data coo_row coo_col coo_data"}, {"bcsr", "row_ptr col data"}};
   for (const auto& [layout, names] : parts) {
     symbols += std::string(symbols.empty() ? "" : ",\n") + R"("B_)" + layout + R"(": {"kind": ")" + layout +
                R"(", "dtype": "f64", "from": "B.mtx")" + (layout == "sell" ? R"(, "slice": 2)" : "") + "}";
@@ -112,7 +112,8 @@ TEST(Sparse, LayoutsHoldTheSeedsArrays) {
       {"sell_data", {3, 4, 7, 8, 1, 2, 5, 6, 9, 0}},
       {"dia_offsets", {-2, 0, 1}}, {"dia_data", {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0}},
       {"hyb_ell_col", {0, 1, 0, 1, 1, 2, 2, 3}}, {"hyb_ell_data", {3, 4, 1, 2, 7, 8, 5, 6}}, {"hyb_coo_row", {2}}, {"hyb_coo_col", {3}},
-      {"hyb_coo_data", {9}}};
+      {"hyb_coo_data", {9}}, {"bcsr_row_ptr", {0, 1, 2}}, {"bcsr_col", {0, 0}},
+      {"bcsr_data", {3, 7, 0, 0, 1, 0, 5, 9, 0, 4, 8, 0, 0, 2, 0, 6}}};
   for (const auto& [file, values] : expected) {
     const fugue::HostArray a = fugue::load_npy(dir / "out" / (file + ".npy"), std::nullopt, std::nullopt);
     ASSERT_EQ(a.elements(), static_cast<int64_t>(values.size())) << file;
@@ -195,7 +196,7 @@ TEST(Sparse, GeneratedMatricesInEveryLayout) {
     std::string symbols, body, outputs;
     for (const auto& layout : kLayouts) {
       symbols += R"("A_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": "f64", "from": )" + source +
-                 (layout == "sell" ? R"(, "slice": 4, "sigma": 16)" : "") + "},\n";
+                 (layout == "sell" ? R"(, "slice": 4, "sigma": 16)" : layout == "bcsr" ? R"(, "block": [4, 8])" : "") + "},\n";
       body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout +
               R"(", "x"]})";
       outputs += R"("y_)" + layout + R"(": "y_)" + layout + R"(.npy", )";
@@ -223,7 +224,7 @@ TEST(Sparse, GeneratedMatricesInEveryLayout) {
 d, name = sys.argv[1] + '/', sys.argv[2]
 A = sio.mmread(d + '../shape/A.mtx').tocsr()
 x = np.load(d + 'x.npy')
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb', 'bcsr']:
     err = np.abs(np.load(d + 'y_' + layout + '.npy') - A @ x).max() / max(1.0, abs(A).sum(axis=1).max())
     assert err < 1e-13, (layout, err)
 def laplacian(n):
@@ -286,7 +287,7 @@ d = sys.argv[1] + '/'
 A = sio.mmread(d + 'A.mtx').tocsr()
 want = 1.5 * (A @ np.load(d + 'X.npy')) - np.load(d + 'Y0.npy')
 assert max(np.diff(A.indptr)) > 128, 'no row longer than a coo chunk'
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb', 'bcsr']:
     Y = np.load(d + 'Y_' + layout + '.npy')
     assert Y.shape == want.shape and np.abs(Y - want).max() < 1e-12 * max(1, abs(A).sum(axis=1).max()), layout
 print('as scipy')
@@ -336,7 +337,8 @@ print('as scipy')
   EXPECT_NE(c.out.find("as scipy"), std::string::npos) << c.out;
   const std::vector<std::pair<std::string, std::string>> bad = {
       {R"({"kind": "sparse", "dtype": "f64", "shape": [3, 3]})", "/symbols/A/from: a sparse takes its kind and value from a file or a generator"},
-      {R"({"kind": "sparse", "format": "bcsr", "from": {"poisson": {"grid": [4, 4]}}})", "/format: expected \"auto\" or one of csr, coo, ell, sell, dia, hyb"},
+      {R"({"kind": "sparse", "format": "bell", "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/format: expected \"auto\" or one of csr, coo, ell, sell, dia, hyb, bcsr"},
+      {R"({"kind": "sparse", "format": "bcsr", "block": [3, 4], "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/block: expected [h, w] with h 1, 2, 4 or 8"},
       {R"({"kind": "sparse", "nnz": 3, "from": {"poisson": {"grid": [4, 4]}}})", "nnz is 64; the declaration says 3"},
       {R"({"kind": "sparse", "from": "x.npy"})", "a file whose format chooses a kind for a sparse (the npy format does not)"},
       {R"({"kind": "sparse", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: unknown key"},

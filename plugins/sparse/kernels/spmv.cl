@@ -129,3 +129,20 @@ __kernel void dia_spmv(const long m, const long n, const long diagonals, __globa
   }
   y[AT(i)] = finish(sum, AT(i), alpha, beta, y0, y0_array, y0_value);
 }
+
+// bcsr: a row per unit, block by block over its super-row; a block's row r, column c at 1 x 4 unit
+// u = r * w / 4 + c / 4 of the block, units of every block before the next unit.
+__kernel void bcsr_spmv(const long m, const long n, const long blocks, const long h, const long w, __global const INDEX* row_ptr,
+                        __global const INDEX* col, __global const REAL* data, __global const REAL* x, __global REAL* y,
+                        __global const REAL* y0, const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
+  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
+  if (i >= m) return;
+  const long s = i / h, r = i % h;
+  REAL sum = 0;
+  for (long b = row_ptr[s]; b < row_ptr[s + 1]; ++b) {
+    const long first = col[b];
+    for (long c = 0; c < w; ++c)
+      if (first + c < n) sum += product(data[((r * (w / 4) + c / 4) * blocks + b) * 4 + c % 4], x, AT(first + c));
+  }
+  y[AT(i)] = finish(sum, AT(i), alpha, beta, y0, y0_array, y0_value);
+}
