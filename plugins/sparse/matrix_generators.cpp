@@ -31,12 +31,14 @@ json parse(const std::string& text) {
 }
 
 void only_keys(const json& p, std::initializer_list<const char*> keys) {
-  for (const auto& [key, value] : p.items())
+  for (const auto& item : p.items()) {
+    const std::string key = item.key();
     if (std::none_of(keys.begin(), keys.end(), [&](const char* k) { return key == k; })) {
       std::string list;
       for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
       throw InvalidArgument("/" + key + ": unknown parameter (expected " + list + ")");
     }
+  }
 }
 
 int64_t integer(const json& p, const char* key, int64_t low, int64_t high, std::optional<int64_t> fallback = std::nullopt) {
