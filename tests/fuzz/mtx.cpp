@@ -76,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (!pads || m.value[e] != 0) want.emplace_back(m.row[e], m.col[e], m.value[e]);
       for (int64_t e = 0; e < back.entries(); ++e)
         if (!pads || back.value[e] != 0) got.emplace_back(back.row[e], back.col[e], back.value[e]);
-      if (want != got) fugue::fuzz::unexpected("mtx", std::string(layout_name(layout)) + " did not give back the file's entries");
+      if (want != got) fugue::fuzz::unexpected("mtx", (std::string(layout_name(layout)) + " did not give back the file's entries").c_str());
     }
   } catch (const fugue::sdk::InvalidArgument&) {
   } catch (const std::exception& e) {
