@@ -669,6 +669,10 @@ typedef fugue_status (*fugue_declare_fn)(const fugue_kind_desc* kind, const char
  * conformance suite to feed operations that take the kind. */
 typedef fugue_status (*fugue_example_fn)(const fugue_kind_desc* kind, uint32_t rank, fugue_dtype dtype,
                                          fugue_text* example, fugue_error* error);
+/* 2.6: whether `value` (its parts filled) is a well-formed value of the kind: OK, or INVALID_ARGUMENT saying
+ * what is wrong (a sparse matrix's column index out of range). The core asks before the run about every
+ * value a program gives part by part ("parts"), whose parts nothing else has checked together. */
+typedef fugue_status (*fugue_check_value_fn)(const fugue_kind_desc* kind, const fugue_host_array* value, fugue_error* error);
 
 struct fugue_kind_desc {
   uint32_t struct_size;
@@ -684,6 +688,8 @@ struct fugue_kind_desc {
    * one, at most 64. NULL for a compile-time kind. */
   const char* parts;
   /* end of 2.0 */
+  fugue_check_value_fn check_value; /* 2.6: optional (NULL: every value of the right type is well-formed) */
+  /* end of 2.6 */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -332,6 +332,8 @@ FUGUE_AT(fugue_kind_desc, example, 48);
 FUGUE_AT(fugue_kind_desc, user_data, 56);
 FUGUE_AT(fugue_kind_desc, parts, 64);
 FUGUE_END_OF_2_0(fugue_kind_desc, parts, 72);
+FUGUE_AT(fugue_kind_desc, check_value, 72);
+FUGUE_END_OF_2_6(fugue_kind_desc, check_value, 80);
 
 /* fugue_dtype_info */
 FUGUE_AT(fugue_dtype_info, dtype, 0);

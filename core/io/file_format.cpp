@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "errors.h"
 #include "io/image_io.h"
 #include "io/npy_io.h"
@@ -124,7 +126,16 @@ DeclaredType FileFormat::probe_as(const fs::path& path, const std::string& decla
   } catch (const DeviceError& e) {
     throw DeviceError(path.string() + ": " + e.what());
   } catch (const UserError& e) {
-    throw UserError(path.string() + ": " + e.what());
+    // A message about the declaration starts with a pointer inside it (the loader places it there); one
+    // about the file gets its path.
+    const std::string message = e.what();
+    const size_t colon = message.find(": ");
+    if (!message.empty() && message[0] == '/' && colon != std::string::npos) {
+      const std::string pointer = message.substr(0, colon), key = pointer.substr(1, pointer.find('/', 1) - 1);
+      const nlohmann::json decl = nlohmann::json::parse(declaration, nullptr, false);
+      if (decl.is_object() && decl.contains(key)) throw;
+    }
+    throw UserError(path.string() + ": " + message);
   }
 }
 
@@ -220,10 +231,11 @@ std::string FileFormat::refuses(const abi::Type& type) const {
   return message.empty() ? "refused without a reason (status " + std::to_string(status) + ")" : message;
 }
 
-void FileFormat::write(const fs::path& path, const HostArray& array) const {
+void FileFormat::write(const fs::path& path, const HostArray& array, const std::vector<unsigned char>& metadata) const {
   if (!writes()) throw std::logic_error("format " + name_ + " does not write");
   if (!desc_) return functions_.write(path, array);
-  const abi::Type type = type_of(array);
+  abi::Type type = type_of(array);
+  type.metadata = metadata;
   const fugue_type view = type.view();
   std::vector<fugue_host_array> parts;
   const fugue_host_array host = host_view(array, view, parts);

@@ -70,7 +70,8 @@ class FileFormat {
   std::string refuses(DType dtype, const Shape& shape) const {
     return refuses(abi::Type(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(dtype), shape));
   }
-  void write(const std::filesystem::path& path, const HostArray& array) const;
+  // `metadata`: a plugin kind's, from its declaration (a sparse matrix's block size).
+  void write(const std::filesystem::path& path, const HostArray& array, const std::vector<unsigned char>& metadata = {}) const;
 
  private:
   std::shared_ptr<const LoadedPlugin> plugin_;

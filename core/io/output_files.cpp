@@ -215,7 +215,7 @@ void write_output_files(const Program& program, const fs::path& out_folder,
       s.final_name = file;
       s.temporary = staging_path(file, id);
       staged.push_back(s);  // so that `discard` removes it whatever happens next
-      program.outputs[k].format->write(s.temporary, array);
+      program.outputs[k].format->write(s.temporary, array, program.symbol(program.outputs[k].symbol).metadata);
       read_back_and_sync(staged.back());
       outputs.push_back({{"file", program.outputs[k].file.generic_string()},
                          {"symbol", program.outputs[k].symbol},

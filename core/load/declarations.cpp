@@ -116,7 +116,10 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   s.shape = declared.shape;
   s.metadata = std::move(declared.metadata);
   s.typed = true;
-  if (kind->storage()) declare_parts(s, *kind, declared.parts, decl, p);
+  if (kind->storage()) {
+    s.kind_object = kind;
+    declare_parts(s, *kind, declared.parts, decl, p);
+  }
 }
 
 // A value whose type comes from its source: a generator of the kind's values ("from": {"poisson": ...}),

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "io/file_format.h"
 
 namespace fugue {
 
@@ -130,6 +131,22 @@ std::string Kind::example(uint32_t rank, DType dtype) const {
     return std::string(text.data(), out.length);
   }
   throw std::logic_error("unreachable");
+}
+
+std::string Kind::check_value(const HostArray& value, const std::vector<unsigned char>& metadata) const {
+  if (!desc_ || desc_->struct_size < FUGUE_SIZE_UP_TO(fugue_kind_desc, check_value) || !desc_->check_value) return "";
+  abi::Type type = type_of(value);
+  type.metadata = metadata;
+  const fugue_type view = type.view();
+  std::vector<fugue_host_array> parts;
+  const fugue_host_array host = host_view(value, view, parts);
+  ErrorBuffer error;
+  const fugue_status status = desc_->check_value(desc_, &host, error.get());
+  if (status == FUGUE_OK) return "";
+  if (status == FUGUE_ERROR_INVALID_ARGUMENT || status == FUGUE_ERROR_UNSUPPORTED)
+    return error.text().empty() ? "is not a well-formed " + name_ : error.text();
+  check(status, error, "kind " + name_ + ": check_value", *plugin_);
+  return "";
 }
 
 }  // namespace fugue

@@ -61,6 +61,9 @@ class Kind {
   DeclaredType declare(const std::string& declaration) const;
   // A valid declaration for an operand of `rank` axes and `dtype` (JSON text).
   std::string example(uint32_t rank, DType dtype) const;
+  // "" when `value` (a kind with storage, parts filled; its declaration's `metadata`) is well-formed or the kind does not check;
+  // otherwise the plugin's message (ABI 2.6 check_value).
+  std::string check_value(const HostArray& value, const std::vector<unsigned char>& metadata) const;
 
  private:
   std::shared_ptr<const LoadedPlugin> plugin_;

@@ -54,6 +54,7 @@ struct Symbol {
   double const_value = 0;     // Const: the value baked into kernels
   std::string kind_name;      // Plugin: the kind's name ("csr")
   std::string note;           // Plugin: how its kind was chosen, where a chooser kind chose it (for explain)
+  std::shared_ptr<const Kind> kind_object;  // Plugin with storage: its kind (to check values given part by part)
   std::vector<unsigned char> metadata;  // Plugin: what its declare made, baked into kernels
   // Plugin with storage: its parts, in the kind's order: the array symbols "<name>.<part>" that hold
   // them (dataflow, allocation and liveness see those), and their types.

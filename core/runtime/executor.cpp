@@ -264,6 +264,11 @@ void Executor::initialize() {
     upload(name, it->second);
     values_[name].defined = true;
   }
+  if (!given_parts_checked_) {  // once: repetitions upload the same values
+    for (const auto& [name, s] : program_.symbols)
+      check_given_parts(s, [&](const std::string& part) -> const HostArray& { return initial_.at(part); });
+    given_parts_checked_ = true;
+  }
 }
 
 Executor::Value& Executor::value_for_write(const std::string& symbol) {

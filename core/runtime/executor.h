@@ -131,6 +131,7 @@ class Executor : public Backend {
   uint64_t extent_origins_ = 0;  // the last origin given to a run-time length
   std::map<std::string, cl::Buffer> persistent_;  // workspaces by "plugin/key", as long as the executor
   std::map<std::string, HostArray> initial_;   // initial values, kept for repetitions
+  bool given_parts_checked_ = false;          // values given part by part: checked by their kinds once
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation
   int64_t launches_ = 0;

@@ -21,6 +21,8 @@ void ReferenceExecutor::run() {
                         "' has " + std::to_string(s.parts.size()));
     for (size_t k = 0; k < s.parts.size(); ++k) values_[s.parts[k]] = std::move(initial.parts[k]);
   }
+  for (const auto& [name, s] : program_.symbols)
+    check_given_parts(s, [&](const std::string& part) -> const HostArray& { return values_.at(part); });
   interpret(program_, program_.body, *this);
 }
 

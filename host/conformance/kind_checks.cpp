@@ -110,7 +110,7 @@ void round_trips(const PluginRegistry& registry, const Kind& kind, uint64_t seed
         const std::string what = label + " through " + format->name();
         const fs::path file = folder / ("value" + format->extensions().front());
         try {
-          format->write(file, value);
+          format->write(file, value, type.metadata);
           auto reader = registry.reader_for(format->extensions().front());
           if (!reader) {
             say("FAIL\t" + what + ": no format reads " + format->extensions().front() + " files back");

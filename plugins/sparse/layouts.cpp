@@ -1,6 +1,7 @@
 #include "layouts.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <set>
 
@@ -124,9 +125,14 @@ sdk::Declared declared_type(const Facts& f) {
     case Layout::Hyb:
       part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows), part(f.index, f.nnz), part(f.index, f.nnz), part(f.dtype, f.nnz);
       break;
-    case Layout::Bcsr:
+    case Layout::Bcsr: {
       part(f.index, ceil_div(f.rows, f.block_rows) + 1), part(f.index, f.blocks), part(f.dtype, f.blocks * f.block_rows * f.block_cols);
+      // The block's height and width: the parts' sizes alone cannot tell 4 x 8 from 8 x 4 on few rows.
+      const int64_t block[2] = {f.block_rows, f.block_cols};
+      d.metadata.resize(sizeof block);
+      std::memcpy(d.metadata.data(), block, sizeof block);
       break;
+    }
   }
   return d;
 }
@@ -160,14 +166,11 @@ Facts facts_of(const fugue_type& type) {
       break;
     case Layout::Bcsr: {
       f.blocks = extent(1);
-      const int64_t super_rows = extent(0) - 1, per_block = f.blocks ? extent(2) / f.blocks : 0;
-      // h from the super-rows (the smallest that gives their count), w from the block's size.
-      for (int64_t h : {1, 2, 4, 8})
-        if (ceil_div(f.rows, h) == super_rows) {
-          f.block_rows = h;
-          break;
-        }
-      f.block_cols = f.blocks ? per_block / f.block_rows : 4;
+      int64_t block[2] = {0, 0};
+      if (type.metadata_bytes != sizeof block || !type.metadata) throw std::logic_error("a bcsr type without its block in the metadata");
+      std::memcpy(block, type.metadata, sizeof block);
+      f.block_rows = block[0];
+      f.block_cols = block[1];
       break;
     }
   }

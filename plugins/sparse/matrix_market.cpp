@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -41,6 +42,9 @@ int64_t integer(const std::string& word, int64_t line, const char* what) {
 }
 
 double number(const std::string& word, int64_t line, bool integral) {
+  // Decimal only (strtod would also take hexadecimal and "inf").
+  if (word.find_first_not_of("0123456789+-.eE") != std::string::npos)
+    throw InvalidArgument(at(line) + ": expected " + (integral ? "an integer" : "a decimal number") + " (the entry's value), found '" + word + "'");
   errno = 0;
   char* end = nullptr;
   const double v = integral ? static_cast<double>(std::strtoll(word.c_str(), &end, 10)) : std::strtod(word.c_str(), &end);
@@ -74,6 +78,7 @@ Coordinates read_matrix_market(const std::string& path) {
   if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric")
     throw InvalidArgument(at(1) + ": the symmetry '" + banner[4] + "': expected general, symmetric or skew-symmetric");
   const bool pattern = field == "pattern", mirrored = symmetry != "general", skew = symmetry == "skew-symmetric";
+  if (pattern && skew) throw InvalidArgument(at(1) + ": a pattern file cannot be skew-symmetric (its entries have no sign)");
 
   // The size line: the first that is neither a comment nor blank.
   std::vector<std::string> size;
@@ -100,11 +105,19 @@ Coordinates read_matrix_market(const std::string& path) {
     throw InvalidArgument(at(number_of_line) + ": " + size[2] + " entries do not fit a " + size[0] + " by " + size[1] + " matrix");
 
   const int64_t size_line = number_of_line;
+  // Every entry takes at least 4 bytes ("1 1\n"): a count the file cannot hold is refused before anything
+  // is reserved for it.
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (!ec && static_cast<uintmax_t>(count) > bytes / 4 + 1)
+    throw InvalidArgument(at(size_line) + ": says " + size[2] + " entries; a file of " + std::to_string(bytes) + " bytes holds at most " +
+                          std::to_string(bytes / 4 + 1));
   std::vector<int64_t> line_of;  // per entry read (mirrored ones too), its line, for messages
-  m.row.reserve(static_cast<size_t>(count));
-  m.col.reserve(static_cast<size_t>(count));
-  m.value.reserve(static_cast<size_t>(count));
-  line_of.reserve(static_cast<size_t>(count));
+  const size_t expected = static_cast<size_t>(count) * (mirrored ? 2 : 1);
+  m.row.reserve(expected);
+  m.col.reserve(expected);
+  m.value.reserve(expected);
+  line_of.reserve(expected);
   int64_t read = 0;
   while (std::getline(in, line)) {
     ++number_of_line;

@@ -2,6 +2,9 @@
 
 #include "format_choice.h"
 
+#include <cmath>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 namespace fugue::sparse {
@@ -84,10 +87,30 @@ class SparseKind final : public sdk::Kind {
         break;
       case Layout::Bcsr: f.blocks = *r.count; break;
     }
+    // Counts that cannot be: more places than the layout can hold, or products past 2^62.
+    const auto product = [](int64_t a, int64_t b) { return a == 0 || b <= (int64_t{1} << 62) / a ? a * b : -1; };
+    const int64_t cells = product(f.rows, f.cols);
+    const std::string key = std::string("/") + count_key(layout_);
+    if ((f.layout == Layout::Ell || f.layout == Layout::Hyb) && f.width > f.cols)
+      throw InvalidArgument(key + ": a row holds at most " + std::to_string(f.cols) + " entries (the columns), found " + std::to_string(f.width));
+    if ((f.layout == Layout::Csr || f.layout == Layout::Coo || f.layout == Layout::Hyb) && cells >= 0 && f.nnz > cells)
+      throw InvalidArgument(std::string(f.layout == Layout::Hyb ? "/nnz" : key) + ": a " + std::to_string(f.rows) + " by " +
+                            std::to_string(f.cols) + " matrix holds at most " + std::to_string(cells) + " entries, found " + std::to_string(f.nnz));
+    if (f.layout == Layout::Dia && f.diagonals > f.rows + f.cols)
+      throw InvalidArgument(key + ": a " + std::to_string(f.rows) + " by " + std::to_string(f.cols) + " matrix has at most " +
+                            std::to_string(f.rows + f.cols) + " diagonals, found " + std::to_string(f.diagonals));
+    if (product(f.width, f.rows) < 0 || product(f.diagonals, f.rows) < 0 || product(product(f.blocks, f.block_rows), f.block_cols) < 0)
+      throw InvalidArgument(key + ": the " + name + " would hold more than 2^62 places");
     const bool wide = std::max({f.rows + 1, f.cols, *r.count}) > (int64_t{1} << 31) - 1;
     f.index = r.index.value_or(wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32);
     if (f.index == FUGUE_DTYPE_I32 && wide) throw InvalidArgument("/index: i32 cannot count the rows, columns or entries (use \"i64\")");
     return declared_type(f);
+  }
+
+  // Parts a program gives one by one: every index in range, pointers that only go forward, coo rows in
+  // order, sell's rows each once (what the kernels rely on).
+  void check_value(const fugue_host_array& value) const override {
+    entries_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)));
   }
 
   // The seed's matrix B (layouts.h), its parts given inline (slices of 2 rows for sell).
@@ -169,6 +192,8 @@ void check_requested(const Requested& r, const Facts& f) {
 
 std::unique_ptr<sdk::Kind> sparse_kind(Layout layout) { return std::make_unique<SparseKind>(layout); }
 
+void check_fits(const Coordinates& m, fugue_dtype dtype);
+
 Facts facts_as_declared(const Coordinates& m, const std::string& declaration, const fugue_device_desc* device, std::string* note) {
   json d;
   try {
@@ -204,12 +229,14 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
       f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), own.cut);
     }
     check_requested(r, f);
+    check_fits(m, f.dtype);
     return f;
   }
   if (!layout) throw InvalidArgument("makes sparse matrices (" + kinds + ", or sparse), not a '" + kind + "'");
   const Requested r = requested(*layout, declaration);
   const Facts f = facts_for(m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.cut);
   check_requested(r, f);
+  check_fits(m, f.dtype);
   return f;
 }
 
@@ -236,6 +263,14 @@ void store_as_declared(const Coordinates& m, const std::string& declaration, con
   }
   if (!same) throw InvalidArgument(what + " changed since the program was loaded (it no longer gives the same " + layout_name(f.layout) + ")");
   store(f, m, sdk::HostView(value));
+}
+
+void check_fits(const Coordinates& m, fugue_dtype dtype) {
+  if (dtype != FUGUE_DTYPE_F32) return;
+  for (int64_t e = 0; e < m.entries(); ++e)
+    if (std::fabs(m.value[e]) > std::numeric_limits<float>::max())
+      throw InvalidArgument("entry (" + std::to_string(m.row[e] + 1) + ", " + std::to_string(m.col[e] + 1) + ") = " + std::to_string(m.value[e]) +
+                            " does not fit f32 (declare \"dtype\": \"f64\")");
 }
 
 namespace {

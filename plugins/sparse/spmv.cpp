@@ -153,12 +153,15 @@ class SparseProduct final : public Operation {
     const int lanes = f.layout == Layout::Csr ? lanes_for(call, f) : 1;
     const int64_t chunk = coo_chunk(call);
     const int64_t k = vectors(call);
+    if (f.rows == 0 || k == 0) return;  // nothing to compute
     const std::string options = std::string("-DREAL=") + (f64 ? "double" : "float") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
                                 " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k);
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
-    if (f.rows == 0 || k == 0) return;
+    // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
+    size_t group = kGroup;
+    while (group > 32 && group > max_work_group_size(s)) group /= 2;
     // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
     auto units = [&](int64_t n) { return static_cast<size_t>(n) * static_cast<size_t>(k); };
 
@@ -182,17 +185,17 @@ class SparseProduct final : public Operation {
       cl_mem head = scratch(s, units(chunks) * dtype_bytes(f.dtype)), carried = scratch(s, units(chunks) * dtype_bytes(f.dtype));
       Kernel chunked(program, "coo_chunks");
       chunked.args(m, cl_long{f.nnz}, accumulate, part_of(first), part_of(first + 1), part_of(first + 2), x, head, carried);
-      tail(chunked, 9).enqueue(s, units(chunks), kGroup, "spmv coo chunks");
+      tail(chunked, 9).enqueue(s, units(chunks), group, "spmv coo chunks");
       Kernel carries(program, "coo_carries");
       carries.args(cl_long{f.nnz}, cl_long{chunks}, accumulate, part_of(first), head, carried);
-      tail(carries, 6).enqueue(s, units(chunks), kGroup, "spmv coo carries");
+      tail(carries, 6).enqueue(s, units(chunks), group, "spmv coo carries");
     };
     switch (f.layout) {
       case Layout::Coo: {
         if (f.nnz == 0) {  // no chunk: every row is beta * y0 (an ell of width 0)
           Kernel empty(program, "ell_spmv");
           empty.args(m, cl_long{0}, x, x, x);
-          tail(empty, 5).enqueue(s, units(f.rows), kGroup, "spmv coo (empty)");
+          tail(empty, 5).enqueue(s, units(f.rows), group, "spmv coo (empty)");
           break;
         }
         coo(0, 0);
@@ -201,40 +204,40 @@ class SparseProduct final : public Operation {
       case Layout::Bcsr: {
         Kernel bcsr(program, "bcsr_spmv");
         bcsr.args(m, cl_long{f.cols}, cl_long{f.blocks}, cl_long{f.block_rows}, cl_long{f.block_cols}, part_of(0), part_of(1), part_of(2), x);
-        tail(bcsr, 9).enqueue(s, units(f.rows), kGroup, "spmv bcsr");
+        tail(bcsr, 9).enqueue(s, units(f.rows), group, "spmv bcsr");
         break;
       }
       case Layout::Hyb: {
         Kernel ell(program, "ell_spmv");  // y = alpha * (ell part) x + beta * y0, then the coo part added
         ell.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
-        tail(ell, 5).enqueue(s, units(f.rows), kGroup, "spmv hyb ell");
+        tail(ell, 5).enqueue(s, units(f.rows), group, "spmv hyb ell");
         if (f.nnz > 0) coo(2, 1);
         break;
       }
       case Layout::Csr: {
         Kernel rows(program, "rows_spmv");
         rows.args(m, part_of(0), part_of(1), part_of(2), x);
-        tail(rows, 5).arg(11, LocalMemory{kGroup * dtype_bytes(f.dtype)});
-        rows.enqueue(s, units(f.rows) * static_cast<size_t>(lanes), kGroup, "spmv rows");
+        tail(rows, 5).arg(11, LocalMemory{group * dtype_bytes(f.dtype)});
+        rows.enqueue(s, units(f.rows) * static_cast<size_t>(lanes), group, "spmv rows");
         break;
       }
       case Layout::Ell: {
         Kernel ell(program, "ell_spmv");
         ell.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
-        tail(ell, 5).enqueue(s, units(f.rows), kGroup, "spmv ell");
+        tail(ell, 5).enqueue(s, units(f.rows), group, "spmv ell");
         break;
       }
       case Layout::Sell: {
         const int64_t places = (f.rows + f.slice - 1) / f.slice * f.slice;
         Kernel sell(program, "sell_spmv");
         sell.args(cl_long{places}, cl_long{f.slice}, part_of(0), part_of(1), part_of(2), part_of(3), x);
-        tail(sell, 7).enqueue(s, units(places), kGroup, "spmv sell");
+        tail(sell, 7).enqueue(s, units(places), group, "spmv sell");
         break;
       }
       case Layout::Dia: {
         Kernel dia(program, "dia_spmv");
         dia.args(m, cl_long{f.cols}, cl_long{f.diagonals}, part_of(0), part_of(1), x);
-        tail(dia, 6).enqueue(s, units(f.rows), kGroup, "spmv dia");
+        tail(dia, 6).enqueue(s, units(f.rows), group, "spmv dia");
         break;
       }
     }
@@ -259,6 +262,7 @@ class SparseProduct final : public Operation {
     const HostView x(arrays[kX]), y0(arrays[kY0]);
     HostView y(arrays[kY]);
     const int64_t k = vectors(call);
+    if (f.rows == 0 || k == 0) return;  // nothing to compute
     const long double alpha = call.number("alpha"), beta = call.number("beta");
     std::vector<long double> sum(static_cast<size_t>(f.rows * k), 0.0L);
     for (int64_t e = 0; e < m.entries(); ++e)

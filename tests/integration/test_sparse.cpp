@@ -135,8 +135,12 @@ TEST(Sparse, BadFilesAndDeclarationsAreRefusedWithTheLine) {
       {good_header + "3 3 2\n2 1 1.5\n2 1 2\n", "line 4: entry (2, 1) is given twice (also at line 3)"},
       {"%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1.5\n1 2 2\n", "is given twice"},
       {"%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 1 1.5\n", "line 3: expected 'i j' (a pattern file has no values)"},
-      {good_header + "3 3 1\n1 1 abc\n", "line 3: expected a number (the entry's value), found 'abc'"},
-      {good_header + "3 3 1\n1 1 inf\n", "line 3: the value 'inf' is not finite"},
+      {good_header + "3 3 1\n1 1 abc\n", "line 3: expected a decimal number (the entry's value), found 'abc'"},
+      {good_header + "3 3 1\n1 1 inf\n", "line 3: expected a decimal number (the entry's value), found 'inf'"},
+      {good_header + "3 3 1\n1 1 0x10\n", "line 3: expected a decimal number (the entry's value), found '0x10'"},
+      {good_header + "3 3 1\n1 1 1e400\n", "line 3: the value '1e400' is not finite"},
+      {"%%MatrixMarket matrix coordinate pattern skew-symmetric\n3 3 1\n2 1\n", "line 1: a pattern file cannot be skew-symmetric"},
+      {good_header + "100000 100000 5000000000\n1 1 1\n", "line 2: says 5000000000 entries; a file of"},
       {"%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 1\n", "line 3: entry (2, 2) is on the diagonal of a skew-symmetric"},
       {"%%MatrixMarket matrix coordinate real symmetric\n3 2 1\n2 1 1\n", "must be square"},
       {good_header + "3 3 10\n", "10 entries do not fit a 3 by 3 matrix"},
@@ -162,6 +166,7 @@ TEST(Sparse, BadFilesAndDeclarationsAreRefusedWithTheLine) {
   std::string wide = "%%MatrixMarket matrix coordinate real general\n4194304 4194304 20\n";
   for (int j = 1; j <= 20; ++j) wide += "1 " + std::to_string(j) + " 1\n";
   test::write_text(dir / "wide.mtx", wide);
+  test::write_text(dir / "huge.mtx", good_header + "2 2 1\n1 1 1e300\n");
   const std::vector<std::pair<std::string, std::string>> declarations = {
       {R"({"kind": "csr", "dtype": "f64", "nnz": 5, "from": "B.mtx"})", "nnz is 4; the declaration says 5"},
       {R"({"kind": "ell", "dtype": "f64", "shape": [3, 299], "from": "B.mtx"})", "column count (/shape/1) is 300; the declaration says 299"},
@@ -170,10 +175,19 @@ TEST(Sparse, BadFilesAndDeclarationsAreRefusedWithTheLine) {
       {R"({"kind": "array", "dtype": "f64", "shape": [3, 300], "from": "B.mtx"})", "declare the symbol with a sparse kind"},
       {R"({"kind": "csr", "dtype": "f64", "shape": [3, 300]})", "/nnz: expected the csr's nnz"},
       {R"({"kind": "ell", "dtype": "f64", "from": "wide.mtx"})", "ell would hold 83886080 places for 20 entries"},
+      {R"({"kind": "ell", "dtype": "f64", "shape": [16777216, 4], "width": 1099511627776})", "/symbols/A/width: a row holds at most 4 entries"},
+      {R"({"kind": "csr", "dtype": "f64", "shape": [3, 4], "nnz": 13})", "/symbols/A/nnz: a 3 by 4 matrix holds at most 12 entries"},
+      {R"({"kind": "dia", "dtype": "f64", "shape": [1099511627776, 1099511627776], "diagonals": 1099511627776})", "would hold more than 2^62 places"},
+      {R"({"kind": "csr", "dtype": "f32", "from": "huge.mtx"})", "entry (1, 1) = 1000000"},
+      {R"({"kind": "csr", "dtype": "f64", "shape": [3, 3], "nnz": 3, "parts": {"row_ptr": {"value": [0, 1, 2, 3]},
+          "col": {"value": [0, 1, 100000000]}, "data": {"value": [1, 2, 3]}}})", "/symbols/A/parts: a csr whose col[2] = 100000000 is outside 0..2"},
+      {R"({"kind": "coo", "dtype": "f64", "shape": [3, 3], "nnz": 3, "parts": {"row": {"value": [2, 0, 1]},
+          "col": {"value": [0, 1, 2]}, "data": {"value": [1, 2, 3]}}})", "/symbols/A/parts: a coo whose rows are not sorted"},
   };
   for (size_t k = 0; k < declarations.size(); ++k) {
     const auto& [declaration, message] = declarations[k];
-    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": )" + declaration + R"(}, "body": [], "outputs": {}})");
+    // An output, so that the run reads the value (parts given one by one are checked then).
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": )" + declaration + R"(}, "body": [], "outputs": {"A": "A.mtx"}})");
     auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
     EXPECT_EQ(r.code, 2) << "declaration " << k << ": " << r.out;
     EXPECT_NE(r.out.find(message), std::string::npos) << "declaration " << k << ": " << r.out;
@@ -349,5 +363,27 @@ print('as scipy')
     auto v = test::run_fugue("validate " + (dir / "bad.json").string());
     EXPECT_EQ(v.code, 2) << k << ": " << v.out;
     EXPECT_NE(v.out.find(bad[k].second), std::string::npos) << k << ": " << v.out;
+  }
+}
+
+// bcsr's block comes from its declaration even where the rows are fewer than a block's height (8 x 4
+// blocks on 3 rows once read as 4 x 8), and a value read back through .mtx is the same matrix.
+TEST(Sparse, BcsrBlocksTallerThanTheMatrix) {
+  test::TempDir dir;
+  test::write_text(dir / "A.mtx", "%%MatrixMarket matrix coordinate real general\n3 4 3\n1 1 1\n2 2 2\n3 3 3\n");
+  for (const char* block : {"[8, 4]", "[4, 8]", "[1, 4]", "[8, 8]"}) {
+    test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {"A": {"kind": "bcsr", "dtype": "f64", "block": )") + block +
+                                         R"(, "from": "A.mtx"}, "x": {"kind": "array", "dtype": "f64", "shape": [4], "from": {"arange": {"start": 1, "step": 1}}}},
+      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy", "A": "B.mtx"}})");
+    fs::remove_all(dir / "out");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    ASSERT_EQ(r.code, 0) << block << ": " << r.out;
+    const fugue::HostArray y = fugue::load_npy(dir / "out" / "y.npy", std::nullopt, std::nullopt);
+    EXPECT_EQ(y.get(0), 1) << block;
+    EXPECT_EQ(y.get(1), 4) << block;
+    EXPECT_EQ(y.get(2), 9) << block;
+    std::ifstream written(dir / "out" / "B.mtx");
+    std::string text((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("3 4 3\n1 1 1\n2 2 2\n3 3 3\n"), std::string::npos) << block << ": " << text;
   }
 }

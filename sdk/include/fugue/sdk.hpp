@@ -916,6 +916,10 @@ class Kind {
   // A valid declaration (JSON text) for an operand of `rank` axes and `dtype`: the conformance suite
   // declares one to call operations that take the kind.
   virtual std::string example(uint32_t rank, fugue_dtype dtype) const = 0;
+  // A kind with storage (ABI 2.6): throw InvalidArgument when `value`'s parts, given one by one by a
+  // program ("parts"), do not make a well-formed value (an index out of range). The core asks before the
+  // run; values from the kind's formats, generators and operations are not asked about.
+  virtual void check_value(const fugue_host_array& value) const { (void)value; }
 
   const fugue_kind_desc* descriptor() {
     keys_text_.clear();
@@ -931,6 +935,7 @@ class Kind {
     desc_.parts = parts.empty() ? nullptr : parts_text_.c_str();
     desc_.declare = &declare_thunk;
     desc_.example = &example_thunk;
+    desc_.check_value = &check_value_thunk;
     desc_.user_data = this;
     return &desc_;
   }
@@ -960,6 +965,9 @@ class Kind {
       if (!d.metadata.empty()) std::memcpy(out->metadata, d.metadata.data(), d.metadata.size());
       out->metadata_bytes = d.metadata.size();
     });
+  }
+  static fugue_status check_value_thunk(const fugue_kind_desc* k, const fugue_host_array* value, fugue_error* error) {
+    return Operation::guard(error, [&] { self(k).check_value(*value); });
   }
   static fugue_status example_thunk(const fugue_kind_desc* k, uint32_t rank, fugue_dtype dtype, fugue_text* out,
                                     fugue_error* error) {
