@@ -38,13 +38,17 @@ HostArray initial_value(const Symbol& s) {
   throw std::logic_error("initial_value of symbol '" + s.name + "' without a source");
 }
 
-void check_given_parts(const Symbol& s, const std::function<const HostArray&(const std::string&)>& part) {
+void check_given_parts(const Symbol& s, const std::function<const HostArray*(const std::string&)>& part) {
   if (!s.compound() || s.source.kind != SymbolSource::Kind::None || !s.kind_object) return;
   HostArray whole;
   whole.dtype = s.dtype;
   whole.shape = s.shape;
   whole.kind_name = s.kind_name;
-  for (const auto& name : s.parts) whole.parts.push_back(part(name));
+  for (const auto& name : s.parts) {
+    const HostArray* given = part(name);
+    if (!given) return;
+    whole.parts.push_back(*given);
+  }
   if (const std::string problem = s.kind_object->check_value(whole, s.metadata); !problem.empty())
     throw UserError(s.where + "/parts: " + problem);
 }

@@ -110,16 +110,19 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
     }
     error(p, message);
   }
+  type_as(s, kind, declared);
+  if (kind->storage()) declare_parts(s, *kind, declared.parts, decl, p);
+}
+
+// A symbol of plugin kind `kind` with the type its declare (or its source) gave.
+void Loader::type_as(Symbol& s, const std::shared_ptr<const Kind>& kind, DeclaredType& declared) {
   s.kind = SymbolKind::Plugin;
   s.kind_name = kind->name();
   s.dtype = declared.dtype;
   s.shape = declared.shape;
   s.metadata = std::move(declared.metadata);
   s.typed = true;
-  if (kind->storage()) {
-    s.kind_object = kind;
-    declare_parts(s, *kind, declared.parts, decl, p);
-  }
+  if (kind->storage()) s.kind_object = kind;
 }
 
 // A value whose type comes from its source: a generator of the kind's values ("from": {"poisson": ...}),
@@ -171,21 +174,14 @@ bool Loader::declare_from_source(Symbol& s, const Kind& kind, const json& decl, 
     }
     error(pg, message);
   }
-  const Kind* chosen = &kind;
+  std::shared_ptr<const Kind> chosen = registry_.find_kind(kind.chooser() ? declared.kind_name : kind.name());
   if (kind.chooser()) {
-    auto named = registry_.find_kind(declared.kind_name);
-    if (!named || !named->storage() || named->plugin() != kind.plugin() || named->parts().size() != declared.parts.size())
+    if (!chosen || !chosen->storage() || chosen->plugin() != kind.plugin() || chosen->parts().size() != declared.parts.size())
       throw DeviceError(at(pg) + ": the source chose kind '" + declared.kind_name + "' for a " + kind.name() +
                         ", which is not one of its plugin's kinds with storage and " + std::to_string(declared.parts.size()) + " parts");
-    chosen = named.get();
     s.note = kind.name() + " chose " + chosen->name() + (declared.note.empty() ? "" : ": " + declared.note);
   }
-  s.kind = SymbolKind::Plugin;
-  s.kind_name = chosen->name();
-  s.dtype = declared.dtype;
-  s.shape = declared.shape;
-  s.metadata = std::move(declared.metadata);
-  s.typed = true;
+  type_as(s, chosen, declared);
   if (generated) {
     json without_source = decl;
     without_source.erase("from");

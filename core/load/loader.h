@@ -84,6 +84,7 @@ class Loader {
   };
   CompoundFile compound_file_of(const Symbol& s, const json& from, const std::string& p) const;
   bool declare_from_source(Symbol& s, const Kind& kind, const json& decl, const json& own, const std::string& p);
+  static void type_as(Symbol& s, const std::shared_ptr<const Kind>& kind, DeclaredType& declared);
   void declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayType>& types, const json& decl,
                      const std::string& p, const std::string& as_declared = "");
   void compound_file(Symbol& s, const json& from, const std::string& p, const std::string& as_declared);

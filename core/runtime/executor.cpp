@@ -266,7 +266,10 @@ void Executor::initialize() {
   }
   if (!given_parts_checked_) {  // once: repetitions upload the same values
     for (const auto& [name, s] : program_.symbols)
-      check_given_parts(s, [&](const std::string& part) -> const HostArray& { return initial_.at(part); });
+      check_given_parts(s, [&](const std::string& part) -> const HostArray* {
+        auto it = initial_.find(part);
+        return it == initial_.end() ? nullptr : &it->second;
+      });
     given_parts_checked_ = true;
   }
 }

@@ -22,7 +22,10 @@ void ReferenceExecutor::run() {
     for (size_t k = 0; k < s.parts.size(); ++k) values_[s.parts[k]] = std::move(initial.parts[k]);
   }
   for (const auto& [name, s] : program_.symbols)
-    check_given_parts(s, [&](const std::string& part) -> const HostArray& { return values_.at(part); });
+    check_given_parts(s, [&](const std::string& part) -> const HostArray* {
+      auto it = values_.find(part);
+      return it == values_.end() ? nullptr : &it->second;
+    });
   interpret(program_, program_.body, *this);
 }
 
