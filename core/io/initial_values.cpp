@@ -24,12 +24,15 @@ HostArray initial_value(const Symbol& s) {
       return make_arange(s.dtype, shape, src.start, src.step);
     case SymbolSource::Kind::Generated: {
       if (s.kind != SymbolKind::Plugin) return src.generator->generate(src.parameters, s.dtype, shape);
-      HostArray like;  // a value of a kind with storage, its parts as declared
+      HostArray like;  // the type of a value of a kind with storage (generate_as allocates it)
       like.dtype = s.dtype;
       like.shape = s.shape;
       like.kind_name = s.kind_name;
-      for (const auto& part : s.part_types) like.parts.emplace_back(part.dtype, Shape{});
-      for (size_t k = 0; k < like.parts.size(); ++k) like.parts[k].shape = s.part_types[k].shape;
+      for (const auto& part : s.part_types) {
+        like.parts.emplace_back();
+        like.parts.back().dtype = part.dtype;
+        like.parts.back().shape = part.shape;
+      }
       return src.generator->generate_as(src.parameters, src.declaration, like, src.device.get());
     }
     case SymbolSource::Kind::None:

@@ -214,10 +214,12 @@ class MatrixGenerator final : public sdk::Generator {
   void generate_as(const std::string& parameters, const std::string& declaration, const fugue_device_desc* device,
                    fugue_host_array& value) const override {
     store_as_declared(*matrix(parameters), declaration, device, value, "the " + name + " matrix");
+    std::lock_guard<std::mutex> lock(mutex_);  // the value is stored: the entries need not stay on the host
+    cached_.reset();
   }
 
  private:
-  // The last parameters' matrix is kept: the core probes, then generates.
+  // The last parameters' matrix is kept from probe_as to generate_as.
   std::shared_ptr<const Coordinates> matrix(const std::string& parameters) const {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!cached_ || cached_parameters_ != parameters) {

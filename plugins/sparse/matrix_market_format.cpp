@@ -47,6 +47,7 @@ class MatrixMarketFormat final : public sdk::Format {
   void read_as(const std::string& path, const std::string& declaration, const fugue_device_desc* device,
                fugue_host_array& array) const override {
     store_as_declared(*entries(path), declaration, device, array, "the file");
+    forget();  // the value is stored: the entries need not stay on the host for the run
   }
 
   void accepts(const fugue_type& type) const override {
@@ -61,7 +62,8 @@ class MatrixMarketFormat final : public sdk::Format {
   }
 
  private:
-  // The file's entries, parsed once while the file stays as it was (probe_as, then read_as).
+  // The file's entries, parsed once while the file stays as it was (probe_as, then read_as, which lets
+  // them go).
   std::shared_ptr<const Coordinates> entries(const std::string& path) const {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -72,6 +74,11 @@ class MatrixMarketFormat final : public sdk::Format {
     auto m = std::make_shared<const Coordinates>(read_matrix_market(path));
     if (!ec) cached_ = m, cached_path_ = path, cached_size_ = size, cached_time_ = time;
     return m;
+  }
+
+  void forget() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cached_.reset();
   }
 
   mutable std::mutex mutex_;
