@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 6
+#define FUGUE_ABI_VERSION_MINOR 7
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -295,7 +295,8 @@ typedef int32_t fugue_partition_kind;
  * (h[index[i]] += v[i]); no other operation of the kernel touches it. The core may give each
  * work-group a private copy in local memory: the operation asks for none of that, it only says which
  * atomic update it makes. 2.5: or an OUT array (a histogram's counts), which the core fills with zeros
- * (all bytes 0) before the kernel, the updates starting from there. */
+ * (all bytes 0) before the kernel, the updates starting from there. 2.7: or stores through write_at,
+ * each element by one work-item at most. */
 #define FUGUE_PARTITION_SCATTER 5
 
 /* The per-axis arrays point at `rank` entries the core owns (rank = the operand's rank), zeroed
@@ -425,7 +426,9 @@ typedef struct fugue_emit_api {
   const char* (*read_at)(fugue_emit_context* context, uint32_t operand, const char* index);
   /* end of 2.0 */
   /* An lvalue for the element of array operand k at `index`: for a BATCH operand, element `index` of
-   * the current entry (BODY phase). The core decides where it lives (local or global memory). */
+   * the current entry (BODY phase). The core decides where it lives (local or global memory).
+   * 2.7: for a SCATTER operand, element `index` (flat, row-major) of the whole array, in any phase: a
+   * plain store, for operations whose work-items write distinct elements (array.put). */
   const char* (*write_at)(fugue_emit_context* context, uint32_t operand, const char* index);
   /* The name of a `__local` array of `count` elements of `dtype`, declared by the core at the
    * kernel's outer scope (BLOCK and ITEM levels; BODY, PROLOGUE and EPILOGUE phases). A stem the call

@@ -195,11 +195,16 @@ class KernelWriter {
   const char* write_at(fugue_emit_context* c, uint32_t k, const char* index) {
     if (!valid_operand(c, k)) return "0";
     const PlannedOp& p = op(c);
-    if (!p.writes(k) || p.types[k].kind != FUGUE_KIND_ARRAY || p.partition(k).kind != FUGUE_PARTITION_BATCH) {
-      c->misuse = "write_at on operand " + std::to_string(k) + ", which is not an array output partitioned BATCH";
+    const int32_t partition = p.partition(k).kind;
+    if (!p.writes(k) || p.types[k].kind != FUGUE_KIND_ARRAY ||
+        (partition != FUGUE_PARTITION_BATCH && partition != FUGUE_PARTITION_SCATTER)) {
+      c->misuse = "write_at on operand " + std::to_string(k) + ", which is not an array output partitioned BATCH or SCATTER";
       return "0";
     }
-    return keep(c, entry_element(c, k, std::string("(") + (index && *index ? index : "0") + ")", true));
+    const std::string at = std::string("(") + (index && *index ? index : "0") + ")";
+    // SCATTER (2.7): a plain store into the whole array, where the operation's data decide.
+    if (partition == FUGUE_PARTITION_SCATTER) return keep(c, param(p.statement->operands[k]) + "[" + at + "]");
+    return keep(c, entry_element(c, k, at, true));
   }
 
   const char* local_array(fugue_emit_context* c, fugue_dtype dtype, int64_t count, const char* stem) {

@@ -38,7 +38,7 @@ void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) 
         continue;
       }
       g.global_reads.insert(s);
-      g.stored_why[s] = "updated by atomics at positions its data decide";
+      g.stored_why[s] = "updated in place at positions its data decide (atomics, or stores of distinct elements)";
       continue;
     }
     bool written = false, read_wide = false, all_writes_pointwise = true;

@@ -11,6 +11,7 @@
 #include "fill.h"
 #include "fugue/sdk.hpp"
 #include "generators.h"
+#include "put.h"
 #include "reduce.h"
 #include "reductions.h"
 #include "scatter.h"
@@ -37,6 +38,7 @@ void populate(Plugin& plugin) {
   add_all(plugin, reduction_operations());
   plugin.add(reduce_operation());
   plugin.add(scatter_add_operation());
+  plugin.add(put_operation());
   plugin.add(compact_operation());
   plugin.add(softmax_operation());
   plugin.add(logsumexp_operation());
