@@ -12,7 +12,7 @@ out=${OUT:-/tmp/fugue_gpu}/logs
 mkdir -p "$out"
 export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
 MATRICES=${MATRICES:-"poisson1024 poisson4096 rmat22 fem1m"}
-CHECKED=${CHECKED:-"poisson1024 rmat16 fem10k"}  # small ones: every layout checked against torch
+CHECKED=${CHECKED-"poisson1024 rmat16 fem10k"}  # CHECKED="" checks none  # small ones: every layout checked against torch
 LAYOUTS=${LAYOUTS:-"csr coo ell sell dia"}
 $F devices | head -3
 
@@ -58,7 +58,7 @@ import sys, numpy as np, torch
 d, m, layout = sys.argv[1:4]
 p = f'{d}/parts_{m}/'
 A = torch.sparse_csr_tensor(torch.from_numpy(np.load(p + 'row_ptr.npy')).long(), torch.from_numpy(np.load(p + 'col.npy')).long(),
-                            torch.from_numpy(np.load(p + 'data.npy')), dtype=torch.float64).cuda()
+                            torch.from_numpy(np.load(p + 'data.npy')), size=(np.load(p + 'row_ptr.npy').shape[0] - 1, np.load(f'{d}/gpu/x.npy').shape[0]), dtype=torch.float64).cuda()
 x = torch.from_numpy(np.load(f'{d}/gpu/x.npy')).cuda()
 want = (A @ x).cpu().numpy()
 y = np.load(f'{d}/gpu/y.npy')
@@ -82,7 +82,7 @@ import sys, json, numpy as np, torch
 d, m = sys.argv[1:3]
 p = f'{d}/parts_{m}/'
 A = torch.sparse_csr_tensor(torch.from_numpy(np.load(p + 'row_ptr.npy')).long(), torch.from_numpy(np.load(p + 'col.npy')).long(),
-                            torch.from_numpy(np.load(p + 'data.npy')), dtype=torch.float32).cuda()
+                            torch.from_numpy(np.load(p + 'data.npy')), size=(np.load(p + 'row_ptr.npy').shape[0] - 1,) * 2, dtype=torch.float32).cuda()
 x = torch.rand(A.shape[1], device='cuda')
 for _ in range(3): A @ x
 torch.cuda.synchronize()

@@ -1,11 +1,13 @@
 // sparse_plugin.cpp: the entry point of the sparse plugin: sparse matrices as kinds (csr, coo, ell, sell,
 // dia, hyb, bcsr; layouts.h; sparse chooses among them), Matrix Market files and generators, and y = alpha A x + beta y0
-// (sparse.spmv, sparse.spmm).
+// (sparse.spmv, sparse.spmm), and the
+// Ritz values of a Lanczos run (sparse.ritz).
 #include <fugue/sdk.hpp>
 
 #include "layouts.h"
 #include "matrix_generators.h"
 #include "matrix_market_format.h"
+#include "ritz.h"
 #include "sparse_kind.h"
 #include "spmv.h"
 
@@ -19,11 +21,13 @@ void populate(fugue::sdk::Plugin& plugin) {
   for (auto& generator : matrix_generators()) plugin.add_generator(std::move(generator));
   plugin.add(spmv_operation());
   plugin.add(spmm_operation());
+  plugin.add(ritz_operation());
 }
 
 }  // namespace
 
 FUGUE_SDK_PLUGIN("sparse", "0.1.0",
                  "Sparse matrices as kinds (csr, coo, ell, sell, dia, hyb, bcsr, and sparse choosing among them) read from Matrix Market files or made by generators (poisson, "
-                 "banded, rmat, fem) in any of them, and sparse matrix-vector and matrix-matrix products",
+                 "banded, rmat, fem) in any of them, sparse matrix-vector and matrix-matrix products, and the Ritz values and vectors of a "
+                 "Lanczos run",
                  populate)

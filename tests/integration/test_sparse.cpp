@@ -334,7 +334,7 @@ TEST(Sparse, AutoFormatIsChosenForTheDeviceAndExplained) {
   EXPECT_NE(explained.out.find("estimated ms (CPU table (PoCL, measured))"), std::string::npos) << explained.out;
   // A described GPU gets the GPU table.
   auto gpu = test::run_fugue("explain " + (dir / "p.json").string() + " --device-file " + (test::source_root() / "devices" / "nvidia-h100.json").string());
-  EXPECT_NE(gpu.out.find("estimated ms (GPU table (model))"), std::string::npos) << gpu.out;
+  EXPECT_NE(gpu.out.find("estimated ms (GPU table (H200, measured))"), std::string::npos) << gpu.out;
   auto valid = test::run_fugue("validate " + (dir / "p.json").string());
   EXPECT_EQ(valid.code, 0) << valid.out;
   auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());

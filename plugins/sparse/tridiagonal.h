@@ -1,0 +1,39 @@
+// tridiagonal.h: the small eigenproblem of a Lanczos run, on the host in double precision: the
+// smallest eigenvalues of the symmetric tridiagonal T_n (diagonal alpha, off-diagonal beta) by
+// bisection on Sturm counts, the Cullum-Willoughby filter of the values that loss of orthogonality
+// makes spurious, and eigenvectors by inverse iteration (seed 003 §5.1; LAPACK's stebz and stein are
+// the same methods). Bisection finds the k smallest of n values in O(k n) without the rest, which is
+// why it is here rather than a full QL sweep: n grows to thousands, k stays near ten.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace fugue::sparse {
+
+struct Tridiagonal {
+  std::vector<double> diagonal;   // alpha_1 .. alpha_n
+  std::vector<double> offdiagonal;  // beta_1 .. beta_{n-1}
+  int64_t order() const { return static_cast<int64_t>(diagonal.size()); }
+  // Gershgorin's bound on the largest eigenvalue magnitude.
+  double norm() const;
+  // How many eigenvalues are below x (Sturm count of T - x I).
+  int64_t count_below(double x) const;
+  // The j-th smallest eigenvalue (0-based) by bisection, to about 2 ulp of the norm.
+  double eigenvalue(int64_t j) const;
+  // A unit eigenvector for the eigenvalue `value` (an accurate one) by inverse iteration.
+  std::vector<double> eigenvector(double value) const;
+  // T with its first row and column removed (T-hat of the Cullum-Willoughby test).
+  Tridiagonal without_first() const;
+};
+
+struct RitzValue {
+  double value;
+  bool copies;  // also found again within the tolerance (a converged value Lanczos repeated)
+};
+
+// The smallest `wanted` eigenvalues of t, ascending, one for each cluster of values closer than
+// `tolerance`; with `cullum_willoughby`, a value found once in t that t.without_first() also has
+// (within `tolerance`) is spurious and left out. Fewer than `wanted` when t has no more.
+std::vector<RitzValue> smallest_ritz_values(const Tridiagonal& t, int64_t wanted, double tolerance, bool cullum_willoughby);
+
+}  // namespace fugue::sparse

@@ -1,0 +1,99 @@
+// The sparse plugin's tridiagonal eigenproblem (plugins/sparse/tridiagonal.h): bisection against the
+// closed form of the 1-D Laplacian's eigenvalues, inverse iteration against its eigenvectors, and the
+// Cullum-Willoughby filter on matrices whose copies and spurious values are known.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "tridiagonal.h"
+
+namespace fugue::sparse {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+Tridiagonal laplacian(int64_t n) {  // 2 on the diagonal, -1 beside it: eigenvalues 2 - 2 cos(k pi / (n + 1))
+  Tridiagonal t;
+  t.diagonal.assign(static_cast<size_t>(n), 2.0);
+  t.offdiagonal.assign(static_cast<size_t>(n - 1), -1.0);
+  return t;
+}
+
+TEST(Tridiagonal, BisectionFindsTheLaplaciansEigenvalues) {
+  for (int64_t n : {1, 2, 7, 100, 1000}) {
+    const Tridiagonal t = laplacian(n);
+    for (int64_t j : {int64_t{0}, n / 2, n - 1}) {
+      const double want = 2 - 2 * std::cos(static_cast<double>(j + 1) * kPi / static_cast<double>(n + 1));
+      EXPECT_NEAR(t.eigenvalue(j), want, 1e-14 * 4) << "n " << n << " j " << j;
+    }
+    EXPECT_EQ(t.count_below(-1), 0);
+    EXPECT_EQ(t.count_below(5), n);
+  }
+}
+
+TEST(Tridiagonal, InverseIterationGivesUnitEigenvectors) {
+  const int64_t n = 200;
+  const Tridiagonal t = laplacian(n);
+  for (int64_t j : {0, 1, 57, 199}) {
+    const std::vector<double> z = t.eigenvector(t.eigenvalue(j));
+    // The closed form: sin((i + 1)(j + 1) pi / (n + 1)), normalised, the largest component positive.
+    double length = 0, dot = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double want = std::sin(static_cast<double>((i + 1) * (j + 1)) * kPi / static_cast<double>(n + 1));
+      length += want * want;
+      dot += want * z[static_cast<size_t>(i)];
+    }
+    EXPECT_NEAR(std::abs(dot) / std::sqrt(length), 1.0, 1e-12) << "j " << j;
+    double norm = 0;
+    for (double v : z) norm += v * v;
+    EXPECT_NEAR(norm, 1.0, 1e-13);
+  }
+}
+
+TEST(Tridiagonal, RandomMatricesSatisfyTheirEigenpairs) {
+  std::mt19937_64 random(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  Tridiagonal t;
+  for (int i = 0; i < 300; ++i) t.diagonal.push_back(u(random));
+  for (int i = 0; i < 299; ++i) t.offdiagonal.push_back(u(random));
+  double previous = -10;
+  for (int64_t j = 0; j < 300; j += 13) {
+    const double value = t.eigenvalue(j);
+    EXPECT_GE(value, previous);
+    previous = value;
+    const std::vector<double> z = t.eigenvector(value);
+    double residual = 0;  // |T z - value z|, infinity norm
+    for (int64_t i = 0; i < 300; ++i) {
+      double r = (t.diagonal[i] - value) * z[i];
+      if (i > 0) r += t.offdiagonal[i - 1] * z[i - 1];
+      if (i + 1 < 300) r += t.offdiagonal[i] * z[i + 1];
+      residual = std::max(residual, std::abs(r));
+    }
+    EXPECT_LT(residual, 1e-12) << "j " << j;
+  }
+}
+
+TEST(Tridiagonal, CopiesCountOnceAndSpuriousValuesAreDropped) {
+  // diag(L, L) with L the Laplacian of order 3: every eigenvalue twice (beta = 0 between the blocks).
+  Tridiagonal twice;
+  twice.diagonal = {2, 2, 2, 2, 2, 2};
+  twice.offdiagonal = {-1, -1, 0, -1, -1};
+  const auto values = smallest_ritz_values(twice, 10, 1e-10, true);
+  ASSERT_EQ(values.size(), 3u);
+  for (const auto& v : values) EXPECT_TRUE(v.copies);
+  EXPECT_NEAR(values[0].value, 2 - std::sqrt(2.0), 1e-14);
+  // [[1, 0], [0, 3]]: 3 is found once and T without its first row and column has it too: spurious.
+  Tridiagonal spurious;
+  spurious.diagonal = {1, 3};
+  spurious.offdiagonal = {0};
+  const auto filtered = smallest_ritz_values(spurious, 2, 1e-10, true);
+  ASSERT_EQ(filtered.size(), 1u);
+  EXPECT_DOUBLE_EQ(filtered[0].value, 1);
+  EXPECT_EQ(smallest_ritz_values(spurious, 2, 1e-10, false).size(), 2u);
+  // Fewer values than asked for: all there are.
+  EXPECT_EQ(smallest_ritz_values(laplacian(4), 10, 1e-10, true).size(), 4u);
+}
+
+}  // namespace
+}  // namespace fugue::sparse
