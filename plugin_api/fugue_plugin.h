@@ -583,7 +583,9 @@ struct fugue_op_desc {
    *             "shape": [3], "dtype": "u8"}); dtype defaults to the dtype under test;
    *   "attrs":  attribute values;
    *   "dtypes": the dtypes to run it with (default: every dtype the first array input accepts);
-   *   "name":   a label for the report (default "case N").
+   *   "name":   a label for the report (default "case N");
+ *   "outputs": per output of a kind with storage, its declaration ({"kind": "dia", "shape": [99, 99],
+ *             "diagonals": 13}; dtype defaults to the dtype under test); default: the kind's example.
    * NULL: the suite derives calls from the signature (arrays of one shape, ranks 1 to 3). */
   const char* test_cases;
   /* end of 2.0 */

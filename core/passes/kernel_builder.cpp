@@ -240,12 +240,12 @@ class KernelBuilder::State {
     const SymbolAccesses& sa = found->second;
     // Atomic updates at data-dependent places race with any other access in the kernel, before or after.
     if (part.kind == FUGUE_PARTITION_SCATTER)
-      return "it updates '" + s + "' by atomics at positions its data decide, but " + who(*ops_[sa.list.front().op]) +
+      return "it updates '" + s + "' at positions its data decide, but " + who(*ops_[sa.list.front().op]) +
              " accesses it in this kernel too";
     for (const Access& a : sa.list)
       if (a.part.kind == FUGUE_PARTITION_SCATTER)
         return "it accesses '" + s + "', which " + who(*ops_[a.op]) +
-               " updates by atomics in this kernel: the value exists only once that kernel has finished";
+               " updates at positions its data decide in this kernel: the value exists only once that kernel has finished";
     const auto& acc = sa.list;
     const Access* last_write = sa.last_write ? &acc[*sa.last_write] : nullptr;
     if (!write && last_write) {
@@ -378,7 +378,7 @@ class KernelBuilder::State {
     std::vector<size_t> kinds;
     bool pointwise_write = false;  // written into a register (in_register)
     TrafficFlags traffic;
-    double bytes = 0;              // bytes_of the symbol
+    double bytes = 0;              // operand_bytes of the symbol's first access
   };
 
   // Appends the accesses of op `p`, the kernel's op `index`: an in-place operand's read, then its write.
@@ -387,7 +387,7 @@ class KernelBuilder::State {
       if (!touched(p, k)) continue;
       const std::string& s = p.statement->operands[k];
       auto [it, fresh] = accesses_.try_emplace(s);
-      if (fresh) it->second.bytes = bytes_of(s);
+      if (fresh) it->second.bytes = operand_bytes(p, k);
       if (p.reads(k)) append(it->second, {index, p.partition(k), false, pointwise_access(p, k)});
       if (p.writes(k)) append(it->second, {index, p.partition(k), true, pointwise_access(p, k)});
     }
@@ -434,6 +434,12 @@ class KernelBuilder::State {
     double n = s.kind == SymbolKind::Array ? static_cast<double>(shape_elements(s.shape)) : 1.0;
     return n * static_cast<double>(dtype_size(s.dtype));
   }
+  // What operand k of p moves: all of it, but a SCATTER operand (read and updated where the data say)
+  // no more than half of what the operation moves alone (array.put writes one row of h).
+  double operand_bytes(const PlannedOp& p, size_t k) const {
+    const double whole = bytes_of(p.statement->operands[k]);
+    return p.partition(k).kind == FUGUE_PARTITION_SCATTER && p.cost.bytes > 0 ? std::min(whole, p.cost.bytes / 2) : whole;
+  }
 
   // A symbol an operation names, with its traffic flags before and after the operation's accesses.
   struct Touch {
@@ -457,7 +463,7 @@ class KernelBuilder::State {
         t = touches.end() - 1;
       }
       if (!touched(x, k)) continue;
-      if (t->bytes == 0) t->bytes = bytes_of(s);
+      if (t->bytes == 0) t->bytes = operand_bytes(x, k);
       const bool pw = pointwise_access(x, k);
       if (x.reads(k)) t->after.apply(false, pw);
       if (x.writes(k)) t->after.apply(true, pw);

@@ -134,7 +134,7 @@ void check_plan(const Program& program, const PlannedOp& p) {
     if (part.kind == FUGUE_PARTITION_SCATTER)
       for (size_t j = 0; j < st.operands.size(); ++j)
         if (j != k && st.operands[j] == st.operands[k])
-          throw UserError(st.where + ": " + st.op->name() + " updates '" + st.operands[k] + "' by atomics at positions its data decide, so it cannot "
+          throw UserError(st.where + ": " + st.op->name() + " updates '" + st.operands[k] + "' at positions its data decide, so it cannot "
                           "also read it (as its operand '" + st.op->operands()[j]->name + "'): give the result a name of its own");
     if (plan.level == FUGUE_LEVEL_BLOCK && touched) {
       if (part.kind != FUGUE_PARTITION_BATCH && part.kind != FUGUE_PARTITION_WHOLE)

@@ -94,6 +94,7 @@ json make_program(const Operation& op, const PluginRegistry& registry, const jso
                       "', which no loaded plugin defines");
     declaration.erase("parts");
     declaration.erase("from");
+    if (!declaration.contains("dtype")) declaration["dtype"] = dtype_name(dtype_for(d, dtype));  // the dtype under test
     auto kind = registry.find_kind(declaration.value("kind", ""));
     if (!kind || !kind->storage())
       throw UserError("output " + std::string(d.name) + ": '" + declaration.value("kind", "") + "' is not a kind with storage");

@@ -13,6 +13,7 @@
 #include "generators.h"
 #include "put.h"
 #include "reduce.h"
+#include "reshape.h"
 #include "reductions.h"
 #include "scatter.h"
 #include "select.h"
@@ -34,6 +35,7 @@ void populate(Plugin& plugin) {
   add_all(plugin, comparison_operations());
   plugin.add(std::make_unique<Select>());
   plugin.add(std::make_unique<Fill>());
+  plugin.add(std::make_unique<Reshape>());
   plugin.add(std::make_unique<Cast>());
   add_all(plugin, reduction_operations());
   plugin.add(reduce_operation());

@@ -5,6 +5,7 @@
 // wrote): a kernel serves every step of a loop.
 #include "put.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,9 @@ class Put final : public sdk::Operation {
     const fugue_type& index = call.operand(kIndex);
     if (index.kind == FUGUE_KIND_ARRAY && sdk::elements(index) != 1)
       throw rejection(name, "operand index", "one integer (a scalar, a const or a one-element array)", describe(index));
-    if (index.kind == FUGUE_KIND_CONST && index.const_value != static_cast<double>(static_cast<int64_t>(index.const_value)))
+    // Compared as doubles first: casting 2^63 or more to an integer is undefined.
+    if (index.kind == FUGUE_KIND_CONST &&
+        (!(std::abs(index.const_value) < 9.2e18) || index.const_value != static_cast<double>(static_cast<int64_t>(index.const_value))))
       throw rejection(name, "operand index", "an integer", describe(index));
   }
 

@@ -4,6 +4,7 @@
 
 #include <fugue/sdk_device.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -39,7 +40,11 @@ class RitzOperation final : public Operation {
           "smallest have bound <= tolerance * |T_n|. Values closer than 1e3 machine epsilons of the dtype times |T_n| count "
           "once; filter \"cullum_willoughby\" drops a value found once in T_n that T_n without its first row and column also "
           "has (spurious, from lost orthogonality), \"none\" keeps it (runs that reorthogonalize). Past the values found, "
-          "theta is NaN, S 0 and bound +inf. Computed on the host in double precision";
+          "theta is NaN, S 0 and bound +inf; where alpha or beta is not finite (a run that divided by a zero beta), "
+          "theta, S and bound are NaN and converged 0. T_n splits where an off-diagonal is below the merging tolerance "
+          "(a run that found an invariant subspace), and the filter looks at each part alone; eigenvectors of one part "
+          "whose values are within 1e-3 |T_n| are made orthogonal. Computed on the host in double precision, T_n scaled to "
+          "norm 1";
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
     operands = {in("alpha", array, kFloats, "the diagonal, alpha[j] from step j: [m]"),
                 in("beta", array, kFloats, "beta[j] = |r| after step j: [m], alpha's dtype"),
@@ -136,7 +141,7 @@ class RitzOperation final : public Operation {
  private:
   int64_t checked_steps(int64_t n, int64_t m) const {
     if (n < 1 || n > m)
-      throw InvalidArgument(name + ": operand steps is " + std::to_string(n) + ", outside 1 .. " + std::to_string(m) +
+      throw InvalidArgument("operand steps is " + std::to_string(n) + ", outside 1 .. " + std::to_string(m) +
                             " (alpha's length): call it after the first step and within the run's length");
     return n;
   }
@@ -186,21 +191,36 @@ class RitzOperation final : public Operation {
     const int64_t m = static_cast<int64_t>(alpha.size()), count = call.integer("count");
     const fugue_dtype dtype = call.operand(kAlpha).dtype;
     const double eps = dtype == FUGUE_DTYPE_F64 ? std::numeric_limits<double>::epsilon() : std::numeric_limits<float>::epsilon();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    Ritz r;
+    r.theta.assign(static_cast<size_t>(count), nan);
+    r.bound.assign(static_cast<size_t>(count), std::numeric_limits<double>::infinity());
+    r.s.assign(static_cast<size_t>(m * count), 0.0);
     Tridiagonal t;
     t.diagonal.assign(alpha.begin(), alpha.begin() + n);
     t.offdiagonal.assign(beta.begin(), beta.begin() + (n - 1));
-    const double norm = t.norm(), given = call.number("tolerance");
+    bool finite = std::isfinite(beta[static_cast<size_t>(n - 1)]);
+    for (double v : t.diagonal) finite = finite && std::isfinite(v);
+    for (double v : t.offdiagonal) finite = finite && std::isfinite(v);
+    if (!finite) {  // a run that broke down (a division by a zero beta): nothing to trust
+      std::fill(r.s.begin(), r.s.end(), nan);
+      std::fill(r.bound.begin(), r.bound.end(), nan);
+      return r;
+    }
+    // Scaled to norm 1 (as LAPACK's stebz does), so that squares in the Sturm counts neither overflow
+    // nor underflow whatever the matrix's scale.
+    const double norm = t.norm(), scale = norm > 0 ? norm : 1.0;
+    for (double& v : t.diagonal) v /= scale;
+    for (double& v : t.offdiagonal) v /= scale;
+    const double given = call.number("tolerance");
     const double tolerance = (given > 0 ? given : std::sqrt(eps)) * norm;
-    const std::vector<RitzValue> values = smallest_ritz_values(t, count, 1e3 * eps * norm, call.string("filter") == "cullum_willoughby");
-    Ritz r;
-    r.theta.assign(static_cast<size_t>(count), std::numeric_limits<double>::quiet_NaN());
-    r.bound.assign(static_cast<size_t>(count), std::numeric_limits<double>::infinity());
-    r.s.assign(static_cast<size_t>(m * count), 0.0);
+    const std::vector<RitzValue> values = smallest_ritz_values(t, count, 1e3 * eps, call.string("filter") == "cullum_willoughby");
+    const std::vector<std::vector<double>> vectors = ritz_vectors(t, values, 1e-3);
     bool leading = true;
     for (size_t i = 0; i < values.size(); ++i) {
-      const std::vector<double> z = t.eigenvector(values[i].value);
+      const std::vector<double>& z = vectors[i];
       for (int64_t row = 0; row < n; ++row) r.s[static_cast<size_t>(row * count) + i] = z[static_cast<size_t>(row)];
-      r.theta[i] = values[i].value;
+      r.theta[i] = values[i].value * scale;
       r.bound[i] = std::abs(beta[static_cast<size_t>(n - 1)] * z[static_cast<size_t>(n - 1)]);
       leading = leading && r.bound[i] <= tolerance;
       if (leading) ++r.converged;

@@ -4,6 +4,7 @@
 // Ritz values of a Lanczos run (sparse.ritz).
 #include <fugue/sdk.hpp>
 
+#include "affinity.h"
 #include "layouts.h"
 #include "matrix_generators.h"
 #include "matrix_market_format.h"
@@ -22,12 +23,13 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(spmv_operation());
   plugin.add(spmm_operation());
   plugin.add(ritz_operation());
+  plugin.add(affinity_operation());
 }
 
 }  // namespace
 
 FUGUE_SDK_PLUGIN("sparse", "0.1.0",
                  "Sparse matrices as kinds (csr, coo, ell, sell, dia, hyb, bcsr, and sparse choosing among them) read from Matrix Market files or made by generators (poisson, "
-                 "banded, rmat, fem) in any of them, sparse matrix-vector and matrix-matrix products, and the Ritz values and vectors of a "
-                 "Lanczos run",
+                 "banded, rmat, fem) in any of them, sparse matrix-vector and matrix-matrix products, the Ritz values and vectors of a "
+                 "Lanczos run, and the affinity matrix of an image for normalized cuts",
                  populate)

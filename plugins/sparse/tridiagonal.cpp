@@ -123,23 +123,86 @@ Tridiagonal Tridiagonal::without_first() const {
   return t;
 }
 
-std::vector<RitzValue> smallest_ritz_values(const Tridiagonal& t, int64_t wanted, double tolerance, bool cullum_willoughby) {
-  std::vector<RitzValue> kept;
+namespace {
+
+Tridiagonal block_of(const Tridiagonal& t, int64_t begin, int64_t end) {
+  Tridiagonal b;
+  b.diagonal.assign(t.diagonal.begin() + begin, t.diagonal.begin() + end);
+  b.offdiagonal.assign(t.offdiagonal.begin() + begin, t.offdiagonal.begin() + (end - 1));
+  return b;
+}
+
+// The smallest `wanted` values of one unreduced block, as smallest_ritz_values says.
+void block_values(const Tridiagonal& t, int64_t first, int64_t wanted, double tolerance, bool cullum_willoughby,
+                  std::vector<RitzValue>& kept) {
   const Tridiagonal hat = t.without_first();
-  const int64_t n = t.order();
-  int64_t j = 0;
-  while (j < n && static_cast<int64_t>(kept.size()) < wanted) {
+  const int64_t n = t.order(), end = first + n;
+  int64_t found = 0, j = 0;
+  while (j < n && found < wanted) {
     const double value = t.eigenvalue(j);
     // The cluster: every eigenvalue of t within the tolerance above this one.
-    const int64_t end = std::max(t.count_below(value + tolerance), j + 1);
-    const bool copies = end - j > 1;
+    const int64_t past = std::max(t.count_below(value + tolerance), j + 1);
+    const bool copies = past - j > 1;
     bool spurious = false;
     if (cullum_willoughby && !copies && hat.order() > 0)
       spurious = hat.count_below(value + tolerance) > hat.count_below(value - tolerance);
-    if (!spurious) kept.push_back({value, copies});
-    j = end;
+    if (!spurious) kept.push_back({value, copies, first, end}), ++found;
+    j = past;
+  }
+}
+
+}  // namespace
+
+std::vector<RitzValue> smallest_ritz_values(const Tridiagonal& t, int64_t wanted, double tolerance, bool cullum_willoughby) {
+  std::vector<RitzValue> all;
+  int64_t begin = 0;
+  for (int64_t i = 0; i < t.order(); ++i)
+    if (i + 1 == t.order() || std::abs(t.offdiagonal[i]) <= tolerance) {
+      block_values(block_of(t, begin, i + 1), begin, wanted, tolerance, cullum_willoughby, all);
+      begin = i + 1;
+    }
+  std::stable_sort(all.begin(), all.end(), [](const RitzValue& a, const RitzValue& b) { return a.value < b.value; });
+  // Equal values of different blocks are one eigenvalue found twice: counted once, as copies.
+  std::vector<RitzValue> kept;
+  for (const RitzValue& v : all) {
+    if (!kept.empty() && v.value - kept.back().value <= tolerance) {
+      kept.back().copies = true;
+      continue;
+    }
+    if (static_cast<int64_t>(kept.size()) == wanted) break;
+    kept.push_back(v);
   }
   return kept;
+}
+
+std::vector<std::vector<double>> ritz_vectors(const Tridiagonal& t, const std::vector<RitzValue>& values, double gap) {
+  std::vector<std::vector<double>> vectors;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const RitzValue& v = values[i];
+    const std::vector<double> local = block_of(t, v.begin, v.end).eigenvector(v.value);
+    std::vector<double> z(static_cast<size_t>(t.order()), 0.0);
+    std::copy(local.begin(), local.end(), z.begin() + v.begin);
+    // Close values of one block: inverse iteration lands on nearly the same vector; Gram-Schmidt
+    // against the earlier ones (twice, for accuracy) as LAPACK's stein does.
+    bool changed = false;
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t j = 0; j < i; ++j) {
+        if (values[j].begin != v.begin || std::abs(values[j].value - v.value) > gap) continue;
+        double dot = 0;
+        for (size_t r = 0; r < z.size(); ++r) dot += z[r] * vectors[j][r];
+        for (size_t r = 0; r < z.size(); ++r) z[r] -= dot * vectors[j][r];
+        changed = true;
+      }
+    if (changed) {
+      double length = 0;
+      for (double x : z) length += x * x;
+      length = std::sqrt(length);
+      if (length > 0)
+        for (double& x : z) x /= length;
+    }
+    vectors.push_back(std::move(z));
+  }
+  return vectors;
 }
 
 }  // namespace fugue::sparse

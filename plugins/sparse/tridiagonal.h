@@ -28,12 +28,19 @@ struct Tridiagonal {
 
 struct RitzValue {
   double value;
-  bool copies;  // also found again within the tolerance (a converged value Lanczos repeated)
+  bool copies;         // also found again within the tolerance (a converged value Lanczos repeated)
+  int64_t begin, end;  // the rows of the block of t it belongs to (t splits where an off-diagonal is 0)
 };
 
 // The smallest `wanted` eigenvalues of t, ascending, one for each cluster of values closer than
-// `tolerance`; with `cullum_willoughby`, a value found once in t that t.without_first() also has
-// (within `tolerance`) is spurious and left out. Fewer than `wanted` when t has no more.
+// `tolerance`. t is split into blocks where an off-diagonal is below `tolerance` (a Lanczos run that
+// found an invariant subspace and went on); with `cullum_willoughby`, a value found once in its block
+// that the block without its first row and column also has (within `tolerance`) is spurious and left
+// out. Fewer than `wanted` when t has no more. t's elements must be finite.
 std::vector<RitzValue> smallest_ritz_values(const Tridiagonal& t, int64_t wanted, double tolerance, bool cullum_willoughby);
+
+// Unit eigenvectors of t (length t.order()) for `values` (from smallest_ritz_values), each computed on
+// its block; vectors of one block whose values lie within `gap` are made orthogonal to each other.
+std::vector<std::vector<double>> ritz_vectors(const Tridiagonal& t, const std::vector<RitzValue>& values, double gap);
 
 }  // namespace fugue::sparse

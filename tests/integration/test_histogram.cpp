@@ -219,7 +219,7 @@ TEST(Histogram, CountsCannotAlsoBeTheData) {
     "body": [{"op": "histogram.bincount", "out": ["h"], "in": ["h"], "attrs": {"length": 4}}], "outputs": {"h": "h.npy"}})");
   auto r = test::run_fugue("run " + (dir / "self.json").string() + " --out " + (dir / "out").string());
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("/body/0: histogram.bincount updates 'h' by atomics at positions its data decide, so it cannot also read it "
+  EXPECT_NE(r.out.find("/body/0: histogram.bincount updates 'h' at positions its data decide, so it cannot also read it "
                        "(as its operand 'idx'): give the result a name of its own"),
             std::string::npos)
       << r.out;

@@ -83,16 +83,46 @@ TEST(Tridiagonal, CopiesCountOnceAndSpuriousValuesAreDropped) {
   ASSERT_EQ(values.size(), 3u);
   for (const auto& v : values) EXPECT_TRUE(v.copies);
   EXPECT_NEAR(values[0].value, 2 - std::sqrt(2.0), 1e-14);
-  // [[1, 0], [0, 3]]: 3 is found once and T without its first row and column has it too: spurious.
+  // [[1, 1e-4], [1e-4, 3]]: 3 + 5e-9 is found once and T without its first row and column has 3, within
+  // the tolerance: spurious.
   Tridiagonal spurious;
   spurious.diagonal = {1, 3};
-  spurious.offdiagonal = {0};
-  const auto filtered = smallest_ritz_values(spurious, 2, 1e-10, true);
+  spurious.offdiagonal = {1e-4};
+  const auto filtered = smallest_ritz_values(spurious, 2, 1e-6, true);
   ASSERT_EQ(filtered.size(), 1u);
-  EXPECT_DOUBLE_EQ(filtered[0].value, 1);
-  EXPECT_EQ(smallest_ritz_values(spurious, 2, 1e-10, false).size(), 2u);
+  EXPECT_NEAR(filtered[0].value, 1, 1e-8);
+  EXPECT_EQ(smallest_ritz_values(spurious, 2, 1e-6, false).size(), 2u);
+  // A zero off-diagonal splits T (a run that found an invariant subspace): each block is filtered
+  // alone, and the values of the later block are not spurious for being in T without its first row.
+  Tridiagonal reducible;
+  reducible.diagonal = {5, 1, 2, 3};
+  reducible.offdiagonal = {0, 0.5, 0.5};
+  const auto split = smallest_ritz_values(reducible, 4, 1e-10, true);
+  ASSERT_EQ(split.size(), 4u);
+  EXPECT_NEAR(split[0].value, 0.7752551286084110, 1e-14);  // NumPy's eigvalsh of the second block
+  EXPECT_NEAR(split[3].value, 5, 1e-14);
+  EXPECT_EQ(split[0].begin, 1);
+  EXPECT_EQ(split[3].begin, 0);
+  const auto z = ritz_vectors(reducible, split, 1e-3);
+  EXPECT_EQ(z[0][0], 0.0);  // a vector of the second block is zero on the first
+  EXPECT_NEAR(std::abs(z[3][0]), 1.0, 1e-15);
   // Fewer values than asked for: all there are.
   EXPECT_EQ(smallest_ritz_values(laplacian(4), 10, 1e-10, true).size(), 4u);
+}
+
+// Close values of one block (W21+, pairs 1e-10 apart): their vectors come out orthogonal.
+TEST(Tridiagonal, VectorsOfCloseValuesAreOrthogonal) {
+  Tridiagonal t;
+  for (int k = 0; k < 21; ++k) t.diagonal.push_back(std::abs(k - 10));
+  t.offdiagonal.assign(20, 1.0);
+  const auto values = smallest_ritz_values(t, 21, 1e3 * 2.2e-16 * t.norm(), false);
+  const auto z = ritz_vectors(t, values, 1e-3 * t.norm());
+  for (size_t i = 0; i < z.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      double dot = 0;
+      for (size_t r = 0; r < z[i].size(); ++r) dot += z[i][r] * z[j][r];
+      EXPECT_LT(std::abs(dot), 1e-12) << i << " " << j;
+    }
 }
 
 }  // namespace
