@@ -1,0 +1,79 @@
+// examples/normalized_cuts at a quarter of the frame's size (97 x 146 pixels): sparse.affinity's
+// normalized Laplacian against NumPy's from the same pixels, and the Lanczos run's 9 eigenvalues and
+// vectors against SciPy's shift-invert eigensolver on that matrix.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+namespace test = fugue::test;
+
+namespace {
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  size_t count = 0;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()), ++count) text.replace(at, from.size(), to);
+  ASSERT_GT(count, 0u) << from;
+}
+
+}  // namespace
+
+TEST(NormalizedCuts, TheExampleFindsSciPysSmallestEigenpairs) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  const fs::path frame = test::source_root() / ".." / "shared" / "data" / "middlebury" / "RubberWhale" / "frame10.png";
+  ASSERT_TRUE(fs::exists(frame)) << frame;
+  test::TempDir dir;
+  std::string program = read_text(test::source_root() / "examples" / "normalized_cuts" / "normalized_cuts.json");
+  replace_all(program, "../../../shared/data/middlebury/RubberWhale/frame10.png", frame.string());
+  replace_all(program, R"({"op": "stencil.downsample", "out": ["small"], "in": ["frame"]},)",
+              R"({"op": "stencil.downsample", "out": ["half"], "in": ["frame"]}, {"op": "stencil.downsample", "out": ["small"], "in": ["half"]},)");
+  replace_all(program, "56648", "14162");
+  replace_all(program, "[1746, 292]", "[873, 146]");
+  replace_all(program, R"("sigma_intensity": 25.5)", R"("sigma_intensity": 51)");
+  replace_all(program, R"("outputs": {)", R"("outputs": {"image": "image.npy", "X": "X.npy", "W": "W.mtx", )");
+  test::write_text(dir / "cuts.json", program);
+  auto r = test::run_fugue("run " + (dir / "cuts.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  ASSERT_TRUE(fs::exists(dir / "out" / "eigenvectors.png"));
+  test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio, scipy.sparse as sp, scipy.sparse.linalg as sla
+d = sys.argv[1] + '/'
+img = np.load(d + 'image.npy')
+H, W = img.shape
+N = H * W
+rows, cols, vals = [], [], []
+yy, xx = np.mgrid[0:H, 0:W]
+for dy in range(-5, 6):
+    for dx in range(-5, 6):
+        if dy * dy + dx * dx > 25: continue
+        y2, x2 = yy + dy, xx + dx
+        ok = (y2 >= 0) & (y2 < H) & (x2 >= 0) & (x2 < W)
+        rows.append((yy * W + xx)[ok]); cols.append((y2 * W + x2)[ok])
+        vals.append(np.exp(-(img[yy[ok], xx[ok]] - img[y2[ok], x2[ok]]) ** 2 / 51.0 ** 2 - (dy * dy + dx * dx) / 16.0))
+Wm = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(N, N))
+s = sp.diags(1 / np.sqrt(np.asarray(Wm.sum(1)).ravel()))
+L = (sp.identity(N) - s @ Wm @ s).tocsc()
+mine = sio.mmread(d + 'W.mtx').tocsr()
+assert abs(mine - L).max() <= 1e-12, abs(mine - L).max()
+want = np.sort(sla.eigsh(L, k=9, sigma=-1e-3, which='LM')[0])
+theta, X = np.load(d + 'theta.npy'), np.load(d + 'X.npy')
+assert np.abs(theta - want).max() <= 1e-7, (theta, want)
+for i in range(9):
+    x = X[i] / np.linalg.norm(X[i])
+    assert np.linalg.norm(L @ x - theta[i] * x) <= 1e-5, (i, np.linalg.norm(L @ x - theta[i] * x))
+print('as scipy', int(np.load(d + 'steps.npy')))
+)");
+  auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
+  EXPECT_NE(c.out.find("as scipy"), std::string::npos) << c.out;
+}
