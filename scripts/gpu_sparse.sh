@@ -11,7 +11,7 @@ F=.gpu/build/host/fugue
 out=${OUT:-/tmp/fugue_gpu}/logs
 mkdir -p "$out"
 export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
-MATRICES=${MATRICES:-"poisson1024 poisson4096 rmat22 fem1m"}
+MATRICES=${MATRICES-"poisson1024 poisson4096 rmat22 fem1m"}
 CHECKED=${CHECKED-"poisson1024 rmat16 fem10k"}  # CHECKED="" checks none  # small ones: every layout checked against torch
 LAYOUTS=${LAYOUTS:-"csr coo ell sell dia"}
 $F devices | head -3
