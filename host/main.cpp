@@ -1,4 +1,4 @@
-// main.cpp: the `fugue` executable: run, validate, explain, bench, conformance, devices, plugins.
+// main.cpp: the `fugue` executable: run, validate, explain, bench, tune, conformance, devices, plugins.
 // Exit codes: 0 success, 2 a bad program, input or option, 1 a device or internal failure.
 #include <chrono>
 #include <unistd.h>
@@ -27,7 +27,9 @@
 #include "device/program_cache.h"
 #include "load/program_loader.h"
 #include "runtime/reference_executor.h"
+#include "benchmark.h"
 #include "timing_report.h"
+#include "tune_command.h"
 
 namespace fs = std::filesystem;
 using namespace fugue;
@@ -84,45 +86,6 @@ PlanOptions plan_options(const Options& o) {
   p.eliminate_copies = !o.no_swap;
   return p;
 }
-
-// Says how the kernels' build goes, on one line of stderr, once it has taken a second and only when
-// stderr is a terminal: a first run (or a new size) never sits silent for seconds.
-class BuildProgress {
- public:
-  BuildProgress() : start_(std::chrono::steady_clock::now()), terminal_(isatty(STDERR_FILENO)) {}
-  ~BuildProgress() {
-    if (shown_) std::fprintf(stderr, "\n");
-  }
-  void operator()(size_t done, size_t total) {
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (!terminal_ || (elapsed < 1.0 && !shown_)) return;
-    std::fprintf(stderr, "\rfugue: building kernels: %zu of %zu (%.1f s)", done, total, elapsed);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-  bool terminal_;
-  bool shown_ = false;
-};
-
-// Everything a run needs on the device.
-struct Session {
-  Device device;
-  Profiler profiler;
-  ProgramCache cache;
-  Session(const Options& o, bool profile)
-      : device(select_device(devices(), device_spec(o.device))),
-        profiler(profile),
-        cache(device, o.no_disk_cache ? std::optional<fs::path>(fs::path()) : std::nullopt, &profiler) {
-    spdlog::info("device {} ({}), {}", device.info.name, device.info.id(), device.info.platform_name);
-  }
-  static const std::vector<DeviceInfo>& devices() {
-    static std::vector<DeviceInfo> list = list_devices();
-    return list;
-  }
-};
 
 // The device a run, a benchmark or an explanation will use, for the loader.
 std::shared_ptr<const DeviceInfo> device_for_loading(const Options& o) {
@@ -230,7 +193,7 @@ int cmd_run(const Options& o) {
   // A --profile that cannot be written stops the run before it starts (unless its folder is yet to
   // be made, as --out is: then it is written before the first output replaces an older one).
   if (!o.profile.empty() && fs::is_directory(fs::absolute(o.profile).parent_path())) check_file_writable(o.profile);
-  Session session(o, !o.profile.empty() || o.stats);
+  Session session(o.device, !o.profile.empty() || o.stats, o.no_disk_cache);
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   {
     BuildProgress progress;  // its line ends when the build does
@@ -283,7 +246,7 @@ int cmd_explain(const Options& o) {
   Program program = load_program(o.program, registry,
                                  load_options(o, described ? std::make_shared<const DeviceInfo>(*described) : device_for_loading(o)));
   if (o.compile) {  // what a run builds, the driver's limits on work-group sizes included
-    Session session(o, false);
+    Session session(o.device, false, o.no_disk_cache);
     if (o.passes) lower(program, session.device.info, plan_options(o), pass_printer(o, program));
     Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
     {
@@ -312,23 +275,13 @@ int cmd_bench(const Options& o) {
   }
   PluginRegistry registry = load_plugins(o);
   Program program = load_program(o.program, registry, load_options(o, device_for_loading(o)));
-  Session session(o, true);
+  Session session(o.device, true, o.no_disk_cache);
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   {
     BuildProgress progress;  // its line ends when the build does
     executor.prepare(std::ref(progress));
   }
-  // Warm-up: first touches of buffers and kernels are not timed.
-  executor.initialize();
-  executor.run();
-  std::vector<RepetitionTimes> reps;
-  for (int r = 0; r < o.repeat; ++r) {
-    executor.initialize();
-    session.device.queue.finish();
-    session.profiler.clear();
-    executor.run();
-    reps.push_back(summarize(session.profiler.collect()));
-  }
+  const std::vector<RepetitionTimes> reps = time_runs(executor, session, o.repeat);
   const int64_t launches = executor.kernel_launches() / (o.repeat + 1);
   std::printf("%s on %s, %d repetitions (device time from OpenCL events)\n", o.program.c_str(),
               session.device.info.name.c_str(), o.repeat);
@@ -397,6 +350,14 @@ int main(int argc, char** argv) {
   bench->add_flag("--no-fuse", o.no_fuse, "one kernel per operation");
   bench->add_flag("--no-swap", o.no_swap, "run copies as kernels instead of buffer swaps");
 
+  TuneOptions tuning;
+  auto* tune = app.add_subcommand("tune", "measure on a device what a plugin's choices depend on, and keep the table in the "
+                                          "device's tuning folder for later runs (fugue tune sparse: the sparse format choice)");
+  tune->add_option("tuner", tuning.tuner, "the tuner (without one: list them)");
+  tune->add_option("--device", tuning.device, "device, as for run");
+  tune->add_option("--repeat", tuning.repeat, "timed repetitions of each program (default 5)")->check(CLI::Range(1, 1000));
+  tune->add_flag("--quick", tuning.quick, "small sizes: checks that tuning works, the table is not worth keeping (it is kept all the same)");
+
   auto* conformance = app.add_subcommand(
       "conformance", "check every operation of a plugin: descriptors, infer on valid and invalid calls, device "
                      "against reference, partition honesty, fusion neutrality, determinism, cost");
@@ -450,6 +411,10 @@ int main(int argc, char** argv) {
     if (validate->parsed()) return cmd_validate(o);
     if (explain->parsed()) return cmd_explain(o);
     if (bench->parsed()) return cmd_bench(o);
+    if (tune->parsed()) {
+      tuning.plugins = o.plugins;
+      return run_tune(tuning);
+    }
     if (conformance->parsed()) return conformance::run_conformance(o.conformance);
     if (devices->parsed()) return cmd_devices(o);
     if (plugins->parsed()) return cmd_plugins(o);

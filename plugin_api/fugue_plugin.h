@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 7
+#define FUGUE_ABI_VERSION_MINOR 8
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -221,6 +221,11 @@ typedef struct fugue_device_desc {
   const uint64_t* subgroup_sizes;
   const char* extensions;       /* space-separated, as OpenCL reports them */
   /* end of 2.0 */
+  /* 2.8: the folder holding this device's tuning tables, one "<tuner>.json" each as `fugue tune
+   * <tuner>` writes them (fugue_tuner_desc); a table that is not there is the plugin's to default.
+   * NULL or "" where the machine has no cache folder. */
+  const char* tuning_folder;
+  /* end of 2.8 */
 } fugue_device_desc;
 
 /* 2.2: what an operation may ask of its FUNCTION operands (user functions), in every call that gets a
@@ -788,6 +793,29 @@ struct fugue_generator_desc {
   /* end of 2.6 */
 };
 
+/* 2.8: a tuner measures, offline, what a plugin's choices depend on for one device (`fugue tune <name>`):
+ * the core runs the programs `programs` gives on the device and hands their timings to `table`, whose
+ * text it stores as "<tuning_folder>/<name>.json"; the plugin reads that file back when it plans or
+ * chooses for the device. Both return text the plugin owns, valid until its next call of either. */
+typedef struct fugue_tuner_desc fugue_tuner_desc;
+#define FUGUE_TUNE_QUICK 1u /* small sizes and few of them: a check that tuning works, not a table to keep */
+/* The programs to time, as JSON text: an array of {"label": "...", "program": {a program}}. */
+typedef fugue_status (*fugue_tuning_programs_fn)(const fugue_tuner_desc* tuner, const fugue_device_desc* device,
+                                                uint32_t flags, const char** programs, fugue_error* error);
+/* The table, as JSON text, from `measurements`: an array of {"label", "seconds", "bytes", "flops"} in the
+ * programs' order (seconds: the median device time of one run; bytes and flops: the operations' costs). */
+typedef fugue_status (*fugue_tuning_table_fn)(const fugue_tuner_desc* tuner, const fugue_device_desc* device,
+                                             const char* measurements, const char** table, fugue_error* error);
+struct fugue_tuner_desc {
+  uint32_t struct_size;
+  const char* name; /* an identifier, unique among the loaded plugins' tuners: the file's name */
+  const char* doc;
+  fugue_tuning_programs_fn programs;
+  fugue_tuning_table_fn table;
+  void* user_data;
+  /* end of 2.8 */
+};
+
 typedef struct fugue_plugin {
   uint32_t struct_size;
   uint32_t abi_major; /* these three keep their offsets in every ABI version */
@@ -804,6 +832,9 @@ typedef struct fugue_plugin {
   uint32_t num_generators;
   const fugue_generator_desc* const* generators; /* may be NULL when num_generators == 0 */
   /* end of 2.0 */
+  uint32_t num_tuners;                    /* 2.8 */
+  const fugue_tuner_desc* const* tuners;  /* may be NULL when num_tuners == 0 */
+  /* end of 2.8 */
 } fugue_plugin;
 
 /* The entry point: the core passes its ABI version; the table stays owned by the plugin. */

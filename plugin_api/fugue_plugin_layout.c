@@ -1,4 +1,4 @@
-/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5 and 2.6 append, asserted field by field (LP64: Linux and macOS on
+/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5, 2.6 and 2.8 append, asserted field by field (LP64: Linux and macOS on
  * 64-bit machines). A change that moves a field, or puts a field before a "end of 2.0" marker, breaks
  * every plugin built against an earlier 2.x header: this file refuses to compile instead. Later minor
  * versions append fields after the marker and add their asserts below; none of these lines changes.
@@ -24,6 +24,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.5 ends after " #last)
 #define FUGUE_END_OF_2_6(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.6 ends after " #last)
+#define FUGUE_END_OF_2_8(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.8 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -105,6 +107,8 @@ FUGUE_AT(fugue_device_desc, num_subgroup_sizes, 72);
 FUGUE_AT(fugue_device_desc, subgroup_sizes, 80);
 FUGUE_AT(fugue_device_desc, extensions, 88);
 FUGUE_END_OF_2_0(fugue_device_desc, extensions, 96);
+FUGUE_AT(fugue_device_desc, tuning_folder, 96);
+FUGUE_END_OF_2_8(fugue_device_desc, tuning_folder, 104);
 
 /* fugue_call */
 FUGUE_AT(fugue_call, struct_size, 0);
@@ -267,6 +271,18 @@ FUGUE_AT(fugue_plugin, formats, 80);
 FUGUE_AT(fugue_plugin, num_generators, 88);
 FUGUE_AT(fugue_plugin, generators, 96);
 FUGUE_END_OF_2_0(fugue_plugin, generators, 104);
+FUGUE_AT(fugue_plugin, num_tuners, 104);
+FUGUE_AT(fugue_plugin, tuners, 112);
+FUGUE_END_OF_2_8(fugue_plugin, tuners, 120);
+
+/* fugue_tuner_desc (2.8) */
+FUGUE_AT(fugue_tuner_desc, struct_size, 0);
+FUGUE_AT(fugue_tuner_desc, name, 8);
+FUGUE_AT(fugue_tuner_desc, doc, 16);
+FUGUE_AT(fugue_tuner_desc, programs, 24);
+FUGUE_AT(fugue_tuner_desc, table, 32);
+FUGUE_AT(fugue_tuner_desc, user_data, 40);
+FUGUE_END_OF_2_8(fugue_tuner_desc, user_data, 48);
 
 /* fugue_format_desc */
 FUGUE_AT(fugue_format_desc, struct_size, 0);

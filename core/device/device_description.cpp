@@ -100,6 +100,7 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
   d.int64_atomics = flag_of("int64_atomics");
   d.subgroups = flag_of("subgroups");
   d.extensions = text_of("extensions");
+  d.tuning_folder = tuning_folder_for(d);  // the described device's tables, where this machine has them
   return d;
 }
 

@@ -1,5 +1,10 @@
 #include "device/device_manager.h"
 
+#include <cctype>
+#include <filesystem>
+
+#include "io/cache_folder.h"
+
 #include "fugue/cl_errors.hpp"
 
 #include <algorithm>
@@ -88,6 +93,7 @@ std::vector<DeviceInfo> list_devices() {
       };
       info.int64_atomics = has("cl_khr_int64_base_atomics");
       info.subgroups = has("cl_khr_subgroups") || has("cl_intel_subgroups");
+      info.tuning_folder = tuning_folder_for(info);
       out.push_back(std::move(info));
     }
   }
@@ -142,6 +148,15 @@ Device::Device(const DeviceInfo& info_) : info(info_) {
   }
 }
 
+std::string tuning_folder_for(const DeviceInfo& info) {
+  const std::filesystem::path cache = cache_folder();
+  if (cache.empty()) return {};
+  std::string key = info.name + " " + info.driver_version;
+  for (char& c : key)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  return (cache / "tuning" / key).string();
+}
+
 fugue_device_desc DeviceInfo::description() const {
   fugue_device_desc d{};
   d.struct_size = sizeof d;
@@ -159,6 +174,7 @@ fugue_device_desc DeviceInfo::description() const {
   d.num_subgroup_sizes = 0;
   d.subgroup_sizes = nullptr;
   d.extensions = extensions.c_str();
+  d.tuning_folder = tuning_folder.c_str();
   return d;
 }
 

@@ -29,6 +29,7 @@ struct DeviceInfo {
   bool int64_atomics = false;
   bool subgroups = false;
   std::string extensions;  // space-separated
+  std::string tuning_folder;  // where `fugue tune` keeps this device's tables ("" without a cache folder)
   cl::Platform platform;
   cl::Device device;
 
@@ -37,6 +38,10 @@ struct DeviceInfo {
   // What plugins see of the device (fugue_call.device); its strings point into this object.
   fugue_device_desc description() const;
 };
+
+// The folder of `info`'s tuning tables: the cache folder's tuning/<device name and driver version>;
+// "" when there is no cache folder.
+std::string tuning_folder_for(const DeviceInfo& info);
 
 // Every device of every platform. Throws DeviceError when there is no OpenCL platform at all.
 std::vector<DeviceInfo> list_devices();

@@ -423,7 +423,25 @@ bool PluginRegistry::load_file(const fs::path& file) {
       return false;
     }
   }
+  // Tuners (2.8): a table that ends before them has none.
+  const uint32_t num_tuners = table->struct_size >= FUGUE_SIZE_UP_TO(fugue_plugin, tuners) ? table->num_tuners : 0;
+  if (num_tuners > 0 && !table->tuners) {
+    refuse(file, "plugin '" + plugin->name + "': its tuner list is malformed");
+    return false;
+  }
+  std::set<std::string> own_tuners;
+  for (uint32_t i = 0; i < num_tuners; ++i) {
+    if (std::string problem = check_tuner(table->tuners[i]); !problem.empty()) {
+      refuse(file, "plugin '" + plugin->name + "': " + problem);
+      return false;
+    }
+    if (!own_tuners.insert(table->tuners[i]->name).second || tuners_.count(table->tuners[i]->name)) {
+      refuse(file, "tuner '" + std::string(table->tuners[i]->name) + "' of plugin '" + plugin->name + "' is already defined by another plugin");
+      return false;
+    }
+  }
   std::shared_ptr<const LoadedPlugin> shared = plugin;
+  for (uint32_t i = 0; i < num_tuners; ++i) tuners_[table->tuners[i]->name] = std::make_shared<const Tuner>(shared, table->tuners[i]);
   for (uint32_t i = 0; i < table->num_formats; ++i)
     formats_.push_back(std::make_shared<const FileFormat>(shared, table->formats[i]));
   for (uint32_t i = 0; i < table->num_generators; ++i)
@@ -437,6 +455,17 @@ bool PluginRegistry::load_file(const fs::path& file) {
   spdlog::debug("loaded plugin {} {} ({} operations) from {}", plugin->name, plugin->version,
                 table->num_ops, file.string());
   return true;
+}
+
+const Tuner* PluginRegistry::find_tuner(const std::string& name) const {
+  auto it = tuners_.find(name);
+  return it == tuners_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const Tuner*> PluginRegistry::tuners() const {
+  std::vector<const Tuner*> out;
+  for (const auto& [name, t] : tuners_) out.push_back(t.get());
+  return out;
 }
 
 std::shared_ptr<const Operation> PluginRegistry::find(const std::string& name) const {

@@ -8,6 +8,7 @@
 
 #include "io/file_format.h"
 #include "io/generator.h"
+#include "plugins/tuner.h"
 #include "plugins/kind.h"
 #include "plugins/operation.h"
 
@@ -64,6 +65,9 @@ class PluginRegistry {
   std::shared_ptr<const Generator> find_generator(const std::string& name) const;
   // Every generator, the core's first, then by name.
   std::vector<const Generator*> generators() const;
+  // The plugins' tuners (ABI 2.8), by name; nullptr when none has `name`.
+  const Tuner* find_tuner(const std::string& name) const;
+  std::vector<const Tuner*> tuners() const;
 
  private:
   void refuse(const std::filesystem::path& file, const std::string& reason);
@@ -73,6 +77,7 @@ class PluginRegistry {
   std::map<std::string, std::shared_ptr<const Kind>> kinds_;
   std::vector<std::shared_ptr<const FileFormat>> formats_;
   std::map<std::string, std::shared_ptr<const Generator>> generators_;
+  std::map<std::string, std::shared_ptr<const Tuner>> tuners_;
   std::vector<PluginRefusal> refusals_;
   std::vector<std::string> loaded_files_;  // canonical paths, so a folder listed twice loads once
 };

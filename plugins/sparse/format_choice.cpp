@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <optional>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace fugue::sparse {
 
@@ -15,7 +19,7 @@ namespace {
 // 2^21 rows (x is read from cache more than once, so ell passes the copy bandwidth there); only the
 // ratios between layouts decide.
 struct Row {
-  const char* device;
+  std::string device;
   double gbps[5][4];  // [csr, coo, ell, sell, dia][width 1, 4, 16, 64]; hyb: its ell's and its coo's
 };
 
@@ -25,6 +29,33 @@ const Row kCpu = {"CPU table (PoCL, measured)",
 const Row kGpu = {"GPU table (H200, measured)",
                   {{2553, 1450, 1209, 1586}, {1163, 1724, 2019, 1940}, {2264, 3082, 3540, 4014}, {2069, 2436, 2845, 3597},
                    {1715, 1788, 1991, 2151}}};
+
+// The table `fugue tune sparse` measured for the device (sparse_tuner.cpp writes it), if there is one.
+std::optional<Row> tuned_row(const fugue_device_desc* device) {
+  const std::string path = sdk::tuning_table_path(device, "sparse");
+  if (path.empty()) return std::nullopt;
+  std::ifstream in(path);
+  if (!in) return std::nullopt;  // not tuned: the tables built in
+  auto bad = [&](const std::string& why) {
+    return sdk::InvalidArgument("the tuning table " + path + ": " + why + "; run `fugue tune sparse` again (or delete the file)");
+  };
+  const nlohmann::json table = nlohmann::json::parse(in, nullptr, false);
+  if (table.is_discarded() || !table.is_object()) throw bad("not a JSON object");
+  if (!table.contains("gbps") || !table["gbps"].is_object()) throw bad("no \"gbps\" object");
+  if (table.value("widths", nlohmann::json()) != nlohmann::json(kTableWidths)) throw bad("\"widths\" is not [1, 4, 16, 64]");
+  Row row;
+  row.device = "tuned table (" + path + ")";
+  for (int l = 0; l < 5; ++l) {
+    const nlohmann::json& g = table["gbps"].value(kTableLayouts[l], nlohmann::json());
+    if (!g.is_array() || g.size() != 4) throw bad(std::string("gbps.") + kTableLayouts[l] + " is not 4 numbers");
+    for (int w = 0; w < 4; ++w) {
+      if (!g[w].is_number() || !(g[w].get<double>() > 0) || !std::isfinite(g[w].get<double>()))
+        throw bad(std::string("gbps.") + kTableLayouts[l] + "[" + std::to_string(w) + "] is not a positive number");
+      row.gbps[l][w] = g[w].get<double>();
+    }
+  }
+  return row;
+}
 
 // log-linear between the widths measured.
 double throughput(const Row& row, Layout layout, double width) {
@@ -45,9 +76,12 @@ double bytes_moved(const Facts& f) {
 
 }  // namespace
 
+int64_t sell_slice_for(const fugue_device_desc* device) { return device && device->type == FUGUE_DEVICE_GPU ? 32 : 8; }
+
 Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
   const bool gpu = device && device->type == FUGUE_DEVICE_GPU;
-  const Row& row = gpu ? kGpu : kCpu;
+  const std::optional<Row> tuned = tuned_row(device);
+  const Row& row = tuned ? *tuned : gpu ? kGpu : kCpu;
   const double width = m.rows ? static_cast<double>(m.entries()) / static_cast<double>(m.rows) : 1.0;
   struct Candidate {
     Layout layout;
@@ -56,7 +90,7 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   };
   std::vector<Candidate> candidates;
   std::string refused;
-  const int64_t slice = gpu ? 32 : 8;
+  const int64_t slice = sell_slice_for(device);
   for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{
            {Layout::Csr, 1}, {Layout::Coo, 1}, {Layout::Ell, 1}, {Layout::Sell, 1}, {Layout::Sell, 64 * slice}, {Layout::Dia, 1}, {Layout::Hyb, 1}}) {
     try {
@@ -86,8 +120,8 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   choice.slice = best.slice;
   choice.sigma = best.sigma;
   char text[96];
-  std::snprintf(text, sizeof text, "%.1f entries a row; estimated ms (%s): ", width, row.device);
-  choice.note = text;
+  std::snprintf(text, sizeof text, "%.1f entries a row; estimated ms (", width);
+  choice.note = text + row.device + "): ";
   for (size_t k = 0; k < candidates.size(); ++k) {
     const Candidate& c = candidates[k];
     std::string name = layout_name(c.layout);

@@ -10,6 +10,7 @@
 #include "matrix_market_format.h"
 #include "ritz.h"
 #include "sparse_kind.h"
+#include "sparse_tuner.h"
 #include "spmv.h"
 
 namespace {
@@ -24,6 +25,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(spmm_operation());
   plugin.add(ritz_operation());
   plugin.add(affinity_operation());
+  plugin.add_tuner(sparse_tuner());
 }
 
 }  // namespace

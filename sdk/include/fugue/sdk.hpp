@@ -1191,6 +1191,63 @@ class Generator {
   fugue_generator_desc desc_{};
 };
 
+// A tuner (ABI 2.8): measures on one device, offline, what the plugin's choices depend on. `fugue tune
+// <name>` times the programs `programs` gives and passes their timings to `table`, whose JSON the core
+// stores as "<device.tuning_folder>/<name>.json"; the plugin reads that file back where it chooses for
+// the device (tuning_table below).
+class Tuner {
+ public:
+  virtual ~Tuner() = default;
+  std::string name;  // an identifier: "sparse"
+  std::string doc;
+
+  // JSON text: an array of {"label": "...", "program": {...}}. flags: FUGUE_TUNE_QUICK for small sizes.
+  virtual std::string programs(const fugue_device_desc& device, uint32_t flags) const = 0;
+  // JSON text of the table, from `measurements` (an array of {"label", "seconds", "bytes", "flops"}).
+  virtual std::string table(const fugue_device_desc& device, const std::string& measurements) const = 0;
+
+  const fugue_tuner_desc* descriptor() {
+    desc_ = fugue_tuner_desc{};
+    desc_.struct_size = sizeof desc_;
+    desc_.name = name.c_str();
+    desc_.doc = doc.c_str();
+    desc_.programs = &programs_thunk;
+    desc_.table = &table_thunk;
+    desc_.user_data = this;
+    return &desc_;
+  }
+
+ private:
+  static Tuner& self(const fugue_tuner_desc* t) { return *static_cast<Tuner*>(t->user_data); }
+  static fugue_status programs_thunk(const fugue_tuner_desc* t, const fugue_device_desc* device, uint32_t flags,
+                                     const char** out, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!device || !out) throw std::logic_error("programs without a device or a place for the text");
+      self(t).text_ = self(t).programs(*device, flags);
+      *out = self(t).text_.c_str();
+    });
+  }
+  static fugue_status table_thunk(const fugue_tuner_desc* t, const fugue_device_desc* device, const char* measurements,
+                                  const char** out, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!device || !out) throw std::logic_error("table without a device or a place for the text");
+      self(t).text_ = self(t).table(*device, measurements ? measurements : "[]");
+      *out = self(t).text_.c_str();
+    });
+  }
+  fugue_tuner_desc desc_{};
+  std::string text_;  // what the last call returned
+};
+
+// The path of the tuning table `<tuner>.json` of `device` (ABI 2.8), or "" where the core gives no
+// tuning folder (an older core, a machine without a cache folder).
+inline std::string tuning_table_path(const fugue_device_desc* device, const std::string& tuner) {
+  if (!device || device->struct_size < FUGUE_SIZE_UP_TO(fugue_device_desc, tuning_folder) || !device->tuning_folder ||
+      !*device->tuning_folder)
+    return {};
+  return std::string(device->tuning_folder) + "/" + tuner + ".json";
+}
+
 class Plugin {
  public:
   Plugin(std::string name, std::string version, std::string description)
@@ -1202,6 +1259,7 @@ class Plugin {
   void add_kind(std::unique_ptr<Kind> kind) { kinds_.push_back(std::move(kind)); }
   void add_format(std::unique_ptr<Format> format) { formats_.push_back(std::move(format)); }
   void add_generator(std::unique_ptr<Generator> generator) { generators_.push_back(std::move(generator)); }
+  void add_tuner(std::unique_ptr<Tuner> tuner) { tuners_.push_back(std::move(tuner)); }
 
   const fugue_plugin* table() {
     descs_.clear();
@@ -1227,6 +1285,10 @@ class Plugin {
     for (auto& generator : generators_) generator_descs_.push_back(generator->descriptor());
     table_.num_generators = static_cast<uint32_t>(generator_descs_.size());
     table_.generators = generator_descs_.empty() ? nullptr : generator_descs_.data();
+    tuner_descs_.clear();
+    for (auto& tuner : tuners_) tuner_descs_.push_back(tuner->descriptor());
+    table_.num_tuners = static_cast<uint32_t>(tuner_descs_.size());
+    table_.tuners = tuner_descs_.empty() ? nullptr : tuner_descs_.data();
     return &table_;
   }
 
@@ -1236,10 +1298,12 @@ class Plugin {
   std::vector<std::unique_ptr<Kind>> kinds_;
   std::vector<std::unique_ptr<Format>> formats_;
   std::vector<std::unique_ptr<Generator>> generators_;
+  std::vector<std::unique_ptr<Tuner>> tuners_;
   std::vector<const fugue_op_desc*> descs_;
   std::vector<const fugue_kind_desc*> kind_descs_;
   std::vector<const fugue_format_desc*> format_descs_;
   std::vector<const fugue_generator_desc*> generator_descs_;
+  std::vector<const fugue_tuner_desc*> tuner_descs_;
   fugue_plugin table_{};
 };
 

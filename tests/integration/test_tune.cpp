@@ -1,0 +1,66 @@
+// `fugue tune`: the sparse tuner's programs timed on this machine's device, the table kept in the
+// device's tuning folder (under FUGUE_CACHE_DIR), and the format choice reading it back; a malformed
+// table and an unknown tuner refused with what to do.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+namespace test = fugue::test;
+
+TEST(Tune, TheSparseTableIsMeasuredKeptAndChosenFrom) {
+  test::TempDir dir;
+  const std::string env = "FUGUE_CACHE_DIR=" + (dir / "cache").string();
+  auto listed = test::run_fugue("tune", env);
+  EXPECT_EQ(listed.code, 0) << listed.out;
+  EXPECT_NE(listed.out.find("sparse "), std::string::npos) << listed.out;
+  auto tuned = test::run_fugue("tune sparse --quick --repeat 1", env);
+  ASSERT_EQ(tuned.code, 0) << tuned.out;
+  const size_t at = tuned.out.find("wrote ");
+  ASSERT_NE(at, std::string::npos) << tuned.out;
+  const fs::path table_file = tuned.out.substr(at + 6, tuned.out.find('\n', at) - at - 6);
+  EXPECT_EQ(table_file.filename(), "sparse.json");
+  EXPECT_EQ(table_file.parent_path().parent_path(), dir / "cache" / "tuning");
+  nlohmann::json table = nlohmann::json::parse(std::ifstream(table_file));
+  for (const char* layout : {"csr", "coo", "ell", "sell", "dia"}) {
+    ASSERT_EQ(table["gbps"][layout].size(), 4u) << layout;
+    for (const auto& g : table["gbps"][layout]) EXPECT_GT(g.get<double>(), 0) << layout;
+  }
+  // The choice reads the table: one that makes dia 100 times faster than the rest makes it choose dia.
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": {"kind": "sparse", "dtype": "f32", "from": {"rmat": {"scale": 10, "edges": 8, "seed": 1}}},
+    "x": {"kind": "array", "dtype": "f32", "shape": [1024], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}})");
+  auto explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  ASSERT_EQ(explained.code, 0) << explained.out;
+  EXPECT_NE(explained.out.find("estimated ms (tuned table (" + table_file.string() + "))"), std::string::npos) << explained.out;
+  for (const char* layout : {"csr", "coo", "ell", "sell"}) table["gbps"][layout] = {1, 1, 1, 1};
+  std::ofstream(table_file) << table.dump();
+  table["gbps"]["csr"] = {1e6, 1e6, 1e6, 1e6};
+  std::ofstream(table_file) << table.dump();
+  explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  EXPECT_NE(explained.out.find("A: sparse chose csr"), std::string::npos) << explained.out;
+  table["gbps"]["csr"] = {1, 1, 1, 1};
+  table["gbps"]["coo"] = {1e6, 1e6, 1e6, 1e6};
+  std::ofstream(table_file) << table.dump();
+  explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  EXPECT_NE(explained.out.find("A: sparse chose coo"), std::string::npos) << explained.out;
+  // A malformed table: the declaration is refused, naming the file and what to do.
+  table["gbps"]["ell"][2] = -1;
+  std::ofstream(table_file) << table.dump();
+  auto refused = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("the tuning table " + table_file.string() + ": gbps.ell[2] is not a positive number; run `fugue tune sparse` again"),
+            std::string::npos)
+      << refused.out;
+  std::ofstream(table_file) << "{not json";
+  refused = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  EXPECT_NE(refused.out.find("not a JSON object"), std::string::npos) << refused.out;
+  auto unknown = test::run_fugue("tune pairs", env);
+  EXPECT_EQ(unknown.code, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("tune pairs: no loaded plugin has a tuner of that name (the tuners: sparse)"), std::string::npos) << unknown.out;
+}
