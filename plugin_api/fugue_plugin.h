@@ -470,6 +470,11 @@ typedef struct fugue_emit_api {
    * offsets folded into constants), and decides where the value comes from. */
   const char* (*read_offset)(fugue_emit_context* context, uint32_t operand, uint32_t rank, const int64_t* offsets);
   /* end of 2.2 */
+  /* 2.8: an rvalue for element `index` (an OpenCL C expression, flat) of part `part` of operand k, a kind
+   * with storage the plan partitions WHOLE and only reads (a sparse matrix's col or data), in any phase;
+   * the core passes each part the kernel reads as a buffer of its own. */
+  const char* (*read_part_at)(fugue_emit_context* context, uint32_t operand, uint32_t part, const char* index);
+  /* end of 2.8 */
 } fugue_emit_api;
 
 /* ---------------------------------------------------------------------------------------------- */

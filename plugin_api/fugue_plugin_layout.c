@@ -200,6 +200,8 @@ FUGUE_END_OF_2_1(fugue_emit_api, extent, 136);
 FUGUE_AT(fugue_emit_api, call_function, 136);
 FUGUE_AT(fugue_emit_api, read_offset, 144);
 FUGUE_END_OF_2_2(fugue_emit_api, read_offset, 152);
+FUGUE_AT(fugue_emit_api, read_part_at, 152);
+FUGUE_END_OF_2_8(fugue_emit_api, read_part_at, 160);
 
 /* fugue_device_services */
 FUGUE_AT(fugue_device_services, struct_size, 0);

@@ -207,6 +207,23 @@ class KernelWriter {
     return keep(c, entry_element(c, k, at, true));
   }
 
+  // 2.8: element `index` of part `part` of a kind with storage the plan reads WHOLE.
+  const char* read_part_at(fugue_emit_context* c, uint32_t k, uint32_t part, const char* index) {
+    if (!valid_operand(c, k)) return "0";
+    const PlannedOp& p = op(c);
+    const Symbol& s = program_.symbol(p.statement->operands[k]);
+    if (!s.compound() || p.writes(k) || p.partition(k).kind != FUGUE_PARTITION_WHOLE) {
+      c->misuse = "read_part_at on operand " + std::to_string(k) + ", which is not a kind with storage the plan reads WHOLE";
+      return "0";
+    }
+    if (part >= s.parts.size()) {
+      c->misuse = "read_part_at: operand " + std::to_string(k) + " has " + std::to_string(s.parts.size()) + " parts, not part " +
+                  std::to_string(part);
+      return "0";
+    }
+    return keep(c, param(s.parts[part]) + "[(" + (index && *index ? index : "0") + ")]");
+  }
+
   const char* local_array(fugue_emit_context* c, fugue_dtype dtype, int64_t count, const char* stem) {
     const PlannedOp& p = op(c);
     if (!fugue_dtype_supported(dtype) || count < 1) {
@@ -599,6 +616,9 @@ const char* atomic_at_fn(fugue_emit_context* c, int32_t op, uint32_t k, const ch
 const char* atomic_local_fn(fugue_emit_context* c, int32_t op, fugue_dtype dtype, const char* element, const char* value) {
   return writer(c)->atomic_local(c, op, dtype, element, value);
 }
+const char* read_part_at_fn(fugue_emit_context* c, uint32_t k, uint32_t part, const char* index) {
+  return writer(c)->read_part_at(c, k, part, index);
+}
 const char* read_offset_fn(fugue_emit_context* c, uint32_t k, uint32_t rank, const int64_t* offsets) {
   return writer(c)->read_offset(c, k, rank, offsets);
 }
@@ -640,6 +660,7 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
   api.extent = &extent_fn;
   api.call_function = &call_function_fn;
   api.read_offset = &read_offset_fn;
+  api.read_part_at = &read_part_at_fn;
   const PlannedOp& p = *group_.ops[o];
   try {
     p.statement->op->emit(p.call, p.plan, api);
@@ -836,6 +857,11 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     for (const auto& s : op->statement->operands)
       if ((group_.global_reads.count(s) || group_.stored.count(s)) && seen.insert(s).second) order.push_back(s);
   std::vector<std::string> decls;
+  // A kind with storage the kernel reads is its parts, each a buffer of its own (read_part_at).
+  std::vector<std::string> expanded;
+  for (const auto& s : order)
+    for (const auto& held : program_.storage_of(s)) expanded.push_back(held);
+  order = std::move(expanded);
   for (const auto& s : order) {
     const Symbol& sym = program_.symbol(s);
     std::string type = std::string(dtype_ctype(sym.dtype));

@@ -431,6 +431,11 @@ class KernelBuilder::State {
 
   double bytes_of(const std::string& symbol) const {
     const Symbol& s = program_.symbol(symbol);
+    if (s.compound()) {  // a kind with storage: its parts
+      double bytes = 0;
+      for (const auto& part : s.parts) bytes += bytes_of(part);
+      return bytes;
+    }
     double n = s.kind == SymbolKind::Array ? static_cast<double>(shape_elements(s.shape)) : 1.0;
     return n * static_cast<double>(dtype_size(s.dtype));
   }

@@ -146,10 +146,13 @@ void check_plan(const Program& program, const PlannedOp& p) {
     }
     if (std::any_of(part.halo.begin(), part.halo.end(), [](int64_t h) { return h < 0; }))
       bad("gives operand " + std::to_string(k) + " a negative halo");
-    // Generated kernels have no accessor for parts yet: a kind with storage is reached at DEVICE level.
-    if (plan.level != FUGUE_LEVEL_DEVICE && program.symbol(st.operands[k]).compound())
+    // Generated kernels read a kind with storage's parts (read_part_at, 2.8); only DEVICE-level operations
+    // write them or reach them otherwise.
+    if (plan.level != FUGUE_LEVEL_DEVICE && program.symbol(st.operands[k]).compound() &&
+        (p.writes(k) || part.kind != FUGUE_PARTITION_WHOLE))
       bad("reaches operand " + std::to_string(k) + ", a " + program.symbol(st.operands[k]).kind_text() +
-          " (a kind with storage), at a level other than DEVICE; its parts are reached only by DEVICE-level operations");
+          " (a kind with storage), at a level other than DEVICE " + (p.writes(k) ? "and writes it" : "partitioned " + partition_text(part)) +
+          ": generated kernels only read the parts of such a value, partitioned WHOLE (read_part_at)");
   }
 }
 

@@ -435,7 +435,7 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
         break;
       }
     }
-    value_for_read(s, *reader);
+    for (const auto& held : program_.storage_of(s)) value_for_read(held, *reader);  // a kind with storage: its parts
   }
   for (const auto& s : group.stored) value_for_write(s);
   for (const auto& s : group.zeroed) {  // outputs updated by atomics start from zero

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "layouts.h"
 #include "sparse_kind.h"
@@ -119,9 +120,23 @@ class SparseProduct final : public Operation {
   }
 
   Plan plan(const Call& call) const override {
+    const Facts f = facts_of(call.operand(kA));
+    if (row_per_item(call, f)) {
+      // A generated kernel, a row an element: y is written element by element, so the element-wise
+      // operations that consume it (r = b - A x, dot(r, r)) join the kernel; A and x are read whole.
+      if (f.dtype == FUGUE_DTYPE_F64 && !(call.device().features & FUGUE_DEVICE_FP64))
+        throw Unsupported(name + ": f64 needs a device with double precision (cl_khr_fp64); this one has none");
+      Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, f.rows);
+      p.partitions[kA] = partition(FUGUE_PARTITION_WHOLE);
+      p.partitions[kX] = partition(FUGUE_PARTITION_WHOLE);
+      p.registers = 6;
+      p.variant = std::string(layout_name(f.layout)) + ": a row per work-item in a generated kernel, which the element-wise "
+                  "operations reading y join (" + (f.layout == Layout::Dia ? std::to_string(f.diagonals) + " diagonals" :
+                  f.layout == Layout::Ell ? std::to_string(f.width) + " places a row" : "one work-item a row") + ")";
+      return p;
+    }
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
-    const Facts f = facts_of(call.operand(kA));
     switch (f.layout) {
       case Layout::Csr: {
         char average[32];
@@ -144,6 +159,46 @@ class SparseProduct final : public Operation {
         break;
     }
     return p;
+  }
+
+  // The row-per-element kernel (row_per_item): row i's sum, only nonzero values multiplied (padding
+  // stays out of y, as in kernels/spmv.cl), then alpha * sum + beta * y0.
+  void emit(const Call& call, const Plan&, const Emitter& em) const override {
+    const Facts f = facts_of(call.operand(kA));
+    const std::string real = f.dtype == FUGUE_DTYPE_F64 ? "double" : "float";
+    const std::string i = em.name("row"), sum = em.name("sum"), k = em.name("k"), v = em.name("v"), c = em.name("c");
+    const std::string rows = std::to_string(f.rows) + "L", cols = std::to_string(f.cols) + "L";
+    auto part = [&](uint32_t p, const std::string& at) { return em.read_part_at(kA, p, at); };
+    auto add = [&](const std::string& value, const std::string& column) {
+      return "    const " + real + " " + v + " = " + value + ";\n    if (" + v + " != (" + real + ")0) " + sum + " += " + v + " * " +
+             em.read_at(kX, column) + ";\n";
+    };
+    std::string code = "const long " + i + " = " + em.builtin(FUGUE_BUILTIN_INDEX) + ";\n" + real + " " + sum + " = 0;\n";
+    switch (f.layout) {
+      case Layout::Dia:
+        code += "for (long " + k + " = 0; " + k + " < " + std::to_string(f.diagonals) + "L; ++" + k + ") {\n  const long " + c + " = " +
+                i + " + (long)" + part(0, k) + ";\n  if (" + c + " >= 0 && " + c + " < " + cols + ") {\n" +
+                add(part(1, k + " * " + rows + " + " + i), c) + "  }\n}\n";
+        break;
+      case Layout::Ell:
+        code += "for (long " + k + " = 0; " + k + " < " + std::to_string(f.width) + "L; ++" + k + ") {\n" +
+                add(part(1, k + " * " + rows + " + " + i), "(long)" + part(0, k + " * " + rows + " + " + i)) + "}\n";
+        break;
+      case Layout::Csr:
+        code += "for (long " + k + " = " + part(0, i) + "; " + k + " < " + part(0, i + " + 1") + "; ++" + k + ") {\n" +
+                add(part(2, k), "(long)" + part(1, k)) + "}\n";
+        break;
+      default: throw std::logic_error(name + ": no generated kernel for " + layout_name(f.layout));
+    }
+    const fugue_type& y0 = call.operand(kY0);
+    auto number = [&](double value) {  // every digit: the factors are the program's exactly
+      char text[40];
+      std::snprintf(text, sizeof text, "(%s)%.17g", real.c_str(), value);
+      return std::string(text);
+    };
+    const std::string added = y0.kind == FUGUE_KIND_ARRAY ? em.read(kY0) : number(y0.const_value);
+    code += em.write(kY) + " = " + number(call.number("alpha")) + " * " + sum + " + " + number(call.number("beta")) + " * " + added + ";\n";
+    em.append(code);
   }
 
   void execute(const Call& call, const fugue_device_services& s) const override {
@@ -277,6 +332,12 @@ class SparseProduct final : public Operation {
   };
   // k: the vectors (spmv: 1).
   int64_t vectors(const Call& call) const { return several_ ? call.operand(kX).shape[1] : 1; }
+  // The layouts whose spmv is a row per work-item writing y at that row (dia, ell; csr where one
+  // work-item takes a row): a generated kernel that fuses with y's consumers.
+  bool row_per_item(const Call& call, const Facts& f) const {
+    if (several_ || f.rows == 0) return false;
+    return f.layout == Layout::Dia || f.layout == Layout::Ell || (f.layout == Layout::Csr && lanes_for(call, f) == 1);
+  }
 
   bool several_;
   Names names_;

@@ -293,6 +293,13 @@ class Emitter {
   std::string write_at(uint32_t operand, const std::string& index) const {
     return require_2_1("write_at")->write_at(api_->context, operand, index.c_str());
   }
+  // ABI 2.8: element `index` (flat) of part `part` of operand k, a kind with storage the plan partitions
+  // WHOLE and only reads (a sparse matrix's parts, at ELEMENT or ITEM level).
+  std::string read_part_at(uint32_t operand, uint32_t part, const std::string& index) const {
+    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, read_part_at) || !api_->read_part_at)
+      throw Unsupported("read_part_at needs a core with plugin ABI 2.8 or later");
+    return api_->read_part_at(api_->context, operand, part, index.c_str());
+  }
   // ABI 2.1: a fresh `__local` array of `count` elements of `dtype`, declared by the core.
   std::string local_array(fugue_dtype dtype, int64_t count, const std::string& stem) const {
     return require_2_1("local_array")->local_array(api_->context, dtype, count, stem.c_str());
