@@ -66,7 +66,8 @@ int run_tune(const TuneOptions& o) {
       executor.prepare(std::ref(progress));
     }
     const RunTime t = median_run(time_runs(executor, session, o.repeat));
-    std::printf("  %-24s %10.4f ms %9.1f GB/s\n", p.label.c_str(), t.seconds * 1e3, t.seconds > 0 ? t.bytes / t.seconds / 1e9 : 0.0);
+    std::printf("  %-24s %10.4f ms %9.1f GB/s %9.1f GFLOP/s\n", p.label.c_str(), t.seconds * 1e3, t.seconds > 0 ? t.bytes / t.seconds / 1e9 : 0.0,
+                t.seconds > 0 ? t.flops / t.seconds / 1e9 : 0.0);
     std::fflush(stdout);
     measurements.push_back({{"label", p.label}, {"seconds", t.seconds}, {"bytes", t.bytes}, {"flops", t.flops}});
   }

@@ -1,5 +1,6 @@
 // measures.cpp: see measures.h.
 #include "measures.h"
+#include "tiles.h"
 
 #include <algorithm>
 #include <cmath>
@@ -184,13 +185,19 @@ std::string pair_of_element(const sdk::Emitter& em, int64_t m, const std::string
 }
 
 std::vector<sdk::AttrSpec> measure_attrs(bool kernels) {
+  std::vector<sdk::AttrSpec> attrs;
   if (kernels)
-    return {{"kind", FUGUE_ATTR_STRING, false, 0, "linear", "linear, polynomial, gaussian, sigmoid or intersection"},
-            {"gamma", FUGUE_ATTR_NUMBER, false, 0, "", "polynomial, gaussian, sigmoid: the factor; 0 (the default): 1 / k, scikit-learn's"},
-            {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "polynomial, sigmoid: the constant added (scikit-learn's coef0)"},
-            {"degree", FUGUE_ATTR_NUMBER, false, 3, "", "polynomial: the power"}};
-  return {{"metric", FUGUE_ATTR_STRING, false, 0, "euclidean", "euclidean, sqeuclidean, manhattan, chebyshev, minkowski, chi2, canberra or cosine"},
-          {"p", FUGUE_ATTR_NUMBER, false, 2, "", "minkowski: the power, at least 1"}};
+    attrs = {{"kind", FUGUE_ATTR_STRING, false, 0, "linear", "linear, polynomial, gaussian, sigmoid or intersection"},
+             {"gamma", FUGUE_ATTR_NUMBER, false, 0, "", "polynomial, gaussian, sigmoid: the factor; 0 (the default): 1 / k, scikit-learn's"},
+             {"alpha", FUGUE_ATTR_NUMBER, false, 1, "", "polynomial, sigmoid: the constant added (scikit-learn's coef0)"},
+             {"degree", FUGUE_ATTR_NUMBER, false, 3, "", "polynomial: the power"}};
+  else
+    attrs = {{"metric", FUGUE_ATTR_STRING, false, 0, "euclidean", "euclidean, sqeuclidean, manhattan, chebyshev, minkowski, chi2, canberra or cosine"},
+             {"p", FUGUE_ATTR_NUMBER, false, 2, "", "minkowski: the power, at least 1"}};
+  attrs.push_back({"blocking", FUGUE_ATTR_STRING, false, 0, "",
+                   "the tiles: \"ROWSxCOLS\" of D per 16 x 16 work-group (each 16 to 96 in steps of 16: the seed's 36), or \"none\" (an "
+                   "element of D per work-item); default: the device's table (`fugue tune pairwise`, else the one built in)"});
+  return attrs;
 }
 
 const Measure& measure_of(const sdk::Call& call, bool kernels) {
@@ -199,6 +206,7 @@ const Measure& measure_of(const sdk::Call& call, bool kernels) {
 
 Parameters parameters_of(const sdk::Call& call, bool kernels, int64_t k) {
   measure_of(call, kernels);
+  blocking_attribute(call);  // checked before anything is planned
   Parameters p;
   if (kernels) {
     p.gamma = call.number("gamma");

@@ -2,6 +2,7 @@
 // rows of two arrays.
 #include "fugue/sdk.hpp"
 #include "pairwise_ops.h"
+#include "pairwise_tuner.h"
 #include "reduce.h"
 #include "row_reductions.h"
 
@@ -13,6 +14,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   plugin.add(fugue::pairwise::nearest_operation());
   plugin.add(fugue::pairwise::kernel_sum_operation());
   plugin.add(fugue::pairwise::reduce_operation());
+  plugin.add_tuner(fugue::pairwise::pairwise_tuner());
 }
 
 }  // namespace

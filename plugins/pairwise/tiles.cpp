@@ -6,10 +6,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <sstream>
 #include <tuple>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace fugue::pairwise {
 
@@ -126,7 +129,48 @@ uint64_t local_bytes(const Blocking& b, fugue_dtype dtype, bool per_row) {
   return static_cast<uint64_t>(b.depth * (b.rows + pad + b.cols + pad) + (per_row ? 16 * b.rows : 0)) * abi::dtype_size(dtype);
 }
 
+// A side of a blocking from text: one of kBlockSides.
+bool parse_side(const std::string& text, int64_t& side) {
+  for (int64_t s : kBlockSides)
+    if (text == std::to_string(s)) return side = s, true;
+  return false;
+}
+
+// The blocking `fugue tune pairwise` measured for the device and this class of measure, if there is one.
+std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Measure& m, bool per_row) {
+  const std::string path = sdk::tuning_table_path(&device, "pairwise");
+  if (path.empty()) return std::nullopt;
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  auto bad = [&](const std::string& why) {
+    return sdk::InvalidArgument("the tuning table " + path + ": " + why + "; run `fugue tune pairwise` again (or delete the file)");
+  };
+  const nlohmann::json table = nlohmann::json::parse(in, nullptr, false);
+  if (table.is_discarded() || !table.is_object()) throw bad("not a JSON object");
+  const char* cls = per_row ? "per_row" : m.dear ? "dear" : "cheap";
+  const nlohmann::json& sides = table.value(cls, nlohmann::json());
+  Blocking b;
+  if (!sides.is_array() || sides.size() != 2 || !sides[0].is_number_integer() || !sides[1].is_number_integer() ||
+      !parse_side(std::to_string(sides[0].get<int64_t>()), b.rows) || !parse_side(std::to_string(sides[1].get<int64_t>()), b.cols))
+    throw bad(std::string("\"") + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80 or 96");
+  b.row = "tuned table (" + path + ")";
+  return b;
+}
+
 }  // namespace
+
+std::optional<Blocking> blocking_attribute(const sdk::Call& call) {
+  const std::string text = call.string("blocking");
+  if (text.empty()) return std::nullopt;
+  if (text == "none") return Blocking{"attribute blocking", 0, 0};
+  const size_t x = text.find('x');
+  Blocking b;
+  b.row = "attribute blocking";
+  if (x == std::string::npos || !parse_side(text.substr(0, x), b.rows) || !parse_side(text.substr(x + 1), b.cols))
+    throw sdk::InvalidArgument("attribute blocking: expected \"ROWSxCOLS\" with each 16, 32, 48, 64, 80 or 96 (\"64x96\"), or \"none\"; found \"" +
+                               text + "\"");
+  return b;
+}
 
 Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const fugue_device_desc& device = call.device();
@@ -136,6 +180,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
       b = from_row(r, m, per_row);
       break;
     }
+  if (auto tuned = tuned_blocking(device, m, per_row)) b = *tuned;
   // Small products (n m k below 2^23) keep the ELEMENT plan, which joins the kernels of the operations
   // around it: there a launch saved outweighs the tiles' reuse. FUGUE_PAIRWISE_TUNING still sets tiles.
   const fugue_type &x = call.operand(0), &y = call.operand(1);
@@ -152,6 +197,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   else if (b.rows > 0 && padded > 4)
     b = {b.row + "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item", 0, 0};
   if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, m, per_row, text);
+  if (auto given = blocking_attribute(call)) b = *given;  // as given, whatever the sizes (fugue tune times each)
   const fugue_dtype dtype = call.operand(0).dtype;
   while (b.rows > 0 && local_bytes(b, dtype, per_row) > device.local_mem_bytes && (b.depth > kSide || b.rows > kSide || b.cols > kSide)) {
     if (b.depth > kSide) b.depth = kSide;

@@ -2,10 +2,12 @@
 // of 16 x 16 work-items, each computing a block of D of `rows` x `cols` (multiples of 16 up to 96: the
 // seed's 36 blockings), every work-item a (rows / 16) x (cols / 16) block in registers, the rows of X and
 // Y passing through local memory 16 coordinates at a time. A DEVICE-level kernel with a 2-D launch; the
-// blocking comes from a typed per-device table (CLBlast's database is the model), which
-// FUGUE_PAIRWISE_TUNING overrides for experiments and sweeps ("rows=64,cols=48,layout=contiguous", "row=gpu").
+// blocking comes from the call's "blocking" attribute, else FUGUE_PAIRWISE_TUNING (experiments and
+// sweeps: "rows=64,cols=48,layout=contiguous", "row=gpu"), else the table `fugue tune pairwise` measured
+// for the device (pairwise_tuner.h), else a typed per-device table built in (CLBlast's database is the model).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "fugue/sdk_device.hpp"
@@ -29,6 +31,15 @@ struct Blocking {
 // FUGUE_PAIRWISE_TUNING when it does not parse. Blocks whose local tiles do not fit the device come back
 // halved.
 Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row = false);
+
+// The call's "blocking" attribute: "ROWSxCOLS" (multiples of 16 up to 96), "none" (rows = cols = 0), or
+// nullopt where it is empty (the tables decide); InvalidArgument naming the attribute otherwise.
+std::optional<Blocking> blocking_attribute(const sdk::Call& call);
+
+// The blocking sides a table may hold, and the classes of measure it holds one for: cheap (a multiply-add
+// or two a coordinate), dear (divisions, powers), per_row (pairwise.nearest and kernel_sum's bands).
+inline const int64_t kBlockSides[] = {16, 32, 48, 64, 80, 96};
+inline const char* const kBlockingClasses[] = {"cheap", "dear", "per_row"};
 
 // The text explain shows for a tiled plan.
 std::string blocking_text(const Blocking& b);

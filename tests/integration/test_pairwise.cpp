@@ -175,6 +175,47 @@ TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
 // pairwise.nearest's and kernel_sum's tiled plans under several blockings, rows and columns multiples of
 // no tile: the distances and indices of a full stable sort, exactly (f64 data of small integers: many
 // exact ties, which must go to the lower index), and K v as NumPy computes it.
+// The "blocking" attribute pins blockings in one program: each side and the most lopsided shapes of the
+// seed's 36 give SciPy's D (rows and columns that are multiples of no tile; fugue tune pairwise runs all
+// 36), and a bad one is refused naming the attribute.
+TEST(Pairwise, TheBlockingAttributeGivesTheSameDistances) {
+  if (test::numpy_python().empty() || !have_scipy()) GTEST_SKIP() << "no python3 with numpy and scipy";
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  std::string body, outputs = R"("X": "X.npy", "Y": "Y.npy")";
+  for (const char* b_text : {"16x16", "32x32", "48x48", "64x64", "80x80", "96x96", "16x96", "96x16", "80x48", "32x64"}) {
+      const std::string b = b_text;
+      body += std::string(body.empty() ? "" : ", ") + R"({"op": "pairwise.distance", "out": ["D)" + b + R"("], "in": ["X", "Y"], "attrs": {"metric": "manhattan", "blocking": ")" + b + R"("}})";
+      outputs += R"(, "D)" + b + R"(": "D)" + b + R"(.npy")";
+    }
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [77, 37], "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": 0, "high": 1}}},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [131, 37], "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": 0, "high": 1}}}},
+    "body": [)" + body + R"(], "outputs": {)" + outputs + "}}");
+  auto explained = test::run_fugue("explain " + (dir / "p.json").string());
+  EXPECT_NE(explained.out.find("tiles of 80 x 48 per 16 x 16 work-group, 5 x 3 per work-item"), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("(attribute blocking)"), std::string::npos) << explained.out;
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, glob, numpy as np
+from scipy.spatial.distance import cdist
+d = sys.argv[1] + '/'
+want = cdist(np.load(d + 'X.npy').astype(np.float64), np.load(d + 'Y.npy').astype(np.float64), 'cityblock')
+files = sorted(glob.glob(d + 'D*.npy'))
+assert len(files) == 10, len(files)
+for f in files:
+    assert np.abs(np.load(f) - want).max() <= 2e-5 * max(1, np.abs(want).max()), f
+print('10 as scipy')
+)");
+  auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
+  EXPECT_NE(c.out.find("10 as scipy"), std::string::npos) << "seed " << seed << ": " << c.out;
+  test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [7, 3], "from": {"zeros": {}}}},
+    "body": [{"op": "pairwise.nearest", "out": ["d", "i"], "in": ["X", "X"], "attrs": {"blocking": "64x100"}}], "outputs": {}})");
+  auto bad = test::run_fugue("validate " + (dir / "bad.json").string());
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("attribute blocking: expected \"ROWSxCOLS\" with each 16, 32, 48, 64, 80 or 96"), std::string::npos) << bad.out;
+}
+
 TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
   if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;

@@ -62,5 +62,34 @@ TEST(Tune, TheSparseTableIsMeasuredKeptAndChosenFrom) {
   EXPECT_NE(refused.out.find("not a JSON object"), std::string::npos) << refused.out;
   auto unknown = test::run_fugue("tune pairs", env);
   EXPECT_EQ(unknown.code, 2) << unknown.out;
-  EXPECT_NE(unknown.out.find("tune pairs: no loaded plugin has a tuner of that name (the tuners: sparse)"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("tune pairs: no loaded plugin has a tuner of that name (the tuners: pairwise, sparse)"), std::string::npos) << unknown.out;
+}
+
+// `fugue tune pairwise`: the fastest blocking of each class kept, and the tiled plans taking it.
+TEST(Tune, ThePairwiseBlockingsAreMeasuredAndTaken) {
+  test::TempDir dir;
+  const std::string env = "FUGUE_CACHE_DIR=" + (dir / "cache").string();
+  auto tuned = test::run_fugue("tune pairwise --quick --repeat 1", env);
+  ASSERT_EQ(tuned.code, 0) << tuned.out;
+  const size_t at = tuned.out.find("wrote ");
+  ASSERT_NE(at, std::string::npos) << tuned.out;
+  const fs::path table_file = tuned.out.substr(at + 6, tuned.out.find('\n', at) - at - 6);
+  nlohmann::json table = nlohmann::json::parse(std::ifstream(table_file));
+  for (const char* cls : {"cheap", "dear", "per_row"}) {
+    ASSERT_EQ(table[cls].size(), 2u) << cls;
+    EXPECT_TRUE(table[cls][0] == 32 || table[cls][0] == 64) << cls;  // the quick run's sides
+  }
+  table["cheap"] = {80, 48};
+  std::ofstream(table_file) << table.dump();
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [500, 128], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "X"]}], "outputs": {"D": "D.npy"}})");
+  auto explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  EXPECT_NE(explained.out.find("tiles of 80 x 48 per 16 x 16 work-group"), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("(tuned table (" + table_file.string() + "))"), std::string::npos) << explained.out;
+  table["cheap"] = {80, 40};
+  std::ofstream(table_file) << table.dump();
+  auto refused = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  EXPECT_NE(refused.out.find("the tuning table " + table_file.string() + ": \"cheap\" is not [rows, cols] with each 16, 32, 48, 64, 80 or 96"),
+            std::string::npos)
+      << refused.out;
 }
