@@ -356,7 +356,7 @@ int main(int argc, char** argv) {
   tune->add_option("tuner", tuning.tuner, "the tuner (without one: list them)");
   tune->add_option("--device", tuning.device, "device, as for run");
   tune->add_option("--repeat", tuning.repeat, "timed repetitions of each program (default 5)")->check(CLI::Range(1, 1000));
-  tune->add_flag("--quick", tuning.quick, "small sizes: checks that tuning works, the table is not worth keeping (it is kept all the same)");
+  tune->add_flag("--quick", tuning.quick, "small sizes: checks that tuning works; the table goes to TUNER.quick.json, which plugins do not read");
 
   auto* conformance = app.add_subcommand(
       "conformance", "check every operation of a plugin: descriptors, infer on valid and invalid calls, device "

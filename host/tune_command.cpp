@@ -41,8 +41,13 @@ int run_tune(const TuneOptions& o) {
   const DeviceInfo& info = session.device.info;
   if (info.tuning_folder.empty())
     throw UserError("tune " + o.tuner + ": no cache folder to keep the table in: set FUGUE_CACHE_DIR, XDG_CACHE_HOME or HOME");
-  const fs::path file = fs::path(info.tuning_folder) / (o.tuner + ".json");
-  fs::create_directories(file.parent_path());
+  // A quick run checks that tuning works: its table is kept beside the real one, which plugins read.
+  const fs::path file = fs::path(info.tuning_folder) / (o.tuner + (o.quick ? ".quick.json" : ".json"));
+  std::error_code error;
+  fs::create_directories(file.parent_path(), error);
+  if (error)
+    throw UserError("tune " + o.tuner + ": cannot make the tuning folder " + file.parent_path().string() + " (" + error.message() +
+                    "): set FUGUE_CACHE_DIR to a folder that can be written");
   check_file_writable(file);  // before minutes of measuring, not after
   const fugue_device_desc device = info.description();
   const std::vector<TuningProgram> programs = tuner->programs(device, o.quick);

@@ -803,7 +803,7 @@ struct fugue_generator_desc {
  * text it stores as "<tuning_folder>/<name>.json"; the plugin reads that file back when it plans or
  * chooses for the device. Both return text the plugin owns, valid until its next call of either. */
 typedef struct fugue_tuner_desc fugue_tuner_desc;
-#define FUGUE_TUNE_QUICK 1u /* small sizes and few of them: a check that tuning works, not a table to keep */
+#define FUGUE_TUNE_QUICK 1u /* small sizes: a check that tuning works; the core keeps its table as "<name>.quick.json", which no plugin reads */
 /* The programs to time, as JSON text: an array of {"label": "...", "program": {a program}}. */
 typedef fugue_status (*fugue_tuning_programs_fn)(const fugue_tuner_desc* tuner, const fugue_device_desc* device,
                                                 uint32_t flags, const char** programs, fugue_error* error);

@@ -858,9 +858,12 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       if ((group_.global_reads.count(s) || group_.stored.count(s)) && seen.insert(s).second) order.push_back(s);
   std::vector<std::string> decls;
   // A kind with storage the kernel reads is its parts, each a buffer of its own (read_part_at).
+  // (A part the kernel also names itself, "A.data", is one parameter.)
   std::vector<std::string> expanded;
+  std::set<std::string> listed;
   for (const auto& s : order)
-    for (const auto& held : program_.storage_of(s)) expanded.push_back(held);
+    for (const auto& held : program_.storage_of(s))
+      if (listed.insert(held).second) expanded.push_back(held);
   order = std::move(expanded);
   for (const auto& s : order) {
     const Symbol& sym = program_.symbol(s);

@@ -151,7 +151,9 @@ Device::Device(const DeviceInfo& info_) : info(info_) {
 std::string tuning_folder_for(const DeviceInfo& info) {
   const std::filesystem::path cache = cache_folder();
   if (cache.empty()) return {};
-  std::string key = info.name + " " + info.driver_version;
+  // The device's name, driver and compute units: one machine's 2-core CPU and another's 64-core one
+  // under the same driver keep tables of their own.
+  std::string key = info.name + " " + info.driver_version + " " + std::to_string(info.compute_units) + "cu";
   for (char& c : key)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
   return (cache / "tuning" / key).string();

@@ -39,7 +39,7 @@ struct DeviceInfo {
   fugue_device_desc description() const;
 };
 
-// The folder of `info`'s tuning tables: the cache folder's tuning/<device name and driver version>;
+// The folder of `info`'s tuning tables: the cache folder's tuning/<device name, driver version, compute units>;
 // "" when there is no cache folder.
 std::string tuning_folder_for(const DeviceInfo& info);
 

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <sstream>
 #include <tuple>
@@ -138,15 +137,16 @@ bool parse_side(const std::string& text, int64_t& side) {
 
 // The blocking `fugue tune pairwise` measured for the device and this class of measure, if there is one.
 std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Measure& m, bool per_row) {
+  const std::string text = sdk::read_tuning_table(&device, "pairwise");
+  if (text.empty()) return std::nullopt;  // not tuned: the table built in
   const std::string path = sdk::tuning_table_path(&device, "pairwise");
-  if (path.empty()) return std::nullopt;
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
   auto bad = [&](const std::string& why) {
     return sdk::InvalidArgument("the tuning table " + path + ": " + why + "; run `fugue tune pairwise` again (or delete the file)");
   };
-  const nlohmann::json table = nlohmann::json::parse(in, nullptr, false);
+  const nlohmann::json table = nlohmann::json::parse(text, nullptr, false);
   if (table.is_discarded() || !table.is_object()) throw bad("not a JSON object");
+  if (table.value("tuner", "") != "pairwise" || table.value("device", "") != (device.name ? device.name : ""))
+    throw bad("not the pairwise table of " + std::string(device.name ? device.name : "this device"));
   const char* cls = per_row ? "per_row" : m.dear ? "dear" : "cheap";
   const nlohmann::json& sides = table.value(cls, nlohmann::json());
   Blocking b;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <vector>
 
@@ -32,15 +31,16 @@ const Row kGpu = {"GPU table (H200, measured)",
 
 // The table `fugue tune sparse` measured for the device (sparse_tuner.cpp writes it), if there is one.
 std::optional<Row> tuned_row(const fugue_device_desc* device) {
+  const std::string text = sdk::read_tuning_table(device, "sparse");
+  if (text.empty()) return std::nullopt;  // not tuned: the tables built in
   const std::string path = sdk::tuning_table_path(device, "sparse");
-  if (path.empty()) return std::nullopt;
-  std::ifstream in(path);
-  if (!in) return std::nullopt;  // not tuned: the tables built in
   auto bad = [&](const std::string& why) {
     return sdk::InvalidArgument("the tuning table " + path + ": " + why + "; run `fugue tune sparse` again (or delete the file)");
   };
-  const nlohmann::json table = nlohmann::json::parse(in, nullptr, false);
+  const nlohmann::json table = nlohmann::json::parse(text, nullptr, false);
   if (table.is_discarded() || !table.is_object()) throw bad("not a JSON object");
+  if (table.value("tuner", "") != "sparse" || table.value("device", "") != (device->name ? device->name : ""))
+    throw bad("not the sparse table of " + std::string(device->name ? device->name : "this device"));
   if (!table.contains("gbps") || !table["gbps"].is_object()) throw bad("no \"gbps\" object");
   if (table.value("widths", nlohmann::json()) != nlohmann::json(kTableWidths)) throw bad("\"widths\" is not [1, 4, 16, 64]");
   Row row;

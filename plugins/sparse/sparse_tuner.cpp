@@ -61,7 +61,7 @@ class SparseTuner final : public sdk::Tuner {
     return json({{"tuner", "sparse"},
                  {"device", device.name ? device.name : ""},
                  {"driver", device.driver_version ? device.driver_version : ""},
-                 {"what", "GB/s of the bytes sparse.spmv's cost counts (the layout's parts, x, y0 and y), f32"},
+                 {"what", "GB/s of the bytes sparse.spmv moves (the layout's parts, x and y), f32"},
                  {"widths", kTableWidths},
                  {"gbps", gbps}})
         .dump();

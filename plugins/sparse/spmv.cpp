@@ -131,8 +131,8 @@ class SparseProduct final : public Operation {
       p.partitions[kX] = partition(FUGUE_PARTITION_WHOLE);
       p.registers = 6;
       p.variant = std::string(layout_name(f.layout)) + ": a row per work-item in a generated kernel, which the element-wise "
-                  "operations reading y join (" + (f.layout == Layout::Dia ? std::to_string(f.diagonals) + " diagonals" :
-                  f.layout == Layout::Ell ? std::to_string(f.width) + " places a row" : "one work-item a row") + ")";
+                  "operations reading y join (" + (f.layout == Layout::Dia ? std::to_string(f.diagonals) + (f.diagonals == 1 ? " diagonal" : " diagonals") :
+                  f.layout == Layout::Ell ? std::to_string(f.width) + (f.width == 1 ? " place a row" : " places a row") : "one work-item a row") + ")";
       return p;
     }
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
@@ -192,6 +192,8 @@ class SparseProduct final : public Operation {
     }
     const fugue_type& y0 = call.operand(kY0);
     auto number = [&](double value) {  // every digit: the factors are the program's exactly
+      if (std::isnan(value)) return "(" + real + ")NAN";
+      if (std::isinf(value)) return std::string(value > 0 ? "" : "-") + "(" + real + ")INFINITY";
       char text[40];
       std::snprintf(text, sizeof text, "(%s)%.17g", real.c_str(), value);
       return std::string(text);
@@ -300,13 +302,14 @@ class SparseProduct final : public Operation {
 
   fugue_cost cost(const Call& call) const override {
     const fugue_type& a = call.operand(kA);
-    double bytes = 0;  // every part once, x once (at best), y0 and y
+    double bytes = 0;  // every part once, x once (at best), y0 where it is an array, and y
     for (uint32_t k = 0; k < a.num_parts; ++k) {
       const fugue_type& part = *FUGUE_NTH(fugue_type, a.parts, k);
       bytes += static_cast<double>(elements(part)) * static_cast<double>(dtype_size(part.dtype));
     }
     const double k = static_cast<double>(vectors(call));
-    bytes += static_cast<double>(dtype_size(a.dtype)) * k * static_cast<double>(a.shape[1] + 2 * a.shape[0]);
+    const bool y0_array = call.operand(kY0).kind == FUGUE_KIND_ARRAY;
+    bytes += static_cast<double>(dtype_size(a.dtype)) * k * static_cast<double>(a.shape[1] + (y0_array ? 2 : 1) * a.shape[0]);
     const fugue_type& data = *FUGUE_NTH(fugue_type, a.parts, a.num_parts - 1);  // every layout's values come last
     return {sizeof(fugue_cost), bytes, 2 * k * static_cast<double>(elements(data))};
   }

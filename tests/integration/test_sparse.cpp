@@ -387,3 +387,36 @@ TEST(Sparse, BcsrBlocksTallerThanTheMatrix) {
     EXPECT_NE(text.find("3 4 3\n1 1 1\n2 2 2\n3 3 3\n"), std::string::npos) << block << ": " << text;
   }
 }
+
+// The generated product (dia, ell, csr: ELEMENT level) with a part of its matrix read by a consumer in
+// the same kernel (one parameter for it), and y0 a number the kernel's source must spell (inf).
+TEST(Sparse, GeneratedKernelsTakePartsOnceAndAnyNumber) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  for (const char* layout : {"dia", "ell"}) {
+    test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {
+      "A": {"kind": ")") + layout + R"(", "dtype": "f64", "from": {"banded": {"rows": 301, "width": 1, "seed": 3}}},
+      "x": {"kind": "array", "dtype": "f64", "shape": [301], "from": {"random": {"seed": 4, "low": -1, "high": 1}}},
+      "c": {"kind": "const", "value": 2}, "big": {"kind": "const", "value": 1}},
+      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}, {"op": "array.add", "out": ["z"], "in": ["y", "A.data"]},
+               {"op": "sparse.spmv", "out": ["u"], "in": ["A", "x", "c"], "attrs": {"beta": 0.5}},
+               {"op": "sparse.spmv", "out": ["w"], "in": ["A", "x", "big"]}],
+      "outputs": {"z": "z.npy", "u": "u.npy", "w": "w.npy", "x": "x.npy", "A": "A.mtx"}})");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --set big=inf --out " + (dir / "out").string());
+    ASSERT_EQ(r.code, 0) << layout << ": " << r.out;
+    auto explained = test::run_fugue("explain " + (dir / "p.json").string());
+    EXPECT_NE(explained.out.find("Kernels (1)\n  kernel 0: 4 operations at ELEMENT level"), std::string::npos) << explained.out;
+    test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
+d = sys.argv[1] + '/'
+A = sio.mmread(d + 'A.mtx').tocsr()
+x = np.load(d + 'x.npy')
+diag = A.diagonal()
+assert np.allclose(np.load(d + 'z.npy'), A @ x + diag, rtol=1e-14, atol=1e-14)
+assert np.allclose(np.load(d + 'u.npy'), A @ x + 1.0, rtol=1e-14, atol=1e-14)
+assert np.isposinf(np.load(d + 'w.npy')).all()
+print('as numpy')
+)");
+    auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
+    EXPECT_NE(c.out.find("as numpy"), std::string::npos) << layout << ": " << c.out;
+  }
+}

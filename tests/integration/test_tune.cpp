@@ -23,9 +23,13 @@ TEST(Tune, TheSparseTableIsMeasuredKeptAndChosenFrom) {
   ASSERT_EQ(tuned.code, 0) << tuned.out;
   const size_t at = tuned.out.find("wrote ");
   ASSERT_NE(at, std::string::npos) << tuned.out;
-  const fs::path table_file = tuned.out.substr(at + 6, tuned.out.find('\n', at) - at - 6);
-  EXPECT_EQ(table_file.filename(), "sparse.json");
-  EXPECT_EQ(table_file.parent_path().parent_path(), dir / "cache" / "tuning");
+  // A quick run's table is kept beside the device's real one, which the choice reads: it stands in for
+  // one here.
+  const fs::path quick_file = tuned.out.substr(at + 6, tuned.out.find('\n', at) - at - 6);
+  EXPECT_EQ(quick_file.filename(), "sparse.quick.json");
+  EXPECT_EQ(quick_file.parent_path().parent_path(), dir / "cache" / "tuning");
+  const fs::path table_file = quick_file.parent_path() / "sparse.json";
+  fs::copy_file(quick_file, table_file);
   nlohmann::json table = nlohmann::json::parse(std::ifstream(table_file));
   for (const char* layout : {"csr", "coo", "ell", "sell", "dia"}) {
     ASSERT_EQ(table["gbps"][layout].size(), 4u) << layout;
@@ -60,6 +64,21 @@ TEST(Tune, TheSparseTableIsMeasuredKeptAndChosenFrom) {
   std::ofstream(table_file) << "{not json";
   refused = test::run_fugue("explain " + (dir / "p.json").string(), env);
   EXPECT_NE(refused.out.find("not a JSON object"), std::string::npos) << refused.out;
+  // Another device's table, a folder where the table should be: refused with the file's name.
+  table = nlohmann::json::parse(std::ifstream(quick_file));
+  table["device"] = "another device";
+  std::ofstream(table_file) << table.dump();
+  refused = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  EXPECT_NE(refused.out.find("not the sparse table of "), std::string::npos) << refused.out;
+  fs::remove(table_file);
+  fs::create_directory(table_file);
+  refused = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.out.find("the tuning table " + table_file.string() + " cannot be read"), std::string::npos) << refused.out;
+  test::write_text(dir / "a_file", "");
+  auto no_folder = test::run_fugue("tune sparse --quick", "FUGUE_CACHE_DIR=" + (dir / "a_file").string());
+  EXPECT_EQ(no_folder.code, 2) << no_folder.out;
+  EXPECT_NE(no_folder.out.find("cannot make the tuning folder"), std::string::npos) << no_folder.out;
   auto unknown = test::run_fugue("tune pairs", env);
   EXPECT_EQ(unknown.code, 2) << unknown.out;
   EXPECT_NE(unknown.out.find("tune pairs: no loaded plugin has a tuner of that name (the tuners: pairwise, sparse)"), std::string::npos) << unknown.out;
@@ -73,7 +92,10 @@ TEST(Tune, ThePairwiseBlockingsAreMeasuredAndTaken) {
   ASSERT_EQ(tuned.code, 0) << tuned.out;
   const size_t at = tuned.out.find("wrote ");
   ASSERT_NE(at, std::string::npos) << tuned.out;
-  const fs::path table_file = tuned.out.substr(at + 6, tuned.out.find('\n', at) - at - 6);
+  const fs::path quick_file = tuned.out.substr(at + 6, tuned.out.find('\n', at) - at - 6);
+  EXPECT_EQ(quick_file.filename(), "pairwise.quick.json");
+  const fs::path table_file = quick_file.parent_path() / "pairwise.json";
+  fs::copy_file(quick_file, table_file);
   nlohmann::json table = nlohmann::json::parse(std::ifstream(table_file));
   for (const char* cls : {"cheap", "dear", "per_row"}) {
     ASSERT_EQ(table[cls].size(), 2u) << cls;

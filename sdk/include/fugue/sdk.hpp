@@ -15,6 +15,9 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -1253,6 +1256,21 @@ inline std::string tuning_table_path(const fugue_device_desc* device, const std:
       !*device->tuning_folder)
     return {};
   return std::string(device->tuning_folder) + "/" + tuner + ".json";
+}
+
+// The text of `device`'s tuning table `<tuner>.json`, or "" where there is none (not tuned: the
+// defaults built in). InvalidArgument naming the file when it is there but cannot be read.
+inline std::string read_tuning_table(const fugue_device_desc* device, const std::string& tuner) {
+  const std::string path = tuning_table_path(device, tuner);
+  std::error_code error;
+  if (path.empty() || !std::filesystem::exists(path, error)) return {};
+  std::ifstream in(path, std::ios::binary);
+  if (!std::filesystem::is_regular_file(path, error) || !in)
+    throw InvalidArgument("the tuning table " + path + " cannot be read (not a file, or not readable); run `fugue tune " + tuner +
+                          "` again (or delete it)");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InvalidArgument("the tuning table " + path + " cannot be read; run `fugue tune " + tuner + "` again (or delete it)");
+  return text.empty() ? std::string(" ") : text;  // an empty file is there: malformed, not absent
 }
 
 class Plugin {
