@@ -133,6 +133,8 @@ int cmd_plugins(const Options& o) {
     }
     for (const Generator* g : registry.generators())
       if (g->plugin() == owner) std::printf("  generator %-6s %s\n", g->name().c_str(), g->doc().c_str());
+    for (const Tuner* t : registry.tuners())
+      if (t->plugin() == owner) std::printf("  tuner %-10s %s (fugue tune %s)\n", t->name().c_str(), t->doc().c_str(), t->name().c_str());
   };
   std::printf("\nthe core\n");
   extras(nullptr);
@@ -375,7 +377,7 @@ int main(int argc, char** argv) {
   devices->add_option("--device", o.device, "the device --json describes (default: as for run)");
   devices->add_option("--json", o.json, "write the description of one device to this file ('-': stdout), for "
                                         "`fugue explain --device-file`");
-  auto* plugins = app.add_subcommand("plugins", "list the kinds, file formats and generators of the core, and the plugins with their versions, ABI, kinds, formats, generators and operations");
+  auto* plugins = app.add_subcommand("plugins", "list the kinds, file formats and generators of the core, and the plugins with their versions, ABI, kinds, formats, generators, tuners and operations");
 
   try {
     app.parse(argc, argv);

@@ -110,7 +110,10 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
       out << "      " << op->label << "\n";
       if (!op->plan.variant.empty()) out << "        plan: " << op->plan.variant << "\n";
     }
-    out << "    reads from global memory: " << list_or_none(g.global_reads) << "\n";
+    SymbolSet reads;  // a kind with storage as the parts the kernel reads
+    for (const auto& s : g.global_reads)
+      for (const auto& held : program.storage_of(s)) reads.insert(held);
+    out << "    reads from global memory: " << list_or_none(reads) << "\n";
     out << "    writes to global memory: " << list_or_none(g.stored) << "\n";
     for (const auto& [s, why] : g.stored_why) out << "      " << s << ": " << why << "\n";
     if (!g.shadowed.empty())
