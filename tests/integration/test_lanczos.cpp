@@ -7,7 +7,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "io/npy_io.h"
@@ -17,13 +16,6 @@ namespace fs = std::filesystem;
 namespace test = fugue::test;
 
 namespace {
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void replace_once(std::string& text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);
@@ -57,7 +49,7 @@ TEST(Lanczos, EveryReorthogonalizationFindsTheSmallestEigenpairs) {
   const uint64_t seed = test::fresh_seed();
   test::write_text(dir / "check.py", kCheck);
   for (const char* name : {"lanczos", "lanczos_selective", "lanczos_full"}) {
-    std::string program = read_text(test::source_root() / "examples" / "lanczos" / (std::string(name) + ".json"));
+    std::string program = test::read_text(test::source_root() / "examples" / "lanczos" / (std::string(name) + ".json"));
     replace_once(program, R"("random": {"seed": 1,)", R"("random": {"seed": )" + std::to_string(seed % 1000000) + ",");
     replace_once(program, R"("outputs": {)", R"("outputs": {"A": "A.mtx", )");
     const fs::path file = dir / (std::string(name) + ".json"), out = dir / name;
@@ -77,7 +69,7 @@ TEST(Lanczos, TheFilterKeepsALongRunWithoutReorthogonalizationRight) {
   if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;
   test::write_text(dir / "check.py", kCheck);
-  std::string program = read_text(test::source_root() / "examples" / "lanczos" / "lanczos.json");
+  std::string program = test::read_text(test::source_root() / "examples" / "lanczos" / "lanczos.json");
   replace_once(program, R"("wanted": {"kind": "const", "value": 6})", R"("wanted": {"kind": "const", "value": 7})");
   replace_once(program, R"("outputs": {)", R"("outputs": {"A": "A.mtx", )");
   test::write_text(dir / "long.json", program);

@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "test_support.h"
@@ -14,13 +13,6 @@ namespace fs = std::filesystem;
 namespace test = fugue::test;
 
 namespace {
-
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
   size_t count = 0;
@@ -35,7 +27,7 @@ TEST(NormalizedCuts, TheExampleFindsSciPysSmallestEigenpairs) {
   const fs::path frame = test::source_root() / ".." / "shared" / "data" / "middlebury" / "RubberWhale" / "frame10.png";
   ASSERT_TRUE(fs::exists(frame)) << frame;
   test::TempDir dir;
-  std::string program = read_text(test::source_root() / "examples" / "normalized_cuts" / "normalized_cuts.json");
+  std::string program = test::read_text(test::source_root() / "examples" / "normalized_cuts" / "normalized_cuts.json");
   replace_all(program, "../../../shared/data/middlebury/RubberWhale/frame10.png", frame.string());
   replace_all(program, R"({"op": "stencil.downsample", "out": ["small"], "in": ["frame"]},)",
               R"({"op": "stencil.downsample", "out": ["half"], "in": ["frame"]}, {"op": "stencil.downsample", "out": ["small"], "in": ["half"]},)");

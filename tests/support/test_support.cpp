@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -80,6 +81,11 @@ TempDir::~TempDir() {
 void write_text(const fs::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary);
   out << text;
+}
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 std::map<std::string, HostArray> run_on_device(const Program& program, const std::optional<fs::path>& cache_dir,

@@ -50,6 +50,8 @@ class TempDir {
 
 // Writes `text` to `file`.
 void write_text(const std::filesystem::path& file, const std::string& text);
+// The whole of a text file ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& file);
 
 // Every output symbol's value after running `program` on the device, and on the CPU reference.
 // `cache_dir`: nullopt = the default disk cache ($FUGUE_CACHE_DIR); an empty path = no disk cache.
