@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# How well the automatic format choice does: for each matrix (generated, or a .mtx from MTX_DIR), every
+# layout's sparse.spmv timed with `fugue bench` (f32, medians of REPEAT) and the layout
+# {"kind": "sparse", "format": "auto"} chose, as a table: the choice's time over the fastest layout's.
+# Runs on this machine's device (or DEVICE), or on the GPU machine with F=.gpu/build/host/fugue after
+# `source .gpu/env.sh`. Build first.
+#   MATRICES="poisson2048 banded16 rmat18 fem300k" scripts/sparse_selection.sh
+set -u
+cd "$(dirname "$0")/.."
+F=${F:-build/host/fugue}
+REPEAT=${REPEAT:-10}
+MATRICES=${MATRICES-"poisson2048 banded16 rmat18 fem300k"}
+MTX_DIR=${MTX_DIR:-../shared/data/matrices}
+MTX=${MTX-"bcsstk13 cryg2500 jagmesh7"}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+source_of() {
+  case $1 in
+    poisson2048) echo '{"poisson": {"grid": [2048, 2048]}}' ;;
+    banded16) echo '{"banded": {"rows": 1048576, "width": 16, "seed": 1}}' ;;
+    rmat18) echo '{"rmat": {"scale": 18, "edges": 16, "seed": 1}}' ;;
+    fem300k) echo '{"fem": {"nodes": 300000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
+    *) echo "\"$(realpath "$MTX_DIR/$1.mtx")\"" ;;
+  esac
+}
+cols_of() {  # x's length: the matrix's columns
+  case $1 in
+    poisson2048) echo 4194304 ;; banded16) echo 1048576 ;; rmat18) echo 262144 ;; fem300k) echo 900000 ;;
+    *) grep -v '^%' "$MTX_DIR/$1.mtx" | head -1 | awk '{print $2}' ;;
+  esac
+}
+printf "%-12s %8s %9s %9s %9s %9s %9s   %-28s %s\n" matrix "nnz/row" csr coo ell sell dia "auto's choice" "its time / the fastest"
+for m in $MATRICES $MTX; do
+  declare -A ms=()
+  for layout in csr coo ell sell dia auto; do
+    kind=$layout; [ $layout = auto ] && kind=sparse
+    cat > "$work/p.json" <<JSON
+{"fugue": 1, "symbols": {"A": {"kind": "$kind", "dtype": "f32", "from": $(source_of $m)},
+  "x": {"kind": "array", "dtype": "f32", "shape": [$(cols_of $m)], "from": {"random": {"seed": 7, "low": -1, "high": 1}}}},
+ "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}}
+JSON
+    if ! $F bench "$work/p.json" --repeat $REPEAT --json "$work/b.json" ${DEVICE:+--device $DEVICE} > "$work/out.txt" 2>&1; then
+      ms[$layout]="-"; continue
+    fi
+    ms[$layout]=$(python3 -c "import json; print('%.4f' % (json.load(open('$work/b.json'))['total']['median_s'] * 1e3))")
+    if [ $layout = auto ]; then
+      choice=$($F explain "$work/p.json" 2>/dev/null | grep -m1 "sparse chose" | sed 's/.*sparse chose \([a-z]*\).*/\1/')
+      per_row=$($F explain "$work/p.json" 2>/dev/null | grep -m1 "sparse chose" | sed 's/.*: \([0-9.]*\) entries a row.*/\1/')
+    fi
+  done
+  best=$(for l in csr coo ell sell dia; do [ "${ms[$l]}" != "-" ] && echo "${ms[$l]} $l"; done | sort -g | head -1)
+  ratio=$(python3 -c "print('%.2f (fastest: %s)' % (${ms[auto]} / ${best% *}, '${best#* }'))" 2>/dev/null || echo "-")
+  printf "%-12s %8s %9s %9s %9s %9s %9s   %-28s %s\n" "$m" "${per_row:-?}" "${ms[csr]}" "${ms[coo]}" "${ms[ell]}" "${ms[sell]}" "${ms[dia]}" "${choice:-?} ${ms[auto]} ms" "$ratio"
+  unset ms
+done
