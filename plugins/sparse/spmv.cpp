@@ -190,7 +190,6 @@ class SparseProduct final : public Operation {
         break;
       default: throw std::logic_error(name + ": no generated kernel for " + layout_name(f.layout));
     }
-    const fugue_type& y0 = call.operand(kY0);
     auto number = [&](double value) {  // every digit: the factors are the program's exactly
       if (std::isnan(value)) return "(" + real + ")NAN";
       if (std::isinf(value)) return std::string(value > 0 ? "" : "-") + "(" + real + ")INFINITY";
@@ -198,8 +197,9 @@ class SparseProduct final : public Operation {
       std::snprintf(text, sizeof text, "(%s)%.17g", real.c_str(), value);
       return std::string(text);
     };
-    const std::string added = y0.kind == FUGUE_KIND_ARRAY ? em.read(kY0) : number(y0.const_value);
-    code += em.write(kY) + " = " + number(call.number("alpha")) + " * " + sum + " + " + number(call.number("beta")) + " * " + added + ";\n";
+    // y0: its element, or the core's literal of a number left out or given (infinities too).
+    code += em.write(kY) + " = " + number(call.number("alpha")) + " * " + sum + " + " + number(call.number("beta")) + " * (" + real + ")(" +
+            em.read(kY0) + ");\n";
     em.append(code);
   }
 

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <iterator>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -1259,18 +1260,24 @@ inline std::string tuning_table_path(const fugue_device_desc* device, const std:
 }
 
 // The text of `device`'s tuning table `<tuner>.json`, or "" where there is none (not tuned: the
-// defaults built in). InvalidArgument naming the file when it is there but cannot be read.
+// defaults built in). InvalidArgument naming the file when it is there but cannot be read. Read once
+// per process and path: plans and executions that consult it every call do no I/O after the first.
 inline std::string read_tuning_table(const fugue_device_desc* device, const std::string& tuner) {
   const std::string path = tuning_table_path(device, tuner);
+  if (path.empty()) return {};
+  static std::mutex mutex;
+  static std::map<std::string, std::string> read;  // path -> text ("" where there is no file)
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = read.find(path); it != read.end()) return it->second;
   std::error_code error;
-  if (path.empty() || !std::filesystem::exists(path, error)) return {};
+  if (!std::filesystem::exists(path, error)) return read[path] = "";
   std::ifstream in(path, std::ios::binary);
   if (!std::filesystem::is_regular_file(path, error) || !in)
     throw InvalidArgument("the tuning table " + path + " cannot be read (not a file, or not readable); run `fugue tune " + tuner +
                           "` again (or delete it)");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw InvalidArgument("the tuning table " + path + " cannot be read; run `fugue tune " + tuner + "` again (or delete it)");
-  return text.empty() ? std::string(" ") : text;  // an empty file is there: malformed, not absent
+  return read[path] = text.empty() ? std::string(" ") : text;  // an empty file is there: malformed, not absent
 }
 
 class Plugin {
