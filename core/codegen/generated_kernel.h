@@ -30,6 +30,15 @@ struct Launch {
   std::map<std::string, std::pair<int64_t, int64_t>> staged;
   bool stage_tiles() const { return !staged.empty(); }
   int64_t tile_passes = 1;  // staged tiles: each work-item computes this many cells, tile_rows apart
+  // Tile stages (FusedGroup::stages): one [tile_rows, tile_cols] tile of the [grid_rows, grid_cols]
+  // grid per work-group at a time, on a 2-D launch: work-groups of local_dims, group_dims of them
+  // (dimension 0 along the columns; dimension 1 takes tile rows in turn beyond group_dims[1]).
+  bool tile_stages = false;
+  // The NDRange (1 to 3 dimensions): local_size is the product of local_dims and num_groups that of
+  // group_dims when work_dim > 1; a 1-D launch uses local_size and num_groups alone.
+  uint32_t work_dim = 1;
+  int64_t local_dims[3] = {1, 1, 1};
+  int64_t group_dims[3] = {1, 1, 1};
   // Batched kernels with teams (FusedGroup::teams): the work-items per entry and the entries a
   // work-group holds side by side (local_size = team * entries_per_group); team 0: one entry per group.
   int64_t team = 0, entries_per_group = 1;

@@ -89,6 +89,30 @@ class KernelWriter {
 
   const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
 
+  // Tile stages (FusedGroup::stage_of): the cell (fugue_by, fugue_bx) of the current stage's widened
+  // tile; value s's tile covers the widened tile of the stage that first writes it.
+  bool stages() const { return launch_.tile_stages && !group_.stage_of.empty(); }
+  bool in_tile(const std::string& s) const { return stages() && in_tile_now_.count(s) > 0; }
+  static std::string tile_name(const std::string& s) { return "l_" + c_identifier(s) + "_stage"; }
+  std::pair<int64_t, int64_t> tile_reach(const std::string& s) const { return group_.stage_reach.at(group_.tile_values.at(s)); }
+  int64_t tile_width(const std::string& s) const { return launch_.tile_cols + 2 * tile_reach(s).second; }
+  int64_t tile_height(const std::string& s) const { return launch_.tile_rows + 2 * tile_reach(s).first; }
+  // Element of s's tile `rows`, `cols` away from the current cell.
+  std::string tile_cell(const std::string& s, int64_t rows = 0, int64_t cols = 0) const {
+    const auto [ry, rx] = tile_reach(s);
+    const auto [ey, ex] = group_.stage_reach.at(stage_);
+    return tile_name(s) + "[(fugue_by + " + std::to_string(ry - ey + rows) + ") * " + std::to_string(tile_width(s)) +
+           " + fugue_bx + " + std::to_string(rx - ex + cols) + "]";
+  }
+  // The grid's extent along axis 0 (rows) or 1 (columns): an argument where the launch says so.
+  std::string grid_extent(uint32_t axis) {
+    if (!launch_.extent_arguments) return "(" + std::to_string(axis == 0 ? launch_.grid_rows : launch_.grid_cols) + "L)";
+    const std::string& s = group_.tile_values.begin()->first;
+    if (std::find(extent_args_.begin(), extent_args_.end(), std::make_pair(s, axis)) == extent_args_.end())
+      extent_args_.emplace_back(s, axis);
+    return extent_name(s, axis);
+  }
+
   const PlannedOp& op(const fugue_emit_context* c) const { return *group_.ops[c->op]; }
 
   bool valid_operand(fugue_emit_context* c, uint32_t k) {
@@ -133,6 +157,9 @@ class KernelWriter {
       }
       if (in_register(s)) return keep(c, reg(s));
       if (batched() && in_local_now_.count(s)) return keep(c, local_entry(s, local_index_));
+      if (in_tile(s)) return keep(c, tile_cell(s));
+    } else if (element && !write && in_tile(s) && !in_register(s)) {
+      return keep(c, tile_cell(s));
     } else if (in_register(s) || group_.promoted.count(s)) {
       c->misuse = "operand " + std::to_string(k) + " ('" + s + "') is accessed outside its own element, but its value "
                   "lives in a register of this kernel";
@@ -164,6 +191,16 @@ class KernelWriter {
     if (part.kind != FUGUE_PARTITION_ELEMENTWISE && part.kind != FUGUE_PARTITION_WHOLE && part.kind != FUGUE_PARTITION_TILE) {
       c->misuse = "read_at on operand " + std::to_string(k) + ", whose partition is neither ELEMENTWISE, TILE, BATCH nor WHOLE";
       return "0";
+    }
+    if (in_tile(s) && !in_register(s) && c->phase == FUGUE_PHASE_ELEMENT) {
+      // The tile's cell of the same grid cell, rows and columns counted around the grid (periodic
+      // borders reach the other side; the tile's cells beyond the grid hold the wrapped-around values).
+      const auto [ry, rx] = tile_reach(s);
+      helpers_["fugue_wrap"] = "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
+      const std::string R = grid_extent(0), C = grid_extent(1);
+      return keep(c, tile_name(s) + "[(int)(min(fugue_wrap(" + at + " / " + C + " - (fugue_row0 - " + std::to_string(ry) + "), " + R +
+                         "), " + std::to_string(tile_height(s) - 1) + "L) * " + std::to_string(tile_width(s)) + " + min(fugue_wrap(" + at +
+                         " % " + C + " - (fugue_col0 - " + std::to_string(rx) + "), " + C + "), " + std::to_string(tile_width(s) - 1) + "L))]");
     }
     if (in_register(s) || group_.promoted.count(s)) {
       c->misuse = "read_at on '" + s + "', whose value lives in a register of this kernel";
@@ -489,6 +526,7 @@ class KernelWriter {
                     std::to_string(d) + ")";
         return "0";
       }
+    if (in_tile(s) && !in_register(s) && rank == 2) return keep(c, tile_cell(s, offsets[0], offsets[1]));
     if (in_register(s) || group_.promoted.count(s)) {
       c->misuse = "read_offset on '" + s + "', whose value lives in a register of this kernel";
       return "0";
@@ -547,6 +585,8 @@ class KernelWriter {
   GeneratedKernel write(const std::string& kernel_name);
 
  private:
+  // The tile-stage walk (Launch::tile_stages): each work-group's tiles, stage by stage.
+  std::string tile_stages_body(const std::string& index_type);
   std::string phase_code(uint32_t phase, const std::string& pad, bool finalize);
   std::string element_loop_body(const std::string& pad);
   // A batched kernel's entry loop: its segments, with barriers between them.
@@ -568,6 +608,9 @@ class KernelWriter {
   // Batched kernels
   std::string entry_ = "fugue_entry", local_index_ = "fugue_j";
   std::set<std::string> in_local_now_;   // local arrays holding the current entry's value
+  // Tile stages: the stage being written, and the values whose tiles hold them by now.
+  int stage_ = 0;
+  std::set<std::string> in_tile_now_;
   std::vector<std::string> local_decls_; // the ops' own local arrays (local_array)
   std::map<size_t, uint64_t> local_used_;
   struct LocalArray {
@@ -709,10 +752,16 @@ std::string KernelWriter::op_code(size_t o, uint32_t phase, const std::string& p
       code += pad + local_entry(s, local_index_) + " = " + reg(s) + ";\n";
       in_local_now_.insert(s);
     }
+    if (stages() && group_.tile_values.count(s)) {
+      code += pad + tile_cell(s) + " = " + reg(s) + ";\n";
+      in_tile_now_.insert(s);
+    }
     if (!group_.stored.count(s)) continue;
     const Symbol& sym = program_.symbol(s);
     std::string base = group_.shadowed.count(s) ? shadow(s) : param(s);
-    code += pad + base + (sym.kind == SymbolKind::Scalar ? "[0]" : "[" + index_ + "]") + " = " + reg(s) + ";\n";
+    // Tile stages store the tile's own cells only (the widened cells are other tiles').
+    code += pad + (stages() ? "if (fugue_own) " : "") + base + (sym.kind == SymbolKind::Scalar ? "[0]" : "[" + index_ + "]") +
+            " = " + reg(s) + ";\n";
   }
   return code;
 }
@@ -840,6 +889,50 @@ std::string KernelWriter::batched_body(const std::string& it) {
   return code;
 }
 
+std::string KernelWriter::tile_stages_body(const std::string& it) {
+  auto n = [](int64_t v) { return std::to_string(v); };
+  helpers_["fugue_wrap"] = "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
+  const std::string R = grid_extent(0), C = grid_extent(1);
+  const int64_t TR = launch_.tile_rows, TC = launch_.tile_cols, L = launch_.local_size;
+  std::string code;
+  code += "  const int fugue_lid = (int)(get_local_id(1) * " + n(launch_.local_dims[0]) + " + get_local_id(0));\n";
+  code += "  const long fugue_tiles_y = (" + R + " + " + n(TR - 1) + ") / " + n(TR) + ";\n";
+  code += "  for (long fugue_ty = get_group_id(1); fugue_ty < fugue_tiles_y; fugue_ty += get_num_groups(1)) {\n";
+  code += "    const long fugue_row0 = fugue_ty * " + n(TR) + ", fugue_col0 = (long)get_group_id(0) * " + n(TC) + ";\n";
+  for (stage_ = 0; stage_ < static_cast<int>(group_.stage_reach.size()); ++stage_) {
+    const auto [ey, ex] = group_.stage_reach[stage_];
+    const int64_t width = TC + 2 * ex, cells = width * (TR + 2 * ey), trips = (cells + L - 1) / L;
+    code += "    /* stage " + n(stage_) + ": the tile and " + n(ey) + " row(s), " + n(ex) + " column(s) around it */\n";
+    // The same trip count in every work-item between barriers (see batched_body's spread).
+    code += "    for (int fugue_q = 0; fugue_q < " + n(trips) + "; ++fugue_q) {\n";
+    code += "    const int fugue_t = fugue_q * " + n(L) + " + fugue_lid;\n";
+    code += "    if (fugue_t < " + n(cells) + ") {\n";
+    code += "    const int fugue_by = fugue_t / " + n(width) + ", fugue_bx = fugue_t % " + n(width) + ";\n";
+    code += "    const long fugue_r = fugue_row0 - " + n(ey) + " + fugue_by, fugue_c = fugue_col0 - " + n(ex) + " + fugue_bx;\n";
+    std::string own = "fugue_by >= " + n(ey) + " && fugue_by < " + n(ey + TR) + " && fugue_bx >= " + n(ex) + " && fugue_bx < " +
+                      n(ex + TC) + " && fugue_r < " + R + " && fugue_c < " + C;
+    code += "    const " + it + " i = (" + it + ")(fugue_wrap(fugue_r, " + R + ") * " + C + " + fugue_wrap(fugue_c, " + C + "));\n";
+    if (launch_.sample_modulus > 1)
+      own += " && i % " + n(launch_.sample_modulus) + " == " + n(launch_.sample_residue);
+    code += "    const bool fugue_own = " + own + ";\n";
+    registers_now_.clear();
+    std::string body;
+    for (size_t o = 0; o < group_.ops.size(); ++o)
+      if (group_.stage_of[o] == stage_ && (group_.ops[o]->plan.phases & FUGUE_PHASE_ELEMENT))
+        body += op_code(o, FUGUE_PHASE_ELEMENT, "    ", false);
+    std::string regs;
+    for (const auto& s : registers_now_) regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
+    registers_now_.clear();
+    code += regs + body + "    }\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+  }
+  stage_ = static_cast<int>(group_.stage_reach.size()) - 1;
+  code += "  }\n";
+  for (const auto& [s, stage] : group_.tile_values)
+    local_decls_.push_back("__local " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + tile_name(s) + "[" +
+                           n(tile_width(s) * tile_height(s)) + "];");
+  return code;
+}
+
 GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
   const auto& ops = group_.ops;
   if (ops.empty()) throw std::logic_error("generate_kernel: no operations");
@@ -903,8 +996,12 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
   const std::string index_type = wide ? "long" : "int";
   size_t preload_at = 0;  // where the unrolled loop's loads go (preload_)
   auto signature = [&](const std::string& name, const std::string& count_decl) {
-    std::string sig = "__kernel __attribute__((reqd_work_group_size(" + std::to_string(launch_.local_size) +
-                      ", 1, 1)))\nvoid " + name + "(";
+    const bool dims = launch_.work_dim > 1 && name == kernel_name;  // the finalize kernel is 1-D
+    std::string sig = "__kernel __attribute__((reqd_work_group_size(" +
+                      (dims ? std::to_string(launch_.local_dims[0]) + ", " + std::to_string(launch_.local_dims[1]) + ", " +
+                                  std::to_string(launch_.work_dim > 2 ? launch_.local_dims[2] : 1)
+                            : std::to_string(launch_.local_size) + ", 1, 1") +
+                      ")))\nvoid " + name + "(";
     std::vector<std::string> all = decls;
     all.push_back(count_decl);
     for (size_t i = 0; i < all.size(); ++i) sig += (i ? ",\n    " : "") + all[i];
@@ -928,6 +1025,14 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
                 std::to_string(slot_stride(per_entry) * (teams() ? launch_.entries_per_group : 1)) + "];\n";
     for (const auto& d : local_decls_) locals += "  " + d + "\n";
     src += locals + body;
+  } else if (stages()) {
+    const size_t body_start = src.size();
+    src += phase_code(FUGUE_PHASE_PROLOGUE, "  ", false);
+    src += tile_stages_body(index_type);
+    src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
+    std::string locals;
+    for (const auto& d : local_decls_) locals += "  " + d + "\n";
+    src.insert(body_start, locals);
   } else {
     const size_t body_start = src.size();
     src += phase_code(FUGUE_PHASE_PROLOGUE, "  ", false);

@@ -62,6 +62,16 @@ struct FusedGroup {
   // array reached through an entry is then in local_values, and local_bytes is per entry. The launch
   // picks the team's size and the entries per work-group.
   bool teams = false;
+  // Tile stages: a kernel in which an operation reads, around its element, a value an earlier one of the
+  // same kernel computes (a stencil of a stencil). The work-group computes a tile of the grid in stages
+  // separated by barriers: stage k computes its operations over the tile widened by stage_reach[k]
+  // (rows, columns), so that every value a later stage reads around its cells is at hand; a value one
+  // stage writes and a later one reads lives in a local-memory tile (tile_values: the stage whose
+  // widened tile it covers). Cells beyond the grid take the wrapped-around cell's value (periodic
+  // borders read them); only the tile's own cells are stored. Empty: no stages.
+  std::vector<int> stage_of;                                // per operation
+  std::vector<std::pair<int64_t, int64_t>> stage_reach;     // per stage
+  std::map<std::string, int> tile_values;                   // value -> the stage whose widened tile holds it
 };
 
 // What running one operation statement means.

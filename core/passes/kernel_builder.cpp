@@ -8,6 +8,7 @@
 
 #include "passes/launch.h"
 #include "passes/range_max.h"
+#include "passes/tile_stages.h"
 #include "program/dtype.h"
 
 namespace fugue {
@@ -61,7 +62,7 @@ class KernelBuilder::State {
  public:
   // Builds the kernels of `block`, whose operations are offered in order.
   State(const Program& program, const Dataflow& flow, const DeviceInfo& device, const BasicBlock& block)
-      : program_(program), flow_(flow), device_(device), budget_(budget_for(device)) {
+      : program_(program), flow_(flow), device_(device), budget_(budget_for(device)), tuning_(tuning_for(device)) {
     for (size_t i = 0; i < block.ops.size(); ++i) position_.emplace(block.ops[i], i);
   }
 
@@ -97,6 +98,14 @@ class KernelBuilder::State {
              ", the operation [" + std::to_string(x.plan.launch.local_min) + ", " +
              std::to_string(x.plan.launch.local_max) + "] in multiples of " +
              std::to_string(x.plan.launch.local_multiple);
+    if (tiled_) {
+      if (x.level() != FUGUE_LEVEL_ELEMENT)
+        return "the kernel computes in tile stages (a value read around its element where it is computed), "
+               "which only element-wise operations join";
+      if (updates_scattered(x))
+        return "it updates values at positions its data decide, but the kernel computes in tile stages, where "
+               "cells near a tile's edge are computed twice";
+    }
     for (size_t k = 0; k < x.statement->operands.size(); ++k) {
       if (!touched(x, k)) continue;
       // An in-place operand is read, then written: both accesses must suit the kernel.
@@ -210,7 +219,7 @@ class KernelBuilder::State {
     if (regs > budget_.registers)
       return "one kernel would keep about " + std::to_string(regs) + " values per work-item, over the budget of " +
              std::to_string(budget_.registers) + " registers";
-    uint64_t local = local_bytes_ + x.plan.local_mem_bytes;
+    uint64_t local = local_bytes_ + x.plan.local_mem_bytes + stage_local_bytes(x);
     if (local > budget_.local_memory)
       return "one kernel would need " + std::to_string(local) + " bytes of local memory, more than the device's " +
              std::to_string(budget_.local_memory);
@@ -254,13 +263,18 @@ class KernelBuilder::State {
         return "it reads '" + s + "', which " + who(w) + " produces in this kernel outside the element loop: "
                "the value exists only once that kernel has finished";
       if (!pw) {
-        if (part.kind == FUGUE_PARTITION_ELEMENTWISE || part.kind == FUGUE_PARTITION_TILE)
-          return "it reads '" + s + "' with a halo of " + axes_text(part.halo) + ", but " + who(w) +
-                 " produces '" + s + "' in this kernel: elements computed by other work-items need a global barrier";
-        return "it reads '" + s + "' as " + partition_text(part) + ", but " + who(w) + " produces it in this kernel " +
-               partition_text(last_write->part) + ": the partitions differ";
+        if (part.kind != FUGUE_PARTITION_ELEMENTWISE && part.kind != FUGUE_PARTITION_TILE)
+          return "it reads '" + s + "' as " + partition_text(part) + ", but " + who(w) + " produces it in this kernel " +
+                 partition_text(last_write->part) + ": the partitions differ";
+        // Around its element: from a local-memory tile the kernel computes in stages, where it can.
+        if (std::string why = why_not_staged(x, k); !why.empty())
+          return "it reads '" + s + "' with a halo of " + axes_text(part.halo) + ", but " + who(w) + " produces '" + s +
+                 "' in this kernel, and " + why;
       }
     }
+    if (write && sa.read_around)
+      return "it writes '" + s + "', which " + who(*ops_[acc[*sa.first_wide_read].op]) +
+             " reads around its elements from the local-memory tile this kernel computes it into";
     if (write) {
       // A value read beyond its own element earlier in the kernel may still be written element by
       // element: the new value goes to a second buffer, swapped in after the kernel (finish()), so
@@ -286,7 +300,45 @@ class KernelBuilder::State {
     return "";
   }
 
+  // Empty when operand k of x, read around its element, may come from a local-memory tile of a value
+  // computed earlier in the kernel (tile stages); otherwise why not, finishing a sentence.
+  std::string why_not_staged(const PlannedOp& x, size_t k) const {
+    const fugue_type& t = x.types[k];
+    const int64_t n = merged_.launch.iteration[0];
+    if (tuning_.stage_tile_cols <= 0) return "tile stages are off (FUGUE_TUNING stage_tile_cols=0)";
+    if (x.level() != FUGUE_LEVEL_ELEMENT || merged_.level != FUGUE_LEVEL_ELEMENT)
+      return "only kernels of element-wise operations compute in tile stages";
+    if (t.kind != FUGUE_KIND_ARRAY || t.rank != 2 || t.shape[0] * t.shape[1] != n)
+      return "only a 2-D grid whose cells are the kernel's elements is computed in tiles";
+    if (tiled_ && (t.shape[0] != grid_rows_ || t.shape[1] != grid_cols_))
+      return "the kernel's tiles are of another grid shape";
+    const abi::Partition& part = x.partition(k);
+    if (abi::Partition::at(part.halo, 0) > kMaxStageHalo || abi::Partition::at(part.halo, 1) > kMaxStageHalo)
+      return "a halo over " + std::to_string(kMaxStageHalo) + " cells would compute too much of each tile twice";
+    if (!runtime_.empty()) return "the kernel walks a run-time length";
+    if (scatter_ || updates_scattered(x))
+      return "the kernel updates values at positions its data decide, which tile stages would update twice";
+    return "";
+  }
+
+  static bool updates_scattered(const PlannedOp& p) {
+    for (size_t k = 0; k < p.statement->operands.size(); ++k)
+      if (p.partition(k).kind == FUGUE_PARTITION_SCATTER) return true;
+    return false;
+  }
+
+  // Local memory the tile stages of the kernel with `x` appended would take (0 without stages).
+  uint64_t stage_local_bytes(const PlannedOp& x) const {
+    TileStages with = stages_;
+    with.add(stage_uses(program_, x));
+    if (with.stages() <= 1) return 0;
+    return with.local_bytes(tuning_.stage_tile_rows, tuning_.stage_tile_cols,
+                            [&](const std::string& s) { return dtype_size(program_.symbol(s).dtype); });
+  }
+
   void add(const PlannedOp& x) {
+    stages_.add(stage_uses(program_, x));
+    scatter_ |= updates_scattered(x);
     if (ops_.empty()) {
       merged_ = x.plan;
     } else {
@@ -343,6 +395,9 @@ class KernelBuilder::State {
     spans_.clear();
     live_at_.clear();
     persistent_ = 0;
+    stages_ = TileStages{};
+    tiled_ = scatter_ = false;
+    grid_rows_ = grid_cols_ = 0;
   }
 
  private:
@@ -351,6 +406,7 @@ class KernelBuilder::State {
     abi::Partition part;
     bool write;
     bool pointwise;
+    fugue_type type;
   };
 
   // What global traffic a symbol's accesses so far cost (traffic_with): read from global memory (read
@@ -361,7 +417,7 @@ class KernelBuilder::State {
       if (write) {
         written = true;
         stored_wide |= !pointwise;
-      } else if (!written || !pointwise) {
+      } else if (!written) {  // a value of the kernel is read from a register or a stage's tile
         read_global = true;
       }
     }
@@ -377,6 +433,7 @@ class KernelBuilder::State {
     // agree or disagree with any other partition alike, so only these need comparing.
     std::vector<size_t> kinds;
     bool pointwise_write = false;  // written into a register (in_register)
+    bool read_around = false;      // read around its elements after a write of the kernel: a tile stage's
     TrafficFlags traffic;
     double bytes = 0;              // operand_bytes of the symbol's first access
   };
@@ -388,8 +445,8 @@ class KernelBuilder::State {
       const std::string& s = p.statement->operands[k];
       auto [it, fresh] = accesses_.try_emplace(s);
       if (fresh) it->second.bytes = operand_bytes(p, k);
-      if (p.reads(k)) append(it->second, {index, p.partition(k), false, pointwise_access(p, k)});
-      if (p.writes(k)) append(it->second, {index, p.partition(k), true, pointwise_access(p, k)});
+      if (p.reads(k)) append(it->second, {index, p.partition(k), false, pointwise_access(p, k), p.types[k]});
+      if (p.writes(k)) append(it->second, {index, p.partition(k), true, pointwise_access(p, k), p.types[k]});
     }
   }
 
@@ -401,6 +458,12 @@ class KernelBuilder::State {
       sa.pointwise_write |= a.pointwise;
     } else {
       if (!a.pointwise && !sa.first_wide_read) sa.first_wide_read = i;
+      if (!a.pointwise && sa.last_write) {  // from the tile of a stage before (why_not_staged allowed it)
+        sa.read_around = true;
+        tiled_ = true;
+        grid_rows_ = a.type.shape[0];
+        grid_cols_ = a.type.shape[1];
+      }
       if (std::none_of(sa.kinds.begin(), sa.kinds.end(),
                        [&](size_t j) { return same_partition(sa.list[j].part, a.part); }))
         sa.kinds.push_back(i);
@@ -637,6 +700,13 @@ class KernelBuilder::State {
   std::map<std::string, std::pair<size_t, size_t>> spans_;  // register: written at, last touched at
   RangeMax live_at_;
   int persistent_ = 0;            // accumulators of the kernel's reductions
+  // Tile stages: the stages so far, whether a value of the kernel is read around its element (then the
+  // grid's shape), and whether an operation updates values at positions its data decide.
+  static constexpr int64_t kMaxStageHalo = 8;
+  LaunchTuning tuning_;
+  TileStages stages_;
+  bool tiled_ = false, scatter_ = false;
+  int64_t grid_rows_ = 0, grid_cols_ = 0;
 };
 
 KernelBuilder::KernelBuilder(const Program& program, const Dataflow& flow, const DeviceInfo& device,

@@ -39,6 +39,8 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "grid_strip_unroll") t.grid_strip_unroll = std::clamp<int64_t>(value, 1, 16);
     else if (key == "local_tile_cols") t.local_tile_cols = std::max<int64_t>(value, 0);
     else if (key == "local_tile_passes") t.local_tile_passes = std::clamp<int64_t>(value, 1, 64);
+    else if (key == "stage_tile_rows") t.stage_tile_rows = std::clamp<int64_t>(value, 1, 1024);
+    else if (key == "stage_tile_cols") t.stage_tile_cols = std::clamp<int64_t>(value, 0, 1024);
     else if (key == "block_groups_per_cu") t.block_groups_per_cu = std::max<int64_t>(value, 0);
     else if (key == "block_local") t.block_local = std::max<int64_t>(value, 0);
     else if (key == "block_team_items") t.block_team_items = std::max<int64_t>(value, 1);
@@ -46,7 +48,7 @@ void apply_overrides(LaunchTuning& t) {
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
-                      "local_tile_cols, local_tile_passes, block_groups_per_cu, block_local, block_team_items, extent_args)");
+                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, block_groups_per_cu, block_local, block_team_items, extent_args)");
   }
 }
 }  // namespace
@@ -66,6 +68,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.block_groups_per_cu = 16;
     t.extent_arguments = true;
     t.grid_strip_rows = 0;  // blocked runs already walk rows in order
+    t.stage_tile_cols = 64;
   }
   apply_overrides(t);
   return t;
@@ -131,6 +134,28 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
     const int64_t rounds = (group.entries + entries - 1) / entries;
     const int64_t cap = tuning.block_groups_per_cu * std::max<unsigned>(device.compute_units, 1u);
     launch.num_groups = cap > 0 ? std::min(rounds, cap) : rounds;
+    return launch;
+  }
+  if (!group.stage_of.empty()) {
+    // Tile stages: a work-group per tile of the grid at a time, on a 2-D launch (columns along
+    // dimension 0), its work-items taking the cells of each stage in turn. Dimension 1 takes the rows
+    // of tiles in turn beyond the 65535 groups some devices allow there.
+    const int64_t cols = std::max<int64_t>(tuning.stage_tile_cols, 1), rows = std::max<int64_t>(tuning.stage_tile_rows, 1);
+    const int64_t lx = std::min(cols, launch.local_size);
+    launch.tile_stages = true;
+    launch.blocked = false;
+    launch.unroll = 1;
+    launch.grid_rows = group.grid_rows;
+    launch.grid_cols = group.grid_cols;
+    launch.tile_rows = rows;
+    launch.tile_cols = cols;
+    launch.work_dim = 2;
+    launch.local_dims[0] = lx;
+    launch.local_dims[1] = launch.local_size / lx;
+    launch.local_size = launch.local_dims[0] * launch.local_dims[1];
+    launch.group_dims[0] = (group.grid_cols + cols - 1) / cols;
+    launch.group_dims[1] = std::min<int64_t>((group.grid_rows + rows - 1) / rows, 65535);
+    launch.num_groups = launch.group_dims[0] * launch.group_dims[1];
     return launch;
   }
   if (!group.wide_reads || launch.blocked) return launch;

@@ -45,6 +45,11 @@ struct LaunchTuning {
   // tile plus halo) in local memory (0: no staging; the reads go to global memory).
   int64_t local_tile_cols = 0;
   int64_t local_tile_passes = 1;  // cells each work-item computes per staged tile, a group's rows apart
+  // Tile stages (FusedGroup::stage_of: a value read around its element in the kernel that computes
+  // it): the tile a work-group computes, rows x columns (stage_tile_cols 0: no tile stages, such
+  // reads end the kernel). The work-group is stage_tile_cols wide and takes the tile's cells in turn.
+  int64_t stage_tile_rows = 32;
+  int64_t stage_tile_cols = 32;
   // BLOCK level (one batch entry per work-group at a time): groups per compute unit before each group
   // takes several entries in turn (0: one group per entry). On the H100, softmax(x * s + b) over
   // [65536, 1024] f32 took 0.205 ms with 128, 0.207 with one group per entry, 0.212 with 64 and 0.227

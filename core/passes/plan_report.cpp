@@ -39,6 +39,11 @@ std::string entries_text(const Launch& launch) {
 }
 
 std::string walk_text(const Launch& launch) {
+  auto n = [](int64_t v) { return std::to_string(v); };
+  if (launch.tile_stages)
+    return "a 2-D launch of " + n(launch.group_dims[0]) + " x " + n(launch.group_dims[1]) + " work-groups of " +
+           n(launch.local_dims[0]) + " x " + n(launch.local_dims[1]) + ", a tile of " + n(launch.tile_rows) + " x " +
+           n(launch.tile_cols) + " cells each at a time, computed in stages";
   return launch.blocked          ? std::string("each work-item a contiguous run")
          : launch.strip_rows > 0 ? "column strips: each work-item walks " + std::to_string(launch.strip_rows) +
                                        " rows down one of its group's " + std::to_string(launch.tile_cols) + " columns"
@@ -57,6 +62,23 @@ std::string ops_text(const std::vector<const PlannedOp*>& ops) {
   std::string text;
   for (const PlannedOp* op : ops) text += (text.empty() ? "" : ", ") + pointer_of(*op->statement);
   return text;
+}
+
+// Tile stages: each stage's operations and reach, and the values held in local-memory tiles.
+std::string stages_text(const FusedGroup& g) {
+  std::ostringstream out;
+  out << "    tile stages (a value read around its element where the kernel computes it), with barriers between:\n";
+  for (size_t k = 0; k < g.stage_reach.size(); ++k) {
+    out << "      stage " << k << ", the tile and " << g.stage_reach[k].first << " row(s), " << g.stage_reach[k].second
+        << " column(s) around it:";
+    for (size_t o = 0; o < g.ops.size(); ++o)
+      if (g.stage_of[o] == static_cast<int>(k)) out << " " << pointer_of(*g.ops[o]->statement);
+    out << "\n";
+  }
+  out << "    held in local-memory tiles between stages:";
+  for (const auto& [s, stage] : g.tile_values) out << " " << s << " (stage " << stage << "'s widened tile)";
+  out << "\n";
+  return out.str();
 }
 
 }  // namespace
@@ -119,6 +141,7 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
     if (!g.shadowed.empty())
       out << "    written into a second buffer, swapped in after the kernel: " << set_string(g.shadowed) << "\n";
     out << "    promoted (registers, never in global memory): " << list_or_none(g.promoted) << "\n";
+    if (!g.stage_of.empty()) out << stages_text(g);
     if (!g.zeroed.empty()) out << "    zeroed before the kernel (outputs updated by atomics): " << set_string(g.zeroed) << "\n";
     if (g.entries > 0) out << local_text(program, g);
     out << "    traffic " << bytes_text(g.bytes_fused);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "passes/launch.h"
+#include "passes/tile_stages.h"
 
 namespace fugue {
 
@@ -13,20 +14,29 @@ struct Access {
   bool write;
   bool pointwise;
   bool scatter;  // an atomic update (SCATTER): in place, whatever else
+  bool widened;  // by an operation of a tile stage that computes cells around its tile (other tiles')
 };
 
-void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) {
+void promote_group(const Program& program, const Dataflow& flow, const DeviceInfo& device, FusedGroup& g) {
   // Every access to a symbol core-generated code touches, in order: an in-place operand's read, then
   // its write.
+  // Tile stages, where a value of the kernel is read around its element.
+  TileStages stages;
+  for (const PlannedOp* op : g.ops) stages.add(stage_uses(program, *op));
+  std::vector<std::pair<int64_t, int64_t>> reach;
+  if (stages.stages() > 1) reach = stages.reach();
   std::map<std::string, std::vector<Access>> accesses;
-  for (const PlannedOp* op : g.ops)
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const PlannedOp* op = g.ops[o];
+    const bool widened = !reach.empty() && reach[stages.stage_of()[o]] != std::make_pair<int64_t, int64_t>(0, 0);
     for (size_t k = 0; k < op->statement->operands.size(); ++k) {
       if (!touches(program, *op, k)) continue;
       auto& list = accesses[op->statement->operands[k]];
       const bool scatter = op->partition(k).kind == FUGUE_PARTITION_SCATTER;
-      if (op->reads(k)) list.push_back({false, pointwise_access(*op, k), scatter});
-      if (op->writes(k)) list.push_back({true, pointwise_access(*op, k), scatter});
+      if (op->reads(k)) list.push_back({false, pointwise_access(*op, k), scatter, widened});
+      if (op->writes(k)) list.push_back({true, pointwise_access(*op, k), scatter, widened});
     }
+  }
   const int64_t iteration = g.plan.launch.iteration[0];
   const SymbolSet& live_after = flow.at(g.ops.back()->statement).live_out;
   for (const auto& [s, list] : accesses) {
@@ -41,14 +51,18 @@ void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) 
       g.stored_why[s] = "updated in place at positions its data decide (atomics, or stores of distinct elements)";
       continue;
     }
-    bool written = false, read_wide = false, all_writes_pointwise = true;
+    bool written = false, read_wide = false, read_by_widened = false, all_writes_pointwise = true;
     for (const Access& a : list) {
       if (a.write) {
         written = true;
         all_writes_pointwise &= a.pointwise;
       } else {
         if (!written) g.global_reads.insert(s);
-        if (!a.pointwise) read_wide = true;
+        // Read around its element before the kernel writes it (or at cells of other tiles, by a
+        // widened tile stage): the new value needs a second buffer. (After the write, from a tile
+        // stage's local memory.)
+        if (!a.pointwise && !written) read_wide = true;
+        if (a.pointwise && a.widened && !written) read_by_widened = true;
         if (!a.pointwise && program.symbol(s).kind == SymbolKind::Array) g.wide_reads = true;
       }
     }
@@ -56,6 +70,10 @@ void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) 
     if (read_wide) {  // written element-wise only (the group pass saw to it), after every wide read
       g.shadowed.insert(s);
       g.stored_why[s] = "read beyond its own element in this kernel, so written to a second buffer";
+    } else if (read_by_widened) {
+      g.shadowed.insert(s);
+      g.stored_why[s] = "read in this kernel at cells of other work-groups' tiles (a widened tile stage), so written "
+                        "to a second buffer";
     } else if (!all_writes_pointwise) {
       g.stored_why[s] = "written outside the element loop";
     } else if (live_after.count(s)) {
@@ -74,6 +92,14 @@ void promote_group(const Program& program, const Dataflow& flow, FusedGroup& g) 
         g.grid_cols = t.shape[1];
       }
     }
+  if (stages.stages() > 1) {
+    g.stage_of = stages.stage_of();
+    g.stage_reach = reach;
+    g.tile_values = stages.tile_values();
+    const LaunchTuning tuning = tuning_for(device);
+    g.local_bytes += stages.local_bytes(tuning.stage_tile_rows, tuning.stage_tile_cols,
+                                        [&](const std::string& s) { return dtype_size(program.symbol(s).dtype); });
+  }
   // Run-time lengths: the elements present of an array the kernel walks element by element bound
   // its iteration space (every such array of the kernel must have the same length at run time).
   for (const PlannedOp* op : g.ops)
@@ -224,7 +250,7 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
 void promote(const Program& program, const DeviceInfo& device, ExecutionPlan& plan) {
   for (FusedGroup& g : plan.groups) {
     if (g.plan.level == FUGUE_LEVEL_BLOCK) promote_batched(program, plan.dataflow, device, g);
-    else promote_group(program, plan.dataflow, g);
+    else promote_group(program, plan.dataflow, device, g);
   }
 }
 

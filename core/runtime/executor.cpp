@@ -367,11 +367,20 @@ const Executor::Value& Executor::value_for_read(const std::string& symbol, const
 }
 
 void Executor::enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name,
-                       double bytes, double flops) {
+                       double bytes, double flops, const Launch* shape) {
   cl::Event event;
+  auto z = [](int64_t v) { return static_cast<size_t>(v); };
+  cl::NDRange global(z(groups * local)), items(z(local));
+  if (shape && shape->work_dim == 2) {
+    global = cl::NDRange(z(shape->group_dims[0] * shape->local_dims[0]), z(shape->group_dims[1] * shape->local_dims[1]));
+    items = cl::NDRange(z(shape->local_dims[0]), z(shape->local_dims[1]));
+  } else if (shape && shape->work_dim == 3) {
+    global = cl::NDRange(z(shape->group_dims[0] * shape->local_dims[0]), z(shape->group_dims[1] * shape->local_dims[1]),
+                         z(shape->group_dims[2] * shape->local_dims[2]));
+    items = cl::NDRange(z(shape->local_dims[0]), z(shape->local_dims[1]), z(shape->local_dims[2]));
+  }
   try {
-    device_.queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<size_t>(groups * local)),
-                                       cl::NDRange(static_cast<size_t>(local)), nullptr,
+    device_.queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, items, nullptr,
                                        profiler_.enabled() ? &event : nullptr);
   } catch (const cl::Error& e) {
     throw DeviceError(cl_error_message("running " + name, e.err()));
@@ -468,7 +477,7 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
     if (k.wide_index) site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_long>(k.elements));
     else site.main.setArg(static_cast<cl_uint>(k.main_args.size()), static_cast<cl_int>(k.elements));
     if (k.launch.num_groups > 0)
-      enqueue(site.main, k.launch.num_groups, k.launch.local_size, site.label, group.bytes_fused, group.flops);
+      enqueue(site.main, k.launch.num_groups, k.launch.local_size, site.label, group.bytes_fused, group.flops, &k.launch);
     if (site.finalize()) {
       bind(site.finalize, k.finalize_args);
       site.finalize.setArg(static_cast<cl_uint>(k.finalize_args.size()), static_cast<cl_int>(k.launch.num_groups));

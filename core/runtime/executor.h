@@ -113,8 +113,9 @@ class Executor : public Backend {
   void release_after_work(std::vector<cl::Buffer> buffers, const std::string& label);
   // Instrumented: reads the guard regions around a device-level op's scratch (waits for its work).
   void check_scratch_guards(const std::vector<std::pair<cl::Buffer, size_t>>& scratch, const Statement& st);
+  // `shape`: a generated kernel's launch, whose work_dim > 1 gives the NDRange's dimensions.
   void enqueue(const cl::Kernel& kernel, int64_t groups, int64_t local, const std::string& name, double bytes,
-               double flops);
+               double flops, const Launch* shape = nullptr);
 
   const Program& program_;
   Device& device_;

@@ -116,19 +116,7 @@ TEST(Fusion, LiveOutTemporaryIsStoredNotPromoted) {
   expect_same(test::run_on_device(program), test::run_reference(program), 1e-6, "fused vs reference");
 }
 
-// A value produced in a kernel is never read with a halo in the same kernel.
-TEST(Fusion, HaloReadOfAValueProducedInTheGroupEndsTheGroup) {
-  test::TempDir dir;
-  Program program = load_text(dir, std::string(R"({"fugue": 1, "symbols": {)") + kGrid + R"(},
-    "body": [{"op": "array.mul", "out": ["t"], "in": ["a", 2]}, {"op": "stencil.apply", "out": ["s"], "in": ["R", "t"]}],
-    "outputs": {"s": "s.npy"}})");
-  ExecutionPlan plan = plan_of(program);
-  ASSERT_EQ(plan.groups.size(), 2u);
-  ASSERT_EQ(plan.not_fused.size(), 1u);
-  EXPECT_NE(plan.not_fused[0].text.find("with a halo of (1, 1)"), std::string::npos) << plan.not_fused[0].text;
-  EXPECT_TRUE(plan.groups[0].stored.count("t"));
-  expect_same(test::run_on_device(program), test::run_reference(program), 1e-5, "device vs reference");
-}
+// A value produced in a kernel and read with a halo in the same kernel: tests/integration/test_tile_stages.cpp.
 
 // warp reads its image anywhere (WHOLE): an image produced element-wise in the same kernel cannot be.
 TEST(Fusion, DifferingPartitionsAreNotFused) {
