@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 8
+#define FUGUE_ABI_VERSION_MINOR 9
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -398,6 +398,20 @@ typedef struct fugue_emit_context fugue_emit_context; /* opaque, owned by the co
 #define FUGUE_BUILTIN_NUM_GROUPS 5    /* work-groups of the main kernel (a run-time value; may be 0 in FINALIZE) */
 /* 2.1 */
 #define FUGUE_BUILTIN_ENTRY 6         /* BLOCK level with BATCH operands: the number of the current entry (long) */
+/* 2.9: the other dimensions of 2-D and 3-D launches (the core launches kernels of tile stages in 2-D):
+ * 0 (ids) and 1 (sizes, counts) in a 1-D launch. */
+#define FUGUE_BUILTIN_LOCAL_ID_1 7    /* get_local_id(1) */
+#define FUGUE_BUILTIN_LOCAL_ID_2 8    /* get_local_id(2) */
+#define FUGUE_BUILTIN_GROUP_ID_1 9    /* get_group_id(1) */
+#define FUGUE_BUILTIN_GROUP_ID_2 10   /* get_group_id(2) */
+#define FUGUE_BUILTIN_LOCAL_SIZE_1 11 /* the work-group's extent along dimension 1, a literal */
+#define FUGUE_BUILTIN_LOCAL_SIZE_2 12
+#define FUGUE_BUILTIN_NUM_GROUPS_1 13 /* work-groups along dimension 1 (a run-time value) */
+#define FUGUE_BUILTIN_NUM_GROUPS_2 14
+/* The device's sub-group width, a literal: the first of fugue_device_desc.subgroup_sizes (NVIDIA's
+ * warp, AMD's wavefront), 1 where the device does not say. For sizing teams and strides; work-items
+ * of a sub-group are not promised to run in step (synchronize with barrier). */
+#define FUGUE_BUILTIN_SUB_GROUP_SIZE 15
 
 /* 2.1: the updates of atomic_at and atomic_local. */
 #define FUGUE_ATOMIC_ADD 1

@@ -424,6 +424,22 @@ class KernelWriter {
       case FUGUE_BUILTIN_LOCAL_SIZE:
         return keep(c, std::to_string(teams() && c->phase == FUGUE_PHASE_BODY ? launch_.team : launch_.local_size));
       case FUGUE_BUILTIN_NUM_GROUPS: return c->finalize ? "fugue_groups" : "((int)get_num_groups(0))";
+      // 2.9: dimensions 1 and 2 (a finalize kernel is 1-D).
+      case FUGUE_BUILTIN_LOCAL_ID_1: return c->finalize ? "0" : "((int)get_local_id(1))";
+      case FUGUE_BUILTIN_LOCAL_ID_2: return c->finalize ? "0" : "((int)get_local_id(2))";
+      case FUGUE_BUILTIN_GROUP_ID_1: return c->finalize ? "0" : "((int)get_group_id(1))";
+      case FUGUE_BUILTIN_GROUP_ID_2: return c->finalize ? "0" : "((int)get_group_id(2))";
+      case FUGUE_BUILTIN_LOCAL_SIZE_1:
+      case FUGUE_BUILTIN_LOCAL_SIZE_2: {
+        const size_t d = which == FUGUE_BUILTIN_LOCAL_SIZE_1 ? 1 : 2;
+        return keep(c, std::to_string(!c->finalize && launch_.work_dim > d ? launch_.local_dims[d] : 1));
+      }
+      case FUGUE_BUILTIN_NUM_GROUPS_1: return c->finalize ? "1" : "((int)get_num_groups(1))";
+      case FUGUE_BUILTIN_NUM_GROUPS_2: return c->finalize ? "1" : "((int)get_num_groups(2))";
+      case FUGUE_BUILTIN_SUB_GROUP_SIZE: {
+        const fugue_device_desc& d = op(c).device;
+        return keep(c, std::to_string(d.num_subgroup_sizes > 0 && d.subgroup_sizes ? d.subgroup_sizes[0] : 1));
+      }
       default:
         c->misuse = "unknown builtin " + std::to_string(which);
         return "0";

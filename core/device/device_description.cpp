@@ -32,6 +32,7 @@ nlohmann::ordered_json describe_device(const DeviceInfo& d) {
           {"fp64", d.fp64},
           {"int64_atomics", d.int64_atomics},
           {"subgroups", d.subgroups},
+          {"subgroup_sizes", d.subgroup_sizes},
           {"extensions", d.extensions}};
 }
 
@@ -53,7 +54,7 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
                                       "global_memory", "max_allocation", "local_memory", "fp64", "int64_atomics",
                                       "subgroups", "extensions"};
   for (const auto& [key, value] : doc.items())
-    if (!keys.count(key)) throw UserError(where + "/" + key + ": unknown key");
+    if (!keys.count(key) && key != "subgroup_sizes") throw UserError(where + "/" + key + ": unknown key");
   for (const auto& key : keys)
     if (!doc.contains(key)) throw UserError(where + "/" + key + ": missing");
   auto text_of = [&](const char* key) {
@@ -100,6 +101,17 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
   d.int64_atomics = flag_of("int64_atomics");
   d.subgroups = flag_of("subgroups");
   d.extensions = text_of("extensions");
+  if (doc.contains("subgroup_sizes")) {  // optional: descriptions written before it was asked
+    const auto& sizes = doc["subgroup_sizes"];
+    if (!sizes.is_array() || sizes.size() > 16)
+      throw UserError(where + "/subgroup_sizes: expected a list of at most 16 widths, found " + sizes.dump());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (!sizes[i].is_number_unsigned() || sizes[i].get<uint64_t>() < 1 || sizes[i].get<uint64_t>() > 1024)
+        throw UserError(where + "/subgroup_sizes/" + std::to_string(i) + ": expected an integer from 1 to 1024, found " +
+                        sizes[i].dump());
+      d.subgroup_sizes.push_back(sizes[i].get<uint64_t>());
+    }
+  }
   d.tuning_folder = tuning_folder_for(d);  // the described device's tables, where this machine has them
   return d;
 }

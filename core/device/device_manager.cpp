@@ -29,6 +29,32 @@ std::string choices(const std::vector<DeviceInfo>& devices) {
   for (const auto& d : devices) out += (out.empty() ? "" : "; ") + d.id() + " " + d.name + " (" + d.type_name() + ")";
   return out;
 }
+// The device's sub-group widths from the vendors' queries (OpenCL itself has none without a kernel).
+template <class Has>
+std::vector<uint64_t> subgroup_sizes_of(const cl::Device& device, Has has) {
+  constexpr cl_device_info kWarpSizeNV = 0x4003, kWavefrontWidthAMD = 0x4043, kSubGroupSizesIntel = 0x4108;
+  try {
+    if (has("cl_nv_device_attribute_query")) {
+      cl_uint width = 0;
+      if (clGetDeviceInfo(device(), kWarpSizeNV, sizeof width, &width, nullptr) == CL_SUCCESS && width > 0) return {width};
+    }
+    if (has("cl_amd_device_attribute_query")) {
+      cl_uint width = 0;
+      if (clGetDeviceInfo(device(), kWavefrontWidthAMD, sizeof width, &width, nullptr) == CL_SUCCESS && width > 0) return {width};
+    }
+    if (has("cl_intel_required_subgroup_size")) {
+      size_t bytes = 0;
+      if (clGetDeviceInfo(device(), kSubGroupSizesIntel, 0, nullptr, &bytes) == CL_SUCCESS && bytes >= sizeof(size_t)) {
+        std::vector<size_t> sizes(bytes / sizeof(size_t));
+        if (clGetDeviceInfo(device(), kSubGroupSizesIntel, bytes, sizes.data(), nullptr) == CL_SUCCESS)
+          return std::vector<uint64_t>(sizes.begin(), sizes.end());
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string cl_error_name(cl_int code) {
@@ -93,6 +119,7 @@ std::vector<DeviceInfo> list_devices() {
       };
       info.int64_atomics = has("cl_khr_int64_base_atomics");
       info.subgroups = has("cl_khr_subgroups") || has("cl_intel_subgroups");
+      info.subgroup_sizes = subgroup_sizes_of(devices[d], has);
       info.tuning_folder = tuning_folder_for(info);
       out.push_back(std::move(info));
     }
@@ -173,8 +200,8 @@ fugue_device_desc DeviceInfo::description() const {
   d.local_mem_bytes = local_memory;
   d.global_mem_bytes = global_memory;
   d.max_alloc_bytes = max_allocation;
-  d.num_subgroup_sizes = 0;
-  d.subgroup_sizes = nullptr;
+  d.num_subgroup_sizes = static_cast<uint32_t>(subgroup_sizes.size());
+  d.subgroup_sizes = subgroup_sizes.empty() ? nullptr : subgroup_sizes.data();
   d.extensions = extensions.c_str();
   d.tuning_folder = tuning_folder.c_str();
   return d;

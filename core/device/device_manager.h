@@ -28,6 +28,9 @@ struct DeviceInfo {
   bool fp64 = false;
   bool int64_atomics = false;
   bool subgroups = false;
+  // The widths in which the device runs work-items together (NVIDIA's warp, AMD's wavefront, Intel's
+  // sub-group sizes), preferred first; empty when the device does not say.
+  std::vector<uint64_t> subgroup_sizes;
   std::string extensions;  // space-separated
   std::string tuning_folder;  // where `fugue tune` keeps this device's tables ("" without a cache folder)
   cl::Platform platform;

@@ -182,3 +182,30 @@ print('numpy agrees' if err < 1e-12 else 'max error %g' % err)
   const std::string out = test::run_command(python + " " + (dir / "check.py").string() + " " + (dir / "out").string()).out;
   EXPECT_NE(out.find("numpy agrees"), std::string::npos) << "seed " << seed << ": " << out;
 }
+
+// ABI 2.9's launch builtins: a kernel in tile stages runs on a 2-D launch, which dimension 1's
+// builtins describe; a 1-D kernel's dimension 1 is one item wide; the sub-group width is the device's.
+TEST(TileStages, LaunchBuiltinsDescribeTheLaunch) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [50, 70], "from": {"random": {"seed": 2}}},
+    "z": {"kind": "array", "dtype": "f32", "shape": [3501], "from": {"random": {"seed": 3}}}},
+    "body": [{"op": "test.launch_shape", "out": ["flat"], "in": ["z"]},
+             {"op": "test.box3", "out": ["b"], "in": ["x"]}, {"op": "test.box3", "out": ["bb"], "in": ["b"]},
+             {"op": "test.launch_shape", "out": ["staged"], "in": ["bb"]}],
+    "outputs": {"flat": "flat.npy", "staged": "staged.npy", "bb": "bb.npy"}})");
+  const Program program = load_program(dir / "p.json", test::plugins_with_test_ops());
+  const ExecutionPlan plan = plan_of(program);
+  ASSERT_EQ(plan.groups.size(), 2u) << test::notes_text(plan.not_fused);
+  const Launch& staged = plan.kernels[1].launch;
+  ASSERT_TRUE(staged.tile_stages);
+  const DeviceInfo& device = test::test_device().info;
+  const double width = device.subgroup_sizes.empty() ? 1.0 : static_cast<double>(device.subgroup_sizes.front());
+  const auto out = test::run_on_device(program);
+  for (int64_t i = 0; i < 50 * 70; i += 7) {
+    ASSERT_EQ(out.at("flat").get(i + 1), 10000 + 100 * width + 7) << i;
+    ASSERT_EQ(out.at("staged").get(i), 10000 * static_cast<double>(staged.local_dims[1]) + 100 * width + 7) << i;
+  }
+  const auto reference = test::run_reference(program);
+  test::expect_same(out, {{"bb", reference.at("bb")}}, 1e-6, "box3 of box3 in tile stages");
+}

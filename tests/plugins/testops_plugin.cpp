@@ -335,6 +335,37 @@ class Box3 : public Operation {
   }
 };
 
+// What ABI 2.9's launch builtins say where the op runs: y = 10000 * LOCAL_SIZE_1 + 100 * SUB_GROUP_SIZE
+// + 1 (LOCAL_ID_1 within LOCAL_SIZE_1) + 2 (GROUP_ID_1 within NUM_GROUPS_1) + 4 (LOCAL_ID_2, GROUP_ID_2
+// both 0, NUM_GROUPS_2 1). The reference is a 1-D launch on a device without sub-group widths: 10107.
+class LaunchShape : public Operation {
+ public:
+  LaunchShape() {
+    name = "test.launch_shape";
+    doc = "y = what the launch builtins of dimensions 1 and 2 and the sub-group width say, per element";
+    operands = {in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32)),
+                out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32))};
+  }
+  void infer(const Call& call, std::vector<Type>& types) const override { types[1] = call.operand(0); }
+  Plan plan(const Call& call) const override { return elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(0))); }
+  void emit(const Call&, const Plan&, const Emitter& e) const override {
+    auto b = [&](int32_t which) { return "(" + e.builtin(which) + ")"; };
+    e.append(e.write(1) + " = (float)(10000 * " + b(FUGUE_BUILTIN_LOCAL_SIZE_1) + " + 100 * " + b(FUGUE_BUILTIN_SUB_GROUP_SIZE) +
+             " + (" + b(FUGUE_BUILTIN_LOCAL_ID_1) + " < " + b(FUGUE_BUILTIN_LOCAL_SIZE_1) + " ? 1 : 0) + (" +
+             b(FUGUE_BUILTIN_GROUP_ID_1) + " < " + b(FUGUE_BUILTIN_NUM_GROUPS_1) + " ? 2 : 0) + (" + b(FUGUE_BUILTIN_LOCAL_ID_2) +
+             " == 0 && " + b(FUGUE_BUILTIN_GROUP_ID_2) + " == 0 && " + b(FUGUE_BUILTIN_NUM_GROUPS_2) + " == 1 && " +
+             b(FUGUE_BUILTIN_LOCAL_SIZE_2) + " == 1 ? 4 : 0)) + 0.0f * " + e.read(0) + ";\n");
+  }
+  fugue_cost cost(const Call& call) const override {
+    const double n = static_cast<double>(elements(call.operand(0)));
+    return {sizeof(fugue_cost), 8 * n, n};
+  }
+  void reference(const Call&, fugue_host_array* a) const override {
+    HostView y(a[1]);
+    for (int64_t i = 0; i < y.size(); ++i) y.set(i, 10107.0);
+  }
+};
+
 }  // namespace
 
 void add_pair(fugue::sdk::Plugin& p);  // testops_pair.cpp
@@ -347,5 +378,6 @@ FUGUE_SDK_PLUGIN("testops", "1.0.0", "Operations for Fugue's own tests", [](fugu
   p.add(std::make_unique<RowMax>());
   p.add(std::make_unique<Count>());
   p.add(std::make_unique<Box3>());
+  p.add(std::make_unique<LaunchShape>());
   add_pair(p);
 })
