@@ -37,6 +37,9 @@ struct Launch {
   // The NDRange (1 to 3 dimensions): local_size is the product of local_dims and num_groups that of
   // group_dims when work_dim > 1; a 1-D launch uses local_size and num_groups alone.
   uint32_t work_dim = 1;
+  // work_dim 3 without tile stages: one cell of a [grid_dims[0] planes, [1] rows, [2] columns] grid per
+  // work-item, columns along dimension 0.
+  int64_t grid_dims[3] = {0, 0, 0};
   int64_t local_dims[3] = {1, 1, 1};
   int64_t group_dims[3] = {1, 1, 1};
   // Batched kernels with teams (FusedGroup::teams): the work-items per entry and the entries a

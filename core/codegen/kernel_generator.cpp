@@ -1052,7 +1052,18 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
   } else {
     const size_t body_start = src.size();
     src += phase_code(FUGUE_PHASE_PROLOGUE, "  ", false);
-    if (launch_.blocked) {
+    if (launch_.work_dim == 3) {
+      // A cell of the 3-D grid per work-item.
+      auto n = [](int64_t v) { return std::to_string(v); };
+      src += "  const long fugue_x = get_global_id(0), fugue_y = get_global_id(1), fugue_z = get_global_id(2);\n";
+      const std::string flat = "((fugue_z * " + n(launch_.grid_dims[1]) + " + fugue_y) * " + n(launch_.grid_dims[2]) + " + fugue_x)";
+      std::string guard = "fugue_x < " + n(launch_.grid_dims[2]) + " && fugue_y < " + n(launch_.grid_dims[1]) + " && fugue_z < " +
+                          n(launch_.grid_dims[0]);
+      if (launch_.sample_modulus > 1)
+        guard += " && " + flat + " % " + n(launch_.sample_modulus) + " == " + n(launch_.sample_residue);
+      src += "  if (" + guard + ") {\n";
+      src += "    const " + index_type + " i = (" + index_type + ")" + flat + ";\n";
+    } else if (launch_.blocked) {
       src += "  const " + index_type + " chunk = (fugue_n + (" + index_type + ")get_global_size(0) - 1) / (" +
              index_type + ")get_global_size(0);\n";
       src += "  const " + index_type + " begin = (" + index_type + ")get_global_id(0) * chunk;\n";
@@ -1133,7 +1144,7 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     for (const auto& s : registers_now_)
       regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
     bool inner_scopes = !launch_.blocked && (launch_.tile_cols > 0 || launch_.unroll > 1);
-    if (launch_.sample_modulus > 1 && !launch_.stage_tiles())
+    if (launch_.sample_modulus > 1 && !launch_.stage_tiles() && launch_.work_dim != 3)
       src += "    if (i % " + std::to_string(launch_.sample_modulus) + " != " + std::to_string(launch_.sample_residue) +
              ") continue;\n";
     src += regs + loop +

@@ -44,6 +44,8 @@ struct FusedGroup {
   // A 2-D grid read with a halo whose cells are the iteration space ([rows, cols]; 0: none): the
   // launch may then walk it tile by tile, so that neighbouring rows share a work-group's cache.
   int64_t grid_rows = 0, grid_cols = 0;
+  // The same for a 3-D grid ([planes, rows, cols]; 0: none), which a 3-D launch may walk.
+  int64_t grid_planes = 0, grid3_rows = 0, grid3_cols = 0;
   // Run-time extents: the symbol whose actual length bounds the iteration space ("" when it is all
   // static), and the elements per unit of that length (the iteration space is capacity * row).
   std::string extent_symbol;

@@ -41,6 +41,9 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "local_tile_passes") t.local_tile_passes = std::clamp<int64_t>(value, 1, 64);
     else if (key == "stage_tile_rows") t.stage_tile_rows = std::clamp<int64_t>(value, 1, 1024);
     else if (key == "stage_tile_cols") t.stage_tile_cols = std::clamp<int64_t>(value, 0, 1024);
+    else if (key == "grid3_cols") t.grid3_cols = std::clamp<int64_t>(value, 0, 1024);
+    else if (key == "grid3_rows") t.grid3_rows = std::clamp<int64_t>(value, 1, 1024);
+    else if (key == "grid3_planes") t.grid3_planes = std::clamp<int64_t>(value, 1, 64);
     else if (key == "block_groups_per_cu") t.block_groups_per_cu = std::max<int64_t>(value, 0);
     else if (key == "block_local") t.block_local = std::max<int64_t>(value, 0);
     else if (key == "block_team_items") t.block_team_items = std::max<int64_t>(value, 1);
@@ -48,7 +51,7 @@ void apply_overrides(LaunchTuning& t) {
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
-                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, block_groups_per_cu, block_local, block_team_items, extent_args)");
+                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args)");
   }
 }
 }  // namespace
@@ -159,6 +162,32 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
     return launch;
   }
   if (!group.wide_reads || launch.blocked) return launch;
+  // A 3-D grid: a 3-D launch, a cell per work-item (within the 65535 groups dimensions 1 and 2 may have).
+  if (group.grid_planes > 0 && tuning.grid3_cols > 0 && group.plan.level == FUGUE_LEVEL_ELEMENT && group.extent_symbol.empty()) {
+    const int64_t lx = tuning.grid3_cols, ly = tuning.grid3_rows, lz = tuning.grid3_planes;
+    const int64_t gy = (group.grid3_rows + ly - 1) / ly, gz = (group.grid_planes + lz - 1) / lz;
+    const abi::Launch& range = group.plan.launch;
+    const int64_t local = lx * ly * lz;
+    const bool fits = local >= std::max<int64_t>(range.local_min, 1) && local <= range.local_max &&
+                      local % std::max<int64_t>(range.local_multiple, 1) == 0 && local <= static_cast<int64_t>(device.max_work_group_size) &&
+                      (kernel_max_local <= 0 || local <= kernel_max_local);
+    if (fits && gy <= 65535 && gz <= 65535) {
+      launch.work_dim = 3;
+      launch.unroll = 1;
+      launch.local_dims[0] = lx;
+      launch.local_dims[1] = ly;
+      launch.local_dims[2] = lz;
+      launch.group_dims[0] = (group.grid3_cols + lx - 1) / lx;
+      launch.group_dims[1] = gy;
+      launch.group_dims[2] = gz;
+      launch.grid_dims[0] = group.grid_planes;
+      launch.grid_dims[1] = group.grid3_rows;
+      launch.grid_dims[2] = group.grid3_cols;
+      launch.local_size = local;
+      launch.num_groups = launch.group_dims[0] * gy * gz;
+      return launch;
+    }
+  }
   // Unrolled trips help streams of independent loads; neighbour reads already overlap in the caches.
   launch.unroll = 1;
   // Walks of their own need the grid's literal extents: not with a run-time length.

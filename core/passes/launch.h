@@ -50,6 +50,9 @@ struct LaunchTuning {
   // reads end the kernel). The work-group is stage_tile_cols wide and takes the tile's cells in turn.
   int64_t stage_tile_rows = 32;
   int64_t stage_tile_cols = 32;
+  // A 3-D grid read with a halo: a 3-D launch, one cell per work-item, work-groups of grid3_cols x
+  // grid3_rows x grid3_planes cells (0: the flat walk).
+  int64_t grid3_cols = 0, grid3_rows = 4, grid3_planes = 2;
   // BLOCK level (one batch entry per work-group at a time): groups per compute unit before each group
   // takes several entries in turn (0: one group per entry). On the H100, softmax(x * s + b) over
   // [65536, 1024] f32 took 0.205 ms with 128, 0.207 with one group per entry, 0.212 with 64 and 0.227

@@ -40,6 +40,10 @@ std::string entries_text(const Launch& launch) {
 
 std::string walk_text(const Launch& launch) {
   auto n = [](int64_t v) { return std::to_string(v); };
+  if (launch.work_dim == 3)
+    return "a 3-D launch of " + n(launch.group_dims[0]) + " x " + n(launch.group_dims[1]) + " x " + n(launch.group_dims[2]) +
+           " work-groups of " + n(launch.local_dims[0]) + " x " + n(launch.local_dims[1]) + " x " + n(launch.local_dims[2]) +
+           ", a cell of the grid per work-item";
   if (launch.tile_stages)
     return "a 2-D launch of " + n(launch.group_dims[0]) + " x " + n(launch.group_dims[1]) + " work-groups of " +
            n(launch.local_dims[0]) + " x " + n(launch.local_dims[1]) + ", a tile of " + n(launch.tile_rows) + " x " +

@@ -91,6 +91,11 @@ void promote_group(const Program& program, const Dataflow& flow, const DeviceInf
         g.grid_rows = t.shape[0];
         g.grid_cols = t.shape[1];
       }
+      if (halo && t.kind == FUGUE_KIND_ARRAY && t.rank == 3 && t.shape[0] * t.shape[1] * t.shape[2] == iteration) {
+        g.grid_planes = t.shape[0];
+        g.grid3_rows = t.shape[1];
+        g.grid3_cols = t.shape[2];
+      }
     }
   if (stages.stages() > 1) {
     g.stage_of = stages.stage_of();

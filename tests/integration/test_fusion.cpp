@@ -298,6 +298,38 @@ TEST(Fusion, ColumnStripsAndStagedTilesGiveTheFlatWalksBits) {
   EXPECT_EQ(small_launch.strip_rows, 0);
 }
 
+// A 3-D grid read with a halo on a 3-D launch (a cell per work-item; forced here, off by default):
+// the flat walk's bits, for work-groups that do not divide the grid.
+TEST(Fusion, ThreeDLaunchGivesTheFlatWalksBits) {
+  test::TempDir dir;
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [37, 29, 45], "from": {"random": {"seed": 2}}},
+    "L": {"kind": "stencil", "dtype": "f32", "border": "periodic",
+          "points": [{"offset": [-1, 0, 0], "weight": 1}, {"offset": [1, 0, 0], "weight": 1}, {"offset": [0, -1, 0], "weight": 1},
+                     {"offset": [0, 1, 0], "weight": 1}, {"offset": [0, 0, -1], "weight": 1}, {"offset": [0, 0, 1], "weight": 1},
+                     {"offset": [0, 0, 0], "weight": -6}]}},
+    "body": [{"for": "k", "count": 3, "body": [
+      {"op": "stencil.apply", "out": ["r"], "in": ["L", "x"]},
+      {"op": "array.mul", "out": ["ar"], "in": ["r", 0.1]},
+      {"op": "array.add", "out": ["x"], "in": ["x", "ar"]}]}],
+    "outputs": {"x": "x.npy"}})");
+  const auto flat = test::run_on_device(program);
+  ASSERT_EQ(setenv("FUGUE_TUNING", "blocked_items=0,grid3_cols=16,grid3_rows=4,grid3_planes=2", 1), 0);
+  Launch launch;
+  std::map<std::string, HostArray> launched;
+  try {
+    launch = choose_group_launch(plan_of(program).groups[0], test::test_device().info);
+    launched = test::run_on_device(program);
+  } catch (...) {
+    unsetenv("FUGUE_TUNING");
+    throw;
+  }
+  unsetenv("FUGUE_TUNING");
+  EXPECT_EQ(launch.work_dim, 3u);
+  EXPECT_EQ(launch.group_dims[0] * launch.group_dims[1] * launch.group_dims[2], 3 * 8 * 19);
+  expect_same(launched, flat, 0, "3-D launch vs the flat walk");
+}
+
 // The cost model: many values alive at once would spill, so the kernel is split, with the reason.
 TEST(Fusion, RegisterPressureSplitsAKernel) {
   // 700 products of a, all alive until a chain of additions consumes them.
