@@ -907,27 +907,38 @@ std::string KernelWriter::batched_body(const std::string& it) {
 
 std::string KernelWriter::tile_stages_body(const std::string& it) {
   auto n = [](int64_t v) { return std::to_string(v); };
-  helpers_["fugue_wrap"] = "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
   const std::string R = grid_extent(0), C = grid_extent(1);
   const int64_t TR = launch_.tile_rows, TC = launch_.tile_cols, L = launch_.local_size;
+  // A row or column beyond the grid, counted around it: one addition where the grid is known to be at
+  // least the stage's reach, else the general helper (a remainder).
+  auto wrap = [&](const std::string& v, const std::string& extent, int64_t known, int64_t reach) {
+    if (!launch_.extent_arguments && known >= reach)
+      return "(" + v + " < 0 ? " + v + " + " + extent + " : (" + v + " >= " + extent + " ? " + v + " - " + extent + " : " + v + "))";
+    helpers_["fugue_wrap"] = "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
+    return "(" + it + ")fugue_wrap(" + v + ", " + extent + ")";
+  };
   std::string code;
   code += "  const int fugue_lid = (int)(get_local_id(1) * " + n(launch_.local_dims[0]) + " + get_local_id(0));\n";
   code += "  const long fugue_tiles_y = (" + R + " + " + n(TR - 1) + ") / " + n(TR) + ";\n";
   code += "  for (long fugue_ty = get_group_id(1); fugue_ty < fugue_tiles_y; fugue_ty += get_num_groups(1)) {\n";
-  code += "    const long fugue_row0 = fugue_ty * " + n(TR) + ", fugue_col0 = (long)get_group_id(0) * " + n(TC) + ";\n";
+  code += "    const " + it + " fugue_row0 = (" + it + ")fugue_ty * " + n(TR) + ", fugue_col0 = (" + it + ")get_group_id(0) * " + n(TC) + ";\n";
   for (stage_ = 0; stage_ < static_cast<int>(group_.stage_reach.size()); ++stage_) {
     const auto [ey, ex] = group_.stage_reach[stage_];
-    const int64_t width = TC + 2 * ex, cells = width * (TR + 2 * ey), trips = (cells + L - 1) / L;
+    const int64_t width = TC + 2 * ex, height = TR + 2 * ey, trips = (width * height + L - 1) / L;
     code += "    /* stage " + n(stage_) + ": the tile and " + n(ey) + " row(s), " + n(ex) + " column(s) around it */\n";
-    // The same trip count in every work-item between barriers (see batched_body's spread).
+    // The work-group's items take the widened tile's cells in row-major order, L apart; a cell's place
+    // (fugue_by, fugue_bx) advances without a division. The same trip count in every work-item between
+    // barriers (see batched_body's spread).
+    code += "    {\n    int fugue_by = fugue_lid / " + n(width) + ", fugue_bx = fugue_lid % " + n(width) + ";\n";
     code += "    for (int fugue_q = 0; fugue_q < " + n(trips) + "; ++fugue_q) {\n";
-    code += "    const int fugue_t = fugue_q * " + n(L) + " + fugue_lid;\n";
-    code += "    if (fugue_t < " + n(cells) + ") {\n";
-    code += "    const int fugue_by = fugue_t / " + n(width) + ", fugue_bx = fugue_t % " + n(width) + ";\n";
-    code += "    const long fugue_r = fugue_row0 - " + n(ey) + " + fugue_by, fugue_c = fugue_col0 - " + n(ex) + " + fugue_bx;\n";
-    std::string own = "fugue_by >= " + n(ey) + " && fugue_by < " + n(ey + TR) + " && fugue_bx >= " + n(ex) + " && fugue_bx < " +
-                      n(ex + TC) + " && fugue_r < " + R + " && fugue_c < " + C;
-    code += "    const " + it + " i = (" + it + ")(fugue_wrap(fugue_r, " + R + ") * " + C + " + fugue_wrap(fugue_c, " + C + "));\n";
+    code += "    if (fugue_by < " + n(height) + ") {\n";
+    code += "    const " + it + " fugue_r = fugue_row0 + (fugue_by - " + n(ey) + "), fugue_c = fugue_col0 + (fugue_bx - " + n(ex) + ");\n";
+    code += "    const " + it + " i = " + wrap("fugue_r", R, launch_.grid_rows, ey) + " * " + C + " + " +
+            wrap("fugue_c", C, launch_.grid_cols, ex) + ";\n";
+    std::string own = "fugue_r < " + R + " && fugue_c < " + C;
+    if (ey > 0 || ex > 0)
+      own = "fugue_by >= " + n(ey) + " && fugue_by < " + n(ey + TR) + " && fugue_bx >= " + n(ex) + " && fugue_bx < " + n(ex + TC) +
+            " && " + own;
     if (launch_.sample_modulus > 1)
       own += " && i % " + n(launch_.sample_modulus) + " == " + n(launch_.sample_residue);
     code += "    const bool fugue_own = " + own + ";\n";
@@ -939,7 +950,10 @@ std::string KernelWriter::tile_stages_body(const std::string& it) {
     std::string regs;
     for (const auto& s : registers_now_) regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
     registers_now_.clear();
-    code += regs + body + "    }\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    code += regs + body + "    }\n";
+    code += "    fugue_bx += " + n(L % width) + ";\n    fugue_by += " + n(L / width) + " + (fugue_bx >= " + n(width) + " ? 1 : 0);\n";
+    code += "    if (fugue_bx >= " + n(width) + ") fugue_bx -= " + n(width) + ";\n";
+    code += "    }\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
   }
   stage_ = static_cast<int>(group_.stage_reach.size()) - 1;
   code += "  }\n";

@@ -305,7 +305,9 @@ class KernelBuilder::State {
   std::string why_not_staged(const PlannedOp& x, size_t k) const {
     const fugue_type& t = x.types[k];
     const int64_t n = merged_.launch.iteration[0];
-    if (tuning_.stage_tile_cols <= 0) return "tile stages are off (FUGUE_TUNING stage_tile_cols=0)";
+    if (tuning_.stage_tile_cols <= 0)
+      return "tile stages are off for this device (on CPUs they ran slower than separate kernels; FUGUE_TUNING "
+             "stage_tile_cols=N turns them on)";
     if (x.level() != FUGUE_LEVEL_ELEMENT || merged_.level != FUGUE_LEVEL_ELEMENT)
       return "only kernels of element-wise operations compute in tile stages";
     if (t.kind != FUGUE_KIND_ARRAY || t.rank != 2 || t.shape[0] * t.shape[1] != n)

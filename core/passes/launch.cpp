@@ -41,6 +41,8 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "local_tile_passes") t.local_tile_passes = std::clamp<int64_t>(value, 1, 64);
     else if (key == "stage_tile_rows") t.stage_tile_rows = std::clamp<int64_t>(value, 1, 1024);
     else if (key == "stage_tile_cols") t.stage_tile_cols = std::clamp<int64_t>(value, 0, 1024);
+    else if (key == "stage_unroll") t.stage_unroll = value != 0;
+    else if (key == "stage_local") t.stage_local = std::clamp<int64_t>(value, 0, 1024);
     else if (key == "grid3_cols") t.grid3_cols = std::clamp<int64_t>(value, 0, 1024);
     else if (key == "grid3_rows") t.grid3_rows = std::clamp<int64_t>(value, 1, 1024);
     else if (key == "grid3_planes") t.grid3_planes = std::clamp<int64_t>(value, 1, 64);
@@ -51,7 +53,7 @@ void apply_overrides(LaunchTuning& t) {
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
-                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args)");
+                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, stage_unroll, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args)");
   }
 }
 }  // namespace
@@ -71,7 +73,8 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.block_groups_per_cu = 16;
     t.extent_arguments = true;
     t.grid_strip_rows = 0;  // blocked runs already walk rows in order
-    t.stage_tile_cols = 64;
+    t.stage_tile_cols = 0;  // tile stages: see LaunchTuning
+    t.grid3_cols = 0;       // blocked runs already walk the grid in order
   }
   apply_overrides(t);
   return t;
@@ -144,8 +147,18 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
     // dimension 0), its work-items taking the cells of each stage in turn. Dimension 1 takes the rows
     // of tiles in turn beyond the 65535 groups some devices allow there.
     const int64_t cols = std::max<int64_t>(tuning.stage_tile_cols, 1), rows = std::max<int64_t>(tuning.stage_tile_rows, 1);
+    if (tuning.stage_local > 0) {  // within what the operations and the device (or the built kernel) accept
+      const abi::Launch& range = group.plan.launch;
+      int64_t most = std::min<int64_t>(range.local_max > 0 ? range.local_max : 1024, static_cast<int64_t>(device.max_work_group_size));
+      if (kernel_max_local > 0) most = std::min(most, kernel_max_local);
+      const int64_t multiple = std::max<int64_t>(range.local_multiple, 1);
+      int64_t local = std::min(tuning.stage_local, most);
+      local -= local % multiple;
+      if (local >= std::max<int64_t>(range.local_min, 1)) launch.local_size = local;
+    }
     const int64_t lx = std::min(cols, launch.local_size);
     launch.tile_stages = true;
+    launch.stage_unroll = tuning.stage_unroll;
     launch.blocked = false;
     launch.unroll = 1;
     launch.grid_rows = group.grid_rows;

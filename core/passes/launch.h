@@ -47,12 +47,23 @@ struct LaunchTuning {
   int64_t local_tile_passes = 1;  // cells each work-item computes per staged tile, a group's rows apart
   // Tile stages (FusedGroup::stage_of: a value read around its element in the kernel that computes
   // it): the tile a work-group computes, rows x columns (stage_tile_cols 0: no tile stages, such
-  // reads end the kernel). The work-group is stage_tile_cols wide and takes the tile's cells in turn.
+  // reads end the kernel), and the work-group's size (0: element_local). On the H100 the biharmonic
+  // step x - a L(L(x)) on 8192^2 f32 (examples/bench/stencil_chain.json, scripts/gpu_tile_stages.sh)
+  // took 0.360 ms per iteration with tiles of 32 x 64 and 512 work-items, 0.385 with 16 x 32 and 256,
+  // 0.414 with 32 x 32 and 256, against 0.479 as two kernels. On PoCL here it took 3-5x as long as two
+  // kernels (2048^2: 295-408 ms for 10 iterations against 70-105): its work-items cannot share the
+  // index arithmetic the flat walk vectorizes, so CPUs keep them off.
   int64_t stage_tile_rows = 32;
-  int64_t stage_tile_cols = 32;
+  int64_t stage_tile_cols = 64;
+  int64_t stage_local = 512;
+  // Unrolled stage loops: slower on the H100 (0.556 against 0.494 ms, tiles of 32 x 32).
+  bool stage_unroll = false;
   // A 3-D grid read with a halo: a 3-D launch, one cell per work-item, work-groups of grid3_cols x
-  // grid3_rows x grid3_planes cells (0: the flat walk).
-  int64_t grid3_cols = 0, grid3_rows = 4, grid3_planes = 2;
+  // grid3_rows x grid3_planes cells (0: the flat walk). On the H100 the 7-point stencil with an update
+  // on 512^3 f32 (examples/bench/stencil3d.json) took 0.562 ms per iteration with 256 x 1 x 1, 0.577
+  // with 128 x 2 x 1, 0.580 with 32 x 8 x 1 and 0.601 with 32 x 4 x 2, against 0.935 for the flat walk
+  // (0.65x against 0.39x copy).
+  int64_t grid3_cols = 256, grid3_rows = 1, grid3_planes = 1;
   // BLOCK level (one batch entry per work-group at a time): groups per compute unit before each group
   // takes several entries in turn (0: one group per entry). On the H100, softmax(x * s + b) over
   // [65536, 1024] f32 took 0.205 ms with 128, 0.207 with one group per entry, 0.212 with 64 and 0.227
