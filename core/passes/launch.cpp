@@ -36,6 +36,7 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "scatter_unroll") t.scatter_unroll = std::clamp<int64_t>(value, 1, 16);
     else if (key == "grid_tile_cols") t.grid_tile_cols = std::max<int64_t>(value, 0);
     else if (key == "grid_strip_rows") t.grid_strip_rows = std::max<int64_t>(value, 0);
+    else if (key == "grid_strip_groups_per_cu") t.grid_strip_groups_per_cu = std::max<int64_t>(value, -1);
     else if (key == "grid_strip_unroll") t.grid_strip_unroll = std::clamp<int64_t>(value, 1, 16);
     else if (key == "local_tile_cols") t.local_tile_cols = std::max<int64_t>(value, 0);
     else if (key == "local_tile_passes") t.local_tile_passes = std::clamp<int64_t>(value, 1, 64);
@@ -52,7 +53,7 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "extent_args") t.extent_arguments = value != 0;
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
-                      "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, "
+                      "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, grid_strip_groups_per_cu, "
                       "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, stage_unroll, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args)");
   }
 }
@@ -264,7 +265,10 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
     launch.unroll = std::min(tuning.grid_strip_unroll, launch.strip_rows);
     const int64_t tiles = ((group.grid_rows + launch.strip_rows - 1) / launch.strip_rows) *
                           ((group.grid_cols + launch.tile_cols - 1) / launch.tile_cols);
-    launch.num_groups = std::min(launch.num_groups, tiles);
+    const int64_t per_cu = tuning.grid_strip_groups_per_cu;
+    launch.num_groups = per_cu == 0  ? tiles
+                        : per_cu > 0 ? std::min(tiles, per_cu * std::max<int64_t>(device.compute_units, 1))
+                                     : std::min(launch.num_groups, tiles);
     return launch;
   }
   const int64_t cols = tuning.grid_tile_cols;

@@ -38,9 +38,16 @@ struct LaunchTuning {
   // the H100 (8192^2 f32, scripts/gpu_stencil_sweep.sh) strips of 8 took the 5-point stencil from 0.81-0.84x
   // to 0.92-0.94x copy, the 9-point clamp stencil with an axpy from 0.66-0.71x to 0.80-0.82x and Jacobi
   // from 0.93-0.96x to 0.93-0.99x; 4 rows did as well, 16 to 64 less (0.88-0.83x for the 5-point).
-  int64_t grid_strip_rows = 8;
+  // With a work-group per block of strips (grid_strip_groups_per_cu 0), shorter strips won (H100, copy
+  // 2.91-2.97 TB/s, scripts/gpu_stencil_sweep.sh): 3 rows took the 9-point stencil to 0.2108-0.2111 ms
+  // (0.86-0.87x copy; 4 rows 0.2129, 8 rows 0.2236, 8 rows taking strips in turn 0.2261), Jacobi to
+  // 0.2715-0.2749 ms (1.01x) and the 5-point stencil to 0.2043-0.2055 ms (0.88-0.90x; 0.1956 with 8).
+  int64_t grid_strip_rows = 3;
   // Rows of a strip a work-item's loop takes per trip (their loads independent, so in flight together).
   int64_t grid_strip_unroll = 1;
+  // Work-groups per compute unit of a strip walk, each taking strips in turn (0: a work-group per
+  // block of strips, no loop over them; else element_groups_per_cu's cap applies as well).
+  int64_t grid_strip_groups_per_cu = 0;  // -1: as element_groups_per_cu
   // Columns of the tiles in which a work-group stages the arrays its operations read as TILE (their
   // tile plus halo) in local memory (0: no staging; the reads go to global memory).
   int64_t local_tile_cols = 0;
