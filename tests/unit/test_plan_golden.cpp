@@ -60,7 +60,9 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{"bench/softmax.json", "nvidia-h100"}, Case{"bench/softmax.json", "pocl-cpu"},
                     // short rows side by side in a work-group, a team each
                     Case{"bench/softmax_rows16.json", "nvidia-h100"}, Case{"bench/softmax_rows16.json", "pocl-cpu"},
-                    Case{"bench/scatter_uniform.json", "nvidia-h100"}, Case{"bench/scatter_uniform.json", "pocl-cpu"}),
+                    Case{"bench/scatter_uniform.json", "nvidia-h100"}, Case{"bench/scatter_uniform.json", "pocl-cpu"},
+                    // tile stages (a stencil of a stencil) and a 3-D launch
+                    Case{"bench/stencil_chain.json", "nvidia-h100"}, Case{"bench/stencil3d.json", "nvidia-h100"}),
     [](const testing::TestParamInfo<Case>& info) {
       std::string name = fs::path(info.param.program).stem().string() + "_" + info.param.device;
       for (auto& ch : name)
