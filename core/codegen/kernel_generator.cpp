@@ -194,13 +194,17 @@ class KernelWriter {
     }
     if (in_tile(s) && !in_register(s) && c->phase == FUGUE_PHASE_ELEMENT) {
       // The tile's cell of the same grid cell, rows and columns counted around the grid (periodic
-      // borders reach the other side; the tile's cells beyond the grid hold the wrapped-around values).
+      // borders reach the other side; the tile's cells beyond the grid hold the wrapped-around values),
+      // within the widened tile of the stage that wrote the value last: cells of the tile beyond it
+      // may hold an older value of the same symbol.
       const auto [ry, rx] = tile_reach(s);
+      const auto [wy, wx] = group_.stage_reach.at(tile_written_at_.at(s));
       helpers_["fugue_wrap"] = "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
       const std::string R = grid_extent(0), C = grid_extent(1);
-      return keep(c, tile_name(s) + "[(int)(min(fugue_wrap(" + at + " / " + C + " - (fugue_row0 - " + std::to_string(ry) + "), " + R +
-                         "), " + std::to_string(tile_height(s) - 1) + "L) * " + std::to_string(tile_width(s)) + " + min(fugue_wrap(" + at +
-                         " % " + C + " - (fugue_col0 - " + std::to_string(rx) + "), " + C + "), " + std::to_string(tile_width(s) - 1) + "L))]");
+      auto n = [](int64_t v) { return std::to_string(v); };
+      return keep(c, tile_name(s) + "[(int)((" + n(ry - wy) + " + min(fugue_wrap(" + at + " / " + C + " - (fugue_row0 - " + n(wy) + "), " + R +
+                         "), " + n(launch_.tile_rows + 2 * wy - 1) + "L)) * " + n(tile_width(s)) + " + " + n(rx - wx) + " + min(fugue_wrap(" + at +
+                         " % " + C + " - (fugue_col0 - " + n(wx) + "), " + C + "), " + n(launch_.tile_cols + 2 * wx - 1) + "L))]");
     }
     if (in_register(s) || group_.promoted.count(s)) {
       c->misuse = "read_at on '" + s + "', whose value lives in a register of this kernel";
@@ -627,6 +631,7 @@ class KernelWriter {
   // Tile stages: the stage being written, and the values whose tiles hold them by now.
   int stage_ = 0;
   std::set<std::string> in_tile_now_;
+  std::map<std::string, int> tile_written_at_;  // the stage that last wrote each value's tile
   std::vector<std::string> local_decls_; // the ops' own local arrays (local_array)
   std::map<size_t, uint64_t> local_used_;
   struct LocalArray {
@@ -771,6 +776,7 @@ std::string KernelWriter::op_code(size_t o, uint32_t phase, const std::string& p
     if (stages() && group_.tile_values.count(s)) {
       code += pad + tile_cell(s) + " = " + reg(s) + ";\n";
       in_tile_now_.insert(s);
+      tile_written_at_[s] = stage_;
     }
     if (!group_.stored.count(s)) continue;
     const Symbol& sym = program_.symbol(s);

@@ -120,6 +120,31 @@ TEST(TileStages, AValueReadAtOtherTilesCellsThenWrittenGoesToASecondBuffer) {
   test::expect_same(fused, unfused(program), 0, "tile stages vs one kernel per operation");
 }
 
+// s is written in the first stage, rewritten element by element in the second, and read around its
+// cells in the third: every read finds the new value, also through read_at near the borders (where a
+// cell of the tile beyond the second stage's reach still holds the old one).
+TEST(TileStages, AValueRewrittenInALaterStageIsReadAtItsNewValue) {
+  test::TempDir dir;
+  Tuning tuning("stage_tile_cols=16,stage_tile_rows=8,element_local=64");
+  for (const char* border : {"clamp", "periodic", "mirror"})
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{8, 16}, {10, 18}, {2, 2}, {40, 40}}) {
+      SCOPED_TRACE(std::string(border) + " " + std::to_string(rows) + " x " + std::to_string(cols));
+      const Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "x": {"kind": "array", "dtype": "f32", "shape": [)" + std::to_string(rows) + ", " + std::to_string(cols) + R"(], "from": {"random": {"seed": 1}}},
+        "L": {"kind": "stencil", "dtype": "f32", "border": ")" + border + R"(",
+              "points": [{"offset": [-1, 0], "weight": 1}, {"offset": [1, 0], "weight": 1}, {"offset": [0, -1], "weight": 1},
+                         {"offset": [0, 1], "weight": 1}, {"offset": [0, 0], "weight": -4}]}},
+        "body": [{"op": "array.mul", "out": ["s"], "in": ["x", 2]}, {"op": "array.mul", "out": ["p"], "in": ["x", 3]},
+                 {"op": "stencil.apply", "out": ["q"], "in": ["L", "p"]}, {"op": "array.add", "out": ["s"], "in": ["s", "q"]},
+                 {"op": "stencil.apply", "out": ["z"], "in": ["L", "s"]}],
+        "outputs": {"z": "z.npy"}})");
+      const ExecutionPlan plan = plan_of(program);
+      ASSERT_EQ(plan.groups.size(), 1u) << test::notes_text(plan.not_fused);
+      EXPECT_EQ(plan.groups[0].stage_of, (std::vector<int>{0, 0, 1, 1, 2}));
+      test::expect_same(test::run_on_device(program), unfused(program), 0, "tile stages vs one kernel per operation");
+    }
+}
+
 // What does not join a kernel in stages, each with its reason: a 1-D grid, a reduction, a value
 // written again after a stage read it around its element, and stages turned off.
 TEST(TileStages, RefusalsSayWhy) {
