@@ -78,6 +78,55 @@ double bytes_moved(const Facts& f) {
 
 int64_t sell_slice_for(const fugue_device_desc* device) { return device && device->type == FUGUE_DEVICE_GPU ? 32 : 8; }
 
+// GPUs: how long a layout's SpMV takes at least where the matrix is too small or its rows too uneven
+// for its bytes to set the time (seed 003's online rules look at the rows' lengths; the throughput
+// tables, measured on banded matrices of 2^10..2^21 rows, cannot). A work-item walks its row's (or
+// slice's, or diagonals') entries one after another, so the longest walk sets the time of its round of
+// work-items (the device holds about compute_units x 2048 at once); a kernel costs a fixed time to run
+// at all; coo's rows that cross its chunks of 8 are added chunk by chunk after the chunks, a chain of
+// longest / 8 additions. Fitted on the H200 (scripts/sparse_selection.sh, ms): bcsstk13 (2,003 rows,
+// the longest 95) ell 0.0283, csr 0.0077 (lanes of 32), coo 0.0174; jagmesh7 (longest 7) ell 0.0058,
+// csr 0.0075; R-MAT scale 18 (the longest row 15,754) csr 0.175 (lanes of 16), coo 0.468, hyb 0.478,
+// sell 6.03.
+struct Latency {
+  double entry_s = 0.25e-6;      // ell, sell, dia: one entry of a work-item's walk
+  double csr_step_s = 0.18e-6;   // csr: one step of a row's lanes
+  double carry_s = 0.23e-6;      // coo: one addition of a carried row
+  double fixed_rows_s = 4.5e-6;  // ell, sell, dia: the kernel
+  double fixed_csr_s = 6.5e-6;   // csr: the kernel, its lanes' sum
+  double fixed_coo_s = 15e-6;    // coo: its chunks and carries kernels
+  double resident = 0;           // work-items the device holds at once
+};
+
+// The latency floor of `layout` (facts f) for matrix m, whose longest row has `longest` entries.
+double latency_floor(Layout layout, const Facts& f, const Coordinates& m, int64_t longest, const Latency& l) {
+  const double rows = static_cast<double>(std::max<int64_t>(m.rows, 1));
+  const double average = static_cast<double>(m.entries()) / rows;
+  auto rounds = [&](double items) { return std::max(1.0, std::ceil(items / std::max(l.resident, 1.0))); };
+  // Work-items walking `average` steps each, the longest `longest`: rounds of the average, or the longest.
+  auto walk = [&](double items, double average_steps, double longest_steps, double step_s) {
+    return std::max(rounds(items) * average_steps, longest_steps) * step_s;
+  };
+  auto coo = [&](double nnz, double chain) { return l.fixed_coo_s + walk(std::ceil(nnz / 8), 8, 8, l.entry_s) + chain / 8 * l.carry_s; };
+  const double longest_row = static_cast<double>(longest);
+  switch (layout) {
+    case Layout::Csr: {
+      double lanes = 1;  // as spmv.cpp's lanes_for: powers of two up to the average row, at most 32
+      while (lanes < 32 && lanes < average) lanes *= 2;
+      return l.fixed_csr_s + walk(rows * lanes, std::ceil(average / lanes), std::ceil(longest_row / lanes), l.csr_step_s);
+    }
+    case Layout::Coo: return coo(static_cast<double>(m.entries()), longest_row);
+    case Layout::Ell: return l.fixed_rows_s + walk(rows, static_cast<double>(f.width), static_cast<double>(f.width), l.entry_s);
+    case Layout::Sell: return l.fixed_rows_s + walk(rows, static_cast<double>(f.stored) / rows, longest_row, l.entry_s);
+    case Layout::Dia:
+      return l.fixed_rows_s + walk(rows, static_cast<double>(f.diagonals), static_cast<double>(f.diagonals), l.entry_s);
+    case Layout::Hyb:
+      return l.fixed_rows_s + walk(rows, static_cast<double>(f.width), static_cast<double>(f.width), l.entry_s) +
+             (f.nnz > 0 ? coo(static_cast<double>(f.nnz), std::max(longest_row - static_cast<double>(f.width), 0.0)) : 0);
+    default: return 0;
+  }
+}
+
 Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
   const bool gpu = device && device->type == FUGUE_DEVICE_GPU;
   const std::optional<Row> tuned = tuned_row(device);
@@ -91,6 +140,11 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   std::vector<Candidate> candidates;
   std::string refused;
   const int64_t slice = sell_slice_for(device);
+  Latency latency;
+  latency.resident = gpu ? 2048.0 * std::max<uint32_t>(device->compute_units, 1) : 0;
+  int64_t longest = 0;
+  if (gpu)
+    for (int64_t length : m.row_lengths()) longest = std::max(longest, length);
   for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{
            {Layout::Csr, 1}, {Layout::Coo, 1}, {Layout::Ell, 1}, {Layout::Sell, 1}, {Layout::Sell, 64 * slice}, {Layout::Dia, 1}, {Layout::Hyb, 1}}) {
     try {
@@ -108,6 +162,8 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
         seconds = (ell + vectors) / throughput(row, Layout::Ell, static_cast<double>(f.width)) +
                   coo / throughput(row, Layout::Coo, width);
       }
+      // (`seconds` is in nanoseconds: bytes over GB/s.)
+      if (gpu) seconds = std::max(seconds, latency_floor(layout, f, m, longest, latency) * 1e9);
       candidates.push_back({layout, slice, sigma, seconds / 1e6});
     } catch (const sdk::InvalidArgument&) {
       refused += std::string(refused.empty() ? "" : ", ") + layout_name(layout);  // too much padding

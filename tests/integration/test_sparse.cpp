@@ -335,6 +335,11 @@ TEST(Sparse, AutoFormatIsChosenForTheDeviceAndExplained) {
   // A described GPU gets the GPU table.
   auto gpu = test::run_fugue("explain " + (dir / "p.json").string() + " --device-file " + (test::source_root() / "devices" / "nvidia-h100.json").string());
   EXPECT_NE(gpu.out.find("estimated ms (GPU table (H200, measured))"), std::string::npos) << gpu.out;
+  // On a GPU, the rows' lengths count: R-MAT's power law (the longest row over 1,000 entries) gives csr,
+  // whose lanes share a long row, not sell or hyb, whose work-items walk it alone; bcsstk13's 2,003 rows
+  // (the longest 95) give csr too, a launch's latency beside ell's walk of 95 entries.
+  EXPECT_NE(gpu.out.find("R: sparse chose csr: "), std::string::npos) << gpu.out;
+  EXPECT_NE(gpu.out.find("M: sparse chose csr: "), std::string::npos) << gpu.out;
   auto valid = test::run_fugue("validate " + (dir / "p.json").string());
   EXPECT_EQ(valid.code, 0) << valid.out;
   auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
