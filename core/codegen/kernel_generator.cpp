@@ -107,7 +107,16 @@ class KernelWriter {
   // The grid's extent along axis 0 (rows) or 1 (columns): an argument where the launch says so.
   std::string grid_extent(uint32_t axis) {
     if (!launch_.extent_arguments) return "(" + std::to_string(axis == 0 ? launch_.grid_rows : launch_.grid_cols) + "L)";
-    const std::string& s = group_.tile_values.begin()->first;
+    // A value of the grid's shape (the one read around its element is; others crossing stages may only
+    // have as many elements).
+    std::string s = group_.tile_values.begin()->first;
+    for (const auto& [value, stage] : group_.tile_values) {
+      const Shape& shape = program_.symbol(value).shape;
+      if (shape.size() == 2 && shape[0] == launch_.grid_rows && shape[1] == launch_.grid_cols) {
+        s = value;
+        break;
+      }
+    }
     if (std::find(extent_args_.begin(), extent_args_.end(), std::make_pair(s, axis)) == extent_args_.end())
       extent_args_.emplace_back(s, axis);
     return extent_name(s, axis);

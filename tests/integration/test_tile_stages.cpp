@@ -145,6 +145,30 @@ TEST(TileStages, AValueRewrittenInALaterStageIsReadAtItsNewValue) {
     }
 }
 
+// A value of another shape with as many elements ([40, 24] beside a [24, 40] grid) is element-wise like
+// any other and crosses stages in a tile; the grid's extents (arguments on CPUs) are the grid's.
+TEST(TileStages, AValueOfAnotherShapeCrossesStages) {
+  test::TempDir dir;
+  for (const char* tuning : {"stage_tile_cols=16,stage_tile_rows=8,element_local=64",
+                             "stage_tile_cols=16,stage_tile_rows=8,element_local=64,extent_args=0"}) {
+    SCOPED_TRACE(tuning);
+    Tuning on(tuning);
+    const Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "x": {"kind": "array", "dtype": "f32", "shape": [24, 40], "from": {"random": {"seed": 1}}},
+      "y": {"kind": "array", "dtype": "f32", "shape": [40, 24], "from": {"random": {"seed": 2}}},
+      "L": {"kind": "stencil", "dtype": "f32", "border": "clamp",
+            "points": [{"offset": [-1, 0], "weight": 1}, {"offset": [1, 0], "weight": 1}, {"offset": [0, -1], "weight": 1},
+                       {"offset": [0, 1], "weight": 1}, {"offset": [0, 0], "weight": -4}]}},
+      "body": [{"op": "array.mul", "out": ["a"], "in": ["y", 2]}, {"op": "array.mul", "out": ["t"], "in": ["x", 2]},
+               {"op": "stencil.apply", "out": ["r"], "in": ["L", "t"]}, {"op": "array.add", "out": ["w"], "in": ["a", 1]}],
+      "outputs": {"r": "r.npy", "w": "w.npy"}})");
+    const ExecutionPlan plan = plan_of(program);
+    ASSERT_EQ(plan.groups.size(), 1u) << test::notes_text(plan.not_fused);
+    EXPECT_TRUE(plan.groups[0].tile_values.count("a"));
+    test::expect_same(test::run_on_device(program), unfused(program), 0, "tile stages vs one kernel per operation");
+  }
+}
+
 // What does not join a kernel in stages, each with its reason: a 1-D grid, a reduction, a value
 // written again after a stage read it around its element, and stages turned off.
 TEST(TileStages, RefusalsSayWhy) {
