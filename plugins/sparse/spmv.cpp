@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "layouts.h"
 #include "sparse_kind.h"
@@ -34,6 +35,22 @@ int lanes_for(const Call& call, const Facts& f) {
   int lanes = 1;
   while (lanes < 32 && lanes < average) lanes *= 2;
   return lanes;
+}
+
+// csr on GPUs with short rows (at most 16 entries a row on average) and one vector: CSR-stream, a
+// work-group's rows read together into local memory (kernels/spmv.cl rows_stream_spmv), where lanes a row
+// would leave most lanes idle and reduce through barriers. FUGUE_SPARSE_CSR=stream or =lanes overrides
+// (any device: a CPU then runs the device-level kernel too).
+constexpr int64_t kStream = 2048;  // entries a work-group streams through local memory
+bool csr_stream(const Call& call, const Facts& f, bool several) {
+  if (f.layout != Layout::Csr || several || f.rows == 0) return false;
+  if (const char* text = std::getenv("FUGUE_SPARSE_CSR"); text && *text) {
+    const std::string choice = text;
+    if (choice == "stream") return true;
+    if (choice == "lanes") return false;
+    throw sdk::InvalidArgument("FUGUE_SPARSE_CSR: expected stream or lanes, found '" + choice + "'");
+  }
+  return call.device().type != FUGUE_DEVICE_CPU && static_cast<double>(f.nnz) <= 16.0 * static_cast<double>(f.rows);
 }
 
 // 37 by 300, awkward on purpose: row 0 empty, row 5 full (longer than a work-group), the others 0 to 12
@@ -141,7 +158,10 @@ class SparseProduct final : public Operation {
       case Layout::Csr: {
         char average[32];
         std::snprintf(average, sizeof average, "%.1f", f.rows ? static_cast<double>(f.nnz) / static_cast<double>(f.rows) : 0.0);
-        p.variant = "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
+        p.variant = csr_stream(call, f, several_)
+                        ? std::string("csr: a work-group's rows streamed through local memory, a work-item a row (") + average +
+                              " entries a row on average)"
+                        : "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
         break;
       }
       case Layout::Coo:
@@ -213,7 +233,7 @@ class SparseProduct final : public Operation {
     if (f.rows == 0 || k == 0) return;  // nothing to compute
     const std::string options = std::string("-DREAL=") + (f64 ? "double" : "float") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
-                                " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k);
+                                " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DSTREAM=" + std::to_string(kStream);
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
     // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
@@ -272,6 +292,13 @@ class SparseProduct final : public Operation {
         break;
       }
       case Layout::Csr: {
+        if (csr_stream(call, f, several_)) {
+          Kernel rows(program, "rows_stream_spmv");
+          rows.args(m, part_of(0), part_of(1), part_of(2), x);
+          tail(rows, 5).arg(11, LocalMemory{static_cast<size_t>(std::max<int64_t>(kStream, static_cast<int64_t>(group))) * dtype_bytes(f.dtype)});
+          rows.enqueue(s, units(f.rows), group, "spmv rows (stream)");
+          break;
+        }
         Kernel rows(program, "rows_spmv");
         rows.args(m, part_of(0), part_of(1), part_of(2), x);
         tail(rows, 5).arg(11, LocalMemory{group * dtype_bytes(f.dtype)});
@@ -339,7 +366,8 @@ class SparseProduct final : public Operation {
   // work-item takes a row): a generated kernel that fuses with y's consumers.
   bool row_per_item(const Call& call, const Facts& f) const {
     if (several_ || f.rows == 0) return false;
-    return f.layout == Layout::Dia || f.layout == Layout::Ell || (f.layout == Layout::Csr && lanes_for(call, f) == 1);
+    return f.layout == Layout::Dia || f.layout == Layout::Ell ||
+           (f.layout == Layout::Csr && lanes_for(call, f) == 1 && !csr_stream(call, f, several_));
   }
 
   bool several_;
