@@ -37,10 +37,13 @@ int lanes_for(const Call& call, const Facts& f) {
   return lanes;
 }
 
-// csr on GPUs with short rows (at most 16 entries a row on average) and one vector: CSR-stream, a
+// csr on GPUs with short rows (at most 8 entries a row on average) and one vector: CSR-stream, a
 // work-group's rows read together into local memory (kernels/spmv.cl rows_stream_spmv), where lanes a row
-// would leave most lanes idle and reduce through barriers. FUGUE_SPARSE_CSR=stream or =lanes overrides
-// (any device: a CPU then runs the device-level kernel too).
+// would leave most lanes idle and reduce through barriers. On the H100 (scripts/gpu_sparse.sh) the
+// Poisson 4096^2 product took 0.518 ms so, 1.30x cuSPARSE (0.56x with 8 lanes a row); but R-MAT scale 22
+// (15.6 a row, hub rows of thousands) 7.14 ms, 0.08x, its groups overflowing the stream into rows
+// summed by the whole group in turn: rows averaging more than 8 keep the lanes, which share a long row.
+// FUGUE_SPARSE_CSR=stream or =lanes overrides (any device: a CPU then runs the device-level kernel too).
 constexpr int64_t kStream = 2048;  // entries a work-group streams through local memory
 bool csr_stream(const Call& call, const Facts& f, bool several) {
   if (f.layout != Layout::Csr || several || f.rows == 0) return false;
@@ -50,7 +53,7 @@ bool csr_stream(const Call& call, const Facts& f, bool several) {
     if (choice == "lanes") return false;
     throw sdk::InvalidArgument("FUGUE_SPARSE_CSR: expected stream or lanes, found '" + choice + "'");
   }
-  return call.device().type != FUGUE_DEVICE_CPU && static_cast<double>(f.nnz) <= 16.0 * static_cast<double>(f.rows);
+  return call.device().type != FUGUE_DEVICE_CPU && static_cast<double>(f.nnz) <= 8.0 * static_cast<double>(f.rows);
 }
 
 // 37 by 300, awkward on purpose: row 0 empty, row 5 full (longer than a work-group), the others 0 to 12
