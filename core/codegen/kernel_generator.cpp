@@ -924,10 +924,11 @@ std::string KernelWriter::tile_stages_body(const std::string& it) {
   auto n = [](int64_t v) { return std::to_string(v); };
   const std::string R = grid_extent(0), C = grid_extent(1);
   const int64_t TR = launch_.tile_rows, TC = launch_.tile_cols, L = launch_.local_size;
-  // A row or column beyond the grid, counted around it: one addition where the grid is known to be at
-  // least the stage's reach, else the general helper (a remainder).
-  auto wrap = [&](const std::string& v, const std::string& extent, int64_t known, int64_t reach) {
-    if (!launch_.extent_arguments && known >= reach)
+  // A row or column beyond the grid, counted around it: one addition or subtraction where the grid is
+  // known to be at least a tile and the stage's reach (widened cells then lie within one grid of it),
+  // else the general helper (a remainder).
+  auto wrap = [&](const std::string& v, const std::string& extent, int64_t known, int64_t tile, int64_t reach) {
+    if (!launch_.extent_arguments && known >= tile + reach)
       return "(" + v + " < 0 ? " + v + " + " + extent + " : (" + v + " >= " + extent + " ? " + v + " - " + extent + " : " + v + "))";
     helpers_["fugue_wrap"] = "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
     return "(" + it + ")fugue_wrap(" + v + ", " + extent + ")";
@@ -942,14 +943,16 @@ std::string KernelWriter::tile_stages_body(const std::string& it) {
     const int64_t width = TC + 2 * ex, height = TR + 2 * ey, trips = (width * height + L - 1) / L;
     code += "    /* stage " + n(stage_) + ": the tile and " + n(ey) + " row(s), " + n(ex) + " column(s) around it */\n";
     // The work-group's items take the widened tile's cells in row-major order, L apart; a cell's place
-    // (fugue_by, fugue_bx) advances without a division. The same trip count in every work-item between
-    // barriers (see batched_body's spread).
-    code += "    {\n    int fugue_by = fugue_lid / " + n(width) + ", fugue_bx = fugue_lid % " + n(width) + ";\n";
-    code += "    for (int fugue_q = 0; fugue_q < " + n(trips) + "; ++fugue_q) {\n";
+    // (fugue_by, fugue_bx) comes from its number by a division by a constant. (Advanced by additions
+    // from trip to trip instead, PoCL miscompiled the walk and lost a stage's stores.) The same trip
+    // count in every work-item between barriers (see batched_body's spread).
+    code += "    {\n    for (int fugue_q = 0; fugue_q < " + n(trips) + "; ++fugue_q) {\n";
+    code += "    const int fugue_t = fugue_q * " + n(L) + " + fugue_lid;\n";
+    code += "    const int fugue_by = fugue_t / " + n(width) + ", fugue_bx = fugue_t % " + n(width) + ";\n";
     code += "    if (fugue_by < " + n(height) + ") {\n";
     code += "    const " + it + " fugue_r = fugue_row0 + (fugue_by - " + n(ey) + "), fugue_c = fugue_col0 + (fugue_bx - " + n(ex) + ");\n";
-    code += "    const " + it + " i = " + wrap("fugue_r", R, launch_.grid_rows, ey) + " * " + C + " + " +
-            wrap("fugue_c", C, launch_.grid_cols, ex) + ";\n";
+    code += "    const " + it + " i = " + wrap("fugue_r", R, launch_.grid_rows, TR, ey) + " * " + C + " + " +
+            wrap("fugue_c", C, launch_.grid_cols, TC, ex) + ";\n";
     std::string own = "fugue_r < " + R + " && fugue_c < " + C;
     if (ey > 0 || ex > 0)
       own = "fugue_by >= " + n(ey) + " && fugue_by < " + n(ey + TR) + " && fugue_bx >= " + n(ex) + " && fugue_bx < " + n(ex + TC) +
@@ -966,9 +969,8 @@ std::string KernelWriter::tile_stages_body(const std::string& it) {
     for (const auto& s : registers_now_) regs += "    " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + reg(s) + ";\n";
     registers_now_.clear();
     code += regs + body + "    }\n";
-    code += "    fugue_bx += " + n(L % width) + ";\n    fugue_by += " + n(L / width) + " + (fugue_bx >= " + n(width) + " ? 1 : 0);\n";
-    code += "    if (fugue_bx >= " + n(width) + ") fugue_bx -= " + n(width) + ";\n";
-    code += "    }\n    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
+    // Global memory too: a value stored by two stages is stored to the same cells by other work-items.
+    code += "    }\n    }\n    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n";
   }
   stage_ = static_cast<int>(group_.stage_reach.size()) - 1;
   code += "  }\n";

@@ -98,6 +98,17 @@ void promote_group(const Program& program, const Dataflow& flow, const DeviceInf
       }
     }
   if (stages.stages() > 1) {
+    // The tiles' grid: that of a value read around its element from a stage's tile (a global array of
+    // another shape, read with a halo too, must not set it; set above from the last such read).
+    for (size_t o = 0; o < g.ops.size(); ++o)
+      for (size_t k = 0; k < g.ops[o]->statement->operands.size(); ++k) {
+        const fugue_type& t = g.ops[o]->types[k];
+        if (g.ops[o]->reads(k) && !pointwise_access(*g.ops[o], k) && t.kind == FUGUE_KIND_ARRAY && t.rank == 2 &&
+            stages.tile_values().count(g.ops[o]->statement->operands[k])) {
+          g.grid_rows = t.shape[0];
+          g.grid_cols = t.shape[1];
+        }
+      }
     g.stage_of = stages.stage_of();
     g.stage_reach = reach;
     g.tile_values = stages.tile_values();

@@ -39,12 +39,14 @@ int lanes_for(const Call& call, const Facts& f) {
 
 // csr on GPUs with short rows (at most 8 entries a row on average) and one vector: CSR-stream, a
 // work-group's rows read together into local memory (kernels/spmv.cl rows_stream_spmv), where lanes a row
-// would leave most lanes idle and reduce through barriers. On the H100 (scripts/gpu_sparse.sh) the
-// Poisson 4096^2 product took 0.518 ms so, 1.30x cuSPARSE (0.56x with 8 lanes a row); but R-MAT scale 22
-// (15.6 a row, hub rows of thousands) 7.14 ms, 0.08x, its groups overflowing the stream into rows
-// summed by the whole group in turn: rows averaging more than 8 keep the lanes, which share a long row.
-// FUGUE_SPARSE_CSR=stream or =lanes overrides (any device: a CPU then runs the device-level kernel too).
+// would leave most lanes idle and reduce through barriers; the groups whose rows hold more entries than
+// the stream takes (hub rows) are done after by 32 work-items a row (rows_overflow_spmv). On the H100
+// (scripts/gpu_sparse.sh) the Poisson 4096^2 product took 0.52 ms so, 1.30-1.31x cuSPARSE (0.56x with 8
+// lanes a row); R-MAT scale 22 (15.6 a row, hub rows of thousands), most of whose groups overflow, took
+// 6.7 ms (0.09x): rows averaging more than 8 keep the lanes. FUGUE_SPARSE_CSR=stream or =lanes overrides
+// (any device: a CPU then runs the device-level kernels too).
 constexpr int64_t kStream = 2048;  // entries a work-group streams through local memory
+constexpr size_t kOverflowLanes = 32;  // work-items a row of an overflowing group
 bool csr_stream(const Call& call, const Facts& f, bool several) {
   if (f.layout != Layout::Csr || several || f.rows == 0) return false;
   if (const char* text = std::getenv("FUGUE_SPARSE_CSR"); text && *text) {
@@ -236,7 +238,8 @@ class SparseProduct final : public Operation {
     if (f.rows == 0 || k == 0) return;  // nothing to compute
     const std::string options = std::string("-DREAL=") + (f64 ? "double" : "float") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
-                                " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DSTREAM=" + std::to_string(kStream);
+                                " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DSTREAM=" + std::to_string(kStream) +
+                                " -DOVERFLOW_LANES=" + std::to_string(kOverflowLanes);
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
     // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
@@ -296,10 +299,25 @@ class SparseProduct final : public Operation {
       }
       case Layout::Csr: {
         if (csr_stream(call, f, several_)) {
+          // The groups whose rows overflow the stream: a count, then their numbers.
+          const size_t groups = (static_cast<size_t>(f.rows) + group - 1) / group;
+          cl_mem overflow = scratch(s, (groups + 1) * sizeof(cl_int));
+          const cl_int zero = 0;
+          check_cl(clEnqueueFillBuffer(s.queue, overflow, &zero, sizeof zero, 0, sizeof zero, 0, nullptr, nullptr),
+                   "clEnqueueFillBuffer (spmv's overflow count)");
           Kernel rows(program, "rows_stream_spmv");
           rows.args(m, part_of(0), part_of(1), part_of(2), x);
           tail(rows, 5).arg(11, LocalMemory{static_cast<size_t>(std::max<int64_t>(kStream, static_cast<int64_t>(group))) * dtype_bytes(f.dtype)});
+          rows.arg(12, overflow);
           rows.enqueue(s, units(f.rows), group, "spmv rows (stream)");
+          Kernel rest(program, "rows_overflow_spmv");
+          rest.args(m, part_of(0), part_of(1), part_of(2), x);
+          tail(rest, 5).arg(11, LocalMemory{group * dtype_bytes(f.dtype)});
+          rest.arg(12, overflow).arg(13, cl_long{static_cast<cl_long>(group)});
+          // A fixed number of work-groups take the overflowing groups' passes in turn (their count is
+          // known on the device only).
+          const size_t walkers = std::min<size_t>(groups * (group / kOverflowLanes), 16 * std::max<size_t>(call.device().compute_units, 1));
+          rest.enqueue(s, walkers * group, group, "spmv rows (overflow)");
           break;
         }
         Kernel rows(program, "rows_spmv");

@@ -169,6 +169,53 @@ TEST(TileStages, AValueOfAnotherShapeCrossesStages) {
   }
 }
 
+// The review's cases, each against one kernel per operation: widened cells two grids beyond a grid
+// narrower than a tile (the wrap by one addition read past the buffer); a stage's stores lost on PoCL
+// when the cells' places advanced by additions; a global array of another shape read with a halo in the
+// same kernel taking the tiles' grid.
+TEST(TileStages, ReviewCasesGiveTheUnfusedBits) {
+  test::TempDir dir;
+  const std::string L5 = R"({"kind": "stencil", "dtype": "f32", "border": "clamp", "points": [{"offset": [-1, 0], "weight": 1},
+      {"offset": [1, 0], "weight": 1}, {"offset": [0, -1], "weight": 1}, {"offset": [0, 1], "weight": 1}, {"offset": [0, 0], "weight": -4}]})";
+  auto array = [](const std::string& shape, int seed) {
+    return R"({"kind": "array", "dtype": "f32", "shape": )" + shape + R"(, "from": {"random": {"seed": )" + std::to_string(seed) + "}}}";
+  };
+  struct Case {
+    const char* tuning;
+    std::string text;
+  };
+  const std::vector<Case> cases = {
+      {"stage_tile_cols=64,stage_tile_rows=32,extent_args=0",
+       R"({"fugue": 1, "symbols": {"x": )" + array("[1, 40000]", 1) + R"(, "L": )" + L5 + R"(},
+          "body": [{"op": "array.mul", "out": ["t"], "in": ["x", 2]}, {"op": "stencil.apply", "out": ["z"], "in": ["L", "t"]}],
+          "outputs": {"z": "z.npy"}})"},
+      {"stage_tile_cols=16,stage_tile_rows=8",
+       R"({"fugue": 1, "symbols": {"x": )" + array("[40, 40]", 2) + R"(,
+          "A": {"kind": "stencil", "dtype": "f32", "border": "zero", "points": [{"offset": [-2, -2], "weight": 1}]},
+          "B": {"kind": "stencil", "dtype": "f32", "border": "zero", "points": [{"offset": [2, 2], "weight": 1}, {"offset": [-2, -1], "weight": 2},
+                {"offset": [0, 0], "weight": -1}]}},
+          "body": [{"op": "array.mul", "out": ["t"], "in": ["x", 1]}, {"op": "stencil.apply", "out": ["s"], "in": ["A", "t"]},
+                   {"op": "stencil.apply", "out": ["z"], "in": ["B", "s"]}],
+          "outputs": {"s": "s.npy", "z": "z.npy"}})"},
+      {"stage_tile_cols=16,stage_tile_rows=8",
+       R"({"fugue": 1, "symbols": {"x": )" + array("[24, 40]", 3) + R"(, "y": )" + array("[40, 24]", 4) + R"(, "L": )" + L5 + R"(},
+          "body": [{"op": "array.mul", "out": ["t"], "in": ["x", 2]}, {"op": "stencil.apply", "out": ["r"], "in": ["L", "t"]},
+                   {"op": "stencil.apply", "out": ["w"], "in": ["L", "y"]}],
+          "outputs": {"r": "r.npy", "w": "w.npy"}})"},
+  };
+  for (size_t c = 0; c < cases.size(); ++c)
+    for (const char* extents : {"", ",extent_args=0"}) {
+      SCOPED_TRACE("case " + std::to_string(c) + extents);
+      Tuning on((std::string(cases[c].tuning) + extents).c_str());
+      const Program program = test::load_text(dir, cases[c].text);
+      const ExecutionPlan plan = plan_of(program);
+      ASSERT_EQ(plan.groups.size(), 1u) << test::notes_text(plan.not_fused);
+      ASSERT_FALSE(plan.groups[0].stage_of.empty());
+      if (c == 2) EXPECT_EQ(plan.kernels[0].launch.grid_cols, 40);
+      test::expect_same(test::run_on_device(program), unfused(program), 0, "tile stages vs one kernel per operation");
+    }
+}
+
 // What does not join a kernel in stages, each with its reason: a 1-D grid, a reduction, a value
 // written again after a stage read it around its element, and stages turned off.
 TEST(TileStages, RefusalsSayWhy) {

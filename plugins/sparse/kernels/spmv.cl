@@ -41,48 +41,65 @@ __kernel void rows_spmv(const long m, __global const INDEX* row_ptr, __global co
 // csr with short rows (VECTORS 1), CSR-stream: a work-group takes as many consecutive rows as it has
 // work-items; where their entries fit STREAM places, the group reads them together (neighbouring
 // work-items, neighbouring entries), their products into local memory, and each work-item sums its
-// row's there, in storage order. A group whose rows hold more entries: each row of up to 32 entries by
-// its own work-item, the longer ones (a power law's hubs) by the whole group in turn.
+// row's there, in storage order. A group whose rows hold more entries (a power law's hub rows) writes
+// nothing: it puts its number on `overflow` (count first, then the groups), for rows_overflow_spmv.
 __kernel void rows_stream_spmv(const long m, __global const INDEX* row_ptr, __global const INDEX* col, __global const REAL* data,
                                __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
-                               const REAL y0_value, const REAL alpha, const REAL beta, __local REAL* partial) {
+                               const REAL y0_value, const REAL alpha, const REAL beta, __local REAL* partial,
+                               __global int* overflow) {
   // Loops between barriers take the same number of trips in every work-item (PoCL miscompiled others).
   const int lid = get_local_id(0), size = get_local_size(0);
   const long r0 = (long)get_group_id(0) * size, r1 = min(r0 + size, m), r = r0 + lid;
   const long b = row_ptr[r0], e = row_ptr[r1];
   const int stream = e - b <= STREAM;
-  REAL sum = 0;
   const long trips = stream ? (e - b + size - 1) / size : 0;
   for (long q = 0; q < trips; ++q) {
     const long k = b + q * size + lid;
     if (k < e) partial[k - b] = product(data[k], x, col[k]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (stream) {
-    if (r < r1)
-      for (long k = row_ptr[r] - b, end = row_ptr[r + 1] - b; k < end; ++k) sum += partial[k];
-  } else {
-    if (r < r1 && row_ptr[r + 1] - row_ptr[r] <= 32)
-      for (long k = row_ptr[r], end = row_ptr[r + 1]; k < end; ++k) sum += product(data[k], x, col[k]);
-    for (long q = r0; q < r1; ++q) {
-      const long qb = row_ptr[q], qe = row_ptr[q + 1];
-      if (qe - qb <= 32) continue;  // the same in every work-item of the group
-      REAL s = 0;
-      for (long t = 0, n = (qe - qb + size - 1) / size; t < n; ++t) {
-        const long k = qb + t * size + lid;
-        if (k < qe) s += product(data[k], x, col[k]);
-      }
-      partial[lid] = s;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (int w = size / 2; w > 0; w /= 2) {
-        if (lid < w) partial[lid] += partial[lid + w];
-        barrier(CLK_LOCAL_MEM_FENCE);
-      }
-      if (r == q) sum = partial[0];
+  if (!stream) {
+    if (lid == 0) overflow[1 + atomic_inc(overflow)] = (int)get_group_id(0);
+    return;
+  }
+  if (r < r1) {
+    REAL sum = 0;
+    for (long k = row_ptr[r] - b, end = row_ptr[r + 1] - b; k < end; ++k) sum += partial[k];
+    y[r] = finish(sum, r, alpha, beta, y0, y0_array, y0_value);
+  }
+}
+
+// The rows of the groups rows_stream_spmv put on `overflow` (`rows_per_group` rows each): OVERFLOW_LANES
+// work-items a row, striding over its entries, then a tree sum in local memory; work-groups take the
+// groups' passes of size / OVERFLOW_LANES rows in turn.
+__kernel void rows_overflow_spmv(const long m, __global const INDEX* row_ptr, __global const INDEX* col, __global const REAL* data,
+                                 __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
+                                 const REAL y0_value, const REAL alpha, const REAL beta, __local REAL* partial,
+                                 __global const int* overflow, const long rows_per_group) {
+  const int lid = get_local_id(0), size = get_local_size(0), lane = lid % OVERFLOW_LANES, per_pass = size / OVERFLOW_LANES;
+  const long passes = (rows_per_group + per_pass - 1) / per_pass, total = (long)overflow[0] * passes;
+  for (long t = get_group_id(0); t < total; t += get_num_groups(0)) {
+    const long g = overflow[1 + t / passes], first = g * rows_per_group + (t % passes) * per_pass;
+    const long end_rows = min((g + 1) * rows_per_group, m), r = first + lid / OVERFLOW_LANES;
+    // The pass's longest row sets every work-item's trips.
+    long longest = 0;
+    for (int q = 0; q < per_pass; ++q)
+      if (first + q < end_rows) longest = max(longest, (long)(row_ptr[first + q + 1] - row_ptr[first + q]));
+    const long begin = r < end_rows ? row_ptr[r] : 0, end = r < end_rows ? row_ptr[r + 1] : 0;
+    REAL sum = 0;
+    for (long s = 0, n = (longest + OVERFLOW_LANES - 1) / OVERFLOW_LANES; s < n; ++s) {
+      const long k = begin + s * OVERFLOW_LANES + lane;
+      if (k < end) sum += product(data[k], x, col[k]);
+    }
+    partial[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = OVERFLOW_LANES / 2; w > 0; w /= 2) {
+      if (lane < w) partial[lid] += partial[lid + w];
       barrier(CLK_LOCAL_MEM_FENCE);
     }
+    if (lane == 0 && r < end_rows) y[r] = finish(partial[lid], r, alpha, beta, y0, y0_array, y0_value);
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (r < r1) y[r] = finish(sum, r, alpha, beta, y0, y0_array, y0_value);
 }
 
 // ell: a row per unit; place k of row i at k * m + i, so neighbouring rows read neighbours.
