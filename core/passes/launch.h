@@ -57,7 +57,8 @@ struct LaunchTuning {
   // reads end the kernel), and the work-group's size (0: element_local). On the H100 the biharmonic
   // step x - a L(L(x)) on 8192^2 f32 (examples/bench/stencil_chain.json, scripts/gpu_tile_stages.sh)
   // took 0.360 ms per iteration with tiles of 32 x 64 and 512 work-items, 0.385 with 16 x 32 and 256,
-  // 0.414 with 32 x 32 and 256, against 0.479 as two kernels. On PoCL here it took 3-5x as long as two
+  // 0.414 with 32 x 32 and 256, against 0.479 as two kernels (0.365 against 0.480 once a cell's place
+  // came from its number by a division, which PoCL needs). On PoCL here it took 3-5x as long as two
   // kernels (2048^2: 295-408 ms for 10 iterations against 70-105): its work-items cannot share the
   // index arithmetic the flat walk vectorizes, so CPUs keep them off.
   int64_t stage_tile_rows = 32;
