@@ -59,6 +59,10 @@ std::string indent(const std::string& code, const std::string& pad) {
   return out;
 }
 
+// A row or column beyond the grid counted around it (tile stages), for any distance.
+const char* const kWrapHelper =
+    "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
+
 std::string workspace_name(size_t op, uint32_t k) { return "ws" + std::to_string(k) + "_" + std::to_string(op); }
 
 }  // namespace
@@ -208,7 +212,7 @@ class KernelWriter {
       // may hold an older value of the same symbol.
       const auto [ry, rx] = tile_reach(s);
       const auto [wy, wx] = group_.stage_reach.at(tile_written_at_.at(s));
-      helpers_["fugue_wrap"] = "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
+      helpers_["fugue_wrap"] = kWrapHelper;
       const std::string R = grid_extent(0), C = grid_extent(1);
       auto n = [](int64_t v) { return std::to_string(v); };
       return keep(c, tile_name(s) + "[(int)((" + n(ry - wy) + " + min(fugue_wrap(" + at + " / " + C + " - (fugue_row0 - " + n(wy) + "), " + R +
@@ -930,7 +934,7 @@ std::string KernelWriter::tile_stages_body(const std::string& it) {
   auto wrap = [&](const std::string& v, const std::string& extent, int64_t known, int64_t tile, int64_t reach) {
     if (!launch_.extent_arguments && known >= tile + reach)
       return "(" + v + " < 0 ? " + v + " + " + extent + " : (" + v + " >= " + extent + " ? " + v + " - " + extent + " : " + v + "))";
-    helpers_["fugue_wrap"] = "long fugue_wrap(long v, long n) {\n  if (v >= 0 && v < n) return v;\n  v %= n;\n  return v < 0 ? v + n : v;\n}\n";
+    helpers_["fugue_wrap"] = kWrapHelper;
     return "(" + it + ")fugue_wrap(" + v + ", " + extent + ")";
   };
   std::string code;
