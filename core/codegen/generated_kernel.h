@@ -34,7 +34,6 @@ struct Launch {
   // grid per work-group at a time, on a 2-D launch: work-groups of local_dims, group_dims of them
   // (dimension 0 along the columns; dimension 1 takes tile rows in turn beyond group_dims[1]).
   bool tile_stages = false;
-  bool stage_unroll = false;  // unroll each stage's loop over its cells
   // The NDRange (1 to 3 dimensions): local_size is the product of local_dims and num_groups that of
   // group_dims when work_dim > 1; a 1-D launch uses local_size and num_groups alone.
   uint32_t work_dim = 1;

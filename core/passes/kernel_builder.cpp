@@ -219,7 +219,8 @@ class KernelBuilder::State {
     if (regs > budget_.registers)
       return "one kernel would keep about " + std::to_string(regs) + " values per work-item, over the budget of " +
              std::to_string(budget_.registers) + " registers";
-    uint64_t local = local_bytes_ + x.plan.local_mem_bytes + stage_local_bytes(x);
+    const uint64_t stage_bytes = stage_local_bytes(x);
+    uint64_t local = local_bytes_ + x.plan.local_mem_bytes + stage_bytes;
     if (local > budget_.local_memory)
       return "one kernel would need " + std::to_string(local) + " bytes of local memory, more than the device's " +
              std::to_string(budget_.local_memory);
@@ -230,7 +231,7 @@ class KernelBuilder::State {
     fused_plan.level = level;
     fused_plan.launch = range;
     // A kernel in tile stages runs a work-group per tile: as many work-items as the tiles give.
-    const double fused_items = stage_local_bytes(x) > 0 ? stage_items(x) : items(fused_plan);
+    const double fused_items = stage_bytes > 0 ? stage_items(x) : items(fused_plan);
     double t_fused = time(fused_bytes, fused_items);
     double t_apart = time(kernel_bytes, items(merged_)) + time(x_bytes, items(x.plan));
     if (t_fused >= t_apart)

@@ -42,7 +42,6 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "local_tile_passes") t.local_tile_passes = std::clamp<int64_t>(value, 1, 64);
     else if (key == "stage_tile_rows") t.stage_tile_rows = std::clamp<int64_t>(value, 1, 1024);
     else if (key == "stage_tile_cols") t.stage_tile_cols = std::clamp<int64_t>(value, 0, 1024);
-    else if (key == "stage_unroll") t.stage_unroll = value != 0;
     else if (key == "stage_local") t.stage_local = std::clamp<int64_t>(value, 0, 1024);
     else if (key == "grid3_cols") t.grid3_cols = std::clamp<int64_t>(value, 0, 1024);
     else if (key == "grid3_rows") t.grid3_rows = std::clamp<int64_t>(value, 1, 1024);
@@ -54,7 +53,7 @@ void apply_overrides(LaunchTuning& t) {
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, grid_strip_groups_per_cu, "
-                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, stage_unroll, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args)");
+                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args)");
   }
 }
 }  // namespace
@@ -159,7 +158,6 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
     }
     const int64_t lx = std::min(cols, launch.local_size);
     launch.tile_stages = true;
-    launch.stage_unroll = tuning.stage_unroll;
     launch.blocked = false;
     launch.unroll = 1;
     launch.grid_rows = group.grid_rows;

@@ -64,8 +64,8 @@ struct LaunchTuning {
   int64_t stage_tile_rows = 32;
   int64_t stage_tile_cols = 64;
   int64_t stage_local = 512;
-  // Unrolled stage loops: slower on the H100 (0.556 against 0.494 ms, tiles of 32 x 32).
-  bool stage_unroll = false;
+  // (Unrolling each stage's loop over its cells was slower on the H100: 0.556 against 0.494 ms, tiles of
+  // 32 x 32.)
   // A 3-D grid read with a halo: a 3-D launch, one cell per work-item, work-groups of grid3_cols x
   // grid3_rows x grid3_planes cells (0: the flat walk). On the H100 the 7-point stencil with an update
   // on 512^3 f32 (examples/bench/stencil3d.json) took 0.562 ms per iteration with 256 x 1 x 1, 0.577

@@ -18,13 +18,13 @@ struct Access {
 };
 
 void promote_group(const Program& program, const Dataflow& flow, const DeviceInfo& device, FusedGroup& g) {
-  // Every access to a symbol core-generated code touches, in order: an in-place operand's read, then
-  // its write.
   // Tile stages, where a value of the kernel is read around its element.
   TileStages stages;
   for (const PlannedOp* op : g.ops) stages.add(stage_uses(program, *op));
   std::vector<std::pair<int64_t, int64_t>> reach;
   if (stages.stages() > 1) reach = stages.reach();
+  // Every access to a symbol core-generated code touches, in order: an in-place operand's read, then
+  // its write.
   std::map<std::string, std::vector<Access>> accesses;
   for (size_t o = 0; o < g.ops.size(); ++o) {
     const PlannedOp* op = g.ops[o];

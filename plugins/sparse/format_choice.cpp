@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "spmv.h"
+
 namespace fugue::sparse {
 
 namespace {
@@ -111,8 +113,7 @@ double latency_floor(Layout layout, const Facts& f, const Coordinates& m, int64_
   const double longest_row = static_cast<double>(longest);
   switch (layout) {
     case Layout::Csr: {
-      double lanes = 1;  // as spmv.cpp's lanes_for: powers of two up to the average row, at most 32
-      while (lanes < 32 && lanes < average) lanes *= 2;
+      const double lanes = csr_lanes(average);
       return l.fixed_csr_s + walk(rows * lanes, std::ceil(average / lanes), std::ceil(longest_row / lanes), l.csr_step_s);
     }
     case Layout::Coo: return coo(static_cast<double>(m.entries()), longest_row);

@@ -31,10 +31,7 @@ int64_t coo_chunk(const Call& call) { return call.device().type == FUGUE_DEVICE_
 // each faster than they share one).
 int lanes_for(const Call& call, const Facts& f) {
   if (call.device().type == FUGUE_DEVICE_CPU || f.rows == 0) return 1;
-  const double average = static_cast<double>(f.nnz) / static_cast<double>(f.rows);
-  int lanes = 1;
-  while (lanes < 32 && lanes < average) lanes *= 2;
-  return lanes;
+  return csr_lanes(static_cast<double>(f.nnz) / static_cast<double>(f.rows));
 }
 
 // csr on GPUs with short rows (at most 8 entries a row on average) and one vector: CSR-stream, a
@@ -396,6 +393,12 @@ class SparseProduct final : public Operation {
 };
 
 }  // namespace
+
+int csr_lanes(double average) {
+  int lanes = 1;
+  while (lanes < 32 && lanes < average) lanes *= 2;
+  return lanes;
+}
 
 std::unique_ptr<Operation> spmv_operation() { return std::make_unique<SparseProduct>(false); }
 std::unique_ptr<Operation> spmm_operation() { return std::make_unique<SparseProduct>(true); }

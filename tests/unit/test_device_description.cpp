@@ -28,6 +28,7 @@ DeviceInfo sample() {
   d.fp64 = true;
   d.int64_atomics = true;
   d.subgroups = false;
+  d.subgroup_sizes = {32, 64};
   d.extensions = "cl_khr_fp64 cl_khr_int64_base_atomics";
   return d;
 }
@@ -57,6 +58,8 @@ TEST(DeviceDescription, RoundTripsEveryField) {
   // What plugins see is the same too.
   EXPECT_EQ(r.description().local_mem_bytes, 65536u);
   EXPECT_EQ(r.description().features, d.description().features);
+  ASSERT_EQ(r.description().num_subgroup_sizes, 2u);
+  EXPECT_EQ(r.description().subgroup_sizes[0], 32u);
 }
 
 TEST(DeviceDescription, TheShippedDescriptionsRead) {
@@ -83,6 +86,13 @@ TEST(DeviceDescription, BadFilesNameThePlace) {
   EXPECT_NE(with("type", "fpga").find("d.json:/type: expected \"gpu\", \"cpu\" or \"other\""), std::string::npos);
   EXPECT_NE(with("fugue_device", 2).find("d.json:/fugue_device: expected 1"), std::string::npos);
   EXPECT_NE(with("max_allocation", uint64_t{50} << 30).find("d.json:/max_allocation: "), std::string::npos);
+  EXPECT_NE(with("subgroup_sizes", 32).find("d.json:/subgroup_sizes: expected a list of at most 16 widths"), std::string::npos);
+  EXPECT_NE(with("subgroup_sizes", json::array({32, 0})).find("d.json:/subgroup_sizes/1: expected an integer from 1 to 1024"),
+            std::string::npos);
+  EXPECT_NE(with("subgroup_sizes", json::array({"32"})).find("d.json:/subgroup_sizes/0: expected an integer"), std::string::npos);
+  json older = good;  // written before the key existed: no widths
+  older.erase("subgroup_sizes");
+  EXPECT_EQ(error_for(older), "");
   EXPECT_NE(error_for(json::array()).find("expected a device description"), std::string::npos);
   try {
     read_device_description("/no/such/device.json");
