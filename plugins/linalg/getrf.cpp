@@ -22,8 +22,11 @@ struct Shape {
   int64_t m, n, k;  // rows, columns, steps (min(m, n))
   Tuning tuning;
   int64_t team;
+  bool grid;  // a grid of work-items (tuning.h's Grid) holding the matrix in registers
+  int64_t value_bytes;
+  Grid grid_shape() const { return grid_of(tuning, std::max(m, n), value_bytes); }
   bool registers() const { return team == 1; }
-  bool rows() const { return row_plan(tuning, std::max(m, n)); }
+  bool rows() const { return !grid && row_plan(tuning, std::max(m, n)); }
 };
 
 Shape shape_of(const sdk::Call& call, const fugue_type& a) {
@@ -32,7 +35,12 @@ Shape shape_of(const sdk::Call& call, const fugue_type& a) {
   s.n = columns_of(a);
   s.k = std::min(s.m, s.n);
   s.tuning = tuning_of(call);
-  s.team = team_size(s.tuning, std::max(s.m, s.n));
+  // Without a device (the reference) no plan is asked for.
+  const fugue_device_desc* device = call.raw()->device;
+  s.value_bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
+  s.grid = device && std::max(s.m, s.n) > s.tuning.register_order &&
+           grid_plan(s.tuning, std::max(s.m, s.n), s.value_bytes, device->max_work_group_size);
+  s.team = s.grid ? s.grid_shape().team() : team_size(s.tuning, std::max(s.m, s.n));
   return s;
 }
 
@@ -107,6 +115,14 @@ class Getrf final : public sdk::Operation {
     if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));
     if (s.registers()) {
       plan.registers = static_cast<uint32_t>(s.m * s.n + 8);
+    } else if (s.grid) {
+      const Grid g = s.grid_shape();
+      const int64_t br = (s.m + g.rows - 1) / g.rows, bc = (s.n + g.columns - 1) / g.columns;
+      plan.registers = static_cast<uint32_t>((br * bc + br) * (Scalars(a.dtype).complex ? 2 : 1) + 2 * br + 12);
+      // Column k twice (two steps in turn), the pivot row, and each grid row's candidate pivot.
+      plan.local_mem_bytes = static_cast<uint64_t>(2 * s.m + s.n) * size + static_cast<uint64_t>(g.rows) * (size + 4);
+      plan.variant = variant_text(s.tuning, std::max(s.m, s.n), s.team, true, "", &g, s.m, s.n);
+      return plan;
     } else if (s.rows()) {
       plan.registers = static_cast<uint32_t>(s.n + 8);
       plan.local_mem_bytes = static_cast<uint64_t>(s.m + s.n) * size;  // the pivot column and the pivot row
@@ -125,6 +141,7 @@ class Getrf final : public sdk::Operation {
     std::string code;
     const VariableOrder v = vbatched_ ? declare_order(em, kN, s.n, code) : VariableOrder{};
     code += s.registers() ? in_registers(em, a.dtype, s, v)
+            : s.grid      ? in_grid(em, a.dtype, s, s.grid_shape(), v)
             : s.rows()    ? in_rows(em, a.dtype, s, v)
                           : in_team(em, a.dtype, s, fits_local(call, s.m * s.n, a.dtype), v);
     em.append(code);
@@ -277,6 +294,109 @@ class Getrf final : public sdk::Operation {
     for (int64_t j = 0; j < s.n; ++j)
       code += "  " + em.write_at(kLU, pos + " * " + std::to_string(s.n) + " + " + std::to_string(j)) + " = " + el(j) + ";\n";
     code += "}\n";
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(vo, info) + ";\n";
+    return code;
+  }
+
+  // A grid of work-items (tuning.h's Grid), each holding its elements of the matrix in registers
+  // (a[bi * BC + bj] is element (p + bi P, q + bj Q) of A as stored). As in_rows, rows never move: each
+  // keeps its position (pos_bi), and a swap exchanges two positions. Two barriers a step: the owners of
+  // column k leave its elements at their rows' positions in local memory, and each of them its
+  // candidate pivot (the first largest magnitude among its rows at positions k and below); every
+  // work-item picks the same pivot from the P candidates; the pivot row's holders leave its elements
+  // right of k in local memory; every row below k then eliminates. Column k alternates between two
+  // arrays, since it is still read after the second barrier.
+  static std::string in_grid(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, const Grid& g, const VariableOrder& vo) {
+    const Scalars sc(dtype);
+    const std::string t = sc.type, rt = sc.real_type, zero = sc.literal(0), sync = em.barrier() + "\n";
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), M = std::to_string(s.m), N = std::to_string(s.n);
+    const int64_t P = g.rows, Q = g.columns, BR = (s.m + P - 1) / P, BC = (s.n + Q - 1) / Q;
+    const std::string columns[2] = {em.local_array(dtype, s.m, "column_even"), em.local_array(dtype, s.m, "column_odd")};
+    const std::string pivot_row = em.local_array(dtype, s.n, "pivot_row");
+    const std::string cand_mag = em.local_array(part_dtype(dtype), P, "candidate"), cand_pos = em.local_array(FUGUE_DTYPE_I32, P, "candidate_at");
+    const std::string a = em.name("a"), p = em.name("p"), q = em.name("q"), pos = em.name("pos"), info = em.name("info"),
+                      best = em.name("best"), at = em.name("at"), v = em.name("v"), piv = em.name("piv"), rcp = em.name("rcp"),
+                      old = em.name("old"), l = em.name("l"), singular = em.name("singular");
+    auto row = [&](int64_t bi) { return p + "_" + std::to_string(bi); };  // the row of A (as stored) of block row bi
+    auto col = [&](int64_t bj) { return q + "_" + std::to_string(bj); };
+    auto position = [&](int64_t bi) { return pos + "_" + std::to_string(bi); };
+    auto el = [&](int64_t bi, int64_t bj) { return a + "[" + std::to_string(bi * BC + bj) + "]"; };
+    std::string code = "const int " + p + " = " + lane + " / " + std::to_string(Q) + ", " + q + " = " + lane + " % " + std::to_string(Q) + ";\n";
+    for (int64_t bi = 0; bi < BR; ++bi)
+      code += "const int " + row(bi) + " = " + p + " + " + std::to_string(bi * P) + ";\n" +
+              // Rows past m take a position no step reaches.
+              "int " + position(bi) + " = " + row(bi) + " < " + M + " ? " + row(bi) + " : " + std::to_string(s.m + s.n) + ";\n";
+    for (int64_t bj = 0; bj < BC; ++bj) code += "const int " + col(bj) + " = " + q + " + " + std::to_string(bj * Q) + ";\n";
+    code += t + " " + a + "[" + std::to_string(BR * BC) + "];\n";
+    for (int64_t bi = 0; bi < BR; ++bi)
+      for (int64_t bj = 0; bj < BC; ++bj) {
+        const std::string i = row(bi), j = col(bj);
+        code += el(bi, bj) + " = " + i + " < " + M + " && " + j + " < " + N + " ? " +
+                embedded(vo, em.read_at(kA, i + " * " + N + " + " + j), i, j, sc.literal(1), zero) + " : " + zero + ";\n";
+      }
+    code += "int " + info + " = 0;\n";
+    for (int64_t k = 0; k < s.k; ++k) {
+      const std::string K = std::to_string(k), column = columns[k % 2], KQ = std::to_string(k % Q);
+      const int64_t kj = k / Q;
+      // The owners of column k: its elements at their positions, and their candidate (NaNs never win).
+      code += "if (" + q + " == " + KQ + ") {\n  " + rt + " " + best + " = -1;\n  int " + at + " = " + std::to_string(s.m) + ";\n";
+      for (int64_t bi = 0; bi < BR; ++bi) {
+        code += "  if (" + position(bi) + " >= " + K + " && " + position(bi) + " < " + M + ") {\n";
+        code += "    " + column + "[" + position(bi) + "] = " + el(bi, kj) + ";\n";
+        code += "    const " + rt + " " + v + " = " + sc.pivot_magnitude(el(bi, kj)) + ";\n";
+        code += "    if (" + v + " > " + best + " || (" + v + " == " + best + " && " + position(bi) + " < " + at + ")) { " + best + " = " + v +
+                "; " + at + " = " + position(bi) + "; }\n  }\n";
+      }
+      code += "  " + cand_mag + "[" + p + "] = " + best + ";\n  " + cand_pos + "[" + p + "] = " + at + ";\n}\n" + sync;
+      // The pivot: the best candidate, the first position among equals; a NaN at position k stays (as a
+      // scan from k that replaces only on a larger magnitude).
+      code += "{\n  " + rt + " " + best + " = " + cand_mag + "[0];\n  int " + at + " = " + cand_pos + "[0];\n";
+      for (int64_t c = 1; c < P; ++c) {
+        const std::string mag = cand_mag + "[" + std::to_string(c) + "]", where = cand_pos + "[" + std::to_string(c) + "]";
+        code += "  if (" + mag + " > " + best + " || (" + mag + " == " + best + " && " + where + " < " + at + ")) { " + best + " = " + mag + "; " + at +
+                " = " + where + "; }\n";
+      }
+      code += "  if (isnan(" + sc.pivot_magnitude(column + "[" + K + "]") + ")) " + at + " = " + K + ";\n";
+      code += "  const " + t + " " + piv + " = " + column + "[" + at + "];\n";
+      code += "  const bool " + singular + " = " + sc.is_zero(piv) + ";\n";
+      code += "  if (" + lane + " == 0) " + em.write_at(kIpiv, K) + " = " + at + " + 1;\n";
+      code += "  if (" + singular + " && " + info + " == 0) " + info + " = " + std::to_string(k + 1) + ";\n";
+      // Positions swapped (each row keeps where it was, to read its element of column k).
+      for (int64_t bi = 0; bi < BR; ++bi) {
+        code += "  const int " + old + "_" + std::to_string(bi) + " = " + position(bi) + ";\n";
+        code += "  " + position(bi) + " = " + position(bi) + " == " + at + " ? " + K + " : " + position(bi) + " == " + K + " ? " + at + " : " +
+                position(bi) + ";\n";
+      }
+      const int64_t bj0 = (k + 1) / Q;
+      if (k + 1 < s.n) {
+        for (int64_t bi = 0; bi < BR; ++bi) {
+          code += "  if (" + position(bi) + " == " + K + ") {\n";
+          for (int64_t bj = bj0; bj < BC; ++bj)
+            code += "    if (" + col(bj) + " > " + K + " && " + col(bj) + " < " + N + ") " + pivot_row + "[" + col(bj) + "] = " + el(bi, bj) + ";\n";
+          code += "  }\n";
+        }
+      }
+      code += "  " + sync;
+      code += "  if (!" + singular + ") {\n    " + sc.declare_reciprocal(rcp, piv, rcp);
+      std::string reads;  // U(k, j) at this work-item's columns right of k
+      for (int64_t bj = bj0; bj < BC && k + 1 < s.n; ++bj)
+        reads += "    const " + t + " " + v + "_" + std::to_string(bj) + " = " + pivot_row + "[min(" + col(bj) + ", " + std::to_string(s.n - 1) + ")];\n";
+      code += reads;
+      for (int64_t bi = 0; bi < BR; ++bi) {
+        code += "    if (" + position(bi) + " > " + K + " && " + position(bi) + " < " + M + ") {\n";
+        code += "      const " + t + " " + l + " = " + sc.by_pivot(column + "[" + old + "_" + std::to_string(bi) + "]", piv, rcp) + ";\n";
+        code += "      if (" + q + " == " + KQ + ") " + el(bi, kj) + " = " + l + ";\n";
+        for (int64_t bj = bj0; bj < BC && k + 1 < s.n; ++bj)
+          code += "      if (" + col(bj) + " > " + K + ") " + el(bi, bj) + " -= " + sc.mul(l, v + "_" + std::to_string(bj)) + ";\n";
+        code += "    }\n";
+      }
+      code += "  }\n}\n";
+    }
+    // Out: each row at its position.
+    for (int64_t bi = 0; bi < BR; ++bi)
+      for (int64_t bj = 0; bj < BC; ++bj)
+        code += "if (" + position(bi) + " < " + M + " && " + col(bj) + " < " + N + ") " +
+                em.write_at(kLU, position(bi) + " * " + N + " + " + col(bj)) + " = " + el(bi, bj) + ";\n";
     code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(vo, info) + ";\n";
     return code;
   }

@@ -74,11 +74,22 @@ class Potrf final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
     const Tuning tu = tuning_of(call);
-    const int64_t n = a.shape[a.rank - 1], team = team_size(tu, n);
+    const int64_t n = a.shape[a.rank - 1];
+    const int64_t bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
+    if (grid_plan(tu, n, bytes, call.device().max_work_group_size)) {
+      const Grid g = grid_of(tu, n, bytes);
+      sdk::Plan plan = team_plan(batch_count(a), g.team());
+      add_partitions(call, plan);
+      const int64_t block = g.block_rows(n) * g.block_columns(n);
+      plan.registers = static_cast<uint32_t>((block + g.block_rows(n) + g.block_columns(n)) * (Scalars(a.dtype).complex ? 2 : 1) + 12);
+      plan.local_mem_bytes = static_cast<uint64_t>(2 * n) * abi::dtype_size(a.dtype);  // column k, twice
+      plan.variant = variant_text(tu, n, g.team(), true, "", &g);
+      return plan;
+    }
+    const int64_t team = team_size(tu, n);
     const bool rows = row_plan(tu, n), local = team > 1 && !rows && fits_local(call, n * n, a.dtype);
     sdk::Plan plan = team_plan(batch_count(a), team);
-    plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
-    if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));
+    add_partitions(call, plan);
     plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : rows ? static_cast<uint32_t>(n + 8) : 12;
     if (rows) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
     else if (local) plan.local_mem_bytes = static_cast<uint64_t>(n * n) * abi::dtype_size(a.dtype);
@@ -91,11 +102,13 @@ class Potrf final : public sdk::Operation {
     const int64_t n = a.shape[a.rank - 1];
     const bool lower = call.flag("lower");
     const Tuning tu = tuning_of(call);
+    const int64_t bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
     std::string code;
     const VariableOrder v = vbatched_ ? declare_order(em, kN, n, code) : VariableOrder{};
-    code += em.local_size() == 1 ? in_registers(em, a.dtype, n, lower, v)
-            : row_plan(tu, n)    ? in_rows(em, a.dtype, n, lower, v)
-                                 : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype), v);
+    code += em.local_size() == 1                                       ? in_registers(em, a.dtype, n, lower, v)
+            : grid_plan(tu, n, bytes, call.device().max_work_group_size) ? in_grid(em, a.dtype, n, lower, grid_of(tu, n, bytes), v)
+            : row_plan(tu, n)                                     ? in_rows(em, a.dtype, n, lower, v)
+                                                                  : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype), v);
     em.append(code);
   }
 
@@ -136,6 +149,11 @@ class Potrf final : public sdk::Operation {
   }
 
  private:
+  void add_partitions(const sdk::Call& call, sdk::Plan& plan) const {
+    plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
+    if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));
+  }
+
   // One matrix per work-item, in registers: every index a constant once the loops are unrolled.
   static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, const VariableOrder& v) {
     const Scalars sc(dtype);
@@ -202,6 +220,80 @@ class Potrf final : public sdk::Operation {
     }
     code += "}\n";
     code += "if (" + row + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(v, info) + ";\n";
+    return code;
+  }
+
+  // A grid of work-items (tuning.h's Grid), each holding its elements of the matrix in registers
+  // (a[bi * BC + bj] is element (p + bi P, q + bj Q)), right-looking, one barrier a step: at step k the
+  // owners of column k leave it in local memory (two arrays taken in turn, so that the next step's writes
+  // cannot meet this step's reads without a barrier between), every work-item reads the pivot alike (so
+  // the grid decides alike), scales the column's elements at its rows and columns as it reads them, and
+  // updates its elements right of k. Blocks wholly left of or above k are not in the step's code.
+  static std::string in_grid(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, const Grid& g, const VariableOrder& v) {
+    const Scalars sc(dtype);
+    const std::string t = sc.type, rt = sc.real_type, N = std::to_string(n), zero = sc.literal(0), sync = em.barrier() + "\n";
+    const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const int64_t P = g.rows, Q = g.columns, BR = g.block_rows(n), BC = g.block_columns(n);
+    const std::string columns[2] = {em.local_array(dtype, n, "column_even"), em.local_array(dtype, n, "column_odd")};
+    const std::string a = em.name("a"), p = em.name("p"), q = em.name("q"), info = em.name("info"), d = em.name("d"),
+                      s = em.name("s"), r = em.name("r"), x = em.name("x"), y = em.name("y");
+    auto row = [&](int64_t bi) { return p + "_" + std::to_string(bi); };     // the matrix row of block row bi
+    auto col = [&](int64_t bj) { return q + "_" + std::to_string(bj); };     // the matrix column of block column bj
+    auto el = [&](int64_t bi, int64_t bj) { return a + "[" + std::to_string(bi * BC + bj) + "]"; };
+    std::string code = "const int " + p + " = " + lane + " / " + std::to_string(Q) + ", " + q + " = " + lane + " % " + std::to_string(Q) + ";\n";
+    for (int64_t bi = 0; bi < BR; ++bi) code += "const int " + row(bi) + " = " + p + " + " + std::to_string(bi * P) + ";\n";
+    for (int64_t bj = 0; bj < BC; ++bj) code += "const int " + col(bj) + " = " + q + " + " + std::to_string(bj * Q) + ";\n";
+    code += t + " " + a + "[" + std::to_string(BR * BC) + "];\n";
+    // In: the lower triangle (upper: A^H's), rows and columns past n zero and never read.
+    for (int64_t bi = 0; bi < BR; ++bi)
+      for (int64_t bj = 0; bj < BC; ++bj) {
+        const std::string i = row(bi), j = col(bj);
+        code += el(bi, bj) + " = " + i + " < " + N + " && " + j + " <= " + i + " ? " +
+                embedded(v, lower ? em.read_at(kA, i + " * " + N + " + " + j) : sc.conj(em.read_at(kA, j + " * " + N + " + " + i)), i, j,
+                         sc.literal(1), zero) +
+                " : " + zero + ";\n";
+      }
+    code += "int " + info + " = 0;\n";
+    for (int64_t k = 0; k < n; ++k) {
+      const std::string K = std::to_string(k), column = columns[k % 2];
+      const int64_t kj = k / Q, first_row = k / P;
+      code += "if (" + q + " == " + std::to_string(k % Q) + ") {\n";
+      for (int64_t bi = first_row; bi < BR; ++bi)
+        code += "  if (" + row(bi) + " >= " + K + " && " + row(bi) + " < " + N + ") " + column + "[" + row(bi) + "] = " + el(bi, kj) + ";\n";
+      code += "}\n" + sync;
+      code += "{\n  const " + rt + " " + d + " = " + sc.real_part(column + "[" + K + "]") + ";\n";
+      code += "  if (" + info + " == 0 && !(" + d + " > " + sc.real(0) + ")) " + info + " = " + std::to_string(k + 1) + ";\n";
+      code += "  if (" + info + " == 0) {\n";
+      code += "    const " + rt + " " + s + " = sqrt(" + d + "), " + r + " = " + sc.real(1) + " / " + s + ";\n";
+      code += "    if (" + q + " == " + std::to_string(k % Q) + ") {\n";
+      for (int64_t bi = first_row; bi < BR; ++bi)
+        code += "      if (" + row(bi) + " == " + K + ") " + el(bi, kj) + " = " + sc.from_real(s) + ";\n      else if (" + row(bi) + " > " + K +
+                ") " + el(bi, kj) + " = " + el(bi, kj) + " * " + r + ";\n";
+      code += "    }\n";
+      // L(i, k) at this work-item's rows and conj(L(j, k)) at its columns, both right of k (rows past n
+      // read the last row's: their elements are never stored).
+      const int64_t bi0 = (k + 1) / P, bj0 = (k + 1) / Q;
+      for (int64_t bi = bi0; bi < BR; ++bi)
+        code += "    const " + t + " " + x + "_" + std::to_string(bi) + " = " + column + "[min(" + row(bi) + ", " + std::to_string(n - 1) + ")] * " + r + ";\n";
+      for (int64_t bj = bj0; bj < BC; ++bj)
+        code += "    const " + t + " " + y + "_" + std::to_string(bj) + " = " + sc.conj(column + "[min(" + col(bj) + ", " + std::to_string(n - 1) + ")]") +
+                " * " + r + ";\n";
+      for (int64_t bi = bi0; bi < BR; ++bi)
+        for (int64_t bj = bj0; bj < BC; ++bj)
+          code += "    if (" + col(bj) + " > " + K + " && " + col(bj) + " <= " + row(bi) + ") " + el(bi, bj) + " -= " +
+                  sc.mul(x + "_" + std::to_string(bi), y + "_" + std::to_string(bj)) + ";\n";
+      code += "  }\n}\n";
+    }
+    // Out: the factor's triangle (its first info - 1 columns when it failed), zeros elsewhere; upper:
+    // transposed. The grid's elements cover the matrix once.
+    for (int64_t bi = 0; bi < BR; ++bi)
+      for (int64_t bj = 0; bj < BC; ++bj) {
+        const std::string i = row(bi), j = col(bj);
+        code += "if (" + i + " < " + N + " && " + j + " < " + N + ") " + em.write_at(kL, lower ? i + " * " + N + " + " + j : j + " * " + N + " + " + i) +
+                " = " + j + " <= " + i + " && (" + info + " == 0 || " + j + " < " + info + " - 1) ? " + (lower ? el(bi, bj) : sc.conj(el(bi, bj))) +
+                " : " + zero + ";\n";
+      }
+    code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(v, info) + ";\n";
     return code;
   }
 

@@ -1,6 +1,7 @@
 // tuning.cpp: see tuning.h.
 #include "tuning.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -24,15 +25,16 @@ const std::vector<Row>& table() {
       // H100 (scripts/gpu_linalg.sh, f64 and f32, 20,000 matrices): one work-item per matrix wins up to
       // 8 (potrf f64 0.0201 ms at n = 8, 6.9x torch), a row per work-item at 16 (0.0757 ms, 3.2x), teams
       // owning columns above; teams of 256 at most keep several matrices on a compute unit.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256}},
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
       // and 32 x 32: 7.7 and 16.5 ms against teams' 10.2 and 19.7 (1.2-1.3x), but getrf's unrolled
-      // pivoting grows as n^3 and takes minutes to build there. So the GPU limits.
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256}},
-      {0, "", "", {"default", 8, 16, 256}},
+      // pivoting grows as n^3 and takes minutes to build there. So the GPU limits. Grids stay off: PoCL
+      // took 18 s to build potrf's for one order of 33 and 140 s for 64 (a barrier a step, each step unrolled).
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0}},
   };
   return rows;
 }
@@ -65,13 +67,19 @@ Tuning overridden(Tuning t, const char* text) {
     const long long v = std::strtoll(value.c_str(), &end, 10);
     if (value.empty() || *end || v < 1 || v > 1024)
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
-                                 "register_order, row_order, team_max)");
+                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows)");
     if (key == "register_order") t.register_order = v;
     else if (key == "row_order") t.row_order = v;
     else if (key == "team_max") t.team_max = v;
+    else if (key == "grid_order") t.grid_order = v;
+    else if (key == "grid_elements") t.grid_elements = v;
+    else if (key == "grid_rows") t.grid_rows = v;
     else
-      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max)");
+      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max, grid_order, "
+                                 "grid_elements, grid_rows)");
   }
+  if (t.grid_rows & (t.grid_rows - 1))
+    throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: grid_rows " + std::to_string(t.grid_rows) + " is not a power of two");
   if (t.team_max & (t.team_max - 1))
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: team_max " + std::to_string(t.team_max) + " is not a power of two");
   if (t.register_order > t.row_order || t.row_order > t.team_max)
@@ -103,10 +111,43 @@ int64_t team_size(const Tuning& t, int64_t n) {
   return team;
 }
 
-std::string variant_text(const Tuning& t, int64_t order, int64_t team, bool has_rows, const std::string& detail) {
+namespace {
+
+// The grid whose blocks hold at most `elements`, from team_size(t, n) up.
+Grid grid_within(const Tuning& t, int64_t n, int64_t elements) {
+  for (int64_t team = team_size(t, n);; team *= 2) {
+    Grid g{0, 1};
+    if (t.grid_rows && t.grid_rows <= team) g.columns = team / t.grid_rows;
+    else
+      while (g.columns * g.columns * 4 <= team) g.columns *= 2;
+    g.rows = team / g.columns;
+    if (g.block_rows(n) * g.block_columns(n) <= elements || team >= 1024) return g;
+  }
+}
+
+}  // namespace
+
+Grid grid_of(const Tuning& t, int64_t n, int64_t value_bytes) {
+  const Grid narrow = grid_within(t, n, std::max<int64_t>(1, t.grid_elements * 4 / std::max<int64_t>(4, value_bytes)));
+  return narrow.team() <= t.team_max ? narrow : grid_within(t, n, t.grid_elements);
+}
+
+bool grid_plan(const Tuning& t, int64_t n, int64_t value_bytes, uint64_t max_work_group) {
+  if (n <= t.row_order || n > t.grid_order) return false;
+  const Grid g = grid_of(t, n, value_bytes);
+  return g.block_rows(n) * g.block_columns(n) <= t.grid_elements && static_cast<uint64_t>(g.team()) <= max_work_group &&
+         g.team() <= t.team_max;
+}
+
+std::string variant_text(const Tuning& t, int64_t order, int64_t team, bool has_rows, const std::string& detail, const Grid* grid,
+                         int64_t rows, int64_t columns) {
   const std::string n = std::to_string(order);
   std::string text;
-  if (team == 1)
+  if (grid)
+    text = "grid: " + std::to_string(grid->rows) + " x " + std::to_string(grid->columns) + " work-items per matrix, each a " +
+           std::to_string(grid->block_rows(rows ? rows : order)) + " x " + std::to_string(grid->block_columns(columns ? columns : order)) +
+           " block of it cyclically in registers (order " + n + " in " + std::to_string(t.row_order + 1) + ".." + std::to_string(t.grid_order) + ")";
+  else if (team == 1)
     text = "registers: one matrix per work-item, every loop unrolled (order " + n + " <= " + std::to_string(t.register_order) + ")";
   else if (has_rows && order <= t.row_order)
     text = "rows: a row per work-item, teams of " + std::to_string(team) + " (order " + n + " in " + std::to_string(t.register_order + 1) + ".." +

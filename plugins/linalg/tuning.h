@@ -3,7 +3,7 @@
 // specific first, each with the measurements behind it. Every operation reads its plan limits here, so
 // operations on the same matrices choose the same teams (and fuse); `fugue explain` shows the plan each
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
-// "row=gpu" takes another row, "register_order=16,row_order=16,team_max=128" sets fields.
+// "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,6 +17,9 @@ struct Tuning {
   int64_t register_order;  // one matrix per work-item, every loop unrolled, up to this order
   int64_t row_order;       // potrf and getrf: a row per work-item up to this order
   int64_t team_max;        // the largest team of work-items sharing a matrix (a power of two)
+  int64_t grid_order;      // potrf: a grid of work-items, each a block of the matrix in registers, up to this order
+  int64_t grid_elements;   // the most elements of the matrix a work-item of a grid holds
+  int64_t grid_rows;       // a grid's rows of work-items (P), 0: as many as its columns or twice as many
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;
@@ -29,9 +32,31 @@ int64_t team_size(const Tuning& t, int64_t n);
 // Whether potrf and getrf keep a row in each work-item's registers (a team, n up to row_order).
 inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.row_order; }
 
+// A P x Q grid of work-items sharing a matrix of order n, work-item (p, q) holding the elements (i, j)
+// with i % P == p and j % Q == q in its registers (seed 000's 2-D cyclic layout), lane p * Q + q: P
+// rows of Q consecutive lanes, so that a row of the matrix is read by consecutive lanes.
+struct Grid {
+  int64_t rows, columns;  // P and Q
+  int64_t team() const { return rows * columns; }
+  int64_t block_rows(int64_t n) const { return (n + rows - 1) / rows; }  // the rows of the matrix a work-item holds
+  int64_t block_columns(int64_t n) const { return (n + columns - 1) / columns; }
+};
+// Whether potrf factors a matrix of order n in a grid: above row_order, up to grid_order, where a grid
+// of at most team_max and the device's largest work-group holds it in grid_elements per work-item.
+bool grid_plan(const Tuning& t, int64_t n, int64_t value_bytes, uint64_t max_work_group);
+// The grid for order n and values of `value_bytes`: the team team_size(t, n) when its blocks are at
+// most grid_elements (so that potrs, a team of that size, joins potrf's kernel), else the smallest power
+// of two that gives such blocks; Q the largest power of two whose square is at most the team (or team /
+// grid_rows). grid_elements counts 4-byte values: wider ones take fewer where the team stays within
+// team_max (H100, 2,000 f64 matrices of 64: potrf 0.26 against 0.35 ms, getrf 0.71 against 0.89 in blocks
+// of 32 rather than 64; of 128, the team of 512 that blocks of 32 need is over team_max).
+Grid grid_of(const Tuning& t, int64_t n, int64_t value_bytes);
+
 // The text `fugue explain` shows for a plan (fugue_plan.variant): registers, rows (where the operation
-// `has_rows`) or a team, the order that decided it against the row's limits, `detail` (where the working
-// matrix lives, ...) and the row.
-std::string variant_text(const Tuning& t, int64_t order, int64_t team, bool has_rows, const std::string& detail);
+// `has_rows`), a grid (where `grid` is not null) or a team, the order that decided it against the row's
+// limits, `detail` (where the working matrix lives, ...) and the row.
+// A grid's blocks are those of a matrix of `rows` x `columns` (0: the order).
+std::string variant_text(const Tuning& t, int64_t order, int64_t team, bool has_rows, const std::string& detail,
+                         const Grid* grid = nullptr, int64_t rows = 0, int64_t columns = 0);
 
 }  // namespace fugue::linalg
