@@ -382,9 +382,23 @@ class Getrf final : public sdk::Operation {
       for (int64_t bj = bj0; bj < BC && k + 1 < s.n; ++bj)
         reads += "    const " + t + " " + v + "_" + std::to_string(bj) + " = " + pivot_row + "[min(" + col(bj) + ", " + std::to_string(s.n - 1) + ")];\n";
       code += reads;
+      // The multipliers, each row's element of column k times the reciprocal; real pivots below the
+      // smallest normal number divide instead (as LAPACK's getf2), in a branch of their own that every
+      // work-item takes alike, so that no division is paid on the common path.
+      for (int64_t bi = 0; bi < BR; ++bi)
+        code += "    " + t + " " + l + "_" + std::to_string(bi) + " = " + sc.mul(column + "[min(" + old + "_" + std::to_string(bi) + ", " +
+                std::to_string(s.m - 1) + ")]", rcp) + ";\n";
+      if (!sc.complex) {
+        code += "    if (fabs(" + piv + ") < " + (dtype == FUGUE_DTYPE_F64 ? "DBL_MIN" : "FLT_MIN") + ") {\n";
+        for (int64_t bi = 0; bi < BR; ++bi)
+          code += "      " + l + "_" + std::to_string(bi) + " = " + column + "[min(" + old + "_" + std::to_string(bi) + ", " + std::to_string(s.m - 1) +
+                  ")] / " + piv + ";\n";
+        code += "    }\n";
+      }
       for (int64_t bi = 0; bi < BR; ++bi) {
+        const std::string lb = l + "_" + std::to_string(bi);
         code += "    if (" + position(bi) + " > " + K + " && " + position(bi) + " < " + M + ") {\n";
-        code += "      const " + t + " " + l + " = " + sc.by_pivot(column + "[" + old + "_" + std::to_string(bi) + "]", piv, rcp) + ";\n";
+        code += "      const " + t + " " + l + " = " + lb + ";\n";
         code += "      if (" + q + " == " + KQ + ") " + el(bi, kj) + " = " + l + ";\n";
         for (int64_t bj = bj0; bj < BC && k + 1 < s.n; ++bj)
           code += "      if (" + col(bj) + " > " + K + ") " + el(bi, bj) + " -= " + sc.mul(l, v + "_" + std::to_string(bj)) + ";\n";

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <lapacke.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -178,4 +179,32 @@ TEST(LinalgGrid, InfoAndVariableOrders) {
     EXPECT_EQ(out.at("vinfo").get(3), -1) << tuning;
     EXPECT_EQ(out.at("vginfo").get(3), -1) << tuning;
   }
+}
+
+// Subnormal pivots in a grid: the multipliers divide rather than multiply by a reciprocal that would
+// overflow (as LAPACK's getf2), so the factors stay finite and the pivots are the reference's; a
+// Cholesky of a scaled matrix is the scaled factor.
+TEST(LinalgGrid, TinyAndHugeMatrices) {
+  test::TempDir dir;
+  LinalgTuning scoped(kGridTunings[0]);
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "S": {"kind": "array", "dtype": "f64", "shape": [6, 9, 9], "from": {"random": {"seed": 4, "low": -1, "high": 1}}},
+    "P": {"kind": "array", "dtype": "f64", "shape": [6, 9, 9], "from": {"spd": {"seed": 5, "cond": 10}}}},
+    "body": [{"op": "array.mul", "out": ["A"], "in": ["S", 1e-310]},
+             {"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]},
+             {"op": "array.mul", "out": ["H"], "in": ["P", 1e160]},
+             {"op": "linalg.potrf", "out": ["L", "pinfo"], "in": ["H"]},
+             {"op": "linalg.potrf", "out": ["L1"], "in": ["P"]}],
+    "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "L": "L.npy", "pinfo": "pinfo.npy", "L1": "L1.npy"}})");
+  auto out = test::run_on_device(program);
+  auto ref = test::run_reference(program);
+  for (int64_t i = 0; i < out.at("LU").elements(); ++i) ASSERT_TRUE(std::isfinite(out.at("LU").get(i))) << "element " << i;
+  for (int64_t i = 0; i < out.at("ipiv").elements(); ++i) EXPECT_EQ(out.at("ipiv").get(i), ref.at("ipiv").get(i)) << "pivot " << i;
+  double worst = 0, norm = 0;
+  for (int64_t i = 0; i < out.at("L").elements(); ++i) {
+    worst = std::max(worst, std::fabs(out.at("L").get(i) / 1e80 - out.at("L1").get(i)));
+    norm = std::max(norm, std::fabs(out.at("L1").get(i)));
+  }
+  EXPECT_LT(worst, 1e-13 * norm);
+  for (int64_t e = 0; e < 6; ++e) EXPECT_EQ(out.at("pinfo").get(e), 0);
 }
