@@ -310,24 +310,22 @@ class Getrf final : public sdk::Operation {
     const Scalars sc(dtype);
     const std::string t = sc.type, rt = sc.real_type, zero = sc.literal(0), sync = em.barrier() + "\n";
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), M = std::to_string(s.m), N = std::to_string(s.n);
-    const int64_t P = g.rows, Q = g.columns, BR = (s.m + P - 1) / P, BC = (s.n + Q - 1) / Q;
+    const GridCode gc(em, g, s.m, s.n);
+    const int64_t P = gc.P, Q = gc.Q, BR = gc.BR, BC = gc.BC;
     const std::string columns[2] = {em.local_array(dtype, s.m, "column_even"), em.local_array(dtype, s.m, "column_odd")};
     const std::string pivot_row = em.local_array(dtype, s.n, "pivot_row");
     const std::string cand_mag = em.local_array(part_dtype(dtype), P, "candidate"), cand_pos = em.local_array(FUGUE_DTYPE_I32, P, "candidate_at");
-    const std::string a = em.name("a"), p = em.name("p"), q = em.name("q"), pos = em.name("pos"), info = em.name("info"),
-                      best = em.name("best"), at = em.name("at"), v = em.name("v"), piv = em.name("piv"), rcp = em.name("rcp"),
-                      old = em.name("old"), l = em.name("l"), singular = em.name("singular");
-    auto row = [&](int64_t bi) { return p + "_" + std::to_string(bi); };  // the row of A (as stored) of block row bi
-    auto col = [&](int64_t bj) { return q + "_" + std::to_string(bj); };
+    const std::string &p = gc.p, &q = gc.q;
+    const std::string pos = em.name("pos"), info = em.name("info"), best = em.name("best"), at = em.name("at"), v = em.name("v"),
+                      piv = em.name("piv"), rcp = em.name("rcp"), old = em.name("old"), l = em.name("l"), singular = em.name("singular");
+    auto row = [&](int64_t bi) { return gc.row(bi); };  // the row of A (as stored) of block row bi
+    auto col = [&](int64_t bj) { return gc.col(bj); };
     auto position = [&](int64_t bi) { return pos + "_" + std::to_string(bi); };
-    auto el = [&](int64_t bi, int64_t bj) { return a + "[" + std::to_string(bi * BC + bj) + "]"; };
-    std::string code = "const int " + p + " = " + lane + " / " + std::to_string(Q) + ", " + q + " = " + lane + " % " + std::to_string(Q) + ";\n";
+    auto el = [&](int64_t bi, int64_t bj) { return gc.el(bi, bj); };
+    std::string code = gc.declarations(lane, t);
+    // Rows past m take a position no step reaches.
     for (int64_t bi = 0; bi < BR; ++bi)
-      code += "const int " + row(bi) + " = " + p + " + " + std::to_string(bi * P) + ";\n" +
-              // Rows past m take a position no step reaches.
-              "int " + position(bi) + " = " + row(bi) + " < " + M + " ? " + row(bi) + " : " + std::to_string(s.m + s.n) + ";\n";
-    for (int64_t bj = 0; bj < BC; ++bj) code += "const int " + col(bj) + " = " + q + " + " + std::to_string(bj * Q) + ";\n";
-    code += t + " " + a + "[" + std::to_string(BR * BC) + "];\n";
+      code += "int " + position(bi) + " = " + row(bi) + " < " + M + " ? " + row(bi) + " : " + std::to_string(s.m + s.n) + ";\n";
     for (int64_t bi = 0; bi < BR; ++bi)
       for (int64_t bj = 0; bj < BC; ++bj) {
         const std::string i = row(bi), j = col(bj);

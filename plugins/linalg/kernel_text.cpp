@@ -37,4 +37,14 @@ std::string team_loop(const std::string& trip, const std::string& lane, int64_t 
                {"i", index}, {"bound", bound}, {"body", body}});
 }
 
+GridCode::GridCode(const sdk::Emitter& em, const Grid& g, int64_t m, int64_t n)
+    : P(g.rows), Q(g.columns), BR(g.block_rows(m)), BC(g.block_columns(n)), p(em.name("p")), q(em.name("q")), a(em.name("a")) {}
+
+std::string GridCode::declarations(const std::string& lane, const std::string& type) const {
+  std::string code = "const int " + p + " = " + lane + " / " + std::to_string(Q) + ", " + q + " = " + lane + " % " + std::to_string(Q) + ";\n";
+  for (int64_t bi = 0; bi < BR; ++bi) code += "const int " + row(bi) + " = " + p + " + " + std::to_string(bi * P) + ";\n";
+  for (int64_t bj = 0; bj < BC; ++bj) code += "const int " + col(bj) + " = " + q + " + " + std::to_string(bj * Q) + ";\n";
+  return code + type + " " + a + "[" + std::to_string(BR * BC) + "];\n";
+}
+
 }  // namespace fugue::linalg

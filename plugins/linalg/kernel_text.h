@@ -5,6 +5,9 @@
 #include <map>
 #include <string>
 
+#include "fugue/sdk.hpp"
+#include "tuning.h"
+
 namespace fugue::linalg {
 
 // `pattern` with every $name (letters, digits, underscores after a '$') replaced by vars[name];
@@ -18,5 +21,19 @@ std::string fill(const std::string& pattern, const std::map<std::string, std::st
 // `trip` names the loop counter. One trip takes no loop (PoCL miscompiled one-trip loops too).
 std::string team_loop(const std::string& trip, const std::string& lane, int64_t team, const std::string& index,
                       int64_t count, const std::string& bound, const std::string& body);
+
+// How a grid of work-items (tuning.h's Grid) names its part of an m x n matrix in a kernel: work-item
+// (p, q) of lane p * Q + q holds element (row(bi), col(bj)) = (p + bi P, q + bj Q) as el(bi, bj), for
+// bi < BR, bj < BC (rows and columns past the matrix included: callers keep them out of what is stored).
+struct GridCode {
+  GridCode(const sdk::Emitter& em, const Grid& g, int64_t m, int64_t n);
+  int64_t P, Q, BR, BC;
+  std::string p, q, a;
+  std::string row(int64_t bi) const { return p + "_" + std::to_string(bi); }
+  std::string col(int64_t bj) const { return q + "_" + std::to_string(bj); }
+  std::string el(int64_t bi, int64_t bj) const { return a + "[" + std::to_string(bi * BC + bj) + "]"; }
+  // Declares p, q, every row(bi) and col(bj), and the array a of `type` (not filled).
+  std::string declarations(const std::string& lane, const std::string& type) const;
+};
 
 }  // namespace fugue::linalg

@@ -233,17 +233,15 @@ class Potrf final : public sdk::Operation {
     const Scalars sc(dtype);
     const std::string t = sc.type, rt = sc.real_type, N = std::to_string(n), zero = sc.literal(0), sync = em.barrier() + "\n";
     const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
-    const int64_t P = g.rows, Q = g.columns, BR = g.block_rows(n), BC = g.block_columns(n);
+    const GridCode gc(em, g, n, n);
+    const int64_t P = gc.P, Q = gc.Q, BR = gc.BR, BC = gc.BC;
     const std::string columns[2] = {em.local_array(dtype, n, "column_even"), em.local_array(dtype, n, "column_odd")};
-    const std::string a = em.name("a"), p = em.name("p"), q = em.name("q"), info = em.name("info"), d = em.name("d"),
-                      s = em.name("s"), r = em.name("r"), x = em.name("x"), y = em.name("y");
-    auto row = [&](int64_t bi) { return p + "_" + std::to_string(bi); };     // the matrix row of block row bi
-    auto col = [&](int64_t bj) { return q + "_" + std::to_string(bj); };     // the matrix column of block column bj
-    auto el = [&](int64_t bi, int64_t bj) { return a + "[" + std::to_string(bi * BC + bj) + "]"; };
-    std::string code = "const int " + p + " = " + lane + " / " + std::to_string(Q) + ", " + q + " = " + lane + " % " + std::to_string(Q) + ";\n";
-    for (int64_t bi = 0; bi < BR; ++bi) code += "const int " + row(bi) + " = " + p + " + " + std::to_string(bi * P) + ";\n";
-    for (int64_t bj = 0; bj < BC; ++bj) code += "const int " + col(bj) + " = " + q + " + " + std::to_string(bj * Q) + ";\n";
-    code += t + " " + a + "[" + std::to_string(BR * BC) + "];\n";
+    const std::string& q = gc.q;
+    const std::string info = em.name("info"), d = em.name("d"), s = em.name("s"), r = em.name("r"), x = em.name("x"), y = em.name("y");
+    auto row = [&](int64_t bi) { return gc.row(bi); };
+    auto col = [&](int64_t bj) { return gc.col(bj); };
+    auto el = [&](int64_t bi, int64_t bj) { return gc.el(bi, bj); };
+    std::string code = gc.declarations(lane, t);
     // In: the lower triangle (upper: A^H's), rows and columns past n zero and never read.
     for (int64_t bi = 0; bi < BR; ++bi)
       for (int64_t bj = 0; bj < BC; ++bj) {
