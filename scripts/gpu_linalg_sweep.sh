@@ -27,7 +27,7 @@ for op in $OPS; do
       program "$op" "$count" "$n" "$dtype" true "$out/bench.json"
       program "$op" 7 "$n" "$dtype" true "$out/check.json"
       rm -rf "$out/ref"
-      $F run "$out/check.json" --out "$out/ref" --reference > /dev/null 2>&1
+      $F run "$out/check.json" --out "$out/ref" --reference > "$out/ref.txt" 2>&1 || cat "$out/ref.txt"
       for tuning in "${settings[@]}"; do
         export FUGUE_LINALG_TUNING="$tuning"
         rm -rf "$out/gpu"
@@ -36,12 +36,14 @@ for op in $OPS; do
 import sys, glob, os, numpy as np
 d, dtype = sys.argv[1], sys.argv[2]
 tol = 1e-4 if dtype == 'f32' else 1e-10
-bad = [os.path.basename(f) for f in glob.glob(d + '/ref/*.npy')
-       if not np.allclose(np.load(f), np.load(d + '/gpu/' + os.path.basename(f)), atol=tol * 10, rtol=tol)]
-print('OK' if not bad else 'MISMATCH ' + ' '.join(bad))
+refs = glob.glob(d + '/ref/*.npy')
+bad = [os.path.basename(f) for f in refs
+       if not os.path.exists(d + '/gpu/' + os.path.basename(f))
+       or not np.allclose(np.load(f), np.load(d + '/gpu/' + os.path.basename(f)), atol=tol * 10, rtol=tol)]
+print('NO REFERENCE' if not refs else 'OK' if not bad else 'MISMATCH ' + ' '.join(bad))
 PY
 )
-        variant=$($F explain "$out/bench.json" 2>&1 | grep -m1 "linalg\.$op" | sed 's/^ *//' | cut -c1-150)
+        variant=$($F explain "$out/bench.json" 2>&1 | grep -m1 "plan:" | sed 's/^ *//' | cut -c1-150)
         $F bench "$out/bench.json" --repeat 20 --json "$out/b.json" > "$out/bench.txt" 2>&1 || cat "$out/bench.txt"
         ms=$(python3 -c "import json; print('%.4f' % (json.load(open('$out/b.json'))['total']['median_s'] * 1e3))")
         echo "$op $dtype n=$n batch=$count tuning=[$tuning]: $ms ms, check $check; $variant"

@@ -118,7 +118,9 @@ class Getrf final : public sdk::Operation {
     } else if (s.grid) {
       const Grid g = s.grid_shape();
       const int64_t br = (s.m + g.rows - 1) / g.rows, bc = (s.n + g.columns - 1) / g.columns;
-      plan.registers = static_cast<uint32_t>((br * bc + br) * (Scalars(a.dtype).complex ? 2 : 1) + 2 * br + 12);
+      // The elements, the rows' multipliers and the pivot row's values at the work-item's columns; the
+      // rows' positions, then and now.
+      plan.registers = static_cast<uint32_t>((br * bc + br + bc) * (Scalars(a.dtype).complex ? 2 : 1) + 2 * br + 12);
       // Column k twice (two steps in turn), the pivot row, and each grid row's candidate pivot.
       plan.local_mem_bytes = static_cast<uint64_t>(2 * s.m + s.n) * size + static_cast<uint64_t>(g.rows) * (size + 4);
       plan.variant = variant_text(s.tuning, std::max(s.m, s.n), s.team, true, "", &g, s.m, s.n);

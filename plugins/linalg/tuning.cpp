@@ -65,6 +65,10 @@ Tuning overridden(Tuning t, const char* text) {
     }
     char* end = nullptr;
     const long long v = std::strtoll(value.c_str(), &end, 10);
+    if (key == "grid_rows" && value == "0") {  // the default shape again
+      t.grid_rows = 0;
+      continue;
+    }
     if (value.empty() || *end || v < 1 || v > 1024)
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
                                  "register_order, row_order, team_max, grid_order, grid_elements, grid_rows)");
@@ -135,7 +139,7 @@ Grid grid_of(const Tuning& t, int64_t n, int64_t value_bytes) {
 bool grid_plan(const Tuning& t, int64_t n, int64_t value_bytes, uint64_t max_work_group) {
   if (n <= t.row_order || n > t.grid_order) return false;
   const Grid g = grid_of(t, n, value_bytes);
-  return g.block_rows(n) * g.block_columns(n) <= t.grid_elements && static_cast<uint64_t>(g.team()) <= max_work_group &&
+  return g.team() > 1 && g.block_rows(n) * g.block_columns(n) <= t.grid_elements && static_cast<uint64_t>(g.team()) <= max_work_group &&
          g.team() <= t.team_max;
 }
 

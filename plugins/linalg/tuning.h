@@ -1,7 +1,8 @@
 // tuning.h: which plan serves a matrix of which order on which device, as a typed table (CLBlast's
 // database is the model): one row per kind of device, matched by type, vendor and name, the most
 // specific first, each with the measurements behind it. Every operation reads its plan limits here, so
-// operations on the same matrices choose the same teams (and fuse); `fugue explain` shows the plan each
+// operations on the same matrices choose the same teams (and fuse) unless a grid's blocks ask for a
+// larger team (grid_of); `fugue explain` shows the plan each
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
 // "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields.
 #pragma once
@@ -17,9 +18,9 @@ struct Tuning {
   int64_t register_order;  // one matrix per work-item, every loop unrolled, up to this order
   int64_t row_order;       // potrf and getrf: a row per work-item up to this order
   int64_t team_max;        // the largest team of work-items sharing a matrix (a power of two)
-  int64_t grid_order;      // potrf: a grid of work-items, each a block of the matrix in registers, up to this order
+  int64_t grid_order;      // potrf, getrf: a grid of work-items, each a block of the matrix in registers, up to this order
   int64_t grid_elements;   // the most elements of the matrix a work-item of a grid holds
-  int64_t grid_rows;       // a grid's rows of work-items (P), 0: as many as its columns or twice as many
+  int64_t grid_rows;       // a grid's rows of work-items (P, at most the team), 0: as many as its columns or twice as many
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;
@@ -41,8 +42,9 @@ struct Grid {
   int64_t block_rows(int64_t n) const { return (n + rows - 1) / rows; }  // the rows of the matrix a work-item holds
   int64_t block_columns(int64_t n) const { return (n + columns - 1) / columns; }
 };
-// Whether potrf factors a matrix of order n in a grid: above row_order, up to grid_order, where a grid
-// of at most team_max and the device's largest work-group holds it in grid_elements per work-item.
+// Whether potrf and getrf factor a matrix of order n in a grid: above row_order, up to grid_order, where
+// a grid of 2 to team_max work-items, within the device's largest work-group, holds it in grid_elements
+// per work-item.
 bool grid_plan(const Tuning& t, int64_t n, int64_t value_bytes, uint64_t max_work_group);
 // The grid for order n and values of `value_bytes`: the team team_size(t, n) when its blocks are at
 // most grid_elements (so that potrs, a team of that size, joins potrf's kernel), else the smallest power
