@@ -214,3 +214,31 @@ TEST(LinalgGrid, TinyAndHugeMatrices) {
   EXPECT_LT(worst, 1e-13 * norm);
   for (int64_t e = 0; e < 6; ++e) EXPECT_EQ(out.at("pinfo").get(e), 0);
 }
+
+// A factorization in a grid followed by its solve on the same matrices, all four operations in one
+// kernel (the grids' teams of 16 are the solves'; `fugue explain` shows it): X against the reference's,
+// and the product A X against B.
+TEST(LinalgGrid, FactorThenSolve) {
+  test::TempDir dir;
+  for (const char* tuning : kGridTunings) {
+    LinalgTuning scoped(tuning);
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": [5, 10, 10], "from": {"spd": {"seed": 8, "cond": 100}}},
+      "B": {"kind": "array", "dtype": "f64", "shape": [5, 10, 2], "from": {"random": {"seed": 9, "low": -1, "high": 1}}}},
+      "body": [{"op": "linalg.potrf", "out": ["L"], "in": ["A"]},
+               {"op": "linalg.potrs", "out": ["Y"], "in": ["L", "B"]},
+               {"op": "linalg.getrf", "out": ["LU", "ipiv"], "in": ["A"]},
+               {"op": "linalg.getrs", "out": ["X"], "in": ["LU", "ipiv", "B"]}],
+      "outputs": {"Y": "Y.npy", "X": "X.npy", "A": "A.npy", "B": "B.npy"}})");
+    auto out = test::run_on_device(program);
+    test::expect_same(out, test::run_reference(program), 1e-10, tuning);
+    for (const char* x : {"X", "Y"})
+      for (int64_t e = 0; e < 5; ++e)
+        for (int64_t i = 0; i < 10; ++i)
+          for (int64_t c = 0; c < 2; ++c) {
+            double ax = 0;
+            for (int64_t j = 0; j < 10; ++j) ax += out.at("A").get(e * 100 + i * 10 + j) * out.at(x).get(e * 20 + j * 2 + c);
+            EXPECT_NEAR(ax, out.at("B").get(e * 20 + i * 2 + c), 1e-10) << tuning << ", " << x << ", matrix " << e;
+          }
+  }
+}
