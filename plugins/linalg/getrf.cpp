@@ -38,8 +38,7 @@ Shape shape_of(const sdk::Call& call, const fugue_type& a) {
   // Without a device (the reference) no plan is asked for.
   const fugue_device_desc* device = call.raw()->device;
   s.value_bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
-  s.grid = device && std::max(s.m, s.n) > s.tuning.register_order &&
-           grid_plan(s.tuning, std::max(s.m, s.n), s.value_bytes, device->max_work_group_size);
+  s.grid = device && grid_plan(s.tuning, std::max(s.m, s.n), s.value_bytes, device->max_work_group_size);
   s.team = s.grid ? s.grid_shape().team() : team_size(s.tuning, std::max(s.m, s.n));
   return s;
 }
@@ -117,7 +116,7 @@ class Getrf final : public sdk::Operation {
       plan.registers = static_cast<uint32_t>(s.m * s.n + 8);
     } else if (s.grid) {
       const Grid g = s.grid_shape();
-      const int64_t br = (s.m + g.rows - 1) / g.rows, bc = (s.n + g.columns - 1) / g.columns;
+      const int64_t br = g.block_rows(s.m), bc = g.block_columns(s.n);
       // The elements, the rows' multipliers and the pivot row's values at the work-item's columns; the
       // rows' positions, then and now.
       plan.registers = static_cast<uint32_t>((br * bc + br + bc) * (Scalars(a.dtype).complex ? 2 : 1) + 2 * br + 12);
@@ -389,7 +388,7 @@ class Getrf final : public sdk::Operation {
         code += "    " + t + " " + l + "_" + std::to_string(bi) + " = " + sc.mul(column + "[min(" + old + "_" + std::to_string(bi) + ", " +
                 std::to_string(s.m - 1) + ")]", rcp) + ";\n";
       if (!sc.complex) {
-        code += "    if (fabs(" + piv + ") < " + (dtype == FUGUE_DTYPE_F64 ? "DBL_MIN" : "FLT_MIN") + ") {\n";
+        code += "    if (fabs(" + piv + ") < " + smallest_normal(dtype) + ") {\n";
         for (int64_t bi = 0; bi < BR; ++bi)
           code += "      " + l + "_" + std::to_string(bi) + " = " + column + "[min(" + old + "_" + std::to_string(bi) + ", " + std::to_string(s.m - 1) +
                   ")] / " + piv + ";\n";

@@ -109,9 +109,10 @@ void require_orders(const fugue_type& n, const fugue_type& a, const std::string&
                                sdk::type_string(n));
 }
 
+std::string smallest_normal(fugue_dtype dtype) { return dtype == FUGUE_DTYPE_F64 ? "DBL_MIN" : "FLT_MIN"; }
+
 std::string divided_by_pivot(fugue_dtype dtype, const std::string& v, const std::string& pivot, const std::string& rcp) {
-  return "(fabs(" + pivot + ") >= " + (dtype == FUGUE_DTYPE_F64 ? "DBL_MIN" : "FLT_MIN") + " ? " + v + " * " + rcp + " : " + v +
-         " / " + pivot + ")";
+  return "(fabs(" + pivot + ") >= " + smallest_normal(dtype) + " ? " + v + " * " + rcp + " : " + v + " / " + pivot + ")";
 }
 
 std::string real_literal(fugue_dtype dtype, double value) {

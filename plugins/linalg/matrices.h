@@ -73,6 +73,9 @@ void require_orders(const fugue_type& n, const fugue_type& a, const std::string&
 // An OpenCL C expression of v / pivot as LAPACK computes it: times the reciprocal `rcp`, unless the
 // pivot is so small that its reciprocal overflows (below the dtype's smallest normal number), then divided.
 std::string divided_by_pivot(fugue_dtype dtype, const std::string& v, const std::string& pivot, const std::string& rcp);
+// The dtype's smallest normal number in OpenCL C (DBL_MIN, FLT_MIN): pivots below it are divided by,
+// their reciprocals overflowing.
+std::string smallest_normal(fugue_dtype dtype);
 // An OpenCL C literal of a real dtype (f32 with its suffix, so an f32 kernel needs no doubles).
 std::string real_literal(fugue_dtype dtype, double value);
 

@@ -82,7 +82,7 @@ class Potrf final : public sdk::Operation {
       add_partitions(call, plan);
       const int64_t block = g.block_rows(n) * g.block_columns(n);
       plan.registers = static_cast<uint32_t>((block + g.block_rows(n) + g.block_columns(n)) * (Scalars(a.dtype).complex ? 2 : 1) + 12);
-      plan.local_mem_bytes = static_cast<uint64_t>(2 * n) * abi::dtype_size(a.dtype);  // column k, twice
+      plan.local_mem_bytes = static_cast<uint64_t>(2 * n * bytes);  // column k, twice
       plan.variant = variant_text(tu, n, g.team(), true, "", &g);
       return plan;
     }
