@@ -3,7 +3,8 @@
 // online rules, reduced to one format a matrix: the bytes each layout moves, padding included, over its
 // measured throughput at the matrix's entries a row). The throughputs come from the table `fugue tune
 // sparse` measured for the device where there is one (sparse_tuner.h), else from the tables built in.
-// The block layout (bcsr) is not a candidate: it has no row in the tables yet; "format": "bcsr" names it.
+// bdia and the block layouts (bcsr, bell, sbell) are not candidates: they have no row in the tables yet;
+// "format": "bell" names one.
 #pragma once
 
 #include <string>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -36,9 +37,36 @@ int64_t places(const Facts& f) {
     case Layout::Sell: return f.stored;
     case Layout::Dia: return f.diagonals * f.rows;
     case Layout::Hyb: return f.width * f.rows + f.nnz;
-    case Layout::Bcsr: return f.blocks * f.block_rows * f.block_cols;
+    case Layout::Bcsr:
+    case Layout::Sbell: return f.blocks * f.block_rows * f.block_cols;
+    case Layout::Bdia: return f.diagonals * f.rows;
+    case Layout::Bell: return f.width * super_rows(f) * f.block_rows * f.block_cols;
   }
   return 0;
+}
+
+// dia, bdia: the offsets of the diagonals that hold entries, ascending.
+std::vector<int64_t> diagonal_offsets(const Coordinates& m) {
+  std::set<int64_t> offsets;
+  for (int64_t e = 0; e < m.entries(); ++e) offsets.insert(m.col[e] - m.row[e]);
+  return {offsets.begin(), offsets.end()};
+}
+
+// bdia: the bands (runs of consecutive offsets) of ascending offsets, as [first index, end index).
+std::vector<std::pair<size_t, size_t>> bands_of(const std::vector<int64_t>& offsets) {
+  std::vector<std::pair<size_t, size_t>> bands;
+  for (size_t d = 0; d < offsets.size(); ++d)
+    if (d > 0 && offsets[d] == offsets[d - 1] + 1) bands.back().second = d + 1;
+    else bands.push_back({d, d + 1});
+  return bands;
+}
+
+// sbell: slice s's width, the most blocks any of its super-rows holds.
+int64_t slice_width(const std::vector<std::vector<int64_t>>& blocks, size_t s, int64_t slice) {
+  size_t w = 0;
+  for (size_t r = s * static_cast<size_t>(slice); r < std::min(blocks.size(), (s + 1) * static_cast<size_t>(slice)); ++r)
+    w = std::max(w, blocks[r].size());
+  return static_cast<int64_t>(w);
 }
 
 // bcsr: per super-row (h rows), the first columns of its blocks, ascending.
@@ -76,12 +104,16 @@ const char* layout_name(Layout layout) {
     case Layout::Dia: return "dia";
     case Layout::Hyb: return "hyb";
     case Layout::Bcsr: return "bcsr";
+    case Layout::Bdia: return "bdia";
+    case Layout::Bell: return "bell";
+    case Layout::Sbell: return "sbell";
   }
   return "?";
 }
 
 const std::vector<Layout>& every_layout() {
-  static const std::vector<Layout> all = {Layout::Csr, Layout::Coo, Layout::Ell, Layout::Sell, Layout::Dia, Layout::Hyb, Layout::Bcsr};
+  static const std::vector<Layout> all = {Layout::Csr,  Layout::Coo,  Layout::Ell,  Layout::Sell, Layout::Dia,
+                                             Layout::Bdia, Layout::Hyb,  Layout::Bcsr, Layout::Bell, Layout::Sbell};
   return all;
 }
 
@@ -94,7 +126,8 @@ std::optional<Layout> layout_named(const std::string& name) {
 const std::vector<std::string>& part_names(Layout layout) {
   static const std::vector<std::string> csr = {"row_ptr", "col", "data"}, coo = {"row", "col", "data"}, ell = {"col", "data"},
                                         sell = {"slice_ptr", "row", "col", "data"}, dia = {"offsets", "data"},
-                                        hyb = {"ell_col", "ell_data", "coo_row", "coo_col", "coo_data"}, bcsr = {"row_ptr", "col", "data"};
+                                        hyb = {"ell_col", "ell_data", "coo_row", "coo_col", "coo_data"}, bcsr = {"row_ptr", "col", "data"},
+                                        bdia = {"offsets", "band_ptr", "data"}, bell = {"col", "data"}, sbell = {"slice_ptr", "col", "data"};
   switch (layout) {
     case Layout::Csr: return csr;
     case Layout::Coo: return coo;
@@ -103,6 +136,9 @@ const std::vector<std::string>& part_names(Layout layout) {
     case Layout::Dia: return dia;
     case Layout::Hyb: return hyb;
     case Layout::Bcsr: return bcsr;
+    case Layout::Bdia: return bdia;
+    case Layout::Bell: return bell;
+    case Layout::Sbell: return sbell;
   }
   return csr;
 }
@@ -125,14 +161,26 @@ sdk::Declared declared_type(const Facts& f) {
     case Layout::Hyb:
       part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows), part(f.index, f.nnz), part(f.index, f.nnz), part(f.dtype, f.nnz);
       break;
-    case Layout::Bcsr: {
-      part(f.index, ceil_div(f.rows, f.block_rows) + 1), part(f.index, f.blocks), part(f.dtype, f.blocks * f.block_rows * f.block_cols);
-      // The block's height and width: the parts' sizes alone cannot tell 4 x 8 from 8 x 4 on few rows.
-      const int64_t block[2] = {f.block_rows, f.block_cols};
-      d.metadata.resize(sizeof block);
-      std::memcpy(d.metadata.data(), block, sizeof block);
+    case Layout::Bdia: part(f.index, f.bands), part(f.index, f.bands + 1), part(f.dtype, f.diagonals * f.rows); break;
+    case Layout::Bcsr:
+      part(f.index, super_rows(f) + 1), part(f.index, f.blocks), part(f.dtype, f.blocks * f.block_rows * f.block_cols);
+      break;
+    case Layout::Bell: {
+      const int64_t places = f.width * super_rows(f);
+      part(f.index, places), part(f.dtype, places * f.block_rows * f.block_cols);
       break;
     }
+    case Layout::Sbell:
+      part(f.index, ceil_div(super_rows(f), f.slice) + 1), part(f.index, f.blocks), part(f.dtype, f.blocks * f.block_rows * f.block_cols);
+      break;
+  }
+  if (f.layout == Layout::Bcsr || f.layout == Layout::Bell || f.layout == Layout::Sbell) {
+    // The block's height and width (and sbell's slice): the parts' sizes alone cannot tell 4 x 8 from
+    // 8 x 4 on few rows.
+    const int64_t block[3] = {f.block_rows, f.block_cols, f.slice};
+    const size_t bytes = (f.layout == Layout::Sbell ? 3 : 2) * sizeof(int64_t);
+    d.metadata.resize(bytes);
+    std::memcpy(d.metadata.data(), block, bytes);
   }
   return d;
 }
@@ -164,13 +212,23 @@ Facts facts_of(const fugue_type& type) {
       f.width = f.rows ? extent(0) / f.rows : 0;
       f.nnz = extent(4);
       break;
-    case Layout::Bcsr: {
-      f.blocks = extent(1);
-      int64_t block[2] = {0, 0};
-      if (type.metadata_bytes != sizeof block || !type.metadata) throw std::logic_error("a bcsr type without its block in the metadata");
-      std::memcpy(block, type.metadata, sizeof block);
+    case Layout::Bdia:
+      f.bands = extent(0);
+      f.diagonals = f.rows ? extent(2) / f.rows : 0;
+      break;
+    case Layout::Bcsr:
+    case Layout::Bell:
+    case Layout::Sbell: {
+      int64_t block[3] = {0, 0, 0};
+      const size_t bytes = (f.layout == Layout::Sbell ? 3 : 2) * sizeof(int64_t);
+      if (type.metadata_bytes != bytes || !type.metadata)
+        throw std::logic_error(std::string("a ") + layout_name(f.layout) + " type without its block in the metadata");
+      std::memcpy(block, type.metadata, bytes);
       f.block_rows = block[0];
       f.block_cols = block[1];
+      if (f.layout == Layout::Sbell) f.slice = block[2];
+      if (f.layout == Layout::Bell) f.width = super_rows(f) ? extent(0) / super_rows(f) : 0;
+      else f.blocks = extent(1);
       break;
     }
   }
@@ -182,11 +240,16 @@ int64_t declared_count(const Facts& f) {
     case Layout::Ell:
     case Layout::Hyb: return f.width;
     case Layout::Sell: return f.stored;
-    case Layout::Dia: return f.diagonals;
-    case Layout::Bcsr: return f.blocks;
+    case Layout::Dia:
+    case Layout::Bdia: return f.diagonals;
+    case Layout::Bcsr:
+    case Layout::Sbell: return f.blocks;
+    case Layout::Bell: return f.width;
     default: return f.nnz;
   }
 }
+
+int64_t super_rows(const Facts& f) { return ceil_div(f.rows, f.block_rows); }
 
 Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut) {
   Facts f;
@@ -214,10 +277,11 @@ Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dt
       }
       break;
     }
-    case Layout::Dia: {
-      std::set<int64_t> offsets;
-      for (int64_t k = 0; k < m.entries(); ++k) offsets.insert(m.col[k] - m.row[k]);
+    case Layout::Dia: f.diagonals = static_cast<int64_t>(diagonal_offsets(m).size()); break;
+    case Layout::Bdia: {
+      const std::vector<int64_t> offsets = diagonal_offsets(m);
       f.diagonals = static_cast<int64_t>(offsets.size());
+      f.bands = static_cast<int64_t>(bands_of(offsets).size());
       break;
     }
     case Layout::Hyb:
@@ -227,6 +291,14 @@ Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dt
     case Layout::Bcsr:
       for (const auto& b : bcsr_blocks(m, f.block_rows, f.block_cols)) f.blocks += static_cast<int64_t>(b.size());
       break;
+    case Layout::Bell:
+      for (const auto& b : bcsr_blocks(m, f.block_rows, f.block_cols)) f.width = std::max(f.width, static_cast<int64_t>(b.size()));
+      break;
+    case Layout::Sbell: {
+      const std::vector<std::vector<int64_t>> blocks = bcsr_blocks(m, f.block_rows, f.block_cols);
+      for (size_t s = 0; s * static_cast<size_t>(slice) < blocks.size(); ++s) f.blocks += slice_width(blocks, s, slice) * slice;
+      break;
+    }
   }
   const int64_t held = places(f);
   if (held > kPaddedPlaces && held > kPaddingFactor * std::max<int64_t>(m.entries(), 1))
@@ -308,14 +380,23 @@ std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates&
       p0.set_int(static_cast<int64_t>(order.size()) / f.slice, start);
       break;
     }
-    case Layout::Dia: {
-      std::set<int64_t> offsets;
-      for (int64_t e = 0; e < m.entries(); ++e) offsets.insert(m.col[e] - m.row[e]);
-      const std::vector<int64_t> sorted(offsets.begin(), offsets.end());
-      for (size_t d = 0; d < sorted.size(); ++d) p0.set_int(static_cast<int64_t>(d), sorted[d]);
+    case Layout::Dia:
+    case Layout::Bdia: {  // the same data; bdia gives each band's first offset and start
+      const std::vector<int64_t> sorted = diagonal_offsets(m);
+      if (f.layout == Layout::Dia) {
+        for (size_t d = 0; d < sorted.size(); ++d) p0.set_int(static_cast<int64_t>(d), sorted[d]);
+      } else {
+        const auto bands = bands_of(sorted);
+        for (size_t b = 0; b < bands.size(); ++b) {
+          p0.set_int(static_cast<int64_t>(b), sorted[bands[b].first]);
+          p1.set_int(static_cast<int64_t>(b), static_cast<int64_t>(bands[b].first) * f.rows);
+        }
+        p1.set_int(static_cast<int64_t>(bands.size()), static_cast<int64_t>(sorted.size()) * f.rows);
+      }
+      Writer data = value.part(f.layout == Layout::Dia ? 1 : 2);
       for (int64_t e = 0; e < m.entries(); ++e) {
         const auto d = std::lower_bound(sorted.begin(), sorted.end(), m.col[e] - m.row[e]) - sorted.begin();
-        p1.set(d * f.rows + m.row[e], m.value[e]);
+        data.set(d * f.rows + m.row[e], m.value[e]);
       }
       break;
     }
@@ -351,6 +432,32 @@ std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates&
         const int64_t b = first[static_cast<size_t>(m.row[e] / h)] + (std::lower_bound(in.begin(), in.end(), m.col[e] / w * w) - in.begin());
         const int64_t r = m.row[e] % h, c = m.col[e] % w, unit = r * (w / 4) + c / 4;
         data.set((unit * f.blocks + b) * 4 + c % 4, m.value[e]);
+      }
+      break;
+    }
+    case Layout::Bell:
+    case Layout::Sbell: {
+      // Place of block k of super-row s, where its slice's places start, and how many the slice holds
+      // (bell: one slice of every super-row).
+      const int64_t h = f.block_rows, w = f.block_cols;
+      const std::vector<std::vector<int64_t>> blocks = bcsr_blocks(m, h, w);
+      const int64_t c_rows = f.layout == Layout::Bell ? std::max<int64_t>(super_rows(f), 1) : f.slice;
+      Writer col = value.part(f.layout == Layout::Bell ? 0 : 1), data = value.part(f.layout == Layout::Bell ? 1 : 2);
+      std::vector<int64_t> start(blocks.size() / static_cast<size_t>(c_rows) + 2, 0);  // each slice's first place
+      for (size_t s = 0; s * static_cast<size_t>(c_rows) < blocks.size(); ++s) {
+        start[s + 1] = start[s] + (f.layout == Layout::Bell ? f.width : slice_width(blocks, s, c_rows)) * c_rows;
+        if (f.layout == Layout::Sbell) p0.set_int(static_cast<int64_t>(s), start[s]), p0.set_int(static_cast<int64_t>(s) + 1, start[s + 1]);
+      }
+      for (size_t sr = 0; sr < blocks.size(); ++sr)
+        for (size_t k = 0; k < blocks[sr].size(); ++k)
+          col.set_int(start[sr / static_cast<size_t>(c_rows)] + static_cast<int64_t>(k) * c_rows + static_cast<int64_t>(sr) % c_rows, blocks[sr][k]);
+      for (int64_t e = 0; e < m.entries(); ++e) {
+        const size_t sr = static_cast<size_t>(m.row[e] / h), s = sr / static_cast<size_t>(c_rows);
+        const auto& in = blocks[sr];
+        const int64_t k = std::lower_bound(in.begin(), in.end(), m.col[e] / w * w) - in.begin();
+        const int64_t places = start[s + 1] - start[s], place = k * c_rows + static_cast<int64_t>(sr) % c_rows;
+        const int64_t r = m.row[e] % h, c = m.col[e] % w, unit = r * (w / 4) + c / 4;
+        data.set(start[s] * h * w + (unit * places + place) * 4 + c % 4, m.value[e]);
       }
       break;
     }
@@ -474,6 +581,60 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
                 if (s * h + r >= f.rows || c0 + c >= f.cols)
                   throw InvalidArgument("a bcsr with a value outside the matrix (block " + std::to_string(b) + ")");
                 m.add(s * h + r, c0 + c, v);
+              }
+        }
+      }
+      break;
+    }
+    case Layout::Bdia: {
+      const sdk::HostView offsets = value.part(0), ptr = value.part(1), data = value.part(2);
+      if (ptr.get_int(0) != 0 || ptr.get_int(f.bands) != f.diagonals * f.rows)
+        throw InvalidArgument("a bdia whose band_ptr does not run from 0 to its " + std::to_string(f.diagonals * f.rows) + " places");
+      int64_t next = std::numeric_limits<int64_t>::min();  // the least offset the next band may start at
+      for (int64_t b = 0; b < f.bands; ++b) {
+        const int64_t o = offsets.get_int(b), begin = ptr.get_int(b), end = index(ptr, b + 1, begin, f.diagonals * f.rows + 1, "band_ptr");
+        if (f.rows > 0 && (end - begin) % f.rows)
+          throw InvalidArgument("a bdia whose band " + std::to_string(b) + " holds " + std::to_string(end - begin) +
+                                " places, not whole diagonals of " + std::to_string(f.rows) + " rows");
+        if (o < next) throw InvalidArgument("a bdia whose bands are not ascending or overlap (band " + std::to_string(b) + ")");
+        const int64_t diagonals = f.rows ? (end - begin) / f.rows : 0;
+        next = o + diagonals;
+        for (int64_t j = 0; j < diagonals; ++j)
+          for (int64_t i = 0; i < f.rows; ++i)
+            if (const double v = data.get(begin + j * f.rows + i); v != 0) {
+              if (i + o + j < 0 || i + o + j >= f.cols)
+                throw InvalidArgument("a bdia with a value outside the matrix (diagonal " + std::to_string(o + j) + ", row " + std::to_string(i) + ")");
+              m.add(i, i + o + j, v);
+            }
+      }
+      break;
+    }
+    case Layout::Bell:
+    case Layout::Sbell: {
+      const bool sliced = f.layout == Layout::Sbell;
+      const sdk::HostView col = value.part(sliced ? 1 : 0), data = value.part(sliced ? 2 : 1);
+      const int64_t h = f.block_rows, w = f.block_cols, count = super_rows(f);
+      const int64_t c_rows = sliced ? f.slice : std::max<int64_t>(count, 1), slices = ceil_div(count, c_rows);
+      const int64_t all = sliced ? f.blocks : f.width * count;
+      if (sliced) {
+        const sdk::HostView ptr = value.part(0);
+        if (ptr.get_int(0) != 0 || ptr.get_int(slices) != f.blocks)
+          throw InvalidArgument("a sbell whose slice_ptr does not run from 0 to its " + std::to_string(f.blocks) + " blocks");
+      }
+      for (int64_t s = 0; s < slices; ++s) {
+        const int64_t begin = sliced ? value.part(0).get_int(s) : 0;
+        const int64_t end = sliced ? index(value.part(0), s + 1, begin, all + 1, "slice_ptr") : all;
+        if ((end - begin) % c_rows)
+          throw InvalidArgument("a sbell whose slice " + std::to_string(s) + " holds " + std::to_string(end - begin) +
+                                " blocks, not a multiple of its slice height " + std::to_string(c_rows));
+        for (int64_t p = 0; p < end - begin; ++p) {
+          const int64_t sr = s * c_rows + p % c_rows, c0 = index(col, begin + p, 0, f.cols, "col");
+          for (int64_t r = 0; r < h; ++r)
+            for (int64_t c = 0; c < w; ++c)
+              if (const double v = data.get(begin * h * w + ((r * (w / 4) + c / 4) * (end - begin) + p) * 4 + c % 4); v != 0) {
+                if (sr * h + r >= f.rows || c0 + c >= f.cols)
+                  throw InvalidArgument("a " + kind + " with a value outside the matrix (block " + std::to_string(begin + p) + ")");
+                m.add(sr * h + r, c0 + c, v);
               }
         }
       }

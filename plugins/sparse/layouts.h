@@ -1,4 +1,4 @@
-// layouts.h: the sparse kinds' storage, as seed 003's Figs 6.2-6.7 draw it for
+// layouts.h: the sparse kinds' storage, as seed 003's Figs 6.2-6.10 draw it for
 //
 //       | 3 7 0 0 |
 //   B = | 0 4 8 0 |   (4 by 4, 9 entries)
@@ -34,9 +34,28 @@
 //       the block's row r and column c; element c % 4 of it), so neighbouring blocks' units are neighbours.
 //                     B, 2 x 4: row_ptr = [0 1 2], col = [0 0],
 //                     data = [3 7 0 0, 1 0 5 9, 0 4 8 0, 0 2 0 6]
+// bdia  bands of consecutive diagonals (Fig 6.3): offsets [bands] (each band's first diagonal), band_ptr
+//       [bands + 1] (where each band starts in data), data [diagonals * rows] as dia's: diagonal j of band
+//       b (A[i, i + offsets[b] + j]) at band_ptr[b] + j * rows + i. A band is a longest run of diagonals
+//       that hold entries.
+//                     B: offsets = [-2 0], band_ptr = [0 4 12], data = [0 0 1 2, 3 4 5 6, 7 8 9 0]
+// bell  blocks of h x w as bcsr's (Fig 6.8), each super-row padded to the most blocks any holds (its
+//       width W; padding blocks are column 0, values 0): col [W * super-rows], column-major as ell's
+//       (block k of super-row s at k * super-rows + s), data [W * super-rows * h * w] in 1 x 4 units, unit u
+//       of every place before unit u + 1 (unit u of place p at (u * W * super-rows + p) * 4).
+//                     B, 2 x 4: col = [0 0], data = [3 7 0 0, 1 0 5 9, 0 4 8 0, 0 2 0 6]
+//                     the seed's C (4 x 8, dense), 2 x 4: col = [0 0, 4 4], data: unit 0 of the blocks
+//                     (0,0) (2,0) (0,4) (2,4), then their unit 1
+// sbell slices of C super-rows (`"slice"`, default 32), each a bell of its own width W_s (Fig 6.9; rows are
+//       not reordered): slice_ptr [slices + 1] (where each slice's blocks start in col), col [blocks],
+//       data [blocks * h * w]; block k of super-row s * C + r at slice_ptr[s] + k * C + r, and its unit u at
+//       (slice_ptr[s] * h * w / 4 + u * W_s * C + k * C + r) * 4: each slice's units one after another.
+//                     B, 1 x 4, C = 2: slice_ptr = [0 2 4], col = [0 0, 0 0],
+//                     data = [3 7 0 0, 0 4 8 0; 1 0 5 9, 0 2 0 6]
+//                     the seed's C, 1 x 4, C = 2: slice_ptr = [0 4 8], col = [0 0 4 4, 0 0 4 4]
 //
-// Values are f32 or f64; indices i32, or i64 where a count or extent needs it. In ell, sell and dia a
-// zero value is padding; every layout's y = A x adds only its nonzero values (so an infinite x_j next to
+// Values are f32 or f64; indices i32, or i64 where a count or extent needs it. In ell, sell, dia and the
+// block layouts a zero value is padding; every layout's y = A x adds only its nonzero values (so an infinite x_j next to
 // a padding zero stays out of y).
 #pragma once
 
@@ -50,7 +69,7 @@
 
 namespace fugue::sparse {
 
-enum class Layout { Csr, Coo, Ell, Sell, Dia, Hyb, Bcsr };
+enum class Layout { Csr, Coo, Ell, Sell, Dia, Hyb, Bcsr, Bdia, Bell, Sbell };
 
 const char* layout_name(Layout layout);
 std::optional<Layout> layout_named(const std::string& name);
@@ -59,7 +78,7 @@ const std::vector<Layout>& every_layout();
 const std::vector<std::string>& part_names(Layout layout);
 
 // How a layout cuts a matrix, where it has a choice (the declaration's keys): sell's slice height and
-// sorting window, hyb's width (-1: Bell and Garland's), bcsr's block.
+// sorting window (sbell: super-rows a slice), hyb's width (-1: Bell and Garland's), the block layouts' block.
 struct Cut {
   int64_t slice = 32, sigma = 1;
   int64_t width = -1;
@@ -73,12 +92,14 @@ struct Facts {
   fugue_dtype index = FUGUE_DTYPE_I32;
   int64_t rows = 0, cols = 0;
   int64_t nnz = 0;        // csr, coo: entries; hyb: its coo part's
-  int64_t width = 0;      // ell: the longest row; hyb: its ell part's width
-  int64_t slice = 32;     // sell: C, the slice height
+  int64_t width = 0;      // ell: the longest row; hyb: its ell part's width; bell: blocks a super-row
+  int64_t slice = 32;     // sell: C, the slice height; sbell: super-rows a slice
   int64_t sigma = 1;      // sell: the sorting window
   int64_t stored = 0;     // sell: places in col and data
-  int64_t diagonals = 0;  // dia
-  int64_t block_rows = 2, block_cols = 4, blocks = 0;  // bcsr
+  int64_t diagonals = 0;  // dia, bdia
+  int64_t bands = 0;      // bdia
+  int64_t block_rows = 2, block_cols = 4;  // bcsr, bell, sbell
+  int64_t blocks = 0;                      // bcsr; sbell: places for blocks in col (padding too)
 };
 
 // The type (dtype, shape [rows, cols], parts) of a value with these facts.
@@ -91,6 +112,8 @@ Facts facts_of(const fugue_type& type);
 Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut = {});
 // The count a declaration gives for a layout's type (nnz, width, stored, diagonals or blocks; hyb: its width).
 int64_t declared_count(const Facts& facts);
+// The block layouts' super-rows: groups of block_rows rows, the last one short where they do not divide.
+int64_t super_rows(const Facts& facts);
 
 // The parts of `m` stored with `facts`, each as numbers (indices are exact up to 2^53).
 std::vector<std::vector<double>> stored_parts(const Facts& facts, const Coordinates& m);

@@ -46,12 +46,20 @@ class SparseKind final : public sdk::Kind {
         "a sparse matrix as an ELLPACK of \"width\" (each row's first entries) plus coordinates of the rest: ell_col, ell_data, coo_row, "
         "coo_col, coo_data",
         "a sparse matrix in compressed sparse rows of dense blocks (\"block\": [h, w], h 1, 2, 4 or 8, w 4 or 8; default [2, 4]): "
-        "row_ptr over the super-rows, col [blocks], data [blocks * h * w] in 1 x 4 units"};
+        "row_ptr over the super-rows, col [blocks], data [blocks * h * w] in 1 x 4 units",
+        "a sparse matrix by bands of consecutive diagonals: offsets [bands] (each band's first), band_ptr [bands + 1], data "
+        "[diagonals * rows]",
+        "a sparse matrix in blocked ELLPACK: dense blocks (\"block\": [h, w], as bcsr's), each super-row padded to the longest: col "
+        "[width * super-rows], column-major, data [width * super-rows * h * w] in 1 x 4 units",
+        "a sparse matrix in sliced blocked ELLPACK: slices of \"slice\" super-rows (default 32), each a blocked ELLPACK of its own "
+        "width (\"block\": [h, w], as bcsr's): slice_ptr, col [blocks], data [blocks * h * w] in 1 x 4 units"};
     doc = docs[static_cast<int>(layout)];
     keys = {"dtype", "shape", "index", count_key(layout)};
     if (layout == Layout::Sell) keys.insert(keys.end(), {"slice", "sigma"});
     if (layout == Layout::Hyb) keys.push_back("nnz");
-    if (layout == Layout::Bcsr) keys.push_back("block");
+    if (layout == Layout::Bdia) keys.push_back("bands");
+    if (blocked(layout)) keys.push_back("block");
+    if (layout == Layout::Sbell) keys.push_back("slice");
     parts = part_names(layout);
   }
 
@@ -85,7 +93,19 @@ class SparseKind final : public sdk::Kind {
         if (!r.hyb_nnz) throw InvalidArgument("/nnz: expected the entries of the hyb's coo part (or read the matrix from a file)");
         f.nnz = *r.hyb_nnz;
         break;
+      case Layout::Bdia:
+        f.diagonals = *r.count;
+        if (!r.bands) throw InvalidArgument("/bands: expected the bdia's bands (or read the matrix from a file)");
+        f.bands = *r.bands;
+        if (f.bands > f.diagonals)
+          throw InvalidArgument("/bands: at most one band a diagonal (" + std::to_string(f.diagonals) + "), found " + std::to_string(f.bands));
+        break;
       case Layout::Bcsr: f.blocks = *r.count; break;
+      case Layout::Bell: f.width = *r.count; break;
+      case Layout::Sbell:
+        f.blocks = *r.count;
+        if (f.blocks % f.slice) throw InvalidArgument("/blocks: expected a multiple of the slice height " + std::to_string(f.slice));
+        break;
     }
     // Counts that cannot be: more places than the layout can hold, or products past 2^62.
     const auto product = [](int64_t a, int64_t b) { return a == 0 || b <= (int64_t{1} << 62) / a ? a * b : -1; };
@@ -96,10 +116,11 @@ class SparseKind final : public sdk::Kind {
     if ((f.layout == Layout::Csr || f.layout == Layout::Coo || f.layout == Layout::Hyb) && cells >= 0 && f.nnz > cells)
       throw InvalidArgument(std::string(f.layout == Layout::Hyb ? "/nnz" : key) + ": a " + std::to_string(f.rows) + " by " +
                             std::to_string(f.cols) + " matrix holds at most " + std::to_string(cells) + " entries, found " + std::to_string(f.nnz));
-    if (f.layout == Layout::Dia && f.diagonals > f.rows + f.cols)
+    if ((f.layout == Layout::Dia || f.layout == Layout::Bdia) && f.diagonals > f.rows + f.cols)
       throw InvalidArgument(key + ": a " + std::to_string(f.rows) + " by " + std::to_string(f.cols) + " matrix has at most " +
                             std::to_string(f.rows + f.cols) + " diagonals, found " + std::to_string(f.diagonals));
-    if (product(f.width, f.rows) < 0 || product(f.diagonals, f.rows) < 0 || product(product(f.blocks, f.block_rows), f.block_cols) < 0)
+    if (product(f.width, f.rows) < 0 || product(f.diagonals, f.rows) < 0 || product(product(f.blocks, f.block_rows), f.block_cols) < 0 ||
+        product(product(f.width, super_rows(f)), f.block_rows * f.block_cols) < 0)
       throw InvalidArgument(key + ": the " + name + " would hold more than 2^62 places");
     const bool wide = std::max({f.rows + 1, f.cols, *r.count}) > (int64_t{1} << 31) - 1;
     f.index = r.index.value_or(wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32);
@@ -136,10 +157,15 @@ const char* count_key(Layout layout) {
     case Layout::Sell: return "stored";
     case Layout::Dia: return "diagonals";
     case Layout::Hyb: return "width";
+    case Layout::Bdia: return "diagonals";
     case Layout::Bcsr: return "blocks";
+    case Layout::Bell: return "width";
+    case Layout::Sbell: return "blocks";
   }
   return "nnz";
 }
+
+bool blocked(Layout layout) { return layout == Layout::Bcsr || layout == Layout::Bell || layout == Layout::Sbell; }
 
 Requested requested(Layout layout, const std::string& text) {
   json d;
@@ -161,13 +187,15 @@ Requested requested(Layout layout, const std::string& text) {
   const char* key = count_key(layout);
   if (d.contains(key)) r.count = positive_integer(d[key], std::string("/") + key, 0);
   if (layout == Layout::Hyb && d.contains("nnz")) r.hyb_nnz = positive_integer(d["nnz"], "/nnz", 0);
-  if (layout == Layout::Sell) {
+  if (layout == Layout::Bdia && d.contains("bands")) r.bands = positive_integer(d["bands"], "/bands", 0);
+  if (layout == Layout::Sell || layout == Layout::Sbell) {
+    const char* rows = layout == Layout::Sell ? " rows" : " super-rows";
     if (d.contains("slice")) r.cut.slice = positive_integer(d["slice"], "/slice", 1);
-    if (d.contains("sigma")) r.cut.sigma = positive_integer(d["sigma"], "/sigma", 1);
-    if (r.cut.slice > 1024) throw InvalidArgument("/slice: expected at most 1024 rows a slice, found " + std::to_string(r.cut.slice));
+    if (layout == Layout::Sell && d.contains("sigma")) r.cut.sigma = positive_integer(d["sigma"], "/sigma", 1);
+    if (r.cut.slice > 1024) throw InvalidArgument("/slice: expected at most 1024" + std::string(rows) + " a slice, found " + std::to_string(r.cut.slice));
   }
   if (layout == Layout::Hyb && r.count) r.cut.width = *r.count;
-  if (layout == Layout::Bcsr && d.contains("block")) {
+  if (blocked(layout) && d.contains("block")) {
     const json& b = d["block"];
     const auto one_of = [](const json& v, std::initializer_list<int64_t> allowed) {
       return v.is_number_integer() && std::find(allowed.begin(), allowed.end(), v.get<int64_t>()) != allowed.end();
@@ -188,6 +216,7 @@ void check_requested(const Requested& r, const Facts& f) {
   if (r.cols && *r.cols != f.cols) differs("column count (/shape/1)", *r.cols, f.cols);
   if (r.count && *r.count != declared_count(f)) differs(std::string("/") + count_key(f.layout), *r.count, declared_count(f));
   if (r.hyb_nnz && *r.hyb_nnz != f.nnz) differs("coo part's entries (/nnz)", *r.hyb_nnz, f.nnz);
+  if (r.bands && *r.bands != f.bands) differs("band count (/bands)", *r.bands, f.bands);
 }
 
 std::unique_ptr<sdk::Kind> sparse_kind(Layout layout) { return std::make_unique<SparseKind>(layout); }
@@ -224,7 +253,7 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
       f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), cut);
     } else {
       const Layout named = *layout_named(format.get<std::string>());
-      const Requested own = requested(named, declaration);  // sell's slice and sigma, bcsr's block
+      const Requested own = requested(named, declaration);  // sell's and sbell's slice, sigma, the block layouts' block
       if (note) *note = "named by \"format\"";
       f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), own.cut);
     }
@@ -287,7 +316,7 @@ class SparseChooser final : public sdk::Kind {
   }
   sdk::Declared declare(const std::string&) const override {
     throw InvalidArgument("/from: a sparse takes its kind and value from a file or a generator (\"from\": \"A.mtx\" or "
-                          "{\"poisson\": {\"grid\": [64, 64]}}); declare a csr, coo, ell, sell or dia to give the parts");
+                          "{\"poisson\": {\"grid\": [64, 64]}}); declare a kind by name (csr, ell, ...) to give the parts");
   }
   std::string example(uint32_t, fugue_dtype) const override {
     throw InvalidArgument("a sparse takes its kind from its source; operations take the chosen kinds");
@@ -303,8 +332,10 @@ std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype 
   json decl = {{"kind", layout_name(layout)}, {"dtype", dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};
   decl[count_key(layout)] = declared_count(f);
   if (layout == Layout::Hyb) decl["nnz"] = f.nnz;
+  if (layout == Layout::Bdia) decl["bands"] = f.bands;
   if (layout == Layout::Sell) decl["slice"] = cut.slice, decl["sigma"] = cut.sigma;
-  if (layout == Layout::Bcsr) decl["block"] = {cut.block_rows, cut.block_cols};
+  if (layout == Layout::Sbell) decl["slice"] = cut.slice;
+  if (blocked(layout)) decl["block"] = {cut.block_rows, cut.block_cols};
   const std::vector<std::vector<double>> parts = stored_parts(f, m);
   const bool f32 = dtype == FUGUE_DTYPE_F32;
   for (size_t k = 0; k < parts.size(); ++k) {

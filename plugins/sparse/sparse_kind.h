@@ -1,9 +1,10 @@
-// sparse_kind.h: the kinds csr, coo, ell, sell, dia, hyb and bcsr (layouts.h draws them), the kind sparse that
-// chooses among them (format_choice.h), and what a declaration of
-// one says. {"kind": "csr", "dtype": "f32", "from": "A.mtx"} reads a file (the format converts, and
-// checks any of the keys below that the declaration also gives); without "from", an operation or
-// "parts" gives the value and the declaration must fix its type: "shape" [rows, cols] and the layout's
-// count ("nnz" for csr and coo, "width" for ell, "stored" for sell, "diagonals" for dia).
+// sparse_kind.h: the kinds csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell and sbell (layouts.h draws
+// them), the kind sparse that chooses among them (format_choice.h), and what a declaration of one says.
+// {"kind": "csr", "dtype": "f32", "from": "A.mtx"} reads a file (the format converts, and checks any of
+// the keys below that the declaration also gives); without "from", an operation or "parts" gives the
+// value and the declaration must fix its type: "shape" [rows, cols] and the layout's count ("nnz" for csr
+// and coo, "width" for ell and bell, "stored" for sell, "diagonals" for dia and bdia (with "bands"),
+// "blocks" for bcsr and sbell; hyb: "width" and "nnz").
 #pragma once
 
 #include <memory>
@@ -21,13 +22,16 @@ struct Requested {
   std::optional<fugue_dtype> dtype, index;
   std::optional<int64_t> rows, cols, count;  // count: nnz, width, stored or diagonals, by layout (hyb: width)
   std::optional<int64_t> hyb_nnz;            // hyb: its coo part's entries
+  std::optional<int64_t> bands;              // bdia
   Cut cut;                                   // slice, sigma, hyb's width, bcsr's block
 };
 
 // The keys of `declaration` (JSON text) for `layout`; InvalidArgument with a pointer inside it.
 Requested requested(Layout layout, const std::string& declaration);
-// The name of a layout's count key ("nnz", "width", "stored", "diagonals").
+// The name of a layout's count key ("nnz", "width", "stored", "diagonals", "blocks").
 const char* count_key(Layout layout);
+// bcsr, bell and sbell: the layouts of dense blocks ("block": [h, w]).
+bool blocked(Layout layout);
 // `facts` (from a file) against what the declaration asked: InvalidArgument naming the key that differs.
 void check_requested(const Requested& r, const Facts& facts);
 

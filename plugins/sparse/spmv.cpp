@@ -77,7 +77,7 @@ Coordinates awkward_matrix() {
 // Every layout in both dtypes: the seed's B, and the awkward matrix with y0 and factors (spmm: 3 vectors).
 std::string conformance_cases(bool several) {
   const Coordinates b = seed_matrix_b(), awkward = awkward_matrix();
-  Cut seed_cut, awkward_cut;  // sell: slices of 2 (the seed's figure) and of 8 sorted by 16; bcsr: 2 x 4 and 4 x 8
+  Cut seed_cut, awkward_cut;  // sell, sbell: slices of 2 (the seed's figure) and of 8 (sell sorted by 16); blocks 2 x 4 and 4 x 8
   seed_cut.slice = 2;
   awkward_cut.slice = 8;
   awkward_cut.sigma = 16;
@@ -111,7 +111,7 @@ class SparseProduct final : public Operation {
                     "[m, k] left out is 0"
                   : "y = alpha * A x + beta * y0: a sparse matrix A [m, n] of any sparse kind times a vector x [n]; y0 [m] left out is 0";
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
-    operands = {in_kind("A", "csr coo ell sell dia hyb bcsr", kFloats, "the matrix [m, n]"),
+    operands = {in_kind("A", "csr coo ell sell dia bdia hyb bcsr bell sbell", kFloats, "the matrix [m, n]"),
                 in(names_.x, array, kFloats, several ? "the vectors [n, k], A's dtype" : "the vector [n], A's dtype"),
                 optional_in(names_.y0, array, kFloats, 0,
                             several ? "added times beta: [m, k], A's dtype, or a number" : "added times beta: [m], A's dtype, or a number"),
@@ -150,8 +150,7 @@ class SparseProduct final : public Operation {
       p.partitions[kX] = partition(FUGUE_PARTITION_WHOLE);
       p.registers = 6;
       p.variant = std::string(layout_name(f.layout)) + ": a row per work-item in a generated kernel, which the element-wise "
-                  "operations reading y join (" + (f.layout == Layout::Dia ? std::to_string(f.diagonals) + (f.diagonals == 1 ? " diagonal" : " diagonals") :
-                  f.layout == Layout::Ell ? std::to_string(f.width) + (f.width == 1 ? " place a row" : " places a row") : "one work-item a row") + ")";
+                  "operations reading y join (" + row_walk(f) + ")";
       return p;
     }
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
@@ -174,6 +173,15 @@ class SparseProduct final : public Operation {
       case Layout::Dia: p.variant = "dia: a row per work-item, " + std::to_string(f.diagonals) + " diagonals"; break;
       case Layout::Bcsr:
         p.variant = "bcsr: " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks, a row per work-item";
+        break;
+      case Layout::Bdia: p.variant = "bdia: a row per work-item, " + row_walk(f); break;
+      case Layout::Bell:
+        p.variant = "bell: " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks, " + std::to_string(f.width) +
+                    " a super-row, a super-row per work-item";
+        break;
+      case Layout::Sbell:
+        p.variant = "sbell: " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks in slices of " +
+                    std::to_string(f.slice) + " super-rows, a super-row per work-item";
         break;
       case Layout::Hyb:
         p.variant = "hyb: its ell of " + std::to_string(f.width) + " a row per work-item, then " + std::to_string(f.nnz) + " coo entries, " +
@@ -202,6 +210,15 @@ class SparseProduct final : public Operation {
                 i + " + (long)" + part(0, k) + ";\n  if (" + c + " >= 0 && " + c + " < " + cols + ") {\n" +
                 add(part(1, k + " * " + rows + " + " + i), c) + "  }\n}\n";
         break;
+      case Layout::Bdia: {
+        // Band by band: the band's diagonals read x at consecutive columns.
+        const std::string b = em.name("band"), first = em.name("first"), count = em.name("count");
+        code += "for (long " + b + " = 0; " + b + " < " + std::to_string(f.bands) + "L; ++" + b + ") {\n  const long " + first + " = " +
+                part(1, b) + ", " + count + " = (" + part(1, b + " + 1") + " - " + first + ") / " + rows + ";\n  for (long " + k + " = 0; " +
+                k + " < " + count + "; ++" + k + ") {\n    const long " + c + " = " + i + " + (long)" + part(0, b) + " + " + k + ";\n    if (" +
+                c + " >= 0 && " + c + " < " + cols + ") {\n" + add(part(2, first + " + " + k + " * " + rows + " + " + i), c) + "    }\n  }\n}\n";
+        break;
+      }
       case Layout::Ell:
         code += "for (long " + k + " = 0; " + k + " < " + std::to_string(f.width) + "L; ++" + k + ") {\n" +
                 add(part(1, k + " * " + rows + " + " + i), "(long)" + part(0, k + " * " + rows + " + " + i)) + "}\n";
@@ -233,7 +250,7 @@ class SparseProduct final : public Operation {
     const int64_t chunk = coo_chunk(call);
     const int64_t k = vectors(call);
     if (f.rows == 0 || k == 0) return;  // nothing to compute
-    const std::string options = std::string("-DREAL=") + (f64 ? "double" : "float") + " -DINDEX=" +
+    const std::string options = std::string("-DREAL=") + (f64 ? "double -DVEC4=double4" : "float -DVEC4=float4") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
                                 " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DSTREAM=" + std::to_string(kStream) +
                                 " -DOVERFLOW_LANES=" + std::to_string(kOverflowLanes);
@@ -342,6 +359,23 @@ class SparseProduct final : public Operation {
         tail(dia, 6).enqueue(s, units(f.rows), group, "spmv dia");
         break;
       }
+      case Layout::Bdia: {
+        Kernel bdia(program, "bdia_spmv");
+        bdia.args(m, cl_long{f.cols}, cl_long{f.bands}, part_of(0), part_of(1), part_of(2), x);
+        tail(bdia, 7).enqueue(s, units(f.rows), group, "spmv bdia");
+        break;
+      }
+      case Layout::Bell:
+      case Layout::Sbell: {
+        // bell is a sbell of one slice holding every super-row (its col and data, no slice_ptr).
+        const bool sliced = f.layout == Layout::Sbell;
+        const int64_t count = super_rows(f), slice = sliced ? f.slice : count;
+        Kernel blocks(program, "sbell_spmv");
+        blocks.args(m, cl_long{f.cols}, cl_long{count}, cl_long{slice}, cl_long{f.block_rows}, cl_long{f.block_cols},
+                    cl_long{f.width * count}, sliced ? part_of(0) : x, cl_int{sliced}, part_of(sliced ? 1 : 0), part_of(sliced ? 2 : 1), x);
+        tail(blocks, 12).enqueue(s, units(count), group, sliced ? "spmv sbell" : "spmv bell");
+        break;
+      }
     }
   }
 
@@ -380,11 +414,21 @@ class SparseProduct final : public Operation {
   };
   // k: the vectors (spmv: 1).
   int64_t vectors(const Call& call) const { return several_ ? call.operand(kX).shape[1] : 1; }
-  // The layouts whose spmv is a row per work-item writing y at that row (dia, ell; csr where one
+  // What a row's work-item walks, for the plans' text.
+  static std::string row_walk(const Facts& f) {
+    auto count = [](int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+    switch (f.layout) {
+      case Layout::Dia: return count(f.diagonals, "diagonal", "diagonals");
+      case Layout::Bdia: return count(f.diagonals, "diagonal", "diagonals") + " in " + count(f.bands, "band", "bands");
+      case Layout::Ell: return count(f.width, "place a row", "places a row");
+      default: return "one work-item a row";
+    }
+  }
+  // The layouts whose spmv is a row per work-item writing y at that row (dia, bdia, ell; csr where one
   // work-item takes a row): a generated kernel that fuses with y's consumers.
   bool row_per_item(const Call& call, const Facts& f) const {
     if (several_ || f.rows == 0) return false;
-    return f.layout == Layout::Dia || f.layout == Layout::Ell ||
+    return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell ||
            (f.layout == Layout::Csr && lanes_for(call, f) == 1 && !csr_stream(call, f, several_));
   }
 

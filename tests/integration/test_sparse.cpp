@@ -17,7 +17,7 @@ namespace test = fugue::test;
 
 namespace {
 
-const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia", "hyb", "bcsr"};
+const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell"};
 
 fs::path matrices() { return test::source_root() / ".." / "shared" / "data" / "matrices"; }
 
@@ -36,7 +36,10 @@ TEST(Sparse, EveryLayoutGivesSciPysProductOnTheRealMatrices) {
       const std::string what = std::string(name) + " " + dtype + " (seed " + std::to_string(seed) + ")";
       std::string symbols, body, outputs;
       for (const auto& layout : kLayouts) {
-        const std::string extra = layout == "sell" ? R"(, "slice": 8, "sigma": 64)" : "";
+        const std::string extra = layout == "sell"    ? R"(, "slice": 8, "sigma": 64)"
+                                  : layout == "sbell" ? R"(, "slice": 8, "block": [2, 8])"
+                                  : layout == "bell"  ? R"(, "block": [4, 4])"
+                                                      : "";
         symbols += R"("A_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": ")" + dtype + R"(", "from": ")" + file.string() + "\"" +
                    extra + "},\n";
         body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout +
@@ -68,7 +71,7 @@ x, y0 = np.load(d + 'x.npy').astype(np.float64), np.load(d + 'y0.npy').astype(np
 want = -2 * (A @ x) + 0.5 * y0
 scale = max(1.0, np.abs(A).sum(axis=1).max())
 tol = 1e-5 if dtype == 'f32' else 1e-12
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb', 'bcsr']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell']:
     y = np.load(d + 'y_' + layout + '.npy')
     assert y.dtype == (np.float32 if dtype == 'f32' else np.float64), (layout, y.dtype)
     err = np.abs(y - want).max() / scale
@@ -134,25 +137,62 @@ print('as scipy')
 }
 
 // The layouts of the seed's matrix B hold the arrays of its Figs 6.2-6.7 (sell: its data, and the
-// column indices those data imply).
+// column indices those data imply), and the block layouts of its dense 4 x 8 matrix C those of Figs 6.8-6.10
+// (C's 32 values numbered 1..32 row by row: the figure's 0..v are symbols, and 0 would be no entry).
 TEST(Sparse, LayoutsHoldTheSeedsArrays) {
   test::TempDir dir;
   test::write_text(dir / "B.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 9\n1 1 3\n1 2 7\n2 2 4\n2 3 8\n3 1 1\n3 3 5\n3 4 9\n4 2 2\n4 4 6\n");
   std::string symbols, outputs;
   const std::vector<std::pair<std::string, std::string>> parts = {
       {"csr", "row_ptr col data"}, {"coo", "row col data"}, {"ell", "col data"}, {"sell", "slice_ptr row col data"}, {"dia", "offsets data"},
-      {"hyb", "ell_col ell_data coo_row coo_col coo_data"}, {"bcsr", "row_ptr col data"}};
+      {"hyb", "ell_col ell_data coo_row coo_col coo_data"}, {"bcsr", "row_ptr col data"}, {"bdia", "offsets band_ptr data"},
+      {"bell", "col data"}, {"sbell", "slice_ptr col data"}};
   for (const auto& [layout, names] : parts) {
     symbols += std::string(symbols.empty() ? "" : ",\n") + R"("B_)" + layout + R"(": {"kind": ")" + layout +
-               R"(", "dtype": "f64", "from": "B.mtx")" + (layout == "sell" ? R"(, "slice": 2)" : "") + "}";
+               R"(", "dtype": "f64", "from": "B.mtx")" +
+               (layout == "sell" ? R"(, "slice": 2)" : layout == "sbell" ? R"(, "slice": 2, "block": [1, 4])" : "") + "}";
     std::istringstream list(names);
     for (std::string part; list >> part;)
       outputs += std::string(outputs.empty() ? "" : ", ") + R"("B_)" + layout + "." + part + R"(": ")" + layout + "_" + part + R"(.npy")";
   }
+  std::string c_file = "%%MatrixMarket matrix coordinate real general\n4 8 32\n";
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 8; ++j) c_file += std::to_string(i + 1) + " " + std::to_string(j + 1) + " " + std::to_string(8 * i + j + 1) + "\n";
+  test::write_text(dir / "C.mtx", c_file);
+  symbols += R"(, "C_bell": {"kind": "bell", "dtype": "f64", "block": [2, 4], "from": "C.mtx"},
+    "C_sbell": {"kind": "sbell", "dtype": "f64", "block": [1, 4], "slice": 2, "from": "C.mtx"},
+    "C_bcsr": {"kind": "bcsr", "dtype": "f64", "block": [2, 4], "from": "C.mtx"})";
+  for (const char* part : {"C_bell.col", "C_bell.data", "C_sbell.slice_ptr", "C_sbell.col", "C_sbell.data", "C_bcsr.row_ptr", "C_bcsr.col", "C_bcsr.data"}) {
+    std::string file = part;
+    file[file.find('.')] = '_';
+    outputs += std::string(R"(, ")") + part + R"(": ")" + file + R"(.npy")";
+  }
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [], "outputs": {)" + outputs + "}}");
   auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
+  // C's blocks by their values: block (i, j) of h x w, its row r as a 1 x 4 unit from column j + 4 u.
+  auto unit = [](int row, int column) { return std::vector<double>{8.0 * row + column + 1, 8.0 * row + column + 2, 8.0 * row + column + 3, 8.0 * row + column + 4}; };
+  auto units = [&](std::initializer_list<std::pair<int, int>> at) {
+    std::vector<double> all;
+    for (const auto& [row, column] : at) {
+      const std::vector<double> u = unit(row, column);
+      all.insert(all.end(), u.begin(), u.end());
+    }
+    return all;
+  };
   const std::map<std::string, std::vector<double>> expected = {
+      // Fig 6.8: places (super-row 0, block 0), (1, 0), (0, 1), (1, 1); their first units, then their second.
+      {"C_bell_col", {0, 0, 4, 4}},
+      {"C_bell_data", units({{0, 0}, {2, 0}, {0, 4}, {2, 4}, {1, 0}, {3, 0}, {1, 4}, {3, 4}})},
+      // Fig 6.9: slices of rows 0-1 and 2-3, each its blocks column-major.
+      {"C_sbell_slice_ptr", {0, 4, 8}}, {"C_sbell_col", {0, 0, 4, 4, 0, 0, 4, 4}},
+      {"C_sbell_data", units({{0, 0}, {1, 0}, {0, 4}, {1, 4}, {2, 0}, {3, 0}, {2, 4}, {3, 4}})},
+      // Fig 6.10: super-rows of two blocks each; the first units of the four blocks, then the second.
+      {"C_bcsr_row_ptr", {0, 2, 4}}, {"C_bcsr_col", {0, 4, 0, 4}},
+      {"C_bcsr_data", units({{0, 0}, {0, 4}, {2, 0}, {2, 4}, {1, 0}, {1, 4}, {3, 0}, {3, 4}})},
+      {"bdia_offsets", {-2, 0}}, {"bdia_band_ptr", {0, 4, 12}}, {"bdia_data", {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0}},
+      {"bell_col", {0, 0}}, {"bell_data", {3, 7, 0, 0, 1, 0, 5, 9, 0, 4, 8, 0, 0, 2, 0, 6}},
+      {"sbell_slice_ptr", {0, 2, 4}}, {"sbell_col", {0, 0, 0, 0}}, {"sbell_data", {3, 7, 0, 0, 0, 4, 8, 0, 1, 0, 5, 9, 0, 2, 0, 6}},
       {"csr_row_ptr", {0, 2, 4, 7, 9}}, {"csr_col", {0, 1, 1, 2, 0, 2, 3, 1, 3}}, {"csr_data", {3, 7, 4, 8, 1, 5, 9, 2, 6}},
       {"coo_row", {0, 0, 1, 1, 2, 2, 2, 3, 3}}, {"coo_col", {0, 1, 1, 2, 0, 2, 3, 1, 3}}, {"coo_data", {3, 7, 4, 8, 1, 5, 9, 2, 6}},
       {"ell_col", {0, 1, 0, 1, 1, 2, 2, 3, 0, 0, 3, 0}}, {"ell_data", {3, 4, 1, 2, 7, 8, 5, 6, 0, 0, 9, 0}},
@@ -231,6 +271,22 @@ TEST(Sparse, BadFilesAndDeclarationsAreRefusedWithTheLine) {
           "col": {"value": [0, 1, 100000000]}, "data": {"value": [1, 2, 3]}}})", "/symbols/A/parts: a csr whose col[2] = 100000000 is outside 0..2"},
       {R"({"kind": "coo", "dtype": "f64", "shape": [3, 3], "nnz": 3, "parts": {"row": {"value": [2, 0, 1]},
           "col": {"value": [0, 1, 2]}, "data": {"value": [1, 2, 3]}}})", "/symbols/A/parts: a coo whose rows are not sorted"},
+      {R"({"kind": "bdia", "dtype": "f64", "shape": [4, 4], "diagonals": 2})", "/symbols/A/bands: expected the bdia's bands"},
+      {R"({"kind": "bdia", "dtype": "f64", "shape": [4, 4], "diagonals": 2, "bands": 3})", "/symbols/A/bands: at most one band a diagonal (2)"},
+      {R"({"kind": "bdia", "dtype": "f64", "bands": 2, "from": "B.mtx"})", "band count (/bands) is 3; the declaration says 2"},
+      {R"({"kind": "bdia", "dtype": "f64", "shape": [3, 3], "diagonals": 2, "bands": 2, "parts": {"offsets": {"value": [0, 0]},
+          "band_ptr": {"value": [0, 3, 6]}, "data": {"value": [1, 1, 1, 1, 1, 1]}}})", "/symbols/A/parts: a bdia whose bands are not ascending or overlap (band 1)"},
+      {R"({"kind": "bdia", "dtype": "f64", "shape": [3, 3], "diagonals": 2, "bands": 2, "parts": {"offsets": {"value": [0, 1]},
+          "band_ptr": {"value": [0, 2, 6]}, "data": {"value": [1, 1, 1, 1, 1, 1]}}})", "a bdia whose band 0 holds 2 places, not whole diagonals of 3 rows"},
+      {R"({"kind": "bdia", "dtype": "f64", "shape": [3, 3], "diagonals": 1, "bands": 1, "parts": {"offsets": {"value": [2]},
+          "band_ptr": {"value": [0, 3]}, "data": {"value": [1, 1, 0]}}})", "a bdia with a value outside the matrix (diagonal 2, row 1)"},
+      {R"({"kind": "sbell", "dtype": "f64", "shape": [8, 8], "slice": 2, "blocks": 3})", "/symbols/A/blocks: expected a multiple of the slice height 2"},
+      {R"({"kind": "bell", "dtype": "f64", "shape": [2, 8], "block": [2, 4], "width": 1, "parts": {"col": {"value": [9]},
+          "data": {"value": [1, 0, 0, 0, 0, 0, 0, 0]}}})", "/symbols/A/parts: a bell whose col[0] = 9 is outside 0..7"},
+      {R"({"kind": "bell", "dtype": "f64", "shape": [2, 6], "block": [2, 4], "width": 1, "parts": {"col": {"value": [4]},
+          "data": {"value": [0, 0, 0, 1, 0, 0, 0, 0]}}})", "/symbols/A/parts: a bell with a value outside the matrix (block 0)"},
+      {R"({"kind": "sbell", "dtype": "f64", "shape": [2, 4], "block": [1, 4], "slice": 2, "blocks": 2, "parts": {"slice_ptr": {"value": [0, 1]},
+          "col": {"value": [0, 0]}, "data": {"value": [1, 0, 0, 0, 1, 0, 0, 0]}}})", "a sbell whose slice_ptr does not run from 0 to its 2 blocks"},
   };
   for (size_t k = 0; k < declarations.size(); ++k) {
     const auto& [declaration, message] = declarations[k];
@@ -258,7 +314,12 @@ TEST(Sparse, GeneratedMatricesInEveryLayout) {
     std::string symbols, body, outputs;
     for (const auto& layout : kLayouts) {
       symbols += R"("A_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": "f64", "from": )" + source +
-                 (layout == "sell" ? R"(, "slice": 4, "sigma": 16)" : layout == "bcsr" ? R"(, "block": [4, 8])" : "") + "},\n";
+                 (layout == "sell"    ? R"(, "slice": 4, "sigma": 16)"
+                  : layout == "bcsr"  ? R"(, "block": [4, 8])"
+                  : layout == "bell"  ? R"(, "block": [8, 4])"
+                  : layout == "sbell" ? R"(, "slice": 3, "block": [1, 8])"
+                                      : "") +
+                 "},\n";
       body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout +
               R"(", "x"]})";
       outputs += R"("y_)" + layout + R"(": "y_)" + layout + R"(.npy", )";
@@ -286,7 +347,7 @@ TEST(Sparse, GeneratedMatricesInEveryLayout) {
 d, name = sys.argv[1] + '/', sys.argv[2]
 A = sio.mmread(d + '../shape/A.mtx').tocsr()
 x = np.load(d + 'x.npy')
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb', 'bcsr']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell']:
     err = np.abs(np.load(d + 'y_' + layout + '.npy') - A @ x).max() / max(1.0, abs(A).sum(axis=1).max())
     assert err < 1e-13, (layout, err)
 def laplacian(n):
@@ -333,7 +394,7 @@ TEST(Sparse, SpmmMatchesSciPyInEveryLayout) {
   std::string symbols, body, outputs;
   for (const auto& layout : kLayouts) {
     symbols += R"("A_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": "f64", "from": {"rmat": {"scale": 10, "edges": 20, "seed": 9}})" +
-               (layout == "sell" ? R"(, "slice": 16, "sigma": 128)" : "") + "},\n";
+               (layout == "sell" ? R"(, "slice": 16, "sigma": 128)" : layout == "sbell" ? R"(, "slice": 5)" : "") + "},\n";
     body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmm", "out": ["Y_)" + layout + R"("], "in": ["A_)" + layout +
             R"(", "X", "Y0"], "attrs": {"alpha": 1.5, "beta": -1}})";
     outputs += R"("Y_)" + layout + R"(": "Y_)" + layout + R"(.npy", )";
@@ -349,7 +410,7 @@ d = sys.argv[1] + '/'
 A = sio.mmread(d + 'A.mtx').tocsr()
 want = 1.5 * (A @ np.load(d + 'X.npy')) - np.load(d + 'Y0.npy')
 assert max(np.diff(A.indptr)) > 128, 'no row longer than a coo chunk'
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'hyb', 'bcsr']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell']:
     Y = np.load(d + 'Y_' + layout + '.npy')
     assert Y.shape == want.shape and np.abs(Y - want).max() < 1e-12 * max(1, abs(A).sum(axis=1).max()), layout
 print('as scipy')
@@ -404,7 +465,10 @@ print('as scipy')
   EXPECT_NE(c.out.find("as scipy"), std::string::npos) << c.out;
   const std::vector<std::pair<std::string, std::string>> bad = {
       {R"({"kind": "sparse", "dtype": "f64", "shape": [3, 3]})", "/symbols/A/from: a sparse takes its kind and value from a file or a generator"},
-      {R"({"kind": "sparse", "format": "bell", "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/format: expected \"auto\" or one of csr, coo, ell, sell, dia, hyb, bcsr"},
+      {R"({"kind": "sparse", "format": "bsr", "from": {"poisson": {"grid": [4, 4]}}})",
+       "/symbols/A/format: expected \"auto\" or one of csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell"},
+      {R"({"kind": "sparse", "format": "sbell", "slice": 2000, "from": {"poisson": {"grid": [4, 4]}}})",
+       "/symbols/A/slice: expected at most 1024 super-rows a slice"},
       {R"({"kind": "sparse", "format": "bcsr", "block": [3, 4], "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/block: expected [h, w] with h 1, 2, 4 or 8"},
       {R"({"kind": "sparse", "nnz": 3, "from": {"poisson": {"grid": [4, 4]}}})", "nnz is 64; the declaration says 3"},
       {R"({"kind": "sparse", "from": "x.npy"})", "a file whose format chooses a kind for a sparse (the npy format does not)"},
