@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
-# issue 14's SpMV figures. For each generated matrix (MATRICES: poisson1024 poisson4096 rmat22 fem1m) and
-# each layout (LAYOUTS: csr coo ell sell dia), checks y = A x against torch's CSR product in f64, then times
+# issue 14's SpMV figures. For each generated matrix (MATRICES: poisson1024 poisson4096 rmat22 fem1m; also
+# fem1m4, dense 4 x 4 blocks) and each layout (LAYOUTS: csr coo ell sell dia; any kind, the block kinds
+# with a block as bell@4x4, sbell@1x8), checks y = A x against torch's CSR product in f64, then times
 # sparse.spmv in f32 with `fugue bench` beside torch.sparse (cuSPARSE CSR) on the same matrix and
 # peers.py copy spmv, all in one run. Build and bundle first:
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
@@ -24,12 +25,16 @@ source_of() {
     rmat16) echo '{"rmat": {"scale": 16, "edges": 16, "seed": 1}}' ;;
     fem10k) echo '{"fem": {"nodes": 10000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
     fem1m) echo '{"fem": {"nodes": 1000000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
+    fem10k4) echo '{"fem": {"nodes": 10000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
+    fem1m4) echo '{"fem": {"nodes": 1000000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
+    fem300k4) echo '{"fem": {"nodes": 300000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
   esac
 }
 program() {  # matrix layout dtype file outputs
-  local extra=""; [ "$2" = sell ] && extra=', "slice": 32, "sigma": 1024'
+  local extra="" kind=${2%@*}; [ "$2" = sell ] && extra=', "slice": 32, "sigma": 1024'
+  case $2 in *@*) local b=${2#*@}; extra=", \"block\": [${b%x*}, ${b#*x}]" ;; esac
   cat > "$4" <<JSON
-{"fugue": 1, "symbols": {"A": {"kind": "$2", "dtype": "$3", "from": $(source_of $1)$extra},
+{"fugue": 1, "symbols": {"A": {"kind": "$kind", "dtype": "$3", "from": $(source_of $1)$extra},
   "x": {"kind": "array", "dtype": "$3", "shape": [$(cat "$out/cols_$1")], "from": {"random": {"seed": 7, "low": -1, "high": 1}}}},
  "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}],
  "outputs": {$5}}
@@ -73,8 +78,8 @@ echo "== bench (f32)"
 for m in $MATRICES; do
   for layout in $LAYOUTS; do
     program $m $layout f32 "$out/b.json" '"y": "y.npy"'
-    $F explain "$out/b.json" | grep -m1 "plan:" > "$out/plan_${m}_$layout.txt"
-    $F bench "$out/b.json" --repeat ${REPEAT:-20} --json "$out/bench_${m}_$layout.json" > "$out/bench.txt" 2>&1 || { echo "$m $layout: $(tail -1 "$out/bench.txt")"; rm -f "$out/bench_${m}_$layout.json"; }
+    $F explain "$out/b.json" | grep -m1 "plan:" > "$out/plan_${m}_${layout/@/-}.txt"
+    $F bench "$out/b.json" --repeat ${REPEAT:-20} --json "$out/bench_${m}_${layout/@/-}.json" > "$out/bench.txt" 2>&1 || { echo "$m $layout: $(tail -1 "$out/bench.txt")"; rm -f "$out/bench_${m}_${layout/@/-}.json"; }
   done
   # torch (cuSPARSE CSR) on the same matrix, timed as peers.py times.
   python3 - "$out" $m >> "$out/torch.txt" <<'PY'
@@ -97,9 +102,9 @@ done
 python3 .gpu/peers.py copy spmv > "$out/peers.txt" 2>&1
 
 echo "== summary"
-python3 - "$out" <<'PY' | tee "$out/../summary.txt"
+python3 - "$out" $LAYOUTS <<'PY' | tee "$out/../summary.txt"
 import json, sys, os
-out = sys.argv[1]
+out, layouts = sys.argv[1], sys.argv[2:]
 checks = open(os.path.join(out, "check.txt")).read()
 print(f"checks against torch (f64): {checks.count(': OK')} OK, {checks.count('MISMATCH')} MISMATCH, {checks.count('refused')} refused")
 peers = {}
@@ -114,8 +119,8 @@ for l in open(os.path.join(out, "torch.txt")):
 for m, t in torch.items():
     g = 2 * t["nnz"] / t["ms"] / 1e6
     print(f"{m}: {t['rows']} rows, {t['nnz']} entries; torch (cuSPARSE CSR) {t['ms']:.4f} ms = {g:.0f} GFLOP/s")
-    for layout in ["csr", "coo", "ell", "sell", "dia"]:
-        f = os.path.join(out, f"bench_{m}_{layout}.json")
+    for layout in layouts:
+        f = os.path.join(out, f"bench_{m}_{layout.replace('@', '-')}.json")
         if not os.path.exists(f): print(f"  {layout}: -"); continue
         b = json.load(open(f))["total"]
         ms = b["median_s"] * 1e3

@@ -20,22 +20,27 @@ source_of() {
     banded16) echo '{"banded": {"rows": 1048576, "width": 16, "seed": 1}}' ;;
     rmat18) echo '{"rmat": {"scale": 18, "edges": 16, "seed": 1}}' ;;
     fem300k) echo '{"fem": {"nodes": 300000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
+    fem300k4) echo '{"fem": {"nodes": 300000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
     *) echo "\"$(realpath "$MTX_DIR/$1.mtx")\"" ;;
   esac
 }
 cols_of() {  # x's length: the matrix's columns
   case $1 in
-    poisson2048) echo 4194304 ;; banded16) echo 1048576 ;; rmat18) echo 262144 ;; fem300k) echo 900000 ;;
+    poisson2048) echo 4194304 ;; banded16) echo 1048576 ;; rmat18) echo 262144 ;; fem300k) echo 900000 ;; fem300k4) echo 1200000 ;;
     *) grep -v '^%' "$MTX_DIR/$1.mtx" | head -1 | awk '{print $2}' ;;
   esac
 }
-printf "%-12s %8s %9s %9s %9s %9s %9s   %-28s %s\n" matrix "nnz/row" csr coo ell sell dia "auto's choice" "its time / the fastest"
+# LAYOUTS: the layouts tried (the block kinds at a block as bell@4x4); the fastest of them is the yardstick.
+LAYOUTS=${LAYOUTS:-"csr coo ell sell dia bdia bcsr bell sbell bcsr@1x4 bell@1x4 sbell@1x4 bcsr@4x4 bell@4x4 sbell@4x4"}
+printf "%-12s %8s" matrix "nnz/row"; for l in $LAYOUTS; do printf " %10s" $l; done; printf "   %-26s %s\n" "auto's choice" "its time / the fastest"
 for m in $MATRICES $MTX; do
   declare -A ms=()
-  for layout in csr coo ell sell dia auto; do
-    kind=$layout; [ $layout = auto ] && kind=sparse
+  choice="" cut="" per_row=""
+  for layout in $LAYOUTS auto; do
+    kind=${layout%@*} extra=""; [ $layout = auto ] && kind=sparse
+    case $layout in *@*) b=${layout#*@}; extra=", \"block\": [${b%x*}, ${b#*x}]" ;; esac
     cat > "$work/p.json" <<JSON
-{"fugue": 1, "symbols": {"A": {"kind": "$kind", "dtype": "f32", "from": $(source_of $m)},
+{"fugue": 1, "symbols": {"A": {"kind": "$kind", "dtype": "f32", "from": $(source_of $m)$extra},
   "x": {"kind": "array", "dtype": "f32", "shape": [$(cols_of $m)], "from": {"random": {"seed": 7, "low": -1, "high": 1}}}},
  "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}}
 JSON
@@ -44,12 +49,15 @@ JSON
     fi
     ms[$layout]=$(python3 -c "import json; print('%.4f' % (json.load(open('$work/b.json'))['total']['median_s'] * 1e3))")
     if [ $layout = auto ]; then
-      choice=$($F explain "$work/p.json" 2>/dev/null | grep -m1 "sparse chose" | sed 's/.*sparse chose \([a-z]*\).*/\1/')
-      per_row=$($F explain "$work/p.json" 2>/dev/null | grep -m1 "sparse chose" | sed 's/.*: \([0-9.]*\) entries a row.*/\1/')
+      line=$($F explain "$work/p.json" 2>/dev/null | grep -m1 "sparse chose")
+      choice=$(echo "$line" | sed 's/.*sparse chose \([a-z]*\).*/\1/')
+      cut=$(echo "$line" | sed -n "s/.*)): $choice \([0-9]x[0-9]\) .*/@\1/p")
+      per_row=$(echo "$line" | sed 's/.*: \([0-9.]*\) entries a row.*/\1/')
     fi
   done
-  best=$(for l in csr coo ell sell dia; do [ "${ms[$l]}" != "-" ] && echo "${ms[$l]} $l"; done | sort -g | head -1)
+  best=$(for l in $LAYOUTS; do [ "${ms[$l]}" != "-" ] && echo "${ms[$l]} $l"; done | sort -g | head -1)
   ratio=$(python3 -c "print('%.2f (fastest: %s)' % (${ms[auto]} / ${best% *}, '${best#* }'))" 2>/dev/null || echo "-")
-  printf "%-12s %8s %9s %9s %9s %9s %9s   %-28s %s\n" "$m" "${per_row:-?}" "${ms[csr]}" "${ms[coo]}" "${ms[ell]}" "${ms[sell]}" "${ms[dia]}" "${choice:-?} ${ms[auto]} ms" "$ratio"
+  printf "%-12s %8s" "$m" "${per_row:-?}"; for l in $LAYOUTS; do printf " %10s" "${ms[$l]}"; done
+  printf "   %-26s %s\n" "${choice:-?}$cut ${ms[auto]} ms" "$ratio"
   unset ms
 done

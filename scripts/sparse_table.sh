@@ -11,7 +11,7 @@ WIDTHS=${WIDTHS:-"1 4 16 64"}
 F=${F:-build/host/fugue}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for layout in csr coo ell sell dia; do
+for layout in ${LAYOUTS:-csr coo ell sell dia}; do
   line="$layout:"
   for w in $WIDTHS; do
     cat > "$work/p.json" <<JSON

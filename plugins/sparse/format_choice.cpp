@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sparse_kind.h"
 #include "spmv.h"
 
 namespace fugue::sparse {
@@ -16,20 +17,34 @@ namespace {
 
 // GB/s of the bytes each layout moves (layouts' parts, x once, y once) at 1, 4, 16 and 64 entries a
 // row, by device class, measured with scripts/sparse_table.sh (the seed's offline benchmark: dense
-// banded matrices, f32). CPU: PoCL on 2 cores, 2^20 rows. GPU: an NVIDIA H200 through NVIDIA's OpenCL,
-// 2^21 rows (x is read from cache more than once, so ell passes the copy bandwidth there); only the
-// ratios between layouts decide.
+// banded matrices, f32; the block layouts with 2 x 4 blocks, their padding counted as bytes moved), every
+// row in one run: CPU: PoCL on 2 cores, 2^20 rows, REPEAT=10. GPU: an NVIDIA H100 through NVIDIA's
+// OpenCL, 2^21 rows, REPEAT=10; only the ratios between layouts decide.
 struct Row {
   std::string device;
-  double gbps[5][4];  // [csr, coo, ell, sell, dia][width 1, 4, 16, 64]; hyb: its ell's and its coo's
+  double gbps[kTableRows][4];  // [kTableLayouts][width 1, 4, 16, 64]; hyb: its ell's and its coo's
 };
 
 const Row kCpu = {"CPU table (PoCL, measured)",
-                  {{16.9, 13.6, 13.8, 15.3}, {14.8, 13.0, 14.4, 16.6}, {20.6, 17.5, 12.7, 8.9}, {15.0, 17.7, 10.8, 11.4},
-                   {12.1, 13.0, 7.9, 6.0}}};
-const Row kGpu = {"GPU table (H200, measured)",
-                  {{2553, 1450, 1209, 1586}, {1163, 1724, 2019, 1940}, {2264, 3082, 3540, 4014}, {2069, 2436, 2845, 3597},
-                   {1715, 1788, 1991, 2151}}};
+                  {{11.5, 10.9, 13.2, 17.4},
+                   {4.7, 13.9, 12.8, 18.4},
+                   {24.2, 12.6, 3.5, 1.6},
+                   {17.1, 16.0, 7.1, 9.4},
+                   {43.9, 6.8, 3.2, 1.8},
+                   {8.6, 9.8, 3.6, 1.8},
+                   {8.6, 5.2, 8.4, 8.3},
+                   {14.7, 14.6, 14.8, 11.0},
+                   {6.4, 5.8, 7.8, 5.1}}};
+const Row kGpu = {"GPU table (H100, measured)",
+                  {{1074.8, 1381.4, 1108.6, 1490.7},
+                   {819.5, 1252.4, 1591.2, 1696.9},
+                   {1634.6, 2058.5, 2399.8, 2799.6},
+                   {1377.5, 1544.3, 2316.4, 2627.8},
+                   {1305.3, 1167.7, 1776.3, 2020.6},
+                   {1134.8, 1258.3, 1830.7, 2070.3},
+                   {1344.8, 1467.0, 1757.5, 1241.8},
+                   {1757.5, 1936.6, 2297.9, 2809.7},
+                   {1519.6, 1848.7, 2201.3, 2651.3}}};
 
 // The table `fugue tune sparse` measured for the device (sparse_tuner.cpp writes it), if there is one.
 std::optional<Row> tuned_row(const fugue_device_desc* device) {
@@ -47,7 +62,7 @@ std::optional<Row> tuned_row(const fugue_device_desc* device) {
   if (table.value("widths", nlohmann::json()) != nlohmann::json(kTableWidths)) throw bad("\"widths\" is not [1, 4, 16, 64]");
   Row row;
   row.device = "tuned table (" + path + ")";
-  for (int l = 0; l < 5; ++l) {
+  for (int l = 0; l < kTableRows; ++l) {
     const nlohmann::json& g = table["gbps"].value(kTableLayouts[l], nlohmann::json());
     if (!g.is_array() || g.size() != 4) throw bad(std::string("gbps.") + kTableLayouts[l] + " is not 4 numbers");
     for (int w = 0; w < 4; ++w) {
@@ -65,7 +80,10 @@ double throughput(const Row& row, Layout layout, double width) {
   const double w = std::clamp(std::log2(std::max(width, 1.0)) / 2.0, 0.0, 3.0);  // 1, 4, 16, 64 -> 0..3
   const int i = std::min(static_cast<int>(w), 2);
   const double t = w - i;
-  const double* g = row.gbps[static_cast<int>(layout)];
+  int l = 0;
+  while (l < kTableRows && layout_name(layout) != std::string(kTableLayouts[l])) ++l;
+  if (l == kTableRows) throw std::logic_error(std::string(layout_name(layout)) + " has no row in the throughput tables");
+  const double* g = row.gbps[l];
   return g[i] * (1 - t) + g[i + 1] * t;
 }
 
@@ -101,7 +119,8 @@ struct Latency {
 };
 
 // The latency floor of `layout` (facts f) for matrix m, whose longest row has `longest` entries.
-double latency_floor(Layout layout, const Facts& f, const Coordinates& m, int64_t longest, const Latency& l) {
+// longest_blocks: the block layouts' most blocks in a super-row.
+double latency_floor(Layout layout, const Facts& f, const Coordinates& m, int64_t longest, int64_t longest_blocks, const Latency& l) {
   const double rows = static_cast<double>(std::max<int64_t>(m.rows, 1));
   const double average = static_cast<double>(m.entries()) / rows;
   auto rounds = [&](double items) { return std::max(1.0, std::ceil(items / std::max(l.resident, 1.0))); };
@@ -121,11 +140,24 @@ double latency_floor(Layout layout, const Facts& f, const Coordinates& m, int64_
     case Layout::Sell: return l.fixed_rows_s + walk(rows, static_cast<double>(f.stored) / rows, longest_row, l.entry_s);
     case Layout::Dia:
       return l.fixed_rows_s + walk(rows, static_cast<double>(f.diagonals), static_cast<double>(f.diagonals), l.entry_s);
+    case Layout::Bdia:
+      return l.fixed_rows_s + walk(rows, static_cast<double>(f.diagonals), static_cast<double>(f.diagonals), l.entry_s);
     case Layout::Hyb:
       return l.fixed_rows_s + walk(rows, static_cast<double>(f.width), static_cast<double>(f.width), l.entry_s) +
              (f.nnz > 0 ? coo(static_cast<double>(f.nnz), std::max(longest_row - static_cast<double>(f.width), 0.0)) : 0);
-    default: return 0;
+    case Layout::Bcsr:  // a row per work-item, over its super-row's blocks, w entries each
+    case Layout::Bell:  // a super-row per work-item, a step per 1 x 4 unit of its blocks
+    case Layout::Sbell: {
+      const double super_rows = std::max<double>(static_cast<double>(sparse::super_rows(f)), 1.0);
+      const double blocks = f.layout == Layout::Bell ? static_cast<double>(f.width) * super_rows : static_cast<double>(f.blocks);
+      if (f.layout == Layout::Bcsr)
+        return l.fixed_rows_s + walk(rows, blocks / super_rows * static_cast<double>(f.block_cols),
+                                     static_cast<double>(longest_blocks * f.block_cols), l.entry_s);
+      const double units = static_cast<double>(f.block_rows * f.block_cols / 4);
+      return l.fixed_rows_s + walk(super_rows, blocks / super_rows * units, static_cast<double>(longest_blocks) * units, l.entry_s);
+    }
   }
+  return 0;
 }
 
 Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
@@ -134,8 +166,8 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   const Row& row = tuned ? *tuned : gpu ? kGpu : kCpu;
   const double width = m.rows ? static_cast<double>(m.entries()) / static_cast<double>(m.rows) : 1.0;
   struct Candidate {
+    Cut cut;
     Layout layout;
-    int64_t slice, sigma;
     double ms;
   };
   std::vector<Candidate> candidates;
@@ -146,47 +178,95 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   int64_t longest = 0;
   if (gpu)
     for (int64_t length : m.row_lengths()) longest = std::max(longest, length);
-  for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{
-           {Layout::Csr, 1}, {Layout::Coo, 1}, {Layout::Ell, 1}, {Layout::Sell, 1}, {Layout::Sell, 64 * slice}, {Layout::Dia, 1}, {Layout::Hyb, 1}}) {
-    try {
-      Cut cut;
-      cut.slice = slice;
-      cut.sigma = sigma;
-      const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, cut);
-      double seconds = 0;
-      if (layout != Layout::Hyb) {
-        seconds = bytes_moved(f) / throughput(row, layout, width);
-      } else {  // its ell part at ell's speed, its coo part at coo's
-        const double ell = static_cast<double>(f.width * f.rows) * static_cast<double>(sdk::dtype_size(f.index) + sdk::dtype_size(dtype));
-        const double coo = static_cast<double>(f.nnz) * static_cast<double>(2 * sdk::dtype_size(f.index) + sdk::dtype_size(dtype));
-        const double vectors = static_cast<double>(sdk::dtype_size(dtype)) * static_cast<double>(f.rows + f.cols);
-        seconds = (ell + vectors) / throughput(row, Layout::Ell, static_cast<double>(f.width)) +
-                  coo / throughput(row, Layout::Coo, width);
-      }
-      // (`seconds` is in nanoseconds: bytes over GB/s.)
-      if (gpu) seconds = std::max(seconds, latency_floor(layout, f, m, longest, latency) * 1e9);
-      candidates.push_back({layout, slice, sigma, seconds / 1e6});
-    } catch (const sdk::InvalidArgument&) {
-      refused += std::string(refused.empty() ? "" : ", ") + layout_name(layout);  // too much padding
+  // A candidate's estimate: its bytes at its throughput, on GPUs no less than its latency floor.
+  auto weigh = [&](const Facts& f, const Cut& cut, int64_t longest_blocks) {
+    double seconds = 0;
+    if (f.layout != Layout::Hyb) {
+      seconds = bytes_moved(f) / throughput(row, f.layout, width);
+    } else {  // its ell part at ell's speed, its coo part at coo's
+      const double ell = static_cast<double>(f.width * f.rows) * static_cast<double>(sdk::dtype_size(f.index) + sdk::dtype_size(dtype));
+      const double coo = static_cast<double>(f.nnz) * static_cast<double>(2 * sdk::dtype_size(f.index) + sdk::dtype_size(dtype));
+      const double vectors = static_cast<double>(sdk::dtype_size(dtype)) * static_cast<double>(f.rows + f.cols);
+      seconds = (ell + vectors) / throughput(row, Layout::Ell, static_cast<double>(f.width)) + coo / throughput(row, Layout::Coo, width);
     }
+    // (`seconds` is in nanoseconds: bytes over GB/s.)
+    if (gpu) seconds = std::max(seconds, latency_floor(f.layout, f, m, longest, longest_blocks, latency) * 1e9);
+    candidates.push_back({cut, f.layout, seconds / 1e6});
+  };
+  auto refuse = [&](const std::string& name) { refused += (refused.empty() ? "" : ", ") + name; };  // too much padding
+  for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{{Layout::Csr, 1},
+                                                                             {Layout::Coo, 1},
+                                                                             {Layout::Ell, 1},
+                                                                             {Layout::Sell, 1},
+                                                                             {Layout::Sell, 64 * slice},
+                                                                             {Layout::Dia, 1},
+                                                                             {Layout::Bdia, 1},
+                                                                             {Layout::Hyb, 1}}) {
+    Cut cut;
+    cut.slice = slice;
+    cut.sigma = sigma;
+    try {
+      weigh(facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, cut), cut, 0);
+    } catch (const sdk::InvalidArgument&) {
+      refuse(layout_name(layout));
+    }
+  }
+  // The block layouts at each of the seed's block sizes the entries fill well enough: 1 x 4 first, whose
+  // units every larger block holds whole, so a matrix that fills them poorly fills no larger block better.
+  constexpr double kLeastFill = 0.4;
+  std::string sizes;
+  const double entries = static_cast<double>(m.entries());
+  for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {1, 8}, {2, 8}, {4, 8}, {8, 8}}) {
+    if (m.entries() == 0) break;
+    const std::vector<int64_t> counts = blocks_per_super_row(m, h, w);
+    double blocks = 0;
+    int64_t most = 0;
+    for (int64_t n : counts) blocks += static_cast<double>(n), most = std::max(most, n);
+    const double fill = entries / (blocks * static_cast<double>(h * w));
+    char size[48];
+    std::snprintf(size, sizeof size, "%s%lldx%lld %.0f%%", sizes.empty() ? "" : ", ", static_cast<long long>(h), static_cast<long long>(w), 100 * fill);
+    sizes += size;
+    if (fill < kLeastFill) {
+      if (h == 1 && w == 4) break;
+      continue;
+    }
+    Cut cut;
+    cut.slice = slice;
+    cut.block_rows = h;
+    cut.block_cols = w;
+    for (Layout layout : {Layout::Bcsr, Layout::Bell, Layout::Sbell}) try {
+        weigh(block_facts(m, counts, layout, dtype, FUGUE_DTYPE_NONE, cut), cut, most);
+      } catch (const sdk::InvalidArgument&) {
+        refuse(std::string(layout_name(layout)) + " " + std::to_string(h) + "x" + std::to_string(w));
+      }
   }
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
   Choice choice;
   const Candidate& best = candidates.front();  // csr and coo never pad, so never refused
   choice.layout = best.layout;
-  choice.slice = best.slice;
-  choice.sigma = best.sigma;
+  choice.slice = best.cut.slice;
+  choice.sigma = best.cut.sigma;
+  choice.block_rows = best.cut.block_rows;
+  choice.block_cols = best.cut.block_cols;
   char text[96];
   std::snprintf(text, sizeof text, "%.1f entries a row; estimated ms (", width);
   choice.note = text + row.device + "): ";
-  for (size_t k = 0; k < candidates.size(); ++k) {
-    const Candidate& c = candidates[k];
+  // Each layout once, at its best cut (candidates are sorted), sell at both windows.
+  std::vector<std::string> listed;
+  for (const Candidate& c : candidates) {
     std::string name = layout_name(c.layout);
-    if (c.layout == Layout::Sell) name += " C=" + std::to_string(c.slice) + (c.sigma > 1 ? " sigma=" + std::to_string(c.sigma) : "");
-    std::snprintf(text, sizeof text, "%s%s %.3g", k ? ", " : "", name.c_str(), c.ms);
+    if (blocked(c.layout)) {
+      if (std::find(listed.begin(), listed.end(), name) != listed.end()) continue;
+      listed.push_back(name);
+      name += " " + std::to_string(c.cut.block_rows) + "x" + std::to_string(c.cut.block_cols);
+    }
+    if (c.layout == Layout::Sell || c.layout == Layout::Sbell)
+      name += " C=" + std::to_string(c.cut.slice) + (c.cut.sigma > 1 ? " sigma=" + std::to_string(c.cut.sigma) : "");
+    std::snprintf(text, sizeof text, "%s%s %.3g", &c == &candidates.front() ? "" : ", ", name.c_str(), c.ms);
     choice.note += text;
   }
   if (!refused.empty()) choice.note += "; too much padding: " + refused;
+  if (!sizes.empty()) choice.note += "; blocks filled: " + sizes + (sizes.find(',') == std::string::npos ? " (no larger block weighed)" : "");
   return choice;
 }
 

@@ -3,8 +3,9 @@
 // online rules, reduced to one format a matrix: the bytes each layout moves, padding included, over its
 // measured throughput at the matrix's entries a row). The throughputs come from the table `fugue tune
 // sparse` measured for the device where there is one (sparse_tuner.h), else from the tables built in.
-// bdia and the block layouts (bcsr, bell, sbell) are not candidates: they have no row in the tables yet;
-// "format": "bell" names one.
+// The block layouts (bcsr, bell, sbell) are weighed at every block size of the seed (1 x 4 .. 8 x 8)
+// whose blocks the matrix fills at least 40% (a pass over the entries a size), and not at all where its
+// 1 x 4 units are filled less.
 #pragma once
 
 #include <string>
@@ -18,7 +19,8 @@ namespace fugue::sparse {
 
 struct Choice {
   Layout layout = Layout::Csr;
-  int64_t slice = 32, sigma = 1;  // sell
+  int64_t slice = 32, sigma = 1;  // sell; sbell: its slice
+  int64_t block_rows = 2, block_cols = 4;  // bcsr, bell, sbell
   std::string note;               // why, for fugue explain: every candidate's estimate
 };
 
@@ -27,9 +29,11 @@ struct Choice {
 Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device);
 
 // The layouts the tables measure, in their order, and the entries a row they measure them at.
-inline const char* const kTableLayouts[] = {"csr", "coo", "ell", "sell", "dia"};
+inline const char* const kTableLayouts[] = {"csr", "coo", "ell", "sell", "dia", "bdia", "bcsr", "bell", "sbell"};
+inline constexpr int kTableRows = 9;
 inline const int kTableWidths[] = {1, 4, 16, 64};
-// SELL-C-sigma's slice height C for the device (its SIMD width, about): measured and chosen alike.
+// SELL-C-sigma's slice height C for the device (its SIMD width, about), sbell's super-rows a slice:
+// measured and chosen alike.
 int64_t sell_slice_for(const fugue_device_desc* device);
 
 }  // namespace fugue::sparse

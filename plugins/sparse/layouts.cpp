@@ -93,6 +93,23 @@ int64_t hyb_width(const std::vector<int64_t>& lengths) {
   return w;
 }
 
+// A layout's facts checked: refused where it would mostly hold padding; its index dtype (`index`, or
+// i32 where the counts fit).
+Facts checked(Facts f, const Coordinates& m, fugue_dtype index) {
+  const Layout layout = f.layout;
+  const int64_t held = places(f);
+  if (held > kPaddedPlaces && held > kPaddingFactor * std::max<int64_t>(m.entries(), 1))
+    throw InvalidArgument(std::string(layout_name(layout)) + " would hold " + std::to_string(held) + " places for " +
+                          std::to_string(m.entries()) + " entries (more than " + std::to_string(kPaddingFactor) +
+                          " times: the rows' lengths or the diagonals vary too much); choose csr, coo or sell");
+  const bool wide = std::max({f.rows + 1, f.cols, held}) > kI32Limit;
+  if (index == FUGUE_DTYPE_NONE) index = wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32;
+  if (index == FUGUE_DTYPE_I32 && wide)
+    throw InvalidArgument("/index: i32 cannot count " + std::to_string(std::max({f.rows + 1, f.cols, held})) + " (use \"i64\")");
+  f.index = index;
+  return f;
+}
+
 }  // namespace
 
 const char* layout_name(Layout layout) {
@@ -289,29 +306,45 @@ Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dt
       for (int64_t n : lengths) f.nnz += std::max<int64_t>(n - f.width, 0);
       break;
     case Layout::Bcsr:
-      for (const auto& b : bcsr_blocks(m, f.block_rows, f.block_cols)) f.blocks += static_cast<int64_t>(b.size());
-      break;
     case Layout::Bell:
-      for (const auto& b : bcsr_blocks(m, f.block_rows, f.block_cols)) f.width = std::max(f.width, static_cast<int64_t>(b.size()));
-      break;
-    case Layout::Sbell: {
-      const std::vector<std::vector<int64_t>> blocks = bcsr_blocks(m, f.block_rows, f.block_cols);
-      for (size_t s = 0; s * static_cast<size_t>(slice) < blocks.size(); ++s) f.blocks += slice_width(blocks, s, slice) * slice;
-      break;
-    }
+    case Layout::Sbell: return block_facts(m, blocks_per_super_row(m, f.block_rows, f.block_cols), layout, dtype, index, cut);
   }
-  const int64_t held = places(f);
-  if (held > kPaddedPlaces && held > kPaddingFactor * std::max<int64_t>(m.entries(), 1))
-    throw InvalidArgument(std::string(layout_name(layout)) + " would hold " + std::to_string(held) + " places for " +
-                          std::to_string(m.entries()) + " entries (more than " + std::to_string(kPaddingFactor) +
-                          " times: the rows' lengths or the diagonals vary too much); choose csr, coo or sell");
-  const bool wide = std::max({f.rows + 1, f.cols, held}) > kI32Limit;
-  if (index == FUGUE_DTYPE_NONE) index = wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32;
-  if (index == FUGUE_DTYPE_I32 && wide)
-    throw InvalidArgument("/index: i32 cannot count " + std::to_string(std::max({f.rows + 1, f.cols, held})) + " (use \"i64\")");
-  f.index = index;
-  return f;
+  return checked(f, m, index);
 }
+
+Facts block_facts(const Coordinates& m, const std::vector<int64_t>& counts, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut) {
+  Facts f;
+  f.layout = layout;
+  f.dtype = dtype;
+  f.rows = m.rows;
+  f.cols = m.cols;
+  f.slice = cut.slice;
+  f.block_rows = cut.block_rows;
+  f.block_cols = cut.block_cols;
+  for (size_t s = 0; s < counts.size(); ++s) {
+    f.width = std::max(f.width, counts[s]);
+    if (layout == Layout::Bcsr) f.blocks += counts[s];
+    // sbell: each slice's widest super-row, times its height.
+    if (layout == Layout::Sbell && (s + 1) % static_cast<size_t>(f.slice) == 0) f.blocks += f.width * f.slice, f.width = 0;
+  }
+  if (layout == Layout::Sbell) f.blocks += f.width * f.slice, f.width = 0;  // the last slice, where short
+  if (layout == Layout::Bcsr) f.width = 0;
+  return checked(f, m, index);
+}
+
+std::vector<int64_t> blocks_per_super_row(const Coordinates& m, int64_t h, int64_t w) {
+  std::vector<int64_t> counts(static_cast<size_t>(ceil_div(m.rows, h)), 0);
+  std::vector<int64_t> columns;  // a super-row's block columns, from its rows' sorted entries
+  for (int64_t e = 0; e < m.entries();) {
+    const int64_t s = m.row[e] / h;
+    columns.clear();
+    for (; e < m.entries() && m.row[e] / h == s; ++e) columns.push_back(m.col[e] / w);
+    std::sort(columns.begin(), columns.end());
+    counts[static_cast<size_t>(s)] = std::unique(columns.begin(), columns.end()) - columns.begin();
+  }
+  return counts;
+}
+
 
 std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates& m) {
   const sdk::Declared type = declared_type(f);

@@ -110,6 +110,12 @@ Facts facts_of(const fugue_type& type);
 // FUGUE_DTYPE_NONE, i32 unless a count needs i64. Throws InvalidArgument when the layout would hold far
 // more places than entries (ell, sell, dia and bcsr pad), or `index` cannot count them.
 Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut = {});
+// The blocks of h x w (aligned to multiples of h and w) each super-row of `m` touches: one pass over its
+// entries, from which block_facts gives bcsr's, bell's and sbell's facts for that block (the automatic
+// choice weighs every block size so).
+std::vector<int64_t> blocks_per_super_row(const Coordinates& m, int64_t h, int64_t w);
+Facts block_facts(const Coordinates& m, const std::vector<int64_t>& counts, Layout layout, fugue_dtype dtype, fugue_dtype index,
+                  const Cut& cut);
 // The count a declaration gives for a layout's type (nnz, width, stored, diagonals or blocks; hyb: its width).
 int64_t declared_count(const Facts& facts);
 // The block layouts' super-rows: groups of block_rows rows, the last one short where they do not divide.

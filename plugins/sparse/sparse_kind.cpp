@@ -250,6 +250,8 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
       Cut cut;
       cut.slice = choice.slice;
       cut.sigma = choice.sigma;
+      cut.block_rows = choice.block_rows;
+      cut.block_cols = choice.block_cols;
       f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), cut);
     } else {
       const Layout named = *layout_named(format.get<std::string>());

@@ -17,8 +17,8 @@ class SparseTuner final : public sdk::Tuner {
  public:
   SparseTuner() {
     name = "sparse";
-    doc = "the sparse format choice: SpMV of every layout (csr, coo, ell, sell, dia) on dense banded matrices of 1, 4, 16 "
-          "and 64 entries a row, f32 (seed 003's offline benchmark)";
+    doc = "the sparse format choice: SpMV of every layout but hyb (csr, coo, ell, sell, dia, bdia, and bcsr, bell and sbell of 2 x 4 "
+          "blocks) on dense banded matrices of 1, 4, 16 and 64 entries a row, f32 (seed 003's offline benchmark)";
   }
 
   std::string programs(const fugue_device_desc& device, uint32_t flags) const override {
@@ -27,7 +27,7 @@ class SparseTuner final : public sdk::Tuner {
     for (const char* layout : kTableLayouts)
       for (int width : kTableWidths) {
         json a = {{"kind", layout}, {"dtype", "f32"}, {"from", {{"banded", {{"rows", rows}, {"width", width}, {"seed", 1}}}}}};
-        if (std::string(layout) == "sell") a["slice"] = sell_slice_for(&device);
+        if (std::string(layout) == "sell" || std::string(layout) == "sbell") a["slice"] = sell_slice_for(&device);
         const json program = {
             {"fugue", 1},
             {"symbols",

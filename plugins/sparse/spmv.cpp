@@ -253,7 +253,8 @@ class SparseProduct final : public Operation {
     const std::string options = std::string("-DREAL=") + (f64 ? "double -DVEC4=double4" : "float -DVEC4=float4") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
                                 " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DSTREAM=" + std::to_string(kStream) +
-                                " -DOVERFLOW_LANES=" + std::to_string(kOverflowLanes);
+                                " -DOVERFLOW_LANES=" + std::to_string(kOverflowLanes) + " -DBLOCK_H=" + std::to_string(f.block_rows) +
+                                " -DBLOCK_W=" + std::to_string(f.block_cols);
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
     // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
@@ -371,9 +372,9 @@ class SparseProduct final : public Operation {
         const bool sliced = f.layout == Layout::Sbell;
         const int64_t count = super_rows(f), slice = sliced ? f.slice : count;
         Kernel blocks(program, "sbell_spmv");
-        blocks.args(m, cl_long{f.cols}, cl_long{count}, cl_long{slice}, cl_long{f.block_rows}, cl_long{f.block_cols},
-                    cl_long{f.width * count}, sliced ? part_of(0) : x, cl_int{sliced}, part_of(sliced ? 1 : 0), part_of(sliced ? 2 : 1), x);
-        tail(blocks, 12).enqueue(s, units(count), group, sliced ? "spmv sbell" : "spmv bell");
+        blocks.args(m, cl_long{f.cols}, cl_long{count}, cl_long{slice}, cl_long{f.width * count}, sliced ? part_of(0) : x, cl_int{sliced},
+                    part_of(sliced ? 1 : 0), part_of(sliced ? 2 : 1), x);
+        tail(blocks, 10).enqueue(s, units(count), group, sliced ? "spmv sbell" : "spmv bell");
         break;
       }
     }

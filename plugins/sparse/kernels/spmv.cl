@@ -226,29 +226,29 @@ __kernel void bdia_spmv(const long m, const long n, const long bands, __global c
   y[AT(i)] = finish(sum, AT(i), alpha, beta, y0, y0_array, y0_value);
 }
 
-// sbell (bell: one slice of every super-row, no slice_ptr): a super-row of h rows per unit, its sums in
-// registers. Block k of super-row s * c + r is at place slice_ptr[s] + k * c + r; unit u (row r', columns
+// sbell (bell: one slice of every super-row, no slice_ptr): a super-row of BLOCK_H rows per unit, its sums
+// in registers (the block's BLOCK_H x BLOCK_W are build options, so the loops over it unroll). Block k of super-row s * c + r is at place slice_ptr[s] + k * c + r; unit u (row r', columns
 // 4 u' .. 4 u' + 3 of the block, u = r' * w / 4 + u') of the slice's place p at
 // (slice_ptr[s] * h * w / 4 + u * places_s + p) * 4, so neighbouring units read neighbouring 1 x 4 units.
-__kernel void sbell_spmv(const long m, const long n, const long super_rows, const long c, const long h, const long w,
-                         const long bell_places, __global const INDEX* slice_ptr, const int sliced, __global const INDEX* col,
+__kernel void sbell_spmv(const long m, const long n, const long super_rows, const long c, const long bell_places, __global const INDEX* slice_ptr, const int sliced, __global const INDEX* col,
                          __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
                          const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
   const long sr = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
   if (sr >= super_rows) return;
   const long s = sr / c, r = sr % c;
   const long begin = sliced ? (long)slice_ptr[s] : 0, places = sliced ? (long)slice_ptr[s + 1] - begin : bell_places;
-  __global const REAL* slice = data + begin * h * w;
-  REAL sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  __global const REAL* slice = data + begin * BLOCK_H * BLOCK_W;
+  REAL sum[BLOCK_H];
+  for (int q = 0; q < BLOCK_H; ++q) sum[q] = 0;
   for (long p = r; p < places; p += c) {
     const long first = col[begin + p];
-    for (long u = 0; u < w / 4; ++u) {
+    for (int u = 0; u < BLOCK_W / 4; ++u) {
       const long c0 = first + 4 * u;
       // x's four values, where they are in the matrix (a block may run past its last column).
       const REAL x0 = c0 < n ? x[AT(c0)] : 0, x1 = c0 + 1 < n ? x[AT(c0 + 1)] : 0, x2 = c0 + 2 < n ? x[AT(c0 + 2)] : 0,
                  x3 = c0 + 3 < n ? x[AT(c0 + 3)] : 0;
-      for (long q = 0; q < h; ++q) {
-        const long unit = q * (w / 4) + u;
+      for (int q = 0; q < BLOCK_H; ++q) {
+        const long unit = q * (BLOCK_W / 4) + u;
         const VEC4 v = vload4(0, slice + (unit * places + p) * 4);
         // Only nonzero values multiply (padding and the columns past n are zeros).
         sum[q] += (v.s0 != (REAL)0 ? v.s0 * x0 : (REAL)0) + (v.s1 != (REAL)0 ? v.s1 * x1 : (REAL)0) +
@@ -256,6 +256,6 @@ __kernel void sbell_spmv(const long m, const long n, const long super_rows, cons
       }
     }
   }
-  for (long q = 0; q < h; ++q)
-    if (sr * h + q < m) y[AT(sr * h + q)] = finish(sum[q], AT(sr * h + q), alpha, beta, y0, y0_array, y0_value);
+  for (int q = 0; q < BLOCK_H; ++q)
+    if (sr * BLOCK_H + q < m) y[AT(sr * BLOCK_H + q)] = finish(sum[q], AT(sr * BLOCK_H + q), alpha, beta, y0, y0_array, y0_value);
 }
