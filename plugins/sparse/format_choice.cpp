@@ -109,10 +109,10 @@ int64_t sell_slice_for(const fugue_device_desc* device) { return device && devic
 // csr 0.0075; R-MAT scale 18 (the longest row 15,754) csr 0.175 (lanes of 16), coo 0.468, hyb 0.478,
 // sell 6.03.
 struct Latency {
-  double entry_s = 0.25e-6;      // ell, sell, dia: one entry of a work-item's walk
+  double entry_s = 0.25e-6;      // ell, sell, dia, bdia: one entry of a work-item's walk (the block layouts: one 1 x 4 unit)
   double csr_step_s = 0.18e-6;   // csr: one step of a row's lanes
   double carry_s = 0.23e-6;      // coo: one addition of a carried row
-  double fixed_rows_s = 4.5e-6;  // ell, sell, dia: the kernel
+  double fixed_rows_s = 4.5e-6;  // ell, sell, dia, bdia, the block layouts: the kernel
   double fixed_csr_s = 6.5e-6;   // csr: the kernel, its lanes' sum
   double fixed_coo_s = 15e-6;    // coo: its chunks and carries kernels
   double resident = 0;           // work-items the device holds at once

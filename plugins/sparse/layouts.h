@@ -108,7 +108,7 @@ sdk::Declared declared_type(const Facts& facts);
 Facts facts_of(const fugue_type& type);
 // The facts of `m` stored in `layout`, cut as `cut` says; the index dtype is `index`, or where that is
 // FUGUE_DTYPE_NONE, i32 unless a count needs i64. Throws InvalidArgument when the layout would hold far
-// more places than entries (ell, sell, dia and bcsr pad), or `index` cannot count them.
+// more places than entries (ell, sell, dia, bdia and the block layouts pad), or `index` cannot count them.
 Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut = {});
 // The blocks of h x w (aligned to multiples of h and w) each super-row of `m` touches: one pass over its
 // entries, from which block_facts gives bcsr's, bell's and sbell's facts for that block (the automatic
