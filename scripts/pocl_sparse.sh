@@ -10,7 +10,7 @@ N=${N:-2048}
 REPEAT=${REPEAT:-10}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for layout in csr coo ell sell dia auto; do
+for layout in csr coo ell sell dia bdia bell sbell auto; do
   extra=""; [ $layout = sell ] && extra=', "slice": 32'
   kind=$layout; [ $layout = auto ] && kind=sparse  # {"kind": "sparse"}: the format chosen for the device
   cat > "$work/$layout.json" <<JSON
@@ -31,7 +31,7 @@ best = max(peers, key=lambda p: p["GFLOPs"])
 print(f"Poisson {n}x{n} ({n * n} rows, {nnz} entries), f32, GFLOP/s; ViennaCL's best: {best['format']} {best['GFLOPs']:.2f}")
 print("ViennaCL: " + ", ".join(f"{p['format']} {p['GFLOPs']:.2f}" for p in peers))
 times = {}
-for layout in ["csr", "coo", "ell", "sell", "dia", "auto"]:
+for layout in ["csr", "coo", "ell", "sell", "dia", "bdia", "bell", "sbell", "auto"]:
     b = json.load(open(f"{work}/fugue_{layout}.json"))["total"]
     g = 2 * nnz / b["median_s"] / 1e9
     times[layout] = b["median_s"]

@@ -18,23 +18,24 @@ namespace {
 // GB/s of the bytes each layout moves (layouts' parts, x once, y once) at 1, 4, 16 and 64 entries a
 // row, by device class, measured with scripts/sparse_table.sh (the seed's offline benchmark: dense
 // banded matrices, f32; the block layouts with 2 x 4 blocks, their padding counted as bytes moved), every
-// row in one run: CPU: PoCL on 2 cores, 2^20 rows, REPEAT=10. GPU: an NVIDIA H100 through NVIDIA's
-// OpenCL, 2^21 rows, REPEAT=10; only the ratios between layouts decide.
+// row in one run: CPU: PoCL on 2 cores, 2^20 rows, the mean of two runs (REPEAT=10 and 20, which
+// differed by up to 2x: PoCL's times vary on this machine). GPU: an NVIDIA H100 through NVIDIA's OpenCL,
+// 2^21 rows, REPEAT=10; only the ratios between layouts decide.
 struct Row {
   std::string device;
   double gbps[kTableRows][4];  // [kTableLayouts][width 1, 4, 16, 64]; hyb: its ell's and its coo's
 };
 
 const Row kCpu = {"CPU table (PoCL, measured)",
-                  {{11.5, 10.9, 13.2, 17.4},
-                   {4.7, 13.9, 12.8, 18.4},
-                   {24.2, 12.6, 3.5, 1.6},
-                   {17.1, 16.0, 7.1, 9.4},
-                   {43.9, 6.8, 3.2, 1.8},
-                   {8.6, 9.8, 3.6, 1.8},
-                   {8.6, 5.2, 8.4, 8.3},
-                   {14.7, 14.6, 14.8, 11.0},
-                   {6.4, 5.8, 7.8, 5.1}}};
+                  {{11.6, 10.7, 11.2, 13.0},
+                   {5.0, 11.9, 11.4, 15.6},
+                   {26.8, 10.5, 2.7, 1.5},
+                   {12.9, 12.7, 7.4, 8.7},
+                   {30.9, 6.6, 3.2, 1.6},
+                   {7.0, 9.0, 3.2, 1.7},
+                   {6.9, 6.3, 7.3, 7.0},
+                   {11.6, 11.8, 11.0, 8.8},
+                   {7.2, 5.5, 6.2, 4.6}}};
 const Row kGpu = {"GPU table (H100, measured)",
                   {{1074.8, 1381.4, 1108.6, 1490.7},
                    {819.5, 1252.4, 1591.2, 1696.9},
@@ -200,7 +201,6 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
                                                                              {Layout::Sell, 1},
                                                                              {Layout::Sell, 64 * slice},
                                                                              {Layout::Dia, 1},
-                                                                             {Layout::Bdia, 1},
                                                                              {Layout::Hyb, 1}}) {
     Cut cut;
     cut.slice = slice;
