@@ -227,6 +227,19 @@ class SparseProduct final : public Operation {
         code += "for (long " + k + " = " + part(0, i) + "; " + k + " < " + part(0, i + " + 1") + "; ++" + k + ") {\n" +
                 add(part(2, k), "(long)" + part(1, k)) + "}\n";
         break;
+      case Layout::Bcsr: {
+        // The row's super-row's blocks; its row r of each, column j at 1 x 4 unit r * w / 4 + j / 4.
+        const std::string s = em.name("super_row"), r = em.name("r"), first = em.name("first"), j = em.name("j");
+        const std::string w = std::to_string(f.block_cols) + "L", h = std::to_string(f.block_rows) + "L";
+        code += "const long " + s + " = " + i + " / " + h + ", " + r + " = " + i + " % " + h + ";\nfor (long " + k + " = " + part(0, s) +
+                "; " + k + " < " + part(0, s + " + 1") + "; ++" + k + ") {\n  const long " + first + " = " + part(1, k) + ";\n  for (long " +
+                j + " = 0; " + j + " < " + w + "; ++" + j + ") {\n    const long " + c + " = " + first + " + " + j + ";\n    if (" + c + " < " +
+                cols + ") {\n" + add(part(2, "((" + r + " * " + std::to_string(f.block_cols / 4) + "L + " + j + " / 4) * " +
+                                            std::to_string(f.blocks) + "L + " + k + ") * 4 + " + j + " % 4"),
+                                     c) +
+                "    }\n  }\n}\n";
+        break;
+      }
       default: throw std::logic_error(name + ": no generated kernel for " + layout_name(f.layout));
     }
     auto number = [&](double value) {  // every digit: the factors are the program's exactly
@@ -422,14 +435,15 @@ class SparseProduct final : public Operation {
       case Layout::Dia: return count(f.diagonals, "diagonal", "diagonals");
       case Layout::Bdia: return count(f.diagonals, "diagonal", "diagonals") + " in " + count(f.bands, "band", "bands");
       case Layout::Ell: return count(f.width, "place a row", "places a row");
+      case Layout::Bcsr: return std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks";
       default: return "one work-item a row";
     }
   }
-  // The layouts whose spmv is a row per work-item writing y at that row (dia, bdia, ell; csr where one
+  // The layouts whose spmv is a row per work-item writing y at that row (dia, bdia, ell, bcsr; csr where one
   // work-item takes a row): a generated kernel that fuses with y's consumers.
   bool row_per_item(const Call& call, const Facts& f) const {
     if (several_ || f.rows == 0) return false;
-    return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell ||
+    return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell || f.layout == Layout::Bcsr ||
            (f.layout == Layout::Csr && lanes_for(call, f) == 1 && !csr_stream(call, f, several_));
   }
 

@@ -561,3 +561,34 @@ print('as numpy')
     EXPECT_NE(c.out.find("as numpy"), std::string::npos) << layout << ": " << c.out;
   }
 }
+
+// bcsr's product is a generated kernel too (a row per work-item over its super-row's blocks): the
+// element-wise operations that read y join it, at every block size, and the result is SciPy's.
+TEST(Sparse, BcsrProductJoinsItsConsumers) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  for (const char* block : {"[1, 4]", "[2, 8]", "[8, 4]"}) {
+    test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {
+      "A": {"kind": "bcsr", "dtype": "f64", "block": )") + block + R"(, "from": {"fem": {"nodes": 67, "block": 3, "neighbours": 3, "seed": 2}}},
+      "x": {"kind": "array", "dtype": "f64", "shape": [201], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
+      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"], "attrs": {"alpha": 2}}, {"op": "array.sub", "out": ["r"], "in": ["x", "y"]},
+               {"op": "array.mul", "out": ["z"], "in": ["r", "r"]}],
+      "outputs": {"z": "z.npy", "x": "x.npy", "A": "A.mtx"}})");
+    auto explained = test::run_fugue("explain " + (dir / "p.json").string());
+    EXPECT_NE(explained.out.find("Kernels (1)\n  kernel 0: 3 operations at ELEMENT level"), std::string::npos) << block << ": " << explained.out;
+    EXPECT_NE(explained.out.find("bcsr: a row per work-item in a generated kernel"), std::string::npos) << block << ": " << explained.out;
+    fs::remove_all(dir / "out");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    ASSERT_EQ(r.code, 0) << block << ": " << r.out;
+    test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
+d = sys.argv[1] + '/'
+A = sio.mmread(d + 'A.mtx').tocsr()
+x = np.load(d + 'x.npy')
+r = x - 2 * (A @ x)
+assert np.abs(np.load(d + 'z.npy') - r * r).max() <= 1e-12 * max(1, (r * r).max())
+print('as scipy')
+)");
+    auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
+    EXPECT_NE(c.out.find("as scipy"), std::string::npos) << block << ": " << c.out;
+  }
+}
