@@ -514,11 +514,14 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
   m.rows = f.rows;
   m.cols = f.cols;
   const std::string kind = layout_name(f.layout);
+  // An index in low..high-1; a pointer (low: the one before it) that goes back is named so.
   auto index = [&](const sdk::HostView& part, int64_t k, int64_t low, int64_t high, const std::string& what) {
     const int64_t v = part.get_int(k);
-    if (v < low || v >= high)
-      throw InvalidArgument("a " + kind + " whose " + what + "[" + std::to_string(k) + "] = " + std::to_string(v) + " is outside 0.." +
-                            std::to_string(high - 1));
+    const std::string at = "a " + kind + " whose " + what + "[" + std::to_string(k) + "] = " + std::to_string(v);
+    if (v < low && low > 0 && k > 0)
+      throw InvalidArgument(at + " is less than " + what + "[" + std::to_string(k - 1) + "] = " + std::to_string(low) +
+                            " (pointers only go forward)");
+    if (v < low || v >= high) throw InvalidArgument(at + " is outside " + std::to_string(low) + ".." + std::to_string(high - 1));
     return v;
   };
   switch (f.layout) {
@@ -623,9 +626,10 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
       const sdk::HostView offsets = value.part(0), ptr = value.part(1), data = value.part(2);
       if (ptr.get_int(0) != 0 || ptr.get_int(f.bands) != f.diagonals * f.rows)
         throw InvalidArgument("a bdia whose band_ptr does not run from 0 to its " + std::to_string(f.diagonals * f.rows) + " places");
+      for (int64_t b = 0; b < f.bands; ++b) index(ptr, b + 1, ptr.get_int(b), f.diagonals * f.rows + 1, "band_ptr");  // before any data
       int64_t next = std::numeric_limits<int64_t>::min();  // the least offset the next band may start at
       for (int64_t b = 0; b < f.bands; ++b) {
-        const int64_t o = offsets.get_int(b), begin = ptr.get_int(b), end = index(ptr, b + 1, begin, f.diagonals * f.rows + 1, "band_ptr");
+        const int64_t o = offsets.get_int(b), begin = ptr.get_int(b), end = ptr.get_int(b + 1);
         if (f.rows > 0 && (end - begin) % f.rows)
           throw InvalidArgument("a bdia whose band " + std::to_string(b) + " holds " + std::to_string(end - begin) +
                                 " places, not whole diagonals of " + std::to_string(f.rows) + " rows");

@@ -122,7 +122,9 @@ class SparseKind final : public sdk::Kind {
     if (product(f.width, f.rows) < 0 || product(f.diagonals, f.rows) < 0 || product(product(f.blocks, f.block_rows), f.block_cols) < 0 ||
         product(product(f.width, super_rows(f)), f.block_rows * f.block_cols) < 0)
       throw InvalidArgument(key + ": the " + name + " would hold more than 2^62 places");
-    const bool wide = std::max({f.rows + 1, f.cols, *r.count}) > (int64_t{1} << 31) - 1;
+    // bdia's band_ptr counts places (diagonals x rows), the other pointers the count.
+    const int64_t pointed = f.layout == Layout::Bdia ? std::max<int64_t>(product(f.diagonals, f.rows), 0) : *r.count;
+    const bool wide = std::max({f.rows + 1, f.cols, *r.count, pointed}) > (int64_t{1} << 31) - 1;
     f.index = r.index.value_or(wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32);
     if (f.index == FUGUE_DTYPE_I32 && wide) throw InvalidArgument("/index: i32 cannot count the rows, columns or entries (use \"i64\")");
     return declared_type(f);
@@ -238,6 +240,17 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
     const json format = d.value("format", json("auto"));
     if (!format.is_string() || (format != "auto" && !layout_named(format.get<std::string>())))
       throw InvalidArgument("/format: expected \"auto\" or one of " + kinds + ", found " + format.dump());
+    // The cut keys apply to a named format that has them; the automatic choice makes its own cut.
+    const bool is_named = format != "auto";
+    const Layout named = is_named ? *layout_named(format.get<std::string>()) : Layout::Csr;
+    for (const std::string key : {"slice", "sigma", "block"}) {
+      const bool applies = is_named && ((named == Layout::Sell && key != "block") || (named == Layout::Sbell && key != "sigma") ||
+                                        (blocked(named) && key == "block"));
+      if (d.contains(key) && !applies)
+        throw InvalidArgument("/" + key + ": " +
+                              (is_named ? std::string("the format ") + layout_name(named) + " has no " + key
+                                        : std::string("applies to a named \"format\" (sell, sbell or a block kind); the automatic choice cuts the matrix itself")));
+    }
     Requested r = requested(Layout::Csr, declaration);  // dtype, index, shape and nnz
     if (r.count && *r.count != m.entries())
       throw InvalidArgument("holds a matrix whose nnz is " + std::to_string(m.entries()) + "; the declaration says " + std::to_string(*r.count));
@@ -254,7 +267,6 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
       cut.block_cols = choice.block_cols;
       f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), cut);
     } else {
-      const Layout named = *layout_named(format.get<std::string>());
       const Requested own = requested(named, declaration);  // sell's and sbell's slice, sigma, the block layouts' block
       if (note) *note = "named by \"format\"";
       f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), own.cut);
@@ -287,6 +299,7 @@ void store_as_declared(const Coordinates& m, const std::string& declaration, con
   const Facts f = facts_as_declared(m, declaration, device);
   const sdk::Declared now = declared_type(f);
   const fugue_type& t = *value.type;
+  // (The value's type here has no metadata: a block layout's block is not compared, only its parts.)
   bool same = t.num_parts == now.parts.size() && t.dtype == now.dtype;
   for (uint32_t k = 0; same && k < t.num_parts; ++k) {
     const fugue_type& part = *FUGUE_NTH(fugue_type, t.parts, k);

@@ -287,6 +287,12 @@ TEST(Sparse, BadFilesAndDeclarationsAreRefusedWithTheLine) {
           "data": {"value": [0, 0, 0, 1, 0, 0, 0, 0]}}})", "/symbols/A/parts: a bell with a value outside the matrix (block 0)"},
       {R"({"kind": "sbell", "dtype": "f64", "shape": [2, 4], "block": [1, 4], "slice": 2, "blocks": 2, "parts": {"slice_ptr": {"value": [0, 1]},
           "col": {"value": [0, 0]}, "data": {"value": [1, 0, 0, 0, 1, 0, 0, 0]}}})", "a sbell whose slice_ptr does not run from 0 to its 2 blocks"},
+      {R"({"kind": "sbell", "dtype": "f64", "shape": [6, 4], "block": [1, 4], "slice": 2, "blocks": 4, "parts": {"slice_ptr": {"value": [0, 4, 2, 4]},
+          "col": {"value": [0, 0, 0, 0]}, "data": {"value": [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]}}})",
+       "a sbell whose slice_ptr[2] = 2 is less than slice_ptr[1] = 4 (pointers only go forward)"},
+      {R"({"kind": "bdia", "dtype": "f64", "shape": [4, 4], "diagonals": 3, "bands": 3, "parts": {"offsets": {"value": [-2, 0, 1]},
+          "band_ptr": {"value": [0, 8, 4, 12]}, "data": {"value": [0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0]}}})",
+       "a bdia whose band_ptr[2] = 4 is less than band_ptr[1] = 8 (pointers only go forward)"},
   };
   for (size_t k = 0; k < declarations.size(); ++k) {
     const auto& [declaration, message] = declarations[k];
@@ -493,6 +499,10 @@ print('as scipy')
        "/symbols/A/format: expected \"auto\" or one of csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell"},
       {R"({"kind": "sparse", "format": "sbell", "slice": 2000, "from": {"poisson": {"grid": [4, 4]}}})",
        "/symbols/A/slice: expected at most 1024 super-rows a slice"},
+      {R"({"kind": "sparse", "block": [4, 4], "from": {"poisson": {"grid": [4, 4]}}})",
+       "/symbols/A/block: applies to a named \"format\" (sell, sbell or a block kind); the automatic choice cuts the matrix itself"},
+      {R"({"kind": "sparse", "format": "csr", "block": [3, 5], "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/block: the format csr has no block"},
+      {R"({"kind": "sparse", "format": "sbell", "sigma": 4, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/sigma: the format sbell has no sigma"},
       {R"({"kind": "sparse", "format": "bcsr", "block": [3, 4], "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/block: expected [h, w] with h 1, 2, 4 or 8"},
       {R"({"kind": "sparse", "nnz": 3, "from": {"poisson": {"grid": [4, 4]}}})", "nnz is 64; the declaration says 3"},
       {R"({"kind": "sparse", "from": "x.npy"})", "a file whose format chooses a kind for a sparse (the npy format does not)"},
