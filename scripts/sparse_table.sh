@@ -14,7 +14,7 @@ WIDTHS=${WIDTHS:-"1 4 16 64"}
 F=${F:-build/host/fugue}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for layout in ${LAYOUTS:-csr coo ell sell dia}; do
+for layout in ${LAYOUTS:-csr coo ell sell dia bdia bcsr bell sbell}; do
   line="$layout:"
   extra=""; case $layout in sell | sbell) extra=", \"slice\": $SLICE" ;; esac
   for w in $WIDTHS; do
