@@ -193,7 +193,8 @@ HostArray FileFormat::read(const fs::path& path, const FileContents& expected) c
   if (expected.values) return *expected.values;
   if (!desc_) return functions_.read(path, expected);
   HostArray array = allocate(expected);
-  const abi::Type type = type_of(array);
+  abi::Type type = type_of(array);
+  type.metadata = expected.metadata;
   const fugue_type view = type.view();
   std::vector<fugue_host_array> parts;
   fugue_host_array host = host_view(array, view, parts);

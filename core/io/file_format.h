@@ -28,6 +28,8 @@ struct FileContents {
   // device (null: none); "" for a file read as it is.
   std::string as_declared;
   std::shared_ptr<const DeviceInfo> device;
+  // ... and the metadata of the type that declaration made (read_as sees the type whole).
+  std::vector<unsigned char> metadata;
   // "f32 [3, 4]", or "pair f32 [3] (f32 [3], f32 [3])".
   std::string type_text() const;
 };

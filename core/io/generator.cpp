@@ -64,14 +64,15 @@ DeclaredType Generator::probe_as(const std::string& parameters, const std::strin
 }
 
 HostArray Generator::generate_as(const std::string& parameters, const std::string& declaration, const HostArray& like,
-                                 const DeviceInfo* device) const {
+                                 const std::vector<unsigned char>& metadata, const DeviceInfo* device) const {
   if (!makes_values()) throw std::logic_error("generator " + name_ + " makes no values of kinds");
   HostArray value;
   value.dtype = like.dtype;
   value.shape = like.shape;
   value.kind_name = like.kind_name;
   for (const auto& p : like.parts) value.parts.emplace_back(p.dtype, p.shape);
-  const abi::Type type = type_of(value);
+  abi::Type type = type_of(value);
+  type.metadata = metadata;
   const fugue_type view = type.view();
   std::vector<fugue_host_array> parts;
   fugue_host_array host = host_view(value, view, parts);

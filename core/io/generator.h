@@ -41,9 +41,9 @@ class Generator {
   // `device`: the device the program is loaded for (null: none); a chooser kind gets the kind chosen.
   DeclaredType probe_as(const std::string& parameters, const std::string& declaration, const Kind& kind,
                         const DeviceInfo* device) const;
-  // The value of that type (every part allocated and filled).
+  // The value of that type (every part allocated and filled; `metadata`: the type's, as probe_as made it).
   HostArray generate_as(const std::string& parameters, const std::string& declaration, const HostArray& like,
-                        const DeviceInfo* device) const;
+                        const std::vector<unsigned char>& metadata, const DeviceInfo* device) const;
 
  private:
   std::shared_ptr<const LoadedPlugin> plugin_;

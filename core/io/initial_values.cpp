@@ -33,7 +33,7 @@ HostArray initial_value(const Symbol& s) {
         like.parts.back().dtype = part.dtype;
         like.parts.back().shape = part.shape;
       }
-      return src.generator->generate_as(src.parameters, src.declaration, like, src.device.get());
+      return src.generator->generate_as(src.parameters, src.declaration, like, s.metadata, src.device.get());
     }
     case SymbolSource::Kind::None:
       break;

@@ -279,6 +279,7 @@ void Loader::compound_file(Symbol& s, const json& from, const std::string& p, co
     src.contents.kind_name = s.kind_name;
     src.contents.parts = s.part_types;
     src.contents.as_declared = as_declared;
+    src.contents.metadata = s.metadata;
     return;
   }
   try {

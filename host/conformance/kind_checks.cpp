@@ -126,6 +126,7 @@ void round_trips(const PluginRegistry& registry, const Kind& kind, uint64_t seed
             contents.kind_name = kind.name();
             contents.parts = as.parts;
             contents.as_declared = as_declared.dump();
+            contents.metadata = as.metadata;
           } else {
             contents = reader->probe(file);
           }

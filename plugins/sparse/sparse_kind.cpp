@@ -3,6 +3,7 @@
 #include "format_choice.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -299,8 +300,9 @@ void store_as_declared(const Coordinates& m, const std::string& declaration, con
   const Facts f = facts_as_declared(m, declaration, device);
   const sdk::Declared now = declared_type(f);
   const fugue_type& t = *value.type;
-  // (The value's type here has no metadata: a block layout's block is not compared, only its parts.)
-  bool same = t.num_parts == now.parts.size() && t.dtype == now.dtype;
+  // The block layouts' block (and sbell's slice) is the type's metadata: compared too.
+  bool same = t.num_parts == now.parts.size() && t.dtype == now.dtype && t.metadata_bytes == now.metadata.size() &&
+              (now.metadata.empty() || std::memcmp(t.metadata, now.metadata.data(), now.metadata.size()) == 0);
   for (uint32_t k = 0; same && k < t.num_parts; ++k) {
     const fugue_type& part = *FUGUE_NTH(fugue_type, t.parts, k);
     same = part.dtype == now.parts[k].dtype && part.shape[0] == now.parts[k].shape[0];

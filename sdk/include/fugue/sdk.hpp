@@ -1022,7 +1022,7 @@ class Format {
   // storage describes (a sparse matrix read as CSR or ELL, the parts' sizes from the file). A program's
   // declaration with "from" such a file takes its type from probe_as (the kind's declare is not called):
   // the dtype, shape, parts and metadata, as declare gives them. read_as fills `array` (allocated with
-  // that type); throw InvalidArgument when the file no longer gives that type.
+  // that type, its metadata included); throw InvalidArgument when the file no longer gives that type.
   // `device`: the device the program is loaded for, null when none (fugue validate); a chooser kind's
   // declaration (FUGUE_KIND_FLAG_CHOOSER) gets Declared::kind_name, the kind chosen for it, and a note.
   virtual bool reads_as() const { return false; }
@@ -1138,7 +1138,7 @@ class Generator {
   // Whole values of kinds with storage (ABI 2.6): `"from": {"poisson": {...}}` in a declaration of such a
   // kind. probe_as gives the type of what `parameters` make as `declaration` (the program's JSON object,
   // with "kind", without "from") declares it — dtype, shape, parts, metadata, as a kind's declare would —
-  // before the program runs; generate_as fills the value (allocated with that type). Throw
+  // before the program runs; generate_as fills the value (allocated with that type, metadata included). Throw
   // InvalidArgument for bad parameters (a message starting with a pointer inside them) or a declaration it
   // cannot make.
   // `device` as for Format::probe_as (a chooser kind's declaration gets the kind chosen and a note).
