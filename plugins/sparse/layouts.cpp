@@ -345,7 +345,6 @@ std::vector<int64_t> blocks_per_super_row(const Coordinates& m, int64_t h, int64
   return counts;
 }
 
-
 std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates& m) {
   const sdk::Declared type = declared_type(f);
   std::vector<std::vector<double>> parts;

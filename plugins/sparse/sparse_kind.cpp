@@ -2,6 +2,7 @@
 
 #include "format_choice.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -56,11 +57,9 @@ class SparseKind final : public sdk::Kind {
         "width (\"block\": [h, w], as bcsr's): slice_ptr, col [blocks], data [blocks * h * w] in 1 x 4 units"};
     doc = docs[static_cast<int>(layout)];
     keys = {"dtype", "shape", "index", count_key(layout)};
-    if (layout == Layout::Sell) keys.insert(keys.end(), {"slice", "sigma"});
+    for (const std::string& key : cut_keys(layout)) keys.push_back(key);
     if (layout == Layout::Hyb) keys.push_back("nnz");
     if (layout == Layout::Bdia) keys.push_back("bands");
-    if (blocked(layout)) keys.push_back("block");
-    if (layout == Layout::Sbell) keys.push_back("slice");
     parts = part_names(layout);
   }
 
@@ -170,6 +169,11 @@ const char* count_key(Layout layout) {
 
 bool blocked(Layout layout) { return layout == Layout::Bcsr || layout == Layout::Bell || layout == Layout::Sbell; }
 
+const std::vector<std::string>& cut_keys(Layout layout) {
+  static const std::vector<std::string> none, sell = {"slice", "sigma"}, sbell = {"block", "slice"}, block = {"block"};
+  return layout == Layout::Sell ? sell : layout == Layout::Sbell ? sbell : blocked(layout) ? block : none;
+}
+
 Requested requested(Layout layout, const std::string& text) {
   json d;
   try {
@@ -245,8 +249,8 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
     const bool is_named = format != "auto";
     const Layout named = is_named ? *layout_named(format.get<std::string>()) : Layout::Csr;
     for (const std::string key : {"slice", "sigma", "block"}) {
-      const bool applies = is_named && ((named == Layout::Sell && key != "block") || (named == Layout::Sbell && key != "sigma") ||
-                                        (blocked(named) && key == "block"));
+      const std::vector<std::string>& own = cut_keys(named);
+      const bool applies = is_named && std::find(own.begin(), own.end(), key) != own.end();
       if (d.contains(key) && !applies)
         throw InvalidArgument("/" + key + ": " +
                               (is_named ? std::string("the format ") + layout_name(named) + " has no " + key

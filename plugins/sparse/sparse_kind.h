@@ -32,6 +32,9 @@ Requested requested(Layout layout, const std::string& declaration);
 const char* count_key(Layout layout);
 // bcsr, bell and sbell: the layouts of dense blocks ("block": [h, w]).
 bool blocked(Layout layout);
+// The declaration keys that cut a layout ("slice", "sigma", "block"): the kind's own and the chooser's
+// with "format" naming it.
+const std::vector<std::string>& cut_keys(Layout layout);
 // `facts` (from a file) against what the declaration asked: InvalidArgument naming the key that differs.
 void check_requested(const Requested& r, const Facts& facts);
 
