@@ -2,9 +2,10 @@
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
 # issue 14's SpMV figures. For each generated matrix (MATRICES: poisson1024 poisson4096 rmat22 fem1m; also
 # fem1m4, dense 4 x 4 blocks) and each layout (LAYOUTS: csr coo ell sell dia; any kind, the block kinds
-# with a block as bell@4x4, sbell@1x8), checks y = A x against torch's CSR product in f64, then times
+# with a block as bell@4x4, sbell@1x8; csr's GPU kernels forced as csr:lanes, csr:stream, csr:chunks8 with
+# the entries a work-item takes), checks y = A x against torch's CSR product in f64, then times
 # sparse.spmv in f32 with `fugue bench` beside torch.sparse (cuSPARSE CSR) on the same matrix and
-# peers.py copy spmv, all in one run. Build and bundle first:
+# peers.py copy spmv, all in one run (EXPLAIN= skips writing each run's plan). Build and bundle first:
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
 set -u
 source .gpu/env.sh
@@ -28,10 +29,20 @@ source_of() {
     fem10k4) echo '{"fem": {"nodes": 10000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
     fem1m4) echo '{"fem": {"nodes": 1000000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
     fem300k4) echo '{"fem": {"nodes": 300000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
+    rmat20) echo '{"rmat": {"scale": 20, "edges": 16, "seed": 1}}' ;;
+    rmat21) echo '{"rmat": {"scale": 21, "edges": 16, "seed": 1}}' ;;
+    rmat20e4) echo '{"rmat": {"scale": 20, "edges": 4, "seed": 1}}' ;;
+    rmat18e64) echo '{"rmat": {"scale": 18, "edges": 64, "seed": 1}}' ;;
   esac
 }
+# The environment a layout's runs take (csr:chunks8g256 -> FUGUE_SPARSE_CSR=chunks FUGUE_SPARSE_CHUNK_ITEMS=8
+# FUGUE_SPARSE_CHUNK_GROUP=256).
+env_of() {
+  case $1 in *:*) local v=${1#*:} n g; g=$(echo "$v" | sed -n 's/.*g\([0-9]*\)$/\1/p'); v=${v%g*}; n=${v##*[a-z]}
+    echo "FUGUE_SPARSE_CSR=${v%%[0-9]*}${n:+ FUGUE_SPARSE_CHUNK_ITEMS=$n}${g:+ FUGUE_SPARSE_CHUNK_GROUP=$g}" ;; esac
+}
 program() {  # matrix layout dtype file outputs
-  local extra="" kind=${2%@*}; [ "$2" = sell ] && extra=', "slice": 32, "sigma": 1024'
+  local extra="" kind=${2%@*}; kind=${kind%:*}; [ "$2" = sell ] && extra=', "slice": 32, "sigma": 1024'
   case $2 in *@*) local b=${2#*@}; extra=", \"block\": [${b%x*}, ${b#*x}]" ;; esac
   cat > "$4" <<JSON
 {"fugue": 1, "symbols": {"A": {"kind": "$kind", "dtype": "$3", "from": $(source_of $1)$extra},
@@ -55,7 +66,7 @@ JSON
   for layout in $LAYOUTS; do
     program $m $layout f64 "$out/check.json" '"y": "y.npy", "x": "x.npy"'
     rm -rf "$out/gpu"
-    if ! $F run "$out/check.json" --out "$out/gpu" > "$out/run.txt" 2>&1; then
+    if ! env $(env_of $layout) $F run "$out/check.json" --out "$out/gpu" > "$out/run.txt" 2>&1; then
       echo "$m $layout: refused: $(tail -1 "$out/run.txt")" >> "$out/check.txt"; continue
     fi
     python3 - "$out" $m $layout >> "$out/check.txt" <<'PY'
@@ -78,8 +89,9 @@ echo "== bench (f32)"
 for m in $MATRICES; do
   for layout in $LAYOUTS; do
     program $m $layout f32 "$out/b.json" '"y": "y.npy"'
-    $F explain "$out/b.json" | grep -m1 "plan:" > "$out/plan_${m}_${layout/@/-}.txt"
-    $F bench "$out/b.json" --repeat ${REPEAT:-20} --json "$out/bench_${m}_${layout/@/-}.json" > "$out/bench.txt" 2>&1 || { echo "$m $layout: $(tail -1 "$out/bench.txt")"; rm -f "$out/bench_${m}_${layout/@/-}.json"; }
+    name=${layout//[@:]/-}
+    [ -n "${EXPLAIN-1}" ] && env $(env_of $layout) $F explain "$out/b.json" | grep -m1 "plan:" > "$out/plan_${m}_$name.txt"
+    env $(env_of $layout) $F bench "$out/b.json" --repeat ${REPEAT:-20} --json "$out/bench_${m}_$name.json" > "$out/bench.txt" 2>&1 || { echo "$m $layout: $(tail -1 "$out/bench.txt")"; rm -f "$out/bench_${m}_$name.json"; }
   done
   # torch (cuSPARSE CSR) on the same matrix, timed as peers.py times.
   python3 - "$out" $m >> "$out/torch.txt" <<'PY'
@@ -120,7 +132,7 @@ for m, t in torch.items():
     g = 2 * t["nnz"] / t["ms"] / 1e6
     print(f"{m}: {t['rows']} rows, {t['nnz']} entries; torch (cuSPARSE CSR) {t['ms']:.4f} ms = {g:.0f} GFLOP/s")
     for layout in layouts:
-        f = os.path.join(out, f"bench_{m}_{layout.replace('@', '-')}.json")
+        f = os.path.join(out, f"bench_{m}_{layout.replace('@', '-').replace(':', '-')}.json")
         if not os.path.exists(f): print(f"  {layout}: -"); continue
         b = json.load(open(f))["total"]
         ms = b["median_s"] * 1e3

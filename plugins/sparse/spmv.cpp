@@ -34,25 +34,47 @@ int lanes_for(const Call& call, const Facts& f) {
   return csr_lanes(static_cast<double>(f.nnz) / static_cast<double>(f.rows));
 }
 
-// csr on GPUs with short rows (at most 8 entries a row on average) and one vector: CSR-stream, a
-// work-group's rows read together into local memory (kernels/spmv.cl rows_stream_spmv), where lanes a row
-// would leave most lanes idle and reduce through barriers; the groups whose rows hold more entries than
-// the stream takes (hub rows) are done after by 32 work-items a row (rows_overflow_spmv). On the H100
-// (scripts/gpu_sparse.sh) the Poisson 4096^2 product took 0.52 ms so, 1.30-1.31x cuSPARSE (0.56x with 8
-// lanes a row); R-MAT scale 22 (15.6 a row, hub rows of thousands), most of whose groups overflow, took
-// 6.7 ms (0.09x): rows averaging more than 8 keep the lanes. FUGUE_SPARSE_CSR=stream or =lanes overrides
-// (any device: a CPU then runs the device-level kernels too).
+// csr's kernels on GPUs (one vector): with short rows (at most 8 entries a row on average), CSR-stream,
+// a work-group's rows read together into local memory (kernels/spmv.cl rows_stream_spmv), where lanes a
+// row would leave most lanes idle and reduce through barriers; the groups whose rows hold more entries
+// than the stream takes (hub rows) are done after by 32 work-items a row (rows_overflow_spmv). On the
+// H100 (scripts/gpu_sparse.sh) the Poisson 4096^2 product took 0.52 ms so, 1.30-1.31x cuSPARSE (0.56x
+// with 8 lanes a row). Longer rows go in chunks of equal entries (csr_chunk_spmv), whatever the rows'
+// lengths: lanes a row by the rows' average, as before, left a power law's hub rows to one work-group
+// each. FUGUE_SPARSE_CSR=stream, =chunks or =lanes overrides (any device: a CPU then runs the
+// device-level kernels too); FUGUE_SPARSE_CHUNK_ITEMS the entries a work-item takes in a chunk and
+// FUGUE_SPARSE_CHUNK_GROUP the work-items a chunk (for experiments).
+enum class CsrKernel { Lanes, Stream, Chunks };
 constexpr int64_t kStream = 2048;  // entries a work-group streams through local memory
 constexpr size_t kOverflowLanes = 32;  // work-items a row of an overflowing group
-bool csr_stream(const Call& call, const Facts& f, bool several) {
-  if (f.layout != Layout::Csr || several || f.rows == 0) return false;
+CsrKernel csr_kernel(const Call& call, const Facts& f, bool several) {
+  if (f.layout != Layout::Csr || several || f.rows == 0) return CsrKernel::Lanes;
   if (const char* text = std::getenv("FUGUE_SPARSE_CSR"); text && *text) {
     const std::string choice = text;
-    if (choice == "stream") return true;
-    if (choice == "lanes") return false;
-    throw sdk::InvalidArgument("FUGUE_SPARSE_CSR: expected stream or lanes, found '" + choice + "'");
+    if (choice == "stream") return CsrKernel::Stream;
+    if (choice == "chunks") return CsrKernel::Chunks;
+    if (choice == "lanes") return CsrKernel::Lanes;
+    throw sdk::InvalidArgument("FUGUE_SPARSE_CSR: expected stream, chunks or lanes, found '" + choice + "'");
   }
-  return call.device().type != FUGUE_DEVICE_CPU && static_cast<double>(f.nnz) <= 8.0 * static_cast<double>(f.rows);
+  if (call.device().type == FUGUE_DEVICE_CPU) return CsrKernel::Lanes;
+  return static_cast<double>(f.nnz) <= 8.0 * static_cast<double>(f.rows) ? CsrKernel::Stream : CsrKernel::Chunks;
+}
+// A setting from the environment, `fallback` where it is not set.
+int64_t setting(const char* name, int64_t fallback, int64_t least, int64_t most) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end || value < least || value > most)
+    throw sdk::InvalidArgument(std::string(name) + ": expected " + std::to_string(least) + " to " + std::to_string(most) + ", found '" + text + "'");
+  return value;
+}
+int64_t chunk_items() { return setting("FUGUE_SPARSE_CHUNK_ITEMS", 8, 1, 64); }
+// Work-items a chunk's work-group (a power of two; the device's largest where smaller).
+size_t chunk_group() {
+  const int64_t group = setting("FUGUE_SPARSE_CHUNK_GROUP", 128, 32, 1024);
+  if (group & (group - 1)) throw sdk::InvalidArgument("FUGUE_SPARSE_CHUNK_GROUP: expected a power of two, found " + std::to_string(group));
+  return static_cast<size_t>(group);
 }
 
 // 37 by 300, awkward on purpose: row 0 empty, row 5 full (longer than a work-group), the others 0 to 12
@@ -159,10 +181,19 @@ class SparseProduct final : public Operation {
       case Layout::Csr: {
         char average[32];
         std::snprintf(average, sizeof average, "%.1f", f.rows ? static_cast<double>(f.nnz) / static_cast<double>(f.rows) : 0.0);
-        p.variant = csr_stream(call, f, several_)
-                        ? std::string("csr: a work-group's rows streamed through local memory, a work-item a row (") + average +
-                              " entries a row on average)"
-                        : "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
+        switch (csr_kernel(call, f, several_)) {
+          case CsrKernel::Stream:
+            p.variant = std::string("csr: a work-group's rows streamed through local memory, a work-item a row (") + average +
+                        " entries a row on average)";
+            break;
+          case CsrKernel::Chunks:
+            p.variant = "csr: chunks of " + std::to_string(chunk_items()) + " entries a work-item, whatever the rows (" + average +
+                        " entries a row on average); rows that leave their chunk added after";
+            break;
+          case CsrKernel::Lanes:
+            p.variant = "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
+            break;
+        }
         break;
       }
       case Layout::Coo:
@@ -263,16 +294,20 @@ class SparseProduct final : public Operation {
     const int64_t chunk = coo_chunk(call);
     const int64_t k = vectors(call);
     if (f.rows == 0 || k == 0) return;  // nothing to compute
+    // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
+    size_t group = kGroup;
+    while (group > 32 && group > max_work_group_size(s)) group /= 2;
+    size_t chunk_size = chunk_group();
+    while (chunk_size > 32 && chunk_size > max_work_group_size(s)) chunk_size /= 2;
+    const int64_t items = chunk_items(), chunk_entries = items * static_cast<int64_t>(chunk_size);
     const std::string options = std::string("-DREAL=") + (f64 ? "double -DVEC4=double4" : "float -DVEC4=float4") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
                                 " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DSTREAM=" + std::to_string(kStream) +
                                 " -DOVERFLOW_LANES=" + std::to_string(kOverflowLanes) + " -DBLOCK_H=" + std::to_string(f.block_rows) +
-                                " -DBLOCK_W=" + std::to_string(f.block_cols);
+                                " -DBLOCK_W=" + std::to_string(f.block_cols) + " -DCHUNK_ITEMS=" + std::to_string(items) +
+                                " -DCHUNK_ENTRIES=" + std::to_string(chunk_entries);
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
-    // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
-    size_t group = kGroup;
-    while (group > 32 && group > max_work_group_size(s)) group /= 2;
     // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
     auto units = [&](int64_t n) { return static_cast<size_t>(n) * static_cast<size_t>(k); };
 
@@ -326,7 +361,30 @@ class SparseProduct final : public Operation {
         break;
       }
       case Layout::Csr: {
-        if (csr_stream(call, f, several_)) {
+        const CsrKernel kernel = csr_kernel(call, f, several_);
+        if (kernel == CsrKernel::Chunks) {
+          // Chunk starts, the chunks, then the rows that leave their chunk.
+          const int64_t chunks = std::max<int64_t>((f.nnz + chunk_entries - 1) / chunk_entries, 1);
+          const size_t real = dtype_bytes(f.dtype), index = f.index == FUGUE_DTYPE_I64 ? 8 : 4;
+          cl_mem starts = scratch(s, static_cast<size_t>(chunks + 1) * sizeof(cl_long));
+          cl_mem pieces = scratch(s, static_cast<size_t>(chunks) * real), tails = scratch(s, static_cast<size_t>(chunks) * real);
+          cl_mem tail_rows = scratch(s, static_cast<size_t>(chunks) * sizeof(cl_long));
+          Kernel find(program, "csr_chunk_starts");
+          find.args(m, cl_long{chunks}, part_of(0), starts);
+          find.enqueue(s, static_cast<size_t>(f.rows) + 1, group, "spmv csr chunk starts");
+          Kernel sums(program, "csr_chunk_spmv");
+          sums.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x);
+          tail(sums, 6).arg(12, starts).arg(13, pieces).arg(14, tails).arg(15, tail_rows);
+          const size_t padded = static_cast<size_t>(chunk_entries + chunk_entries / 32);
+          sums.arg(16, LocalMemory{padded * real}).arg(17, LocalMemory{padded * index}).arg(18, LocalMemory{chunk_size * real});
+          sums.arg(19, LocalMemory{chunk_size * real}).arg(20, LocalMemory{chunk_size * index});
+          sums.enqueue(s, static_cast<size_t>(chunks) * chunk_size, chunk_size, "spmv csr chunks");
+          Kernel fixup(program, "csr_chunk_fixup");
+          fixup.args(cl_long{chunks}, part_of(0), pieces, tails, tail_rows);
+          tail(fixup, 5).enqueue(s, static_cast<size_t>(chunks), group, "spmv csr chunk fixup");
+          break;
+        }
+        if (kernel == CsrKernel::Stream) {
           // The groups whose rows overflow the stream: a count, then their numbers.
           const size_t groups = (static_cast<size_t>(f.rows) + group - 1) / group;
           cl_mem overflow = scratch(s, (groups + 1) * sizeof(cl_int));
@@ -444,7 +502,7 @@ class SparseProduct final : public Operation {
   bool row_per_item(const Call& call, const Facts& f) const {
     if (several_ || f.rows == 0) return false;
     return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell || f.layout == Layout::Bcsr ||
-           (f.layout == Layout::Csr && lanes_for(call, f) == 1 && !csr_stream(call, f, several_));
+           (f.layout == Layout::Csr && lanes_for(call, f) == 1 && csr_kernel(call, f, several_) == CsrKernel::Lanes);
   }
 
   bool several_;

@@ -88,52 +88,87 @@ print('as scipy')
   }
 }
 
-// csr's CSR-stream kernel (GPUs' choice for short rows, forced here on any device): the real matrices and
-// an R-MAT matrix whose hub rows overflow a work-group's stream (rows of more than 32 entries summed by
-// the whole group), both dtypes, against SciPy.
-TEST(Sparse, CsrStreamGivesSciPysProduct) {
+// csr's device-level kernels on GPUs, forced here on any device: CSR-stream (short rows) and chunks of
+// equal entries (longer or uneven rows), the chunks at 128 and at 384 entries (1 and 3 a work-item) so
+// that rows cross many of them. On the real matrices, an R-MAT matrix whose hub rows overflow a
+// work-group's stream, and rows written for the chunks' edges (empty rows first, between and last, rows
+// of thousands, rows ending on a chunk's last entry); both dtypes in one run, against SciPy.
+TEST(Sparse, CsrDeviceKernelsGiveSciPysProduct) {
   if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
-  for (const char* name : {"bcsstk13", "cryg2500", "karate", "lp_afiro", "rmat"})
-    for (const char* dtype : {"f32", "f64"}) {
-      const std::string what = std::string(name) + " " + dtype + " (seed " + std::to_string(seed) + ")";
-      const bool rmat = std::string(name) == "rmat";
-      const fs::path file = matrices() / (std::string(name) + ".mtx");
-      test::write_text(dir / "shape.py", "import sys, scipy.io as sio\nr, c = sio.mminfo(sys.argv[1])[:2]\nprint(r, c)\n");
-      int64_t rows = 4096, cols = 4096;
-      if (!rmat) {
-        auto shape = test::run_command(test::numpy_python() + " " + (dir / "shape.py").string() + " " + file.string());
-        ASSERT_EQ(shape.code, 0) << shape.out;
-        std::istringstream(shape.out) >> rows >> cols;
+  {
+    // 300 x 5000: row i holds (i % 7 == 0 ? 0 : i % 60 == 1 ? 2000 + 7 i : i % 13) entries at columns
+    // (i * 31 + 17 k) % 5000, but row 2 holds 290, so that rows 0..4 end on entry 2304, the last of a chunk
+    // of 128 and of one of 384; rows 290..299 are empty.
+    std::string body;
+    int64_t count = 0;
+    auto length = [](int i) {
+      if (i >= 290 || i % 7 == 0) return 0;  // the last ten rows are empty too
+      if (i == 2) return 2304 - 2007 - 3 - 4;
+      return i % 60 == 1 ? 2000 + 7 * i : i % 13;
+    };
+    for (int i = 0; i < 300; ++i)
+      for (int k = 0, n = length(i); k < n; ++k) {
+        body += std::to_string(i + 1) + " " + std::to_string((i * 31 + 17 * k) % 5000 + 1) + " " + std::to_string(((i * 7 + k * 3) % 19) - 9.5) + "\n";
+        ++count;
       }
-      const std::string from = rmat ? R"({"rmat": {"scale": 12, "edges": 16, "seed": 3}})" : "\"" + file.string() + "\"";
-      test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
-        "A": {"kind": "csr", "dtype": ")" + std::string(dtype) + R"(", "from": )" + from + R"(},
-        "x": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + std::to_string(cols) + R"(], "from": {"random": {"seed": )" +
-                                           std::to_string(seed) + R"(, "low": -1, "high": 1}}},
-        "y0": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + std::to_string(rows) + R"(], "from": {"random": {"seed": )" +
-                                           std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
-        "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x", "y0"], "attrs": {"alpha": -2, "beta": 0.5}}],
-        "outputs": {"y": "y.npy", "A": "A.mtx", "x": "x.npy", "y0": "y0.npy"}})");
-      fs::remove_all(dir / "out");
-      auto explained = test::run_fugue("explain " + (dir / "p.json").string(), "FUGUE_SPARSE_CSR=stream");
-      EXPECT_NE(explained.out.find("streamed through local memory"), std::string::npos) << what << ": " << explained.out;
-      auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string(), "FUGUE_SPARSE_CSR=stream");
-      ASSERT_EQ(r.code, 0) << what << ": " << r.out;
-      test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
-d, dtype = sys.argv[1] + '/', sys.argv[2]
-A = sio.mmread(d + 'A.mtx').tocsr().astype(np.float64)
-x, y0 = np.load(d + 'x.npy').astype(np.float64), np.load(d + 'y0.npy').astype(np.float64)
-want = -2 * (A @ x) + 0.5 * y0
-err = np.abs(np.load(d + 'y.npy') - want).max() / max(1.0, np.abs(A).sum(axis=1).max())
-assert err <= (1e-5 if dtype == 'f32' else 1e-12), err
-assert np.diff(A.indptr).max() > 32 or 'rmat' not in d, 'no hub row'
+    test::write_text(dir / "edges.mtx", "%%MatrixMarket matrix coordinate real general\n300 5000 " + std::to_string(count) + "\n" + body);
+  }
+  for (const char* name : {"bcsstk13", "cryg2500", "karate", "lp_afiro", "rmat", "edges"}) {
+    const std::string what = std::string(name) + " (seed " + std::to_string(seed) + ")";
+    const bool rmat = std::string(name) == "rmat", edges = std::string(name) == "edges";
+    const fs::path file = edges ? dir / "edges.mtx" : matrices() / (std::string(name) + ".mtx");
+    test::write_text(dir / "shape.py", "import sys, scipy.io as sio\nr, c = sio.mminfo(sys.argv[1])[:2]\nprint(r, c)\n");
+    int64_t rows = 4096, cols = 4096;
+    if (!rmat) {
+      auto shape = test::run_command(test::numpy_python() + " " + (dir / "shape.py").string() + " " + file.string());
+      ASSERT_EQ(shape.code, 0) << shape.out;
+      std::istringstream(shape.out) >> rows >> cols;
+    }
+    const std::string from = rmat ? R"({"rmat": {"scale": 12, "edges": 16, "seed": 3}})" : "\"" + file.string() + "\"";
+    std::string symbols, body, outputs;
+    for (const char* dtype : {"f32", "f64"}) {
+      const std::string d = dtype;
+      auto random = [&](int64_t n, uint64_t s) {
+        return R"({"kind": "array", "dtype": ")" + d + R"(", "shape": [)" + std::to_string(n) + R"(], "from": {"random": {"seed": )" +
+               std::to_string(s) + R"(, "low": -1, "high": 1}}})";
+      };
+      symbols += std::string(symbols.empty() ? "" : ",\n") + R"("A_)" + d + R"(": {"kind": "csr", "dtype": ")" + d + R"(", "from": )" +
+                 from + "},\n" + R"("x_)" + d + R"(": )" + random(cols, seed) + ",\n" + R"("y0_)" + d + R"(": )" + random(rows, seed + 1);
+      body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmv", "out": ["y_)" + d + R"("], "in": ["A_)" + d + R"(", "x_)" +
+              d + R"(", "y0_)" + d + R"("], "attrs": {"alpha": -2, "beta": 0.5}})";
+      outputs += R"("y_)" + d + R"(": "y_)" + d + R"(.npy", "A_)" + d + R"(": "A_)" + d + R"(.mtx", "x_)" + d + R"(": "x_)" + d +
+                 R"(.npy", "y0_)" + d + R"(": "y0_)" + d + R"(.npy", )";
+    }
+    outputs.resize(outputs.size() - 2);
+    test::write_text(dir / "p.json", "{\"fugue\": 1, \"symbols\": {" + symbols + "},\n\"body\": [" + body + "],\n\"outputs\": {" + outputs + "}}");
+    test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
+d = sys.argv[1] + '/'
+for dtype in ['f32', 'f64']:
+    A = sio.mmread(d + 'A_' + dtype + '.mtx').tocsr().astype(np.float64)
+    x, y0 = np.load(d + 'x_' + dtype + '.npy').astype(np.float64), np.load(d + 'y0_' + dtype + '.npy').astype(np.float64)
+    want = -2 * (A @ x) + 0.5 * y0
+    err = np.abs(np.load(d + 'y_' + dtype + '.npy') - want).max() / max(1.0, np.abs(A).sum(axis=1).max())
+    assert err <= (1e-5 if dtype == 'f32' else 1e-12), (dtype, err)
+    assert np.diff(A.indptr).max() > 1000 or 'edges' not in sys.argv[2], 'no long row'
+    assert np.diff(A.indptr).max() > 32 or 'rmat' not in sys.argv[2], 'no hub row'
 print('as scipy')
 )");
-      auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " + dtype);
-      EXPECT_NE(c.out.find("as scipy"), std::string::npos) << what << ": " << c.out;
+    for (const auto& [kernel, items, plan] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{{"stream", "8", "streamed through local memory"},
+                                                                        {"chunks", "1", "chunks of 1 entries a work-item"},
+                                                                        {"chunks", "3", "chunks of 3 entries a work-item"}}) {
+      const std::string env = "FUGUE_SPARSE_CSR=" + kernel + " FUGUE_SPARSE_CHUNK_ITEMS=" + items, how = what + " " + env;
+      auto explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
+      EXPECT_NE(explained.out.find(plan), std::string::npos) << how << ": " << explained.out;
+      fs::remove_all(dir / "out");
+      auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string(), env);
+      ASSERT_EQ(r.code, 0) << how << ": " << r.out;
+      auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " + name);
+      EXPECT_NE(c.out.find("as scipy"), std::string::npos) << how << ": " << c.out;
     }
+  }
 }
 
 // The layouts of the seed's matrix B hold the arrays of its Figs 6.2-6.7 (sell: its data, and the

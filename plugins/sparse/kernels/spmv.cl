@@ -102,6 +102,129 @@ __kernel void rows_overflow_spmv(const long m, __global const INDEX* row_ptr, __
   }
 }
 
+// csr on GPUs with longer or uneven rows (VECTORS 1), in chunks of equal entries: chunk g holds entries
+// [g * CHUNK_ENTRIES, (g + 1) * CHUNK_ENTRIES) whatever the rows, so a power law's hub rows spread over
+// many work-groups instead of holding one. Three kernels: csr_chunk_starts finds each chunk's first row,
+// csr_chunk_spmv sums every row inside a chunk, csr_chunk_fixup the rows that leave theirs.
+
+// starts[g]: the first row starting at or after chunk g's first entry (a row r starts in chunk g when
+// g * CHUNK_ENTRIES <= row_ptr[r] < (g + 1) * CHUNK_ENTRIES); starts[chunks] = m. A work-item per
+// row r in [0, m] writes the chunks whose first entry lies in (row_ptr[r - 1], row_ptr[r]].
+__kernel void csr_chunk_starts(const long m, const long chunks, __global const INDEX* row_ptr, __global long* starts) {
+  const long r = get_global_id(0);
+  if (r > m) return;
+  if (r == m) starts[chunks] = m;
+  const long hi = row_ptr[r];
+  for (long g = r == 0 ? 0 : (long)row_ptr[r - 1] / CHUNK_ENTRIES + 1; g < chunks && g * CHUNK_ENTRIES <= hi; ++g) starts[g] = r;
+}
+
+// Local index of a chunk's entry k, padded one in 32 so that work-items reading CHUNK_ITEMS neighbouring
+// entries each fall in different banks.
+#define PADDED(k) ((k) + ((k) >> 5))
+
+// A work-group a chunk of CHUNK_ENTRIES = size * CHUNK_ITEMS entries: the products read together into
+// local memory (neighbouring work-items, neighbouring entries), each row's first entry marked with the
+// row, then each work-item sums its CHUNK_ITEMS entries run by run (a run: one row's entries). A row
+// whose run starts and ends in one work-item's entries is written by it; a row that crosses work-items is
+// added up by the work-item where it starts, from the others' runs in order. Rows that start in the
+// chunk and end after it leave their sum in tails[g] (the row in tail_rows[g], -1 when none), and the run
+// a chunk starts with, of a row begun before it, goes to pieces[g]; csr_chunk_fixup adds them up. Every
+// sum runs in the same order each time, so every run gives the same bits.
+__kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX* row_ptr, __global const INDEX* col,
+                             __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
+                             const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta,
+                             __global const long* starts, __global REAL* pieces, __global REAL* tails, __global long* tail_rows,
+                             __local REAL* products, __local INDEX* row_at, __local REAL* heads, __local REAL* lasts,
+                             __local INDEX* last_rows) {
+  // Loops between barriers take the same number of trips in every work-item (PoCL miscompiled others).
+  const int lid = get_local_id(0), size = get_local_size(0);
+  const long g = get_group_id(0), c0 = g * CHUNK_ENTRIES, count = min((long)CHUNK_ENTRIES, nnz - c0);
+  const long r0 = starts[g], r1 = starts[g + 1];
+  for (int q = 0; q < CHUNK_ITEMS; ++q) row_at[PADDED(q * size + lid)] = -1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // The products, every load issued before any is used (the column, then x at it); then the rows
+  // starting in the chunk: an empty one is beta * y0 now, the others mark their first entry.
+  INDEX cols[CHUNK_ITEMS];
+  REAL values[CHUNK_ITEMS], xs[CHUNK_ITEMS];
+  for (int q = 0; q < CHUNK_ITEMS; ++q) {
+    const int k = q * size + lid;
+    cols[q] = k < count ? col[c0 + k] : 0;
+    values[q] = k < count ? data[c0 + k] : (REAL)0;
+  }
+  for (int q = 0; q < CHUNK_ITEMS; ++q) xs[q] = q * size + lid < count ? x[cols[q]] : (REAL)0;
+  for (int q = 0; q < CHUNK_ITEMS; ++q) products[PADDED(q * size + lid)] = values[q] != (REAL)0 ? values[q] * xs[q] : (REAL)0;
+  for (long r = r0 + lid; r < r1; r += size) {
+    const long b = row_ptr[r];
+    if (b == row_ptr[r + 1]) y[r] = finish((REAL)0, r, alpha, beta, y0, y0_array, y0_value);
+    else row_at[PADDED(b - c0)] = (INDEX)r;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // This work-item's entries, run by run: the run before its first row start is its head (a row begun
+  // earlier), the run after its last one its last (a row that may go on).
+  REAL run = 0, head = 0;
+  long row = -1;
+  for (int q = 0; q < CHUNK_ITEMS; ++q) {
+    const int k = lid * CHUNK_ITEMS + q;
+    const long starting = row_at[PADDED(k)];
+    if (starting >= 0) {
+      if (row < 0) head = run;
+      else y[row] = finish(run, row, alpha, beta, y0, y0_array, y0_value);
+      row = starting;
+      run = 0;
+    }
+    run += products[PADDED(k)];
+  }
+  if (row < 0) head = run;
+  heads[lid] = head;
+  lasts[lid] = row < 0 ? (REAL)0 : run;
+  last_rows[lid] = (INDEX)row;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (row >= 0) {
+    // The row this work-item's last run starts, through the heads of the work-items after it.
+    REAL sum = run;
+    int t = lid + 1;
+    for (; t < size; ++t) {
+      sum += heads[t];
+      if (last_rows[t] >= 0) break;
+    }
+    if (t < size || row_ptr[row + 1] <= c0 + count) {
+      y[row] = finish(sum, row, alpha, beta, y0, y0_array, y0_value);
+      if (t == size) tail_rows[g] = -1;
+    } else {
+      tails[g] = sum;
+      tail_rows[g] = row;
+    }
+  }
+  if (lid == 0) {
+    // The chunk's first run, of a row begun before it (0 where a row starts at its first entry).
+    REAL piece = 0;
+    int any = 0;
+    for (int t = 0; t < size; ++t) {
+      piece += heads[t];
+      if (last_rows[t] >= 0) {
+        any = 1;
+        break;
+      }
+    }
+    pieces[g] = piece;
+    if (!any) tail_rows[g] = -1;
+  }
+}
+
+// The rows that start in chunk g and end after it: the tail, then the following chunks' first runs.
+__kernel void csr_chunk_fixup(const long chunks, __global const INDEX* row_ptr, __global const REAL* pieces, __global const REAL* tails,
+                              __global const long* tail_rows, __global REAL* y, __global const REAL* y0, const int y0_array,
+                              const REAL y0_value, const REAL alpha, const REAL beta) {
+  const long g = get_global_id(0);
+  if (g >= chunks) return;
+  const long row = tail_rows[g];
+  if (row < 0) return;
+  const long end = row_ptr[row + 1];
+  REAL sum = tails[g];
+  for (long h = g + 1; h < chunks && h * CHUNK_ENTRIES < end; ++h) sum += pieces[h];
+  y[row] = finish(sum, row, alpha, beta, y0, y0_array, y0_value);
+}
+
 // ell: a row per unit; place k of row i at k * m + i, so neighbouring rows read neighbours.
 __kernel void ell_spmv(const long m, const long width, __global const INDEX* col, __global const REAL* data,
                        __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
