@@ -23,6 +23,12 @@ struct fugue_services_context {
   size_t guard_bytes = 0;                  // instrumented: scratch sits between guard regions ...
   std::vector<std::pair<cl::Buffer, size_t>> guarded_scratch;  // ... (the allocation, the bytes asked)
   std::vector<cl::Buffer> scratch;   // released after the operation's work finished
+  // Scratch taken from the executor's pool (power-of-two sizes), given back after the operation: the
+  // queue is in order, so a later operation's work on it runs after this one's. A buffer made fresh
+  // for every call costs NVIDIA's driver its allocation when a kernel first touches it (tens of us).
+  std::multimap<size_t, cl::Buffer>* scratch_pool = nullptr;
+  size_t* scratch_pooled_bytes = nullptr;  // the pool's bytes
+  std::vector<std::pair<size_t, cl::Buffer>> pooled;
   std::vector<cl::Program> programs; // kept alive while the operation runs
   std::string label;
   std::string plugin;                                  // the operation's plugin: its workspaces' name space
@@ -97,6 +103,21 @@ fugue_status services_scratch(fugue_services_context* c, size_t bytes, cl_mem* b
       c->scratch.push_back(whole);
       c->scratch.push_back(b);
       c->guarded_scratch.emplace_back(whole, bytes);
+      *buffer = b();
+      return FUGUE_OK;
+    }
+    if (c->scratch_pool) {
+      size_t size = 256;
+      while (size < bytes && size <= SIZE_MAX / 2) size *= 2;
+      cl::Buffer b;
+      if (auto free = c->scratch_pool->find(size); free != c->scratch_pool->end()) {
+        b = free->second;
+        c->scratch_pool->erase(free);
+        *c->scratch_pooled_bytes -= size;
+      } else {
+        b = cl::Buffer(c->device->context, CL_MEM_READ_WRITE, size);
+      }
+      c->pooled.emplace_back(size, b);
       *buffer = b();
       return FUGUE_OK;
     }
@@ -539,6 +560,10 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   context.label = op.label;
   context.plugin = st.op->plugin().name;
   context.workspaces = &persistent_;
+  if (instrumentation_.guard_bytes == 0) {
+    context.scratch_pool = &scratch_pool_;
+    context.scratch_pooled_bytes = &scratch_pooled_bytes_;
+  }
   context.bytes = op.cost.bytes;
   context.flops = op.cost.flops;
   std::set<std::string> input_names;
@@ -593,6 +618,16 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
     throw UserError(st.where + ": " + e.what());
   }
   check_scratch_guards(context.guarded_scratch, st);
+  // The pool keeps at most 1/16 of the device's memory (256 MiB at most); the rest is released.
+  const size_t most = static_cast<size_t>(std::min<uint64_t>(device_.info.global_memory / 16, uint64_t{256} << 20));
+  for (auto& [size, buffer] : context.pooled) {
+    if (scratch_pooled_bytes_ + size <= most) {
+      scratch_pool_.emplace(size, std::move(buffer));
+      scratch_pooled_bytes_ += size;
+    } else {
+      context.scratch.push_back(std::move(buffer));
+    }
+  }
   if (!context.scratch.empty()) release_after_work(std::move(context.scratch), op.label);
 }
 

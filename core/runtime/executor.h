@@ -131,6 +131,8 @@ class Executor : public Backend {
   std::vector<std::string> scratch_damage_;  // instrumented: writes outside a device-level op's scratch
   uint64_t extent_origins_ = 0;  // the last origin given to a run-time length
   std::map<std::string, cl::Buffer> persistent_;  // workspaces by "plugin/key", as long as the executor
+  std::multimap<size_t, cl::Buffer> scratch_pool_;  // device-level operations' scratch, by size, for reuse
+  size_t scratch_pooled_bytes_ = 0;
   std::map<std::string, HostArray> initial_;   // initial values, kept for repetitions
   bool given_parts_checked_ = false;          // values given part by part: checked by their kinds once
   std::map<std::string, int64_t> loop_values_;

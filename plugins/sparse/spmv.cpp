@@ -69,7 +69,7 @@ int64_t setting(const char* name, int64_t fallback, int64_t least, int64_t most)
     throw sdk::InvalidArgument(std::string(name) + ": expected " + std::to_string(least) + " to " + std::to_string(most) + ", found '" + text + "'");
   return value;
 }
-int64_t chunk_items() { return setting("FUGUE_SPARSE_CHUNK_ITEMS", 8, 1, 64); }
+int64_t chunk_items() { return setting("FUGUE_SPARSE_CHUNK_ITEMS", 4, 1, 64); }
 // Work-items a chunk's work-group (a power of two; the device's largest where smaller).
 size_t chunk_group() {
   const int64_t group = setting("FUGUE_SPARSE_CHUNK_GROUP", 128, 32, 1024);
