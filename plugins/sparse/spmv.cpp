@@ -69,7 +69,11 @@ int64_t setting(const char* name, int64_t fallback, int64_t least, int64_t most)
     throw sdk::InvalidArgument(std::string(name) + ": expected " + std::to_string(least) + " to " + std::to_string(most) + ", found '" + text + "'");
   return value;
 }
-int64_t chunk_items() { return setting("FUGUE_SPARSE_CHUNK_ITEMS", 4, 1, 64); }
+int64_t chunk_items() {
+  const int64_t items = setting("FUGUE_SPARSE_CHUNK_ITEMS", 4, 1, 64);
+  if (items & (items - 1)) throw sdk::InvalidArgument("FUGUE_SPARSE_CHUNK_ITEMS: expected a power of two, found " + std::to_string(items));
+  return items;
+}
 // Work-items a chunk's work-group (a power of two; the device's largest where smaller).
 size_t chunk_group() {
   const int64_t group = setting("FUGUE_SPARSE_CHUNK_GROUP", 128, 32, 1024);
@@ -299,13 +303,19 @@ class SparseProduct final : public Operation {
     while (group > 32 && group > max_work_group_size(s)) group /= 2;
     size_t chunk_size = chunk_group();
     while (chunk_size > 32 && chunk_size > max_work_group_size(s)) chunk_size /= 2;
-    const int64_t items = chunk_items(), chunk_entries = items * static_cast<int64_t>(chunk_size);
+    const int64_t items = chunk_items(), chunk_entries = items * static_cast<int64_t>(chunk_size);  // a power of two
+    auto shift_of = [](int64_t power) {
+      int shift = 0;
+      while ((int64_t{1} << shift) < power) ++shift;
+      return shift;
+    };
     const std::string options = std::string("-DREAL=") + (f64 ? "double -DVEC4=double4" : "float -DVEC4=float4") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
                                 " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DSTREAM=" + std::to_string(kStream) +
                                 " -DOVERFLOW_LANES=" + std::to_string(kOverflowLanes) + " -DBLOCK_H=" + std::to_string(f.block_rows) +
                                 " -DBLOCK_W=" + std::to_string(f.block_cols) + " -DCHUNK_ITEMS=" + std::to_string(items) +
-                                " -DCHUNK_ENTRIES=" + std::to_string(chunk_entries);
+                                " -DCHUNK_ENTRIES=" + std::to_string(chunk_entries) + " -DCHUNK_SHIFT=" +
+                                std::to_string(shift_of(chunk_entries));
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
     // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
@@ -377,7 +387,7 @@ class SparseProduct final : public Operation {
           tail(sums, 6).arg(12, starts).arg(13, pieces).arg(14, tails).arg(15, tail_rows);
           const size_t padded = static_cast<size_t>(chunk_entries + chunk_entries / 32);
           sums.arg(16, LocalMemory{padded * real}).arg(17, LocalMemory{padded * index}).arg(18, LocalMemory{chunk_size * real});
-          sums.arg(19, LocalMemory{chunk_size * real}).arg(20, LocalMemory{chunk_size * index});
+          sums.arg(19, LocalMemory{chunk_size * sizeof(cl_int)});
           sums.enqueue(s, static_cast<size_t>(chunks) * chunk_size, chunk_size, "spmv csr chunks");
           Kernel fixup(program, "csr_chunk_fixup");
           fixup.args(cl_long{chunks}, part_of(0), pieces, tails, tail_rows);

@@ -89,7 +89,7 @@ print('as scipy')
 }
 
 // csr's device-level kernels on GPUs, forced here on any device: CSR-stream (short rows) and chunks of
-// equal entries (longer or uneven rows), the chunks at 128 and at 384 entries (1 and 3 a work-item) so
+// equal entries (longer or uneven rows), the chunks at 128 and at 1024 entries (1 and 8 a work-item) so
 // that rows cross many of them. On the real matrices, an R-MAT matrix whose hub rows overflow a
 // work-group's stream, and rows written for the chunks' edges (empty rows first, between and last, rows
 // of thousands, rows ending on a chunk's last entry); both dtypes in one run, against SciPy.
@@ -99,13 +99,13 @@ TEST(Sparse, CsrDeviceKernelsGiveSciPysProduct) {
   const uint64_t seed = test::fresh_seed();
   {
     // 300 x 5000: row i holds (i % 7 == 0 ? 0 : i % 60 == 1 ? 2000 + 7 i : i % 13) entries at columns
-    // (i * 31 + 17 k) % 5000, but row 2 holds 290, so that rows 0..4 end on entry 2304, the last of a chunk
-    // of 128 and of one of 384; rows 290..299 are empty.
+    // (i * 31 + 17 k) % 5000, but row 2 holds 1058, so that rows 0..4 end on entry 3072, the last of a
+    // chunk of 128 and of one of 1024; rows 290..299 are empty.
     std::string body;
     int64_t count = 0;
     auto length = [](int i) {
       if (i >= 290 || i % 7 == 0) return 0;  // the last ten rows are empty too
-      if (i == 2) return 2304 - 2007 - 3 - 4;
+      if (i == 2) return 3072 - 2007 - 3 - 4;
       return i % 60 == 1 ? 2000 + 7 * i : i % 13;
     };
     for (int i = 0; i < 300; ++i)
@@ -158,7 +158,7 @@ print('as scipy')
     for (const auto& [kernel, items, plan] :
          std::vector<std::tuple<std::string, std::string, std::string>>{{"stream", "8", "streamed through local memory"},
                                                                         {"chunks", "1", "chunks of 1 entries a work-item"},
-                                                                        {"chunks", "3", "chunks of 3 entries a work-item"}}) {
+                                                                        {"chunks", "8", "chunks of 8 entries a work-item"}}) {
       const std::string env = "FUGUE_SPARSE_CSR=" + kernel + " FUGUE_SPARSE_CHUNK_ITEMS=" + items, how = what + " " + env;
       auto explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
       EXPECT_NE(explained.out.find(plan), std::string::npos) << how << ": " << explained.out;

@@ -102,8 +102,8 @@ __kernel void rows_overflow_spmv(const long m, __global const INDEX* row_ptr, __
   }
 }
 
-// csr on GPUs with longer or uneven rows (VECTORS 1), in chunks of equal entries: chunk g holds entries
-// [g * CHUNK_ENTRIES, (g + 1) * CHUNK_ENTRIES) whatever the rows, so a power law's hub rows spread over
+// csr on GPUs (VECTORS 1) in chunks of equal entries: chunk g holds entries [g * CHUNK_ENTRIES,
+// (g + 1) * CHUNK_ENTRIES) (a power of two, 2^CHUNK_SHIFT) whatever the rows, so a power law's hub rows spread over
 // many work-groups instead of holding one. Three kernels: csr_chunk_starts finds each chunk's first row,
 // csr_chunk_spmv sums every row inside a chunk, csr_chunk_fixup the rows that leave theirs.
 
@@ -115,7 +115,7 @@ __kernel void csr_chunk_starts(const long m, const long chunks, __global const I
   if (r > m) return;
   if (r == m) starts[chunks] = m;
   const long hi = row_ptr[r];
-  for (long g = r == 0 ? 0 : (long)row_ptr[r - 1] / CHUNK_ENTRIES + 1; g < chunks && g * CHUNK_ENTRIES <= hi; ++g) starts[g] = r;
+  for (long g = r == 0 ? 0 : ((long)row_ptr[r - 1] >> CHUNK_SHIFT) + 1; g < chunks && (g << CHUNK_SHIFT) <= hi; ++g) starts[g] = r;
 }
 
 // Local index of a chunk's entry k, padded one in 32 so that work-items reading CHUNK_ITEMS neighbouring
@@ -126,21 +126,25 @@ __kernel void csr_chunk_starts(const long m, const long chunks, __global const I
 // local memory (neighbouring work-items, neighbouring entries), each row's first entry marked with the
 // row, then each work-item sums its CHUNK_ITEMS entries run by run (a run: one row's entries). A row
 // whose run starts and ends in one work-item's entries is written by it; a row that crosses work-items is
-// added up by the work-item where it starts, from the others' runs in order. Rows that start in the
-// chunk and end after it leave their sum in tails[g] (the row in tail_rows[g], -1 when none), and the run
-// a chunk starts with, of a row begun before it, goes to pieces[g]; csr_chunk_fixup adds them up. Every
-// sum runs in the same order each time, so every run gives the same bits.
+// added up by the work-item where it starts, with the runs of the work-items after it up to the next row
+// start: one after another where many rows start in the chunk (the runs to add are few), by a segmented
+// sum over the work-items where few do (a long row's chunks would otherwise add a whole chunk's runs in
+// one work-item). Rows that start in the chunk and end after it leave their sum in tails[g] (the row in
+// tail_rows[g], -1 when none), and the run a chunk starts with, of a row begun before it, goes to
+// pieces[g]; csr_chunk_fixup adds them up. Every sum runs in the same order each time, so every run
+// gives the same bits.
 __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX* row_ptr, __global const INDEX* col,
                              __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
                              const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta,
                              __global const long* starts, __global REAL* pieces, __global REAL* tails, __global long* tail_rows,
-                             __local REAL* products, __local INDEX* row_at, __local REAL* heads, __local REAL* lasts,
-                             __local INDEX* last_rows) {
+                             __local REAL* products, __local INDEX* row_at, __local REAL* heads, __local int* ends) {
   // Loops between barriers take the same number of trips in every work-item (PoCL miscompiled others).
+  __local int last_start;  // the last work-item whose entries hold a row's start (-1: none)
   const int lid = get_local_id(0), size = get_local_size(0);
-  const long g = get_group_id(0), c0 = g * CHUNK_ENTRIES, count = min((long)CHUNK_ENTRIES, nnz - c0);
+  const long g = get_group_id(0), c0 = g << CHUNK_SHIFT, count = min((long)CHUNK_ENTRIES, nnz - c0);
   const long r0 = starts[g], r1 = starts[g + 1];
   for (int q = 0; q < CHUNK_ITEMS; ++q) row_at[PADDED(q * size + lid)] = -1;
+  if (lid == 0) last_start = -1;
   barrier(CLK_LOCAL_MEM_FENCE);
   // The products, every load issued before any is used (the column, then x at it); then the rows
   // starting in the chunk: an empty one is beta * y0 now, the others mark their first entry.
@@ -160,7 +164,7 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   // This work-item's entries, run by run: the run before its first row start is its head (a row begun
-  // earlier), the run after its last one its last (a row that may go on).
+  // earlier), the run after its last one goes on into the work-items after it.
   REAL run = 0, head = 0;
   long row = -1;
   for (int q = 0; q < CHUNK_ITEMS; ++q) {
@@ -175,21 +179,46 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
     run += products[PADDED(k)];
   }
   if (row < 0) head = run;
+  else atomic_max(&last_start, lid);
   heads[lid] = head;
-  lasts[lid] = row < 0 ? (REAL)0 : run;
-  last_rows[lid] = (INDEX)row;
+  ends[lid] = row >= 0 || lid == size - 1;  // the runs of a row end at a work-item holding the next start
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (row >= 0) {
-    // The row this work-item's last run starts, through the heads of the work-items after it.
-    REAL sum = run;
-    int t = lid + 1;
-    for (; t < size; ++t) {
-      sum += heads[t];
-      if (last_rows[t] >= 0) break;
+  // Where few rows start here, heads[t] becomes the sum of the runs of work-items t.. up to the first
+  // that holds a row start (itself included): a segmented sum from the right, doubling the work-items
+  // each step covers.
+  const int summed = (r1 - r0) * 4 < size;
+  if (summed) {
+    REAL after = head;
+    int end = ends[lid];
+    for (int d = 1; d < size; d *= 2) {
+      const REAL next = lid + d < size ? heads[lid + d] : (REAL)0;
+      const int next_end = lid + d < size ? ends[lid + d] : 1;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (!end) {
+        after += next;
+        end = next_end;
+      }
+      heads[lid] = after;
+      ends[lid] = end;
+      barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (t < size || row_ptr[row + 1] <= c0 + count) {
+  }
+  if (row >= 0) {
+    // The row this work-item's last run starts: the runs of the work-items after it.
+    REAL sum = run;
+    if (lid + 1 < size) {
+      if (summed) {
+        sum += heads[lid + 1];
+      } else {
+        for (int t = lid + 1; t < size; ++t) {
+          sum += heads[t];
+          if (ends[t]) break;
+        }
+      }
+    }
+    if (lid < last_start || row_ptr[row + 1] <= c0 + count) {
       y[row] = finish(sum, row, alpha, beta, y0, y0_array, y0_value);
-      if (t == size) tail_rows[g] = -1;
+      if (lid == last_start) tail_rows[g] = -1;
     } else {
       tails[g] = sum;
       tail_rows[g] = row;
@@ -198,16 +227,16 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
   if (lid == 0) {
     // The chunk's first run, of a row begun before it (0 where a row starts at its first entry).
     REAL piece = 0;
-    int any = 0;
-    for (int t = 0; t < size; ++t) {
-      piece += heads[t];
-      if (last_rows[t] >= 0) {
-        any = 1;
-        break;
+    if (summed) {
+      piece = heads[0];
+    } else {
+      for (int t = 0; t < size; ++t) {
+        piece += heads[t];
+        if (ends[t]) break;
       }
     }
     pieces[g] = piece;
-    if (!any) tail_rows[g] = -1;
+    if (last_start < 0) tail_rows[g] = -1;
   }
 }
 
@@ -221,7 +250,7 @@ __kernel void csr_chunk_fixup(const long chunks, __global const INDEX* row_ptr, 
   if (row < 0) return;
   const long end = row_ptr[row + 1];
   REAL sum = tails[g];
-  for (long h = g + 1; h < chunks && h * CHUNK_ENTRIES < end; ++h) sum += pieces[h];
+  for (long h = g + 1; h < chunks && (h << CHUNK_SHIFT) < end; ++h) sum += pieces[h];
   y[row] = finish(sum, row, alpha, beta, y0, y0_array, y0_value);
 }
 
