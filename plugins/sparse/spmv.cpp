@@ -381,7 +381,7 @@ class SparseProduct final : public Operation {
           cl_mem tail_rows = scratch(s, static_cast<size_t>(chunks) * sizeof(cl_long));
           Kernel find(program, "csr_chunk_starts");
           find.args(m, cl_long{chunks}, part_of(0), starts);
-          find.enqueue(s, static_cast<size_t>(f.rows) + 1, group, "spmv csr chunk starts");
+          find.enqueue(s, static_cast<size_t>(chunks) + 1, group, "spmv csr chunk starts");
           Kernel sums(program, "csr_chunk_spmv");
           sums.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x);
           tail(sums, 6).arg(12, starts).arg(13, pieces).arg(14, tails).arg(15, tail_rows);
