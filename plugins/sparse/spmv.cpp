@@ -372,14 +372,18 @@ class SparseProduct final : public Operation {
       case Layout::Csr: {
         const CsrKernel kernel = csr_kernel(call, f, several_);
         if (kernel == CsrKernel::Chunks) {
-          // The chunks, then the rows that leave their chunk.
+          // Chunk starts, the chunks, then the rows that leave their chunk.
           const int64_t chunks = std::max<int64_t>((f.nnz + chunk_entries - 1) / chunk_entries, 1);
           const size_t real = dtype_bytes(f.dtype), index = f.index == FUGUE_DTYPE_I64 ? 8 : 4;
+          cl_mem starts = scratch(s, static_cast<size_t>(chunks + 1) * sizeof(cl_long));
           cl_mem pieces = scratch(s, static_cast<size_t>(chunks) * real), tails = scratch(s, static_cast<size_t>(chunks) * real);
           cl_mem tail_rows = scratch(s, static_cast<size_t>(chunks) * sizeof(cl_long));
+          Kernel find(program, "csr_chunk_starts");
+          find.args(m, cl_long{chunks}, part_of(0), starts);
+          find.enqueue(s, static_cast<size_t>(chunks) + 1, group, "spmv csr chunk starts");
           Kernel sums(program, "csr_chunk_spmv");
           sums.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x);
-          tail(sums, 6).arg(12, cl_long{chunks}).arg(13, pieces).arg(14, tails).arg(15, tail_rows);
+          tail(sums, 6).arg(12, starts).arg(13, pieces).arg(14, tails).arg(15, tail_rows);
           const size_t padded = static_cast<size_t>(chunk_entries + chunk_entries / 32);
           sums.arg(16, LocalMemory{padded * real}).arg(17, LocalMemory{padded * index}).arg(18, LocalMemory{chunk_size * real});
           sums.arg(19, LocalMemory{chunk_size * sizeof(cl_int)});

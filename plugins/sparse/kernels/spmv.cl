@@ -103,31 +103,36 @@ __kernel void rows_overflow_spmv(const long m, __global const INDEX* row_ptr, __
 }
 
 // csr on GPUs (VECTORS 1) in chunks of equal entries: chunk g holds entries [g * CHUNK_ENTRIES,
-// (g + 1) * CHUNK_ENTRIES) (a power of two, 2^CHUNK_SHIFT) whatever the rows, so a power law's hub
-// rows spread over many work-groups instead of holding one. Two kernels: csr_chunk_spmv sums every row
-// inside a chunk, csr_chunk_fixup the rows that leave theirs.
+// (g + 1) * CHUNK_ENTRIES) (a power of two, 2^CHUNK_SHIFT) whatever the rows, so a power law's hub rows spread over
+// many work-groups instead of holding one. Three kernels: csr_chunk_starts finds each chunk's first row,
+// csr_chunk_spmv sums every row inside a chunk, csr_chunk_fixup the rows that leave theirs.
 
-// The first row starting at or after chunk g's first entry (a row r starts in chunk g when
-// g * CHUNK_ENTRIES <= row_ptr[r] < (g + 1) * CHUNK_ENTRIES); m for g = chunks. Guessed from the rows'
-// pointers as if they grew evenly, bisecting every other step (so at most twice bisection's steps):
-// regular matrices take a few dependent loads. Each chunk's work-group finds its own rows so, while the
-// other work-groups stream their entries (a kernel of its own for all the chunks' starts, before them,
-// took 28-39 us on the H100 whatever the search: its loads' latency had nothing to hide behind).
-long chunk_start(const long m, const long chunks, __global const INDEX* row_ptr, const long g) {
+// starts[g]: the first row starting at or after chunk g's first entry (a row r starts in chunk g when
+// g * CHUNK_ENTRIES <= row_ptr[r] < (g + 1) * CHUNK_ENTRIES); starts[chunks] = m. A work-item a chunk,
+// guessing where the rows' pointers reach its first entry as if they grew evenly, bisecting every other
+// step (so at most twice bisection's steps): regular matrices take a few dependent loads instead of
+// bisection's log2(m) (about 1 us each on the H100 under load; a pass over row_ptr, a work-item a row,
+// took 6 us per million rows).
+__kernel void csr_chunk_starts(const long m, const long chunks, __global const INDEX* restrict row_ptr, __global long* restrict starts) {
+  const long g = get_global_id(0);
+  if (g > chunks) return;
   const long first = g << CHUNK_SHIFT;
-  if (g >= chunks) return m;
-  if (first == 0) return 0;
+  if (g == chunks || first == 0) {
+    starts[g] = g == chunks ? m : 0;
+    return;
+  }
   // row_ptr[low] < first <= row_ptr[high]: the answer is high once they meet.
   long low = 0, high = m, low_value = 0, high_value = row_ptr[m];
   for (int step = 0; high - low > 1; ++step) {
     long guess = (low + high) / 2;
-    if (step % 2 == 0) guess = low + (long)((float)(first - low_value) / (float)(high_value - low_value) * (float)(high - low));
+    if (step % 2 == 0)
+      guess = low + (long)((float)(first - low_value) / (float)(high_value - low_value) * (float)(high - low));
     guess = clamp(guess, low + 1, high - 1);
     const long value = row_ptr[guess];
     if (value < first) low = guess, low_value = value;
     else high = guess, high_value = value;
   }
-  return high;
+  starts[g] = high;
 }
 
 // Local index of a chunk's entry k, padded one in 32 so that work-items reading CHUNK_ITEMS neighbouring
@@ -148,16 +153,19 @@ long chunk_start(const long m, const long chunks, __global const INDEX* row_ptr,
 __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX* restrict row_ptr, __global const INDEX* restrict col,
                              __global const REAL* restrict data, __global const REAL* restrict x, __global REAL* y, __global const REAL* y0,
                              const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta,
-                             const long chunks, __global REAL* pieces, __global REAL* tails, __global long* tail_rows,
+                             __global const long* starts, __global REAL* pieces, __global REAL* tails, __global long* tail_rows,
                              __local REAL* products, __local INDEX* row_at, __local REAL* heads, __local int* ends) {
   // Loops between barriers take the same number of trips in every work-item (PoCL miscompiled others).
   __local int last_start;  // the last work-item whose entries hold a row's start (-1: none)
-  __local long rows[2];    // the chunk's rows: those from rows[0] to rows[1] start in it
   const int lid = get_local_id(0), size = get_local_size(0);
   const long g = get_group_id(0), c0 = g << CHUNK_SHIFT, count = min((long)CHUNK_ENTRIES, nnz - c0);
-  // Every load issued before any is used: the entries' columns and values while two work-items find the
-  // chunk's rows; the first pass's rows starting in the chunk, where the last of them ends (the rows
-  // after the last start are empty, so row_ptr[r1]); then x at the columns.
+  const long r0 = starts[g], r1 = starts[g + 1];
+  for (int q = 0; q < CHUNK_ITEMS; ++q) row_at[PADDED(q * size + lid)] = -1;
+  if (lid == 0) last_start = -1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Every load issued before any is used: the entries' columns and values, the first pass's rows
+  // starting in the chunk, where the last of them ends (the rows after the last start are empty, so
+  // row_ptr[r1]), then x at the columns.
   INDEX cols[CHUNK_ITEMS];
   REAL values[CHUNK_ITEMS], xs[CHUNK_ITEMS];
   for (int q = 0; q < CHUNK_ITEMS; ++q) {
@@ -165,11 +173,6 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
     cols[q] = k < count ? col[c0 + k] : 0;
     values[q] = k < count ? data[c0 + k] : (REAL)0;
   }
-  if (lid < 2) rows[lid] = chunk_start(m, chunks, row_ptr, g + lid);
-  for (int q = 0; q < CHUNK_ITEMS; ++q) row_at[PADDED(q * size + lid)] = -1;
-  if (lid == 0) last_start = -1;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const long r0 = rows[0], r1 = rows[1];
   const long r = r0 + lid, last_end = row_ptr[r1];
   const long b = r < r1 ? row_ptr[r] : 0, e = r < r1 ? row_ptr[r + 1] : 0;
   for (int q = 0; q < CHUNK_ITEMS; ++q) xs[q] = q * size + lid < count ? x[cols[q]] : (REAL)0;
