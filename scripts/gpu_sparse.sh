@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
 # issue 14's SpMV figures. For each generated matrix (MATRICES: poisson1024 poisson4096 rmat22 fem1m; also
-# fem1m4, dense 4 x 4 blocks) and each layout (LAYOUTS: csr coo ell sell dia; any kind, the block kinds
-# with a block as bell@4x4, sbell@1x8; csr's GPU kernels forced as csr:lanes, csr:stream, csr:chunks8 with
-# the entries a work-item takes), checks y = A x against torch's CSR product in f64, then times
-# sparse.spmv in f32 with `fugue bench` beside torch.sparse (cuSPARSE CSR) on the same matrix and
-# peers.py copy spmv, all in one run (EXPLAIN= skips writing each run's plan). Build and bundle first:
+# fem1m4, dense 4 x 4 blocks; rmat20, rmat21, rmat20e4, rmat18e64 power laws) and each layout (LAYOUTS: csr
+# coo ell sell dia; any kind, the block kinds with a block as bell@4x4, sbell@1x8; csr's GPU kernels
+# forced as csr:lanes, csr:chunks8, csr:chunks4g256 with the entries a work-item takes and the
+# work-items a chunk), checks y = A x against torch's CSR product in f64, then times sparse.spmv in f32
+# with `fugue bench` beside torch.sparse (cuSPARSE CSR) on the same matrix and peers.py copy spmv, all in
+# one run (EXPLAIN= skips writing each run's plan). Build and bundle first:
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
 set -u
 source .gpu/env.sh

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "sparse_kind.h"
-#include "spmv.h"
 
 namespace fugue::sparse {
 
@@ -106,16 +105,16 @@ int64_t sell_slice_for(const fugue_device_desc* device) { return device && devic
 // slice's, or diagonals') entries one after another, so the longest walk sets the time of its round of
 // work-items (the device holds about compute_units x 2048 at once); a kernel costs a fixed time to run
 // at all; coo's rows that cross its chunks of 8 are added chunk by chunk after the chunks, a chain of
-// longest / 8 additions. Fitted on the H200 (scripts/sparse_selection.sh, ms): bcsstk13 (2,003 rows,
-// the longest 95) ell 0.0283, csr 0.0077 (lanes of 32), coo 0.0174; jagmesh7 (longest 7) ell 0.0058,
-// csr 0.0075; R-MAT scale 18 (the longest row 15,754) csr 0.175 (lanes of 16), coo 0.468, hyb 0.478,
-// sell 6.03.
+// longest / 8 additions. csr runs in chunks of 8 entries a work-item whatever the rows (spmv.cpp), so
+// only rounds of chunks and its three kernels' fixed time bound it. Fitted on the H200
+// (scripts/sparse_selection.sh, ms): bcsstk13 (2,003 rows, the longest 95) ell 0.0283, coo 0.0174;
+// jagmesh7 (longest 7) ell 0.0058; R-MAT scale 18 (the longest row 15,754) coo 0.468, hyb 0.478, sell
+// 6.03. csr's fixed time is three kernels' (chunk starts, chunks, fixup), not fitted yet.
 struct Latency {
-  double entry_s = 0.25e-6;      // ell, sell, dia, bdia: one entry of a work-item's walk (the block layouts: one 1 x 4 unit)
-  double csr_step_s = 0.18e-6;   // csr: one step of a row's lanes
+  double entry_s = 0.25e-6;      // ell, sell, dia, bdia, csr's chunks: one entry of a work-item's walk (the block layouts: one 1 x 4 unit)
   double carry_s = 0.23e-6;      // coo: one addition of a carried row
   double fixed_rows_s = 4.5e-6;  // ell, sell, dia, bdia, the block layouts: the kernel
-  double fixed_csr_s = 6.5e-6;   // csr: the kernel, its lanes' sum
+  double fixed_csr_s = 13.5e-6;  // csr: its chunk starts, chunks and fixup kernels, each as fixed_rows_s
   double fixed_coo_s = 15e-6;    // coo: its chunks and carries kernels
   double resident = 0;           // work-items the device holds at once
 };
@@ -124,7 +123,6 @@ struct Latency {
 // longest_blocks: the block layouts' most blocks in a super-row.
 double latency_floor(Layout layout, const Facts& f, const Coordinates& m, int64_t longest, int64_t longest_blocks, const Latency& l) {
   const double rows = static_cast<double>(std::max<int64_t>(m.rows, 1));
-  const double average = static_cast<double>(m.entries()) / rows;
   auto rounds = [&](double items) { return std::max(1.0, std::ceil(items / std::max(l.resident, 1.0))); };
   // Work-items walking `average` steps each, the longest `longest`: rounds of the average, or the longest.
   auto walk = [&](double items, double average_steps, double longest_steps, double step_s) {
@@ -133,10 +131,7 @@ double latency_floor(Layout layout, const Facts& f, const Coordinates& m, int64_
   auto coo = [&](double nnz, double chain) { return l.fixed_coo_s + walk(std::ceil(nnz / 8), 8, 8, l.entry_s) + chain / 8 * l.carry_s; };
   const double longest_row = static_cast<double>(longest);
   switch (layout) {
-    case Layout::Csr: {
-      const double lanes = csr_lanes(average);
-      return l.fixed_csr_s + walk(rows * lanes, std::ceil(average / lanes), std::ceil(longest_row / lanes), l.csr_step_s);
-    }
+    case Layout::Csr: return l.fixed_csr_s + walk(std::ceil(static_cast<double>(m.entries()) / 8), 8, 8, l.entry_s);
     case Layout::Coo: return coo(static_cast<double>(m.entries()), longest_row);
     case Layout::Ell: return l.fixed_rows_s + walk(rows, static_cast<double>(f.width), static_cast<double>(f.width), l.entry_s);
     case Layout::Sell: return l.fixed_rows_s + walk(rows, static_cast<double>(f.stored) / rows, longest_row, l.entry_s);

@@ -27,6 +27,13 @@ constexpr size_t kGroup = 128;
 // work-items read nearby entries).
 int64_t coo_chunk(const Call& call) { return call.device().type == FUGUE_DEVICE_CPU ? 128 : 8; }
 
+// Work-items a csr row in rows_spmv: a power of two near the rows' average length, at most 32.
+int csr_lanes(double average) {
+  int lanes = 1;
+  while (lanes < 32 && lanes < average) lanes *= 2;
+  return lanes;
+}
+
 // csr: work-items a row, by the rows' average length (one on CPUs, whose work-items run a row
 // each faster than they share one).
 int lanes_for(const Call& call, const Facts& f) {
@@ -34,27 +41,24 @@ int lanes_for(const Call& call, const Facts& f) {
   return csr_lanes(static_cast<double>(f.nnz) / static_cast<double>(f.rows));
 }
 
-// csr's kernels on GPUs (one vector): with short rows (at most 8 entries a row on average), CSR-stream,
-// a work-group's rows read together into local memory (kernels/spmv.cl rows_stream_spmv), where lanes a
-// row would leave most lanes idle and reduce through barriers; the groups whose rows hold more entries
-// than the stream takes (hub rows) are done after by 32 work-items a row (rows_overflow_spmv). On the
-// H100 (scripts/gpu_sparse.sh) the Poisson 4096^2 product took 0.52 ms so, 1.30-1.31x cuSPARSE (0.56x
-// with 8 lanes a row). Longer rows go in chunks of equal entries (csr_chunk_spmv), whatever the rows'
-// lengths: lanes a row by the rows' average, as before, left a power law's hub rows to one work-group
-// each. FUGUE_SPARSE_CSR=stream, =chunks or =lanes overrides (any device: a CPU then runs the
-// device-level kernels too); FUGUE_SPARSE_CHUNK_ITEMS the entries a work-item takes in a chunk and
-// FUGUE_SPARSE_CHUNK_GROUP the work-items a chunk (for experiments).
-enum class CsrKernel { Lanes, Stream, Chunks };
-constexpr int64_t kStream = 2048;  // entries a work-group streams through local memory
-constexpr size_t kOverflowLanes = 32;  // work-items a row of an overflowing group
+// csr's kernels on GPUs (one vector): chunks of equal entries whatever the rows (kernels/spmv.cl
+// csr_chunk_spmv, 8 entries a work-item, 1024 a work-group), so hub rows spread over many work-groups.
+// On the H100 (scripts/gpu_sparse.sh, one call beside torch): Poisson 4096^2 0.398 ms (1.70x cuSPARSE;
+// CSR-stream, before, 1.30x), FEM-like 10^6 nodes 0.293 ms (1.69x; lanes a row by the rows' average,
+// before, 0.75x), R-MAT scale 20 0.175 ms (0.76x; lanes 0.23x; CSR-stream, a work-group's rows read
+// together into local memory, 0.07x: its groups with hub rows overflowed to a slow second kernel). spmm
+// keeps lanes a row (rows_spmv), which a CPU runs as a generated kernel, a work-item a row.
+// FUGUE_SPARSE_CSR=chunks or =lanes overrides (any device: a CPU then runs the device-level kernels
+// too); FUGUE_SPARSE_CHUNK_ITEMS and FUGUE_SPARSE_CHUNK_GROUP set a chunk's entries a work-item and
+// work-items (powers of two).
+enum class CsrKernel { Lanes, Chunks };
 CsrKernel csr_kernel(const Call& call, const Facts& f, bool several) {
   if (f.layout != Layout::Csr || several || f.rows == 0) return CsrKernel::Lanes;
   if (const char* text = std::getenv("FUGUE_SPARSE_CSR"); text && *text) {
     const std::string choice = text;
-    if (choice == "stream") return CsrKernel::Stream;
     if (choice == "chunks") return CsrKernel::Chunks;
     if (choice == "lanes") return CsrKernel::Lanes;
-    throw sdk::InvalidArgument("FUGUE_SPARSE_CSR: expected stream, chunks or lanes, found '" + choice + "'");
+    throw sdk::InvalidArgument("FUGUE_SPARSE_CSR: expected chunks or lanes, found '" + choice + "'");
   }
   return call.device().type == FUGUE_DEVICE_CPU ? CsrKernel::Lanes : CsrKernel::Chunks;
 }
@@ -185,10 +189,6 @@ class SparseProduct final : public Operation {
         char average[32];
         std::snprintf(average, sizeof average, "%.1f", f.rows ? static_cast<double>(f.nnz) / static_cast<double>(f.rows) : 0.0);
         switch (csr_kernel(call, f, several_)) {
-          case CsrKernel::Stream:
-            p.variant = std::string("csr: a work-group's rows streamed through local memory, a work-item a row (") + average +
-                        " entries a row on average)";
-            break;
           case CsrKernel::Chunks:
             p.variant = "csr: chunks of " + std::to_string(chunk_items()) + " entries a work-item, whatever the rows (" + average +
                         " entries a row on average); rows that leave their chunk added after";
@@ -310,8 +310,7 @@ class SparseProduct final : public Operation {
     };
     const std::string options = std::string("-DREAL=") + (f64 ? "double -DVEC4=double4" : "float -DVEC4=float4") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
-                                " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DSTREAM=" + std::to_string(kStream) +
-                                " -DOVERFLOW_LANES=" + std::to_string(kOverflowLanes) + " -DBLOCK_H=" + std::to_string(f.block_rows) +
+                                " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DBLOCK_H=" + std::to_string(f.block_rows) +
                                 " -DBLOCK_W=" + std::to_string(f.block_cols) + " -DCHUNK_ITEMS=" + std::to_string(items) +
                                 " -DCHUNK_ENTRIES=" + std::to_string(chunk_entries) + " -DCHUNK_SHIFT=" +
                                 std::to_string(shift_of(chunk_entries));
@@ -391,28 +390,6 @@ class SparseProduct final : public Operation {
           Kernel fixup(program, "csr_chunk_fixup");
           fixup.args(cl_long{chunks}, part_of(0), pieces, tails, tail_rows);
           tail(fixup, 5).enqueue(s, static_cast<size_t>(chunks), group, "spmv csr chunk fixup");
-          break;
-        }
-        if (kernel == CsrKernel::Stream) {
-          // The groups whose rows overflow the stream: a count, then their numbers.
-          const size_t groups = (static_cast<size_t>(f.rows) + group - 1) / group;
-          cl_mem overflow = scratch(s, (groups + 1) * sizeof(cl_int));
-          const cl_int zero = 0;
-          check_cl(clEnqueueFillBuffer(s.queue, overflow, &zero, sizeof zero, 0, sizeof zero, 0, nullptr, nullptr),
-                   "clEnqueueFillBuffer (spmv's overflow count)");
-          Kernel rows(program, "rows_stream_spmv");
-          rows.args(m, part_of(0), part_of(1), part_of(2), x);
-          tail(rows, 5).arg(11, LocalMemory{static_cast<size_t>(std::max<int64_t>(kStream, static_cast<int64_t>(group))) * dtype_bytes(f.dtype)});
-          rows.arg(12, overflow);
-          rows.enqueue(s, units(f.rows), group, "spmv rows (stream)");
-          Kernel rest(program, "rows_overflow_spmv");
-          rest.args(m, part_of(0), part_of(1), part_of(2), x);
-          tail(rest, 5).arg(11, LocalMemory{group * dtype_bytes(f.dtype)});
-          rest.arg(12, overflow).arg(13, cl_long{static_cast<cl_long>(group)});
-          // A fixed number of work-groups take the overflowing groups' passes in turn (their count is
-          // known on the device only).
-          const size_t walkers = std::min<size_t>(groups * (group / kOverflowLanes), 16 * std::max<size_t>(call.device().compute_units, 1));
-          rest.enqueue(s, walkers * group, group, "spmv rows (overflow)");
           break;
         }
         Kernel rows(program, "rows_spmv");
@@ -519,12 +496,6 @@ class SparseProduct final : public Operation {
 };
 
 }  // namespace
-
-int csr_lanes(double average) {
-  int lanes = 1;
-  while (lanes < 32 && lanes < average) lanes *= 2;
-  return lanes;
-}
 
 std::unique_ptr<Operation> spmv_operation() { return std::make_unique<SparseProduct>(false); }
 std::unique_ptr<Operation> spmm_operation() { return std::make_unique<SparseProduct>(true); }

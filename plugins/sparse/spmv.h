@@ -12,7 +12,4 @@ std::unique_ptr<sdk::Operation> spmv_operation();
 // sparse.spmm, Y = alpha * A X + beta * Y0 for k vectors X [n, k], with the same kernels.
 std::unique_ptr<sdk::Operation> spmm_operation();
 
-// csr on GPUs: the work-items that share a row of `average` entries (powers of two up to it, at most 32).
-int csr_lanes(double average);
-
 }  // namespace fugue::sparse

@@ -88,12 +88,11 @@ print('as scipy')
   }
 }
 
-// csr's device-level kernels on GPUs, forced here on any device: CSR-stream (short rows) and chunks of
-// equal entries (longer or uneven rows), the chunks at 128 and at 1024 entries (1 and 8 a work-item) so
-// that rows cross many of them. On the real matrices, an R-MAT matrix whose hub rows overflow a
-// work-group's stream, and rows written for the chunks' edges (empty rows first, between and last, rows
+// csr's device-level kernel on GPUs, chunks of equal entries, forced here on any device, at 128 and at
+// 1024 entries (1 and 8 a work-item) so that rows cross many of them. On the real matrices, an R-MAT
+// matrix with hub rows, and rows written for the chunks' edges (empty rows first, between and last, rows
 // of thousands, rows ending on a chunk's last entry); both dtypes in one run, against SciPy.
-TEST(Sparse, CsrDeviceKernelsGiveSciPysProduct) {
+TEST(Sparse, CsrChunksGiveSciPysProduct) {
   if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
@@ -156,8 +155,7 @@ for dtype in ['f32', 'f64']:
 print('as scipy')
 )");
     for (const auto& [kernel, items, plan] :
-         std::vector<std::tuple<std::string, std::string, std::string>>{{"stream", "8", "streamed through local memory"},
-                                                                        {"chunks", "1", "chunks of 1 entries a work-item"},
+         std::vector<std::tuple<std::string, std::string, std::string>>{{"chunks", "1", "chunks of 1 entries a work-item"},
                                                                         {"chunks", "8", "chunks of 8 entries a work-item"}}) {
       const std::string env = "FUGUE_SPARSE_CSR=" + kernel + " FUGUE_SPARSE_CHUNK_ITEMS=" + items, how = what + " " + env;
       auto explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
@@ -491,8 +489,8 @@ TEST(Sparse, AutoFormatIsChosenForTheDeviceAndExplained) {
   EXPECT_NE(gpu.out.find("estimated ms (GPU table (H100, measured))"), std::string::npos) << gpu.out;
   // Dense 4 x 4 blocks (FEM-like nodes of 4 unknowns, f32): a block layout on either device, every block size
   // weighed (1 x 4 .. 8 x 8, the 4 x 4 blocks filled whole); R-MAT's scattered entries fill 1 x 4 units
-  // too thinly for any block to be weighed. On the GPU, 20,000 nodes: at 3,000 a kernel's latency beside
-  // csr's lanes decides.
+  // too thinly for any block to be weighed. On the GPU, 20,000 nodes: at 3,000 the kernels' latency
+  // decides.
   test::write_text(dir / "fem.json", R"({"fugue": 1, "symbols": {
     "F": {"kind": "sparse", "dtype": "f32", "from": {"fem": {"nodes": 20000, "block": 4, "neighbours": 4, "seed": 3}}},
     "R": {"kind": "sparse", "dtype": "f64", "from": {"rmat": {"scale": 12, "edges": 16, "seed": 2}}}}, "body": [], "outputs": {"F": "F.mtx", "R": "R.mtx"}})");
@@ -508,10 +506,12 @@ TEST(Sparse, AutoFormatIsChosenForTheDeviceAndExplained) {
     EXPECT_NE(text.find("(no larger block weighed)", r), std::string::npos) << text;
   }
   // On a GPU, the rows' lengths count: R-MAT's power law (the longest row over 1,000 entries) gives csr,
-  // whose lanes share a long row, not sell or hyb, whose work-items walk it alone; bcsstk13's 2,003 rows
-  // (the longest 95) give csr too, a launch's latency beside ell's walk of 95 entries.
+  // whose chunks split a long row, not sell or hyb, whose work-items walk it alone; bcsstk13's 2,003 rows
+  // (the longest 95) give neither ell nor sell, whose work-items walk 95 entries alone.
   EXPECT_NE(gpu.out.find("R: sparse chose csr: "), std::string::npos) << gpu.out;
-  EXPECT_NE(gpu.out.find("M: sparse chose csr: "), std::string::npos) << gpu.out;
+  EXPECT_EQ(gpu.out.find("M: sparse chose ell: "), std::string::npos) << gpu.out;
+  EXPECT_EQ(gpu.out.find("M: sparse chose sell: "), std::string::npos) << gpu.out;
+  EXPECT_NE(gpu.out.find("M: sparse chose "), std::string::npos) << gpu.out;
   auto valid = test::run_fugue("validate " + (dir / "p.json").string());
   EXPECT_EQ(valid.code, 0) << valid.out;
   auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
