@@ -169,6 +169,38 @@ print('as scipy')
   }
 }
 
+// Device-level products inside a loop: coo's and csr's chunks take scratch every iteration, which the
+// executor's pool hands from one operation to the next (the queue is in order); six power steps
+// x <- 0.1 A x through both kinds in turn (jagmesh7: 59 chunks of 128 entries each), against NumPy.
+TEST(Sparse, ScratchReusedAcrossIterations) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  const std::string file = (matrices() / "jagmesh7.mtx").string();
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "C": {"kind": "coo", "dtype": "f64", "from": ")" + file + R"("},
+    "R": {"kind": "csr", "dtype": "f64", "from": ")" + file + R"("},
+    "s": {"kind": "scalar", "dtype": "f64", "value": 0.1},
+    "x": {"kind": "array", "dtype": "f64", "shape": [1138], "from": {"random": {"seed": 5, "low": -1, "high": 1}}}},
+    "body": [{"op": "array.copy", "out": ["x0"], "in": ["x"]},
+             {"for": "i", "count": 3, "body": [
+               {"op": "sparse.spmv", "out": ["u"], "in": ["C", "x"]}, {"op": "array.mul", "out": ["v"], "in": ["s", "u"]},
+               {"op": "sparse.spmv", "out": ["w"], "in": ["R", "v"]}, {"op": "array.mul", "out": ["x"], "in": ["s", "w"]}]}],
+    "outputs": {"x": "x.npy", "x0": "x0.npy"}})");
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string(), "FUGUE_SPARSE_CSR=chunks FUGUE_SPARSE_CHUNK_ITEMS=1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
+d = sys.argv[1] + '/'
+A = sio.mmread(sys.argv[2]).tocsr().astype(np.float64)
+x = np.load(d + 'x0.npy')
+for _ in range(6): x = 0.1 * (A @ x)
+err = np.abs(np.load(d + 'x.npy') - x).max() / np.abs(x).max()
+assert err < 1e-13, err
+print('as numpy')
+)");
+  auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " + file);
+  EXPECT_NE(c.out.find("as numpy"), std::string::npos) << c.out;
+}
+
 // The layouts of the seed's matrix B hold the arrays of its Figs 6.2-6.7 (sell: its data, and the
 // column indices those data imply), and the block layouts of its dense 4 x 8 matrix C those of Figs 6.8-6.10
 // (C's 32 values numbered 1..32 row by row: the figure's 0..v are symbols, and 0 would be no entry).
