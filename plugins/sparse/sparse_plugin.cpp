@@ -1,5 +1,5 @@
 // sparse_plugin.cpp: the entry point of the sparse plugin: sparse matrices as kinds (csr, coo, ell, sell,
-// dia, bdia, hyb, bcsr, bell, sbell; layouts.h; sparse chooses among them), Matrix Market files and generators, and y = alpha A x + beta y0
+// dia, bdia, hyb, bcsr, bell, sbell; layouts.h; sparse chooses among them), Matrix Market and SciPy .npz files and generators, and y = alpha A x + beta y0
 // (sparse.spmv, sparse.spmm), and the
 // Ritz values of a Lanczos run (sparse.ritz).
 #include <fugue/sdk.hpp>
@@ -7,7 +7,7 @@
 #include "affinity.h"
 #include "layouts.h"
 #include "matrix_generators.h"
-#include "matrix_market_format.h"
+#include "entry_formats.h"
 #include "ritz.h"
 #include "sparse_kind.h"
 #include "sparse_tuner.h"
@@ -20,6 +20,7 @@ void populate(fugue::sdk::Plugin& plugin) {
   for (Layout layout : every_layout()) plugin.add_kind(sparse_kind(layout));
   plugin.add_kind(sparse_chooser_kind());
   plugin.add_format(matrix_market_format());
+  plugin.add_format(scipy_npz_format());
   for (auto& generator : matrix_generators()) plugin.add_generator(std::move(generator));
   plugin.add(spmv_operation());
   plugin.add(spmm_operation());
@@ -31,7 +32,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 }  // namespace
 
 FUGUE_SDK_PLUGIN("sparse", "0.1.0",
-                 "Sparse matrices as kinds (csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell, and sparse choosing among them) read from Matrix Market files or made by generators (poisson, "
+                 "Sparse matrices as kinds (csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell, and sparse choosing among them) read from Matrix Market or SciPy .npz files or made by generators (poisson, "
                  "banded, rmat, fem) in any of them, sparse matrix-vector and matrix-matrix products, the Ritz values and vectors of a "
                  "Lanczos run, and the affinity matrix of an image for normalized cuts",
                  populate)

@@ -201,6 +201,110 @@ print('as numpy')
   EXPECT_NE(c.out.find("as numpy"), std::string::npos) << c.out;
 }
 
+// SciPy's .npz files: csr deflated (save_npz's default) with int64 indices, csc stored, coo, f32 and f64
+// data, a rectangular matrix with empty rows; read as csr, ell and the chooser, the products against
+// SciPy's, and written back as csr .npz files that load_npz reads as the same matrix.
+TEST(Sparse, SciPyNpzFilesReadAndWritten) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  test::write_text(dir / "make.py", R"(import sys, numpy as np, scipy.io as sio, scipy.sparse as sp
+d, matrices = sys.argv[1] + '/', sys.argv[2] + '/'
+A = sio.mmread(matrices + 'bcsstk13.mtx').tocsr()
+wide = A.copy(); wide.indices = wide.indices.astype(np.int64); wide.indptr = wide.indptr.astype(np.int64)
+sp.save_npz(d + 'csr.npz', wide)
+sp.save_npz(d + 'csc.npz', A.tocsc().astype(np.float32), compressed=False)
+R = sio.mmread(matrices + 'lp_afiro.mtx').tocoo()
+sp.save_npz(d + 'coo.npz', R)
+print('made')
+)");
+  auto made = test::run_command(test::numpy_python() + " " + (dir / "make.py").string() + " " + dir.path().string() + " " + matrices().string());
+  ASSERT_NE(made.out.find("made"), std::string::npos) << made.out;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "csr", "dtype": "f64", "from": "csr.npz"}, "B": {"kind": "ell", "dtype": "f32", "from": "csc.npz"},
+    "C": {"kind": "sparse", "dtype": "f64", "from": "coo.npz"},
+    "x": {"kind": "array", "dtype": "f64", "shape": [2003], "from": {"random": {"seed": 4, "low": -1, "high": 1}}},
+    "xs": {"kind": "array", "dtype": "f32", "shape": [2003], "from": {"random": {"seed": 5, "low": -1, "high": 1}}},
+    "xc": {"kind": "array", "dtype": "f64", "shape": [51], "from": {"random": {"seed": 6, "low": -1, "high": 1}}}},
+    "body": [{"op": "sparse.spmv", "out": ["ya"], "in": ["A", "x"]}, {"op": "sparse.spmv", "out": ["yb"], "in": ["B", "xs"]},
+             {"op": "sparse.spmv", "out": ["yc"], "in": ["C", "xc"]}],
+    "outputs": {"ya": "ya.npy", "yb": "yb.npy", "yc": "yc.npy", "x": "x.npy", "xs": "xs.npy", "xc": "xc.npy",
+                "A": "A.npz", "B": "B.npz", "C": "C.npz"}})");
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio, scipy.sparse as sp
+d, matrices = sys.argv[1] + '/', sys.argv[2] + '/'
+A = sio.mmread(matrices + 'bcsstk13.mtx').tocsr(); R = sio.mmread(matrices + 'lp_afiro.mtx').tocsr()
+S = A.astype(np.float32).astype(np.float64)
+for y, M, x, tol in [('ya', A, 'x', 1e-13), ('yb', S, 'xs', 1e-5), ('yc', R, 'xc', 1e-13)]:
+    want = M @ np.load(d + 'out/' + x + '.npy').astype(np.float64)
+    err = np.abs(np.load(d + 'out/' + y + '.npy') - want).max() / max(1.0, np.abs(want).max())
+    assert err <= tol, (y, err)
+for f, M, dtype in [('A', A, np.float64), ('B', S, np.float32), ('C', R, np.float64)]:
+    W = sp.load_npz(d + 'out/' + f + '.npz')
+    assert W.format == 'csr' and W.dtype == dtype and W.shape == M.shape, (f, W.format, W.dtype, W.shape)
+    assert W.indices.dtype == np.int32 and W.has_canonical_format, f
+    assert abs(W.astype(np.float64) - M).max() == 0, f
+print('as scipy')
+)");
+  auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + dir.path().string() + " " + matrices().string());
+  EXPECT_NE(c.out.find("as scipy"), std::string::npos) << c.out;
+}
+
+// .npz files SciPy would not have written: exit 2, naming the file, the member and what is wrong, and
+// no output written.
+TEST(Sparse, BadNpzFilesAreRefused) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  test::write_text(dir / "make.py", R"(import sys, io, zipfile, numpy as np, scipy.sparse as sp
+d = sys.argv[1] + '/'
+def npz(name, members, compress=zipfile.ZIP_DEFLATED):
+    with zipfile.ZipFile(d + name, 'w', compress) as z:
+        for key, value in members.items():
+            b = io.BytesIO(); np.save(b, value); z.writestr(key + '.npy', b.getvalue())
+good = dict(format=np.array(b'csr'), shape=np.array([3, 3]), indptr=np.array([0, 1, 2, 2], dtype=np.int32),
+            indices=np.array([0, 2], dtype=np.int32), data=np.array([1.0, 2.0]))
+def but(**changes):
+    m = dict(good); m.update(changes); return {k: v for k, v in m.items() if v is not None}
+npz('no_indices.npz', but(indices=None))
+npz('column.npz', but(indices=np.array([0, 3], dtype=np.int32)))
+npz('back.npz', but(indptr=np.array([0, 2, 1, 2], dtype=np.int32)))
+npz('last.npz', but(indptr=np.array([0, 1, 2, 3], dtype=np.int32)))
+npz('bsr.npz', but(format=np.array(b'bsr')))
+npz('floats.npz', but(indices=np.array([0.0, 2.0])))
+npz('complex.npz', but(data=np.array([1j, 2.0])))
+npz('twice.npz', dict(format=np.array(b'coo'), shape=np.array([3, 3]), row=np.array([1, 1]), col=np.array([2, 2]), data=np.array([1.0, 2.0])))
+npz('stored.npz', good, zipfile.ZIP_STORED)
+raw = bytearray(open(d + 'stored.npz', 'rb').read()); at = raw.find(b'\x00\x00\x00\x00\x00\x00\x00@'); raw[at + 7] ^= 0xff
+open(d + 'crc.npz', 'wb').write(raw)
+open(d + 'text.npz', 'w').write('not a zip\n')
+print('made')
+)");
+  auto made = test::run_command(test::numpy_python() + " " + (dir / "make.py").string() + " " + dir.path().string());
+  ASSERT_NE(made.out.find("made"), std::string::npos) << made.out;
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"no_indices.npz", "no member 'indices.npy'"},
+      {"column.npz", "member 'indices.npy': element 1 is 3, outside the columns 0..2"},
+      {"back.npz", "member 'indptr.npy': pointer 2 goes back"},
+      {"last.npz", "member 'indptr.npy': the last pointer is 3, not the 2 entries of 'data.npy'"},
+      {"bsr.npz", "holds a SciPy 'bsr' matrix; csr, csc and coo are read"},
+      {"floats.npz", "member 'indices.npy' holds '<f8'; expected integers"},
+      {"complex.npz", "member 'data.npy' holds '<c16'; expected real numbers"},
+      {"twice.npz", "is given twice"},
+      {"crc.npz", "its CRC-32 does not match its data"},
+      {"text.npz", "is not a ZIP archive (.npz) NumPy could read: no end of central directory record"}};
+  for (const auto& [file, message] : files) {
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": {"kind": "csr", "dtype": "f64", "from": ")" + file + R"("},
+      "x": {"kind": "array", "dtype": "f64", "shape": [3], "from": {"fill": 1}}},
+      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}})");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    EXPECT_EQ(r.code, 2) << file << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << file << ": " << r.out;
+    EXPECT_NE(r.out.find(file), std::string::npos) << file << ": " << r.out;
+    EXPECT_NE(r.out.find("/symbols/A/from"), std::string::npos) << file << ": " << r.out;
+    EXPECT_FALSE(fs::exists(dir / "out" / "y.npy")) << file;
+  }
+}
+
 // The layouts of the seed's matrix B hold the arrays of its Figs 6.2-6.7 (sell: its data, and the
 // column indices those data imply), and the block layouts of its dense 4 x 8 matrix C those of Figs 6.8-6.10
 // (C's 32 values numbered 1..32 row by row: the figure's 0..v are symbols, and 0 would be no entry).

@@ -1,4 +1,4 @@
-#include "matrix_market_format.h"
+#include "entry_formats.h"
 
 #include <filesystem>
 #include <mutex>
@@ -7,6 +7,7 @@
 
 #include "layouts.h"
 #include "matrix_market.h"
+#include "scipy_npz.h"
 #include "sparse_kind.h"
 
 namespace fugue::sparse {
@@ -21,13 +22,16 @@ std::string kinds_text() {
   return text;
 }
 
-class MatrixMarketFormat final : public sdk::Format {
+// A file of entries: `read_entries` parses one, `write_entries` writes a matrix's entries in a dtype.
+class EntriesFormat final : public sdk::Format {
  public:
-  MatrixMarketFormat() {
-    name = "mtx";
-    doc = "Matrix Market coordinate files (real, integer or pattern; general, symmetric or skew-symmetric): read as any sparse kind "
-          "the declaration names, written as general real files";
-    extensions = {".mtx"};
+  using Reader = Coordinates (*)(const std::string& path);
+  using Writer = void (*)(const std::string& path, const Coordinates& m, fugue_dtype dtype);
+  EntriesFormat(const char* format_name, const char* text, const char* extension, Reader reader, Writer writer)
+      : read_entries_(reader), write_entries_(writer) {
+    name = format_name;
+    doc = text;
+    extensions = {extension};
   }
   bool reads() const override { return true; }
   bool reads_as() const override { return true; }
@@ -52,13 +56,13 @@ class MatrixMarketFormat final : public sdk::Format {
 
   void accepts(const fugue_type& type) const override {
     if (type.kind != FUGUE_KIND_PLUGIN || !type.kind_name || !layout_named(type.kind_name))
-      throw InvalidArgument("the mtx format writes sparse matrices (" + kinds_text() + ")");
+      throw InvalidArgument("the " + name + " format writes sparse matrices (" + kinds_text() + ")");
   }
 
   void write(const std::string& path, const fugue_host_array& array) const override {
     const Facts f = facts_of(*array.type);
     const Coordinates m = entries_of(f, sdk::HostView(const_cast<fugue_host_array&>(array)));
-    write_matrix_market(path, m, f.dtype == FUGUE_DTYPE_F32 ? 9 : 17);
+    write_entries_(path, m, f.dtype);
   }
 
  private:
@@ -71,7 +75,7 @@ class MatrixMarketFormat final : public sdk::Format {
     const auto time = fs::last_write_time(path, ec);
     std::lock_guard<std::mutex> lock(mutex_);
     if (cached_ && !ec && cached_path_ == path && cached_size_ == size && cached_time_ == time) return cached_;
-    auto m = std::make_shared<const Coordinates>(read_matrix_market(path));
+    auto m = std::make_shared<const Coordinates>(read_entries_(path));
     if (!ec) cached_ = m, cached_path_ = path, cached_size_ = size, cached_time_ = time;
     return m;
   }
@@ -81,6 +85,8 @@ class MatrixMarketFormat final : public sdk::Format {
     cached_.reset();
   }
 
+  Reader read_entries_;
+  Writer write_entries_;
   mutable std::mutex mutex_;
   mutable std::shared_ptr<const Coordinates> cached_;
   mutable std::string cached_path_;
@@ -90,6 +96,22 @@ class MatrixMarketFormat final : public sdk::Format {
 
 }  // namespace
 
-std::unique_ptr<sdk::Format> matrix_market_format() { return std::make_unique<MatrixMarketFormat>(); }
+std::unique_ptr<sdk::Format> matrix_market_format() {
+  return std::make_unique<EntriesFormat>(
+      "mtx",
+      "Matrix Market coordinate files (real, integer or pattern; general, symmetric or skew-symmetric): read as any sparse kind the "
+      "declaration names, written as general real files",
+      ".mtx", read_matrix_market, [](const std::string& path, const Coordinates& m, fugue_dtype dtype) {
+        write_matrix_market(path, m, dtype == FUGUE_DTYPE_F32 ? 9 : 17);  // every digit of the dtype
+      });
+}
+
+std::unique_ptr<sdk::Format> scipy_npz_format() {
+  return std::make_unique<EntriesFormat>(
+      "npz",
+      "SciPy's sparse .npz files (scipy.sparse.save_npz: csr, csc or coo, deflated or stored): read as any sparse kind the declaration "
+      "names, written as csr",
+      ".npz", read_scipy_npz, write_scipy_npz);
+}
 
 }  // namespace fugue::sparse
