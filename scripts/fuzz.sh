@@ -17,10 +17,10 @@ build=${FUZZ_BUILD:-build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
 runs=${FUZZ_RUNS:-}
 targets=("$@")
-((${#targets[@]})) || targets=(validate npy png flo mtx)
-declare -A max_len=([validate]=16384 [npy]=4096 [png]=8192 [flo]=4096 [mtx]=4096)
+((${#targets[@]})) || targets=(validate npy png flo mtx npz)
+declare -A max_len=([validate]=16384 [npy]=4096 [png]=8192 [flo]=4096 [mtx]=4096 [npz]=8192)
 for t in "${targets[@]}"; do
-  [ -n "${max_len[$t]:-}" ] || { echo "fuzz.sh: unknown target '$t' (expected: validate npy png flo mtx)" >&2; exit 2; }
+  [ -n "${max_len[$t]:-}" ] || { echo "fuzz.sh: unknown target '$t' (expected: validate npy png flo mtx npz)" >&2; exit 2; }
 done
 
 export CC=${CC:-clang} CXX=${CXX:-clang++}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make_seeds.py OUT: writes the seed corpora of the binary readers' fuzz targets into OUT/npy,
-OUT/png (PNG and PGM), OUT/flo and OUT/mtx: small valid files of every variant the readers accept, and a few
+OUT/png (PNG and PGM), OUT/flo, OUT/mtx and OUT/npz: small valid files of every variant the readers accept, and a few
 they refuse. Python's standard library only; the output is the same on every run."""
 import os
 import struct
@@ -97,9 +97,41 @@ def mtx_seeds():
             "empty.mtx": head + b"real general\n0 0 0\n"}
 
 
+def npz(members, method):
+    import io
+    import zipfile
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for key, data in members:
+            info = zipfile.ZipInfo(key + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            z.writestr(info, data)
+    return out.getvalue()
+
+
+def npz_seeds():
+    import zipfile
+
+    def ints(descr, fmt, values):
+        return npy(descr, (len(values),), b"".join(struct.pack(fmt, v) for v in values))
+    shape = ("shape", ints("<i8", "<q", [3, 4]))
+    csr = [("indices", ints("<i4", "<i", [0, 3, 1])), ("indptr", ints("<i4", "<i", [0, 2, 2, 3])),
+           ("format", npy("|S3", (), b"csr")), shape, ("data", npy("<f8", (3,), struct.pack("<3d", 1.5, -2, 4)))]
+    csc = [("indices", ints("<i8", "<q", [0, 2, 0])), ("indptr", ints("<i8", "<q", [0, 2, 2, 2, 3])),
+           ("format", npy("<U3", (), "csc".encode("utf-32-le"))), shape, ("data", npy("<f4", (3,), struct.pack("<3f", 1, 2, 3)))]
+    coo = [("row", ints("<i4", "<i", [2, 0, 1])), ("col", ints("<i4", "<i", [1, 3, 0])), ("format", npy("|S3", (), b"coo")), shape,
+           ("data", ints("<i8", "<q", [5, 6, 7]))]
+    empty = [("indices", ints("<i4", "<i", [])), ("indptr", ints("<i4", "<i", [0])), ("format", npy("|S3", (), b"csr")),
+             ("shape", ints("<i8", "<q", [0, 0])), ("data", npy("<f8", (0,), b""))]
+    return {"csr_stored.npz": npz(csr, zipfile.ZIP_STORED), "csr_deflated.npz": npz(csr, zipfile.ZIP_DEFLATED),
+            "csc.npz": npz(csc, zipfile.ZIP_DEFLATED), "coo.npz": npz(coo, zipfile.ZIP_STORED),
+            "empty.npz": npz(empty, zipfile.ZIP_STORED)}
+
+
 def main():
     root = sys.argv[1]
-    for name, files in [("npy", npy_seeds()), ("png", png_seeds()), ("flo", flo_seeds()), ("mtx", mtx_seeds())]:
+    for name, files in [("npy", npy_seeds()), ("png", png_seeds()), ("flo", flo_seeds()), ("mtx", mtx_seeds()),
+                        ("npz", npz_seeds())]:
         os.makedirs(os.path.join(root, name), exist_ok=True)
         for file, data in files.items():
             with open(os.path.join(root, name, file), "wb") as f:
