@@ -357,7 +357,7 @@ TEST(ProgramLoader, FloThatContradictsTheDeclaration) {
   EXPECT_CONTAINS(e, "prog.json:/symbols/f/from: ");
   EXPECT_CONTAINS(e, "bad.flo: tag 'NOPE' (0x4e4f5045) where PIEH was expected");
   e = load_error(dir, R"({"fugue": 1, "symbols": {"f": {"kind": "array", "from": "f.txt"}}, "body": []})");
-  EXPECT_CONTAINS(e, "expected a .npy, .png, .pgm, .mtx or .flo file");
+  EXPECT_CONTAINS(e, "expected a .npy, .png, .pgm, .mtx, .npz or .flo file");
 }
 
 TEST(ProgramLoader, FlowOutputsAreFloFilesOrPictures) {
@@ -377,7 +377,7 @@ TEST(ProgramLoader, FlowOutputsAreFloFilesOrPictures) {
   EXPECT_CONTAINS(load_error(dir, decl + R"({"k": "k.png"}})"), "prog.json:/outputs/k");
   EXPECT_CONTAINS(load_error(dir, decl + R"({"t": "t.png"}})"), "prog.json:/outputs/t");
   EXPECT_CONTAINS(load_error(dir, decl + R"({"f": "f.pgm"}})"), "prog.json:/outputs/f");
-  EXPECT_CONTAINS(load_error(dir, decl + R"({"f": "f.txt"}})"), "an output file name ending in .npy, .png, .pgm, .mtx or .flo");
+  EXPECT_CONTAINS(load_error(dir, decl + R"({"f": "f.txt"}})"), "an output file name ending in .npy, .png, .pgm, .mtx, .npz or .flo");
 }
 
 TEST(ProgramLoader, SetReplacesTheFileOfAFileSourcedArray) {
@@ -432,7 +432,7 @@ TEST(ProgramLoader, SetFileMustMatchADeclaredShape) {
   EXPECT_EQ(e.rfind("--set v=nothere.npy: ", 0), 0u) << e;
   EXPECT_CONTAINS(e, "nothere.npy");
   options.overrides = {{"v", "b.txt"}};
-  EXPECT_CONTAINS(load_error(dir, text, options), "expected a .npy, .png, .pgm, .mtx or .flo file, found 'b.txt'");
+  EXPECT_CONTAINS(load_error(dir, text, options), "expected a .npy, .png, .pgm, .mtx, .npz or .flo file, found 'b.txt'");
 }
 
 TEST(ProgramLoader, SetFileNeverReadsTheDeclaredFile) {
