@@ -13,15 +13,15 @@ std::vector<int64_t> Coordinates::row_lengths() const {
   return lengths;
 }
 
-void Coordinates::sort_unique(const std::function<std::string(int64_t)>& where) {
+void Coordinates::sort_unique(const std::function<std::string(int64_t)>& where, int64_t base) {
   std::vector<int64_t> order(value.size());
   std::iota(order.begin(), order.end(), int64_t{0});
   std::stable_sort(order.begin(), order.end(),
                    [&](int64_t a, int64_t b) { return row[a] != row[b] ? row[a] < row[b] : col[a] < col[b]; });
   for (size_t k = 1; k < order.size(); ++k)
     if (row[order[k]] == row[order[k - 1]] && col[order[k]] == col[order[k - 1]])
-      throw sdk::InvalidArgument(where(std::max(order[k], order[k - 1])) + ": entry (" + std::to_string(row[order[k]] + 1) + ", " +
-                                 std::to_string(col[order[k]] + 1) + ") is given twice (also at " +
+      throw sdk::InvalidArgument(where(std::max(order[k], order[k - 1])) + ": entry (" + std::to_string(row[order[k]] + base) + ", " +
+                                 std::to_string(col[order[k]] + base) + ") is given twice (also at " +
                                  where(std::min(order[k], order[k - 1])) + ")");
   auto permute = [&](auto& v) {
     const auto copy = v;

@@ -9,6 +9,10 @@
 
 namespace fugue::sparse {
 
+// The most rows or columns a matrix read from a file may have: every layout holds arrays of rows
+// (row_ptr, ell's columns) with i32 extents.
+constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
+
 struct Coordinates {
   int64_t rows = 0, cols = 0;
   std::vector<int64_t> row, col;  // one per entry, sorted by (row, col), no position twice
@@ -23,8 +27,9 @@ struct Coordinates {
   // Entries per row (`rows` of them).
   std::vector<int64_t> row_lengths() const;
   // Sorts by (row, col); a position given twice throws InvalidArgument naming both entries by
-  // `where(k)` (k: the entry's index before sorting: "line 12").
-  void sort_unique(const std::function<std::string(int64_t)>& where);
+  // `where(k)` (k: the entry's index before sorting: "line 12") and the position counted from `base`
+  // (Matrix Market's 1, NumPy's 0).
+  void sort_unique(const std::function<std::string(int64_t)>& where, int64_t base = 1);
 };
 
 }  // namespace fugue::sparse

@@ -95,8 +95,7 @@ Coordinates read_matrix_market(const std::string& path) {
   m.rows = integer(size[0], number_of_line, "the number of rows");
   m.cols = integer(size[1], number_of_line, "the number of columns");
   const int64_t count = integer(size[2], number_of_line, "the number of entries");
-  const int64_t limit = (int64_t{1} << 31) - 1;  // every layout holds arrays of rows (row_ptr, ell's columns)
-  if (m.rows < 0 || m.cols < 0 || m.rows > limit || m.cols > limit)
+  if (m.rows < 0 || m.cols < 0 || m.rows > kMaxExtent || m.cols > kMaxExtent)
     throw InvalidArgument(at(number_of_line) + ": the matrix is " + size[0] + " by " + size[1] + "; expected 0 to 2^31 - 1 rows and columns");
   if (mirrored && m.rows != m.cols)
     throw InvalidArgument(at(number_of_line) + ": a " + symmetry + " matrix must be square; the size line says " + size[0] + " by " + size[1]);

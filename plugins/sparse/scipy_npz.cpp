@@ -1,5 +1,6 @@
 #include "scipy_npz.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -27,7 +28,24 @@ struct Member {
     for (int64_t e : shape) n *= e;
     return n;
   }
-  // Element k as a number (integers exact up to 2^53, as every index the layouts hold).
+  // Element k of an integer member, exactly.
+  int64_t integer(int64_t k) const {
+    const fugue_dtype_info& info = abi::dtype_info(dtype);
+    const char* p = data.data() + static_cast<size_t>(k) * info.size;
+    auto as = [&](auto zero) {
+      decltype(zero) v;
+      std::memcpy(&v, p, sizeof v);
+      return static_cast<int64_t>(v);
+    };
+    const bool is_signed = info.flags & FUGUE_DTYPE_FLAG_SIGNED;
+    switch (info.size) {
+      case 1: return is_signed ? as(int8_t{}) : as(uint8_t{});
+      case 2: return is_signed ? as(int16_t{}) : as(uint16_t{});
+      case 4: return is_signed ? as(int32_t{}) : as(uint32_t{});
+      default: return as(int64_t{});  // the table has no u64
+    }
+  }
+  // Element k as a number.
   double number(int64_t k) const {
     const fugue_dtype_info& info = abi::dtype_info(dtype);
     const char* p = data.data() + static_cast<size_t>(k) * info.size;
@@ -57,6 +75,18 @@ fugue_dtype dtype_of(const std::string& descr) {
   return FUGUE_DTYPE_NONE;
 }
 
+// A string dtype's length ('|S3': 3, '<U3': 3 characters of 4 bytes); 0 for any other dtype or a length
+// no member of a sparse matrix has (over 9 digits).
+int64_t string_length(const std::string& descr) {
+  if (descr.size() < 3 || descr.size() > 11 || (descr[1] != 'S' && descr[1] != 'U')) return 0;
+  int64_t length = 0;
+  for (size_t k = 2; k < descr.size(); ++k) {
+    if (descr[k] < '0' || descr[k] > '9') return 0;
+    length = length * 10 + (descr[k] - '0');
+  }
+  return length;
+}
+
 std::string readable_descrs() {
   std::string text;
   for (fugue_dtype d = FUGUE_DTYPE_NONE + 1; d < FUGUE_DTYPE_COUNT; ++d)
@@ -64,12 +94,11 @@ std::string readable_descrs() {
   return text;
 }
 
-Member member(const std::map<std::string, std::string>& zip, const std::string& path, const std::string& key) {
-  const auto found = zip.find(key + ".npy");
-  if (found == zip.end()) throw InvalidArgument(path + ": no member '" + key + ".npy' (scipy.sparse.save_npz writes one)");
+Member member(const ZipArchive& zip, const std::string& key) {
+  if (!zip.contains(key + ".npy")) throw InvalidArgument("no member '" + key + ".npy' (scipy.sparse.save_npz writes one)");
+  const std::string bytes = zip.member(key + ".npy");
   Member m;
-  m.where = path + ": member '" + key + ".npy'";
-  const std::string& bytes = found->second;
+  m.where = "member '" + key + ".npy'";
   try {
     const npy::Preamble pre = npy::read_preamble(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), bytes.size(), m.where);
     const npy::Header h = npy::parse_header(bytes.substr(pre.size, pre.header_len), m.where);
@@ -84,8 +113,7 @@ Member member(const std::map<std::string, std::string>& zip, const std::string& 
   m.dtype = dtype_of(m.descr);
   uint64_t size = 1;  // bytes the shape implies
   if (m.dtype != FUGUE_DTYPE_NONE) size = abi::dtype_size(m.dtype);
-  else if (m.descr.size() > 2 && m.descr[1] == 'S') size = std::stoull(m.descr.substr(2));
-  else if (m.descr.size() > 2 && m.descr[1] == 'U') size = 4 * std::stoull(m.descr.substr(2));
+  else if (const int64_t length = string_length(m.descr); length > 0) size = static_cast<uint64_t>(length) * (m.descr[1] == 'U' ? 4 : 1);
   else throw InvalidArgument(m.where + " holds dtype '" + m.descr + "'; read are " + readable_descrs() + " and 'format''s string");
   for (int64_t e : m.shape)
     if (__builtin_mul_overflow(size, static_cast<uint64_t>(e), &size)) throw InvalidArgument(m.where + ": its shape is too large");
@@ -122,49 +150,61 @@ std::string format_of(const Member& m) {
 }  // namespace
 
 Coordinates read_scipy_npz(const std::string& path) {
-  const std::map<std::string, std::string> zip = read_zip(path);
-  const std::string format = format_of(member(zip, path, "format"));
+  const ZipArchive zip(path);
+  const std::string format = format_of(member(zip, "format"));
   if (format != "csr" && format != "csc" && format != "coo")
-    throw InvalidArgument(path + " holds a SciPy '" + format + "' matrix; csr, csc and coo are read (convert with .tocsr() first)");
-  const Member shape = check_vector(member(zip, path, "shape"), 2, false);
+    throw InvalidArgument("holds a SciPy '" + format + "' matrix; csr, csc and coo are read (convert with .tocsr() first)");
+  const Member shape = check_vector(member(zip, "shape"), 2, false);
   Coordinates m;
-  m.rows = static_cast<int64_t>(shape.number(0));
-  m.cols = static_cast<int64_t>(shape.number(1));
-  if (m.rows < 0 || m.cols < 0) throw InvalidArgument(shape.where + ": a negative extent");
-  const Member data = check_vector(member(zip, path, "data"), -1, true);
+  m.rows = shape.integer(0);
+  m.cols = shape.integer(1);
+  if (m.rows < 0 || m.cols < 0 || m.rows > kMaxExtent || m.cols > kMaxExtent)
+    throw InvalidArgument(shape.where + ": the matrix is " + std::to_string(m.rows) + " by " + std::to_string(m.cols) +
+                          "; expected 0 to 2^31 - 1 rows and columns");
+  const Member data = check_vector(member(zip, "data"), -1, true);
   const int64_t nnz = data.shape[0];
   auto index = [&](const Member& v, int64_t k, int64_t bound, const char* what) {
-    const double i = v.number(k);
-    if (!(i >= 0 && i < static_cast<double>(bound)))
-      throw InvalidArgument(v.where + ": element " + std::to_string(k) + " is " + std::to_string(static_cast<long long>(i)) + ", outside the " +
-                            what + " 0.." + std::to_string(bound - 1));
-    return static_cast<int64_t>(i);
+    const int64_t i = v.integer(k);
+    if (i < 0 || i >= bound)
+      throw InvalidArgument(v.where + ": element " + std::to_string(k) + " is " + std::to_string(i) + ", outside the " + what + " 0.." +
+                            std::to_string(bound - 1));
+    return i;
   };
-  std::vector<int64_t> order;  // each entry's position before sorting, for errors
+  auto value = [&](int64_t k) {
+    const double v = data.number(k);
+    if (!std::isfinite(v)) throw InvalidArgument(data.where + ": element " + std::to_string(k) + " is not finite");
+    return v;
+  };
   if (format == "coo") {
-    const Member row = check_vector(member(zip, path, "row"), nnz, false);
-    const Member col = check_vector(member(zip, path, "col"), nnz, false);
-    for (int64_t k = 0; k < nnz; ++k) m.add(index(row, k, m.rows, "rows"), index(col, k, m.cols, "columns"), data.number(k));
+    const Member row = check_vector(member(zip, "row"), nnz, false);
+    const Member col = check_vector(member(zip, "col"), nnz, false);
+    for (int64_t k = 0; k < nnz; ++k) m.add(index(row, k, m.rows, "rows"), index(col, k, m.cols, "columns"), value(k));
   } else {
-    // csr: pointers over rows, indices of columns; csc the other way round.
+    // csr: pointers over rows, indices of columns; csc the other way round. The pointers are checked
+    // whole before any entry is read.
     const bool by_rows = format == "csr";
     const int64_t outer = by_rows ? m.rows : m.cols, inner = by_rows ? m.cols : m.rows;
-    const Member ptr = check_vector(member(zip, path, "indptr"), outer + 1, false);
-    const Member ind = check_vector(member(zip, path, "indices"), nnz, false);
-    if (ptr.number(0) != 0) throw InvalidArgument(ptr.where + ": the first pointer is " + std::to_string(ptr.number(0)) + ", not 0");
-    if (ptr.number(outer) != static_cast<double>(nnz))
-      throw InvalidArgument(ptr.where + ": the last pointer is " + std::to_string(static_cast<long long>(ptr.number(outer))) + ", not the " +
-                            std::to_string(nnz) + " entries of 'data.npy'");
-    for (int64_t o = 0; o < outer; ++o) {
-      const int64_t begin = static_cast<int64_t>(ptr.number(o)), end = static_cast<int64_t>(ptr.number(o + 1));
-      if (end < begin) throw InvalidArgument(ptr.where + ": pointer " + std::to_string(o + 1) + " goes back (" + std::to_string(end) + " after " + std::to_string(begin) + ")");
-      for (int64_t k = begin; k < end; ++k) {
+    const Member ptr = check_vector(member(zip, "indptr"), outer + 1, false);
+    const Member ind = check_vector(member(zip, "indices"), nnz, false);
+    if (ptr.integer(0) != 0) throw InvalidArgument(ptr.where + ": the first pointer is " + std::to_string(ptr.integer(0)) + ", not 0");
+    for (int64_t o = 0; o < outer; ++o)
+      if (ptr.integer(o + 1) < ptr.integer(o))
+        throw InvalidArgument(ptr.where + ": pointer " + std::to_string(o + 1) + " goes back (" + std::to_string(ptr.integer(o + 1)) + " after " +
+                              std::to_string(ptr.integer(o)) + ")");
+    if (ptr.integer(outer) != nnz)
+      throw InvalidArgument(ptr.where + ": the last pointer is " + std::to_string(ptr.integer(outer)) + ", not the " + std::to_string(nnz) +
+                            " entries of 'data.npy'");
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t k = ptr.integer(o), end = ptr.integer(o + 1); k < end; ++k) {
         const int64_t i = index(ind, k, inner, by_rows ? "columns" : "rows");
-        by_rows ? m.add(o, i, data.number(k)) : m.add(i, o, data.number(k));
+        by_rows ? m.add(o, i, value(k)) : m.add(i, o, value(k));
       }
-    }
   }
-  m.sort_unique([&](int64_t k) { return "entry " + std::to_string(k) + " of 'data.npy'"; });
+  try {
+    m.sort_unique([&](int64_t k) { return "entry " + std::to_string(k) + " of 'data.npy'"; }, 0);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string(e.what()) + "; scipy.sparse's sum_duplicates() merges such entries");
+  }
   return m;
 }
 

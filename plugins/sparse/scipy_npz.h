@@ -13,9 +13,9 @@
 
 namespace fugue::sparse {
 
-// The matrix in `path`; InvalidArgument naming the file and the member for anything SciPy would not have
-// written (a member missing, a dtype or shape that does not fit, an index out of range, pointers that go
-// back).
+// The matrix in `path`; InvalidArgument naming the member (not the file: its reader's caller names it)
+// for anything SciPy would not have written (a member missing, a dtype or shape that does not fit, an
+// index out of range, pointers that go back, a value that is not finite).
 Coordinates read_scipy_npz(const std::string& path);
 
 // `m` as a csr .npz: data in `dtype` (f32 or f64), indices and pointers int32 where they fit (SciPy's

@@ -40,37 +40,48 @@ uint32_t crc_of(const std::string& bytes) {
   return static_cast<uint32_t>(crc);
 }
 
-std::string inflated(const std::string& packed, uint64_t size, const std::string& where) {
-  std::string out(size, '\0');
+// Inflates a member piece by piece: the directory's size is checked against what comes out, not
+// allocated up front.
+std::string inflated(const char* packed, uint64_t packed_size, uint64_t size, const std::string& where) {
+  constexpr uint64_t kPiece = 1 << 20;
+  std::string out;
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw InvalidArgument(where + ": zlib could not start inflating");
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  uint64_t in_left = packed.size(), out_left = size;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed));
+  uint64_t in_left = packed_size;
   int status = Z_OK;
   while (status == Z_OK) {
-    const uInt in_now = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30)), out_now = static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
+    if (out.size() > size) break;  // more than the directory says
+    const size_t before = out.size();
+    out.resize(before + kPiece);
+    const uInt in_now = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
     z.avail_in = in_now;
-    z.avail_out = out_now;
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + before);
+    z.avail_out = static_cast<uInt>(kPiece);
     status = inflate(&z, Z_NO_FLUSH);
     in_left -= in_now - z.avail_in;
-    out_left -= out_now - z.avail_out;
-    if (status == Z_OK && z.avail_in == in_now && z.avail_out == out_now) status = Z_BUF_ERROR;  // no progress
+    out.resize(before + (kPiece - z.avail_out));
+    if (status == Z_OK && z.avail_in == in_now && out.size() == before) status = Z_BUF_ERROR;  // no progress: the data ends early
   }
   inflateEnd(&z);
-  if (status != Z_STREAM_END) throw InvalidArgument(where + ": its deflated data is damaged (zlib: " + (z.msg ? z.msg : "error " + std::to_string(status)) + ")");
-  if (out_left != 0) throw InvalidArgument(where + ": it inflates to fewer bytes than the archive says (" + std::to_string(size - out_left) + " of " + std::to_string(size) + ")");
+  if (out.size() > size)
+    throw InvalidArgument(where + ": it inflates to more bytes than the archive says (" + std::to_string(size) + ")");
+  if (status != Z_STREAM_END)
+    throw InvalidArgument(where + ": its deflated data is damaged (zlib: " + (z.msg ? std::string(z.msg) : "error " + std::to_string(status)) + ")");
+  if (out.size() != size)
+    throw InvalidArgument(where + ": it inflates to fewer bytes than the archive says (" + std::to_string(out.size()) + " of " + std::to_string(size) + ")");
   return out;
 }
 
 }  // namespace
 
-std::map<std::string, std::string> read_zip(const std::string& path) {
+ZipArchive::ZipArchive(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InvalidArgument(path + ": cannot open");
-  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in) throw InvalidArgument("cannot be opened");
+  file_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const std::string& file = file_;
   const uint64_t size = file.size();
-  auto bad = [&](const std::string& why) { return InvalidArgument(path + " is not a ZIP archive (.npz) NumPy could read: " + why); };
+  auto bad = [&](const std::string& why) { return InvalidArgument("not a ZIP archive (.npz) NumPy could read: " + why); };
   // The end record: its signature within the last 22 + 65535 bytes, its comment reaching the file's end.
   uint64_t end = std::numeric_limits<uint64_t>::max();
   for (uint64_t at = size >= 22 ? size - 22 + 1 : 0; at-- > (size > 22 + kMaxComment ? size - 22 - kMaxComment : 0);)
@@ -89,46 +100,58 @@ std::map<std::string, std::string> read_zip(const std::string& path) {
     directory = le(file, record + 48, 8);
   }
   if (directory > size || directory_size > size - directory) throw bad("its central directory lies outside the file");
-  std::map<std::string, std::string> members;
   uint64_t at = directory;
   for (uint64_t k = 0; k < entries; ++k) {
     if (at + 46 > directory + directory_size || le(file, at, 4) != kCentral) throw bad("central directory entry " + std::to_string(k) + " is damaged");
-    const uint64_t flags = le(file, at + 8, 2), method = le(file, at + 10, 2), crc = le(file, at + 16, 4);
-    uint64_t packed = le(file, at + 20, 4), unpacked = le(file, at + 24, 4), local = le(file, at + 42, 4);
+    Entry e;
+    const uint64_t flags = le(file, at + 8, 2);
+    e.method = le(file, at + 10, 2);
+    e.crc = le(file, at + 16, 4);
+    e.packed = le(file, at + 20, 4);
+    e.unpacked = le(file, at + 24, 4);
+    uint64_t local = le(file, at + 42, 4);
     const uint64_t name_length = le(file, at + 28, 2), extra_length = le(file, at + 30, 2), comment_length = le(file, at + 32, 2);
     if (at + 46 + name_length + extra_length + comment_length > directory + directory_size) throw bad("central directory entry " + std::to_string(k) + " is damaged");
     const std::string name = file.substr(at + 46, name_length);
-    const std::string where = path + ": member '" + name + "'";
+    const std::string where = "member '" + name + "'";
     // ZIP64 sizes and offset: in the extra field 0x0001, those the entry marks 0xffffffff, in this order.
-    for (uint64_t e = at + 46 + name_length, extra_end = e + extra_length; e + 4 <= extra_end;) {
-      const uint64_t id = le(file, e, 2), length = le(file, e + 2, 2);
-      if (e + 4 + length > extra_end) throw InvalidArgument(where + ": its extra field is damaged");
+    for (uint64_t x = at + 46 + name_length, extra_end = x + extra_length; x + 4 <= extra_end;) {
+      const uint64_t id = le(file, x, 2), length = le(file, x + 2, 2);
+      if (x + 4 + length > extra_end) throw InvalidArgument(where + ": its extra field is damaged");
       if (id == 1) {
-        uint64_t f = e + 4;
-        for (uint64_t* field : {&unpacked, &packed, &local})
+        uint64_t f = x + 4;
+        for (uint64_t* field : {&e.unpacked, &e.packed, &local})
           if (*field == 0xffffffff) {
-            if (f + 8 > e + 4 + length) throw InvalidArgument(where + ": its ZIP64 field is short");
+            if (f + 8 > x + 4 + length) throw InvalidArgument(where + ": its ZIP64 field is short");
             *field = le(file, f, 8);
             f += 8;
           }
       }
-      e += 4 + length;
+      x += 4 + length;
     }
     if (flags & 1) throw InvalidArgument(where + " is encrypted");
-    if (method != 0 && method != 8)
-      throw InvalidArgument(where + " is compressed with method " + std::to_string(method) + "; stored (0) and deflate (8) are read");
+    if (e.method != 0 && e.method != 8)
+      throw InvalidArgument(where + " is compressed with method " + std::to_string(e.method) + "; stored (0) and deflate (8) are read");
     if (local > size || size - local < 30 || le(file, local, 4) != kLocal) throw InvalidArgument(where + ": its local header is not where the directory says");
-    const uint64_t data = local + 30 + le(file, local + 26, 2) + le(file, local + 28, 2);
-    if (data > size || packed > size - data) throw InvalidArgument(where + ": its data runs past the end of the file");
-    if (method == 0 && packed != unpacked) throw InvalidArgument(where + ": stored, but its sizes differ (" + std::to_string(packed) + " and " + std::to_string(unpacked) + ")");
-    if (method == 8 && unpacked > kMaxRatio * std::max<uint64_t>(packed, 1))
-      throw InvalidArgument(where + ": claims " + std::to_string(unpacked) + " bytes from " + std::to_string(packed) + " deflated, more than deflate can expand");
-    std::string bytes = method == 0 ? file.substr(data, packed) : inflated(file.substr(data, packed), unpacked, where);
-    if (crc_of(bytes) != crc) throw InvalidArgument(where + ": its CRC-32 does not match its data (the file is damaged)");
-    if (!members.emplace(name, std::move(bytes)).second) throw InvalidArgument(where + " appears twice");
+    e.data = local + 30 + le(file, local + 26, 2) + le(file, local + 28, 2);
+    if (e.data > size || e.packed > size - e.data) throw InvalidArgument(where + ": its data runs past the end of the file");
+    if (e.method == 0 && e.packed != e.unpacked)
+      throw InvalidArgument(where + ": stored, but its sizes differ (" + std::to_string(e.packed) + " and " + std::to_string(e.unpacked) + ")");
+    if (e.method == 8 && e.unpacked > kMaxRatio * std::max<uint64_t>(e.packed, 1))
+      throw InvalidArgument(where + ": claims " + std::to_string(e.unpacked) + " bytes from " + std::to_string(e.packed) + " deflated, more than deflate can expand");
+    if (!entries_.emplace(name, e).second) throw InvalidArgument(where + " appears twice");
     at += 46 + name_length + extra_length + comment_length;
   }
-  return members;
+}
+
+std::string ZipArchive::member(const std::string& name) const {
+  const auto found = entries_.find(name);
+  if (found == entries_.end()) throw std::logic_error("ZipArchive::member: no member " + name);
+  const Entry& e = found->second;
+  const std::string where = "member '" + name + "'";
+  std::string bytes = e.method == 0 ? file_.substr(e.data, e.packed) : inflated(file_.data() + e.data, e.packed, e.unpacked, where);
+  if (crc_of(bytes) != e.crc) throw InvalidArgument(where + ": its CRC-32 does not match its data (the file is damaged)");
+  return bytes;
 }
 
 void write_zip(const std::string& path, const std::vector<std::pair<std::string, std::string>>& members) {

@@ -273,6 +273,16 @@ npz('bsr.npz', but(format=np.array(b'bsr')))
 npz('floats.npz', but(indices=np.array([0.0, 2.0])))
 npz('complex.npz', but(data=np.array([1j, 2.0])))
 npz('twice.npz', dict(format=np.array(b'coo'), shape=np.array([3, 3]), row=np.array([1, 1]), col=np.array([2, 2]), data=np.array([1.0, 2.0])))
+npz('jump.npz', but(indptr=np.array([0, 5, 2, 2], dtype=np.int32)))
+npz('huge.npz', dict(format=np.array(b'coo'), shape=np.array([2**40, 2**40]), row=np.array([], dtype=np.int64), col=np.array([], dtype=np.int64), data=np.array([])))
+npz('infinite.npz', but(data=np.array([1.0, np.inf])))
+def raw(descr, data):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (), }" % descr
+    header += ' ' * ((64 - (10 + len(header) + 1) % 64) % 64) + '\n'
+    return b'\x93NUMPY\x01\x00' + len(header).to_bytes(2, 'little') + header.encode() + data
+with zipfile.ZipFile(d + 'string.npz', 'w') as z:
+    for key, value in good.items():
+        b = io.BytesIO(); np.save(b, value); z.writestr(key + '.npy', raw('|Sx', b'csr') if key == 'format' else b.getvalue())
 npz('stored.npz', good, zipfile.ZIP_STORED)
 raw = bytearray(open(d + 'stored.npz', 'rb').read()); at = raw.find(b'\x00\x00\x00\x00\x00\x00\x00@'); raw[at + 7] ^= 0xff
 open(d + 'crc.npz', 'wb').write(raw)
@@ -289,9 +299,13 @@ print('made')
       {"bsr.npz", "holds a SciPy 'bsr' matrix; csr, csc and coo are read"},
       {"floats.npz", "member 'indices.npy' holds '<f8'; expected integers"},
       {"complex.npz", "member 'data.npy' holds '<c16'; expected real numbers"},
-      {"twice.npz", "is given twice"},
+      {"twice.npz", "entry 1 of 'data.npy': entry (1, 2) is given twice (also at entry 0 of 'data.npy'); scipy.sparse's sum_duplicates() merges"},
+      {"jump.npz", "member 'indptr.npy': pointer 2 goes back (2 after 5)"},
+      {"huge.npz", "member 'shape.npy': the matrix is 1099511627776 by 1099511627776; expected 0 to 2^31 - 1 rows and columns"},
+      {"infinite.npz", "member 'data.npy': element 1 is not finite"},
+      {"string.npz", "member 'format.npy' holds dtype '|Sx'"},
       {"crc.npz", "its CRC-32 does not match its data"},
-      {"text.npz", "is not a ZIP archive (.npz) NumPy could read: no end of central directory record"}};
+      {"text.npz", "text.npz: not a ZIP archive (.npz) NumPy could read: no end of central directory record"}};
   for (const auto& [file, message] : files) {
     test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": {"kind": "csr", "dtype": "f64", "from": ")" + file + R"("},
       "x": {"kind": "array", "dtype": "f64", "shape": [3], "from": {"fill": 1}}},
