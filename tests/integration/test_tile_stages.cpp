@@ -211,7 +211,9 @@ TEST(TileStages, ReviewCasesGiveTheUnfusedBits) {
       const ExecutionPlan plan = plan_of(program);
       ASSERT_EQ(plan.groups.size(), 1u) << test::notes_text(plan.not_fused);
       ASSERT_FALSE(plan.groups[0].stage_of.empty());
-      if (c == 2) EXPECT_EQ(plan.kernels[0].launch.grid_cols, 40);
+      if (c == 2) {
+        EXPECT_EQ(plan.kernels[0].launch.grid_cols, 40);
+      }
       test::expect_same(test::run_on_device(program), unfused(program), 0, "tile stages vs one kernel per operation");
     }
 }
