@@ -108,7 +108,7 @@ fugue_status services_scratch(fugue_services_context* c, size_t bytes, cl_mem* b
     }
     if (c->scratch_pool) {
       size_t size = 256;
-      while (size < bytes && size <= SIZE_MAX / 2) size *= 2;
+      while (size < bytes) size = size <= SIZE_MAX / 2 ? size * 2 : bytes;  // never less than asked
       cl::Buffer b;
       if (auto free = c->scratch_pool->find(size); free != c->scratch_pool->end()) {
         b = free->second;

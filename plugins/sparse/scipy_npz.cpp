@@ -23,11 +23,6 @@ struct Member {
   std::vector<int64_t> shape;
   std::string data;
 
-  int64_t elements() const {
-    int64_t n = 1;
-    for (int64_t e : shape) n *= e;
-    return n;
-  }
   // Element k of an integer member, exactly.
   int64_t integer(int64_t k) const {
     const fugue_dtype_info& info = abi::dtype_info(dtype);
@@ -47,21 +42,16 @@ struct Member {
   }
   // Element k as a number.
   double number(int64_t k) const {
-    const fugue_dtype_info& info = abi::dtype_info(dtype);
-    const char* p = data.data() + static_cast<size_t>(k) * info.size;
-    auto as = [&](auto zero) {
-      decltype(zero) v;
+    if (!abi::is_float(dtype)) return static_cast<double>(integer(k));
+    const char* p = data.data() + static_cast<size_t>(k) * abi::dtype_size(dtype);
+    if (abi::dtype_size(dtype) == 4) {
+      float v;
       std::memcpy(&v, p, sizeof v);
-      return static_cast<double>(v);
-    };
-    const bool is_signed = info.flags & FUGUE_DTYPE_FLAG_SIGNED;
-    if (info.flags & FUGUE_DTYPE_FLAG_FLOAT) return info.size == 4 ? as(0.0f) : as(0.0);
-    switch (info.size) {
-      case 1: return is_signed ? as(int8_t{}) : as(uint8_t{});
-      case 2: return is_signed ? as(int16_t{}) : as(uint16_t{});
-      case 4: return is_signed ? as(int32_t{}) : as(uint32_t{});
-      default: return is_signed ? as(int64_t{}) : as(uint64_t{});
+      return v;
     }
+    double v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
   }
 };
 

@@ -62,27 +62,20 @@ CsrKernel csr_kernel(const Call& call, const Facts& f, bool several) {
   }
   return call.device().type == FUGUE_DEVICE_CPU ? CsrKernel::Lanes : CsrKernel::Chunks;
 }
-// A setting from the environment, `fallback` where it is not set.
-int64_t setting(const char* name, int64_t fallback, int64_t least, int64_t most) {
+// A power of two from the environment, `fallback` where it is not set.
+int64_t power_of_two_setting(const char* name, int64_t fallback, int64_t least, int64_t most) {
   const char* text = std::getenv(name);
   if (!text || !*text) return fallback;
   char* end = nullptr;
   const long long value = std::strtoll(text, &end, 10);
-  if (*end || value < least || value > most)
-    throw sdk::InvalidArgument(std::string(name) + ": expected " + std::to_string(least) + " to " + std::to_string(most) + ", found '" + text + "'");
+  if (*end || value < least || value > most || (value & (value - 1)))
+    throw sdk::InvalidArgument(std::string(name) + ": expected a power of two from " + std::to_string(least) + " to " + std::to_string(most) +
+                               ", found '" + text + "'");
   return value;
 }
-int64_t chunk_items() {
-  const int64_t items = setting("FUGUE_SPARSE_CHUNK_ITEMS", 8, 1, 64);
-  if (items & (items - 1)) throw sdk::InvalidArgument("FUGUE_SPARSE_CHUNK_ITEMS: expected a power of two, found " + std::to_string(items));
-  return items;
-}
-// Work-items a chunk's work-group (a power of two; the device's largest where smaller).
-size_t chunk_group() {
-  const int64_t group = setting("FUGUE_SPARSE_CHUNK_GROUP", 128, 32, 1024);
-  if (group & (group - 1)) throw sdk::InvalidArgument("FUGUE_SPARSE_CHUNK_GROUP: expected a power of two, found " + std::to_string(group));
-  return static_cast<size_t>(group);
-}
+int64_t chunk_items() { return power_of_two_setting("FUGUE_SPARSE_CHUNK_ITEMS", 8, 1, 64); }
+// Work-items a chunk's work-group (the device's largest power of two where smaller).
+size_t chunk_group() { return static_cast<size_t>(power_of_two_setting("FUGUE_SPARSE_CHUNK_GROUP", 128, 32, 1024)); }
 
 // 37 by 300, awkward on purpose: row 0 empty, row 5 full (longer than a work-group), the others 0 to 12
 // entries; values in [-1, 1), none zero. The same every time.
@@ -298,22 +291,20 @@ class SparseProduct final : public Operation {
     const int64_t k = vectors(call);
     if (f.rows == 0 || k == 0) return;  // nothing to compute
     // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
-    size_t group = kGroup;
-    while (group > 32 && group > max_work_group_size(s)) group /= 2;
-    size_t chunk_size = chunk_group();
-    while (chunk_size > 32 && chunk_size > max_work_group_size(s)) chunk_size /= 2;
-    const int64_t items = chunk_items(), chunk_entries = items * static_cast<int64_t>(chunk_size);  // a power of two
-    auto shift_of = [](int64_t power) {
-      int shift = 0;
-      while ((int64_t{1} << shift) < power) ++shift;
-      return shift;
+    auto fitted = [&](size_t size) {
+      while (size > 32 && size > max_work_group_size(s)) size /= 2;
+      return size;
     };
+    const size_t group = fitted(kGroup), chunk_size = fitted(chunk_group());
+    const int64_t items = chunk_items(), chunk_entries = items * static_cast<int64_t>(chunk_size);  // a power of two
+    int chunk_shift = 0;
+    while ((int64_t{1} << chunk_shift) < chunk_entries) ++chunk_shift;
     const std::string options = std::string("-DREAL=") + (f64 ? "double -DVEC4=double4" : "float -DVEC4=float4") + " -DINDEX=" +
                                 (f.index == FUGUE_DTYPE_I64 ? "long" : "int") + " -DLANES=" + std::to_string(lanes) +
                                 " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DBLOCK_H=" + std::to_string(f.block_rows) +
                                 " -DBLOCK_W=" + std::to_string(f.block_cols) + " -DCHUNK_ITEMS=" + std::to_string(items) +
                                 " -DCHUNK_ENTRIES=" + std::to_string(chunk_entries) + " -DCHUNK_SHIFT=" +
-                                std::to_string(shift_of(chunk_entries));
+                                std::to_string(chunk_shift);
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
     // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
