@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <complex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "gemm_tiles.h"
 #include "kernel_text.h"
 #include "matrices.h"
 #include "scalars.h"
@@ -44,6 +46,14 @@ Sizes sizes_of(const sdk::Call& call) {
   s.team = 1;
   while (s.team < s.blocks && s.team < 256) s.team *= 2;
   return s;
+}
+
+// The tiles the call's product takes on its device (gemm_tiles.h), if any.
+std::optional<TileShape> tiles_of(const sdk::Call& call, const Sizes& s) {
+  const Tuning tu = tuning_of(call);
+  const int64_t bytes = static_cast<int64_t>(abi::dtype_size(call.operand(kA).dtype));
+  if (!tile_plan(tu, s.m, s.n, bytes, call.device())) return std::nullopt;
+  return tile_shape(tu, s.m, s.n, bytes, call.device());
 }
 
 class Gemm final : public sdk::Operation {
@@ -131,7 +141,8 @@ class Gemm final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const Sizes s = sizes_of(call);
-    sdk::Plan plan = team_plan(batch_count(call.operand(kA)), s.team);
+    const std::optional<TileShape> tiles = tiles_of(call, s);
+    sdk::Plan plan = team_plan(batch_count(call.operand(kA)), tiles ? tiles->team() : s.team);
     plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
     if (vbatched_) {
       plan.partitions.push_back(value_batch(call.operand(kInfo)));
@@ -139,6 +150,18 @@ class Gemm final : public sdk::Operation {
     }
     // Values live per work-item (a complex one takes two registers).
     plan.registers = static_cast<uint32_t>((s.block_rows * s.block_cols + s.block_rows + s.block_cols) * (Scalars(call.operand(kA).dtype).complex ? 2 : 1) + 8);
+    if (tiles) {
+      const TileShape& t = *tiles;
+      const fugue_dtype dtype = call.operand(kA).dtype;
+      plan.registers = static_cast<uint32_t>((t.rr * t.cc + t.rr + t.cc) * (Scalars(dtype).complex ? 2 : 1) + 12);
+      plan.local_mem_bytes = t.local_bytes(static_cast<int64_t>(abi::dtype_size(dtype)));
+      const Tuning tu = tuning_of(call);
+      plan.variant = "tiles: C in panels of " + std::to_string(t.panel_rows()) + " x " + std::to_string(t.panel_columns()) + ", a " +
+                     std::to_string(t.tp) + " x " + std::to_string(t.tq) + " grid of work-items each " + std::to_string(t.rr) + " x " +
+                     std::to_string(t.cc) + " of it in registers, k staged " + std::to_string(t.depth) + " at a time in local memory" + (t.prefetch ? ", the next read ahead" : "") + " (m, n >= " +
+                     std::to_string(tu.tile_order) + "); " + tu.row;
+      return plan;
+    }
     plan.variant = "blocks of C of " + std::to_string(s.block_rows) + " x " + std::to_string(s.block_cols) + " per work-item, " +
                    (s.team == 1 ? std::string("one work-item") : "a team of " + std::to_string(s.team)) + " per product (" + std::to_string(s.blocks) +
                    " block" + (s.blocks > 1 ? "s" : "") + ")";
@@ -146,7 +169,8 @@ class Gemm final : public sdk::Operation {
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
-    const Sizes s = sizes_of(call);
+    Sizes s = sizes_of(call);
+    s.team = em.local_size();  // the plan's: blocks of C (sizes_of) or the tiles' team
     const fugue_dtype dtype = call.operand(kA).dtype;
     const Scalars sc(dtype);
     const std::string t = sc.type, lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
@@ -182,10 +206,47 @@ class Gemm final : public sdk::Operation {
     // C written over A or B (the program names the same array): every block is computed before any is
     // written, the work-item's blocks kept in registers, a barrier between.
     const bool over_input = em.write_at(kC, "0") == em.read_at(kA, "0") || em.write_at(kC, "0") == em.read_at(kB, "0");
+    const double alpha = call.number("alpha");
+    // C(i, j) = value, scaled by alpha (0: zeros, A and B not read: BLAS's rule, Inf or NaN in them does
+    // not reach C), variable sizes' padding zero; a real alpha scales both parts of a complex value.
+    auto c_value = [&](const std::string& i, const std::string& j, const std::string& acc_value) {
+      std::string value = alpha == 0 ? sc.literal(0) : acc_value;
+      if (alpha != 1 && alpha != 0) value = sc.real(alpha) + " * " + value;
+      if (vbatched_) value = "(" + i + " < " + me + " && " + j + " < " + ne + " ? " + value + " : " + sc.literal(0) + ")";
+      return value;
+    };
+    // Tiles: every value of A and B is read before C is first written when the product is one panel, so
+    // C may be written over them; several panels read them again after writing, and take blocks below.
+    if (const std::optional<TileShape> tiles = tiles_of(call, s); tiles && s.team == tiles->team()) {
+      const int64_t panels = ((s.m + tiles->panel_rows() - 1) / tiles->panel_rows()) * ((s.n + tiles->panel_columns() - 1) / tiles->panel_columns());
+      if (!over_input || panels == 1) {
+        TileOperands ops;
+        ops.m = s.m;
+        ops.n = s.n;
+        ops.k = s.k;
+        ops.a_k_contiguous = !s.ta;
+        ops.b_j_contiguous = !s.tb;
+        ops.a_at = [&](const std::string& i, const std::string& k) {
+          const std::string v = em.read_at(kA, s.ta ? k + " * " + lda + " + " + i : i + " * " + lda + " + " + k);
+          const std::string c = s.ca ? sc.conj(v) : v;
+          return vbatched_ ? "(" + i + " < " + me + " && " + k + " < " + ke + " ? " + c + " : " + sc.literal(0) + ")" : c;
+        };
+        ops.b_at = [&](const std::string& k, const std::string& j) {
+          const std::string v = em.read_at(kB, s.tb ? j + " * " + ldb + " + " + k : k + " * " + ldb + " + " + j);
+          const std::string c = s.cb ? sc.conj(v) : v;
+          return vbatched_ ? "(" + j + " < " + ne + " && " + k + " < " + ke + " ? " + c + " : " + sc.literal(0) + ")" : c;
+        };
+        ops.store = [&](const std::string& i, const std::string& j, const std::string& acc_value) {
+          return em.write_at(kC, i + " * " + vars["N"] + " + " + j) + " = " + c_value(i, j, acc_value) + ";";
+        };
+        em.append(prelude + tiled_product(em, sc, *tiles, ops, lane));
+        return;
+      }
+    }
     const int64_t trips = (s.blocks + s.team - 1) / s.team, block = s.block_rows * s.block_cols;
     if (over_input && trips > kMaxTripsInPlace)
       throw sdk::Unsupported("C is written over its input A or B, which is supported up to " +
-                             std::to_string(kMaxTripsInPlace * 256 * kBlock * kBlock) + " elements of C per matrix; this one has " +
+                             std::to_string(kMaxTripsInPlace * s.team * kBlock * kBlock) + " elements of C per matrix; this one has " +
                              std::to_string(s.m * s.n) + ": give C a name of its own");
     // acc(t): the accumulators of the block of trip t (trip 0 when blocks are written as they are computed).
     auto acc = [&](int64_t e) { return vars["acc"] + "[" + (over_input ? vars["q"] + "_b * " + std::to_string(block) + " + " : "") + std::to_string(e) + "]"; };
@@ -202,16 +263,11 @@ class Gemm final : public sdk::Operation {
         compute += "      " + acc(r * s.block_cols + c) + " += " +
                    sc.mul(vars["x"] + "[" + std::to_string(r) + "]", vars["y"] + "[" + std::to_string(c) + "]") + ";\n";
     compute += "    }\n";
-    const double alpha = call.number("alpha");
     std::string write = over_input ? fill("    const int $i0 = ($b / $BC) * $R, $j0 = ($b % $BC) * $C;\n", vars) : "";
     for (int64_t r = 0; r < s.block_rows; ++r)
       for (int64_t c = 0; c < s.block_cols; ++c) {
         const std::string i = vars["i0"] + " + " + std::to_string(r), j = vars["j0"] + " + " + std::to_string(c);
-        // alpha 0: zeros, A and B not read (BLAS's rule: Inf or NaN in them does not reach C).
-        std::string value = alpha == 0 ? sc.literal(0) : acc(r * s.block_cols + c);
-        if (alpha != 1 && alpha != 0) value = sc.real(alpha) + " * " + value;
-        if (vbatched_) value = "(" + i + " < " + me + " && " + j + " < " + ne + " ? " + value + " : " + sc.literal(0) + ")";  // C's padding zero
-        // A real alpha scales both parts of a complex value (scalar times vector).
+        const std::string value = c_value(i, j, acc(r * s.block_cols + c));
         write += "    if (" + i + " < " + vars["M"] + " && " + j + " < " + vars["N"] + ") " + em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) +
                  " = " + value + ";\n";
       }

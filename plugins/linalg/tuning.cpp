@@ -24,17 +24,23 @@ const std::vector<Row>& table() {
   static const std::vector<Row> rows = {
       // H100 (scripts/gpu_linalg.sh, f64 and f32, 20,000 matrices): one work-item per matrix wins up to
       // 8 (potrf f64 0.0201 ms at n = 8, 6.9x torch), a row per work-item at 16 (0.0757 ms, 3.2x), teams
-      // owning columns above; teams of 256 at most keep several matrices on a compute unit.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0}},
+      // owning columns above; teams of 256 at most keep several matrices on a compute unit. gemm in tiles
+      // from n = 32 (OPS=gemm scripts/gpu_linalg_sweep.sh, 2,000 matrices; blocks of 4 x 4 read from
+      // global memory before): f64 n = 32 0.033 -> 0.028 ms, 64 0.250 -> 0.104, 128 1.588 -> 0.565; f32
+      // 0.023 -> 0.020, 0.100 -> 0.070, 0.743 -> 0.329. Blocks of 8 x 8 (4 x 4: f64 n = 128 0.64 ms, 6 x 6
+      // 1.42), the next chunk read ahead (f64 n = 128 0.743 -> 0.565), 32 values of f32 a stage (16 f32:
+      // 0.367 ms at 128), panels of 128 x 128 rather than 128 x 64 (team_max=128: f64 0.639 ms).
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
       // and 32 x 32: 7.7 and 16.5 ms against teams' 10.2 and 19.7 (1.2-1.3x), but getrf's unrolled
       // pivoting grows as n^3 and takes minutes to build there. So the GPU limits. Grids stay off: PoCL
       // took 18 s to build potrf's for one order of 33 and 140 s for 64 (a barrier a step, each step unrolled).
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0}},
-      {0, "", "", {"default", 8, 16, 256, 16, 64, 0}},
+      // gemm's tiles stay off too: the core already copies a CPU's entries whole into its (large) local memory.
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false}},
   };
   return rows;
 }
@@ -65,22 +71,31 @@ Tuning overridden(Tuning t, const char* text) {
     }
     char* end = nullptr;
     const long long v = std::strtoll(value.c_str(), &end, 10);
-    if (key == "grid_rows" && value == "0") {  // the default shape again
-      t.grid_rows = 0;
+    if (key == "tile_prefetch" && (value == "0" || value == "1")) {
+      t.tile_prefetch = value == "1";
+      continue;
+    }
+    if ((key == "grid_rows" || key == "tile_order") && value == "0") {  // the default grid shape again; gemm's tiles off
+      (key == "grid_rows" ? t.grid_rows : t.tile_order) = 0;
       continue;
     }
     if (value.empty() || *end || v < 1 || v > 1024)
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
-                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows)");
+                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch)");
     if (key == "register_order") t.register_order = v;
     else if (key == "row_order") t.row_order = v;
     else if (key == "team_max") t.team_max = v;
     else if (key == "grid_order") t.grid_order = v;
     else if (key == "grid_elements") t.grid_elements = v;
     else if (key == "grid_rows") t.grid_rows = v;
+    else if (key == "tile_order") t.tile_order = v;
+    else if (key == "tile_block" && v <= 16) t.tile_block = v;
+    else if (key == "tile_depth" && (v == 4 || v == 8 || v == 16 || v == 32)) t.tile_depth = v;
+    else if (key == "tile_block" || key == "tile_depth")
+      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected tile_block=1..16 or tile_depth=4, 8, 16 or 32");
     else
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max, grid_order, "
-                                 "grid_elements, grid_rows)");
+                                 "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch)");
   }
   if (t.grid_rows & (t.grid_rows - 1))
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: grid_rows " + std::to_string(t.grid_rows) + " is not a power of two");

@@ -4,7 +4,8 @@
 // operations on the same matrices choose the same teams (and fuse) unless a grid's blocks ask for a
 // larger team (grid_of); `fugue explain` shows the plan each
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
-// "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields.
+// "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields
+// (tile_order=0 turns gemm's tiles off).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,6 +22,10 @@ struct Tuning {
   int64_t grid_order;      // potrf, getrf: a grid of work-items, each a block of the matrix in registers, up to this order
   int64_t grid_elements;   // the most elements of the matrix a work-item of a grid holds
   int64_t grid_rows;       // a grid's rows of work-items (P, at most the team), 0: as many as its columns or twice as many
+  int64_t tile_order;      // gemm: tiles staged in local memory (gemm_tiles.h) where m and n are at least this, 0: never
+  int64_t tile_block;      // gemm's tiles: the most rows (and columns) of C a work-item holds
+  int64_t tile_depth;      // gemm's tiles: 4-byte values of the k axis staged at a time (half as many wider ones; fewer where local memory is short)
+  bool tile_prefetch;      // gemm's tiles: the next chunk read into registers while one is multiplied
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;

@@ -1,0 +1,161 @@
+// linalg.gemm in tiles (gemm_tiles.h: C in panels, each work-item a block of the panel in registers, the
+// k axis staged in local memory). GPUs take them from the table's tile_order; a CPU's row keeps them
+// off, so these tests ask for them through FUGUE_LINALG_TUNING, with blocks and stages small enough that
+// the products cross several panels and chunks: every transposition, f32, f64 and c64, sizes that are
+// not multiples of anything, beta C fused, alpha, C over its input, variable sizes; against BLAS and
+// the reference.
+#include <gtest/gtest.h>
+#include <cblas.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+class LinalgTuning {
+ public:
+  explicit LinalgTuning(const char* value) { setenv("FUGUE_LINALG_TUNING", value, 1); }
+  ~LinalgTuning() { unsetenv("FUGUE_LINALG_TUNING"); }
+};
+
+std::string shape_text(int64_t count, int64_t m, int64_t n) {
+  return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";
+}
+
+// Panels of 12 x 12 (4 x 4 work-items of 3 x 3) and chunks of 4, read ahead or not; and the CPU row's
+// blocks of 8 and chunks of 16.
+const char* const kTileTunings[] = {"team_max=16,tile_order=1,tile_block=3,tile_depth=4", "team_max=16,tile_order=1,tile_block=3,tile_depth=4,tile_prefetch=1",
+                                    "tile_order=1"};
+
+}  // namespace
+
+// explain names the tiles, their panels, grid, blocks and depth, and the order against the table's limit.
+TEST(LinalgTiles, ExplainSaysTheTiles) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [10, 128, 128], "from": {"random": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f32", "shape": [10, 8, 8], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "A"]}, {"op": "linalg.gemm", "out": ["D"], "in": ["B", "B"]}],
+    "outputs": {"C": "C.npy", "D": "D.npy"}})");
+  const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string();
+  auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: tiles: C in panels of 128 x 128, a 16 x 16 grid of work-items each 8 x 8 of it in registers, k staged 16 at "
+                       "a time in local memory, the next read ahead (m, n >= 32); NVIDIA GPU table"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("plan: blocks of C of 4 x 4 per work-item"), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=tile_order=0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("plan: tiles"), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=tile_depth=12");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: \"tile_depth=12\": expected tile_block=1..16 or tile_depth=4, 8, 16 or 32"), std::string::npos) << r.out;
+}
+
+// Products in tiles against BLAS (f32, f64) and the reference (c64 with conjugate transposes), beta C
+// joining the product's kernel.
+TEST(LinalgTiles, GemmMatchesBlasAndTheReference) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  struct Case {
+    int64_t m, n, k;
+    const char *ta, *tb, *dtype;
+  };
+  const std::vector<Case> cases = {{13, 11, 9, "N", "N", "f64"},  {30, 25, 17, "T", "N", "f64"}, {25, 30, 4, "N", "T", "f32"},
+                                   {40, 37, 33, "T", "T", "f32"}, {1, 29, 5, "N", "N", "f64"},   {16, 16, 64, "N", "N", "f32"},
+                                   {20, 14, 10, "C", "N", "c64"}, {14, 20, 7, "N", "C", "c64"},  {17, 17, 17, "C", "T", "c128"}};
+  for (const char* tuning : kTileTunings) {
+    LinalgTuning scoped(tuning);
+    for (const Case& c : cases) {
+      const bool ta = c.ta[0] != 'N', tb = c.tb[0] != 'N', real = c.dtype[0] == 'f', f32 = std::string(c.dtype) == "f32";
+      const int64_t count = 3;
+      const std::string a_shape = ta ? shape_text(count, c.k, c.m) : shape_text(count, c.m, c.k);
+      const std::string b_shape = tb ? shape_text(count, c.n, c.k) : shape_text(count, c.k, c.n);
+      const std::string what = std::string(tuning) + ", " + c.dtype + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                               std::to_string(c.k) + " " + c.ta + c.tb + " (seed " + std::to_string(seed) + ")";
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + a_shape + R"(, "from": {"random": {"seed": )" +
+                                                 std::to_string(seed) + R"(, "low": -1, "high": 1}}},
+        "B": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + b_shape + R"(, "from": {"random": {"seed": )" +
+                                                 std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}},
+        "C": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + shape_text(count, c.m, c.n) +
+                                                 R"(, "from": {"random": {"seed": )" + std::to_string(seed + 2) + R"(}}}},
+        "body": [{"op": "linalg.gemm", "out": ["P"], "in": ["A", "B"], "attrs": {"trans_a": ")" + c.ta + R"(", "trans_b": ")" + c.tb +
+                                                 R"(", "alpha": 0.5}},
+                 {"op": "array.mul", "out": ["E"], "in": ["C", -2]},
+                 {"op": "array.add", "out": ["D"], "in": ["E", "P"]}],
+        "outputs": {"D": "D.npy", "A": "A.npy", "B": "B.npy", "C": "C.npy"}})");
+      int64_t launches = 0;
+      auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+      EXPECT_EQ(launches, 1) << "beta C joins the product's kernel, " << what;
+      if (!real) {
+        test::expect_same(out, test::run_reference(program), c.dtype == std::string("c64") ? 1e-5 : 1e-12, what);
+        continue;
+      }
+      const HostArray &a = out.at("A"), &b = out.at("B"), &cc = out.at("C"), &d = out.at("D");
+      double worst = 0;
+      for (int64_t e = 0; e < count; ++e) {
+        std::vector<double> av(static_cast<size_t>(c.m * c.k)), bv(static_cast<size_t>(c.k * c.n)), cv(static_cast<size_t>(c.m * c.n));
+        for (int64_t i = 0; i < c.m * c.k; ++i) av[i] = a.get(e * c.m * c.k + i);
+        for (int64_t i = 0; i < c.k * c.n; ++i) bv[i] = b.get(e * c.k * c.n + i);
+        for (int64_t i = 0; i < c.m * c.n; ++i) cv[i] = cc.get(e * c.m * c.n + i);
+        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(c.m),
+                    static_cast<int>(c.n), static_cast<int>(c.k), 0.5, av.data(), static_cast<int>(ta ? c.m : c.k), bv.data(),
+                    static_cast<int>(tb ? c.k : c.n), -2.0, cv.data(), static_cast<int>(c.n));
+        for (int64_t i = 0; i < c.m * c.n; ++i) worst = std::max(worst, std::fabs(d.get(e * c.m * c.n + i) - cv[i]));
+      }
+      const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+      EXPECT_LT(worst, 4 * (c.k + 2) * eps * (c.k / 2.0 + 2)) << "against BLAS, " << what;
+    }
+  }
+}
+
+// C written over A: one panel reads all of A and B before writing; several panels take the blocks plan.
+TEST(LinalgTiles, GemmOverItsInput) {
+  test::TempDir dir;
+  LinalgTuning scoped(kTileTunings[1]);
+  for (const int64_t n : {10, 30}) {
+    const std::string what = "C over A, n=" + std::to_string(n);
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + ", " + std::to_string(n) +
+                                               R"(], "from": {"random": {"seed": 1, "low": -1, "high": 1}}},
+      "B": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + ", " + std::to_string(n) +
+                                               R"(], "from": {"random": {"seed": 2, "low": -1, "high": 1}}}},
+      "body": [{"op": "array.copy", "out": ["A0"], "in": ["A"]},
+               {"op": "linalg.gemm", "out": ["A"], "in": ["A", "B"], "attrs": {"trans_a": "T"}}],
+      "outputs": {"A": "C.npy", "A0": "A0.npy", "B": "B.npy"}})");
+    auto out = test::run_on_device(program);
+    const HostArray &c = out.at("A"), &a = out.at("A0"), &b = out.at("B");
+    double worst = 0;
+    for (int64_t e = 0; e < 2; ++e)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t k = 0; k < n; ++k) sum += a.get(e * n * n + k * n + i) * b.get(e * n * n + k * n + j);
+          worst = std::max(worst, std::fabs(c.get(e * n * n + i * n + j) - sum));
+        }
+    EXPECT_LT(worst, 1e-12 * n) << what;
+  }
+}
+
+// Variable sizes in tiles: each product's m, n and k within the padded ones, the padding never read
+//, C's padding zero, bad sizes reported in info; against the reference.
+TEST(LinalgTiles, VariableSizesMatchTheReference) {
+  test::TempDir dir;
+  LinalgTuning scoped(kTileTunings[0]);
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [5, 30, 20], "from": {"random": {"seed": 3, "low": -1, "high": 1}}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [5, 20, 26], "from": {"random": {"seed": 4, "low": -1, "high": 1}}},
+    "sizes": {"kind": "array", "dtype": "i32", "shape": [5, 3], "value": [[30, 26, 20], [13, 25, 7], [0, 4, 4], [29, 1, 19], [31, 2, 2]]}},
+    "body": [{"op": "linalg.gemm_vbatched", "out": ["C", "info"], "in": ["A", "B", "sizes"]}],
+    "outputs": {"C": "C.npy", "info": "info.npy"}})");
+  test::expect_same(test::run_on_device(program), test::run_reference(program), 1e-12, "variable sizes in tiles");
+}
