@@ -87,7 +87,9 @@ const std::vector<Measure>& metrics() {
          for (size_t i = 0; i < x.size(); ++i) s += std::pow(std::fabs(x[i] - y[i]), static_cast<LD>(p.p));
          return std::pow(s, 1 / static_cast<LD>(p.p));
        },
-       true, true},
+       true, true, -1, -1,
+       // A finite sum of at least 2^-64: terms lost below FLT_MIN weigh less than k 2^-126 against it.
+       [](const std::vector<std::string>& a) { return "(isfinite(" + a[0] + ") && " + a[0] + " >= 0x1p-64f)"; }},
       {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (x + y = 0 otherwise gives inf: for histograms, non-negative data)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return zero_safe("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc);
@@ -119,7 +121,11 @@ const std::vector<Measure>& metrics() {
          const LD d = 1 - dot(x, y) / (std::sqrt(dot(x, x)) * std::sqrt(dot(y, y)));
          return std::isnan(d) ? d : std::min<LD>(std::max<LD>(d, 0), 2);
        },
-       true, true, 1, 2},
+       true, true, 1, 2,
+       // Both norms finite (then so is every partial dot product, |x.y| <= |x| |y|) and at least 2^-64.
+       [](const std::vector<std::string>& a) {
+         return "(isfinite(" + a[1] + ") && isfinite(" + a[2] + ") && " + a[1] + " >= 0x1p-64f && " + a[2] + " >= 0x1p-64f)";
+       }},
   };
   return table;
 }

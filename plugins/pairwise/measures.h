@@ -29,7 +29,8 @@ struct Measure {
   // The reference: the same in long double over whole rows.
   long double (*reference)(const std::vector<long double>& x, const std::vector<long double>& y, const Parameters& p);
   // f32 data accumulated in f64 where the device has doubles (SciPy computes in f64): where f32 fails
-  // on ordinary values (minkowski's powers, cosine's squares). The others accumulate f32 in f32, as
+  // on ordinary values (minkowski's powers, cosine's squares); the tiled plans sum in f32 where
+  // `trusted` below says when that is enough. The others accumulate f32 in f32, as
   // torch.cdist does (squares beyond 1.8e19 overflow).
   bool wide = false;
   // More than a multiply-add or two per coordinate (divisions, powers, several accumulators): the
@@ -38,6 +39,10 @@ struct Measure {
   // Accumulators that read only x (only y), -1 for none: the tiled plan keeps one per row (per column)
   // of a block rather than one per element (cosine's norms).
   int x_only = -1, y_only = -1;
+  // For a wide measure: an OpenCL C condition on the f32 accumulators under which they are as good as
+  // f64's (nothing overflowed, nothing that counts underflowed). The tiled plans then accumulate f32 data
+  // in f32 and compute only the pairs that fail it again in f64 (null: always f64).
+  std::string (*trusted)(const std::vector<std::string>& acc) = nullptr;
 };
 
 // OpenCL C declaring `const T value` = the measure of one pair of rows: accumulators over s = 0..k-1,

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -420,4 +423,59 @@ TEST(Pairwise, EdgeCasesFromReview) {
   r = test::run_fugue("validate " + (dir / "bad2.json").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("operand r: expected a function of the combined value, or nothing; found the number 5"), std::string::npos) << r.out;
+}
+
+// f32 data of a wide measure (cosine, minkowski) accumulates in f32 in the tiled plans and computes again
+// in f64 only the pairs whose sums overflowed or lost their terms to underflow: rows of 1e25 and 1e-25,
+// zero rows (NaN for cosine, as SciPy's), and for p = 50 rows of 1e4 and 1e-4 (|x - y|^50 overflows f32
+// from 5.8 and f64, as SciPy's, from 1.4e6) give the reference's values to f32's precision, relative to
+// each value however small; distances and the 3 nearest alike.
+TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::string what = "seed " + std::to_string(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  auto rows = [&](int64_t n, int64_t k, const std::map<int64_t, double>& scale) {
+    std::string text = "[";
+    for (int64_t i = 0; i < n; ++i) {
+      text += i ? ", [" : "[";
+      for (int64_t s = 0; s < k; ++s) {
+        const auto it = scale.find(i);
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.9g", (it == scale.end() ? 1.0 : it->second) * uniform(rng) * 10);
+        text += (s ? ", " : "") + std::string(buf);
+      }
+      text += "]";
+    }
+    return text + "]";
+  };
+  const std::string x = rows(37, 19, {{3, 1e25}, {5, 1e-25}, {7, 0.0}}), y = rows(41, 19, {{2, 1e22}, {4, 1e-22}, {6, 0.0}});
+  const std::string x50 = rows(37, 19, {{3, 1e4}, {5, 1e-4}}), y50 = rows(41, 19, {{2, 1e3}, {4, 1e-3}, {6, 0.0}});
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [37, 19], "value": )" + x + R"(},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [41, 19], "value": )" + y + R"(},
+    "X50": {"kind": "array", "dtype": "f32", "shape": [37, 19], "value": )" + x50 + R"(},
+    "Y50": {"kind": "array", "dtype": "f32", "shape": [41, 19], "value": )" + y50 + R"(}},
+    "body": [{"op": "pairwise.distance", "out": ["Cos"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "blocking": "16x32"}},
+             {"op": "pairwise.distance", "out": ["M50"], "in": ["X50", "Y50"], "attrs": {"metric": "minkowski", "p": 50, "blocking": "32x16"}},
+             {"op": "pairwise.distance", "out": ["M3"], "in": ["X", "Y"], "attrs": {"metric": "minkowski", "p": 3, "blocking": "16x16"}},
+             {"op": "pairwise.nearest", "out": ["d", "i"], "in": ["X50", "Y50"], "attrs": {"metric": "minkowski", "p": 50, "count": 3, "blocking": "16x16"}}],
+    "outputs": {"Cos": "Cos.npy", "M50": "M50.npy", "M3": "M3.npy", "d": "d.npy", "i": "i.npy"}})");
+  auto out = test::run_on_device(program);
+  auto ref = test::run_reference(program);
+  for (const char* name : {"Cos", "M50", "M3", "d"}) {
+    const HostArray &a = out.at(name), &e = ref.at(name);
+    ASSERT_EQ(a.elements(), e.elements()) << name;
+    for (int64_t q = 0; q < e.elements(); ++q) {
+      const double av = a.get(q), ev = e.get(q);
+      if (std::isnan(ev)) {
+        EXPECT_TRUE(std::isnan(av)) << name << "[" << q << "]: " << av << ", expected NaN; " << what;
+        continue;
+      }
+      // Cosine near 0 cancels: absolute there.
+      const double bound = std::string(name) == "Cos" ? 2e-5 : 2e-5 * std::fabs(ev);
+      EXPECT_LE(std::fabs(av - ev), bound) << name << "[" << q << "]: " << av << ", expected " << ev << "; " << what;
+    }
+  }
 }
