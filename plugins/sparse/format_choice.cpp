@@ -19,8 +19,10 @@ namespace {
 // banded matrices, f32; the block layouts with 2 x 4 blocks, their padding counted as bytes moved), every
 // row in one run: CPU: PoCL on 2 cores, 2^20 rows, the mean of two runs (REPEAT=10 and 20, which
 // differed by up to 2x: PoCL's times vary on this machine; sell and sbell from two later runs at C = 8,
-// the slice the choice weighs on CPUs). GPU: an NVIDIA H100 through NVIDIA's OpenCL,
-// 2^21 rows, REPEAT=10; only the ratios between layouts decide.
+// the slice the choice weighs on CPUs). GPU: an NVIDIA H100 through NVIDIA's OpenCL, 2^21 rows,
+// REPEAT=10, SLICE=32, every row again once csr ran in chunks of equal entries (csr had been 1075,
+// 1381, 1109, 1491: one entry a row now pays the chunks' three kernels; coo at 64 was 1697, bcsr 1242,
+// in the run before); only the ratios between layouts decide.
 struct Row {
   std::string device;
   double gbps[kTableRows][4];  // [kTableLayouts][width 1, 4, 16, 64]; hyb: its ell's and its coo's
@@ -37,15 +39,15 @@ const Row kCpu = {"CPU table (PoCL, measured)",
                    {11.6, 11.8, 11.0, 8.8},
                    {6.6, 8.3, 8.6, 7.2}}};
 const Row kGpu = {"GPU table (H100, measured)",
-                  {{1074.8, 1381.4, 1108.6, 1490.7},
-                   {819.5, 1252.4, 1591.2, 1696.9},
-                   {1634.6, 2058.5, 2399.8, 2799.6},
-                   {1377.5, 1544.3, 2316.4, 2627.8},
-                   {1305.3, 1167.7, 1776.3, 2020.6},
-                   {1134.8, 1258.3, 1830.7, 2070.3},
-                   {1344.8, 1467.0, 1757.5, 1241.8},
-                   {1757.5, 1936.6, 2297.9, 2809.7},
-                   {1519.6, 1848.7, 2201.3, 2651.3}}};
+                  {{789.6, 1427.2, 1930.0, 2245.8},
+                   {749.0, 1412.1, 1626.6, 828.5},
+                   {1787.9, 1782.7, 2361.0, 2808.4},
+                   {1315.6, 1626.4, 2221.9, 2633.7},
+                   {1537.5, 1264.4, 1815.7, 2014.6},
+                   {1343.2, 1349.7, 1816.0, 2060.5},
+                   {1602.6, 1702.2, 1932.1, 366.1},
+                   {2137.9, 1795.5, 2330.0, 2803.2},
+                   {2022.5, 1906.7, 2200.5, 2677.6}}};
 
 // The table `fugue tune sparse` measured for the device (sparse_tuner.cpp writes it), if there is one.
 std::optional<Row> tuned_row(const fugue_device_desc* device) {
