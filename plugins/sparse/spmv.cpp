@@ -74,6 +74,20 @@ int64_t power_of_two_setting(const char* name, int64_t fallback, int64_t least, 
   return value;
 }
 int64_t chunk_items() { return power_of_two_setting("FUGUE_SPARSE_CHUNK_ITEMS", 8, 1, 64); }
+// How csr's chunks find their first rows: a pass over the rows where they are few enough
+// (kStartsByRowsMost), else a search per chunk; FUGUE_SPARSE_CHUNK_STARTS=rows|search forces one.
+// H100 (scripts/gpu_chunk_starts.sh), the starts' kernel, search against rows: R-MAT scale 20 (2^20
+// rows) 34.0 against 22.9 us (the product 0.1696 -> 0.1577 ms), scale 21 39.7 against 26.1; FEM-like
+// 3 x 10^6 rows 27.3 against 34.3, Poisson 4096^2 (2^24 rows) 36.7 against 91.9. The pass costs about
+// 19 us plus 4.4 us a million rows; the search, 27 to 40 us, less where the rows grow evenly.
+constexpr int64_t kStartsByRowsMost = int64_t{1} << 21;
+bool starts_by_rows(int64_t rows, int64_t chunks) {
+  const char* text = std::getenv("FUGUE_SPARSE_CHUNK_STARTS");
+  if (!text || !*text) return rows <= kStartsByRowsMost || rows <= chunks;
+  if (std::string(text) == "rows") return true;
+  if (std::string(text) == "search") return false;
+  throw sdk::InvalidArgument(std::string("FUGUE_SPARSE_CHUNK_STARTS: expected rows or search, found '") + text + "'");
+}
 // Work-items a chunk's work-group (the device's largest power of two where smaller).
 size_t chunk_group() { return static_cast<size_t>(power_of_two_setting("FUGUE_SPARSE_CHUNK_GROUP", 128, 32, 1024)); }
 
@@ -368,9 +382,15 @@ class SparseProduct final : public Operation {
           cl_mem starts = scratch(s, static_cast<size_t>(chunks + 1) * sizeof(cl_long));
           cl_mem pieces = scratch(s, static_cast<size_t>(chunks) * real), tails = scratch(s, static_cast<size_t>(chunks) * real);
           cl_mem tail_rows = scratch(s, static_cast<size_t>(chunks) * sizeof(cl_long));
-          Kernel find(program, "csr_chunk_starts");
-          find.args(m, cl_long{chunks}, part_of(0), starts);
-          find.enqueue(s, static_cast<size_t>(chunks) + 1, group, "spmv csr chunk starts");
+          if (starts_by_rows(f.rows, chunks)) {
+            Kernel find(program, "csr_chunk_starts_by_rows");
+            find.args(m, cl_long{chunks}, part_of(0), starts);
+            find.enqueue(s, static_cast<size_t>(f.rows) + 1, group, "spmv csr chunk starts (rows)");
+          } else {
+            Kernel find(program, "csr_chunk_starts");
+            find.args(m, cl_long{chunks}, part_of(0), starts);
+            find.enqueue(s, static_cast<size_t>(chunks) + 1, group, "spmv csr chunk starts");
+          }
           Kernel sums(program, "csr_chunk_spmv");
           sums.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x);
           tail(sums, 6).arg(12, starts).arg(13, pieces).arg(14, tails).arg(15, tail_rows);
