@@ -18,8 +18,9 @@ namespace {
 
 constexpr uint32_t kA = 0, kB = 1, kC = 2, kInfo = 3, kSizes = 4;  // info and sizes: linalg.gemm_vbatched's
 constexpr int64_t kBlock = 4;  // rows and columns of C a work-item computes at most
-// Blocks a work-item keeps in registers when C is written over A or B (C up to 128 x 128).
-constexpr int64_t kMaxTripsInPlace = 4;
+// C written over A or B: blocks of C per matrix at most (C up to 128 x 128), each work-item keeping its
+// blocks in registers (at most 4 in a team of 256; a smaller team, where tiles chose it, keeps more).
+constexpr int64_t kMaxBlocksInPlace = 1024;
 
 // The product's sizes and how its blocks meet work-items.
 struct Sizes {
@@ -207,8 +208,8 @@ class Gemm final : public sdk::Operation {
     // written, the work-item's blocks kept in registers, a barrier between.
     const bool over_input = em.write_at(kC, "0") == em.read_at(kA, "0") || em.write_at(kC, "0") == em.read_at(kB, "0");
     const double alpha = call.number("alpha");
-    // C(i, j) = value, scaled by alpha (0: zeros, A and B not read: BLAS's rule, Inf or NaN in them does
-    // not reach C), variable sizes' padding zero; a real alpha scales both parts of a complex value.
+    // C(i, j) = value, scaled by alpha (0: zeros whatever A and B hold, BLAS's rule: Inf or NaN in them
+    // does not reach C), variable sizes' padding zero; a real alpha scales both parts of a complex value.
     auto c_value = [&](const std::string& i, const std::string& j, const std::string& acc_value) {
       std::string value = alpha == 0 ? sc.literal(0) : acc_value;
       if (alpha != 1 && alpha != 0) value = sc.real(alpha) + " * " + value;
@@ -216,7 +217,8 @@ class Gemm final : public sdk::Operation {
       return value;
     };
     // Tiles: every value of A and B is read before C is first written when the product is one panel, so
-    // C may be written over them; several panels read them again after writing, and take blocks below.
+    // C may be written over them; several panels read them again after writing, and take blocks below
+    // in the tiles' team (explain still names the tiles: the plan cannot see that C is A or B).
     if (const std::optional<TileShape> tiles = tiles_of(call, s); tiles && s.team == tiles->team()) {
       const int64_t panels = ((s.m + tiles->panel_rows() - 1) / tiles->panel_rows()) * ((s.n + tiles->panel_columns() - 1) / tiles->panel_columns());
       if (!over_input || panels == 1) {
@@ -244,9 +246,9 @@ class Gemm final : public sdk::Operation {
       }
     }
     const int64_t trips = (s.blocks + s.team - 1) / s.team, block = s.block_rows * s.block_cols;
-    if (over_input && trips > kMaxTripsInPlace)
+    if (over_input && s.blocks > kMaxBlocksInPlace)
       throw sdk::Unsupported("C is written over its input A or B, which is supported up to " +
-                             std::to_string(kMaxTripsInPlace * s.team * kBlock * kBlock) + " elements of C per matrix; this one has " +
+                             std::to_string(kMaxBlocksInPlace * kBlock * kBlock) + " elements of C per matrix; this one has " +
                              std::to_string(s.m * s.n) + ": give C a name of its own");
     // acc(t): the accumulators of the block of trip t (trip 0 when blocks are written as they are computed).
     auto acc = [&](int64_t e) { return vars["acc"] + "[" + (over_input ? vars["q"] + "_b * " + std::to_string(block) + " + " : "") + std::to_string(e) + "]"; };

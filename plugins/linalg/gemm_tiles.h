@@ -37,8 +37,8 @@ bool tile_plan(const Tuning& t, int64_t m, int64_t n, int64_t value_bytes, const
 TileShape tile_shape(const Tuning& t, int64_t m, int64_t n, int64_t value_bytes, const fugue_device_desc& device);
 
 // What the tiled body reads and writes: op(A)(i, k) and op(B)(k, j) as OpenCL C expressions (called
-// only inside the product's bounds), and the statement storing `value` as C(i, j). `a_rows_contiguous`
-// says whether op(A)'s k axis is contiguous in memory (A not transposed), `b_columns_contiguous` whether
+// only inside the product's bounds), and the statement storing `value` as C(i, j). `a_k_contiguous`
+// says whether op(A)'s k axis is contiguous in memory (A not transposed), `b_j_contiguous` whether
 // op(B)'s j axis is (B not transposed): the stages walk memory in that order.
 struct TileOperands {
   int64_t m, n, k;

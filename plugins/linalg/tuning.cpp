@@ -71,15 +71,22 @@ Tuning overridden(Tuning t, const char* text) {
     }
     char* end = nullptr;
     const long long v = std::strtoll(value.c_str(), &end, 10);
-    if (key == "tile_prefetch" && (value == "0" || value == "1")) {
-      t.tile_prefetch = value == "1";
+    const bool number = !value.empty() && !std::isspace(static_cast<unsigned char>(value[0])) && !*end;
+    // Fields with values of their own.
+    if (key == "tile_prefetch" || key == "tile_block" || key == "tile_depth") {
+      if (key == "tile_prefetch" && (value == "0" || value == "1")) t.tile_prefetch = value == "1";
+      else if (key == "tile_block" && number && v >= 1 && v <= 16) t.tile_block = v;
+      else if (key == "tile_depth" && number && (v == 4 || v == 8 || v == 16 || v == 32)) t.tile_depth = v;
+      else
+        throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected " +
+                                   (key == "tile_prefetch" ? "tile_prefetch=0 or 1" : key == "tile_block" ? "tile_block=1..16" : "tile_depth=4, 8, 16 or 32"));
       continue;
     }
     if ((key == "grid_rows" || key == "tile_order") && value == "0") {  // the default grid shape again; gemm's tiles off
       (key == "grid_rows" ? t.grid_rows : t.tile_order) = 0;
       continue;
     }
-    if (value.empty() || *end || v < 1 || v > 1024)
+    if (!number || v < 1 || v > 1024)
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
                                  "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch)");
     if (key == "register_order") t.register_order = v;
@@ -89,10 +96,6 @@ Tuning overridden(Tuning t, const char* text) {
     else if (key == "grid_elements") t.grid_elements = v;
     else if (key == "grid_rows") t.grid_rows = v;
     else if (key == "tile_order") t.tile_order = v;
-    else if (key == "tile_block" && v <= 16) t.tile_block = v;
-    else if (key == "tile_depth" && (v == 4 || v == 8 || v == 16 || v == 32)) t.tile_depth = v;
-    else if (key == "tile_block" || key == "tile_depth")
-      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected tile_block=1..16 or tile_depth=4, 8, 16 or 32");
     else
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max, grid_order, "
                                  "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch)");

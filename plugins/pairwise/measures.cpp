@@ -89,7 +89,7 @@ const std::vector<Measure>& metrics() {
        },
        true, true, -1, -1,
        // A finite sum of at least 2^-64: terms lost below FLT_MIN weigh less than k 2^-126 against it.
-       [](const std::vector<std::string>& a) { return "(isfinite(" + a[0] + ") && " + a[0] + " >= 0x1p-64f)"; }},
+       [](const std::vector<std::string>& a, const std::string&) { return "(isfinite(" + a[0] + ") && " + a[0] + " >= 0x1p-64f)"; }},
       {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (x + y = 0 otherwise gives inf: for histograms, non-negative data)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return zero_safe("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc);
@@ -122,9 +122,12 @@ const std::vector<Measure>& metrics() {
          return std::isnan(d) ? d : std::min<LD>(std::max<LD>(d, 0), 2);
        },
        true, true, 1, 2,
-       // Both norms finite (then so is every partial dot product, |x.y| <= |x| |y|) and at least 2^-64.
-       [](const std::vector<std::string>& a) {
-         return "(isfinite(" + a[1] + ") && isfinite(" + a[2] + ") && " + a[1] + " >= 0x1p-64f && " + a[2] + " >= 0x1p-64f)";
+       // Both norms finite (then so is every partial dot product, |x.y| <= |x| |y|) and at least 2^-64, and
+       // the distance at least 2^-8: 1 - x.y / (|x| |y|) keeps f32's rounding of the sums (about sqrt(k)
+       // 2^-24, absolute), which would swamp the small distances of near-duplicates and reorder them.
+       [](const std::vector<std::string>& a, const std::string& value) {
+         return "(isfinite(" + a[1] + ") && isfinite(" + a[2] + ") && " + a[1] + " >= 0x1p-64f && " + a[2] + " >= 0x1p-64f && " + value +
+                " >= 0x1p-8f)";
        }},
   };
   return table;

@@ -39,10 +39,11 @@ struct Measure {
   // Accumulators that read only x (only y), -1 for none: the tiled plan keeps one per row (per column)
   // of a block rather than one per element (cosine's norms).
   int x_only = -1, y_only = -1;
-  // For a wide measure: an OpenCL C condition on the f32 accumulators under which they are as good as
-  // f64's (nothing overflowed, nothing that counts underflowed). The tiled plans then accumulate f32 data
+  // For a wide measure: an OpenCL C condition on the f32 accumulators and the value computed from them
+  // under which that value is close enough to f64's (nothing overflowed, nothing that counts
+  // underflowed, no cancellation that leaves mostly rounding). The tiled plans then accumulate f32 data
   // in f32 and compute only the pairs that fail it again in f64 (null: always f64).
-  std::string (*trusted)(const std::vector<std::string>& acc) = nullptr;
+  std::string (*trusted)(const std::vector<std::string>& acc, const std::string& value) = nullptr;
 };
 
 // OpenCL C declaring `const T value` = the measure of one pair of rows: accumulators over s = 0..k-1,

@@ -307,7 +307,8 @@ class TileWriter {
     const std::string fast = "(" + t + ")(" + m_.finish(accs, p_, in_f32_) + ")";
     if (!guarded_) return fast;
     // Past D's edge the rows are zeros: no second computation there.
-    return "(" + m_.trusted(accs) + " || (" + i + ") >= N || (" + j + ") >= M ? " + fast + " : (" + t + ")pair_in_double(X, Y, " + i + ", " + j + "))";
+    return "(" + m_.trusted(accs, fast) + " || (" + i + ") >= N || (" + j + ") >= M ? " + fast + " : (" + t + ")pair_in_double(X, Y, " + i + ", " + j +
+           "))";
   }
 
  private:

@@ -57,7 +57,16 @@ TEST(LinalgTiles, ExplainSaysTheTiles) {
   EXPECT_EQ(r.out.find("plan: tiles"), std::string::npos) << r.out;
   r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=tile_depth=12");
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: \"tile_depth=12\": expected tile_block=1..16 or tile_depth=4, 8, 16 or 32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: \"tile_depth=12\": expected tile_depth=4, 8, 16 or 32"), std::string::npos) << r.out;
+  for (const auto& [setting, message] : std::vector<std::pair<std::string, std::string>>{
+           {"tile_prefetch=2", "\"tile_prefetch=2\": expected tile_prefetch=0 or 1"},
+           {"tile_prefetch=", "\"tile_prefetch=\": expected tile_prefetch=0 or 1"},
+           {"tile_block=0", "\"tile_block=0\": expected tile_block=1..16"},
+           {"tile_order= 1", "\"tile_order= 1\": expected row=NAME or a field=N with N in 1..1024"}}) {
+    r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING='" + setting + "'");
+    EXPECT_EQ(r.code, 2) << setting << ": " << r.out;
+    EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: " + message), std::string::npos) << setting << ": " << r.out;
+  }
 }
 
 // Products in tiles against BLAS (f32, f64) and the reference (c64 with conjugate transposes), beta C
@@ -118,11 +127,12 @@ TEST(LinalgTiles, GemmMatchesBlasAndTheReference) {
   }
 }
 
-// C written over A: one panel reads all of A and B before writing; several panels take the blocks plan.
+// C written over A: one panel reads all of A and B before writing; several panels take the blocks plan
+// in the tiles' team (of 16 here: 40 x 40 is 100 blocks, 7 a work-item).
 TEST(LinalgTiles, GemmOverItsInput) {
   test::TempDir dir;
   LinalgTuning scoped(kTileTunings[1]);
-  for (const int64_t n : {10, 30}) {
+  for (const int64_t n : {10, 30, 40}) {
     const std::string what = "C over A, n=" + std::to_string(n);
     Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
       "A": {"kind": "array", "dtype": "f64", "shape": [2, )" + std::to_string(n) + ", " + std::to_string(n) +

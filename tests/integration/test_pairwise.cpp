@@ -473,9 +473,25 @@ TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
         EXPECT_TRUE(std::isnan(av)) << name << "[" << q << "]: " << av << ", expected NaN; " << what;
         continue;
       }
-      // Cosine near 0 cancels: absolute there.
+      // Cosine's f32 sums: absolute.
       const double bound = std::string(name) == "Cos" ? 2e-5 : 2e-5 * std::fabs(ev);
       EXPECT_LE(std::fabs(av - ev), bound) << name << "[" << q << "]: " << av << ", expected " << ev << "; " << what;
     }
   }
+  // Near-duplicates: cosine distances below 2^-8 are computed in f64, so that they keep their value and
+  // their order (in f32 1 - x.y / (|x| |y|) left rounding: 6e-8 for 1.6e-10, the 5th nearest second).
+  Program near = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [2, 4], "value": [[1, 2, 3, 4], [0.5, 0.25, 1, 2]]},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [7, 4], "value": [[1.0003, 2, 3, 4], [1, 2.0001, 3, 4], [1, 2, 3.0002, 4], [1, 2, 3, 4.0004],
+                                                                      [1.0001, 2, 3, 4], [1, 2, 3, 4.0001], [0.5, 0.25, 1, 2.0001]]}},
+    "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "blocking": "16x16"}},
+             {"op": "pairwise.nearest", "out": ["d", "i"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "count": 7, "blocking": "16x16"}}],
+    "outputs": {"D": "D.npy", "d": "d.npy", "i": "i.npy"}})");
+  out = test::run_on_device(near);
+  ref = test::run_reference(near);
+  for (const char* name : {"D", "d"})
+    for (int64_t q = 0; q < ref.at(name).elements(); ++q)
+      EXPECT_LE(std::fabs(out.at(name).get(q) - ref.at(name).get(q)), 1e-5 * std::fabs(ref.at(name).get(q)))
+          << "near-duplicates, " << name << "[" << q << "]: " << out.at(name).get(q) << ", expected " << ref.at(name).get(q);
+  for (int64_t q = 0; q < ref.at("i").elements(); ++q) EXPECT_EQ(out.at("i").get(q), ref.at("i").get(q)) << "near-duplicates' order, i[" << q << "]";
 }
