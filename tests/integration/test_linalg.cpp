@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "linalg_checks.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -175,9 +176,7 @@ std::vector<double> lapack_lu(const HostArray& a, int64_t e, int64_t m, int64_t 
   return f;
 }
 
-std::string shape_text(int64_t count, int64_t m, int64_t n) {
-  return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";
-}
+using test::shape_text;
 
 // ||P A - L U||_F / (k eps ||A||_F) of matrix e, P A rebuilt from the pivots.
 double lu_backward_error(const HostArray& a, const HostArray& lu, const HostArray& ipiv, int64_t e, int64_t m, int64_t n, double eps) {
@@ -461,18 +460,7 @@ TEST(Linalg, GemmMatchesBlas) {
       int64_t launches = 0;
       auto out = test::run_on_device(program, std::nullopt, {}, &launches);
       EXPECT_EQ(launches, 1) << "beta C joins the product's kernel, " << what;
-      const HostArray &a = out.at("A"), &b = out.at("B"), &cc = out.at("C"), &d = out.at("D");
-      double worst = 0;
-      for (int64_t e = 0; e < count; ++e) {
-        std::vector<double> av(static_cast<size_t>(c.m * c.k)), bv(static_cast<size_t>(c.k * c.n)), cv(static_cast<size_t>(c.m * c.n));
-        for (int64_t i = 0; i < c.m * c.k; ++i) av[i] = a.get(e * c.m * c.k + i);
-        for (int64_t i = 0; i < c.k * c.n; ++i) bv[i] = b.get(e * c.k * c.n + i);
-        for (int64_t i = 0; i < c.m * c.n; ++i) cv[i] = cc.get(e * c.m * c.n + i);
-        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(c.m),
-                    static_cast<int>(c.n), static_cast<int>(c.k), 0.5, av.data(), static_cast<int>(ta ? c.m : c.k), bv.data(),
-                    static_cast<int>(tb ? c.k : c.n), -2.0, cv.data(), static_cast<int>(c.n));
-        for (int64_t i = 0; i < c.m * c.n; ++i) worst = std::max(worst, std::fabs(d.get(e * c.m * c.n + i) - cv[i]));
-      }
+      const double worst = test::gemm_error_against_blas(out.at("A"), out.at("B"), out.at("C"), out.at("D"), count, c.m, c.n, c.k, ta, tb, 0.5, -2.0);
       // |alpha A B| <= k / 2 and |beta C| <= 2: errors about k eps times those.
       const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
       EXPECT_LT(worst, 4 * (c.k + 2) * eps * (c.k / 2.0 + 2)) << "against BLAS, " << what;

@@ -25,16 +25,8 @@ namespace {
 const char* const kGridTunings[] = {"register_order=2,row_order=4,grid_order=24", "register_order=2,row_order=4,grid_order=24,grid_rows=2"};
 const char* const kSmallBlocks = "register_order=2,row_order=4,grid_order=24,grid_elements=9";
 
-// FUGUE_LINALG_TUNING set for the scope.
-class LinalgTuning {
- public:
-  explicit LinalgTuning(const char* value) { setenv("FUGUE_LINALG_TUNING", value, 1); }
-  ~LinalgTuning() { unsetenv("FUGUE_LINALG_TUNING"); }
-};
-
-std::string shape_text(int64_t count, int64_t m, int64_t n) {
-  return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";
-}
+using test::LinalgTuning;
+using test::shape_text;
 
 }  // namespace
 

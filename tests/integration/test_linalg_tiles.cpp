@@ -5,7 +5,6 @@
 // not multiples of anything, beta C fused, alpha, C over its input, variable sizes; against BLAS and
 // the reference.
 #include <gtest/gtest.h>
-#include <cblas.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -13,21 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "linalg_checks.h"
 #include "test_support.h"
 
 using namespace fugue;
 
 namespace {
 
-class LinalgTuning {
- public:
-  explicit LinalgTuning(const char* value) { setenv("FUGUE_LINALG_TUNING", value, 1); }
-  ~LinalgTuning() { unsetenv("FUGUE_LINALG_TUNING"); }
-};
-
-std::string shape_text(int64_t count, int64_t m, int64_t n) {
-  return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";
-}
+using test::LinalgTuning;
+using test::shape_text;
 
 // Panels of 12 x 12 (4 x 4 work-items of 3 x 3) and chunks of 4, read ahead or not; and the CPU row's
 // blocks of 8 and chunks of 16.
@@ -109,18 +102,7 @@ TEST(LinalgTiles, GemmMatchesBlasAndTheReference) {
         test::expect_same(out, test::run_reference(program), c.dtype == std::string("c64") ? 1e-5 : 1e-12, what);
         continue;
       }
-      const HostArray &a = out.at("A"), &b = out.at("B"), &cc = out.at("C"), &d = out.at("D");
-      double worst = 0;
-      for (int64_t e = 0; e < count; ++e) {
-        std::vector<double> av(static_cast<size_t>(c.m * c.k)), bv(static_cast<size_t>(c.k * c.n)), cv(static_cast<size_t>(c.m * c.n));
-        for (int64_t i = 0; i < c.m * c.k; ++i) av[i] = a.get(e * c.m * c.k + i);
-        for (int64_t i = 0; i < c.k * c.n; ++i) bv[i] = b.get(e * c.k * c.n + i);
-        for (int64_t i = 0; i < c.m * c.n; ++i) cv[i] = cc.get(e * c.m * c.n + i);
-        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<int>(c.m),
-                    static_cast<int>(c.n), static_cast<int>(c.k), 0.5, av.data(), static_cast<int>(ta ? c.m : c.k), bv.data(),
-                    static_cast<int>(tb ? c.k : c.n), -2.0, cv.data(), static_cast<int>(c.n));
-        for (int64_t i = 0; i < c.m * c.n; ++i) worst = std::max(worst, std::fabs(d.get(e * c.m * c.n + i) - cv[i]));
-      }
+      const double worst = test::gemm_error_against_blas(out.at("A"), out.at("B"), out.at("C"), out.at("D"), count, c.m, c.n, c.k, ta, tb, 0.5, -2.0);
       const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
       EXPECT_LT(worst, 4 * (c.k + 2) * eps * (c.k / 2.0 + 2)) << "against BLAS, " << what;
     }
