@@ -29,7 +29,8 @@ const std::vector<Row>& table() {
       // global memory before): f64 n = 32 0.033 -> 0.028 ms, 64 0.250 -> 0.104, 128 1.588 -> 0.565; f32
       // 0.023 -> 0.020, 0.100 -> 0.070, 0.743 -> 0.329. Blocks of 8 x 8 (4 x 4: f64 n = 128 0.64 ms, 6 x 6
       // 1.42), the next chunk read ahead (f64 n = 128 0.743 -> 0.565), 32 values of f32 a stage (16 f32:
-      // 0.367 ms at 128), panels of 128 x 128 rather than 128 x 64 (team_max=128: f64 0.639 ms).
+      // 0.367 ms at 128), panels of 128 x 128 rather than 128 x 64 (team_max=128: f64 0.639 ms; blocks of 8 x 4 or 4 x 8 in a
+      // team of 256, tried later: f64 0.703 and 0.719 against 0.566, f32 0.450 and 0.433 against 0.328).
       {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true}},
       {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
