@@ -39,7 +39,9 @@ const std::vector<Row>& table() {
       // and 32 x 32: 7.7 and 16.5 ms against teams' 10.2 and 19.7 (1.2-1.3x), but getrf's unrolled
       // pivoting grows as n^3 and takes minutes to build there. So the GPU limits. Grids stay off: PoCL
       // took 18 s to build potrf's for one order of 33 and 140 s for 64 (a barrier a step, each step unrolled).
-      // gemm's tiles stay off too: the core already copies a CPU's entries whole into its (large) local memory.
+      // gemm's tiles stay off too: the core already copies a CPU's entries whole into its (large) local
+      // memory, and PoCL runs each stage between barriers as a pass of its own (200 f64 products of 128:
+      // 72 ms in blocks, 330 in tiles, 459 read ahead; FUGUE_LINALG_TUNING=tile_order=1, fugue bench).
       {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false}},
       {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false}},
   };
