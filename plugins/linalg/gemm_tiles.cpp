@@ -47,19 +47,22 @@ std::string tiled_product(const sdk::Emitter& em, const Scalars& sc, const TileS
   // Stage op(A)(i0 .. i0 + PM, k0 .. k0 + KC) into la[kk][ii], zero outside the product; consecutive
   // work-items take consecutive addresses of A's storage.
   const std::string a_place = ops.a_k_contiguous ? fill("const int $ii = $f / $KC, $kk = $f % $KC;\n", v) : fill("const int $kk = $f / $PM, $ii = $f % $PM;\n", v);
-  const std::string a_stage = a_place + fill("const int $i = $i0 + $ii, $k = $k0 + $kk;\n", v) + fill("$la[$kk * $LDA + $ii] = $i < $M && $k < $K ? ", v) +
-                              ops.a_at(v["i"], v["k"]) + " : " + v["zero"] + ";\n";
+  // The element of op(A) at the staged place (declared from ii, kk), zero outside the product.
+  const std::string a_at = fill("const int $i = $i0 + $ii, $k = $k0 + $kk;\n", v), a_value = fill("$i < $M && $k < $K ? ", v) + ops.a_at(v["i"], v["k"]) + " : " + v["zero"];
+  const std::string a_stage = a_place + a_at + fill("$la[$kk * $LDA + $ii] = ", v) + a_value + ";\n";
   const std::string b_place = ops.b_j_contiguous ? fill("const int $kk = $f / $PN, $jj = $f % $PN;\n", v) : fill("const int $jj = $f / $KC, $kk = $f % $KC;\n", v);
-  const std::string b_stage = b_place + fill("const int $j = $j0 + $jj, $k = $k0 + $kk;\n", v) + fill("$lb[$kk * $LDB + $jj] = $j < $N && $k < $K ? ", v) +
-                              ops.b_at(v["k"], v["j"]) + " : " + v["zero"] + ";\n";
+  const std::string b_at = fill("const int $j = $j0 + $jj, $k = $k0 + $kk;\n", v), b_value = fill("$j < $N && $k < $K ? ", v) + ops.b_at(v["k"], v["j"]) + " : " + v["zero"];
+  const std::string b_stage = b_place + b_at + fill("$lb[$kk * $LDB + $jj] = ", v) + b_value + ";\n";
   const int64_t block = s.rr * s.cc;
   std::string body = fill("$t $acc[" + std::to_string(block) + "];\n", v);
   for (int64_t e = 0; e < block; ++e) body += v["acc"] + "[" + std::to_string(e) + "] = " + v["zero"] + ";\n";
   // Chunks of k in turn (one chunk takes no loop: PoCL miscompiled one-trip loops between barriers).
   const int64_t chunks = (ops.k + kc - 1) / kc;
-  const std::string chunk_loop = chunks == 1 ? fill("{\nconst int $k0 = 0;\n", v) : fill("for (int $k0 = 0; $k0 < $K; $k0 += $KC) {\n", v);
+  auto chunk_loop = [&](const std::string& k0) {
+    return chunks == 1 ? "{\nconst int " + k0 + " = 0;\n" : "for (int " + k0 + " = 0; " + k0 + " < " + v["K"] + "; " + k0 + " += " + v["KC"] + ") {\n";
+  };
   if (!s.prefetch) {
-    body += chunk_loop;
+    body += chunk_loop(v["k0"]);
     body += team_loop(v["trip"] + "_a", lane, s.team(), v["f"], pm * kc, std::to_string(pm * kc), a_stage);
     body += team_loop(v["trip"] + "_b", lane, s.team(), v["f"], pn * kc, std::to_string(pn * kc), b_stage);
     body += em.barrier() + "\n";
@@ -78,15 +81,13 @@ std::string tiled_product(const sdk::Emitter& em, const Scalars& sc, const TileS
     auto load = [&](const std::string& k0) {
       std::string code = "{\nconst int " + v["k0"] + " = " + k0 + ";\n";
       for (int64_t t = 0; t < trips_a; ++t)
-        code += trip(t, pm * kc, a_place, fill("const int $i = $i0 + $ii, $k = $k0 + $kk;\n", v) + pa + "[" + std::to_string(t) + "] = " +
-                                              fill("$i < $M && $k < $K ? ", v) + ops.a_at(v["i"], v["k"]) + " : " + v["zero"] + ";\n");
+        code += trip(t, pm * kc, a_place, a_at + pa + "[" + std::to_string(t) + "] = " + a_value + ";\n");
       for (int64_t t = 0; t < trips_b; ++t)
-        code += trip(t, pn * kc, b_place, fill("const int $j = $j0 + $jj, $k = $k0 + $kk;\n", v) + pb + "[" + std::to_string(t) + "] = " +
-                                              fill("$j < $N && $k < $K ? ", v) + ops.b_at(v["k"], v["j"]) + " : " + v["zero"] + ";\n");
+        code += trip(t, pn * kc, b_place, b_at + pb + "[" + std::to_string(t) + "] = " + b_value + ";\n");
       return code + "}\n";
     };
     body += v["t"] + " " + pa + "[" + std::to_string(trips_a) + "], " + pb + "[" + std::to_string(trips_b) + "];\n" + load("0");
-    body += chunks == 1 ? "{\nconst int " + next + " = 0;\n" : "for (int " + next + " = 0; " + next + " < " + v["K"] + "; " + next + " += " + v["KC"] + ") {\n";
+    body += chunk_loop(next);
     for (int64_t t = 0; t < trips_a; ++t) body += trip(t, pm * kc, a_place, fill("$la[$kk * $LDA + $ii] = ", v) + pa + "[" + std::to_string(t) + "];\n");
     for (int64_t t = 0; t < trips_b; ++t) body += trip(t, pn * kc, b_place, fill("$lb[$kk * $LDB + $jj] = ", v) + pb + "[" + std::to_string(t) + "];\n");
     body += em.barrier() + "\n";

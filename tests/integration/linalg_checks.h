@@ -57,6 +57,25 @@ inline std::string shape_text(int64_t count, int64_t m, int64_t n) {
   return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";
 }
 
+// The program text D = 0.5 op(A) op(B) - 2 C over `count` products of m x k by k x n (A [count, k, m]
+// where trans_a is not "N", B [count, n, k] where trans_b is not "N"), A, B and C random from `seed`,
+// every array an output: the product's check against dgemm with alpha 0.5, beta -2.
+inline std::string gemm_program(const std::string& dtype, int64_t count, int64_t m, int64_t n, int64_t k, const std::string& trans_a,
+                                const std::string& trans_b, uint64_t seed) {
+  const std::string a_shape = trans_a != "N" ? shape_text(count, k, m) : shape_text(count, m, k);
+  const std::string b_shape = trans_b != "N" ? shape_text(count, n, k) : shape_text(count, k, n);
+  auto random = [&](const std::string& shape, uint64_t s, const char* range) {
+    return R"({"kind": "array", "dtype": ")" + dtype + R"(", "shape": )" + shape + R"(, "from": {"random": {"seed": )" + std::to_string(s) + range + "}}}";
+  };
+  return R"({"fugue": 1, "symbols": {"A": )" + random(a_shape, seed, R"(, "low": -1, "high": 1)") + R"(, "B": )" +
+         random(b_shape, seed + 1, R"(, "low": -1, "high": 1)") + R"(, "C": )" + random(shape_text(count, m, n), seed + 2, "") + R"(},
+    "body": [{"op": "linalg.gemm", "out": ["P"], "in": ["A", "B"], "attrs": {"trans_a": ")" + trans_a + R"(", "trans_b": ")" + trans_b +
+         R"(", "alpha": 0.5}},
+             {"op": "array.mul", "out": ["E"], "in": ["C", -2]},
+             {"op": "array.add", "out": ["D"], "in": ["E", "P"]}],
+    "outputs": {"D": "D.npy", "A": "A.npy", "B": "B.npy", "C": "C.npy"}})";
+}
+
 // max |D - (alpha op(A) op(B) + beta C)| over `count` products, the right side from BLAS's dgemm: A, B,
 // C and D as a run wrote them (row-major, A [k, m] where ta, B [n, k] where tb).
 inline double gemm_error_against_blas(const HostArray& a, const HostArray& b, const HostArray& c, const HostArray& d, int64_t count, int64_t m,

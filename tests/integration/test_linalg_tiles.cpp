@@ -79,22 +79,9 @@ TEST(LinalgTiles, GemmMatchesBlasAndTheReference) {
     for (const Case& c : cases) {
       const bool ta = c.ta[0] != 'N', tb = c.tb[0] != 'N', real = c.dtype[0] == 'f', f32 = std::string(c.dtype) == "f32";
       const int64_t count = 3;
-      const std::string a_shape = ta ? shape_text(count, c.k, c.m) : shape_text(count, c.m, c.k);
-      const std::string b_shape = tb ? shape_text(count, c.n, c.k) : shape_text(count, c.k, c.n);
       const std::string what = std::string(tuning) + ", " + c.dtype + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
                                std::to_string(c.k) + " " + c.ta + c.tb + " (seed " + std::to_string(seed) + ")";
-      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
-        "A": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + a_shape + R"(, "from": {"random": {"seed": )" +
-                                                 std::to_string(seed) + R"(, "low": -1, "high": 1}}},
-        "B": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + b_shape + R"(, "from": {"random": {"seed": )" +
-                                                 std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}},
-        "C": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + shape_text(count, c.m, c.n) +
-                                                 R"(, "from": {"random": {"seed": )" + std::to_string(seed + 2) + R"(}}}},
-        "body": [{"op": "linalg.gemm", "out": ["P"], "in": ["A", "B"], "attrs": {"trans_a": ")" + c.ta + R"(", "trans_b": ")" + c.tb +
-                                                 R"(", "alpha": 0.5}},
-                 {"op": "array.mul", "out": ["E"], "in": ["C", -2]},
-                 {"op": "array.add", "out": ["D"], "in": ["E", "P"]}],
-        "outputs": {"D": "D.npy", "A": "A.npy", "B": "B.npy", "C": "C.npy"}})");
+      Program program = test::load_text(dir, test::gemm_program(std::string(c.dtype), count, c.m, c.n, c.k, c.ta, c.tb, seed));
       int64_t launches = 0;
       auto out = test::run_on_device(program, std::nullopt, {}, &launches);
       EXPECT_EQ(launches, 1) << "beta C joins the product's kernel, " << what;
