@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 9
+#define FUGUE_ABI_VERSION_MINOR 10
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -226,6 +226,12 @@ typedef struct fugue_device_desc {
    * NULL or "" where the machine has no cache folder. */
   const char* tuning_folder;
   /* end of 2.8 */
+  /* 2.10: how many values of f32 and of f64 the device's arithmetic takes at once (OpenCL's
+   * CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT and _DOUBLE: a CPU's SIMD lanes, 1 on GPUs, which run work-items
+   * side by side instead); 0 when unknown. Plans for CPUs size their vector types from it. */
+  uint32_t native_vector_width_float;
+  uint32_t native_vector_width_double;
+  /* end of 2.10 */
 } fugue_device_desc;
 
 /* 2.2: what an operation may ask of its FUNCTION operands (user functions), in every call that gets a

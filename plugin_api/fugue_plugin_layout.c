@@ -26,6 +26,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.6 ends after " #last)
 #define FUGUE_END_OF_2_8(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.8 ends after " #last)
+#define FUGUE_END_OF_2_10(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.10 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -109,6 +111,9 @@ FUGUE_AT(fugue_device_desc, extensions, 88);
 FUGUE_END_OF_2_0(fugue_device_desc, extensions, 96);
 FUGUE_AT(fugue_device_desc, tuning_folder, 96);
 FUGUE_END_OF_2_8(fugue_device_desc, tuning_folder, 104);
+FUGUE_AT(fugue_device_desc, native_vector_width_float, 104);
+FUGUE_AT(fugue_device_desc, native_vector_width_double, 108);
+FUGUE_END_OF_2_10(fugue_device_desc, native_vector_width_double, 112);
 
 /* fugue_call */
 FUGUE_AT(fugue_call, struct_size, 0);

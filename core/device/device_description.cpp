@@ -33,6 +33,8 @@ nlohmann::ordered_json describe_device(const DeviceInfo& d) {
           {"int64_atomics", d.int64_atomics},
           {"subgroups", d.subgroups},
           {"subgroup_sizes", d.subgroup_sizes},
+          {"native_vector_width_float", d.native_vector_width_float},
+          {"native_vector_width_double", d.native_vector_width_double},
           {"extensions", d.extensions}};
 }
 
@@ -54,7 +56,8 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
                                       "global_memory", "max_allocation", "local_memory", "fp64", "int64_atomics",
                                       "subgroups", "extensions"};
   for (const auto& [key, value] : doc.items())
-    if (!keys.count(key) && key != "subgroup_sizes") throw UserError(where + "/" + key + ": unknown key");
+    if (!keys.count(key) && key != "subgroup_sizes" && key != "native_vector_width_float" && key != "native_vector_width_double")
+      throw UserError(where + "/" + key + ": unknown key");
   for (const auto& key : keys)
     if (!doc.contains(key)) throw UserError(where + "/" + key + ": missing");
   auto text_of = [&](const char* key) {
@@ -111,6 +114,15 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
                         sizes[i].dump());
       d.subgroup_sizes.push_back(sizes[i].get<uint64_t>());
     }
+  }
+  // Optional too (descriptions written before they were asked: 0, unknown).
+  for (const char* key : {"native_vector_width_float", "native_vector_width_double"}) {
+    if (!doc.contains(key)) continue;
+    const auto& width = doc[key];
+    if (!width.is_number_unsigned() || width.get<uint64_t>() > 64 || (width.get<uint64_t>() & (width.get<uint64_t>() - 1)))
+      throw UserError(where + "/" + key + ": expected 0 (unknown) or a power of two up to 64, found " + width.dump());
+    (std::string(key) == "native_vector_width_float" ? d.native_vector_width_float : d.native_vector_width_double) =
+        static_cast<unsigned>(width.get<uint64_t>());
   }
   d.tuning_folder = tuning_folder_for(d);  // the described device's tables, where this machine has them
   return d;

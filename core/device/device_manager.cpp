@@ -114,6 +114,8 @@ std::vector<DeviceInfo> list_devices() {
       info.local_memory = devices[d].getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
       info.fp64 = devices[d].getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
       info.extensions = devices[d].getInfo<CL_DEVICE_EXTENSIONS>();
+      info.native_vector_width_float = devices[d].getInfo<CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT>();
+      info.native_vector_width_double = info.fp64 ? devices[d].getInfo<CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE>() : 0;
       const auto has = [&](const char* extension) {
         return (" " + info.extensions + " ").find(std::string(" ") + extension + " ") != std::string::npos;
       };
@@ -204,6 +206,8 @@ fugue_device_desc DeviceInfo::description() const {
   d.subgroup_sizes = subgroup_sizes.empty() ? nullptr : subgroup_sizes.data();
   d.extensions = extensions.c_str();
   d.tuning_folder = tuning_folder.c_str();
+  d.native_vector_width_float = native_vector_width_float;
+  d.native_vector_width_double = native_vector_width_double;
   return d;
 }
 

@@ -32,6 +32,9 @@ struct DeviceInfo {
   // sub-group sizes), preferred first; empty when the device does not say.
   std::vector<uint64_t> subgroup_sizes;
   std::string extensions;  // space-separated
+  // Values of f32 and f64 the device's arithmetic takes at once (a CPU's SIMD lanes; 1 on GPUs), 0 when unknown.
+  unsigned native_vector_width_float = 0;
+  unsigned native_vector_width_double = 0;
   std::string tuning_folder;  // where `fugue tune` keeps this device's tables ("" without a cache folder)
   cl::Platform platform;
   cl::Device device;

@@ -71,6 +71,12 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.element_unroll = 1;
     t.scatter_unroll = 1;
     t.block_groups_per_cu = 16;
+    // A work-group per entry: PoCL's groups cost little to start, and entries side by side cost their
+    // copies a division per element and their compiler its loops (fugue bench, 2 cores: gemm of 20,000
+    // f64 products of 8 took 7.9 ms side by side and 2.0 in a group each, of 16 25.3 and 9.0, 2,000 of
+    // 32 24.4 and 3.4; potrf of 20,000 of 8 4.7 and 2.5; softmax of 1024-wide rows 564 and 448 ms; the
+    // rows of 16 of examples/bench/softmax_rows16.json 79.7 either way).
+    t.block_team_items = 1;
     t.extent_arguments = true;
     t.grid_strip_rows = 0;  // blocked runs already walk rows in order
     t.stage_tile_cols = 0;  // tile stages: see LaunchTuning
@@ -107,6 +113,7 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
     // A work-group per entry, up to enough groups to fill the device; each then takes entries in turn.
     const int64_t cap = tuning.block_groups_per_cu * std::max<unsigned>(device.compute_units, 1u);
     launch.num_groups = cap > 0 ? std::min(n, cap) : n;
+    launch.blocked = tuning.blocked_items;  // copies of entries into local memory: a contiguous run per work-item
     return launch;
   }
   int64_t groups = (n + local - 1) / local;

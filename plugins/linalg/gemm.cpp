@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gemm_tiles.h"
+#include "gemm_vectors.h"
 #include "kernel_text.h"
 #include "matrices.h"
 #include "scalars.h"
@@ -30,6 +31,13 @@ struct Sizes {
   int64_t block_rows, block_cols, blocks, team;
 };
 
+// Work-items sharing a product of `blocks` blocks: a power of two up to 256.
+int64_t team_for(int64_t blocks) {
+  int64_t team = 1;
+  while (team < blocks && team < 256) team *= 2;
+  return team;
+}
+
 Sizes sizes_of(const sdk::Call& call) {
   const fugue_type &a = call.operand(kA), &b = call.operand(kB);
   Sizes s;
@@ -44,8 +52,7 @@ Sizes sizes_of(const sdk::Call& call) {
   s.block_rows = std::min(s.m, kBlock);
   s.block_cols = std::min(s.n, kBlock);
   s.blocks = ((s.m + s.block_rows - 1) / s.block_rows) * ((s.n + s.block_cols - 1) / s.block_cols);
-  s.team = 1;
-  while (s.team < s.blocks && s.team < 256) s.team *= 2;
+  s.team = team_for(s.blocks);
   return s;
 }
 
@@ -55,6 +62,14 @@ std::optional<TileShape> tiles_of(const sdk::Call& call, const Sizes& s) {
   const int64_t bytes = static_cast<int64_t>(abi::dtype_size(call.operand(kA).dtype));
   if (!tile_plan(tu, s.m, s.n, bytes, call.device())) return std::nullopt;
   return tile_shape(tu, s.m, s.n, bytes, call.device());
+}
+
+// The vector blocks the call's product takes on its device (gemm_vectors.h), if any: where no tiles do.
+std::optional<VectorShape> vectors_of(const sdk::Call& call, const Sizes& s) {
+  const Tuning tu = tuning_of(call);
+  const fugue_dtype dtype = call.operand(kA).dtype;
+  if (tiles_of(call, s) || !vector_plan(tu, dtype, call.device())) return std::nullopt;
+  return vector_shape(tu, s.n, dtype, call.device());
 }
 
 class Gemm final : public sdk::Operation {
@@ -163,6 +178,24 @@ class Gemm final : public sdk::Operation {
                      std::to_string(tu.tile_order) + "); " + tu.row;
       return plan;
     }
+    if (const std::optional<VectorShape> vectors = vectors_of(call, s)) {
+      const VectorShape& v = *vectors;
+      const int64_t blocks = v.blocks(s.m, s.n), team = std::min<int64_t>(blocks, 256);
+      plan = team_plan(batch_count(call.operand(kA)), team);
+      plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
+      if (vbatched_) {
+        plan.partitions.push_back(value_batch(call.operand(kInfo)));
+        plan.partitions.push_back(vector_batch(call.operand(kSizes)));
+      }
+      plan.registers = static_cast<uint32_t>((v.rows + 1) * v.width + 8);
+      const Tuning tu = tuning_of(call);
+      plan.variant = "vectors: blocks of C of " + std::to_string(v.rows) + " x " + std::to_string(v.width) + " (a " +
+                     Scalars(call.operand(kA).dtype).type + std::to_string(v.width) + " a row, the device's native width " +
+                     std::to_string(sdk::native_vector_width(&call.device(), call.operand(kA).dtype)) + ") per work-item, " +
+                     (team == 1 ? std::string("one work-item") : "a team of " + std::to_string(team)) + " per product (" + std::to_string(blocks) +
+                     " block" + (blocks > 1 ? "s" : "") + "), k in order; " + tu.row;
+      return plan;
+    }
     plan.variant = "blocks of C of " + std::to_string(s.block_rows) + " x " + std::to_string(s.block_cols) + " per work-item, " +
                    (s.team == 1 ? std::string("one work-item") : "a team of " + std::to_string(s.team)) + " per product (" + std::to_string(s.blocks) +
                    " block" + (s.blocks > 1 ? "s" : "") + ")";
@@ -244,6 +277,27 @@ class Gemm final : public sdk::Operation {
         em.append(prelude + tiled_product(em, sc, *tiles, ops, lane));
         return;
       }
+    }
+    // CPUs: blocks of one native vector (C written over A or B takes the blocks below, which keep
+    // every block in registers until all are computed).
+    if (const std::optional<VectorShape> vectors = vectors_of(call, s); vectors && !over_input) {
+      TileOperands ops;
+      ops.m = s.m;
+      ops.n = s.n;
+      ops.k = s.k;
+      ops.a_at = [&](const std::string& i, const std::string& k) {
+        const std::string v = em.read_at(kA, s.ta ? "(" + k + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + k);
+        return vbatched_ ? "(" + i + " < " + me + " && " + k + " < " + ke + " ? " + v + " : " + sc.literal(0) + ")" : v;
+      };
+      ops.b_at = [&](const std::string& k, const std::string& j) {
+        const std::string v = em.read_at(kB, s.tb ? "(" + j + ") * " + ldb + " + " + k : "(" + k + ") * " + ldb + " + " + j);
+        return vbatched_ ? "(" + j + " < " + ne + " && " + k + " < " + ke + " ? " + v + " : " + sc.literal(0) + ")" : v;
+      };
+      ops.store = [&](const std::string& i, const std::string& j, const std::string& acc_value) {
+        return em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) + " = " + c_value(i, j, acc_value) + ";";
+      };
+      em.append(prelude + vector_product(em, sc, *vectors, ops, lane, s.team));
+      return;
     }
     const int64_t trips = (s.blocks + s.team - 1) / s.team, block = s.block_rows * s.block_cols;
     if (over_input && s.blocks > kMaxBlocksInPlace)

@@ -27,6 +27,12 @@ bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
   return std::max(m, n) > tuning_of(call).row_order && fits_local(call, m * n, call.operand(kA).dtype);
 }
 
+// One work-item per matrix with the team's loops (tuning.h's loop_plan): the matrix in a local array
+// column by column, so that the reflections run along consecutive values.
+bool loops(const sdk::Call& call, int64_t m, int64_t n) {
+  return loop_plan(tuning_of(call), std::max(m, n)) && fits_local(call, m * n + kTeamHouseholderLocals, call.operand(kA).dtype);
+}
+
 class Geqrf final : public sdk::Operation {
  public:
   explicit Geqrf(bool vbatched) : vbatched_(vbatched) {
@@ -88,17 +94,19 @@ class Geqrf final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
     const Tuning tu = tuning_of(call);
-    const int64_t m = rows_of(a), n = columns_of(a), team = team_size(tu, std::max(m, n));
-    const bool own = own_local_array(call, m, n);
+    const int64_t m = rows_of(a), n = columns_of(a);
+    const bool in_loops = loops(call, m, n), own = in_loops || own_local_array(call, m, n);
+    const int64_t team = in_loops ? 1 : team_size(tu, std::max(m, n));
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kQR)), vector_batch(call.operand(kTau))};
     if (vbatched_) {
       plan.partitions.push_back(value_batch(call.operand(kInfo)));
       plan.partitions.push_back(value_batch(call.operand(kN)));
     }
-    plan.registers = team == 1 ? static_cast<uint32_t>(m * n + 12) : 16;
-    if (team > 1) plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + kTeamHouseholderLocals) * abi::dtype_size(a.dtype);
-    plan.variant = variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
+    plan.registers = team == 1 && !in_loops ? static_cast<uint32_t>(m * n + 12) : 16;
+    if (team > 1 || in_loops) plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + kTeamHouseholderLocals) * abi::dtype_size(a.dtype);
+    plan.variant = in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory column by column")
+                            : variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
     return plan;
   }
 
@@ -120,6 +128,17 @@ class Geqrf final : public sdk::Operation {
       return embedded(v, em.read_at(kA, e), "(" + e + ") / " + N, "(" + e + ") % " + N, sc.literal(1), sc.literal(0));
     };
     if (vbatched_) code += "if (" + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(v, "0") + ";\n";
+    if (em.local_size() == 1 && loops(call, m, n)) {
+      // One work-item with the team's loops: W(i, j) at j * m + i, columns contiguous.
+      const std::string local = em.local_array(a.dtype, all, "matrix"), M = std::to_string(m), e = em.name("e");
+      auto column_major = [&](const std::string& i, const std::string& j) { return local + "[(" + j + ") * " + M + " + (" + i + ")]"; };
+      w.read = w.write = column_major;
+      code += "for (int " + e + " = 0; " + e + " < " + std::to_string(all) + "; ++" + e + ") " + column_major(e + " / " + N, e + " % " + N) + " = " + load(e) + ";\n";
+      code += team_householder(em, a.dtype, w);
+      code += "for (int " + e + " = 0; " + e + " < " + std::to_string(all) + "; ++" + e + ") " + em.write_at(kQR, e) + " = " + column_major(e + " / " + N, e + " % " + N) + ";\n";
+      em.append(code);
+      return;
+    }
     if (em.local_size() == 1) {
       // One work-item: the matrix in a private array, every index a constant.
       const std::string f = em.name("f");

@@ -23,10 +23,11 @@ struct Shape {
   Tuning tuning;
   int64_t team;
   bool grid;  // a grid of work-items (tuning.h's Grid) holding the matrix in registers
+  bool loop;  // one work-item, the matrix in local memory, its loops kept (tuning.h's loop_plan)
   int64_t value_bytes;
   Grid grid_shape() const { return grid_of(tuning, std::max(m, n), value_bytes); }
-  bool registers() const { return team == 1; }
-  bool rows() const { return !grid && row_plan(tuning, std::max(m, n)); }
+  bool registers() const { return team == 1 && !loop; }
+  bool rows() const { return !grid && !loop && row_plan(tuning, std::max(m, n)); }
 };
 
 Shape shape_of(const sdk::Call& call, const fugue_type& a) {
@@ -38,8 +39,9 @@ Shape shape_of(const sdk::Call& call, const fugue_type& a) {
   // Without a device (the reference) no plan is asked for.
   const fugue_device_desc* device = call.raw()->device;
   s.value_bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
-  s.grid = device && grid_plan(s.tuning, std::max(s.m, s.n), s.value_bytes, device->max_work_group_size);
-  s.team = s.grid ? s.grid_shape().team() : team_size(s.tuning, std::max(s.m, s.n));
+  s.loop = device && loop_plan(s.tuning, std::max(s.m, s.n)) && fits_local(call, s.m * s.n, a.dtype);
+  s.grid = device && !s.loop && grid_plan(s.tuning, std::max(s.m, s.n), s.value_bytes, device->max_work_group_size);
+  s.team = s.loop ? 1 : s.grid ? s.grid_shape().team() : team_size(s.tuning, std::max(s.m, s.n));
   return s;
 }
 
@@ -112,6 +114,12 @@ class Getrf final : public sdk::Operation {
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kLU)), vector_batch(call.operand(kIpiv)),
                        value_batch(call.operand(kInfo))};
     if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));
+    if (s.loop) {
+      plan.registers = 16;
+      plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;
+      plan.variant = loop_variant_text(s.tuning, std::max(s.m, s.n), "the matrix in local memory, rows swapped whole and updated along them");
+      return plan;
+    }
     if (s.registers()) {
       plan.registers = static_cast<uint32_t>(s.m * s.n + 8);
     } else if (s.grid) {
@@ -141,7 +149,8 @@ class Getrf final : public sdk::Operation {
     const Shape s = shape_of(call, a);
     std::string code;
     const VariableOrder v = vbatched_ ? declare_order(em, kN, s.n, code) : VariableOrder{};
-    code += s.registers() ? in_registers(em, a.dtype, s, v)
+    code += s.loop        ? in_loops(em, a.dtype, s, v)
+            : s.registers() ? in_registers(em, a.dtype, s, v)
             : s.grid      ? in_grid(em, a.dtype, s, s.grid_shape(), v)
             : s.rows()    ? in_rows(em, a.dtype, s, v)
                           : in_team(em, a.dtype, s, fits_local(call, s.m * s.n, a.dtype), v);
@@ -237,6 +246,57 @@ class Getrf final : public sdk::Operation {
     }
     for (int64_t e = 0; e < s.m * s.n; ++e) code += em.write_at(kLU, std::to_string(e)) + " = " + at(e / s.n, e % s.n) + ";\n";
     code += em.write_at(kInfo, "0") + " = " + stored_info(vo, info) + ";\n";
+    return code;
+  }
+
+  // One matrix per work-item in a local array, row-major, its loops kept (a CPU's plan): rows are
+  // swapped whole and every update runs along a row, consecutive values the compiler turns into vector
+  // operations. The pivots and info as in_registers.
+  static std::string in_loops(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, const VariableOrder& vo) {
+    const Scalars sc(dtype);
+    std::map<std::string, std::string> vars = {{"t", sc.type}, {"rt", sc.real_type}, {"M", std::to_string(s.m)}, {"N", std::to_string(s.n)},
+                                               {"K", std::to_string(s.k)}, {"MN", std::to_string(s.m * s.n)}};
+    for (const char* name : {"e", "k", "r", "j", "p", "mx", "v", "tmp", "piv", "rcp", "l", "info"}) vars[name] = em.name(name);
+    const std::string w = em.local_array(dtype, s.m * s.n, "matrix");
+    auto W = [&](const std::string& row, const std::string& col) { return w + "[(" + row + ") * " + std::to_string(s.n) + " + " + col + "]"; };
+    const std::string e = vars["e"], k = vars["k"], r = vars["r"], j = vars["j"], p = vars["p"];
+    vars["w_e"] = w + "[" + e + "]";
+    vars["a_e"] = embedded(vo, em.read_at(kA, e), e + " / " + vars["N"], e + " % " + vars["N"], sc.literal(1), sc.literal(0));
+    vars["lu_e"] = em.write_at(kLU, e);
+    vars["mag_kk"] = sc.pivot_magnitude(W(k, k));
+    vars["mag_rk"] = sc.pivot_magnitude(W(r, k));
+    vars["ipiv"] = em.write_at(kIpiv, k);
+    vars["wkj"] = W(k, j);
+    vars["wpj"] = W(p, j);
+    vars["wkk"] = W(k, k);
+    vars["wrk"] = W(r, k);
+    vars["singular"] = sc.is_zero(vars["piv"]);
+    vars["reciprocal"] = sc.declare_reciprocal(vars["rcp"], vars["piv"], vars["rcp"]);
+    vars["scaled"] = sc.by_pivot(W(r, k), vars["piv"], vars["rcp"]);
+    vars["wrj"] = W(r, j);
+    vars["update"] = sc.mul(vars["l"], W(k, j));
+    std::string code = fill("for (int $e = 0; $e < $MN; ++$e) $w_e = $a_e;\n"
+                            "int $info = 0;\n"
+                            "for (int $k = 0; $k < $K; ++$k) {\n"
+                            "  int $p = $k;\n"
+                            "  $rt $mx = $mag_kk;\n"
+                            "  for (int $r = $k + 1; $r < $M; ++$r) { const $rt $v = $mag_rk; if ($v > $mx) { $mx = $v; $p = $r; } }\n"
+                            "  $ipiv = $p + 1;\n"
+                            "  if ($p != $k)\n"
+                            "    for (int $j = 0; $j < $N; ++$j) { const $t $tmp = $wkj; $wkj = $wpj; $wpj = $tmp; }\n"
+                            "  const $t $piv = $wkk;\n"
+                            "  if ($singular) { if ($info == 0) $info = $k + 1; } else {\n"
+                            "    $reciprocal"
+                            "    for (int $r = $k + 1; $r < $M; ++$r) {\n"
+                            "      const $t $l = $scaled;\n"
+                            "      $wrk = $l;\n"
+                            "      for (int $j = $k + 1; $j < $N; ++$j) $wrj -= $update;\n"
+                            "    }\n"
+                            "  }\n"
+                            "}\n"
+                            "for (int $e = 0; $e < $MN; ++$e) $lu_e = $w_e;\n",
+                            vars);
+    code += em.write_at(kInfo, "0") + " = " + stored_info(vo, vars["info"]) + ";\n";
     return code;
   }
 

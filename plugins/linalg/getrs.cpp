@@ -74,12 +74,17 @@ class Getrs final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type &lu = call.operand(kLU), &b = call.operand(kB);
     const Tuning tu = tuning_of(call);
-    const int64_t n = columns_of(lu), team = team_size(tu, n);
+    const int64_t n = columns_of(lu);
+    // getrf's loop plan takes one work-item: so does the solve, which joins it.
+    const bool loops = loop_plan(tu, n);
+    const int64_t team = loops ? 1 : team_size(tu, n);
     sdk::Plan plan = team_plan(batch_count(lu), team);
     plan.partitions = {matrix_batch(lu), vector_batch(call.operand(kIpiv)), matrix_batch(b), matrix_batch(call.operand(kX))};
-    plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
-    if (team > 1 && fits_local(call, n * columns_of(b), lu.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(n * columns_of(b)) * abi::dtype_size(lu.dtype);
-    plan.variant = variant_text(tu, n, team, false, team == 1 ? "" : plan.local_mem_bytes ? "the solution in local memory" : "the solution in X's storage");
+    plan.registers = static_cast<uint32_t>(team == 1 && !loops ? n + 8 : 12);
+    if ((team > 1 || loops) && fits_local(call, n * columns_of(b), lu.dtype))
+      plan.local_mem_bytes = static_cast<uint64_t>(n * columns_of(b)) * abi::dtype_size(lu.dtype);
+    const std::string where = plan.local_mem_bytes ? "the solution in local memory" : "the solution in X's storage";
+    plan.variant = loops ? loop_variant_text(tu, n, where) : variant_text(tu, n, team, false, team == 1 ? "" : where);
     return plan;
   }
 
@@ -105,7 +110,7 @@ class Getrs final : public sdk::Operation {
     // Every work-item checks every pivot (the same answer everywhere) before any is used.
     std::string code = fill("bool $bad = false;\nfor (int $s = 0; $s < $N; ++$s) {\n  const int $p = ", vars) +
                        em.read_at(kIpiv, s) + fill(";\n  $bad = $bad || $p < 1 || $p > $N;\n}\n", vars);
-    if (em.local_size() == 1) {
+    if (em.local_size() == 1 && !loop_plan(tuning_of(call), n)) {
       code += fill("for (int $c = 0; $c < $K; ++$c) {\n$t $x[$N];\n", vars);
       for (int64_t r = 0; r < n; ++r)
         code += x + "[" + std::to_string(r) + "] = " + em.read_at(kB, std::to_string(r) + " * " + K + " + " + c) + ";\n";

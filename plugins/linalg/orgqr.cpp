@@ -64,18 +64,23 @@ class Orgqr final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& qr = call.operand(kQR);
     const Tuning tu = tuning_of(call);
-    const int64_t m = rows_of(qr), n = columns_of(qr), team = team_size(tu, std::max(m, n));
+    const int64_t m = rows_of(qr), n = columns_of(qr);
+    // geqrf's loop plan takes one work-item: so does orgqr, which joins it.
+    const bool loops = loop_plan(tu, std::max(m, n));
+    const int64_t team = loops ? 1 : team_size(tu, std::max(m, n));
     sdk::Plan plan = team_plan(batch_count(qr), team);
     plan.partitions = {matrix_batch(qr), vector_batch(call.operand(kTau)), matrix_batch(call.operand(kQ))};
-    plan.registers = team == 1 ? static_cast<uint32_t>(m * n + 8) : 12;
-    plan.variant = variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : "a column of Q per work-item, in Q's storage");
+    plan.registers = team == 1 && !loops ? static_cast<uint32_t>(m * n + 8) : 12;
+    plan.variant = loops ? loop_variant_text(tu, std::max(m, n), "Q's columns in turn, in Q's storage")
+                         : variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : "a column of Q per work-item, in Q's storage");
     return plan;
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type &qr = call.operand(kQR), &tau = call.operand(kTau);
     const int64_t m = rows_of(qr), n = columns_of(qr), k = tau.shape[tau.rank - 1];
-    const bool one = em.local_size() == 1;
+    // One work-item in registers (every loop unrolled), or a team (of one, with its loops, in a loop plan).
+    const bool one = em.local_size() == 1 && !loop_plan(tuning_of(call), std::max(m, n));
     // Q written over QR (LAPACK's in-place use): a team writes column j of Q while others still read the
     // reflector stored there; one work-item builds Q in registers first, so only it may.
     if (!one && em.write_at(kQ, "0") == em.read_at(kQR, "0"))

@@ -120,7 +120,7 @@ class Posv final : public sdk::Operation {
                       "    const int " + r + " = " + e + " / " + N + ", " + c + " = " + e + " % " + N + ";\n    " + W(e) + " = " + c +
                           " <= " + r + " ? " + a_rc + " : " + zero + ";\n");
     code += em.barrier() + "\n" + team_cholesky(em, sc, n, W, W, info);
-    code += solve_all(em, dtype, rhs, RightHandSides{x_r, x_w, n, k}, {Triangle{L, true, false}, Triangle{Lt, false, false}}, "", local);
+    code += solve_all(em, dtype, rhs, RightHandSides{x_r, x_w, n, k}, {Triangle{L, true, false}, Triangle{Lt, false, false}}, "", local, false);
     // Not positive definite: NaN (each element by the work-item that wrote it last).
     code += team_loop(q, lane, em.local_size(), e, n * k, std::to_string(n * k),
                       "    if (" + info + " != 0) " + em.write_at(kX, e) + " = " + nan + ";\n");

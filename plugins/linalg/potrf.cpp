@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,14 @@ class Potrf final : public sdk::Operation {
     const Tuning tu = tuning_of(call);
     const int64_t n = a.shape[a.rank - 1];
     const int64_t bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
+    if (loop_plan(tu, n) && fits_local(call, n * n, a.dtype)) {
+      sdk::Plan plan = team_plan(batch_count(a), 1);
+      add_partitions(call, plan);
+      plan.registers = 16;
+      plan.local_mem_bytes = static_cast<uint64_t>(n * n * bytes);
+      plan.variant = loop_variant_text(tu, n, "the matrix in local memory, factored as U = L^H along its rows");
+      return plan;
+    }
     if (grid_plan(tu, n, bytes, call.device().max_work_group_size)) {
       const Grid g = grid_of(tu, n, bytes);
       sdk::Plan plan = team_plan(batch_count(a), g.team());
@@ -105,7 +114,8 @@ class Potrf final : public sdk::Operation {
     const int64_t bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
     std::string code;
     const VariableOrder v = vbatched_ ? declare_order(em, kN, n, code) : VariableOrder{};
-    code += em.local_size() == 1                                       ? in_registers(em, a.dtype, n, lower, v)
+    code += em.local_size() == 1 && n > tu.register_order              ? in_loops(em, a.dtype, n, lower, v)
+            : em.local_size() == 1                                     ? in_registers(em, a.dtype, n, lower, v)
             : grid_plan(tu, n, bytes, call.device().max_work_group_size) ? in_grid(em, a.dtype, n, lower, grid_of(tu, n, bytes), v)
             : row_plan(tu, n)                                     ? in_rows(em, a.dtype, n, lower, v)
                                                                   : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype), v);
@@ -173,6 +183,54 @@ class Potrf final : public sdk::Operation {
             " < " + info + " - 1) ? " + (lower ? f + "[" + r + " * " + N + " + " + c + "]" : sc.conj(f + "[" + r + " * " + N + " + " + c + "]")) +
             " : " + zero + ";\n";
     code += em.write_at(kInfo, "0") + " = " + stored_info(v, info) + ";\n";
+    return code;
+  }
+
+  // One matrix per work-item, its loops kept (a CPU's plan): U = L^H (upper: U itself) in a local
+  // array, row-major, factored right-looking in its upper form, so that every update runs along a
+  // row, consecutive values the compiler turns into vector operations (L's columns would be a stride
+  // of n apart).
+  static std::string in_loops(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, const VariableOrder& v) {
+    const Scalars sc(dtype);
+    std::map<std::string, std::string> vars = {{"t", sc.type}, {"rt", sc.real_type}, {"N", std::to_string(n)}, {"zero", sc.literal(0)},
+                                               {"rzero", sc.real(0)}, {"one", sc.real(1)}};
+    for (const char* name : {"r", "c", "k", "i", "j", "d", "s", "rs", "u", "info", "kept"}) vars[name] = em.name(name);
+    const std::string w = em.local_array(dtype, n * n, "matrix");
+    auto W = [&](const std::string& row, const std::string& col) { return w + "[(" + row + ") * " + std::to_string(n) + " + " + col + "]"; };
+    const std::string r = vars["r"], c = vars["c"], k = vars["k"], i = vars["i"], j = vars["j"];
+    // In: U's row r from A's row r (upper) or column r conjugated (lower: A's lower triangle).
+    const std::string a_rc = embedded(v, lower ? sc.conj(em.read_at(kA, c + " * " + vars["N"] + " + " + r)) : em.read_at(kA, r + " * " + vars["N"] + " + " + c),
+                                      r, c, sc.literal(1), vars["zero"]);
+    std::string code = fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = $r; $c < $N; ++$c) ", vars) + W(r, c) + " = " + a_rc + ";\n";
+    vars["wkk"] = W(k, k);
+    vars["wkj"] = W(k, j);
+    vars["wij"] = W(i, j);
+    vars["d_of"] = sc.real_part(W(k, k));
+    vars["root"] = sc.from_real(vars["s"]);
+    vars["u_of"] = sc.conj(W(k, i));
+    vars["update"] = sc.mul(vars["u"], W(k, j));
+    code += fill("int $info = 0;\n"
+                 "for (int $k = 0; $k < $N; ++$k) {\n"
+                 "  const $rt $d = $d_of;\n"
+                 "  if (!($d > $rzero)) { $info = $k + 1; break; }\n"
+                 "  const $rt $s = sqrt($d), $rs = $one / $s;\n"
+                 "  $wkk = $root;\n"
+                 "  for (int $j = $k + 1; $j < $N; ++$j) $wkj *= $rs;\n"
+                 "  for (int $i = $k + 1; $i < $N; ++$i) {\n"
+                 "    const $t $u = $u_of;\n"
+                 "    for (int $j = $i; $j < $N; ++$j) $wij -= $update;\n"
+                 "  }\n"
+                 "}\n",
+                 vars);
+    // Out: U's first info - 1 rows when the factor failed (L's columns), zeros elsewhere; lower: U^H.
+    const std::string kept = "(" + vars["info"] + " == 0 || " + r + " < " + vars["info"] + " - 1)";
+    if (lower)
+      code += fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c < $N; ++$c) ", vars) + em.write_at(kL, c + " * " + vars["N"] + " + " + r) +
+              " = " + c + " >= " + r + " && " + kept + " ? " + sc.conj(W(r, c)) + " : " + vars["zero"] + ";\n";
+    else
+      code += fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c < $N; ++$c) ", vars) + em.write_at(kL, r + " * " + vars["N"] + " + " + c) +
+              " = " + c + " >= " + r + " && " + kept + " ? " + W(r, c) + " : " + vars["zero"] + ";\n";
+    code += em.write_at(kInfo, "0") + " = " + stored_info(v, vars["info"]) + ";\n";
     return code;
   }
 

@@ -53,12 +53,17 @@ class Potrs final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type &l = call.operand(kL), &b = call.operand(kB);
     const Tuning tu = tuning_of(call);
-    const int64_t n = columns_of(l), team = team_size(tu, n);
+    const int64_t n = columns_of(l);
+    // potrf's loop plan takes one work-item: so does the solve, which joins it.
+    const bool loops = loop_plan(tu, n);
+    const int64_t team = loops ? 1 : team_size(tu, n);
     sdk::Plan plan = team_plan(batch_count(l), team);
     plan.partitions = {matrix_batch(l), matrix_batch(b), matrix_batch(call.operand(kX))};
-    plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
-    if (team > 1 && fits_local(call, n * columns_of(b), l.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(n * columns_of(b)) * abi::dtype_size(l.dtype);
-    plan.variant = variant_text(tu, n, team, false, team == 1 ? "" : plan.local_mem_bytes ? "the solution in local memory" : "the solution in X's storage");
+    plan.registers = static_cast<uint32_t>(team == 1 && !loops ? n + 8 : 12);
+    if ((team > 1 || loops) && fits_local(call, n * columns_of(b), l.dtype))
+      plan.local_mem_bytes = static_cast<uint64_t>(n * columns_of(b)) * abi::dtype_size(l.dtype);
+    const std::string where = plan.local_mem_bytes ? "the solution in local memory" : "the solution in X's storage";
+    plan.variant = loops ? loop_variant_text(tu, n, where) : variant_text(tu, n, team, false, team == 1 ? "" : where);
     return plan;
   }
 
@@ -76,7 +81,7 @@ class Potrs final : public sdk::Operation {
     const RightHandSides x{[&](const std::string& i, const std::string& j) { return em.read_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); },
                            [&](const std::string& i, const std::string& j) { return em.write_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); },
                            n, k};
-    em.append(solve_all(em, l.dtype, rhs, x, {first, second}, "", fits_local(call, n * k, l.dtype)));
+    em.append(solve_all(em, l.dtype, rhs, x, {first, second}, "", fits_local(call, n * k, l.dtype), em.local_size() == 1 && !loop_plan(tuning_of(call), n)));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

@@ -42,10 +42,10 @@ std::string register_solve(const Scalars& sc, const Triangle& t, int64_t n, cons
 }
 
 std::string solve_all(const sdk::Emitter& em, fugue_dtype dtype, const ElementAt& b, const RightHandSides& x,
-                      const std::vector<Triangle>& triangles, const std::string& scale, bool in_local) {
+                      const std::vector<Triangle>& triangles, const std::string& scale, bool in_local, bool registers) {
   const Scalars sc(dtype);
   auto scaled = [&](const std::string& value) { return scale.empty() ? value : scale + " * " + value; };
-  if (em.local_size() == 1) {
+  if (registers) {
     const std::string r = em.name("x"), c = em.name("c");
     std::string code = "for (int " + c + " = 0; " + c + " < " + std::to_string(x.columns) + "; ++" + c + ") {\n";
     code += std::string(abi::dtype_ctype(dtype)) + " " + r + "[" + std::to_string(x.n) + "];\n";

@@ -38,10 +38,11 @@ std::string team_solve(const sdk::Emitter& em, const Scalars& sc, const Triangle
 std::string register_solve(const Scalars& sc, const Triangle& t, int64_t n, const std::string& x);
 
 // Code that sets X = scale * B (`scale` an OpenCL C expression, or empty for none) and solves with
-// each triangle in turn, for em's team: one work-item takes a column of right-hand sides at a time in
-// registers; a team solves (team_solve) in a local array of its own when `in_local` (X written out once
-// at the end), else in X's storage.
+// each triangle in turn, for em's team: with `registers` (a team of one) one work-item takes a column
+// of right-hand sides at a time in registers, every loop unrolled; else the team (of one too, in a
+// loop plan: tuning.h's loop_plan) solves (team_solve) in a local array of its own when `in_local` (X
+// written out once at the end), else in X's storage.
 std::string solve_all(const sdk::Emitter& em, fugue_dtype dtype, const ElementAt& b, const RightHandSides& x,
-                      const std::vector<Triangle>& triangles, const std::string& scale, bool in_local);
+                      const std::vector<Triangle>& triangles, const std::string& scale, bool in_local, bool registers);
 
 }  // namespace fugue::linalg

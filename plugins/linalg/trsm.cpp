@@ -102,14 +102,19 @@ class TriangularSolve final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
     const Tuning tu = tuning_of(call);
-    const int64_t n = columns_of(a), team = team_size(tu, n);
+    const int64_t n = columns_of(a);
+    // potrf's and getrf's loop plans take one work-item: so does the solve, which joins them.
+    const bool loops = loop_plan(tu, n);
+    const int64_t team = loops ? 1 : team_size(tu, n);
     sdk::Plan plan = team_plan(batch_count(a), team);
     const sdk::Partition rhs = vector_ ? vector_batch(call.operand(kB)) : matrix_batch(call.operand(kB));
     plan.partitions = {matrix_batch(a), rhs, rhs};
-    plan.registers = static_cast<uint32_t>(team == 1 ? n + 8 : 12);
+    plan.registers = static_cast<uint32_t>(team == 1 && !loops ? n + 8 : 12);
     const int64_t rhs_elements = sdk::elements(call.operand(kB)) / batch_count(a);
-    if (team > 1 && fits_local(call, rhs_elements, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(rhs_elements) * abi::dtype_size(a.dtype);
-    plan.variant = variant_text(tu, n, team, false, team == 1 ? "" : plan.local_mem_bytes ? "the solution in local memory" : "the solution in X's storage");
+    if ((team > 1 || loops) && fits_local(call, rhs_elements, a.dtype))
+      plan.local_mem_bytes = static_cast<uint64_t>(rhs_elements) * abi::dtype_size(a.dtype);
+    const std::string where = plan.local_mem_bytes ? "the solution in local memory" : "the solution in X's storage";
+    plan.variant = loops ? loop_variant_text(tu, n, where) : variant_text(tu, n, team, false, team == 1 ? "" : where);
     return plan;
   }
 
@@ -137,7 +142,8 @@ class TriangularSolve final : public sdk::Operation {
     const Triangle t{element, flip ? !lower : lower, call.flag("unit")};
     const double alpha = vector_ ? 1.0 : call.number("alpha");
     // A real alpha scales both parts of a complex value (scalar times vector).
-    em.append(solve_all(em, a.dtype, rhs, x, {t}, alpha == 1 ? "" : sc.real(alpha), fits_local(call, n * columns, a.dtype)));
+    em.append(solve_all(em, a.dtype, rhs, x, {t}, alpha == 1 ? "" : sc.real(alpha), fits_local(call, n * columns, a.dtype),
+                        em.local_size() == 1 && !loop_plan(tuning_of(call), n)));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

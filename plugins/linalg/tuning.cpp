@@ -31,8 +31,8 @@ const std::vector<Row>& table() {
       // 1.42), the next chunk read ahead (f64 n = 128 0.743 -> 0.565), 32 values of f32 a stage (16 f32:
       // 0.367 ms at 128), panels of 128 x 128 rather than 128 x 64 (team_max=128: f64 0.639 ms; blocks of 8 x 4 or 4 x 8 in a
       // team of 256, tried later: f64 0.703 and 0.719 against 0.566, f32 0.450 and 0.433 against 0.328).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true}},
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
@@ -42,8 +42,8 @@ const std::vector<Row>& table() {
       // gemm's tiles stay off too: the core already copies a CPU's entries whole into its (large) local
       // memory, and PoCL runs each stage between barriers as a pass of its own (200 f64 products of 128:
       // 72 ms in blocks, 330 in tiles, 459 read ahead; FUGUE_LINALG_TUNING=tile_order=1, fugue bench).
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false}},
-      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false}},
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0}},
   };
   return rows;
 }
@@ -85,13 +85,14 @@ Tuning overridden(Tuning t, const char* text) {
                                    (key == "tile_prefetch" ? "tile_prefetch=0 or 1" : key == "tile_block" ? "tile_block=1..16" : "tile_depth=4, 8, 16 or 32"));
       continue;
     }
-    if ((key == "grid_rows" || key == "tile_order") && value == "0") {  // the default grid shape again; gemm's tiles off
-      (key == "grid_rows" ? t.grid_rows : t.tile_order) = 0;
+    if ((key == "grid_rows" || key == "tile_order" || key == "vector_rows" || key == "loop_order") && value == "0") {
+      // The default grid shape again; gemm's tiles, vectors, the loop plans off.
+      (key == "grid_rows" ? t.grid_rows : key == "tile_order" ? t.tile_order : key == "vector_rows" ? t.vector_rows : t.loop_order) = 0;
       continue;
     }
     if (!number || v < 1 || v > 1024)
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
-                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch)");
+                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order)");
     if (key == "register_order") t.register_order = v;
     else if (key == "row_order") t.row_order = v;
     else if (key == "team_max") t.team_max = v;
@@ -99,9 +100,13 @@ Tuning overridden(Tuning t, const char* text) {
     else if (key == "grid_elements") t.grid_elements = v;
     else if (key == "grid_rows") t.grid_rows = v;
     else if (key == "tile_order") t.tile_order = v;
+    else if (key == "vector_rows" && v <= 16) t.vector_rows = v;
+    else if (key == "loop_order") t.loop_order = v;
+    else if (key == "vector_rows")
+      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected vector_rows=0..16");
     else
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max, grid_order, "
-                                 "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch)");
+                                 "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order)");
   }
   if (t.grid_rows & (t.grid_rows - 1))
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: grid_rows " + std::to_string(t.grid_rows) + " is not a power of two");
@@ -182,6 +187,11 @@ std::string variant_text(const Tuning& t, int64_t order, int64_t team, bool has_
            std::to_string(has_rows ? t.row_order : t.register_order) + ")";
   if (!detail.empty()) text += ", " + detail;
   return text + "; " + t.row;
+}
+
+std::string loop_variant_text(const Tuning& t, int64_t order, const std::string& detail) {
+  return "loops: one matrix per work-item, its loops kept, " + detail + " (order " + std::to_string(order) + " in " +
+         std::to_string(t.register_order + 1) + ".." + std::to_string(t.loop_order) + "); " + t.row;
 }
 
 }  // namespace fugue::linalg

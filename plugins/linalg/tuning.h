@@ -5,7 +5,7 @@
 // larger team (grid_of); `fugue explain` shows the plan each
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
 // "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields
-// (tile_order=0 turns gemm's tiles off).
+// (tile_order=0 turns gemm's tiles off, vector_rows=0 its vectors).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,6 +26,8 @@ struct Tuning {
   int64_t tile_block;      // gemm's tiles: the most rows (and columns) of C a work-item holds
   int64_t tile_depth;      // gemm's tiles: 4-byte values of the k axis staged at a time (half as many wider ones; fewer where local memory is short)
   bool tile_prefetch;      // gemm's tiles: the next chunk read into registers while one is multiplied
+  int64_t vector_rows;     // gemm in vectors (gemm_vectors.h): rows of C per block of one native vector, 0: never
+  int64_t loop_order;      // potrf, getrf: one matrix per work-item in local memory, its loops kept (not unrolled), above register_order up to this order (0: never)
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;
@@ -36,7 +38,10 @@ Tuning tuning_of(const sdk::Call& call);
 // registers), else one per row, rounded up to a power of two, at most team_max.
 int64_t team_size(const Tuning& t, int64_t n);
 // Whether potrf and getrf keep a row in each work-item's registers (a team, n up to row_order).
-inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.row_order; }
+inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.row_order && n > t.loop_order; }
+// Whether potrf and getrf take one matrix per work-item with loops (a CPU's core runs one work-item's
+// loops in its vector units; teams pay a pass over the work-group at every barrier there).
+inline bool loop_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.loop_order; }
 
 // A P x Q grid of work-items sharing a matrix of order n, work-item (p, q) holding the elements (i, j)
 // with i % P == p and j % Q == q in its registers (seed 000's 2-D cyclic layout), lane p * Q + q: P
@@ -65,5 +70,7 @@ Grid grid_of(const Tuning& t, int64_t n, int64_t value_bytes);
 // A grid's blocks are those of a matrix of `rows` x `columns` (0: the order).
 std::string variant_text(const Tuning& t, int64_t order, int64_t team, bool has_rows, const std::string& detail,
                          const Grid* grid = nullptr, int64_t rows = 0, int64_t columns = 0);
+// The same for a loop plan (loop_plan): one work-item per matrix, `detail` saying how it works.
+std::string loop_variant_text(const Tuning& t, int64_t order, const std::string& detail);
 
 }  // namespace fugue::linalg

@@ -1,6 +1,6 @@
 // The linalg plugin against LAPACK (LAPACKE, the independent oracle) and its own reference: Cholesky
-// factors of batches of every size class (one matrix per work-item in registers, teams of work-items
-// sharing a matrix in local memory, a work-group per matrix), lower and upper, f32 and f64; backward
+// factors of batches of every size class (one matrix per work-item in registers or, on CPUs, with loops;
+// teams of work-items sharing a matrix in local memory, a work-group per matrix), lower and upper, f32 and f64; backward
 // errors under a stated bound; info equal to LAPACK's on matrices that are not positive definite; an
 // optional output left out; element-wise producers fused into the factorization's kernel.
 #include <gtest/gtest.h>
@@ -20,6 +20,10 @@
 using namespace fugue;
 
 namespace {
+
+// The device's table, then the plans GPUs take for orders above 8 (CPUs take loops there: tuning.h's
+// loop_plan), so that both are checked on a CPU.
+const char* const kLoopsThenTeams[] = {"", "loop_order=0"};
 
 std::string potrf_program(int64_t count, int64_t n, const char* dtype, bool lower, uint64_t seed, double cond) {
   return R"({"fugue": 1, "symbols": {
@@ -49,14 +53,17 @@ std::vector<double> lapack_factor(const HostArray& a, int64_t m, int64_t n, bool
 TEST(Linalg, PotrfMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
+  // The device's table (on a CPU, loops above order 8), then the plans GPUs take (rows and teams).
+  for (const char* tuning : kLoopsThenTeams)
   for (const char* dtype : {"f64", "f32"})
     // 460: over three quarters of PoCL's local memory (f64), so the team factors in the result's own storage, and
     // over the largest team, so each work-item owns two columns.
     for (const int64_t n : {1, 2, 3, 7, 8, 9, 16, 31, 32, 33, 64, 100, 460})
       for (const bool lower : {true, false}) {
+        test::LinalgTuning scope(tuning);
         const int64_t count = n <= 16 ? 300 : n <= 64 ? 20 : n <= 100 ? 3 : 1;
         const std::string what = std::string(dtype) + " n=" + std::to_string(n) + (lower ? " lower" : " upper") +
-                                 " (seed " + std::to_string(seed) + ")";
+                                 " (seed " + std::to_string(seed) + ", FUGUE_LINALG_TUNING=" + tuning + ")";
         Program program = test::load_text(dir, potrf_program(count, n, dtype, lower, seed, 1000));
         auto out = test::run_on_device(program);
         const HostArray &a = out.at("A"), &l = out.at("L"), &info = out.at("info");
@@ -92,7 +99,9 @@ TEST(Linalg, PotrfMatchesLapack) {
 // (a failure stops nothing else); the factor keeps its first info - 1 columns, as the reference.
 TEST(Linalg, PotrfInfoIsLapacksAndStopsNothingElse) {
   test::TempDir dir;
+  for (const char* tuning : kLoopsThenTeams)
   for (const int64_t n : {3, 12, 70}) {
+    test::LinalgTuning scope(tuning);
     std::string values = "[";
     const int64_t count = 5;
     std::vector<double> all;
@@ -118,11 +127,11 @@ TEST(Linalg, PotrfInfoIsLapacksAndStopsNothingElse) {
       "body": [{"op": "linalg.potrf", "out": ["L", "info"], "in": ["A"]}],
       "outputs": {"L": "L.npy", "info": "info.npy", "A": "A.npy"}})");
     auto out = test::run_on_device(program);
-    test::expect_same(out, test::run_reference(program), 1e-12, "n=" + std::to_string(n));
+    test::expect_same(out, test::run_reference(program), 1e-12, "n=" + std::to_string(n) + ", FUGUE_LINALG_TUNING=" + tuning);
     for (int64_t m = 0; m < count; ++m) {
       int lapack_info = 0;
       lapack_factor(out.at("A"), m, n, true, &lapack_info);
-      EXPECT_EQ(out.at("info").get(m), lapack_info) << "n=" << n << ", matrix " << m;
+      EXPECT_EQ(out.at("info").get(m), lapack_info) << "n=" << n << ", matrix " << m << ", FUGUE_LINALG_TUNING=" << tuning;
       if (m == 0) EXPECT_EQ(lapack_info, 0);
       else EXPECT_GT(lapack_info, 0);
     }
@@ -209,11 +218,13 @@ TEST(Linalg, GetrfMatchesLapack) {
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},  {2, 2},   {3, 3},   {7, 7},   {8, 8},   {5, 3},
                                                            {3, 8},  {9, 9},   {16, 16}, {12, 5},  {4, 16},  {17, 17},
                                                            {31, 31}, {32, 32}, {33, 33}, {40, 20}, {20, 45}, {20, 1},  {1, 20},  {64, 64}, {100, 100}, {460, 440}};
+  for (const char* tuning : kLoopsThenTeams)
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [m, n] : shapes) {
+      test::LinalgTuning scope(tuning);
       const int64_t count = std::max(m, n) <= 16 ? 300 : std::max(m, n) <= 64 ? 20 : std::max(m, n) <= 100 ? 3 : 1;
       const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " +
-                               std::to_string(seed) + ")";
+                               std::to_string(seed) + ", FUGUE_LINALG_TUNING=" + tuning + ")";
       Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
         "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape_text(count, m, n) +
                                                  R"(, "from": {"random": {"seed": )" + std::to_string(seed + m * 1000 + n) +
@@ -254,7 +265,9 @@ TEST(Linalg, GetrfMatchesLapack) {
 // completes), beside regular matrices, and the factors equal the reference's.
 TEST(Linalg, GetrfInfoIsLapacks) {
   test::TempDir dir;
+  for (const char* tuning : kLoopsThenTeams)
   for (const int64_t n : {3, 12, 40, 70}) {
+    test::LinalgTuning scope(tuning);
     // Matrix e: column 5 (e - 1) zero (e = 1..3), matrix 4: its last row zero, matrix 0 regular.
     std::string values = "[";
     for (int64_t e = 0; e < 5; ++e) {
@@ -277,12 +290,12 @@ TEST(Linalg, GetrfInfoIsLapacks) {
       "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "A": "A.npy"}})");
     auto out = test::run_on_device(program);
     // Singular matrices: the trailing factors grow ill-conditioned, hence the looser bound.
-    test::expect_same(out, test::run_reference(program), 1e-6, "n=" + std::to_string(n));
+    test::expect_same(out, test::run_reference(program), 1e-6, "n=" + std::to_string(n) + ", FUGUE_LINALG_TUNING=" + tuning);
     for (int64_t e = 0; e < 5; ++e) {
       std::vector<lapack_int> lapack_ipiv;
       int lapack_info = 0;
       lapack_lu(out.at("A"), e, n, n, lapack_ipiv, &lapack_info);
-      EXPECT_EQ(out.at("info").get(e), lapack_info) << "n=" << n << ", matrix " << e;
+      EXPECT_EQ(out.at("info").get(e), lapack_info) << "n=" << n << ", matrix " << e << ", FUGUE_LINALG_TUNING=" << tuning;
       EXPECT_EQ(lapack_info > 0, e >= 1) << "n=" << n << ", matrix " << e;
     }
   }

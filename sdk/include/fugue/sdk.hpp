@@ -1250,6 +1250,13 @@ class Tuner {
   std::string text_;  // what the last call returned
 };
 
+// How many values of `dtype`'s parts (f32 or f64; complex values count their parts) the device's
+// arithmetic takes at once (ABI 2.10: a CPU's SIMD lanes, 1 on GPUs), 0 where the core does not say.
+inline uint32_t native_vector_width(const fugue_device_desc* device, fugue_dtype dtype) {
+  if (!device || device->struct_size < FUGUE_SIZE_UP_TO(fugue_device_desc, native_vector_width_double)) return 0;
+  return dtype == FUGUE_DTYPE_F64 || dtype == FUGUE_DTYPE_C128 ? device->native_vector_width_double : device->native_vector_width_float;
+}
+
 // The path of the tuning table `<tuner>.json` of `device` (ABI 2.8), or "" where the core gives no
 // tuning folder (an older core, a machine without a cache folder).
 inline std::string tuning_table_path(const fugue_device_desc* device, const std::string& tuner) {
