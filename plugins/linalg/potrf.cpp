@@ -198,10 +198,11 @@ class Potrf final : public sdk::Operation {
     const std::string w = em.local_array(dtype, n * n, "matrix");
     auto W = [&](const std::string& row, const std::string& col) { return w + "[(" + row + ") * " + std::to_string(n) + " + " + col + "]"; };
     const std::string r = vars["r"], c = vars["c"], k = vars["k"], i = vars["i"], j = vars["j"];
-    // In: U's row r from A's row r (upper) or column r conjugated (lower: A's lower triangle).
-    const std::string a_rc = embedded(v, lower ? sc.conj(em.read_at(kA, c + " * " + vars["N"] + " + " + r)) : em.read_at(kA, r + " * " + vars["N"] + " + " + c),
-                                      r, c, sc.literal(1), vars["zero"]);
-    std::string code = fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = $r; $c < $N; ++$c) ", vars) + W(r, c) + " = " + a_rc + ";\n";
+    // In: U's row r from A's row r (upper), or U's column r from A's row r conjugated (lower: A's lower
+    // triangle). A is read along its rows, and L written along its rows below.
+    const std::string a_rc = embedded(v, em.read_at(kA, r + " * " + vars["N"] + " + " + c), r, c, sc.literal(1), vars["zero"]);
+    std::string code = lower ? fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c <= $r; ++$c) ", vars) + W(c, r) + " = " + sc.conj(a_rc) + ";\n"
+                             : fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = $r; $c < $N; ++$c) ", vars) + W(r, c) + " = " + a_rc + ";\n";
     vars["wkk"] = W(k, k);
     vars["wkj"] = W(k, j);
     vars["wij"] = W(i, j);
@@ -224,9 +225,10 @@ class Potrf final : public sdk::Operation {
                  vars);
     // Out: U's first info - 1 rows when the factor failed (L's columns), zeros elsewhere; lower: U^H.
     const std::string kept = "(" + vars["info"] + " == 0 || " + r + " < " + vars["info"] + " - 1)";
-    if (lower)
-      code += fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c < $N; ++$c) ", vars) + em.write_at(kL, c + " * " + vars["N"] + " + " + r) +
-              " = " + c + " >= " + r + " && " + kept + " ? " + sc.conj(W(r, c)) + " : " + vars["zero"] + ";\n";
+    if (lower)  // L(r, c) = conj(U(c, r)), kept for columns c < info - 1
+      code += fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c < $N; ++$c) ", vars) + em.write_at(kL, r + " * " + vars["N"] + " + " + c) +
+              " = " + c + " <= " + r + " && (" + vars["info"] + " == 0 || " + c + " < " + vars["info"] + " - 1) ? " + sc.conj(W(c, r)) + " : " +
+              vars["zero"] + ";\n";
     else
       code += fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c < $N; ++$c) ", vars) + em.write_at(kL, r + " * " + vars["N"] + " + " + c) +
               " = " + c + " >= " + r + " && " + kept + " ? " + W(r, c) + " : " + vars["zero"] + ";\n";
