@@ -27,10 +27,10 @@ bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
   return std::max(m, n) > tuning_of(call).row_order && fits_local(call, m * n, call.operand(kA).dtype);
 }
 
-// One work-item per matrix with the team's loops (tuning.h's loop_plan): the matrix in a local array
-// column by column, so that the reflections run along consecutive values.
+// One work-item per matrix with its loops kept (tuning.h's loop_plan, householder.h's loop_householder):
+// the matrix and a row of sums in local memory.
 bool loops(const sdk::Call& call, int64_t m, int64_t n) {
-  return loop_plan(tuning_of(call), std::max(m, n)) && fits_local(call, m * n + kTeamHouseholderLocals, call.operand(kA).dtype);
+  return loop_plan(tuning_of(call), std::max(m, n)) && fits_local(call, m * n + n, call.operand(kA).dtype);
 }
 
 class Geqrf final : public sdk::Operation {
@@ -104,8 +104,9 @@ class Geqrf final : public sdk::Operation {
       plan.partitions.push_back(value_batch(call.operand(kN)));
     }
     plan.registers = team == 1 && !in_loops ? static_cast<uint32_t>(m * n + 12) : 16;
-    if (team > 1 || in_loops) plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + kTeamHouseholderLocals) * abi::dtype_size(a.dtype);
-    plan.variant = in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory column by column")
+    if (team > 1 || in_loops)
+      plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + (in_loops ? n : kTeamHouseholderLocals)) * abi::dtype_size(a.dtype);
+    plan.variant = in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory, each reflection applied along its rows")
                             : variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
     return plan;
   }
@@ -129,13 +130,12 @@ class Geqrf final : public sdk::Operation {
     };
     if (vbatched_) code += "if (" + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(v, "0") + ";\n";
     if (em.local_size() == 1 && loops(call, m, n)) {
-      // One work-item with the team's loops: W(i, j) at j * m + i, columns contiguous.
-      const std::string local = em.local_array(a.dtype, all, "matrix"), M = std::to_string(m), e = em.name("e");
-      auto column_major = [&](const std::string& i, const std::string& j) { return local + "[(" + j + ") * " + M + " + (" + i + ")]"; };
-      w.read = w.write = column_major;
-      code += "for (int " + e + " = 0; " + e + " < " + std::to_string(all) + "; ++" + e + ") " + column_major(e + " / " + N, e + " % " + N) + " = " + load(e) + ";\n";
-      code += team_householder(em, a.dtype, w);
-      code += "for (int " + e + " = 0; " + e + " < " + std::to_string(all) + "; ++" + e + ") " + em.write_at(kQR, e) + " = " + column_major(e + " / " + N, e + " % " + N) + ";\n";
+      // One work-item with its loops: W row-major in local memory, a row of sums beside it.
+      const std::string local = em.local_array(a.dtype, all, "matrix"), sums = em.local_array(a.dtype, n, "row_sums"), e = em.name("e");
+      w.read = w.write = [&](const std::string& i, const std::string& j) { return local + "[" + flat(i, j) + "]"; };
+      code += "for (int " + e + " = 0; " + e + " < " + std::to_string(all) + "; ++" + e + ") " + local + "[" + e + "] = " + load(e) + ";\n";
+      code += loop_householder(em, a.dtype, w, sums);
+      code += "for (int " + e + " = 0; " + e + " < " + std::to_string(all) + "; ++" + e + ") " + em.write_at(kQR, e) + " = " + local + "[" + e + "];\n";
       em.append(code);
       return;
     }

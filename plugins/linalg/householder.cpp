@@ -173,6 +173,48 @@ std::string team_householder(const sdk::Emitter& em, fugue_dtype dtype, const Ho
   return householder(em, dtype, w, false);
 }
 
+std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, const std::string& row_sums) {
+  const Scalars sc(dtype);
+  std::map<std::string, std::string> v = base_vars(sc, w, false);
+  for (const char* n : {"k", "i", "c", "vi", "ct"}) v[n] = em.name(n);
+  const std::string k = v["k"], i = v["i"], c = v["c"];
+  std::string code = fill("for (int $k = 0; $k < $K; ++$k) {\n", v);
+  const Reflector h = declare_reflector(em, dtype, "h", w.read(k, k), [&](const std::string& x) { return w.read(x, k); }, k + " + 1", v["M"], code);
+  if (w.keep_tau) code += "  " + w.keep_tau(k, h.tau) + ";\n";
+  v["go"] = h.go;
+  v["Wik_"] = w.write(i, k);
+  v["v_of"] = sc.mul("(" + w.read(i, k) + ") * " + h.sv, h.sc);  // v_i, as the team's code rounds it
+  v["wc"] = row_sums + "[" + c + "]";
+  v["Wkc"] = w.read(k, c);
+  v["Wkc_"] = w.write(k, c);
+  v["Wic_"] = w.write(i, c);
+  v["vi_conj"] = sc.conj(w.read(i, k));
+  v["sum"] = sc.mul(v["vi"], w.read(i, c));
+  v["ct_of"] = sc.conj(h.tau);
+  v["scaled"] = sc.mul(v["ct"], v["wc"]);
+  v["minus"] = sc.mul(v["vi"], v["wc"]);
+  v["Wkk_"] = w.write(k, k);
+  v["beta"] = sc.from_real(h.beta);
+  code += fill("  if ($go) {\n"
+               "    for (int $i = $k + 1; $i < $M; ++$i) $Wik_ = $v_of;\n"
+               "    for (int $c = $k + 1; $c < $C; ++$c) $wc = $Wkc;\n"
+               "    for (int $i = $k + 1; $i < $M; ++$i) {\n"
+               "      const $t $vi = $vi_conj;\n"
+               "      for (int $c = $k + 1; $c < $C; ++$c) $wc += $sum;\n"
+               "    }\n"
+               "    const $t $ct = $ct_of;\n"
+               "    for (int $c = $k + 1; $c < $C; ++$c) { $wc = $scaled; $Wkc_ -= $wc; }\n"
+               "    for (int $i = $k + 1; $i < $M; ++$i) {\n"
+               "      const $t $vi = $Wik_;\n"
+               "      for (int $c = $k + 1; $c < $C; ++$c) $Wic_ -= $minus;\n"
+               "    }\n"
+               "  }\n"
+               "  $Wkk_ = $beta;\n"
+               "}\n",
+               v);
+  return code;
+}
+
 std::string register_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w) {
   return householder(em, dtype, w, true);
 }

@@ -57,6 +57,11 @@ constexpr int64_t kTeamHouseholderLocals = 2;
 // constant and W lives in registers; no barriers.
 std::string register_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w);
 
+// The same for one work-item with its loops kept (a CPU's plan), W row-major: each step forms
+// w = v^H W right of k (a row of W at a time into `w`, an array of `columns` values) and then
+// W -= v (conj(tau) w), both along rows, consecutive values the compiler turns into vector operations.
+std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, const std::string& row_sums);
+
 // The reference: factors w (row-major m x columns) in place in complex extended precision, keeping the
 // first `steps` taus in `tau` when given.
 void householder_reference(std::vector<Complex>& w, int64_t m, int64_t columns, int64_t steps, std::vector<Complex>* tau);

@@ -42,6 +42,11 @@ const std::vector<Row>& table() {
       // gemm's tiles stay off too: the core already copies a CPU's entries whole into its (large) local
       // memory, and PoCL runs each stage between barriers as a pass of its own (200 f64 products of 128:
       // 72 ms in blocks, 330 in tiles, 459 read ahead; FUGUE_LINALG_TUNING=tile_order=1, fugue bench).
+      // gemm in vectors of the native width, 4 rows a block (2,000 f64 products, fugue bench, 2 cores,
+      // AVX-512): n = 64 16-23 ms against 60 in blocks of 4 x 4; rows of 8 took n = 128 to 121-130 ms
+      // against 114-143 with 4, but n = 64 to 17.6 against 16.7, and 2 rows 202-210 ms. potrf, getrf and
+      // geqrf in loops at every order above 8 (scripts/pocl_linalg.sh, f64 at n = 32: potrf 6.3 ms, getrf
+      // 7.7, geqrf 36, where teams had taken 26, 47 and 100 in the table before).
       {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024}},
       {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0}},
   };
