@@ -81,10 +81,12 @@ class Orgqr final : public sdk::Operation {
     const int64_t m = rows_of(qr), n = columns_of(qr), k = tau.shape[tau.rank - 1];
     // One work-item in registers (every loop unrolled), or a team (of one, with its loops, in a loop plan).
     const bool one = em.local_size() == 1 && !loop_plan(tuning_of(call), std::max(m, n));
-    // Q written over QR (LAPACK's in-place use): a team writes column j of Q while others still read the
-    // reflector stored there; one work-item builds Q in registers first, so only it may.
+    // Q written over QR (LAPACK's in-place use): a team, or one work-item walking the columns in a loop
+    // plan, writes column j of Q while reflector j stored there is still to be read; one work-item
+    // building Q in registers first may.
     if (!one && em.write_at(kQ, "0") == em.read_at(kQR, "0"))
-      throw sdk::Unsupported("Q is written over QR, which is supported up to 8 x 8 (one work-item per matrix); this one is " +
+      throw sdk::Unsupported("Q is written over QR, which is supported where one work-item builds Q in registers (orders up to " +
+                             std::to_string(tuning_of(call).register_order) + ", the table's register_order); this one is " +
                              std::to_string(m) + " x " + std::to_string(n) + ": give Q a name of its own");
     const std::string N = std::to_string(n);
     auto flat = [&](const std::string& i, const std::string& j) { return "(" + i + ") * " + N + " + (" + j + ")"; };
