@@ -814,32 +814,26 @@ std::string KernelWriter::batched_body(const std::string& it) {
   // that only some work-items ran: values copied into local memory read back as zeros. So a copy
   // (`copy`: the block only copies values) runs in every work-item, those past the end taking the last
   // index again (doing one twice writes the same value); other blocks (operations' element code, which
-  // may update a value in place) test the index. A copy of a known count clamps its last trip alone.
+  // may update a value in place) test the index.
   auto spread = [&](const std::string& index, const std::string& count, int64_t max_count, bool copy, const std::string& body) -> std::string {
     if (max_count <= 0) return "if (0) {\n      const int " + index + " = 0;\n" + body + "    }\n";
     const int64_t L_ = launch_.local_size;
     const std::string last = "(int)(" + count + ") - 1", id = "(int)get_local_id(0)";
     const std::string trips = std::to_string((max_count + L_ - 1) / L_);
     if (copy) {
-      if (launch_.blocked && count == std::to_string(max_count) && max_count >= L_) {
-        // A CPU: each work-item copies one contiguous run of max_count / L, which its compiler turns into
-        // vector loads and stores, then the rest one each (walked L apart, every index was a gather: 60%
-        // of a CPU gemm's time went to copying its matrices in). The runs start at a multiple of the
-        // work-item's number: clamped (min(id * run, count - run)), PoCL read the copies back as zeros.
-        const int64_t run = max_count / L_, rest = max_count % L_;
-        std::string code = "for (int fugue_q = 0; fugue_q < " + std::to_string(run) + "; ++fugue_q) {\n      const int " + index + " = " + id + " * " +
-                           std::to_string(run) + " + fugue_q;\n" + body + "    }\n";
-        if (rest)
-          code += "    {\n      const int " + index + " = min(" + std::to_string(run * L_) + " + " + id + ", " + last + ");\n" + body + "    }\n";
-        return code;
-      }
       if (count == std::to_string(max_count)) {
+        // A known count: whole trips take unclamped indices, the rest one clamped trip. On a CPU
+        // (launch_.blocked) each work-item's whole trips are one contiguous run, which its compiler turns
+        // into vector loads and stores (walked L apart, every index was a gather: 60% of a CPU gemm's time
+        // went to copying its matrices in); the runs start at a multiple of the work-item's number
+        // (clamped, min(id * run, count - run), PoCL read the copies back as zeros).
         const int64_t whole = max_count / L_, rest = max_count % L_;
+        const std::string step = launch_.blocked ? id + " * " + std::to_string(whole) + " + fugue_q" : "fugue_q * " + L + " + " + id;
         std::string code;
         if (whole == 1) code += "{\n      const int " + index + " = " + id + ";\n" + body + "    }\n";
         else if (whole > 1)
-          code += "for (int fugue_q = 0; fugue_q < " + std::to_string(whole) + "; ++fugue_q) {\n      const int " + index + " = fugue_q * " + L +
-                  " + " + id + ";\n" + body + "    }\n";
+          code += "for (int fugue_q = 0; fugue_q < " + std::to_string(whole) + "; ++fugue_q) {\n      const int " + index + " = " + step + ";\n" + body +
+                  "    }\n";
         if (rest)
           code += std::string(whole ? "    " : "") + "{\n      const int " + index + " = min(" + std::to_string(whole * L_) + " + " + id + ", " + last +
                   ");\n" + body + "    }\n";

@@ -55,9 +55,10 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
                                       "driver_version", "device_version", "compute_units", "max_work_group_size",
                                       "global_memory", "max_allocation", "local_memory", "fp64", "int64_atomics",
                                       "subgroups", "extensions"};
+  // Asked later than the first format: descriptions written before may lack them.
+  const std::set<std::string> optional_keys = {"subgroup_sizes", "native_vector_width_float", "native_vector_width_double"};
   for (const auto& [key, value] : doc.items())
-    if (!keys.count(key) && key != "subgroup_sizes" && key != "native_vector_width_float" && key != "native_vector_width_double")
-      throw UserError(where + "/" + key + ": unknown key");
+    if (!keys.count(key) && !optional_keys.count(key)) throw UserError(where + "/" + key + ": unknown key");
   for (const auto& key : keys)
     if (!doc.contains(key)) throw UserError(where + "/" + key + ": missing");
   auto text_of = [&](const char* key) {
@@ -115,7 +116,7 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
       d.subgroup_sizes.push_back(sizes[i].get<uint64_t>());
     }
   }
-  // Optional too (descriptions written before they were asked: 0, unknown).
+  // 0 where not given: unknown.
   for (const char* key : {"native_vector_width_float", "native_vector_width_double"}) {
     if (!doc.contains(key)) continue;
     const auto& width = doc[key];

@@ -31,13 +31,6 @@ struct Sizes {
   int64_t block_rows, block_cols, blocks, team;
 };
 
-// Work-items sharing a product of `blocks` blocks: a power of two up to 256.
-int64_t team_for(int64_t blocks) {
-  int64_t team = 1;
-  while (team < blocks && team < 256) team *= 2;
-  return team;
-}
-
 Sizes sizes_of(const sdk::Call& call) {
   const fugue_type &a = call.operand(kA), &b = call.operand(kB);
   Sizes s;
@@ -52,7 +45,8 @@ Sizes sizes_of(const sdk::Call& call) {
   s.block_rows = std::min(s.m, kBlock);
   s.block_cols = std::min(s.n, kBlock);
   s.blocks = ((s.m + s.block_rows - 1) / s.block_rows) * ((s.n + s.block_cols - 1) / s.block_cols);
-  s.team = team_for(s.blocks);
+  s.team = 1;
+  while (s.team < s.blocks && s.team < 256) s.team *= 2;
   return s;
 }
 
@@ -158,7 +152,10 @@ class Gemm final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const Sizes s = sizes_of(call);
     const std::optional<TileShape> tiles = tiles_of(call, s);
-    sdk::Plan plan = team_plan(batch_count(call.operand(kA)), tiles ? tiles->team() : s.team);
+    const std::optional<VectorShape> vectors = vectors_of(call, s);
+    // Vector blocks: a work-item each (every one runs every trip, gemm_vectors.h), 256 at most.
+    const int64_t vector_blocks = vectors ? vectors->blocks(s.m, s.n) : 0;
+    sdk::Plan plan = team_plan(batch_count(call.operand(kA)), tiles ? tiles->team() : vectors ? std::min<int64_t>(vector_blocks, 256) : s.team);
     plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
     if (vbatched_) {
       plan.partitions.push_back(value_batch(call.operand(kInfo)));
@@ -178,15 +175,9 @@ class Gemm final : public sdk::Operation {
                      std::to_string(tu.tile_order) + "); " + tu.row;
       return plan;
     }
-    if (const std::optional<VectorShape> vectors = vectors_of(call, s)) {
+    if (vectors) {
       const VectorShape& v = *vectors;
-      const int64_t blocks = v.blocks(s.m, s.n), team = std::min<int64_t>(blocks, 256);
-      plan = team_plan(batch_count(call.operand(kA)), team);
-      plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
-      if (vbatched_) {
-        plan.partitions.push_back(value_batch(call.operand(kInfo)));
-        plan.partitions.push_back(vector_batch(call.operand(kSizes)));
-      }
+      const int64_t blocks = vector_blocks, team = plan.launch.local_max;
       plan.registers = static_cast<uint32_t>((v.rows + 1) * v.width + 8);
       const Tuning tu = tuning_of(call);
       plan.variant = "vectors: blocks of C of " + std::to_string(v.rows) + " x " + std::to_string(v.width) + " (a " +
@@ -249,31 +240,32 @@ class Gemm final : public sdk::Operation {
       if (vbatched_) value = "(" + i + " < " + me + " && " + j + " < " + ne + " ? " + value + " : " + sc.literal(0) + ")";
       return value;
     };
+    // What the tiles and the vectors read and write: op(A)(i, k), op(B)(k, j) and C(i, j).
+    TileOperands ops;
+    ops.m = s.m;
+    ops.n = s.n;
+    ops.k = s.k;
+    ops.a_k_contiguous = !s.ta;
+    ops.b_j_contiguous = !s.tb;
+    ops.a_at = [&](const std::string& i, const std::string& k) {
+      const std::string v = em.read_at(kA, s.ta ? "(" + k + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + k);
+      const std::string c = s.ca ? sc.conj(v) : v;
+      return vbatched_ ? "(" + i + " < " + me + " && " + k + " < " + ke + " ? " + c + " : " + sc.literal(0) + ")" : c;
+    };
+    ops.b_at = [&](const std::string& k, const std::string& j) {
+      const std::string v = em.read_at(kB, s.tb ? "(" + j + ") * " + ldb + " + " + k : "(" + k + ") * " + ldb + " + " + j);
+      const std::string c = s.cb ? sc.conj(v) : v;
+      return vbatched_ ? "(" + j + " < " + ne + " && " + k + " < " + ke + " ? " + c + " : " + sc.literal(0) + ")" : c;
+    };
+    ops.store = [&](const std::string& i, const std::string& j, const std::string& acc_value) {
+      return em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) + " = " + c_value(i, j, acc_value) + ";";
+    };
     // Tiles: every value of A and B is read before C is first written when the product is one panel, so
     // C may be written over them; several panels read them again after writing, and take blocks below
     // in the tiles' team (explain still names the tiles: the plan cannot see that C is A or B).
     if (const std::optional<TileShape> tiles = tiles_of(call, s); tiles && s.team == tiles->team()) {
       const int64_t panels = ((s.m + tiles->panel_rows() - 1) / tiles->panel_rows()) * ((s.n + tiles->panel_columns() - 1) / tiles->panel_columns());
       if (!over_input || panels == 1) {
-        TileOperands ops;
-        ops.m = s.m;
-        ops.n = s.n;
-        ops.k = s.k;
-        ops.a_k_contiguous = !s.ta;
-        ops.b_j_contiguous = !s.tb;
-        ops.a_at = [&](const std::string& i, const std::string& k) {
-          const std::string v = em.read_at(kA, s.ta ? k + " * " + lda + " + " + i : i + " * " + lda + " + " + k);
-          const std::string c = s.ca ? sc.conj(v) : v;
-          return vbatched_ ? "(" + i + " < " + me + " && " + k + " < " + ke + " ? " + c + " : " + sc.literal(0) + ")" : c;
-        };
-        ops.b_at = [&](const std::string& k, const std::string& j) {
-          const std::string v = em.read_at(kB, s.tb ? j + " * " + ldb + " + " + k : k + " * " + ldb + " + " + j);
-          const std::string c = s.cb ? sc.conj(v) : v;
-          return vbatched_ ? "(" + j + " < " + ne + " && " + k + " < " + ke + " ? " + c + " : " + sc.literal(0) + ")" : c;
-        };
-        ops.store = [&](const std::string& i, const std::string& j, const std::string& acc_value) {
-          return em.write_at(kC, i + " * " + vars["N"] + " + " + j) + " = " + c_value(i, j, acc_value) + ";";
-        };
         em.append(prelude + tiled_product(em, sc, *tiles, ops, lane));
         return;
       }
@@ -281,21 +273,6 @@ class Gemm final : public sdk::Operation {
     // CPUs: blocks of one native vector (C written over A or B takes the blocks below, which keep
     // every block in registers until all are computed).
     if (const std::optional<VectorShape> vectors = vectors_of(call, s); vectors && !over_input) {
-      TileOperands ops;
-      ops.m = s.m;
-      ops.n = s.n;
-      ops.k = s.k;
-      ops.a_at = [&](const std::string& i, const std::string& k) {
-        const std::string v = em.read_at(kA, s.ta ? "(" + k + ") * " + lda + " + " + i : "(" + i + ") * " + lda + " + " + k);
-        return vbatched_ ? "(" + i + " < " + me + " && " + k + " < " + ke + " ? " + v + " : " + sc.literal(0) + ")" : v;
-      };
-      ops.b_at = [&](const std::string& k, const std::string& j) {
-        const std::string v = em.read_at(kB, s.tb ? "(" + j + ") * " + ldb + " + " + k : "(" + k + ") * " + ldb + " + " + j);
-        return vbatched_ ? "(" + j + " < " + ne + " && " + k + " < " + ke + " ? " + v + " : " + sc.literal(0) + ")" : v;
-      };
-      ops.store = [&](const std::string& i, const std::string& j, const std::string& acc_value) {
-        return em.write_at(kC, "(" + i + ") * " + vars["N"] + " + " + j) + " = " + c_value(i, j, acc_value) + ";";
-      };
       em.append(prelude + vector_product(em, sc, *vectors, ops, lane, s.team));
       return;
     }

@@ -29,6 +29,8 @@ DeviceInfo sample() {
   d.int64_atomics = true;
   d.subgroups = false;
   d.subgroup_sizes = {32, 64};
+  d.native_vector_width_float = 1;
+  d.native_vector_width_double = 2;
   d.extensions = "cl_khr_fp64 cl_khr_int64_base_atomics";
   return d;
 }
@@ -60,6 +62,8 @@ TEST(DeviceDescription, RoundTripsEveryField) {
   EXPECT_EQ(r.description().features, d.description().features);
   ASSERT_EQ(r.description().num_subgroup_sizes, 2u);
   EXPECT_EQ(r.description().subgroup_sizes[0], 32u);
+  EXPECT_EQ(r.description().native_vector_width_float, 1u);
+  EXPECT_EQ(r.description().native_vector_width_double, 2u);
 }
 
 TEST(DeviceDescription, TheShippedDescriptionsRead) {
