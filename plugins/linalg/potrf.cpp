@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "blocked_cholesky.h"
 #include "cholesky.h"
 #include "kernel_text.h"
 #include "matrices.h"
@@ -77,7 +78,9 @@ class Potrf final : public sdk::Operation {
     const Tuning tu = tuning_of(call);
     const int64_t n = a.shape[a.rank - 1];
     const int64_t bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
-    if (loop_plan(tu, n) && fits_local(call, n * n, a.dtype)) {
+    const bool loop_fits = fits_local(call, n * n, a.dtype);
+    if (!vbatched_ && blocked_plan(tu, n, loop_fits)) return blocked_cholesky_plan(call, tu, n, a.dtype);
+    if (loop_plan(tu, n) && loop_fits) {
       sdk::Plan plan = team_plan(batch_count(a), 1);
       add_partitions(call, plan);
       plan.registers = 16;
@@ -120,6 +123,11 @@ class Potrf final : public sdk::Operation {
             : row_plan(tu, n)                                     ? in_rows(em, a.dtype, n, lower, v)
                                                                   : in_team(em, a.dtype, n, lower, fits_local(call, n * n, a.dtype), v);
     em.append(code);
+  }
+
+  // The blocked plan (blocked_cholesky.h); the others are emitted.
+  void execute(const sdk::Call& call, const fugue_device_services& s) const override {
+    blocked_cholesky(call, s, kA, kL, kInfo, call.flag("lower"));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

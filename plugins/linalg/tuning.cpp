@@ -31,8 +31,8 @@ const std::vector<Row>& table() {
       // 1.42), the next chunk read ahead (f64 n = 128 0.743 -> 0.565), 32 values of f32 a stage (16 f32:
       // 0.367 ms at 128), panels of 128 x 128 rather than 128 x 64 (team_max=128: f64 0.639 ms; blocks of 8 x 4 or 4 x 8 in a
       // team of 256, tried later: f64 0.703 and 0.719 against 0.566, f32 0.450 and 0.433 against 0.328).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0}},
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
@@ -47,8 +47,8 @@ const std::vector<Row>& table() {
       // against 114-143 with 4, but n = 64 to 17.6 against 16.7, and 2 rows 202-210 ms. potrf, getrf and
       // geqrf in loops at every order above 8 (scripts/pocl_linalg.sh, f64 at n = 32: potrf 6.3 ms, getrf
       // 7.7, geqrf 36, where teams had taken 26, 47 and 100 in the table before).
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024}},
-      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0}},
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32}},
   };
   return rows;
 }
@@ -81,23 +81,31 @@ Tuning overridden(Tuning t, const char* text) {
     const long long v = std::strtoll(value.c_str(), &end, 10);
     const bool number = !value.empty() && !std::isspace(static_cast<unsigned char>(value[0])) && !*end;
     // Fields with values of their own.
-    if (key == "tile_prefetch" || key == "tile_block" || key == "tile_depth") {
+    if (key == "tile_prefetch" || key == "tile_block" || key == "tile_depth" || key == "blocked_panel") {
       if (key == "tile_prefetch" && (value == "0" || value == "1")) t.tile_prefetch = value == "1";
+      else if (key == "blocked_panel" && (v == 8 || v == 16 || v == 32 || v == 64) && number) t.blocked_panel = v;
       else if (key == "tile_block" && number && v >= 1 && v <= 16) t.tile_block = v;
       else if (key == "tile_depth" && number && (v == 4 || v == 8 || v == 16 || v == 32)) t.tile_depth = v;
       else
         throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected " +
-                                   (key == "tile_prefetch" ? "tile_prefetch=0 or 1" : key == "tile_block" ? "tile_block=1..16" : "tile_depth=4, 8, 16 or 32"));
+                                   (key == "tile_prefetch"   ? "tile_prefetch=0 or 1"
+                                    : key == "tile_block"    ? "tile_block=1..16"
+                                    : key == "blocked_panel" ? "blocked_panel=8, 16, 32 or 64"
+                                                             : "tile_depth=4, 8, 16 or 32"));
       continue;
     }
-    if ((key == "grid_rows" || key == "tile_order" || key == "vector_rows" || key == "loop_order") && value == "0") {
-      // The default grid shape again; gemm's tiles, vectors, the loop plans off.
-      (key == "grid_rows" ? t.grid_rows : key == "tile_order" ? t.tile_order : key == "vector_rows" ? t.vector_rows : t.loop_order) = 0;
+    if ((key == "grid_rows" || key == "tile_order" || key == "vector_rows" || key == "loop_order" || key == "blocked_order") && value == "0") {
+      // The default grid shape again; gemm's tiles, vectors, the loop and blocked plans off.
+      (key == "grid_rows"     ? t.grid_rows
+       : key == "tile_order"  ? t.tile_order
+       : key == "vector_rows" ? t.vector_rows
+       : key == "loop_order"  ? t.loop_order
+                              : t.blocked_order) = 0;
       continue;
     }
     if (!number || v < 1 || v > 1024)
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
-                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order)");
+                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order, blocked_order, blocked_panel)");
     if (key == "register_order") t.register_order = v;
     else if (key == "row_order") t.row_order = v;
     else if (key == "team_max") t.team_max = v;
@@ -107,11 +115,12 @@ Tuning overridden(Tuning t, const char* text) {
     else if (key == "tile_order") t.tile_order = v;
     else if (key == "vector_rows" && v <= 16) t.vector_rows = v;
     else if (key == "loop_order") t.loop_order = v;
+    else if (key == "blocked_order") t.blocked_order = v;
     else if (key == "vector_rows")
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected vector_rows=0..16");
     else
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max, grid_order, "
-                                 "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order)");
+                                 "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order, blocked_order, blocked_panel)");
   }
   if (t.grid_rows & (t.grid_rows - 1))
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: grid_rows " + std::to_string(t.grid_rows) + " is not a power of two");

@@ -5,7 +5,8 @@
 // larger team (grid_of); `fugue explain` shows the plan each
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
 // "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields
-// (tile_order=0 turns gemm's tiles off, vector_rows=0 its vectors).
+// (tile_order=0 turns gemm's tiles off, vector_rows=0 its vectors, loop_order=0 and blocked_order=0
+// those plans of potrf).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,6 +29,8 @@ struct Tuning {
   bool tile_prefetch;      // gemm's tiles: the next chunk read into registers while one is multiplied
   int64_t vector_rows;     // gemm in vectors (gemm_vectors.h): rows of C per block of one native vector, 0: never
   int64_t loop_order;      // potrf, getrf: one matrix per work-item in local memory, its loops kept (not unrolled), above register_order up to this order (0: never)
+  int64_t blocked_order;   // potrf: kernels over the whole batch, panel by panel (blocked_cholesky.h), above this order (0: never)
+  int64_t blocked_panel;   // potrf's blocked plan: columns a panel (8, 16, 32 or 64; fewer where local memory is short)
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;
@@ -42,6 +45,13 @@ inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order &
 // Whether potrf and getrf take one matrix per work-item with loops (a CPU's core runs one work-item's
 // loops in its vector units; teams pay a pass over the work-group at every barrier there).
 inline bool loop_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.loop_order; }
+
+// Whether potrf of order n runs blocked (blocked_cholesky.h): above blocked_order, or above
+// register_order where the loop plan would take it but its matrix does not fit in local memory
+// (`loop_fits`).
+inline bool blocked_plan(const Tuning& t, int64_t n, bool loop_fits) {
+  return t.blocked_order > 0 && n > t.register_order && (n > t.blocked_order || (loop_plan(t, n) && !loop_fits));
+}
 
 // A P x Q grid of work-items sharing a matrix of order n, work-item (p, q) holding the elements (i, j)
 // with i % P == p and j % Q == q in its registers (seed 000's 2-D cyclic layout), lane p * Q + q: P

@@ -24,6 +24,9 @@ namespace {
 // The device's table, then the plans GPUs take for orders above 8 (CPUs take loops there: tuning.h's
 // loop_plan), so that both are checked on a CPU.
 const char* const kLoopsThenTeams[] = {"", "loop_order=0"};
+// potrf's as well, then its blocked plan (blocked_cholesky.h) from order 9, panels of 8 columns, so that
+// orders from 9 to 460 take one to 58 panels, the last one narrower where 8 does not divide the order.
+const char* const kCholeskyPlans[] = {"", "loop_order=0", "blocked_order=8,blocked_panel=8"};
 
 std::string potrf_program(int64_t count, int64_t n, const char* dtype, bool lower, uint64_t seed, double cond) {
   return R"({"fugue": 1, "symbols": {
@@ -53,8 +56,8 @@ std::vector<double> lapack_factor(const HostArray& a, int64_t m, int64_t n, bool
 TEST(Linalg, PotrfMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
-  // The device's table (on a CPU, loops above order 8), then the plans GPUs take (rows and teams).
-  for (const char* tuning : kLoopsThenTeams)
+  // The device's table (on a CPU, loops above order 8), then the plans GPUs take (rows and teams), then blocked.
+  for (const char* tuning : kCholeskyPlans)
   for (const char* dtype : {"f64", "f32"})
     // 460: over three quarters of PoCL's local memory (f64), so the team factors in the result's own storage, and
     // over the largest team, so each work-item owns two columns.
@@ -99,7 +102,7 @@ TEST(Linalg, PotrfMatchesLapack) {
 // (a failure stops nothing else); the factor keeps its first info - 1 columns, as the reference.
 TEST(Linalg, PotrfInfoIsLapacksAndStopsNothingElse) {
   test::TempDir dir;
-  for (const char* tuning : kLoopsThenTeams)
+  for (const char* tuning : kCholeskyPlans)
   for (const int64_t n : {3, 12, 70}) {
     test::LinalgTuning scope(tuning);
     std::string values = "[";

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "linalg_checks.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -129,18 +130,22 @@ TEST(Linalg, ComplexGesvMatchesLapack) {
 }
 
 // potrf and posv on Hermitian positive definite matrices beside LAPACK's zpotrf and zposv, lower and
-// upper, in every plan (registers up to 8, rows up to 16, teams above): the factor within 100 n eps of
-// LAPACK's (cond 100), ||A - L L^H|| / (n eps ||A||) below 4, and X within 50 n eps cond of zposv's.
+// upper, in every plan (registers up to 8, rows up to 16, teams above; then potrf blocked in panels of 8
+// from order 9): the factor within 100 n eps of LAPACK's (cond 100), ||A - L L^H|| / (n eps ||A||) below
+// 4, and X within 50 n eps cond of zposv's.
 TEST(Linalg, ComplexCholeskyMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
+  for (const char* tuning : {"", "blocked_order=8,blocked_panel=8"})
   for (const char* dtype : {"c128", "c64"})
     for (const int64_t n : {1, 3, 8, 12, 33, 70})
       for (const bool lower : {true, false}) {
         if (!lower && n % 2 == 0 && n != 8) continue;  // upper on the odd sizes and 8: every plan meets both
+        if (*tuning && n <= 8) continue;               // registers: the same plan
+        test::LinalgTuning scope(tuning);
         const int64_t count = n <= 16 ? 100 : 5, k = 2;
         const std::string what = std::string(dtype) + " n=" + std::to_string(n) + (lower ? " lower" : " upper") + " (seed " +
-                                 std::to_string(seed) + ")";
+                                 std::to_string(seed) + ", FUGUE_LINALG_TUNING=" + tuning + ")";
         const std::string flag = lower ? "true" : "false";
         Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
           "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape(count, n, n) +

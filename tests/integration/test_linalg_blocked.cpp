@@ -1,0 +1,138 @@
+// potrf's blocked plan (blocked_cholesky.h: kernels over the whole batch, panel by panel): explain names
+// it above the table's blocked_order on a GPU and where a CPU's loop plan does not fit local memory;
+// entries that are not positive definite stop alone, lower and upper, real and complex, with the
+// reference's factors; the factor written over A; element-wise producers and solves around it run as
+// kernels of their own and give the reference's results; bad panel widths are refused by name.
+// (test_linalg.cpp and test_linalg_complex.cpp check its factors against LAPACK at orders 9 to 460.)
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "linalg_checks.h"
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+using test::LinalgTuning;
+using test::shape_text;
+
+std::string device_file(const char* name) { return (test::source_root() / "devices" / name).string(); }
+
+// Positive definite matrices (diagonally dominant, Hermitian when complex: elements [re, im]) of order
+// n, matrix e spoiled at pivot bad[e] (-1: none).
+std::string spoiled(int64_t count, int64_t n, bool complex, const std::vector<int64_t>& bad) {
+  std::string text = "[";
+  char buf[64];
+  for (int64_t e = 0; e < count; ++e) {
+    text += e ? ", [" : "[";
+    for (int64_t i = 0; i < n; ++i) {
+      text += i ? ", [" : "[";
+      for (int64_t j = 0; j < n; ++j) {
+        const double re = i == j ? (i == bad[e] ? -1.0 : 2.0 * static_cast<double>(n)) : 1.0 / static_cast<double>(1 + i + j);
+        const double im = i == j ? 0.0 : (i < j ? 0.25 : -0.25) * re;
+        if (complex) std::snprintf(buf, sizeof buf, "[%.17g, %.17g]", re, im);
+        else std::snprintf(buf, sizeof buf, "%.17g", re);
+        text += (j ? ", " : "") + std::string(buf);
+      }
+      text += "]";
+    }
+    text += "]";
+  }
+  return text + "]";
+}
+
+}  // namespace
+
+// The H100's table takes the blocked plan above order 64, panels of 32; the described PoCL CPU keeps
+// its loops up to 1024 while the matrix fits three quarters of its local memory, then blocks; the
+// variable-size potrf never takes it; blocked_order=0 turns it off.
+TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [4, 64, 64], "from": {"spd": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [2, 256, 256], "from": {"spd": {"seed": 2}}},
+    "C": {"kind": "array", "dtype": "f64", "shape": [1, 600, 600], "from": {"spd": {"seed": 3}}},
+    "n": {"kind": "array", "dtype": "i32", "shape": [2], "value": [256, 100]}},
+    "body": [{"op": "linalg.potrf", "out": ["LA"], "in": ["A"]},
+             {"op": "linalg.potrf", "out": ["LB"], "in": ["B"], "attrs": {"lower": false}},
+             {"op": "linalg.potrf", "out": ["LC"], "in": ["C"]},
+             {"op": "linalg.potrf_vbatched", "out": ["LV"], "in": ["B", "n"]}],
+    "outputs": {"LA": "LA.npy", "LB": "LB.npy", "LC": "LC.npy", "LV": "LV.npy"}})");
+  const std::string program = (dir / "p.json").string();
+  auto r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string blocked =
+      "plan: blocked: panels of 32 columns over the whole batch, each factored, the rows below solved, the trailing triangles updated in 32 x 32 tiles, in L's "
+      "storage, kernels of their own (order ";
+  EXPECT_NE(r.out.find(blocked + "256 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(blocked + "600 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: grid: 16 x 8 work-items per matrix"), std::string::npos) << "order 64 keeps its grid\n" << r.out;
+  EXPECT_NE(r.out.find("team: 256 work-items per matrix owning columns (order 256 > 16), the matrix in L's storage"), std::string::npos)
+      << "the variable sizes keep their team\n" << r.out;
+  r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + program);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(blocked + "600: the loop plan's matrix exceeds local memory); CPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: loops: one matrix per work-item, its loops kept, the matrix in local memory, factored as U = L^H along its rows (order "
+                       "256 in 9..1024)"),
+            std::string::npos)
+      << r.out;
+  r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program, "FUGUE_LINALG_TUNING=blocked_order=0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("plan: blocked"), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program, "FUGUE_LINALG_TUNING=blocked_panel=16");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: blocked: panels of 16 columns"), std::string::npos) << r.out;
+  for (const char* bad : {"blocked_panel=12", "blocked_panel=0", "blocked_order=2000"}) {
+    r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program, std::string("FUGUE_LINALG_TUNING=") + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
+    EXPECT_NE(r.out.find(std::string("FUGUE_LINALG_TUNING: \"") + bad + "\""), std::string::npos) << r.out;
+  }
+}
+
+// Entries spoiled in the first panel, inside a later one, at the last pivot, or not at all, beside each
+// other: info and the factors (their first info - 1 columns, or rows when upper) are the reference's,
+// in f64 and c128, lower and upper, panels of 8 over orders that 8 divides and does not.
+TEST(LinalgBlocked, FailuresStopTheirEntryAlone) {
+  test::TempDir dir;
+  LinalgTuning scope("blocked_order=8,blocked_panel=8");
+  for (const char* dtype : {"f64", "c128"})
+    for (const int64_t n : {20, 32})
+      for (const bool lower : {true, false}) {
+        const bool complex = std::string(dtype) == "c128";
+        const std::string what = std::string(dtype) + " n=" + std::to_string(n) + (lower ? " lower" : " upper");
+        const std::string values = spoiled(5, n, complex, {-1, 0, 5, 11, n - 1});
+        Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+          "A": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape_text(5, n, n) +
+                                                   R"(, "value": )" + values + R"(}},
+          "body": [{"op": "linalg.potrf", "out": ["L", "info"], "in": ["A"], "attrs": {"lower": )" + (lower ? "true" : "false") + R"(}}],
+          "outputs": {"L": "L.npy", "info": "info.npy"}})");
+        const auto out = test::run_on_device(program);
+        test::expect_same(out, test::run_reference(program), 1e-12, what);
+        const int64_t want[] = {0, 1, 6, 12, n};
+        for (int64_t e = 0; e < 5; ++e) EXPECT_EQ(out.at("info").get(e), want[e]) << what << ", matrix " << e;
+      }
+}
+
+// The factor written over A (the same buffer in and out), then its solve; and a producer (A / 2 + I)
+// before it: each its own kernel, the reference's results.
+TEST(LinalgBlocked, OverItsInputBetweenAProducerAndASolve) {
+  test::TempDir dir;
+  LinalgTuning scope("blocked_order=8,blocked_panel=16");
+  for (const bool lower : {true, false}) {
+    const std::string flag = lower ? "true" : "false";
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": [3, 40, 40], "from": {"spd": {"seed": 7, "cond": 30}}},
+      "B": {"kind": "array", "dtype": "f64", "shape": [3, 40, 3], "from": {"random": {"seed": 8}}},
+      "I": {"kind": "array", "dtype": "f64", "shape": [3, 40, 40], "from": {"spd": {"seed": 9, "cond": 1}}}},
+      "body": [{"op": "array.mul", "out": ["H"], "in": ["A", 0.5]},
+               {"op": "array.add", "out": ["S"], "in": ["H", "I"]},
+               {"op": "linalg.potrf", "out": ["S", "info"], "in": ["S"], "attrs": {"lower": )" + flag + R"(}},
+               {"op": "linalg.potrs", "out": ["X"], "in": ["S", "B"], "attrs": {"lower": )" + flag + R"(}}],
+      "outputs": {"S": "S.npy", "info": "info.npy", "X": "X.npy"}})");
+    test::expect_same(test::run_on_device(program), test::run_reference(program), 1e-10, lower ? "lower" : "upper");
+  }
+}
