@@ -35,7 +35,7 @@ for op in $OPS; do
         check=$(python3 - "$out" "$dtype" <<'PY'
 import sys, glob, os, numpy as np
 d, dtype = sys.argv[1], sys.argv[2]
-tol = 1e-4 if dtype == 'f32' else 1e-10
+tol = 1e-4 if dtype in ('f32', 'c64') else 1e-10
 refs = glob.glob(d + '/ref/*.npy')
 bad = [os.path.basename(f) for f in refs
        if not os.path.exists(d + '/gpu/' + os.path.basename(f))

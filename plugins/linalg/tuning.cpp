@@ -31,6 +31,10 @@ const std::vector<Row>& table() {
       // 1.42), the next chunk read ahead (f64 n = 128 0.743 -> 0.565), 32 values of f32 a stage (16 f32:
       // 0.367 ms at 128), panels of 128 x 128 rather than 128 x 64 (team_max=128: f64 0.639 ms; blocks of 8 x 4 or 4 x 8 in a
       // team of 256, tried later: f64 0.703 and 0.719 against 0.566, f32 0.450 and 0.433 against 0.328).
+      // potrf blocked above 64 (blocked_cholesky.h; OPS=potrf scripts/gpu_linalg_sweep.sh, 2,000 matrices, one call): f64 n = 128
+      // 0.950 ms against the grid's 1.956, f32 0.612 against 0.806, c64 1.145 against 2.762; at 256 and 512 the teams
+      // took 59.1 and 419 ms (f64) where the blocks take 3.60 and 18.3. Panels of 32 columns: 64 took f64 n = 512 to 37.8
+      // ms and 16 to 31.2 against 20.7 (before the solve and the panel kept their rows in registers).
       {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32}},
       {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one

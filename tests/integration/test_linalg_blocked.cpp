@@ -66,7 +66,7 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
   auto r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program);
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string blocked =
-      "plan: blocked: panels of 32 columns over the whole batch, each factored, the rows below solved, the trailing triangles updated in 32 x 32 tiles, in L's "
+      "plan: blocked: panels of 32 columns over the whole batch, each factored, the rows below solved, the trailing triangles updated in 64 x 64 tiles, in L's "
       "storage, kernels of their own (order ";
   EXPECT_NE(r.out.find(blocked + "256 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(blocked + "600 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
