@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "blocked_lu.h"
 #include "kernel_text.h"
 #include "matrices.h"
 #include "scalars.h"
@@ -24,13 +25,14 @@ struct Shape {
   int64_t team;
   bool grid;  // a grid of work-items (tuning.h's Grid) holding the matrix in registers
   bool loop;  // one work-item, the matrix in local memory, its loops kept (tuning.h's loop_plan)
+  bool blocked;  // kernels over the whole batch, panel by panel (blocked_lu.h)
   int64_t value_bytes;
   Grid grid_shape() const { return grid_of(tuning, std::max(m, n), value_bytes); }
   bool registers() const { return team == 1 && !loop; }
   bool rows() const { return !grid && !loop && row_plan(tuning, std::max(m, n)); }
 };
 
-Shape shape_of(const sdk::Call& call, const fugue_type& a) {
+Shape shape_of(const sdk::Call& call, const fugue_type& a, bool vbatched) {
   Shape s;
   s.m = rows_of(a);
   s.n = columns_of(a);
@@ -39,8 +41,10 @@ Shape shape_of(const sdk::Call& call, const fugue_type& a) {
   // Without a device (the reference) no plan is asked for.
   const fugue_device_desc* device = call.raw()->device;
   s.value_bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
-  s.loop = device && loop_plan(s.tuning, std::max(s.m, s.n)) && fits_local(call, s.m * s.n, a.dtype);
-  s.grid = device && !s.loop && grid_plan(s.tuning, std::max(s.m, s.n), s.value_bytes, device->max_work_group_size);
+  const bool loop_fits = device && fits_local(call, s.m * s.n, a.dtype);
+  s.blocked = device && !vbatched && blocked_plan(s.tuning.lu_blocked_order, s.tuning, std::max(s.m, s.n), loop_fits);
+  s.loop = device && !s.blocked && loop_plan(s.tuning, std::max(s.m, s.n)) && loop_fits;
+  s.grid = device && !s.blocked && !s.loop && grid_plan(s.tuning, std::max(s.m, s.n), s.value_bytes, device->max_work_group_size);
   s.team = s.loop ? 1 : s.grid ? s.grid_shape().team() : team_size(s.tuning, std::max(s.m, s.n));
   return s;
 }
@@ -108,7 +112,8 @@ class Getrf final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
-    const Shape s = shape_of(call, a);
+    const Shape s = shape_of(call, a, vbatched_);
+    if (s.blocked) return blocked_lu_plan(call, s.tuning, s.m, s.n, a.dtype);
     const uint64_t size = abi::dtype_size(a.dtype);
     sdk::Plan plan = team_plan(batch_count(a), s.team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kLU)), vector_batch(call.operand(kIpiv)),
@@ -146,7 +151,7 @@ class Getrf final : public sdk::Operation {
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const fugue_type& a = call.operand(kA);
-    const Shape s = shape_of(call, a);
+    const Shape s = shape_of(call, a, vbatched_);
     std::string code;
     const VariableOrder v = vbatched_ ? declare_order(em, kN, s.n, code) : VariableOrder{};
     code += s.loop        ? in_loops(em, a.dtype, s, v)
@@ -157,9 +162,12 @@ class Getrf final : public sdk::Operation {
     em.append(code);
   }
 
+  // The blocked plan (blocked_lu.h); the others are emitted.
+  void execute(const sdk::Call& call, const fugue_device_services& s) const override { blocked_lu(call, s, kA, kLU, kIpiv, kInfo); }
+
   fugue_cost cost(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
-    const Shape s = shape_of(call, a);
+    const Shape s = shape_of(call, a, vbatched_);
     const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
     const double count = static_cast<double>(batch_count(a));
     // LAPACK's count for m >= n: m n^2 - n^3 / 3 (with k = min(m, n) in general).
@@ -172,7 +180,7 @@ class Getrf final : public sdk::Operation {
     const sdk::HostView a(arrays[kA]);
     sdk::HostView lu(arrays[kLU]), ipiv(arrays[kIpiv]), info(arrays[kInfo]);
     const fugue_type& t = call.operand(kA);
-    const Shape s = shape_of(call, t);
+    const Shape s = shape_of(call, t, vbatched_);
     const int64_t count = batch_count(t);
     auto magnitude = [](const Complex& z) { return std::fabs(z.real()) + std::fabs(z.imag()); };
     std::vector<Complex> f(static_cast<size_t>(s.m * s.n));

@@ -79,7 +79,7 @@ class Potrf final : public sdk::Operation {
     const int64_t n = a.shape[a.rank - 1];
     const int64_t bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
     const bool loop_fits = fits_local(call, n * n, a.dtype);
-    if (!vbatched_ && blocked_plan(tu, n, loop_fits)) return blocked_cholesky_plan(call, tu, n, a.dtype);
+    if (!vbatched_ && blocked_plan(tu.blocked_order, tu, n, loop_fits)) return blocked_cholesky_plan(call, tu, n, a.dtype);
     if (loop_plan(tu, n) && loop_fits) {
       sdk::Plan plan = team_plan(batch_count(a), 1);
       add_partitions(call, plan);

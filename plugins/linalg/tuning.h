@@ -5,8 +5,8 @@
 // larger team (grid_of); `fugue explain` shows the plan each
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
 // "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields
-// (tile_order=0 turns gemm's tiles off, vector_rows=0 its vectors, loop_order=0 and blocked_order=0
-// those plans of potrf).
+// (tile_order=0 turns gemm's tiles off, vector_rows=0 its vectors, loop_order=0 the loop plans,
+// blocked_order=0 and lu_blocked_order=0 the blocked ones).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -29,8 +29,9 @@ struct Tuning {
   bool tile_prefetch;      // gemm's tiles: the next chunk read into registers while one is multiplied
   int64_t vector_rows;     // gemm in vectors (gemm_vectors.h): rows of C per block of one native vector, 0: never
   int64_t loop_order;      // potrf, getrf: one matrix per work-item in local memory, its loops kept (not unrolled), above register_order up to this order (0: never)
-  int64_t blocked_order;   // potrf: kernels over the whole batch, panel by panel (blocked_cholesky.h), above this order (0: never)
-  int64_t blocked_panel;   // potrf's blocked plan: columns a panel (8, 16, 32 or 64; fewer where local memory is short)
+  int64_t blocked_order;     // potrf: kernels over the whole batch, panel by panel (blocked_cholesky.h), above this order (0: never)
+  int64_t blocked_panel;     // the blocked plans: columns a panel (8, 16, 32 or 64; fewer where local memory or registers are short)
+  int64_t lu_blocked_order;  // getrf: the same (blocked_lu.h) above this order (0: never)
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;
@@ -46,11 +47,11 @@ inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order &
 // loops in its vector units; teams pay a pass over the work-group at every barrier there).
 inline bool loop_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.loop_order; }
 
-// Whether potrf of order n runs blocked (blocked_cholesky.h): above blocked_order, or above
-// register_order where the loop plan would take it but its matrix does not fit in local memory
-// (`loop_fits`).
-inline bool blocked_plan(const Tuning& t, int64_t n, bool loop_fits) {
-  return t.blocked_order > 0 && n > t.register_order && (n > t.blocked_order || (loop_plan(t, n) && !loop_fits));
+// Whether a factorization of order n whose blocked plan starts above `limit` (blocked_order for potrf,
+// lu_blocked_order for getrf; 0: never) runs blocked: above it, or above register_order where the loop
+// plan would take it but its matrix does not fit in local memory (`loop_fits`).
+inline bool blocked_plan(int64_t limit, const Tuning& t, int64_t n, bool loop_fits) {
+  return limit > 0 && n > t.register_order && (n > limit || (loop_plan(t, n) && !loop_fits));
 }
 
 // A P x Q grid of work-items sharing a matrix of order n, work-item (p, q) holding the elements (i, j)

@@ -22,11 +22,10 @@ using namespace fugue;
 namespace {
 
 // The device's table, then the plans GPUs take for orders above 8 (CPUs take loops there: tuning.h's
-// loop_plan), so that both are checked on a CPU.
-const char* const kLoopsThenTeams[] = {"", "loop_order=0"};
-// potrf's as well, then its blocked plan (blocked_cholesky.h) from order 9, panels of 8 columns, so that
-// orders from 9 to 460 take one to 58 panels, the last one narrower where 8 does not divide the order.
-const char* const kCholeskyPlans[] = {"", "loop_order=0", "blocked_order=8,blocked_panel=8"};
+// loop_plan), then the blocked plans (blocked_cholesky.h, blocked_lu.h) from order 9, panels of 8
+// columns, so that orders from 9 to 460 take one to 58 panels, the last one narrower where 8 does not
+// divide the order: every plan of potrf and getrf checked on a CPU.
+const char* const kPlans[] = {"", "loop_order=0", "blocked_order=8,lu_blocked_order=8,blocked_panel=8"};
 
 std::string potrf_program(int64_t count, int64_t n, const char* dtype, bool lower, uint64_t seed, double cond) {
   return R"({"fugue": 1, "symbols": {
@@ -57,7 +56,7 @@ TEST(Linalg, PotrfMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   // The device's table (on a CPU, loops above order 8), then the plans GPUs take (rows and teams), then blocked.
-  for (const char* tuning : kCholeskyPlans)
+  for (const char* tuning : kPlans)
   for (const char* dtype : {"f64", "f32"})
     // 460: over three quarters of PoCL's local memory (f64), so the team factors in the result's own storage, and
     // over the largest team, so each work-item owns two columns.
@@ -102,7 +101,7 @@ TEST(Linalg, PotrfMatchesLapack) {
 // (a failure stops nothing else); the factor keeps its first info - 1 columns, as the reference.
 TEST(Linalg, PotrfInfoIsLapacksAndStopsNothingElse) {
   test::TempDir dir;
-  for (const char* tuning : kCholeskyPlans)
+  for (const char* tuning : kPlans)
   for (const int64_t n : {3, 12, 70}) {
     test::LinalgTuning scope(tuning);
     std::string values = "[";
@@ -221,7 +220,7 @@ TEST(Linalg, GetrfMatchesLapack) {
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},  {2, 2},   {3, 3},   {7, 7},   {8, 8},   {5, 3},
                                                            {3, 8},  {9, 9},   {16, 16}, {12, 5},  {4, 16},  {17, 17},
                                                            {31, 31}, {32, 32}, {33, 33}, {40, 20}, {20, 45}, {20, 1},  {1, 20},  {64, 64}, {100, 100}, {460, 440}};
-  for (const char* tuning : kLoopsThenTeams)
+  for (const char* tuning : kPlans)
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [m, n] : shapes) {
       test::LinalgTuning scope(tuning);
@@ -268,7 +267,7 @@ TEST(Linalg, GetrfMatchesLapack) {
 // completes), beside regular matrices, and the factors equal the reference's.
 TEST(Linalg, GetrfInfoIsLapacks) {
   test::TempDir dir;
-  for (const char* tuning : kLoopsThenTeams)
+  for (const char* tuning : kPlans)
   for (const int64_t n : {3, 12, 40, 70}) {
     test::LinalgTuning scope(tuning);
     // Matrix e: column 5 (e - 1) zero (e = 1..3), matrix 4: its last row zero, matrix 0 regular.

@@ -198,17 +198,21 @@ TEST(Linalg, ComplexCholeskyMatchesLapack) {
 // getrf then getrs (one kernel) on complex systems G = A + M (A Hermitian positive definite of cond 100,
 // M's parts within 0.1), in every plan and with trans N, T and C: the pivots equal zgetrf's (c128; in
 // c64 two candidates within its rounding may swap places now and then), ||P G - L U||_F / (k eps ||G||_F)
-// below 4, info 0, and X within 1000 n eps cond of LAPACK's zgesv on op(G) (cond(G) up to ten times A's).
+// below 4, info 0, and X within 1000 n eps cond of LAPACK's zgesv on op(G) (cond(G) up to ten times A's);
+// then getrf blocked in panels of 8 from order 9.
 TEST(Linalg, ComplexLuMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::tuple<int64_t, int64_t, const char*>> cases = {{1, 1, "N"},  {3, 2, "C"},  {8, 3, "T"},  {12, 1, "C"},
                                                                         {16, 2, "N"}, {33, 3, "C"}, {40, 1, "T"}, {70, 2, "C"}};
+  for (const char* tuning : {"", "lu_blocked_order=8,blocked_panel=8"})
   for (const char* dtype : {"c128", "c64"})
     for (const auto& [n, k, trans] : cases) {
+      if (*tuning && (n <= 8 || n == 16 || n == 40)) continue;  // registers: the same plan; blocked: 12, 33 and 70 are enough
+      test::LinalgTuning scope(tuning);
       const int64_t count = n <= 16 ? 60 : 4;
       const std::string what = std::string(dtype) + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " trans " + trans + " (seed " +
-                               std::to_string(seed) + ")";
+                               std::to_string(seed) + ", FUGUE_LINALG_TUNING=" + tuning + ")";
       const std::string d = std::string(R"("dtype": ")") + dtype + R"(", )";
       Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
         "A": {"kind": "array", )" + d + R"("shape": )" + shape(count, n, n) + R"(, "from": {"spd": {"seed": )" + std::to_string(seed + n) + R"(, "cond": 100}}},
@@ -220,7 +224,8 @@ TEST(Linalg, ComplexLuMatchesLapack) {
         "outputs": {"G": "G.npy", "B": "B.npy", "LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "X": "X.npy"}})");
       int64_t launches = 0;
       auto out = test::run_on_device(program, std::nullopt, {}, &launches);
-      EXPECT_EQ(launches, 1) << "getrf, getrs and the producer in one kernel, " << what;
+      if (*tuning) EXPECT_EQ(launches, 2) << "the producer and getrs, blocked getrf's kernels apart, " << what;
+      else EXPECT_EQ(launches, 1) << "getrf, getrs and the producer in one kernel, " << what;
       const double eps = eps_of(dtype);
       double backward = 0, forward = 0;
       int64_t pivots_differ = 0;
