@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "blocked_cholesky_cl.h"
+#include "scalars_cl.h"
 #include "matrices.h"
 #include "scalars.h"
 
@@ -72,9 +73,10 @@ void blocked_cholesky(const sdk::Call& call, const fugue_device_services& s, uin
     throw sdk::Unsupported("linalg.potrf's blocked plan runs work-groups of " + std::to_string(largest) + ", more than this device's " +
                            std::to_string(sdk::max_work_group_size(s)) + "; FUGUE_LINALG_TUNING=blocked_order=0 takes a plan of one work-group a matrix");
   const std::string options = "-DT=" + sc.type + " -DR=" + sc.real_type + (sc.complex ? " -DCOMPLEX" : "") + " -DNB=" + std::to_string(nb) +
-                              " -DTS=" + std::to_string(tile) + " -DROWS=" + std::to_string(rows) + " -DUNROLL=" + (d.type == FUGUE_DEVICE_CPU ? "0" : "1");
+                              " -DTS=" + std::to_string(tile) + " -DROWS=" + std::to_string(rows) +
+                              " -DSMALLEST=" + (sc.real_type == "double" ? "DBL_MIN" : "FLT_MIN") + " -DUNROLL=" + (d.type == FUGUE_DEVICE_CPU ? "0" : "1");
   const bool doubles = sc.real_type == "double";
-  cl_program program = sdk::build_program(s, std::string(doubles ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_blocked_cholesky,
+  cl_program program = sdk::build_program(s, std::string(doubles ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_scalars + kernel_source_blocked_cholesky,
                                           options);
   sdk::Kernel start(program, "cholesky_start"), panel(program, "cholesky_panel"), solve(program, "cholesky_solve"),
       update(program, "cholesky_update"), finish(program, "cholesky_finish");

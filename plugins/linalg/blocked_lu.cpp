@@ -5,6 +5,7 @@
 #include <string>
 
 #include "blocked_lu_cl.h"
+#include "scalars_cl.h"
 #include "matrices.h"
 #include "scalars.h"
 
@@ -76,7 +77,7 @@ void blocked_lu(const sdk::Call& call, const fugue_device_services& s, uint32_t 
                               " -DCHUNK=" + std::to_string(l.columns) + " -DSMALLEST=" + (doubles ? "DBL_MIN" : "FLT_MIN") +
                               " -DUNROLL=" + (d.type == FUGUE_DEVICE_CPU ? "0" : "1");
   cl_program program =
-      sdk::build_program(s, std::string(doubles ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_blocked_lu, options);
+      sdk::build_program(s, std::string(doubles ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_scalars + kernel_source_blocked_lu, options);
   sdk::Kernel start(program, "lu_start"), panel(program, "lu_panel"), swap_solve(program, "lu_swap_solve"), update(program, "lu_update");
   cl_mem in = sdk::buffer(s, a), out = sdk::buffer(s, lu), pivots = sdk::buffer(s, ipiv), status = sdk::buffer(s, info);
   const size_t matrices = static_cast<size_t>(count), elements = matrices * static_cast<size_t>(l.m * l.n);

@@ -67,7 +67,11 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
              {"op": "linalg.getrf", "out": ["UA", "pa"], "in": ["A"]}],
     "outputs": {"LA": "LA.npy", "LB": "LB.npy", "LC": "LC.npy", "LV": "LV.npy", "UB": "UB.npy", "UA": "UA.npy"}})");
   const std::string program = (dir / "p.json").string();
-  auto r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program);
+  // explain on a described device, with FUGUE_LINALG_TUNING set to `tuning` (unless empty).
+  const auto explain = [&](const char* device, const std::string& tuning = "") {
+    return test::run_fugue("explain --device-file " + device_file(device) + " " + program, tuning.empty() ? "" : "FUGUE_LINALG_TUNING=" + tuning);
+  };
+  auto r = explain("nvidia-h100.json");
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string blocked =
       "plan: blocked: panels of 32 columns over the whole batch, each factored, the rows below solved, the trailing triangles updated in 64 x 64 tiles, in L's "
@@ -79,27 +83,27 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
   EXPECT_EQ(r.out.find("each factored by"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("team: 256 work-items per matrix owning columns (order 256 > 16), the matrix in L's storage"), std::string::npos)
       << "the variable sizes keep their team\n" << r.out;
-  r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + program);
+  r = explain("pocl-cpu.json");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find(blocked + "600: the loop plan's matrix exceeds local memory); CPU table"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("plan: loops: one matrix per work-item, its loops kept, the matrix in local memory, factored as U = L^H along its rows (order "
                        "256 in 9..1024)"),
             std::string::npos)
       << r.out;
-  r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program, "FUGUE_LINALG_TUNING=lu_blocked_order=64");
+  r = explain("nvidia-h100.json", "lu_blocked_order=64");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("plan: blocked: panels of 32 columns over the whole batch, each factored by 128 work-items a matrix, swaps and U's rows, "
                        "then the rest updated in 64 x 64 tiles, kernels of their own (order 256 > 64); NVIDIA GPU table"),
             std::string::npos)
       << r.out;
-  r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program, "FUGUE_LINALG_TUNING=blocked_order=0");
+  r = explain("nvidia-h100.json", "blocked_order=0");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out.find("plan: blocked"), std::string::npos) << r.out;
-  r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program, "FUGUE_LINALG_TUNING=blocked_panel=16");
+  r = explain("nvidia-h100.json", "blocked_panel=16");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("plan: blocked: panels of 16 columns"), std::string::npos) << r.out;
   for (const char* bad : {"blocked_panel=12", "blocked_panel=0", "blocked_order=2000"}) {
-    r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + program, std::string("FUGUE_LINALG_TUNING=") + bad);
+    r = explain("nvidia-h100.json", bad);
     EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
     EXPECT_NE(r.out.find(std::string("FUGUE_LINALG_TUNING: \"") + bad + "\""), std::string::npos) << r.out;
   }

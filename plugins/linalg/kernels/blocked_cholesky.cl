@@ -5,22 +5,11 @@
 // it solved against it, a work-group per ROWS rows) and the update kernel (the trailing lower triangle
 // minus the panel's rows times their conjugate transposes, in tiles of TS x TS, a work-group a tile).
 //
-// Options: -DT=<value type> -DR=<its parts' type> [-DCOMPLEX] -DNB=<panel columns> -DTS=<tile side, 32
-// or 64> -DROWS=<solve work-items> -DUNROLL=<0 or 1: the solve's loops unrolled, its row in
-// registers; 0 on CPUs, where PoCL 3.1 (LLVM 15) wrote outside the buffers with them unrolled>. Complex values are float2/double2 (re, im).
+// Options: scalars.cl's, -DNB=<panel columns> -DTS=<tile side, 32 or 64> -DROWS=<solve work-items>
+// -DUNROLL=<0 or 1: the loops over a row unrolled, the row in registers; 0 on CPUs, where PoCL 3.1
+// (LLVM 15) wrote outside the buffers with them unrolled>.
 
-#ifdef COMPLEX
-#define MUL(a, b) ((T)((a).x * (b).x - (a).y * (b).y, (a).x * (b).y + (a).y * (b).x))
-#define CONJ(a) ((T)((a).x, -(a).y))
-#define RE(a) ((a).x)
-#define FROM_REAL(r) ((T)((r), (R)0))
-#else
-#define MUL(a, b) ((a) * (b))
-#define CONJ(a) (a)
-#define RE(a) (a)
-#define FROM_REAL(r) ((T)(r))
-#endif
-#define ZERO ((T)(0))
+// MUL, CONJ, RE, FROM_REAL, MAGNITUDE, IS_ZERO, by_pivot and ZERO: kernels/scalars.cl, put before this.
 
 // Each entry's lower triangle of A (upper: of A^H, as A's upper triangle conjugated and transposed)
 // into W, the rest of W zero; info 0. W may be A: each element (lower), or each pair (r, c) and (c, r)

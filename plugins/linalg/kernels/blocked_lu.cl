@@ -7,33 +7,12 @@
 // trailing matrix minus L's panel times U's rows, in tiles of TS x TS, a work-group a tile).
 //
 // The matrices' rows M, columns N and steps K = min(M, N) are arguments (one program serves every
-// shape with the same panel). Options: -DT=<value type> -DR=<its parts' type> [-DCOMPLEX] -DNB=<panel
-// columns> -DTEAM=<panel work-items> -DQ=<rows a panel work-item holds> -DTS=<32 or 64> -DSMALLEST=<the
-// parts' smallest normal number> -DUNROLL=<0 or 1: loops over the panel's columns unrolled (registers);
-// 0 on CPUs, where PoCL 3.1 (LLVM 15) wrote outside the buffers with such loops unrolled>.
+// shape with the same panel). Options: scalars.cl's, -DNB=<panel columns> -DTEAM=<panel work-items>
+// -DQ=<rows a panel work-item holds> -DTS=<32 or 64> -DCHUNK=<swap-solve work-items> -DUNROLL=<0 or 1:
+// loops over the panel's columns unrolled (registers); 0 on CPUs, where PoCL 3.1 (LLVM 15) wrote outside
+// the buffers with such loops unrolled>.
 
-#ifdef COMPLEX
-#define MUL(a, b) ((T)((a).x * (b).x - (a).y * (b).y, (a).x * (b).y + (a).y * (b).x))
-#define MAGNITUDE(a) (fabs((a).x) + fabs((a).y))  // LAPACK's izamax: |re| + |im|
-#define IS_ZERO(a) ((a).x == (R)0 && (a).y == (R)0)
-// v / p as the emitted plans compute it: times the reciprocal, made from p scaled by its larger part
-// so that neither |p|^2 nor its inverse overflows where 1 / p does not.
-inline T by_pivot(T v, T p) {
-  const R s = fmax(fabs(p.x), fabs(p.y));
-  const T q = p / s;
-  const R d = (q.x * q.x + q.y * q.y) * s;
-  const T r = (T)(q.x / d, -q.y / d);
-  return MUL(v, r);
-}
-#else
-#define MUL(a, b) ((a) * (b))
-#define MAGNITUDE(a) fabs(a)
-#define IS_ZERO(a) ((a) == (R)0)
-// v / p as LAPACK's getf2: times the reciprocal, unless the reciprocal would overflow (p below the
-// smallest normal number), then divided.
-inline T by_pivot(T v, T p) { return fabs(p) >= SMALLEST ? v * ((R)1 / p) : v / p; }
-#endif
-#define ZERO ((T)(0))
+// MUL, CONJ, RE, FROM_REAL, MAGNITUDE, IS_ZERO, by_pivot and ZERO: kernels/scalars.cl, put before this.
 
 
 // A into W (when they are different buffers), info 0: a work-item an element.
