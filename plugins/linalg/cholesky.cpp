@@ -30,6 +30,34 @@ std::string register_cholesky(const Scalars& sc, int64_t n, const std::string& f
               v);
 }
 
+std::string loop_cholesky(const Scalars& sc, int64_t n, const std::function<std::string(const std::string&, const std::string&)>& U,
+                          const std::function<std::string(const char*)>& name, const std::string& info) {
+  std::map<std::string, std::string> vars = {{"t", sc.type},        {"rt", sc.real_type}, {"N", std::to_string(n)},
+                                             {"rzero", sc.real(0)}, {"one", sc.real(1)},  {"info", info}};
+  for (const char* v : {"k", "i", "j", "d", "s", "rs", "u"}) vars[v] = name(v);
+  const std::string k = vars["k"], i = vars["i"], j = vars["j"];
+  vars["wkk"] = U(k, k);
+  vars["wkj"] = U(k, j);
+  vars["wij"] = U(i, j);
+  vars["d_of"] = sc.real_part(U(k, k));
+  vars["root"] = sc.from_real(vars["s"]);
+  vars["u_of"] = sc.conj(U(k, i));
+  vars["update"] = sc.mul(vars["u"], U(k, j));
+  return fill("int $info = 0;\n"
+              "for (int $k = 0; $k < $N; ++$k) {\n"
+              "  const $rt $d = $d_of;\n"
+              "  if (!($d > $rzero)) { $info = $k + 1; break; }\n"
+              "  const $rt $s = sqrt($d), $rs = $one / $s;\n"
+              "  $wkk = $root;\n"
+              "  for (int $j = $k + 1; $j < $N; ++$j) $wkj *= $rs;\n"
+              "  for (int $i = $k + 1; $i < $N; ++$i) {\n"
+              "    const $t $u = $u_of;\n"
+              "    for (int $j = $i; $j < $N; ++$j) $wij -= $update;\n"
+              "  }\n"
+              "}\n",
+              vars);
+}
+
 std::string team_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n,
                           const std::function<std::string(const std::string&)>& read,
                           const std::function<std::string(const std::string&)>& write, const std::string& info) {

@@ -28,6 +28,14 @@ std::string team_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n,
                           const std::function<std::string(const std::string&)>& read,
                           const std::function<std::string(const std::string&)>& write, const std::string& info);
 
+// The same for one work-item with its loops kept (a CPU's loop plan: tuning.h's loop_plan) on U = L^H
+// in a local array reached as U(row, col) (an lvalue), its upper triangle filled: factored right-looking
+// in its upper form, so that every update runs along a row, consecutive values the compiler turns into
+// vector operations (L's columns would be a stride of n apart). Declares `int info` as above; the rows
+// from info - 1 on are then left as they were.
+std::string loop_cholesky(const Scalars& sc, int64_t n, const std::function<std::string(const std::string&, const std::string&)>& U,
+                          const std::function<std::string(const char*)>& name, const std::string& info);
+
 // The reference: factors f (row-major n x n, its lower triangle filled) into L with A = L L^H in place,
 // in extended precision; returns info (0, or the order of the first leading minor not positive definite,
 // the columns from there on left as they were).

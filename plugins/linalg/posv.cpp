@@ -65,7 +65,16 @@ class Posv final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     const Tuning tu = tuning_of(call);
-    const int64_t n = columns_of(a), k = columns_of(b), team = team_size(tu, n);
+    const int64_t n = columns_of(a), k = columns_of(b);
+    if (loops(call)) {
+      sdk::Plan plan = team_plan(batch_count(a), 1);
+      plan.partitions = {matrix_batch(a), matrix_batch(b), matrix_batch(call.operand(kX)), value_batch(call.operand(kInfo))};
+      plan.registers = 16;
+      plan.local_mem_bytes = static_cast<uint64_t>(n * n + n * k) * abi::dtype_size(a.dtype);
+      plan.variant = loop_variant_text(tu, n, "the factor and the solution in local memory, factored as U = L^H along its rows");
+      return plan;
+    }
+    const int64_t team = team_size(tu, n);
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(b), matrix_batch(call.operand(kX)), value_batch(call.operand(kInfo))};
     plan.registers = static_cast<uint32_t>(team == 1 ? n * n + n + 8 : 16);
@@ -93,6 +102,25 @@ class Posv final : public sdk::Operation {
     const ElementAt x_r = [&](const std::string& i, const std::string& j) { return em.read_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); };
     const ElementAt x_w = [&](const std::string& i, const std::string& j) { return em.write_at(kX, "(" + i + ") * " + K + " + (" + j + ")"); };
     std::string code;
+    if (loops(call)) {
+      // potrf's loop plan (cholesky.h's loop_cholesky) on U = L~^H, then U^H y = b and U x = y.
+      const std::string w = em.local_array(dtype, n * n, "factor");
+      const ElementAt U = [&](const std::string& i, const std::string& j) { return w + "[(" + i + ") * " + N + " + (" + j + ")]"; };
+      const ElementAt Uh = [&](const std::string& i, const std::string& j) { return sc.conj(U(j, i)); };
+      // U's row r from A's row r (upper), or U's column r from A's row r conjugated (lower): A along its rows.
+      const std::string a_read = em.read_at(kA, r + " * " + N + " + " + c);
+      code += lower ? "for (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  for (int " + c + " = 0; " + c + " <= " + r + "; ++" + c + ") " +
+                          U(c, r) + " = " + sc.conj(a_read) + ";\n"
+                    : "for (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  for (int " + c + " = " + r + "; " + c + " < " + N + "; ++" + c +
+                          ") " + U(r, c) + " = " + a_read + ";\n";
+      code += loop_cholesky(sc, n, U, [&](const char* stem) { return em.name(stem); }, info);
+      code += solve_all(em, dtype, rhs, RightHandSides{x_r, x_w, n, k}, {Triangle{Uh, true, false}, Triangle{U, false, false}}, "", true, false);
+      code += "if (" + info + " != 0)\n  for (int " + e + " = 0; " + e + " < " + std::to_string(n * k) + "; ++" + e + ") " + em.write_at(kX, e) +
+              " = " + nan + ";\n";
+      code += em.write_at(kInfo, "0") + " = " + info + ";\n";
+      em.append(code);
+      return;
+    }
     if (em.local_size() == 1) {
       const std::string f = em.name("f"), x = em.name("x");
       const ElementAt F = [&](const std::string& i, const std::string& j) { return f + "[(" + i + ") * " + N + " + (" + j + ")]"; };
@@ -126,6 +154,14 @@ class Posv final : public sdk::Operation {
                       "    if (" + info + " != 0) " + em.write_at(kX, e) + " = " + nan + ";\n");
     code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
     em.append(code);
+  }
+
+  // One matrix per work-item with its loops kept (a CPU's plan, tuning.h's loop_plan), where the factor
+  // and the solution fit local memory.
+  static bool loops(const sdk::Call& call) {
+    const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+    const int64_t n = columns_of(a);
+    return loop_plan(tuning_of(call), n) && fits_local(call, n * n + n * columns_of(b), a.dtype);
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

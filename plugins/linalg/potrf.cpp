@@ -195,42 +195,21 @@ class Potrf final : public sdk::Operation {
   }
 
   // One matrix per work-item, its loops kept (a CPU's plan): U = L^H (upper: U itself) in a local
-  // array, row-major, factored right-looking in its upper form, so that every update runs along a
-  // row, consecutive values the compiler turns into vector operations (L's columns would be a stride
-  // of n apart).
+  // array, row-major, factored by cholesky.h's loop_cholesky.
   static std::string in_loops(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, const VariableOrder& v) {
     const Scalars sc(dtype);
     std::map<std::string, std::string> vars = {{"t", sc.type}, {"rt", sc.real_type}, {"N", std::to_string(n)}, {"zero", sc.literal(0)},
                                                {"rzero", sc.real(0)}, {"one", sc.real(1)}};
-    for (const char* name : {"r", "c", "k", "i", "j", "d", "s", "rs", "u", "info", "kept"}) vars[name] = em.name(name);
+    for (const char* name : {"r", "c", "info"}) vars[name] = em.name(name);
     const std::string w = em.local_array(dtype, n * n, "matrix");
     auto W = [&](const std::string& row, const std::string& col) { return w + "[(" + row + ") * " + std::to_string(n) + " + " + col + "]"; };
-    const std::string r = vars["r"], c = vars["c"], k = vars["k"], i = vars["i"], j = vars["j"];
+    const std::string r = vars["r"], c = vars["c"];
     // In: U's row r from A's row r (upper), or U's column r from A's row r conjugated (lower: A's lower
     // triangle). A is read along its rows, and L written along its rows below.
     const std::string a_rc = embedded(v, em.read_at(kA, r + " * " + vars["N"] + " + " + c), r, c, sc.literal(1), vars["zero"]);
     std::string code = lower ? fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c <= $r; ++$c) ", vars) + W(c, r) + " = " + sc.conj(a_rc) + ";\n"
                              : fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = $r; $c < $N; ++$c) ", vars) + W(r, c) + " = " + a_rc + ";\n";
-    vars["wkk"] = W(k, k);
-    vars["wkj"] = W(k, j);
-    vars["wij"] = W(i, j);
-    vars["d_of"] = sc.real_part(W(k, k));
-    vars["root"] = sc.from_real(vars["s"]);
-    vars["u_of"] = sc.conj(W(k, i));
-    vars["update"] = sc.mul(vars["u"], W(k, j));
-    code += fill("int $info = 0;\n"
-                 "for (int $k = 0; $k < $N; ++$k) {\n"
-                 "  const $rt $d = $d_of;\n"
-                 "  if (!($d > $rzero)) { $info = $k + 1; break; }\n"
-                 "  const $rt $s = sqrt($d), $rs = $one / $s;\n"
-                 "  $wkk = $root;\n"
-                 "  for (int $j = $k + 1; $j < $N; ++$j) $wkj *= $rs;\n"
-                 "  for (int $i = $k + 1; $i < $N; ++$i) {\n"
-                 "    const $t $u = $u_of;\n"
-                 "    for (int $j = $i; $j < $N; ++$j) $wij -= $update;\n"
-                 "  }\n"
-                 "}\n",
-                 vars);
+    code += loop_cholesky(sc, n, W, [&](const char* stem) { return em.name(stem); }, vars["info"]);
     // Out: U's first info - 1 rows when the factor failed (L's columns), zeros elsewhere; lower: U^H.
     const std::string kept = "(" + vars["info"] + " == 0 || " + r + " < " + vars["info"] + " - 1)";
     if (lower)  // L(r, c) = conj(U(c, r)), kept for columns c < info - 1

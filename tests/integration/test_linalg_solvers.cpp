@@ -37,13 +37,17 @@ TEST(Linalg, PosvMatchesLapack) {
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1},  {2, 1},  {3, 2},  {8, 3},   {9, 1},  {16, 4},
                                                           {18, 16}, {33, 2}, {64, 1}, {100, 3}, {450, 2}};
+  // The device's table (on a CPU, loops above order 8), then the teams GPUs take.
+  for (const char* tuning : {"", "loop_order=0"})
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [n, k] : sizes)
       for (const bool lower : {true, false}) {
         if (!lower && n % 2 == 0 && n != 8) continue;  // upper on the odd sizes and 8 (registers): each plan meets both
+        if (*tuning && (n <= 8 || n == 450)) continue;  // registers, and 450 (too large for the loops' local memory): the same plan
+        test::LinalgTuning scope(tuning);
         const int64_t count = n <= 16 ? 200 : n <= 64 ? 20 : 2;
         const std::string what = std::string(dtype) + " n=" + std::to_string(n) + ", k=" + std::to_string(k) +
-                                 (lower ? " lower" : " upper") + " (seed " + std::to_string(seed) + ")";
+                                 (lower ? " lower" : " upper") + " (seed " + std::to_string(seed) + ", FUGUE_LINALG_TUNING=" + tuning + ")";
         Program program = test::load_text(dir, spd_system("linalg.posv", dtype, count, n, k, seed + n, lower));
         auto out = test::run_on_device(program);
         const HostArray &a = out.at("A"), &b = out.at("B"), &x = out.at("X"), &info = out.at("info");
@@ -63,11 +67,13 @@ TEST(Linalg, PosvMatchesLapack) {
       }
 }
 
-// info as potrf's and NaN for the matrices that are not positive definite, in registers and in teams,
-// beside positive definite ones that are unaffected; a producer joins the kernel.
+// info as potrf's and NaN for the matrices that are not positive definite, in registers, loops (CPUs)
+// and teams, beside positive definite ones that are unaffected; a producer joins the kernel.
 TEST(Linalg, PosvInfoAndFusedProducer) {
   test::TempDir dir;
+  for (const char* tuning : {"", "loop_order=0"})
   for (const int64_t n : {4, 12, 40}) {
+    test::LinalgTuning scope(tuning);
     // Matrix 1: its leading minor of order 3 made indefinite; matrix 0 positive definite.
     const std::string values = test::matrix_values(2, n, n, [](int64_t e, int64_t i, int64_t j) {
       return e == 1 && i == 2 && j == 2 ? -1.0 : i == j ? 4.0 : 1.0 / (2.0 + i + j);
