@@ -205,6 +205,7 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
     return static_cast<uint64_t>(shape_elements(sym.shape) / g.entries) * dtype_size(sym.dtype);
   };
   for (const PlannedOp* op : g.ops) g.local_bytes += op->plan.local_mem_bytes;
+  const uint64_t budget = device.local_memory > 0 ? device.local_memory : 32768;
   std::vector<std::string> stage_candidates;
   for (const std::string& s : order) {
     const auto& list = accesses[s];
@@ -230,13 +231,20 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
     const bool live = live_after.count(s) > 0;
     // A block-level write with no later read still needs a place when the value is dead after.
     if (array && writer && g.ops[*writer]->level() == FUGUE_LEVEL_BLOCK && !live) needs_local = true;
-    if (needs_local && array) {
+    // An entry larger than what local memory has left stays in global memory, written there (an
+    // operation that writes and reads back a large matrix, such as a factorization whose factor is not
+    // used later, would otherwise ask the device for more local memory than it has).
+    const bool fits = g.local_bytes + entry_bytes(s) <= budget;
+    if (needs_local && array && fits) {
       g.local_values[s] = shape_elements(program.symbol(s).shape) / g.entries;
       g.local_bytes += entry_bytes(s);
     }
     if (live) {
       g.stored.insert(s);
       g.stored_why[s] = "live after the kernel's last operation";
+    } else if (needs_local && array && !fits) {
+      g.stored.insert(s);
+      g.stored_why[s] = "an entry too large for local memory, kept in global memory";
     } else {
       g.promoted.insert(s);
     }
@@ -249,7 +257,6 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
       const double n = sym.kind == SymbolKind::Array ? static_cast<double>(shape_elements(sym.shape)) : 1.0;
       g.bytes_fused += n * dtype_size(sym.dtype) * ((g.global_reads.count(s) ? 1 : 0) + (g.stored.count(s) ? 1 : 0));
     }
-  const uint64_t budget = device.local_memory > 0 ? device.local_memory : 32768;
   if (choose_teams(program, device, budget, entry_bytes, g)) return;
   // Inputs of block-level operations, copied in once, while local memory lasts.
   for (const std::string& s : stage_candidates) {

@@ -11,6 +11,7 @@
 #include "device/device_description.h"
 #include "load/program_loader.h"
 #include "passes/lower.h"
+#include "linalg_checks.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -301,4 +302,26 @@ TEST(Batched, OneValuePerEntryAndScalarsAreRight) {
   plan = plan_of(in_place);
   EXPECT_EQ(plan.groups.size(), 1u) << notes(plan);
   expect_same(test::run_on_device(in_place), test::run_reference(in_place), 1e-5, "row updated in place");
+}
+
+// An entry a block-level operation writes and reads back, larger than the device's local memory, stays
+// in global memory (here getrf's factor in a team, which no later operation reads): the plan asks for
+// no more local memory than the device has (PoCL stopped on an assertion when it did), and the pivots
+// and info are the reference's.
+TEST(Batched, EntriesLargerThanLocalMemoryStayInGlobalMemory) {
+  test::TempDir dir;
+  test::LinalgTuning scope("loop_order=0,lu_blocked_order=0");  // the team, whatever the device's table says
+  Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [1, 520, 520], "from": {"random": {"seed": 3, "low": -1, "high": 1}}}},
+    "body": [{"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]}],
+    "outputs": {"ipiv": "ipiv.npy", "info": "info.npy"}})");
+  const DeviceInfo described = read_device_description(test::source_root() / "devices" / "pocl-cpu.json");
+  const ExecutionPlan plan = lower(program, described, PlanOptions{});
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const FusedGroup& g = plan.groups[0];
+  EXPECT_LE(g.local_bytes, described.local_memory);
+  EXPECT_EQ(g.local_values.count("LU"), 0u);
+  ASSERT_EQ(g.stored_why.count("LU"), 1u);
+  EXPECT_EQ(g.stored_why.at("LU"), "an entry too large for local memory, kept in global memory");
+  expect_same(test::run_on_device(program), test::run_reference(program), 0, "getrf of 520 x 520 in a team");
 }
