@@ -41,7 +41,10 @@ int64_t panel_columns(const sdk::Call& call, const Tuning& t, int64_t n, fugue_d
   const fugue_device_desc& d = call.device();
   const uint64_t value = abi::dtype_size(dtype);
   int64_t nb = t.blocked_panel;
-  while (nb > 8 && (solve_bytes(nb, 16, value) > d.local_mem_bytes || update_bytes(nb, 32, value) > d.local_mem_bytes)) nb /= 2;
+  // The panel's and the solve's rows in registers: at most 128 four-byte values a work-item (64 f64).
+  while (nb > 8 && (nb * static_cast<int64_t>(value) / 4 > 128 || solve_bytes(nb, 16, value) > d.local_mem_bytes ||
+                    update_bytes(nb, 32, value) > d.local_mem_bytes))
+    nb /= 2;
   return std::min(nb, n);
 }
 
@@ -50,7 +53,8 @@ sdk::Plan blocked_cholesky_plan(const sdk::Call& call, const Tuning& t, int64_t 
   for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
   const std::string why = n > t.blocked_order ? "order " + std::to_string(n) + " > " + std::to_string(t.blocked_order)
                                               : "order " + std::to_string(n) + ": the loop plan's matrix exceeds local memory";
-  // Within fugue_plan.variant's 255 characters with the longest row name.
+  // Within fugue_plan.variant's 255 characters with the table's row names (FUGUE_LINALG_TUNING's text,
+  // which explain appends to the row's name, may be cut).
   const int64_t nb = panel_columns(call, t, n, dtype), tile = update_tile(call.device(), nb, abi::dtype_size(dtype));
   p.variant = "blocked: panels of " + std::to_string(nb) +
               " columns over the whole batch, each factored, the rows below solved, the trailing triangles updated in " + std::to_string(tile) + " x " + std::to_string(tile) + " tiles, in L's storage, kernels of their own (" + why + "); " + t.row;
@@ -87,7 +91,7 @@ void blocked_cholesky(const sdk::Call& call, const fugue_device_services& s, uin
   for (int64_t j0 = 0; j0 < n; j0 += nb) {
     const cl_int b = static_cast<cl_int>(std::min(nb, n - j0));
     panel.args(out, status, cl_long{n}, cl_long{j0}, b).enqueue(s, matrices * static_cast<size_t>(nb), static_cast<size_t>(nb), "linalg.potrf: panel");
-    if (j0 + b >= n) break;
+    if (j0 + b >= n) break;  // b < nb only here, in the last panel: the solve and update kernels take NB columns
     const int64_t below = n - j0 - b, chunks = (below + rows - 1) / rows, tiles = (below + tile - 1) / tile;
     solve.args(out, status, cl_long{n}, cl_long{j0}, static_cast<cl_int>(chunks))
         .enqueue(s, matrices * static_cast<size_t>(chunks * rows), static_cast<size_t>(rows), "linalg.potrf: solve");

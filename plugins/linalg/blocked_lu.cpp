@@ -52,7 +52,8 @@ sdk::Plan blocked_lu_plan(const sdk::Call& call, const Tuning& t, int64_t m, int
   const int64_t order = std::max(m, n);
   const std::string why = order > t.lu_blocked_order ? "order " + std::to_string(order) + " > " + std::to_string(t.lu_blocked_order)
                                                   : "order " + std::to_string(order) + ": the loop plan's matrix exceeds local memory";
-  // Within fugue_plan.variant's 255 characters with the longest row name.
+  // Within fugue_plan.variant's 255 characters with the table's row names (FUGUE_LINALG_TUNING's text,
+  // which explain appends to the row's name, may be cut).
   p.variant = "blocked: panels of " + std::to_string(l.nb) + " columns over the whole batch, each factored by " + std::to_string(l.team) +
               " work-items a matrix, swaps and U's rows, then the rest updated in " + std::to_string(l.tile) + " x " + std::to_string(l.tile) +
               " tiles, kernels of their own (" + why + "); " + t.row;
@@ -70,7 +71,7 @@ void blocked_lu(const sdk::Call& call, const fugue_device_services& s, uint32_t 
   const int64_t largest = std::max({l.team, l.columns, (l.tile / 4) * (l.tile / 4)});
   if (sdk::max_work_group_size(s) < static_cast<size_t>(largest))
     throw sdk::Unsupported("linalg.getrf's blocked plan runs work-groups of " + std::to_string(largest) + ", more than this device's " +
-                           std::to_string(sdk::max_work_group_size(s)) + "; FUGUE_LINALG_TUNING=blocked_order=0 takes a plan of one work-group a matrix");
+                           std::to_string(sdk::max_work_group_size(s)) + "; FUGUE_LINALG_TUNING=lu_blocked_order=0 takes a plan of one work-group a matrix");
   const bool doubles = sc.real_type == "double";
   const std::string options = "-DT=" + sc.type + " -DR=" + sc.real_type + (sc.complex ? " -DCOMPLEX" : "") + " -DNB=" + std::to_string(l.nb) +
                               " -DTEAM=" + std::to_string(l.team) + " -DQ=" + std::to_string(l.rows) + " -DTS=" + std::to_string(l.tile) +
@@ -91,7 +92,7 @@ void blocked_lu(const sdk::Call& call, const fugue_device_services& s, uint32_t 
     panel.args(out, pivots, status, rows, columns, steps, at, b).enqueue(s, matrices * static_cast<size_t>(l.team), static_cast<size_t>(l.team), "linalg.getrf: panel");
     swap_solve.args(out, pivots, rows, columns, steps, at, b, static_cast<cl_int>(chunks))
         .enqueue(s, matrices * static_cast<size_t>(chunks * l.columns), static_cast<size_t>(l.columns), "linalg.getrf: swaps and U");
-    if (j0 + b >= l.k) break;  // nothing trails the last panel
+    if (j0 + b >= l.k) break;  // nothing trails the last panel, the only one narrower than NB (the update takes NB)
     const int64_t tiles_r = (l.m - j0 - b + l.tile - 1) / l.tile, tiles_c = (l.n - j0 - b + l.tile - 1) / l.tile;
     const size_t items = static_cast<size_t>((l.tile / 4) * (l.tile / 4));
     update.args(out, rows, columns, at, static_cast<cl_int>(tiles_r), static_cast<cl_int>(tiles_c))

@@ -76,11 +76,13 @@ std::string Scalars::is_zero(const std::string& a) const {
 
 std::string Scalars::declare_reciprocal(const std::string& name, const std::string& p, const std::string& stem) const {
   if (!complex) return "const " + type + " " + name + " = " + real(1) + " / " + p + ";\n";
-  // 1 / p = conj(q) s / |q|^2 with q = p s, s = 1 / max(|re|, |im|).
-  const std::string s = stem + "_s", q = stem + "_q", d = stem + "_d";
-  return "const " + real_type + " " + s + " = " + real(1) + " / fmax(fabs((" + p + ").x), fabs((" + p + ").y));\n" + "const " + type + " " +
-         q + " = (" + p + ") * " + s + ";\n" + "const " + real_type + " " + d + " = " + s + " / (" + q + ".x * " + q + ".x + " + q +
-         ".y * " + q + ".y);\n" + "const " + type + " " + name + " = (" + type + ")(" + q + ".x * " + d + ", -" + q + ".y * " + d + ");\n";
+  // 1 / p = conj(q) s / |q|^2 with q = p s, s = 1 / max(|re|, |im|); 0 for an infinite p (as x / p), whose
+  // scaled q would be NaN.
+  const std::string m = stem + "_m", s = stem + "_s", q = stem + "_q", d = stem + "_d";
+  return "const " + real_type + " " + m + " = fmax(fabs((" + p + ").x), fabs((" + p + ").y));\n" + "const " + real_type + " " + s + " = " +
+         real(1) + " / " + m + ";\n" + "const " + type + " " + q + " = (" + p + ") * " + s + ";\n" + "const " + real_type + " " + d + " = " + s +
+         " / (" + q + ".x * " + q + ".x + " + q + ".y * " + q + ".y);\n" + "const " + type + " " + name + " = isinf(" + m + ") ? " + literal(0) +
+         " : (" + type + ")(" + q + ".x * " + d + ", -" + q + ".y * " + d + ");\n";
 }
 
 std::string Scalars::by_pivot(const std::string& x, const std::string& p, const std::string& rcp) const {

@@ -7,8 +7,10 @@
 // pivots against LAPACK at orders 9 to 460, square and not.)
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "linalg_checks.h"
@@ -178,4 +180,44 @@ TEST(LinalgBlocked, LuOverItsInputThenItsSolve) {
   test::expect_same({{"G", out.at("G")}, {"ipiv", out.at("ipiv")}, {"info", out.at("info")}},
                     {{"G", want.at("G")}, {"ipiv", want.at("ipiv")}, {"info", want.at("info")}}, 1e-9, "factors");
   for (int64_t e = 0; e < 2 * n * 2; ++e) EXPECT_NEAR(out.at("X").get(e), want.at("X").get(e), 1e-8) << "X element " << e;
+}
+
+// A complex pivot with an infinite part: the multipliers below it are x / p = 0, as LAPACK's and the
+// reference's (scaling p by its larger part, as the reciprocal does against overflow, made them NaN),
+// in the emitted plans and the blocked one. The infinity comes from a producer: (1e300 + 0i)^2.
+TEST(LinalgBlocked, InfinitePivotsOfComplexLu) {
+  test::TempDir dir;
+  for (const char* tuning : {"", "lu_blocked_order=8,blocked_panel=8"})
+    for (const auto& [m, n, row, col] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{9, 1, 0, 0}, {12, 12, 5, 3}}) {
+      LinalgTuning scope(tuning);
+      std::string values = "[[", big = "[[";
+      for (int64_t i = 0; i < m; ++i) {
+        values += i ? ", [" : "[";
+        big += i ? ", [" : "[";
+        for (int64_t j = 0; j < n; ++j) {
+          const double re = std::sin(1.0 + 0.7 * static_cast<double>(i * n + j)), im = std::cos(2.0 + 1.3 * static_cast<double>(i + 3 * j));
+          values += (j ? ", [" : "[") + std::to_string(re) + ", " + std::to_string(im) + "]";
+          big += std::string(j ? ", " : "") + (i == row && j == col ? "[1e300, 0]" : "[1, 0]");
+        }
+        values += "]";
+        big += "]";
+      }
+      values += "]]";
+      big += "]]";
+      const std::string what = std::to_string(m) + " x " + std::to_string(n) + ", FUGUE_LINALG_TUNING=" + tuning;
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": "c128", "shape": )" + shape_text(1, m, n) + R"(, "value": )" + values + R"(},
+        "S": {"kind": "array", "dtype": "c128", "shape": )" + shape_text(1, m, n) + R"(, "value": )" + big + R"(}},
+        "body": [{"op": "array.mul", "out": ["T"], "in": ["S", "S"]},
+                 {"op": "array.mul", "out": ["G"], "in": ["A", "T"]},
+                 {"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["G"]}],
+        "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy"}})");
+      const auto out = test::run_on_device(program);
+      const HostArray& lu = out.at("LU");
+      int64_t nans = 0;
+      for (int64_t e = 0; e < m * n; ++e) nans += std::isnan(lu.get_complex(e).real()) || std::isnan(lu.get_complex(e).imag()) ? 1 : 0;
+      EXPECT_EQ(nans, 0) << what;
+      // The matrix's own conditioning (its finite values): the factors within 1e-8 of the reference's.
+      test::expect_same(out, test::run_reference(program), 1e-8, what);
+    }
 }

@@ -32,13 +32,13 @@ __kernel void cholesky_start(__global const T* a, __global T* w, __global int* i
 
 // Columns j0 .. j0 + b - 1 of every entry whose info is still 0: the diagonal block factored
 // right-looking, a row per work-item in registers (the loops unrolled where UNROLL: NB is a constant),
-// each step's pivot and column shared through local memory (two of each, taken in turn, so that one
-// barrier separates a step's writes from the last step's reads), and written back. A diagonal element
+// each step's pivot and column shared through local memory (each write separated by a barrier from the
+// reads before it, and from those after it), and written back. A diagonal element
 // that is not positive (or NaN) stops the entry: info = its column + 1, the columns before it finished
 // (finish zeroes the rest). A work-group of NB per matrix; every work-item passes every barrier.
 __kernel void cholesky_panel(__global T* w, __global int* info, long n, long j0, int b) {
-  __local R pivot[2];
-  __local T column[2][NB];
+  __local R pivot;
+  __local T column[NB];
   const long m = get_group_id(0), base = m * n * n;
   const int i = get_local_id(0);
   if (info[m] != 0) return;  // the same for the whole work-group
@@ -53,15 +53,15 @@ __kernel void cholesky_panel(__global T* w, __global int* info, long n, long j0,
 #pragma unroll
 #endif
   for (int k = 0; k < NB; ++k) {
-    if (i == k) pivot[k & 1] = RE(x[k]);
+    if (i == k) pivot = RE(x[k]);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const R d = pivot[k & 1];
+    const R d = pivot;
     const bool going = k < b && kept == b;
     if (going && !(d > (R)0)) kept = k;
     if (going && kept == b) {
       const R s = sqrt(d);
       x[k] = i == k ? FROM_REAL(s) : i > k ? x[k] / s : x[k];
-      column[k & 1][i] = x[k];
+      column[i] = x[k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (going && kept == b && i > k) {
@@ -69,7 +69,7 @@ __kernel void cholesky_panel(__global T* w, __global int* info, long n, long j0,
 #pragma unroll
 #endif
       for (int j = k + 1; j < NB; ++j)
-        if (j <= i) x[j] -= MUL(x[k], CONJ(column[k & 1][j]));
+        if (j <= i) x[j] -= MUL(x[k], CONJ(column[j]));
     }
   }
   if (i < b) {

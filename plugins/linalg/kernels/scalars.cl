@@ -3,6 +3,8 @@
 // and im in .y) whose parts are of type R, with -DCOMPLEX for complex types, -DSMALLEST=<R's smallest
 // normal number>. The emitted plans' arithmetic is scalars.h's, which this follows.
 
+#define ZERO ((T)(0))
+
 #ifdef COMPLEX
 #define MUL(a, b) ((T)((a).x * (b).x - (a).y * (b).y, (a).x * (b).y + (a).y * (b).x))
 #define CONJ(a) ((T)((a).x, -(a).y))
@@ -11,9 +13,10 @@
 #define MAGNITUDE(a) (fabs((a).x) + fabs((a).y))  // LAPACK's izamax: |re| + |im|
 #define IS_ZERO(a) ((a).x == (R)0 && (a).y == (R)0)
 // v / p for a pivot p: times the reciprocal, made from p scaled by its larger part so that neither
-// |p|^2 nor its inverse overflows where 1 / p does not.
+// |p|^2 nor its inverse overflows where 1 / p does not; an infinite p's reciprocal is 0 (as v / p).
 inline T by_pivot(T v, T p) {
   const R s = fmax(fabs(p.x), fabs(p.y));
+  if (isinf(s)) return MUL(v, ZERO);
   const T q = p / s;
   const R d = (q.x * q.x + q.y * q.y) * s;
   const T r = (T)(q.x / d, -q.y / d);
@@ -30,4 +33,3 @@ inline T by_pivot(T v, T p) {
 // below the smallest normal number), then divided.
 inline T by_pivot(T v, T p) { return fabs(p) >= SMALLEST ? v * ((R)1 / p) : v / p; }
 #endif
-#define ZERO ((T)(0))
