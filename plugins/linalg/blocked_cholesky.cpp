@@ -4,9 +4,8 @@
 #include <algorithm>
 
 #include "blocked_cholesky_cl.h"
-#include "scalars_cl.h"
+#include "device_kernels.h"
 #include "matrices.h"
-#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -14,8 +13,7 @@ namespace {
 
 constexpr int64_t kWholeItems = 256;  // start and finish: a work-group per matrix walking it
 
-// Local memory of the solve kernel (the block and `rows`
-// rows padded by one) and of the update kernel (two tiles' rows of the panel, padded by one).
+// Local memory of the solve kernel (the block and `rows` rows padded by one) and of the update kernel (two tiles' rows of the panel, padded by one).
 uint64_t solve_bytes(int64_t nb, int64_t rows, uint64_t value) { return static_cast<uint64_t>(nb * nb + rows * (nb + 1)) * value; }
 uint64_t update_bytes(int64_t nb, int64_t tile, uint64_t value) { return static_cast<uint64_t>(2 * nb * (tile + 1)) * value; }
 
@@ -49,16 +47,13 @@ int64_t panel_columns(const sdk::Call& call, const Tuning& t, int64_t n, fugue_d
 }
 
 sdk::Plan blocked_cholesky_plan(const sdk::Call& call, const Tuning& t, int64_t n, fugue_dtype dtype) {
-  sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
-  for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
-  const std::string why = n > t.blocked_order ? "order " + std::to_string(n) + " > " + std::to_string(t.blocked_order)
-                                              : "order " + std::to_string(n) + ": the loop plan's matrix exceeds local memory";
   // Within fugue_plan.variant's 255 characters with the table's row names (FUGUE_LINALG_TUNING's text,
   // which explain appends to the row's name, may be cut).
   const int64_t nb = panel_columns(call, t, n, dtype), tile = update_tile(call.device(), nb, abi::dtype_size(dtype));
-  p.variant = "blocked: panels of " + std::to_string(nb) +
-              " columns over the whole batch, each factored, the rows below solved, the trailing triangles updated in " + std::to_string(tile) + " x " + std::to_string(tile) + " tiles, in L's storage, kernels of their own (" + why + "); " + t.row;
-  return p;
+  return device_plan(call, "blocked: panels of " + std::to_string(nb) +
+                               " columns over the whole batch, each factored, the rows below solved, the trailing triangles updated in " +
+                               std::to_string(tile) + " x " + std::to_string(tile) + " tiles, in L's storage, kernels of their own (" +
+                               blocked_reason(n, t.blocked_order) + "); " + t.row);
 }
 
 void blocked_cholesky(const sdk::Call& call, const fugue_device_services& s, uint32_t a, uint32_t l, uint32_t info, bool lower) {
@@ -67,21 +62,13 @@ void blocked_cholesky(const sdk::Call& call, const fugue_device_services& s, uin
   const int64_t n = ta.shape[ta.rank - 1], count = batch_count(ta);
   if (count == 0) return;
   const fugue_device_desc& d = call.device();
-  const Scalars sc(ta.dtype);
   const uint64_t value = abi::dtype_size(ta.dtype);
   const int64_t nb = panel_columns(call, tuning_of(call), n, ta.dtype), tile = update_tile(d, nb, value), items = update_items(tile),
                 rows = solve_rows(d, nb, value);
   const size_t whole = std::min<size_t>(kWholeItems, sdk::max_work_group_size(s));
-  const int64_t largest = std::max({nb, rows, items});  // the update's 256 only where the device takes them (update_tile)
-  if (sdk::max_work_group_size(s) < static_cast<size_t>(largest))
-    throw sdk::Unsupported("linalg.potrf's blocked plan runs work-groups of " + std::to_string(largest) + ", more than this device's " +
-                           std::to_string(sdk::max_work_group_size(s)) + "; FUGUE_LINALG_TUNING=blocked_order=0 takes a plan of one work-group a matrix");
-  const std::string options = "-DT=" + sc.type + " -DR=" + sc.real_type + (sc.complex ? " -DCOMPLEX" : "") + " -DNB=" + std::to_string(nb) +
-                              " -DTS=" + std::to_string(tile) + " -DROWS=" + std::to_string(rows) +
-                              " -DSMALLEST=" + (sc.real_type == "double" ? "DBL_MIN" : "FLT_MIN") + " -DUNROLL=" + (d.type == FUGUE_DEVICE_CPU ? "0" : "1");
-  const bool doubles = sc.real_type == "double";
-  cl_program program = sdk::build_program(s, std::string(doubles ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_scalars + kernel_source_blocked_cholesky,
-                                          options);
+  require_work_group(s, std::max({nb, rows, items}), "linalg.potrf", "blocked_order");  // the update's 256 only where the device takes them
+  cl_program program = linalg_program(call, s, ta.dtype, kernel_source_blocked_cholesky,
+                                      "-DNB=" + std::to_string(nb) + " -DTS=" + std::to_string(tile) + " -DROWS=" + std::to_string(rows));
   sdk::Kernel start(program, "cholesky_start"), panel(program, "cholesky_panel"), solve(program, "cholesky_solve"),
       update(program, "cholesky_update"), finish(program, "cholesky_finish");
   cl_mem in = sdk::buffer(s, a), out = sdk::buffer(s, l), status = sdk::buffer(s, info);

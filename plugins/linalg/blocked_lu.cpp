@@ -5,9 +5,8 @@
 #include <string>
 
 #include "blocked_lu_cl.h"
-#include "scalars_cl.h"
+#include "device_kernels.h"
 #include "matrices.h"
-#include "scalars.h"
 
 namespace fugue::linalg {
 
@@ -46,18 +45,13 @@ Layout layout_of(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, f
 }  // namespace
 
 sdk::Plan blocked_lu_plan(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype) {
-  sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
-  for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
   const Layout l = layout_of(call, t, m, n, dtype);
-  const int64_t order = std::max(m, n);
-  const std::string why = order > t.lu_blocked_order ? "order " + std::to_string(order) + " > " + std::to_string(t.lu_blocked_order)
-                                                  : "order " + std::to_string(order) + ": the loop plan's matrix exceeds local memory";
   // Within fugue_plan.variant's 255 characters with the table's row names (FUGUE_LINALG_TUNING's text,
   // which explain appends to the row's name, may be cut).
-  p.variant = "blocked: panels of " + std::to_string(l.nb) + " columns over the whole batch, each factored by " + std::to_string(l.team) +
-              " work-items a matrix, swaps and U's rows, then the rest updated in " + std::to_string(l.tile) + " x " + std::to_string(l.tile) +
-              " tiles, kernels of their own (" + why + "); " + t.row;
-  return p;
+  return device_plan(call, "blocked: panels of " + std::to_string(l.nb) + " columns over the whole batch, each factored by " + std::to_string(l.team) +
+                               " work-items a matrix, swaps and U's rows, then the rest updated in " + std::to_string(l.tile) + " x " +
+                               std::to_string(l.tile) + " tiles, kernels of their own (" + blocked_reason(std::max(m, n), t.lu_blocked_order) +
+                               "); " + t.row);
 }
 
 void blocked_lu(const sdk::Call& call, const fugue_device_services& s, uint32_t a, uint32_t lu, uint32_t ipiv, uint32_t info) {
@@ -65,20 +59,11 @@ void blocked_lu(const sdk::Call& call, const fugue_device_services& s, uint32_t 
   sdk::require_dtype(s, ta.dtype, "linalg.getrf");
   const int64_t count = batch_count(ta);
   if (count == 0) return;
-  const fugue_device_desc& d = call.device();
-  const Scalars sc(ta.dtype);
   const Layout l = layout_of(call, tuning_of(call), rows_of(ta), columns_of(ta), ta.dtype);
-  const int64_t largest = std::max({l.team, l.columns, (l.tile / 4) * (l.tile / 4)});
-  if (sdk::max_work_group_size(s) < static_cast<size_t>(largest))
-    throw sdk::Unsupported("linalg.getrf's blocked plan runs work-groups of " + std::to_string(largest) + ", more than this device's " +
-                           std::to_string(sdk::max_work_group_size(s)) + "; FUGUE_LINALG_TUNING=lu_blocked_order=0 takes a plan of one work-group a matrix");
-  const bool doubles = sc.real_type == "double";
-  const std::string options = "-DT=" + sc.type + " -DR=" + sc.real_type + (sc.complex ? " -DCOMPLEX" : "") + " -DNB=" + std::to_string(l.nb) +
-                              " -DTEAM=" + std::to_string(l.team) + " -DQ=" + std::to_string(l.rows) + " -DTS=" + std::to_string(l.tile) +
-                              " -DCHUNK=" + std::to_string(l.columns) + " -DSMALLEST=" + (doubles ? "DBL_MIN" : "FLT_MIN") +
-                              " -DUNROLL=" + (d.type == FUGUE_DEVICE_CPU ? "0" : "1");
-  cl_program program =
-      sdk::build_program(s, std::string(doubles ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_scalars + kernel_source_blocked_lu, options);
+  require_work_group(s, std::max({l.team, l.columns, (l.tile / 4) * (l.tile / 4)}), "linalg.getrf", "lu_blocked_order");
+  cl_program program = linalg_program(call, s, ta.dtype, kernel_source_blocked_lu,
+                                      "-DNB=" + std::to_string(l.nb) + " -DTEAM=" + std::to_string(l.team) + " -DQ=" + std::to_string(l.rows) +
+                                          " -DTS=" + std::to_string(l.tile) + " -DCHUNK=" + std::to_string(l.columns));
   sdk::Kernel start(program, "lu_start"), panel(program, "lu_panel"), swap_solve(program, "lu_swap_solve"), update(program, "lu_update");
   cl_mem in = sdk::buffer(s, a), out = sdk::buffer(s, lu), pivots = sdk::buffer(s, ipiv), status = sdk::buffer(s, info);
   const size_t matrices = static_cast<size_t>(count), elements = matrices * static_cast<size_t>(l.m * l.n);

@@ -30,10 +30,15 @@ std::string register_cholesky(const Scalars& sc, int64_t n, const std::string& f
               v);
 }
 
-std::string loop_cholesky(const Scalars& sc, int64_t n, const std::function<std::string(const std::string&, const std::string&)>& U,
+std::string loop_cholesky(const Scalars& sc, int64_t n, bool lower, const std::function<std::string(const std::string&, const std::string&)>& A,
+                          const std::function<std::string(const std::string&, const std::string&)>& U,
                           const std::function<std::string(const char*)>& name, const std::string& info) {
   std::map<std::string, std::string> vars = {{"t", sc.type},        {"rt", sc.real_type}, {"N", std::to_string(n)},
                                              {"rzero", sc.real(0)}, {"one", sc.real(1)},  {"info", info}};
+  for (const char* v : {"r", "c"}) vars[v] = name(v);
+  const std::string r = vars["r"], c = vars["c"];
+  std::string code = lower ? fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c <= $r; ++$c) ", vars) + U(c, r) + " = " + sc.conj(A(r, c)) + ";\n"
+                           : fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = $r; $c < $N; ++$c) ", vars) + U(r, c) + " = " + A(r, c) + ";\n";
   for (const char* v : {"k", "i", "j", "d", "s", "rs", "u"}) vars[v] = name(v);
   const std::string k = vars["k"], i = vars["i"], j = vars["j"];
   vars["wkk"] = U(k, k);
@@ -43,7 +48,7 @@ std::string loop_cholesky(const Scalars& sc, int64_t n, const std::function<std:
   vars["root"] = sc.from_real(vars["s"]);
   vars["u_of"] = sc.conj(U(k, i));
   vars["update"] = sc.mul(vars["u"], U(k, j));
-  return fill("int $info = 0;\n"
+  return code + fill("int $info = 0;\n"
               "for (int $k = 0; $k < $N; ++$k) {\n"
               "  const $rt $d = $d_of;\n"
               "  if (!($d > $rzero)) { $info = $k + 1; break; }\n"

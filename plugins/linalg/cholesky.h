@@ -29,11 +29,14 @@ std::string team_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n,
                           const std::function<std::string(const std::string&)>& write, const std::string& info);
 
 // The same for one work-item with its loops kept (a CPU's loop plan: tuning.h's loop_plan) on U = L^H
-// in a local array reached as U(row, col) (an lvalue), its upper triangle filled: factored right-looking
-// in its upper form, so that every update runs along a row, consecutive values the compiler turns into
-// vector operations (L's columns would be a stride of n apart). Declares `int info` as above; the rows
-// from info - 1 on are then left as they were.
-std::string loop_cholesky(const Scalars& sc, int64_t n, const std::function<std::string(const std::string&, const std::string&)>& U,
+// in a local array reached as U(row, col) (an lvalue), filled first from A (A(row, col) an rvalue of A's
+// element): U's row r from A's row r (upper), or U's column r from A's row r conjugated (lower: A's lower
+// triangle), so that A is read along its rows. Factored right-looking in its upper form, so that every
+// update runs along a row, consecutive values the compiler turns into vector operations (L's columns
+// would be a stride of n apart). Declares `int info` as above; the rows from info - 1 on are then left as
+// they were. `name` makes the temporaries' names (em.name).
+std::string loop_cholesky(const Scalars& sc, int64_t n, bool lower, const std::function<std::string(const std::string&, const std::string&)>& A,
+                          const std::function<std::string(const std::string&, const std::string&)>& U,
                           const std::function<std::string(const char*)>& name, const std::string& info);
 
 // The reference: factors f (row-major n x n, its lower triangle filled) into L with A = L L^H in place,

@@ -107,13 +107,8 @@ class Posv final : public sdk::Operation {
       const std::string w = em.local_array(dtype, n * n, "factor");
       const ElementAt U = [&](const std::string& i, const std::string& j) { return w + "[(" + i + ") * " + N + " + (" + j + ")]"; };
       const ElementAt Uh = [&](const std::string& i, const std::string& j) { return sc.conj(U(j, i)); };
-      // U's row r from A's row r (upper), or U's column r from A's row r conjugated (lower): A along its rows.
-      const std::string a_read = em.read_at(kA, r + " * " + N + " + " + c);
-      code += lower ? "for (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  for (int " + c + " = 0; " + c + " <= " + r + "; ++" + c + ") " +
-                          U(c, r) + " = " + sc.conj(a_read) + ";\n"
-                    : "for (int " + r + " = 0; " + r + " < " + N + "; ++" + r + ")\n  for (int " + c + " = " + r + "; " + c + " < " + N + "; ++" + c +
-                          ") " + U(r, c) + " = " + a_read + ";\n";
-      code += loop_cholesky(sc, n, U, [&](const char* stem) { return em.name(stem); }, info);
+      const auto a_at = [&](const std::string& row, const std::string& col) { return em.read_at(kA, row + " * " + N + " + " + col); };
+      code += loop_cholesky(sc, n, lower, a_at, U, [&](const char* stem) { return em.name(stem); }, info);
       code += solve_all(em, dtype, rhs, RightHandSides{x_r, x_w, n, k}, {Triangle{Uh, true, false}, Triangle{U, false, false}}, "", true, false);
       code += "if (" + info + " != 0)\n  for (int " + e + " = 0; " + e + " < " + std::to_string(n * k) + "; ++" + e + ") " + em.write_at(kX, e) +
               " = " + nan + ";\n";

@@ -204,12 +204,11 @@ class Potrf final : public sdk::Operation {
     const std::string w = em.local_array(dtype, n * n, "matrix");
     auto W = [&](const std::string& row, const std::string& col) { return w + "[(" + row + ") * " + std::to_string(n) + " + " + col + "]"; };
     const std::string r = vars["r"], c = vars["c"];
-    // In: U's row r from A's row r (upper), or U's column r from A's row r conjugated (lower: A's lower
-    // triangle). A is read along its rows, and L written along its rows below.
-    const std::string a_rc = embedded(v, em.read_at(kA, r + " * " + vars["N"] + " + " + c), r, c, sc.literal(1), vars["zero"]);
-    std::string code = lower ? fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = 0; $c <= $r; ++$c) ", vars) + W(c, r) + " = " + sc.conj(a_rc) + ";\n"
-                             : fill("for (int $r = 0; $r < $N; ++$r)\n  for (int $c = $r; $c < $N; ++$c) ", vars) + W(r, c) + " = " + a_rc + ";\n";
-    code += loop_cholesky(sc, n, W, [&](const char* stem) { return em.name(stem); }, vars["info"]);
+    // A read along its rows (loop_cholesky), and L written along its rows below.
+    const auto a_at = [&](const std::string& row, const std::string& col) {
+      return embedded(v, em.read_at(kA, row + " * " + vars["N"] + " + " + col), row, col, sc.literal(1), vars["zero"]);
+    };
+    std::string code = loop_cholesky(sc, n, lower, a_at, W, [&](const char* stem) { return em.name(stem); }, vars["info"]);
     // Out: U's first info - 1 rows when the factor failed (L's columns), zeros elsewhere; lower: U^H.
     const std::string kept = "(" + vars["info"] + " == 0 || " + r + " < " + vars["info"] + " - 1)";
     if (lower)  // L(r, c) = conj(U(c, r)), kept for columns c < info - 1
