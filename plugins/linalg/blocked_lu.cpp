@@ -12,7 +12,9 @@ namespace fugue::linalg {
 
 namespace {
 
-constexpr int64_t kColumns = 256;  // the swap-solve kernel's work-group: a column a work-item
+constexpr int64_t kColumns = 256;  // the swap-solve kernel's largest work-group: a column a work-item
+constexpr int64_t kStagedRows = 32;  // the panel kernel's rows staged through local memory at a time
+constexpr int64_t kFan = 8;          // the candidates each round of the panel's pivot search takes
 
 // How the kernels are laid out for m x n matrices of `dtype` on the call's device.
 struct Layout {
@@ -34,11 +36,14 @@ Layout layout_of(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, f
   // The panel's registers: at most 128 four-byte values a work-item (an f64 panel of 32 columns in two
   // rows); the unit triangle (swap-solve) and the update's staged rows and columns within local memory.
   auto staged = [&](int64_t nb, int64_t tile) { return static_cast<uint64_t>(nb * (tile + 1) + nb * tile) * value; };
+  auto panel = [&](int64_t nb) { return static_cast<uint64_t>(kStagedRows * (nb + 1) + 4 * nb) * value + static_cast<uint64_t>(2 * l.team) * (value + 4); };
   while (l.nb > 8 && (l.rows * l.nb * static_cast<int64_t>(value) / 4 > 128 || static_cast<uint64_t>(l.nb * l.nb) * value > d.local_mem_bytes ||
-                      staged(l.nb, 32) > d.local_mem_bytes))
+                      staged(l.nb, 32) > d.local_mem_bytes || panel(l.nb) > d.local_mem_bytes))
     l.nb /= 2;
   l.nb = std::min(l.nb, l.k);
   l.tile = staged(l.nb, 64) <= d.local_mem_bytes && d.max_work_group_size >= 256 ? 64 : 32;
+  // The swap-solve kernel's columns: no more work-items than the matrix has columns, in whole warps.
+  l.columns = std::min(l.columns, std::max<int64_t>(32, (n + 31) / 32 * 32));
   return l;
 }
 
@@ -63,7 +68,7 @@ void blocked_lu(const sdk::Call& call, const fugue_device_services& s, uint32_t 
   require_work_group(s, std::max({l.team, l.columns, (l.tile / 4) * (l.tile / 4)}), "linalg.getrf", "lu_blocked_order");
   cl_program program = linalg_program(call, s, ta.dtype, kernel_source_blocked_lu,
                                       "-DNB=" + std::to_string(l.nb) + " -DTEAM=" + std::to_string(l.team) + " -DQ=" + std::to_string(l.rows) +
-                                          " -DTS=" + std::to_string(l.tile) + " -DCHUNK=" + std::to_string(l.columns));
+                                          " -DSR=" + std::to_string(kStagedRows) + " -DFAN=" + std::to_string(kFan) + " -DTS=" + std::to_string(l.tile) + " -DCHUNK=" + std::to_string(l.columns));
   sdk::Kernel start(program, "lu_start"), panel(program, "lu_panel"), swap_solve(program, "lu_swap_solve"), update(program, "lu_update");
   cl_mem in = sdk::buffer(s, a), out = sdk::buffer(s, lu), pivots = sdk::buffer(s, ipiv), status = sdk::buffer(s, info);
   const size_t matrices = static_cast<size_t>(count), elements = matrices * static_cast<size_t>(l.m * l.n);

@@ -34,9 +34,11 @@ const std::vector<Row>& table() {
       // potrf blocked above 64 (blocked_cholesky.h; OPS=potrf scripts/gpu_linalg_sweep.sh, 2,000 matrices, one call): f64 n = 128
       // 0.950 ms against the grid's 1.956, f32 0.612 against 0.806, c64 1.145 against 2.762; at 256 and 512 the teams
       // took 59.1 and 419 ms (f64) where the blocks take 3.60 and 18.3. Panels of 32 columns: 64 took f64 n = 512 to 37.8
-      // ms and 16 to 31.2 against 20.7 (before the solve and the panel kept their rows in registers). getrf's blocked
-      // plan stays off here: its first H100 call gave no result within the call's limit (not yet known why).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0}},
+      // ms and 16 to 31.2 against 20.7 (before the solve and the panel kept their rows in registers). getrf blocked above
+      // 32 (blocked_lu.h; OPS=getrf TUNINGS=";lu_blocked_order=32" scripts/gpu_linalg_sweep.sh): f64 n = 64 0.563 ms
+      // against the grid's 0.678, 128 2.31 against 7.40; f32 0.269 against 0.359, 1.11 against 3.15; at n = 32 the
+      // grid stays (f64 0.099 ms against 0.112 blocked, f32 0.048 against 0.074).
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32}},
       {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in

@@ -263,6 +263,48 @@ TEST(Linalg, GetrfMatchesLapack) {
     }
 }
 
+// One row chosen as the pivot step after step: matrix 0's last row leads column 0, and each row it
+// swaps with leads the next column, so every step takes row m - 1 again (the blocked plan composes a
+// panel's swaps into one permutation: a row taken twice within a panel); matrix 1 the same from the
+// middle row; matrix 2 random. Pivots and factors are LAPACK's in every plan.
+TEST(Linalg, GetrfTakesOneRowAgainAndAgain) {
+  test::TempDir dir;
+  for (const char* tuning : kPlans)
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{40, 40}, {45, 37}, {37, 45}}) {
+      test::LinalgTuning scope(tuning);
+      const std::string values = test::matrix_values(3, m, n, [&](int64_t e, int64_t i, int64_t j) {
+        const double noise = 0.01 * std::sin(1.0 + static_cast<double>(i * 31 + j * 7 + e));
+        if (e == 2) return std::sin(0.37 * static_cast<double>(i * i * j) + 1.3 * static_cast<double>(j * j) + 0.7 * static_cast<double>(i));
+        const int64_t leader = e == 0 ? m - 1 : m / 2;  // the row taken at step 0, and again at every step
+        const int64_t order = i == leader ? 0 : i < leader ? i + 1 : i;  // the step at which row i leads
+        return noise + (j == order ? (order == 0 ? 1.0 : 10.0) : 0.0);
+      });
+      const std::string what = std::to_string(m) + "x" + std::to_string(n) + ", FUGUE_LINALG_TUNING=" + tuning;
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(3, m, n) + R"(, "value": )" + values + R"(}},
+        "body": [{"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]}],
+        "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "A": "A.npy"}})");
+      auto out = test::run_on_device(program);
+      const int64_t k = std::min(m, n);
+      for (int64_t e = 0; e < 3; ++e) {
+        std::vector<lapack_int> lapack_ipiv;
+        int lapack_info = 0;
+        const std::vector<double> ref = lapack_lu(out.at("A"), e, m, n, lapack_ipiv, &lapack_info);
+        int64_t repeats = 0;
+        for (int64_t s = 0; s < k; ++s) {
+          EXPECT_EQ(out.at("ipiv").get(e * k + s), lapack_ipiv[s]) << what << ", matrix " << e << ", step " << s;
+          repeats += s > 0 && lapack_ipiv[s] == lapack_ipiv[s - 1] ? 1 : 0;
+        }
+        if (e < 2) {
+          EXPECT_GE(repeats, k / 3) << "the construction takes one row again and again, " << what;
+        }
+        double worst = 0;
+        for (int64_t i = 0; i < m * n; ++i) worst = std::max(worst, std::fabs(out.at("LU").get(e * m * n + i) - ref[i]));
+        EXPECT_LT(worst, 1e-11) << what << ", matrix " << e;
+      }
+    }
+}
+
 // info is LAPACK's on exactly singular matrices in every plan (the first zero pivot; the factorization
 // completes), beside regular matrices, and the factors equal the reference's.
 TEST(Linalg, GetrfInfoIsLapacks) {

@@ -50,8 +50,7 @@ std::string spoiled(int64_t count, int64_t n, bool complex, const std::vector<in
 
 }  // namespace
 
-// The H100's table takes potrf's blocked plan above order 64, panels of 32 (getrf's when asked:
-// lu_blocked_order); the described PoCL CPU keeps its loops up to 1024 while the matrix fits three
+// The H100's table takes potrf's blocked plan above order 64, panels of 32, and getrf's above 32; the described PoCL CPU keeps its loops up to 1024 while the matrix fits three
 // quarters of its local memory, then blocks; the variable-size potrf never takes it; blocked_order=0
 // turns it off.
 TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
@@ -81,8 +80,14 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
   EXPECT_NE(r.out.find(blocked + "256 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(blocked + "600 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("plan: grid: 16 x 8 work-items per matrix"), std::string::npos) << "order 64 keeps its grid\n" << r.out;
-  // getrf's blocked plan is off on the H100 until measured there (tuning.cpp); asked for, it is planned.
-  EXPECT_EQ(r.out.find("each factored by"), std::string::npos) << r.out;
+  // getrf blocked above 32 on the H100: order 256 and 64 blocked.
+  const std::string lu_blocked = "plan: blocked: panels of 32 columns over the whole batch, each factored by ";
+  EXPECT_NE(r.out.find(lu_blocked + "128 work-items a matrix, swaps and U's rows, then the rest updated in 64 x 64 tiles, kernels of their own (order 256 > 32); NVIDIA GPU table"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(lu_blocked + "32 work-items a matrix, swaps and U's rows, then the rest updated in 64 x 64 tiles, kernels of their own (order 64 > 32); NVIDIA GPU table"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("team: 256 work-items per matrix owning columns (order 256 > 16), the matrix in L's storage"), std::string::npos)
       << "the variable sizes keep their team\n" << r.out;
   r = explain("pocl-cpu.json");
@@ -94,13 +99,13 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
       << r.out;
   r = explain("nvidia-h100.json", "lu_blocked_order=64");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("plan: blocked: panels of 32 columns over the whole batch, each factored by 128 work-items a matrix, swaps and U's rows, "
-                       "then the rest updated in 64 x 64 tiles, kernels of their own (order 256 > 64); NVIDIA GPU table"),
+  EXPECT_NE(r.out.find(lu_blocked + "128 work-items a matrix, swaps and U's rows, then the rest updated in 64 x 64 tiles, kernels of their own (order 256 > 64); NVIDIA GPU table"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("plan: grid: 16 x 8 work-items per matrix, each a 4 x 8 block"), std::string::npos) << "getrf of order 64 back in its grid\n" << r.out;
   r = explain("nvidia-h100.json", "blocked_order=0");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(r.out.find("plan: blocked"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(blocked), std::string::npos) << "potrf's blocked plan off\n" << r.out;
   r = explain("nvidia-h100.json", "blocked_panel=16");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("plan: blocked: panels of 16 columns"), std::string::npos) << r.out;
