@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "blocked_qr.h"
 #include "householder.h"
 #include "kernel_text.h"
 #include "matrices.h"
@@ -31,6 +32,13 @@ bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
 // the matrix and a row of sums in local memory.
 bool loops(const sdk::Call& call, int64_t m, int64_t n) {
   return loop_plan(tuning_of(call), std::max(m, n)) && fits_local(call, m * n + n, call.operand(kA).dtype);
+}
+
+// Kernels over the whole batch, panel by panel (blocked_qr.h; not for variable sizes): above the table's
+// qr_blocked_order, or where the loop plan would take the matrix but it does not fit local memory.
+bool blocked(const sdk::Call& call, int64_t m, int64_t n, bool vbatched) {
+  const fugue_type& a = call.operand(kA);
+  return !vbatched && blocked_plan(tuning_of(call).qr_blocked_order, tuning_of(call), std::max(m, n), fits_local(call, m * n + n, a.dtype));
 }
 
 class Geqrf final : public sdk::Operation {
@@ -95,6 +103,7 @@ class Geqrf final : public sdk::Operation {
     const fugue_type& a = call.operand(kA);
     const Tuning tu = tuning_of(call);
     const int64_t m = rows_of(a), n = columns_of(a);
+    if (blocked(call, m, n, vbatched_)) return blocked_qr_plan(call, tu, m, n, a.dtype);
     const bool in_loops = loops(call, m, n), own = in_loops || own_local_array(call, m, n);
     const int64_t team = in_loops ? 1 : team_size(tu, std::max(m, n));
     sdk::Plan plan = team_plan(batch_count(a), team);
@@ -163,6 +172,9 @@ class Geqrf final : public sdk::Operation {
     if (in_local) code += team_loop(q, lane, em.local_size(), e, all, A, "    " + em.write_at(kQR, e) + " = " + local + "[" + e + "];\n");
     em.append(code);
   }
+
+  // The blocked plan (blocked_qr.h); the others are emitted.
+  void execute(const sdk::Call& call, const fugue_device_services& s) const override { blocked_qr(call, s, kA, kQR, kTau); }
 
   fugue_cost cost(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);

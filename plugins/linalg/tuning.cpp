@@ -38,8 +38,8 @@ const std::vector<Row>& table() {
       // 32 (blocked_lu.h; OPS=getrf TUNINGS=";lu_blocked_order=32" scripts/gpu_linalg_sweep.sh): f64 n = 64 0.563 ms
       // against the grid's 0.678, 128 2.31 against 7.40; f32 0.269 against 0.359, 1.11 against 3.15; at n = 32 the
       // grid stays (f64 0.099 ms against 0.112 blocked, f32 0.048 against 0.074).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0}},
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 0}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
@@ -55,8 +55,8 @@ const std::vector<Row>& table() {
       // geqrf in loops at every order above 8 (scripts/pocl_linalg.sh, f64 at n = 32: potrf 6.3 ms, getrf
       // 7.7, geqrf 36, where teams had taken 26, 47 and 100 in the table before); posv with them (2,000 f64
       // systems, two right-hand sides: n = 32 17.8 ms against 84.1 in teams, 64 84.7 against 763).
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024}},
-      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0}},
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024, 1024}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0}},
   };
   return rows;
 }
@@ -103,7 +103,7 @@ Tuning overridden(Tuning t, const char* text) {
       continue;
     }
     if ((key == "grid_rows" || key == "tile_order" || key == "vector_rows" || key == "loop_order" || key == "blocked_order" ||
-         key == "lu_blocked_order") &&
+         key == "lu_blocked_order" || key == "qr_blocked_order") &&
         value == "0") {
       // The default grid shape again; gemm's tiles, vectors, the loop and blocked plans off.
       (key == "grid_rows"     ? t.grid_rows
@@ -111,12 +111,13 @@ Tuning overridden(Tuning t, const char* text) {
        : key == "vector_rows" ? t.vector_rows
        : key == "loop_order"  ? t.loop_order
        : key == "blocked_order" ? t.blocked_order
-                              : t.lu_blocked_order) = 0;
+       : key == "lu_blocked_order" ? t.lu_blocked_order
+                              : t.qr_blocked_order) = 0;
       continue;
     }
     if (!number || v < 1 || v > 1024)
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
-                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order)");
+                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order)");
     if (key == "register_order") t.register_order = v;
     else if (key == "row_order") t.row_order = v;
     else if (key == "team_max") t.team_max = v;
@@ -128,11 +129,12 @@ Tuning overridden(Tuning t, const char* text) {
     else if (key == "loop_order") t.loop_order = v;
     else if (key == "blocked_order") t.blocked_order = v;
     else if (key == "lu_blocked_order") t.lu_blocked_order = v;
+    else if (key == "qr_blocked_order") t.qr_blocked_order = v;
     else if (key == "vector_rows")
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected vector_rows=0..16");
     else
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max, grid_order, "
-                                 "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order)");
+                                 "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order)");
   }
   if (t.grid_rows & (t.grid_rows - 1))
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: grid_rows " + std::to_string(t.grid_rows) + " is not a power of two");

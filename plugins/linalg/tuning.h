@@ -6,7 +6,7 @@
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
 // "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields
 // (tile_order=0 turns gemm's tiles off, vector_rows=0 its vectors, loop_order=0 the loop plans,
-// blocked_order=0 and lu_blocked_order=0 the blocked ones).
+// blocked_order=0, lu_blocked_order=0 and qr_blocked_order=0 the blocked ones).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,6 +32,7 @@ struct Tuning {
   int64_t blocked_order;     // potrf: kernels over the whole batch, panel by panel (blocked_cholesky.h), above this order (0: never)
   int64_t blocked_panel;     // the blocked plans: columns a panel (8, 16, 32 or 64; fewer where local memory or registers are short)
   int64_t lu_blocked_order;  // getrf: the same (blocked_lu.h) above this order (0: never)
+  int64_t qr_blocked_order;  // geqrf: the same (blocked_qr.h) above this order (0: never)
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;
@@ -48,7 +49,7 @@ inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order &
 inline bool loop_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.loop_order; }
 
 // Whether a factorization of order n whose blocked plan starts above `limit` (blocked_order for potrf,
-// lu_blocked_order for getrf; 0: never) runs blocked: above it, or above register_order where the loop
+// lu_blocked_order for getrf, qr_blocked_order for geqrf; 0: never) runs blocked: above it, or above register_order where the loop
 // plan would take it but its matrix does not fit in local memory (`loop_fits`).
 inline bool blocked_plan(int64_t limit, const Tuning& t, int64_t n, bool loop_fits) {
   return limit > 0 && n > t.register_order && (n > limit || (loop_plan(t, n) && !loop_fits));

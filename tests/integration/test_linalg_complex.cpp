@@ -316,10 +316,13 @@ TEST(Linalg, ComplexQrMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::tuple<int64_t, int64_t, int64_t>> cases = {{1, 1, 1}, {3, 2, 1}, {6, 6, 2}, {8, 5, 1}, {12, 12, 1}, {20, 7, 2}, {40, 33, 1}, {70, 40, 2}};
+  for (const char* tuning : {"", "qr_blocked_order=8,blocked_panel=8"})
   for (const char* dtype : {"c128", "c64"})
     for (const auto& [m, n, k] : cases) {
+      test::LinalgTuning scope(tuning);
       const int64_t count = m <= 16 ? 40 : 4;
-      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " + std::to_string(seed) + ")";
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " + std::to_string(seed) +
+                               ", FUGUE_LINALG_TUNING=" + tuning + ")";
       const std::string d = std::string(R"("dtype": ")") + dtype + R"(", )";
       Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
         "A": {"kind": "array", )" + d + R"("shape": )" + shape(count, m, n) + R"(, "from": {"random": {"seed": )" + std::to_string(seed + m) + R"(, "low": -1, "high": 1}}},

@@ -1,0 +1,272 @@
+// blocked_qr.cl: linalg.geqrf for large matrices as a sequence of kernels over a whole batch
+// (blocked_qr.h): each entry's M x N matrix lives in QR's storage, row-major, and is factored panel by
+// panel, NB columns at a time, as LAPACK's geqrf: the panel kernel reflects the panel's columns one by
+// one (geqr2) and forms the triangular factor T of its block reflector Q = H_0 ... H_b-1 = I - V T V^H
+// (larft, forward and columnwise); the apply kernel gives the columns right of the panel Q^H C =
+// C - V T^H (V^H C) (larfb), a work-group per matrix and CT columns, a work-item a column.
+//
+// The matrices' rows M, columns N and steps K = min(M, N) are arguments. Options: scalars.cl's, -DNB=<panel
+// columns> -DTR=<row groups of the panel kernel> -DQ=<rows a panel work-item holds: TR apart>
+// -DCT=<the apply kernel's columns> -DRC=<rows it stages at a time> -DF64PARTS=<1 for double parts>
+// -DUNROLL=<0 or 1, as blocked_lu.cl's>.
+
+// MUL, CONJ, RE, FROM_REAL, by_pivot and ZERO: kernels/scalars.cl, put before this.
+#ifdef COMPLEX
+#define ABS2(a) ((a).x * (a).x + (a).y * (a).y)
+#define MAX_PART(a) fmax(fabs((a).x), fabs((a).y))
+#define ABS(a) hypot((a).x, (a).y)
+#define HAS_IMAGINARY(a) ((a).y != (R)0)
+#else
+#define ABS2(a) ((a) * (a))
+#define MAX_PART(a) fabs(a)
+#define ABS(a) (a)
+#define HAS_IMAGINARY(a) false
+#endif
+// Sums of squares outside [NORM_LO, NORM_HI] are recomputed scaled (digits lost to underflow, or
+// overflow); columns whose parts are all below NORM_TINY are reflected as if scaled up by NORM_BIG, as
+// the emitted plans' (householder.cpp) and LAPACK's larfg.
+#if F64PARTS
+#define NORM_LO (DBL_MIN / DBL_EPSILON)
+#define NORM_HI (DBL_MAX * DBL_EPSILON)
+#define NORM_TINY 0x1p-500
+#define NORM_BIG 0x1p600
+#else
+#define NORM_LO (FLT_MIN / FLT_EPSILON)
+#define NORM_HI (FLT_MAX * FLT_EPSILON)
+#define NORM_TINY 0x1p-60f
+#define NORM_BIG 0x1p80f
+#endif
+
+// A into W (when they are different buffers): a work-item an element.
+__kernel void qr_start(__global const T* a, __global T* w, long elements) {
+  const size_t i = get_global_id(0);
+  if (i < (size_t)elements) w[i] = a[i];
+}
+
+// Columns j0 .. j0 + b - 1, rows j0 .. M - 1 of every entry, reflected as LAPACK's geqr2; tau_j0+k kept,
+// and the panel's T (NB x NB, upper) written to `tmat` (an NB x NB matrix per entry). Work-item (g, c),
+// c = lid % NB, g = lid / NB, holds column j0 + c of rows j0 + g + TR q, q < Q, in registers. Step k:
+// column k's sum of squares below the diagonal (partial sums in local memory), its reflector's scalars
+// (every work-item alike), v_k into local memory, then every other column's s_c = v_k^H x_c (partial sums
+// again): right of k, x_c -= conj(tau) v_k s_c; left of k, conj(s_c) = V_c^H v_k, T's Gram column. Three
+// barriers a step (five when a sum of squares has to be rescaled).
+__kernel void qr_panel(__global T* w, __global T* tau, __global T* tmat, int M, int N, int K, int j0, int b) {
+  __local R part_ss[TR], part_mx[TR];
+  __local T alpha_at[1];
+  __local T v[TR * Q];  // v_k over rows j0 ..
+  __local T part[TR][NB];
+  __local T gram[NB][NB];  // gram[c][k] = V_c^H v_k, c < k
+  __local T taus[NB];
+  const int lid = get_local_id(0), c = lid % NB, g = lid / NB;
+  const long m = get_group_id(0), base = m * (long)M * N;
+  T x[Q];
+#if UNROLL
+#pragma unroll
+#endif
+  for (int q = 0; q < Q; ++q) {
+    const int i = j0 + g + TR * q;
+    x[q] = i < M && c < b ? w[base + (long)i * N + j0 + c] : ZERO;
+  }
+#if UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < NB; ++k) {
+    if (k >= b) break;  // the same in every work-item
+    const int rk = j0 + k;
+    // Column k's partial sums of squares below the diagonal, the largest part among them, and alpha.
+    if (c == k) {
+      R ss = (R)0, mx = (R)0;
+#if UNROLL
+#pragma unroll
+#endif
+      for (int q = 0; q < Q; ++q) {
+        const int i = j0 + g + TR * q;
+        if (i > rk && i < M) {
+          ss += ABS2(x[q]);
+          mx = fmax(mx, MAX_PART(x[q]));
+        }
+        if (i == rk) alpha_at[0] = x[q];
+      }
+      part_ss[g] = ss;
+      part_mx[g] = mx;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    R ss = (R)0, mx = (R)0;
+    for (int h = 0; h < TR; ++h) {
+      ss += part_ss[h];
+      mx = fmax(mx, part_mx[h]);
+    }
+    const T alpha = alpha_at[0];
+    R xn = sqrt(ss);
+    if (!(ss >= NORM_LO && ss <= NORM_HI)) {  // every work-item alike: the same sums in the same order
+      barrier(CLK_LOCAL_MEM_FENCE);          // part_ss read by all
+      if (c == k) {
+        R s2 = (R)0;
+        if (mx > (R)0) {
+#if UNROLL
+#pragma unroll
+#endif
+          for (int q = 0; q < Q; ++q) {
+            const int i = j0 + g + TR * q;
+            if (i > rk && i < M) {
+              const T y = x[q] / mx;
+              s2 += ABS2(y);
+            }
+          }
+        }
+        part_ss[g] = s2;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      ss = (R)0;
+      for (int h = 0; h < TR; ++h) ss += part_ss[h];
+      xn = mx * sqrt(ss);
+    }
+    // The reflector's scalars, as householder.cpp's reflector(): beta = -sign(re alpha) ||(alpha, x)||,
+    // tau = (beta - alpha) / beta, v = x / (alpha - beta); nothing to reflect (tau 0) for x = 0 and a
+    // real alpha.
+    const bool go = xn != (R)0 || HAS_IMAGINARY(alpha);
+    const R sv = fmax(MAX_PART(alpha), xn) < NORM_TINY ? NORM_BIG : (R)1;
+    const T as = alpha * sv;
+    const R bs = go ? -copysign(hypot(ABS(as), xn * sv), RE(as)) : RE(as);
+    const R beta = bs / sv;
+#ifdef COMPLEX
+    const T t = go ? (T)((bs - as.x) / bs, -as.y / bs) : ZERO;
+#else
+    const T t = go ? (bs - as) / bs : ZERO;
+#endif
+    const T sc = go ? by_pivot(FROM_REAL((R)1), as - FROM_REAL(bs)) : ZERO;
+    // v_k: column k below the diagonal scaled (kept in place, LAPACK's layout), 1 on the diagonal.
+    if (c == k) {
+#if UNROLL
+#pragma unroll
+#endif
+      for (int q = 0; q < Q; ++q) {
+        const int i = j0 + g + TR * q;
+        if (i > rk && i < M) x[q] = MUL(x[q] * sv, sc);
+        if (i == rk) x[q] = FROM_REAL(beta);
+        v[i - j0] = i > rk && i < M ? x[q] : i == rk ? FROM_REAL((R)1) : ZERO;
+      }
+      if (g == 0) {
+        taus[k] = t;
+        tau[m * K + rk] = t;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // s_c = v_k^H x_c over rows j0 + k .., partial sums.
+    if (c != k) {
+      T s = ZERO;
+#if UNROLL
+#pragma unroll
+#endif
+      for (int q = 0; q < Q; ++q) {
+        const int i = j0 + g + TR * q;
+        if (i >= rk && i < M) s += MUL(CONJ(v[i - j0]), x[q]);
+      }
+      part[g][c] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (c != k) {
+      T s = ZERO;
+      for (int h = 0; h < TR; ++h) s += part[h][c];
+      if (c > k) {
+        const T f = MUL(CONJ(t), s);
+#if UNROLL
+#pragma unroll
+#endif
+        for (int q = 0; q < Q; ++q) {
+          const int i = j0 + g + TR * q;
+          if (i >= rk && i < M) x[q] -= MUL(v[i - j0], f);
+        }
+      } else if (g == 0) {
+        gram[c][k] = CONJ(s);
+      }
+    }
+  }
+#if UNROLL
+#pragma unroll
+#endif
+  for (int q = 0; q < Q; ++q) {
+    const int i = j0 + g + TR * q;
+    if (i < M && c < b) w[base + (long)i * N + j0 + c] = x[q];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // T's row c (larft): T_cc = tau_c, T_ck = -tau_k sum_{c <= j < k} T_cj gram_jk; a row depends only on
+  // itself, so each is formed by one work-item without barriers, in `tmat` (read back by the same one).
+  if (g == 0 && c < NB) {
+    __global T* row = tmat + m * NB * NB + c * NB;
+    for (int k = 0; k < NB; ++k) {
+      T value = ZERO;
+      if (k == c && k < b) value = taus[c];
+      if (k > c && k < b) {
+        T s = ZERO;
+        for (int j = c; j < k; ++j) s += MUL(row[j], gram[j][k]);
+        value = -MUL(taus[k], s);
+      }
+      row[k] = value;
+    }
+  }
+}
+
+// Columns j0 + b .. N - 1 of every entry: C = Q^H C = C - V (T^H (V^H C)) over rows j0 .. M - 1, V the
+// panel's reflectors (unit lower trapezoidal, from QR's storage), T from `tmat`. A work-group of CT
+// work-items per matrix and CT columns (`tiles` a matrix), a work-item a column: W = V^H c in registers
+// (V staged RC rows at a time in local memory), W = T^H W, then c -= V W.
+__kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int j0, int b, int tiles) {
+  __local T vs[RC][NB];
+  __local T ts[NB][NB];
+  const long group = get_group_id(0), m = group / tiles, base = m * (long)M * N;
+  const int lid = get_local_id(0), col = j0 + b + (int)(group % tiles) * CT + lid;
+  for (int idx = lid; idx < NB * NB; idx += CT) ts[idx / NB][idx % NB] = tmat[m * NB * NB + idx];
+  T acc[NB];
+#if UNROLL
+#pragma unroll
+#endif
+  for (int k = 0; k < NB; ++k) acc[k] = ZERO;
+  for (int i0 = j0; i0 < M; i0 += RC) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int idx = lid; idx < RC * NB; idx += CT) {
+      const int r = idx / NB, k = idx % NB, i = i0 + r;
+      vs[r][k] = i >= M || k >= b || i < j0 + k ? ZERO : i == j0 + k ? FROM_REAL((R)1) : w[base + (long)i * N + j0 + k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (col < N) {
+      for (int r = 0; r < RC && i0 + r < M; ++r) {
+        const T value = w[base + (long)(i0 + r) * N + col];
+#if UNROLL
+#pragma unroll
+#endif
+        for (int k = 0; k < NB; ++k) acc[k] += MUL(CONJ(vs[r][k]), value);
+      }
+    }
+  }
+  // T^H W in place, last row first (row r reads rows j <= r only).
+#if UNROLL
+#pragma unroll
+#endif
+  for (int r = NB - 1; r >= 0; --r) {
+    T s = ZERO;
+#if UNROLL
+#pragma unroll
+#endif
+    for (int j = 0; j <= r; ++j) s += MUL(CONJ(ts[j][r]), acc[j]);
+    acc[r] = s;
+  }
+  for (int i0 = j0; i0 < M; i0 += RC) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int idx = lid; idx < RC * NB; idx += CT) {
+      const int r = idx / NB, k = idx % NB, i = i0 + r;
+      vs[r][k] = i >= M || k >= b || i < j0 + k ? ZERO : i == j0 + k ? FROM_REAL((R)1) : w[base + (long)i * N + j0 + k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (col < N) {
+      for (int r = 0; r < RC && i0 + r < M; ++r) {
+        T s = ZERO;
+#if UNROLL
+#pragma unroll
+#endif
+        for (int k = 0; k < NB; ++k) s += MUL(vs[r][k], acc[k]);
+        w[base + (long)(i0 + r) * N + col] -= s;
+      }
+    }
+  }
+}
