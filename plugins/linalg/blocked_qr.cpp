@@ -15,7 +15,10 @@ namespace {
 
 constexpr int64_t kApplyColumns = 64;  // the apply kernel's work-group: a column a work-item
 constexpr int64_t kStagedRows = 32;    // the rows of V it stages at a time
-constexpr int64_t kPanelRows = 16;     // the most rows of a column a panel work-item holds, where the work-group allows
+constexpr int64_t kPanelRows = 16;     // the rows of a column a panel work-item holds, more where the work-group reaches kPanelTeam
+// The panel's largest work-group: 1024 work-items holding 16 f64 values each asked the H100 for more
+// registers than a compute unit has (CL_OUT_OF_RESOURCES at order 512).
+constexpr int64_t kPanelTeam = 256;
 
 // How the kernels are laid out for m x n matrices of `dtype` on the call's device.
 struct Layout {
@@ -32,12 +35,12 @@ Layout layout_of(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, f
   Layout l{m, n, std::min(m, n), t.blocked_panel, 1, 1, static_cast<int64_t>(std::min<uint64_t>(kApplyColumns, d.max_work_group_size))};
   auto shape = [&] {
     l.groups = 1;
-    while (l.groups * kPanelRows < m && static_cast<uint64_t>(l.groups * 2 * l.nb) <= largest) l.groups *= 2;
+    while (l.groups * kPanelRows < m && l.groups * 2 * l.nb <= kPanelTeam && static_cast<uint64_t>(l.groups * 2 * l.nb) <= largest) l.groups *= 2;
     l.rows = (m + l.groups - 1) / l.groups;
   };
-  // Local memory: the panel's partial sums, v, the Gram matrix, the taus; the apply kernel's staged V and T.
+  // Local memory: the panel's partial sums, v, the Gram matrix, T, the taus; the apply kernel's staged V and T.
   auto panel_bytes = [&] {
-    return static_cast<uint64_t>(l.groups * l.rows + l.groups * l.nb + l.nb * l.nb + l.nb + 1) * value + static_cast<uint64_t>(2 * l.groups) * value;
+    return static_cast<uint64_t>(l.groups * l.rows + l.groups * l.nb + 2 * l.nb * l.nb + l.nb + 1) * value + static_cast<uint64_t>(2 * l.groups) * value;
   };
   auto apply_bytes = [&] { return static_cast<uint64_t>(kStagedRows * l.nb + l.nb * l.nb) * value; };
   // Registers: a column of V^H C a work-item, at most 64 four-byte values (an f64 panel of 32 columns).

@@ -37,8 +37,11 @@ const std::vector<Row>& table() {
       // ms and 16 to 31.2 against 20.7 (before the solve and the panel kept their rows in registers). getrf blocked above
       // 32 (blocked_lu.h; OPS=getrf TUNINGS=";lu_blocked_order=32" scripts/gpu_linalg_sweep.sh): f64 n = 64 0.563 ms
       // against the grid's 0.678, 128 2.31 against 7.40; f32 0.269 against 0.359, 1.11 against 3.15; at n = 32 the
-      // grid stays (f64 0.099 ms against 0.112 blocked, f32 0.048 against 0.074).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 0}},
+      // grid stays (f64 0.099 ms against 0.112 blocked, f32 0.048 against 0.074). geqrf blocked above 64 (blocked_qr.h;
+      // OPS=geqrf TUNINGS=";qr_blocked_order=32" scripts/gpu_linalg_sweep.sh): f64 n = 128 5.52 ms against the teams'
+      // 16.4, 256 34.5 against 160; f32 3.51 against 6.24, 14.8 against 83.4; at 64 the teams stay (f64 0.759 ms
+      // against 1.346 blocked, f32 0.570 against 0.853).
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64}},
       {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in

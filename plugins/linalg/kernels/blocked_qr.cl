@@ -45,7 +45,8 @@ __kernel void qr_start(__global const T* a, __global T* w, long elements) {
 
 // Columns j0 .. j0 + b - 1, rows j0 .. M - 1 of every entry, reflected as LAPACK's geqr2; tau_j0+k kept,
 // and the panel's T (NB x NB, upper) written to `tmat` (an NB x NB matrix per entry). Work-item (g, c),
-// c = lid % NB, g = lid / NB, holds column j0 + c of rows j0 + g + TR q, q < Q, in registers. Step k:
+// g = lid % TR, c = lid / TR, holds column j0 + c of rows j0 + g + TR q, q < Q, in registers (a column's
+// work-items consecutive: only the warps holding column k work on its reflector). Step k:
 // column k's sum of squares below the diagonal (partial sums in local memory), its reflector's scalars
 // (every work-item alike), v_k into local memory, then every other column's s_c = v_k^H x_c (partial sums
 // again): right of k, x_c -= conj(tau) v_k s_c; left of k, conj(s_c) = V_c^H v_k, T's Gram column. Three
@@ -56,8 +57,9 @@ __kernel void qr_panel(__global T* w, __global T* tau, __global T* tmat, int M, 
   __local T v[TR * Q];  // v_k over rows j0 ..
   __local T part[TR][NB];
   __local T gram[NB][NB];  // gram[c][k] = V_c^H v_k, c < k
+  __local T tri[NB][NB];   // T
   __local T taus[NB];
-  const int lid = get_local_id(0), c = lid % NB, g = lid / NB;
+  const int lid = get_local_id(0), g = lid % TR, c = lid / TR;
   const long m = get_group_id(0), base = m * (long)M * N;
   T x[Q];
 #if UNROLL
@@ -67,11 +69,8 @@ __kernel void qr_panel(__global T* w, __global T* tau, __global T* tmat, int M, 
     const int i = j0 + g + TR * q;
     x[q] = i < M && c < b ? w[base + (long)i * N + j0 + c] : ZERO;
   }
-#if UNROLL
-#pragma unroll
-#endif
-  for (int k = 0; k < NB; ++k) {
-    if (k >= b) break;  // the same in every work-item
+  // The steps are not unrolled (nothing is indexed by k; unrolled, they only made the kernel longer).
+  for (int k = 0; k < b; ++k) {
     const int rk = j0 + k;
     // Column k's partial sums of squares below the diagonal, the largest part among them, and alpha.
     if (c == k) {
@@ -191,20 +190,21 @@ __kernel void qr_panel(__global T* w, __global T* tau, __global T* tmat, int M, 
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   // T's row c (larft): T_cc = tau_c, T_ck = -tau_k sum_{c <= j < k} T_cj gram_jk; a row depends only on
-  // itself, so each is formed by one work-item without barriers, in `tmat` (read back by the same one).
-  if (g == 0 && c < NB) {
-    __global T* row = tmat + m * NB * NB + c * NB;
+  // itself, so each is formed by one work-item without barriers.
+  if (g == 0) {
     for (int k = 0; k < NB; ++k) {
       T value = ZERO;
       if (k == c && k < b) value = taus[c];
       if (k > c && k < b) {
         T s = ZERO;
-        for (int j = c; j < k; ++j) s += MUL(row[j], gram[j][k]);
+        for (int j = c; j < k; ++j) s += MUL(tri[c][j], gram[j][k]);
         value = -MUL(taus[k], s);
       }
-      row[k] = value;
+      tri[c][k] = value;
     }
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int idx = lid; idx < NB * NB; idx += TR * NB) tmat[m * NB * NB + idx] = tri[idx / NB][idx % NB];
 }
 
 // Columns j0 + b .. N - 1 of every entry: C = Q^H C = C - V (T^H (V^H C)) over rows j0 .. M - 1, V the
