@@ -7,7 +7,7 @@
 //
 // The matrices' rows M, columns N and steps K = min(M, N) are arguments. Options: scalars.cl's, -DNB=<panel
 // columns> -DTR=<row groups of the panel kernel> -DQ=<rows a panel work-item holds: TR apart>
-// -DCT=<the apply kernel's columns> -DRC=<rows it stages at a time> -DF64PARTS=<1 for double parts>
+// -DCT=<the apply kernel's work-items> -DCW=<columns each of them takes> -DRC=<rows it stages at a time> -DF64PARTS=<1 for double parts>
 // -DUNROLL=<0 or 1, as blocked_lu.cl's>.
 
 // MUL, CONJ, RE, FROM_REAL, by_pivot and ZERO: kernels/scalars.cl, put before this.
@@ -209,19 +209,24 @@ __kernel void qr_panel(__global T* w, __global T* tau, __global T* tmat, int M, 
 
 // Columns j0 + b .. N - 1 of every entry: C = Q^H C = C - V (T^H (V^H C)) over rows j0 .. M - 1, V the
 // panel's reflectors (unit lower trapezoidal, from QR's storage), T from `tmat`. A work-group of CT
-// work-items per matrix and CT columns (`tiles` a matrix), a work-item a column: W = V^H c in registers
-// (V staged RC rows at a time in local memory), W = T^H W, then c -= V W.
+// work-items per matrix and CT * CW columns (`tiles` a matrix), a work-item CW columns, CT apart: W = V^H c
+// in registers (V staged RC rows at a time in local memory, each value read there serving CW columns),
+// W = T^H W, then c -= V W.
 __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int j0, int b, int tiles) {
   __local T vs[RC][NB];
   __local T ts[NB][NB];
   const long group = get_group_id(0), m = group / tiles, base = m * (long)M * N;
-  const int lid = get_local_id(0), col = j0 + b + (int)(group % tiles) * CT + lid;
+  const int lid = get_local_id(0), first = j0 + b + (int)(group % tiles) * CT * CW + lid;
   for (int idx = lid; idx < NB * NB; idx += CT) ts[idx / NB][idx % NB] = tmat[m * NB * NB + idx];
-  T acc[NB];
+  T acc[CW][NB];
 #if UNROLL
 #pragma unroll
 #endif
-  for (int k = 0; k < NB; ++k) acc[k] = ZERO;
+  for (int u = 0; u < CW; ++u)
+#if UNROLL
+#pragma unroll
+#endif
+    for (int k = 0; k < NB; ++k) acc[u][k] = ZERO;
   for (int i0 = j0; i0 < M; i0 += RC) {
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int idx = lid; idx < RC * NB; idx += CT) {
@@ -229,13 +234,25 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
       vs[r][k] = i >= M || k >= b || i < j0 + k ? ZERO : i == j0 + k ? FROM_REAL((R)1) : w[base + (long)i * N + j0 + k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (col < N) {
-      for (int r = 0; r < RC && i0 + r < M; ++r) {
-        const T value = w[base + (long)(i0 + r) * N + col];
+    // The rows unrolled (a constant count, each guarded), so that their loads are issued together.
 #if UNROLL
 #pragma unroll
 #endif
-        for (int k = 0; k < NB; ++k) acc[k] += MUL(CONJ(vs[r][k]), value);
+    for (int r = 0; r < RC; ++r) {
+      T value[CW];
+#if UNROLL
+#pragma unroll
+#endif
+      for (int u = 0; u < CW; ++u) value[u] = i0 + r < M && first + u * CT < N ? w[base + (long)(i0 + r) * N + first + u * CT] : ZERO;
+#if UNROLL
+#pragma unroll
+#endif
+      for (int k = 0; k < NB; ++k) {
+        const T v = CONJ(vs[r][k]);
+#if UNROLL
+#pragma unroll
+#endif
+        for (int u = 0; u < CW; ++u) acc[u][k] += MUL(v, value[u]);
       }
     }
   }
@@ -244,12 +261,25 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
 #pragma unroll
 #endif
   for (int r = NB - 1; r >= 0; --r) {
-    T s = ZERO;
+    T s[CW];
 #if UNROLL
 #pragma unroll
 #endif
-    for (int j = 0; j <= r; ++j) s += MUL(CONJ(ts[j][r]), acc[j]);
-    acc[r] = s;
+    for (int u = 0; u < CW; ++u) s[u] = ZERO;
+#if UNROLL
+#pragma unroll
+#endif
+    for (int j = 0; j <= r; ++j) {
+      const T t = CONJ(ts[j][r]);
+#if UNROLL
+#pragma unroll
+#endif
+      for (int u = 0; u < CW; ++u) s[u] += MUL(t, acc[u][j]);
+    }
+#if UNROLL
+#pragma unroll
+#endif
+    for (int u = 0; u < CW; ++u) acc[u][r] = s[u];
   }
   for (int i0 = j0; i0 < M; i0 += RC) {
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -258,15 +288,30 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
       vs[r][k] = i >= M || k >= b || i < j0 + k ? ZERO : i == j0 + k ? FROM_REAL((R)1) : w[base + (long)i * N + j0 + k];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (col < N) {
-      for (int r = 0; r < RC && i0 + r < M; ++r) {
-        T s = ZERO;
 #if UNROLL
 #pragma unroll
 #endif
-        for (int k = 0; k < NB; ++k) s += MUL(vs[r][k], acc[k]);
-        w[base + (long)(i0 + r) * N + col] -= s;
+    for (int r = 0; r < RC; ++r) {
+      T s[CW];
+#if UNROLL
+#pragma unroll
+#endif
+      for (int u = 0; u < CW; ++u) s[u] = ZERO;
+#if UNROLL
+#pragma unroll
+#endif
+      for (int k = 0; k < NB; ++k) {
+        const T v = vs[r][k];
+#if UNROLL
+#pragma unroll
+#endif
+        for (int u = 0; u < CW; ++u) s[u] += MUL(v, acc[u][k]);
       }
+#if UNROLL
+#pragma unroll
+#endif
+      for (int u = 0; u < CW; ++u)
+        if (i0 + r < M && first + u * CT < N) w[base + (long)(i0 + r) * N + first + u * CT] -= s[u];
     }
   }
 }
