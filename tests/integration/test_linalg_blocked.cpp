@@ -1,10 +1,10 @@
-// The blocked plans of potrf and getrf (blocked_cholesky.h, blocked_lu.h: kernels over the whole batch,
-// panel by panel): explain names them above the table's blocked_order on a GPU and where a CPU's loop
-// plan does not fit local memory; entries that are not positive definite stop alone, lower and upper,
+// The blocked plans of potrf, getrf and geqrf (blocked_cholesky.h, blocked_lu.h, blocked_qr.h: kernels
+// over the whole batch, panel by panel): explain names them above the table's orders on a GPU and where a
+// CPU's loop plan does not fit local memory; entries that are not positive definite stop alone, lower and upper,
 // real and complex, with the reference's factors; the factors written over their input; element-wise
 // producers and solves around them run as kernels of their own and give the reference's results; bad
-// panel widths are refused by name. (test_linalg.cpp and test_linalg_complex.cpp check the factors and
-// pivots against LAPACK at orders 9 to 460, square and not.)
+// panel widths are refused by name; QR over its input. (test_linalg.cpp, test_linalg_qr.cpp and
+// test_linalg_complex.cpp check the factors and pivots against LAPACK at orders 9 to 460, square and not.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -50,7 +50,7 @@ std::string spoiled(int64_t count, int64_t n, bool complex, const std::vector<in
 
 }  // namespace
 
-// The H100's table takes potrf's blocked plan above order 64, panels of 32, and getrf's above 32; the described PoCL CPU keeps its loops up to 1024 while the matrix fits three
+// The H100's table takes potrf's and geqrf's blocked plans above order 64, panels of 32, and getrf's above 32; the described PoCL CPU keeps its loops up to 1024 while the matrix fits three
 // quarters of its local memory, then blocks; the variable-size potrf never takes it; blocked_order=0
 // turns it off.
 TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
@@ -65,7 +65,9 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
              {"op": "linalg.potrf", "out": ["LC"], "in": ["C"]},
              {"op": "linalg.potrf_vbatched", "out": ["LV"], "in": ["B", "n"]},
              {"op": "linalg.getrf", "out": ["UB", "pb"], "in": ["B"]},
-             {"op": "linalg.getrf", "out": ["UA", "pa"], "in": ["A"]}],
+             {"op": "linalg.getrf", "out": ["UA", "pa"], "in": ["A"]},
+             {"op": "linalg.geqrf", "out": ["QB", "tb"], "in": ["B"]},
+             {"op": "linalg.geqrf", "out": ["QC", "tc"], "in": ["C"]}],
     "outputs": {"LA": "LA.npy", "LB": "LB.npy", "LC": "LC.npy", "LV": "LV.npy", "UB": "UB.npy", "UA": "UA.npy"}})");
   const std::string program = (dir / "p.json").string();
   // explain on a described device, with FUGUE_LINALG_TUNING set to `tuning` (unless empty).
@@ -88,11 +90,19 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
   EXPECT_NE(r.out.find(lu_blocked + "32 work-items a matrix, swaps and U's rows, then the rest updated in 64 x 64 tiles, kernels of their own (order 64 > 32); NVIDIA GPU table"),
             std::string::npos)
       << r.out;
+  const std::string qr_blocked = "plan: blocked: panels of 32 columns over the whole batch, each reflected by 256 work-items a matrix with its T, then "
+                                 "applied to the columns right of it, 64 a work-group, kernels of their own (order ";
+  EXPECT_NE(r.out.find(qr_blocked + "256 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(qr_blocked + "600 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("team: 256 work-items per matrix owning columns (order 256 > 16), the matrix in L's storage"), std::string::npos)
       << "the variable sizes keep their team\n" << r.out;
   r = explain("pocl-cpu.json");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find(blocked + "600: the loop plan's matrix exceeds local memory); CPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("each reflected by 256 work-items a matrix with its T, then applied to the columns right of it, 64 a work-group, kernels of "
+                       "their own (order 600: the loop plan's matrix exceeds local memory); CPU table"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("plan: loops: one matrix per work-item, its loops kept, the matrix in local memory, factored as U = L^H along its rows (order "
                        "256 in 9..1024)"),
             std::string::npos)
@@ -224,5 +234,24 @@ TEST(LinalgBlocked, InfinitePivotsOfComplexLu) {
       EXPECT_EQ(nans, 0) << what;
       // The matrix's own conditioning (its finite values): the factors within 1e-8 of the reference's.
       test::expect_same(out, test::run_reference(program), 1e-8, what);
+    }
+}
+
+// QR written over its input (the same buffer in and out), wide, square and tall, f64 and c128, then Q
+// formed from it: the reference's factors, taus and Q, panels of 8 (the last narrower, and for the wide
+// matrix with columns right of it).
+TEST(LinalgBlocked, QrOverItsInputThenQ) {
+  test::TempDir dir;
+  LinalgTuning scope("qr_blocked_order=8,blocked_panel=8");
+  for (const char* dtype : {"f64", "c128"})
+    for (const auto& [m, n] : {std::pair<int64_t, int64_t>{21, 21}, {30, 19}, {13, 29}}) {
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + " x " + std::to_string(n);
+      const bool tall = m >= n;
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "G": {"kind": "array", "dtype": ")" + std::string(dtype) + R"(", "shape": )" + shape_text(3, m, n) + R"(, "from": {"random": {"seed": 6, "low": -1, "high": 1}}}},
+        "body": [{"op": "linalg.geqrf", "out": ["G", "tau"], "in": ["G"]})" +
+                                                 std::string(tall ? R"(, {"op": "linalg.orgqr", "out": ["Q"], "in": ["G", "tau"]}], "outputs": {"G": "G.npy", "tau": "tau.npy", "Q": "Q.npy"}})"
+                                                                  : R"(], "outputs": {"G": "G.npy", "tau": "tau.npy"}})"));
+      test::expect_same(test::run_on_device(program), test::run_reference(program), 1e-11, what);
     }
 }
