@@ -87,7 +87,9 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
   EXPECT_NE(r.out.find(lu_blocked + "128 work-items a matrix, swaps and U's rows, then the rest updated in 64 x 64 tiles, kernels of their own (order 256 > 32); NVIDIA GPU table"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find(lu_blocked + "32 work-items a matrix, swaps and U's rows, then the rest updated in 64 x 64 tiles, kernels of their own (order 64 > 32); NVIDIA GPU table"),
+  // f64 up to order 128: panels of 16.
+  EXPECT_NE(r.out.find("plan: blocked: panels of 16 columns over the whole batch, each factored by 32 work-items a matrix, swaps and U's rows, then the rest "
+                       "updated in 64 x 64 tiles, kernels of their own (order 64 > 32); NVIDIA GPU table"),
             std::string::npos)
       << r.out;
   const std::string qr_blocked = "plan: blocked: panels of 32 columns over the whole batch, each reflected by 256 work-items a matrix with its T, then "
