@@ -207,6 +207,15 @@ __kernel void qr_panel(__global T* w, __global T* tau, __global T* tmat, int M, 
   for (int idx = lid; idx < NB * NB; idx += TR * NB) tmat[m * NB * NB + idx] = tri[idx / NB][idx % NB];
 }
 
+// Rows i0 .. i0 + RC - 1 of the panel's reflectors V (unit lower trapezoidal: zero above the diagonal, one
+// on it, QR's storage below) into vs, by the apply kernel's CT work-items.
+inline void stage_reflectors(__local T* vs, __global const T* w, long base, int M, int N, int j0, int b, int i0, int lid) {
+  for (int idx = lid; idx < RC * NB; idx += CT) {
+    const int r = idx / NB, k = idx % NB, i = i0 + r;
+    vs[idx] = i >= M || k >= b || i < j0 + k ? ZERO : i == j0 + k ? FROM_REAL((R)1) : w[base + (long)i * N + j0 + k];
+  }
+}
+
 // Columns j0 + b .. N - 1 of every entry: C = Q^H C = C - V (T^H (V^H C)) over rows j0 .. M - 1, V the
 // panel's reflectors (unit lower trapezoidal, from QR's storage), T from `tmat`. A work-group of CT
 // work-items per matrix and CT * CW columns (`tiles` a matrix), a work-item CW columns, CT apart: W = V^H c
@@ -229,10 +238,7 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
     for (int k = 0; k < NB; ++k) acc[u][k] = ZERO;
   for (int i0 = j0; i0 < M; i0 += RC) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int idx = lid; idx < RC * NB; idx += CT) {
-      const int r = idx / NB, k = idx % NB, i = i0 + r;
-      vs[r][k] = i >= M || k >= b || i < j0 + k ? ZERO : i == j0 + k ? FROM_REAL((R)1) : w[base + (long)i * N + j0 + k];
-    }
+    stage_reflectors(&vs[0][0], w, base, M, N, j0, b, i0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
     // The rows unrolled (a constant count, each guarded), so that their loads are issued together.
 #if UNROLL
@@ -283,10 +289,7 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
   }
   for (int i0 = j0; i0 < M; i0 += RC) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int idx = lid; idx < RC * NB; idx += CT) {
-      const int r = idx / NB, k = idx % NB, i = i0 + r;
-      vs[r][k] = i >= M || k >= b || i < j0 + k ? ZERO : i == j0 + k ? FROM_REAL((R)1) : w[base + (long)i * N + j0 + k];
-    }
+    stage_reflectors(&vs[0][0], w, base, M, N, j0, b, i0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
 #if UNROLL
 #pragma unroll
