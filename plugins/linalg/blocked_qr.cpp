@@ -19,6 +19,7 @@ constexpr int64_t kPanelRows = 16;     // the rows of a column a panel work-item
 // The panel's largest work-group: 1024 work-items holding 16 f64 values each asked the H100 for more
 // registers than a compute unit has (CL_OUT_OF_RESOURCES at order 512).
 constexpr int64_t kPanelTeam = 256;
+constexpr int64_t kPanelRegisters = 256;  // the most four-byte values of a column a GPU's panel work-item holds
 
 // How the kernels are laid out for m x n matrices of `dtype` on the call's device.
 struct Layout {
@@ -27,6 +28,7 @@ struct Layout {
   int64_t groups;   // the panel's row groups (TR): its work-group is groups x nb
   int64_t rows;     // the rows of a column each panel work-item holds (Q), groups apart
   int64_t columns;   // the apply kernel's work-group
+  bool fits;         // the panel's local memory and registers within the device's
   int64_t per_item;  // the columns each of its work-items takes: two of four-byte values (H100, f32 n = 512: the
                      // apply kernels 55.7 -> 38.7 ms), one of wider ones (f64: 67.5 -> 76.2 ms with two)
 };
@@ -34,7 +36,7 @@ struct Layout {
 Layout layout_of(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype) {
   const fugue_device_desc& d = call.device();
   const uint64_t value = abi::dtype_size(dtype), largest = std::min<uint64_t>(1024, d.max_work_group_size);
-  Layout l{m, n, std::min(m, n), t.blocked_panel, 1, 1, static_cast<int64_t>(std::min<uint64_t>(kApplyColumns, d.max_work_group_size)),
+  Layout l{m, n, std::min(m, n), t.blocked_panel, 1, 1, static_cast<int64_t>(std::min<uint64_t>(kApplyColumns, d.max_work_group_size)), true,
            value == 4 ? 2 : 1};
   auto shape = [&] {
     l.groups = 1;
@@ -54,10 +56,16 @@ Layout layout_of(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, f
   }
   l.nb = std::min(l.nb, l.k);
   shape();
+  // The panel holds all of a column's rows: v in local memory, the rows in registers (on GPUs at most
+  // 256 four-byte values a work-item; CPUs keep private arrays in memory anyway).
+  l.fits = panel_bytes() <= d.local_mem_bytes && apply_bytes() <= d.local_mem_bytes &&
+           (d.type == FUGUE_DEVICE_CPU || l.rows * static_cast<int64_t>(value) / 4 <= kPanelRegisters);
   return l;
 }
 
 }  // namespace
+
+bool blocked_qr_fits(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype) { return layout_of(call, t, m, n, dtype).fits; }
 
 sdk::Plan blocked_qr_plan(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype) {
   const Layout l = layout_of(call, t, m, n, dtype);

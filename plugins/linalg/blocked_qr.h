@@ -15,6 +15,10 @@
 
 namespace fugue::linalg {
 
+// Whether the panel of m x n matrices of `dtype` fits the call's device: it holds a column's m rows in a
+// work-group (v in local memory, the rows in registers), so very tall matrices take the other plans.
+bool blocked_qr_fits(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype);
+
 // The DEVICE-level plan of geqrf of m x n matrices of `dtype` (no partitions) and its text for explain.
 sdk::Plan blocked_qr_plan(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype);
 

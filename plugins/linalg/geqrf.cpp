@@ -35,10 +35,13 @@ bool loops(const sdk::Call& call, int64_t m, int64_t n) {
 }
 
 // Kernels over the whole batch, panel by panel (blocked_qr.h; not for variable sizes): above the table's
-// qr_blocked_order, or where the loop plan would take the matrix but it does not fit local memory.
+// qr_blocked_order, or where the loop plan would take the matrix but it does not fit local memory; and
+// where the panel fits the device (very tall matrices stay in teams).
 bool blocked(const sdk::Call& call, int64_t m, int64_t n, bool vbatched) {
   const fugue_type& a = call.operand(kA);
-  return !vbatched && blocked_plan(tuning_of(call).qr_blocked_order, tuning_of(call), std::max(m, n), fits_local(call, m * n + n, a.dtype));
+  const Tuning t = tuning_of(call);
+  return !vbatched && blocked_plan(t.qr_blocked_order, t, std::max(m, n), fits_local(call, m * n + n, a.dtype)) &&
+         blocked_qr_fits(call, t, m, n, a.dtype);
 }
 
 class Geqrf final : public sdk::Operation {

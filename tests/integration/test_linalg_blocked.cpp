@@ -257,3 +257,59 @@ TEST(LinalgBlocked, QrOverItsInputThenQ) {
       test::expect_same(test::run_on_device(program), test::run_reference(program), 1e-11, what);
     }
 }
+
+// A NaN or an infinity in one column: the blocked QR leaves finite whatever the reference leaves finite
+// (the rows above a reflector never meet it: V's zeros are skipped, not multiplied, and a reflector with
+// tau 0 changes nothing), in panels of 8 with columns right of the spoiled one's panel.
+TEST(LinalgBlocked, QrKeepsANanOrInfinityWhereTheReferenceHasIt) {
+  test::TempDir dir;
+  LinalgTuning scope("qr_blocked_order=8,blocked_panel=8");
+  for (const auto& [row, col, spoil] : {std::tuple<int64_t, int64_t, const char*>{5, 1, "-1"}, {4, 2, "1e300"}, {0, 3, "-1"}, {11, 9, "1e300"}}) {
+    const int64_t m = 12, n = 10;
+    std::string mask = "[[";
+    for (int64_t i = 0; i < m; ++i) {
+      mask += i ? ", [" : "[";
+      for (int64_t j = 0; j < n; ++j) mask += std::string(j ? ", " : "") + (i == row && j == col ? spoil : "1");
+      mask += "]";
+    }
+    mask += "]]";
+    // sqrt(-1) is NaN; 1e300 squared is infinite.
+    const std::string spoiling = std::string(spoil) == "-1" ? R"({"op": "array.sqrt", "out": ["S"], "in": ["M"]})" : R"({"op": "array.mul", "out": ["S"], "in": ["M", "M"]})";
+    const std::string what = "element (" + std::to_string(row) + ", " + std::to_string(col) + ") spoiled by " + spoil;
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(1, m, n) + R"(, "from": {"random": {"seed": 5}}},
+      "M": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(1, m, n) + R"(, "value": )" + mask + R"(}},
+      "body": [)" + spoiling + R"(, {"op": "array.mul", "out": ["B"], "in": ["A", "S"]},
+               {"op": "linalg.geqrf", "out": ["QR", "tau"], "in": ["B"]}],
+      "outputs": {"QR": "QR.npy", "tau": "tau.npy"}})");
+    const auto out = test::run_on_device(program);
+    const auto want = test::run_reference(program);
+    int64_t finite = 0;
+    for (int64_t e = 0; e < m * n; ++e) {
+      const double w = want.at("QR").get(e), g = out.at("QR").get(e);
+      if (!std::isfinite(w)) continue;
+      ++finite;
+      EXPECT_NEAR(g, w, 1e-10 * (1 + std::fabs(w))) << what << ", element " << e;
+    }
+    EXPECT_GT(finite, 0) << what;
+  }
+}
+
+// The blocked QR's panel holds a column's rows in a work-group: on the H100 a matrix of 1024 rows (f64)
+// is blocked, one of 4096 rows stays in the teams, which take any height.
+TEST(LinalgBlocked, VeryTallQrStaysInTeams) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [2, 1024, 100], "from": {"random": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [2, 4096, 100], "from": {"random": {"seed": 2}}}},
+    "body": [{"op": "linalg.geqrf", "out": ["QA", "ta"], "in": ["A"]},
+             {"op": "linalg.geqrf", "out": ["QB", "tb"], "in": ["B"]}],
+    "outputs": {"QA": "QA.npy", "QB": "QB.npy"}})");
+  const auto r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + (dir / "p.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("each reflected by 256 work-items a matrix with its T, then applied to the columns right of it, 64 a work-group, kernels of "
+                       "their own (order 1024 > 64)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("plan: team: 256 work-items per matrix owning columns (order 4096 > 8), in QR's storage"), std::string::npos) << r.out;
+}

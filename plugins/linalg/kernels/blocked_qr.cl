@@ -167,7 +167,7 @@ __kernel void qr_panel(__global T* w, __global T* tau, __global T* tmat, int M, 
     if (c != k) {
       T s = ZERO;
       for (int h = 0; h < TR; ++h) s += part[h][c];
-      if (c > k) {
+      if (c > k && go) {  // tau 0 (H = I) changes nothing, whatever s is (NaN included), as LAPACK's larf
         const T f = MUL(CONJ(t), s);
 #if UNROLL
 #pragma unroll
@@ -198,7 +198,7 @@ __kernel void qr_panel(__global T* w, __global T* tau, __global T* tmat, int M, 
       if (k > c && k < b) {
         T s = ZERO;
         for (int j = c; j < k; ++j) s += MUL(tri[c][j], gram[j][k]);
-        value = -MUL(taus[k], s);
+        value = IS_ZERO(taus[k]) ? ZERO : -MUL(taus[k], s);  // larft: T's column 0 for tau 0, whatever s is
       }
       tri[c][k] = value;
     }
@@ -220,7 +220,8 @@ inline void stage_reflectors(__local T* vs, __global const T* w, long base, int 
 // panel's reflectors (unit lower trapezoidal, from QR's storage), T from `tmat`. A work-group of CT
 // work-items per matrix and CT * CW columns (`tiles` a matrix), a work-item CW columns, CT apart: W = V^H c
 // in registers (V staged RC rows at a time in local memory, each value read there serving CW columns),
-// W = T^H W, then c -= V W.
+// W = T^H W, then c -= V W; V's structural zeros never multiply (LAPACK's larfb keeps a NaN or an
+// infinity in its rows).
 __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int j0, int b, int tiles) {
   __local T vs[RC][NB];
   __local T ts[NB][NB];
@@ -240,6 +241,9 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
     barrier(CLK_LOCAL_MEM_FENCE);
     stage_reflectors(&vs[0][0], w, base, M, N, j0, b, i0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
+    // Rows from j0 + NB down meet every reflector; above, V's zeros (row i, k > i - j0) are skipped rather
+    // than multiplied (0 times a NaN or an infinity elsewhere in the column would be NaN), as larfb's trmm.
+    const bool below = i0 >= j0 + NB;
     // The rows unrolled (a constant count, each guarded), so that their loads are issued together.
 #if UNROLL
 #pragma unroll
@@ -258,7 +262,8 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
 #if UNROLL
 #pragma unroll
 #endif
-        for (int u = 0; u < CW; ++u) acc[u][k] += MUL(v, value[u]);
+        for (int u = 0; u < CW; ++u)
+          if (below || k <= i0 + r - j0) acc[u][k] += MUL(v, value[u]);
       }
     }
   }
@@ -291,6 +296,9 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
     barrier(CLK_LOCAL_MEM_FENCE);
     stage_reflectors(&vs[0][0], w, base, M, N, j0, b, i0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
+    // Rows from j0 + NB down meet every reflector; above, V's zeros (row i, k > i - j0) are skipped rather
+    // than multiplied (0 times a NaN or an infinity elsewhere in the column would be NaN), as larfb's trmm.
+    const bool below = i0 >= j0 + NB;
 #if UNROLL
 #pragma unroll
 #endif
@@ -308,7 +316,8 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
 #if UNROLL
 #pragma unroll
 #endif
-        for (int u = 0; u < CW; ++u) s[u] += MUL(v, acc[u][k]);
+        for (int u = 0; u < CW; ++u)
+          if (below || k <= i0 + r - j0) s[u] += MUL(v, acc[u][k]);
       }
 #if UNROLL
 #pragma unroll
