@@ -7,7 +7,7 @@
 #include "blocked_qr_cl.h"
 #include "device_kernels.h"
 #include "matrices.h"
-#include "scalars.h"
+#include "householder.h"
 
 namespace fugue::linalg {
 
@@ -45,7 +45,7 @@ Layout layout_of(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, f
   };
   // Local memory: the panel's partial sums, v, the Gram matrix, T, the taus; the apply kernel's staged V and T.
   auto panel_bytes = [&] {
-    return static_cast<uint64_t>(l.groups * l.rows + l.groups * l.nb + 2 * l.nb * l.nb + l.nb + 1) * value + static_cast<uint64_t>(2 * l.groups) * value;
+    return static_cast<uint64_t>(l.groups * l.rows + l.groups * l.nb + 2 * l.nb * l.nb + l.nb + 1 + 2 * l.groups) * value;
   };
   auto apply_bytes = [&] { return static_cast<uint64_t>(kStagedRows * l.nb + l.nb * l.nb) * value; };
   // Registers: a column of V^H C a work-item, at most 64 four-byte values (an f64 panel of 32 columns).
@@ -82,11 +82,12 @@ void blocked_qr(const sdk::Call& call, const fugue_device_services& s, uint32_t 
   if (count == 0 || rows_of(ta) == 0 || columns_of(ta) == 0) return;
   const Layout l = layout_of(call, tuning_of(call), rows_of(ta), columns_of(ta), ta.dtype);
   require_work_group(s, std::max(l.groups * l.nb, l.columns), "linalg.geqrf", "qr_blocked_order");
-  const bool doubles = part_dtype(ta.dtype) == FUGUE_DTYPE_F64;
+  const ReflectorLimits limits = reflector_limits(ta.dtype);
   cl_program program = linalg_program(call, s, ta.dtype, kernel_source_blocked_qr,
                                       "-DNB=" + std::to_string(l.nb) + " -DTR=" + std::to_string(l.groups) + " -DQ=" + std::to_string(l.rows) +
                                           " -DCT=" + std::to_string(l.columns) + " -DCW=" + std::to_string(l.per_item) + " -DRC=" + std::to_string(kStagedRows) +
-                                          " -DF64PARTS=" + (doubles ? "1" : "0"));
+                                          " -DNORM_LO=" + limits.lo + " -DNORM_HI=" + limits.hi + " -DNORM_TINY=" + limits.tiny +
+                                          " -DNORM_BIG=" + limits.big);
   sdk::Kernel start(program, "qr_start"), panel(program, "qr_panel"), apply(program, "qr_apply");
   cl_mem in = sdk::buffer(s, a), out = sdk::buffer(s, qr), taus = sdk::buffer(s, tau);
   const size_t matrices = static_cast<size_t>(count), elements = matrices * static_cast<size_t>(l.m * l.n);

@@ -65,12 +65,10 @@ std::string reflector(const Scalars& sc, std::map<std::string, std::string>& v, 
 
 // The holes every Householder pattern fills: types, sizes, constants.
 std::map<std::string, std::string> base_vars(const Scalars& sc, const HouseholderWork& w, bool unrolled) {
-  const bool f64 = part_dtype(sc.dtype) == FUGUE_DTYPE_F64;
+  const ReflectorLimits limits = reflector_limits(sc.dtype);
   return {{"t", sc.type}, {"rt", sc.real_type}, {"M", std::to_string(w.m)}, {"K", std::to_string(w.steps)},
           {"C", std::to_string(w.columns)}, {"zero", sc.real(0)}, {"one", sc.real(1)}, {"tzero", sc.literal(0)},
-          {"lo", f64 ? "(DBL_MIN / DBL_EPSILON)" : "(FLT_MIN / FLT_EPSILON)"},
-          {"hi", f64 ? "(DBL_MAX * DBL_EPSILON)" : "(FLT_MAX * FLT_EPSILON)"},
-          {"tiny", sc.real(std::ldexp(1.0, f64 ? -500 : -60))}, {"big", sc.real(std::ldexp(1.0, f64 ? 600 : 80))},
+          {"lo", limits.lo}, {"hi", limits.hi}, {"tiny", limits.tiny}, {"big", limits.big},
           {"unroll", unrolled ? "#pragma unroll" : ""}};
 }
 
@@ -155,6 +153,12 @@ std::string householder(const sdk::Emitter& em, fugue_dtype dtype, const Househo
 }
 
 }  // namespace
+
+ReflectorLimits reflector_limits(fugue_dtype dtype) {
+  const bool f64 = part_dtype(dtype) == FUGUE_DTYPE_F64;
+  return {f64 ? "(DBL_MIN/DBL_EPSILON)" : "(FLT_MIN/FLT_EPSILON)", f64 ? "(DBL_MAX*DBL_EPSILON)" : "(FLT_MAX*FLT_EPSILON)",
+          real_literal(part_dtype(dtype), std::ldexp(1.0, f64 ? -500 : -60)), real_literal(part_dtype(dtype), std::ldexp(1.0, f64 ? 600 : 80))};
+}
 
 Reflector declare_reflector(const sdk::Emitter& em, fugue_dtype dtype, const std::string& stem, const std::string& alpha,
                             const std::function<std::string(const std::string&)>& x, const std::string& from, const std::string& to,

@@ -28,6 +28,15 @@ struct HouseholderWork {
   std::function<std::string(const std::string& k, const std::string& tau)> keep_tau;
 };
 
+// Where a reflector's arithmetic changes course (OpenCL C expressions of the parts' type, without spaces):
+// sums of squares outside [lo, hi] are recomputed scaled (digits lost to underflow, or overflow); a column
+// whose parts are all below `tiny` is reflected as if scaled up by `big`, a power of two. Written once for
+// the emitted plans (below) and the blocked one (blocked_qr.h passes them to kernels/blocked_qr.cl).
+struct ReflectorLimits {
+  std::string lo, hi, tiny, big;
+};
+ReflectorLimits reflector_limits(fugue_dtype dtype);
+
 // The scalars of the reflector H = I - tau v v^H with H^H (alpha, x) = (beta, 0), as LAPACK's larfg
 // (zlarfg): names of OpenCL C values, every work-item computing them alike. beta and sv are of the parts'
 // type, tau and sc of the dtype; v = (1, (x_i * sv) * sc ...); go is false for x = 0 and a real alpha

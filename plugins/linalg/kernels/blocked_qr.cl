@@ -7,7 +7,7 @@
 //
 // The matrices' rows M, columns N and steps K = min(M, N) are arguments. Options: scalars.cl's, -DNB=<panel
 // columns> -DTR=<row groups of the panel kernel> -DQ=<rows a panel work-item holds: TR apart>
-// -DCT=<the apply kernel's work-items> -DCW=<columns each of them takes> -DRC=<rows it stages at a time> -DF64PARTS=<1 for double parts>
+// -DCT=<the apply kernel's work-items> -DCW=<columns each of them takes> -DRC=<rows it stages at a time> -DNORM_LO= -DNORM_HI= -DNORM_TINY= -DNORM_BIG=<householder.h's reflector_limits>
 // -DUNROLL=<0 or 1, as blocked_lu.cl's>.
 
 // MUL, CONJ, RE, FROM_REAL, by_pivot and ZERO: kernels/scalars.cl, put before this.
@@ -22,20 +22,8 @@
 #define ABS(a) (a)
 #define HAS_IMAGINARY(a) false
 #endif
-// Sums of squares outside [NORM_LO, NORM_HI] are recomputed scaled (digits lost to underflow, or
-// overflow); columns whose parts are all below NORM_TINY are reflected as if scaled up by NORM_BIG, as
-// the emitted plans' (householder.cpp) and LAPACK's larfg.
-#if F64PARTS
-#define NORM_LO (DBL_MIN / DBL_EPSILON)
-#define NORM_HI (DBL_MAX * DBL_EPSILON)
-#define NORM_TINY 0x1p-500
-#define NORM_BIG 0x1p600
-#else
-#define NORM_LO (FLT_MIN / FLT_EPSILON)
-#define NORM_HI (FLT_MAX * FLT_EPSILON)
-#define NORM_TINY 0x1p-60f
-#define NORM_BIG 0x1p80f
-#endif
+// NORM_LO, NORM_HI, NORM_TINY, NORM_BIG: householder.h's reflector_limits, where the reflector's
+// arithmetic changes course, as the emitted plans'.
 
 // A into W (when they are different buffers): a work-item an element.
 __kernel void qr_start(__global const T* a, __global T* w, long elements) {
