@@ -37,10 +37,10 @@ Shape shape_of(const sdk::Call& call, const fugue_type& a, bool vbatched) {
   s.m = rows_of(a);
   s.n = columns_of(a);
   s.k = std::min(s.m, s.n);
-  s.tuning = tuning_of(call);
   // Without a device (the reference) no plan is asked for.
   const fugue_device_desc* device = call.raw()->device;
   s.value_bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
+  s.tuning = lu_tuning(tuning_of(call), s.value_bytes);
   const bool loop_fits = device && fits_local(call, s.m * s.n, a.dtype);
   s.blocked = device && !vbatched && blocked_plan(s.tuning.lu_blocked_order, s.tuning, std::max(s.m, s.n), loop_fits);
   s.loop = device && !s.blocked && loop_plan(s.tuning, std::max(s.m, s.n)) && loop_fits;

@@ -40,9 +40,11 @@ const std::vector<Row>& table() {
       // grid stays (f64 0.099 ms against 0.112 blocked, f32 0.048 against 0.074). geqrf blocked above 64 (blocked_qr.h;
       // OPS=geqrf TUNINGS=";qr_blocked_order=32" scripts/gpu_linalg_sweep.sh): f64 n = 128 5.52 ms against the teams'
       // 16.4, 256 34.5 against 160; f32 3.51 against 6.24, 14.8 against 83.4; at 64 the teams stay (f64 0.759 ms
-      // against 1.346 blocked, f32 0.570 against 0.853).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0}},
+      // against 1.346 blocked, f32 0.570 against 0.853). getrf of 8-byte values in rows up to 32 (OPS=getrf SIZES=32
+      // TUNINGS=";row_order=32" scripts/gpu_linalg_sweep.sh, one call): f64 0.0639 ms against the grid's 0.0984, c64
+      // 0.0816 against 0.1029; f32 keeps the grid (0.0451 against 0.0482 in rows), and potrf too (f64 0.0420 against 0.0481).
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
@@ -58,8 +60,8 @@ const std::vector<Row>& table() {
       // geqrf in loops at every order above 8 (scripts/pocl_linalg.sh, f64 at n = 32: potrf 6.3 ms, getrf
       // 7.7, geqrf 36, where teams had taken 26, 47 and 100 in the table before); posv with them (2,000 f64
       // systems, two right-hand sides: n = 32 17.8 ms against 84.1 in teams, 64 84.7 against 763).
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024, 1024}},
-      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0}},
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024, 1024, 0}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0}},
   };
   return rows;
 }
@@ -76,6 +78,11 @@ Tuning row_named(const std::string& name) {
   for (const Row& r : table()) names += (names.empty() ? "" : ", ") + r.tuning.row;
   throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: no table row \"" + name + "\" (rows: " + names + ", lower case)");
 }
+
+// FUGUE_LINALG_TUNING's numeric fields, as its errors list them.
+const std::string kFields =
+    "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, "
+    "vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order, lu_wide_row_order";
 
 // FUGUE_LINALG_TUNING's fields applied to `t`.
 Tuning overridden(Tuning t, const char* text) {
@@ -106,7 +113,7 @@ Tuning overridden(Tuning t, const char* text) {
       continue;
     }
     if ((key == "grid_rows" || key == "tile_order" || key == "vector_rows" || key == "loop_order" || key == "blocked_order" ||
-         key == "lu_blocked_order" || key == "qr_blocked_order") &&
+         key == "lu_blocked_order" || key == "qr_blocked_order" || key == "lu_wide_row_order") &&
         value == "0") {
       // The default grid shape again; gemm's tiles, vectors, the loop and blocked plans off.
       (key == "grid_rows"     ? t.grid_rows
@@ -115,12 +122,12 @@ Tuning overridden(Tuning t, const char* text) {
        : key == "loop_order"  ? t.loop_order
        : key == "blocked_order" ? t.blocked_order
        : key == "lu_blocked_order" ? t.lu_blocked_order
-                              : t.qr_blocked_order) = 0;
+       : key == "qr_blocked_order" ? t.qr_blocked_order
+                              : t.lu_wide_row_order) = 0;
       continue;
     }
     if (!number || v < 1 || v > 1024)
-      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: "
-                                 "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order)");
+      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected row=NAME or a field=N with N in 1..1024 (fields: " + kFields + ")");
     if (key == "register_order") t.register_order = v;
     else if (key == "row_order") t.row_order = v;
     else if (key == "team_max") t.team_max = v;
@@ -133,11 +140,11 @@ Tuning overridden(Tuning t, const char* text) {
     else if (key == "blocked_order") t.blocked_order = v;
     else if (key == "lu_blocked_order") t.lu_blocked_order = v;
     else if (key == "qr_blocked_order") t.qr_blocked_order = v;
+    else if (key == "lu_wide_row_order") t.lu_wide_row_order = v;
     else if (key == "vector_rows")
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected vector_rows=0..16");
     else
-      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, register_order, row_order, team_max, grid_order, "
-                                 "grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order)");
+      throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: unknown field \"" + key + "\" (fields: row, " + kFields + ")");
   }
   if (t.grid_rows & (t.grid_rows - 1))
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: grid_rows " + std::to_string(t.grid_rows) + " is not a power of two");
@@ -146,6 +153,9 @@ Tuning overridden(Tuning t, const char* text) {
   if (t.register_order > t.row_order || t.row_order > t.team_max)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected register_order <= row_order <= team_max (a row per work-item of a team), found " +
                                std::to_string(t.register_order) + ", " + std::to_string(t.row_order) + " and " + std::to_string(t.team_max));
+  if (t.lu_wide_row_order > t.team_max)
+    throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected lu_wide_row_order <= team_max (a row per work-item of a team), found " +
+                               std::to_string(t.lu_wide_row_order) + " and " + std::to_string(t.team_max));
   t.row += " table";
   if (std::strlen(text)) t.row += ", FUGUE_LINALG_TUNING=" + std::string(text);
   return t;
@@ -163,6 +173,11 @@ Tuning tuning_of(const sdk::Call& call) {
     }
   const char* env = std::getenv("FUGUE_LINALG_TUNING");
   return overridden(chosen, env ? env : "");
+}
+
+Tuning lu_tuning(Tuning t, int64_t value_bytes) {
+  if (value_bytes >= 8) t.row_order = std::max(t.row_order, t.lu_wide_row_order);
+  return t;
 }
 
 int64_t team_size(const Tuning& t, int64_t n) {

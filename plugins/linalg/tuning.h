@@ -33,11 +33,15 @@ struct Tuning {
   int64_t blocked_panel;     // the blocked plans: columns a panel (8, 16, 32 or 64; fewer where local memory or registers are short)
   int64_t lu_blocked_order;  // getrf: the same (blocked_lu.h) above this order (0: never)
   int64_t qr_blocked_order;  // geqrf: the same (blocked_qr.h) above this order (0: never)
+  int64_t lu_wide_row_order;  // getrf of values of 8 bytes or more (f64, c64, c128): a row per work-item up to this order where it is above row_order (0: row_order)
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;
 // throws InvalidArgument naming the variable when it does not parse.
 Tuning tuning_of(const sdk::Call& call);
+// getrf's view of the row for values of `value_bytes`: row_order raised to lu_wide_row_order for values of
+// 8 bytes or more, so that every choice and explain's text read one limit.
+Tuning lu_tuning(Tuning t, int64_t value_bytes);
 
 // Work-items sharing a matrix of order n: one up to the row's register_order (the matrix in its
 // registers), else one per row, rounded up to a power of two, at most team_max.

@@ -24,6 +24,8 @@ namespace {
 // to build each grid kernel, so each test takes few.
 const char* const kGridTunings[] = {"register_order=2,row_order=4,grid_order=24", "register_order=2,row_order=4,grid_order=24,grid_rows=2"};
 const char* const kSmallBlocks = "register_order=2,row_order=4,grid_order=24,grid_elements=9";
+// getrf of 8-byte values (f64, c64) back in rows up to 16, f32 still in its grid.
+const char* const kWideRows = "register_order=2,row_order=4,grid_order=24,lu_wide_row_order=16";
 
 using test::LinalgTuning;
 using test::shape_text;
@@ -48,7 +50,8 @@ TEST(LinalgGrid, ExplainSaysTheGrid) {
             std::string::npos)
       << r.out;
   // 100 rows: a team of 128 would hold blocks of 7 x 13 > 64, so 256 (16 x 16; 60 columns: blocks of 7 x 4).
-  EXPECT_NE(r.out.find("plan: grid: 16 x 16 work-items per matrix, each a 7 x 4 block of it cyclically in registers (order 100 in 17..128)"),
+  // getrf of f64 takes rows up to 32 (lu_wide_row_order), its grid from 33.
+  EXPECT_NE(r.out.find("plan: grid: 16 x 16 work-items per matrix, each a 7 x 4 block of it cyclically in registers (order 100 in 33..128)"),
             std::string::npos)
       << r.out;
   r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=grid_rows=2");
@@ -60,6 +63,36 @@ TEST(LinalgGrid, ExplainSaysTheGrid) {
   r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=grid_rows=3");
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: grid_rows 3 is not a power of two"), std::string::npos) << r.out;
+}
+
+// getrf of values of 8 bytes or more takes rows up to lu_wide_row_order (the H100's table: 32), where
+// f32 and potrf keep their grid; 0 gives them the grid again; more than team_max is refused.
+TEST(LinalgGrid, WideValuesTakeRowsInGetrf) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [10, 32, 32], "from": {"random": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f32", "shape": [10, 32, 32], "from": {"random": {"seed": 1}}},
+    "C": {"kind": "array", "dtype": "c64", "shape": [10, 20, 20], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "linalg.getrf", "out": ["LA", "pa"], "in": ["A"]},
+             {"op": "linalg.getrf", "out": ["LB", "pb"], "in": ["B"]},
+             {"op": "linalg.getrf", "out": ["LC", "pc"], "in": ["C"]}],
+    "outputs": {"LA": "LA.npy", "LB": "LB.npy", "LC": "LC.npy"}})");
+  const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string();
+  auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 32 (order 32 in 9..32); NVIDIA GPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: grid: 8 x 4 work-items per matrix, each a 4 x 8 block of it cyclically in registers (order 32 in 17..128)"),
+            std::string::npos)
+      << "f32 keeps its grid\n" << r.out;
+  EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 32 (order 20 in 9..32)"), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=lu_wide_row_order=0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("plan: rows:"), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=lu_wide_row_order=512");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: expected lu_wide_row_order <= team_max (a row per work-item of a team), found 512 and 256"),
+            std::string::npos)
+      << r.out;
 }
 
 // Cholesky in grids: lower and upper, f64, f32 and c64, orders with blocks cut short at the edge; the
@@ -101,7 +134,7 @@ TEST(LinalgGrid, PotrfMatchesTheReferenceAndLapack) {
 TEST(LinalgGrid, GetrfMatchesTheReferenceAndLapacksPivots) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
-  for (const char* tuning : kGridTunings) {
+  for (const char* tuning : {kGridTunings[0], kGridTunings[1], kWideRows}) {
     LinalgTuning scoped(tuning);
     for (const auto& [m, n, dtype] : std::vector<std::tuple<int64_t, int64_t, std::string>>{
              {10, 10, "f64"}, {9, 6, "f64"}, {6, 11, "f64"}, {5, 5, "f32"}, {11, 6, "c64"}}) {

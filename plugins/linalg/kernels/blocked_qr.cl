@@ -204,12 +204,73 @@ inline void stage_reflectors(__local T* vs, __global const T* w, long base, int 
   }
 }
 
+// W += V^H C over the RC staged rows i0 .. of V (vs) and of the work-item's CW columns (from `first`, CT
+// apart). With `guard`, V's zeros above its diagonal (row i, k > i - j0) are skipped rather than
+// multiplied: 0 times a NaN or an infinity elsewhere in the column would be NaN, where larfb's trmm keeps
+// it in its rows. Only blocks among the panel's first NB rows need it; `guard` is a constant at each call,
+// so the others' loop has no test.
+inline __attribute__((always_inline)) void gather_rows(T acc[CW][NB], __local T vs[RC][NB], __global const T* w,
+                                                       long base, int M, int N, int first, int i0, int j0, const bool guard) {
+  // The rows unrolled (a constant count, each guarded), so that their loads are issued together.
+#if UNROLL
+#pragma unroll
+#endif
+  for (int r = 0; r < RC; ++r) {
+    T value[CW];
+#if UNROLL
+#pragma unroll
+#endif
+    for (int u = 0; u < CW; ++u) value[u] = i0 + r < M && first + u * CT < N ? w[base + (long)(i0 + r) * N + first + u * CT] : ZERO;
+#if UNROLL
+#pragma unroll
+#endif
+    for (int k = 0; k < NB; ++k) {
+      const T v = CONJ(vs[r][k]);
+#if UNROLL
+#pragma unroll
+#endif
+      for (int u = 0; u < CW; ++u)
+        if (!guard || k <= i0 + r - j0) acc[u][k] += MUL(v, value[u]);
+    }
+  }
+}
+
+// C -= V W over the same rows and columns as gather_rows, `guard` as there.
+inline __attribute__((always_inline)) void update_rows(T acc[CW][NB], __local T vs[RC][NB], __global T* w,
+                                                       long base, int M, int N, int first, int i0, int j0, const bool guard) {
+#if UNROLL
+#pragma unroll
+#endif
+  for (int r = 0; r < RC; ++r) {
+    T s[CW];
+#if UNROLL
+#pragma unroll
+#endif
+    for (int u = 0; u < CW; ++u) s[u] = ZERO;
+#if UNROLL
+#pragma unroll
+#endif
+    for (int k = 0; k < NB; ++k) {
+      const T v = vs[r][k];
+#if UNROLL
+#pragma unroll
+#endif
+      for (int u = 0; u < CW; ++u)
+        if (!guard || k <= i0 + r - j0) s[u] += MUL(v, acc[u][k]);
+    }
+#if UNROLL
+#pragma unroll
+#endif
+    for (int u = 0; u < CW; ++u)
+      if (i0 + r < M && first + u * CT < N) w[base + (long)(i0 + r) * N + first + u * CT] -= s[u];
+  }
+}
+
 // Columns j0 + b .. N - 1 of every entry: C = Q^H C = C - V (T^H (V^H C)) over rows j0 .. M - 1, V the
 // panel's reflectors (unit lower trapezoidal, from QR's storage), T from `tmat`. A work-group of CT
 // work-items per matrix and CT * CW columns (`tiles` a matrix), a work-item CW columns, CT apart: W = V^H c
 // in registers (V staged RC rows at a time in local memory, each value read there serving CW columns),
-// W = T^H W, then c -= V W; V's structural zeros never multiply (LAPACK's larfb keeps a NaN or an
-// infinity in its rows).
+// W = T^H W, then c -= V W; V's structural zeros never multiply (gather_rows).
 __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int j0, int b, int tiles) {
   __local T vs[RC][NB];
   __local T ts[NB][NB];
@@ -229,31 +290,9 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
     barrier(CLK_LOCAL_MEM_FENCE);
     stage_reflectors(&vs[0][0], w, base, M, N, j0, b, i0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    // Rows from j0 + NB down meet every reflector; above, V's zeros (row i, k > i - j0) are skipped rather
-    // than multiplied (0 times a NaN or an infinity elsewhere in the column would be NaN), as larfb's trmm.
-    const bool below = i0 >= j0 + NB;
-    // The rows unrolled (a constant count, each guarded), so that their loads are issued together.
-#if UNROLL
-#pragma unroll
-#endif
-    for (int r = 0; r < RC; ++r) {
-      T value[CW];
-#if UNROLL
-#pragma unroll
-#endif
-      for (int u = 0; u < CW; ++u) value[u] = i0 + r < M && first + u * CT < N ? w[base + (long)(i0 + r) * N + first + u * CT] : ZERO;
-#if UNROLL
-#pragma unroll
-#endif
-      for (int k = 0; k < NB; ++k) {
-        const T v = CONJ(vs[r][k]);
-#if UNROLL
-#pragma unroll
-#endif
-        for (int u = 0; u < CW; ++u)
-          if (below || k <= i0 + r - j0) acc[u][k] += MUL(v, value[u]);
-      }
-    }
+    // Only the blocks among the panel's first NB rows meet V's zeros: the guard costs them alone.
+    if (i0 < j0 + NB) gather_rows(acc, vs, w, base, M, N, first, i0, j0, true);
+    else gather_rows(acc, vs, w, base, M, N, first, i0, j0, false);
   }
   // T^H W in place, last row first (row r reads rows j <= r only).
 #if UNROLL
@@ -284,34 +323,7 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
     barrier(CLK_LOCAL_MEM_FENCE);
     stage_reflectors(&vs[0][0], w, base, M, N, j0, b, i0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    // Rows from j0 + NB down meet every reflector; above, V's zeros (row i, k > i - j0) are skipped rather
-    // than multiplied (0 times a NaN or an infinity elsewhere in the column would be NaN), as larfb's trmm.
-    const bool below = i0 >= j0 + NB;
-#if UNROLL
-#pragma unroll
-#endif
-    for (int r = 0; r < RC; ++r) {
-      T s[CW];
-#if UNROLL
-#pragma unroll
-#endif
-      for (int u = 0; u < CW; ++u) s[u] = ZERO;
-#if UNROLL
-#pragma unroll
-#endif
-      for (int k = 0; k < NB; ++k) {
-        const T v = vs[r][k];
-#if UNROLL
-#pragma unroll
-#endif
-        for (int u = 0; u < CW; ++u)
-          if (below || k <= i0 + r - j0) s[u] += MUL(v, acc[u][k]);
-      }
-#if UNROLL
-#pragma unroll
-#endif
-      for (int u = 0; u < CW; ++u)
-        if (i0 + r < M && first + u * CT < N) w[base + (long)(i0 + r) * N + first + u * CT] -= s[u];
-    }
+    if (i0 < j0 + NB) update_rows(acc, vs, w, base, M, N, first, i0, j0, true);
+    else update_rows(acc, vs, w, base, M, N, first, i0, j0, false);
   }
 }
