@@ -205,12 +205,16 @@ inline void stage_reflectors(__local T* vs, __global const T* w, long base, int 
 }
 
 // W += V^H C over the RC staged rows i0 .. of V (vs) and of the work-item's CW columns (from `first`, CT
-// apart). With `guard`, V's zeros above its diagonal (row i, k > i - j0) are skipped rather than
-// multiplied: 0 times a NaN or an infinity elsewhere in the column would be NaN, where larfb's trmm keeps
-// it in its rows. Only blocks among the panel's first NB rows need it; `guard` is a constant at each call,
-// so the others' loop has no test.
+// apart). In the blocks among the panel's first NB rows (`diag` = i0 - j0: 0, or RC when NB > RC), V's
+// zeros above its diagonal (row i, k > i - j0) are skipped rather than multiplied: 0 times a NaN or an
+// infinity elsewhere in the column would be NaN, where larfb's trmm keeps it in its rows. `diag` is a
+// constant at each call (-1 below those blocks), so the skipped terms are not compiled and the other
+// blocks' loops have no test.
+#if NB > 2 * RC
+#error "qr_apply: the panel's first NB rows span at most two staged blocks"
+#endif
 inline __attribute__((always_inline)) void gather_rows(T acc[CW][NB], __local T vs[RC][NB], __global const T* w,
-                                                       long base, int M, int N, int first, int i0, int j0, const bool guard) {
+                                                       long base, int M, int N, int first, int i0, const int diag) {
   // The rows unrolled (a constant count, each guarded), so that their loads are issued together.
 #if UNROLL
 #pragma unroll
@@ -230,14 +234,14 @@ inline __attribute__((always_inline)) void gather_rows(T acc[CW][NB], __local T 
 #pragma unroll
 #endif
       for (int u = 0; u < CW; ++u)
-        if (!guard || k <= i0 + r - j0) acc[u][k] += MUL(v, value[u]);
+        if (diag < 0 || k <= diag + r) acc[u][k] += MUL(v, value[u]);
     }
   }
 }
 
-// C -= V W over the same rows and columns as gather_rows, `guard` as there.
+// C -= V W over the same rows and columns as gather_rows, `diag` as there.
 inline __attribute__((always_inline)) void update_rows(T acc[CW][NB], __local T vs[RC][NB], __global T* w,
-                                                       long base, int M, int N, int first, int i0, int j0, const bool guard) {
+                                                       long base, int M, int N, int first, int i0, const int diag) {
 #if UNROLL
 #pragma unroll
 #endif
@@ -256,7 +260,7 @@ inline __attribute__((always_inline)) void update_rows(T acc[CW][NB], __local T 
 #pragma unroll
 #endif
       for (int u = 0; u < CW; ++u)
-        if (!guard || k <= i0 + r - j0) s[u] += MUL(v, acc[u][k]);
+        if (diag < 0 || k <= diag + r) s[u] += MUL(v, acc[u][k]);
     }
 #if UNROLL
 #pragma unroll
@@ -290,9 +294,10 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
     barrier(CLK_LOCAL_MEM_FENCE);
     stage_reflectors(&vs[0][0], w, base, M, N, j0, b, i0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    // Only the blocks among the panel's first NB rows meet V's zeros: the guard costs them alone.
-    if (i0 < j0 + NB) gather_rows(acc, vs, w, base, M, N, first, i0, j0, true);
-    else gather_rows(acc, vs, w, base, M, N, first, i0, j0, false);
+    // Only the blocks among the panel's first NB rows meet V's zeros.
+    if (i0 == j0) gather_rows(acc, vs, w, base, M, N, first, i0, 0);
+    else if (i0 < j0 + NB) gather_rows(acc, vs, w, base, M, N, first, i0, RC);
+    else gather_rows(acc, vs, w, base, M, N, first, i0, -1);
   }
   // T^H W in place, last row first (row r reads rows j <= r only).
 #if UNROLL
@@ -323,7 +328,8 @@ __kernel void qr_apply(__global T* w, __global const T* tmat, int M, int N, int 
     barrier(CLK_LOCAL_MEM_FENCE);
     stage_reflectors(&vs[0][0], w, base, M, N, j0, b, i0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (i0 < j0 + NB) update_rows(acc, vs, w, base, M, N, first, i0, j0, true);
-    else update_rows(acc, vs, w, base, M, N, first, i0, j0, false);
+    if (i0 == j0) update_rows(acc, vs, w, base, M, N, first, i0, 0);
+    else if (i0 < j0 + NB) update_rows(acc, vs, w, base, M, N, first, i0, RC);
+    else update_rows(acc, vs, w, base, M, N, first, i0, -1);
   }
 }
