@@ -80,7 +80,7 @@ class Nearest final : public sdk::Operation {
     const fugue_type& x = call.operand(kX);
     const Blocking b = blocking_of(call, measure_of(call, false), true);
     if (b.rows > 0)
-      return tiled_plan(call, "the " + std::to_string(count_of(call)) + " best of its columns per row in each work-item, 16 lists a row merged; " +
+      return tiled_plan(call, "each row's " + std::to_string(count_of(call)) + " best of its columns kept in d and index, a tile's values that enter them inserted by the row's work-item; " +
                                   blocking_text(b));
     sdk::Plan plan = rows_plan(x.shape[0]);
     plan.partitions = {sdk::batch_partition(2, 0), sdk::partition(FUGUE_PARTITION_WHOLE, 2), sdk::batch_partition(2, 0), sdk::batch_partition(2, 0)};

@@ -434,68 +434,68 @@ void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s
   const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
   const TileWriter w(call, s, m, p, b, x);
   const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t, Q = std::to_string(count);
-  // The lists' indices as ints where Y's rows allow (half the private memory of longs).
+  // The candidates' indices as ints where Y's rows allow (half the local memory of longs).
   const std::string it = mm <= INT32_MAX ? "int" : "long";
-  // Kernel 1: each work-group takes bands of `rows` rows of X and sweeps Y tile by tile; each work-item
-  // keeps, for each of its rows, the `count` best of the columns it computes (those of its tx) sorted
-  // in private memory, a value entering only below the worst kept (rarely, once the list is full), and
-  // writes its list into the scratch (16 lists of `count` per row). The rows run from `first` to N.
+  const uint64_t value_bytes = sdk::dtype_bytes(call.operand(x).dtype), index_bytes = mm <= INT32_MAX ? 4 : 8;
+  // A row's candidates of a tile wait in local memory, `cap` a row: as many as the tile's columns where
+  // local memory holds them, else a power of two (a tile whose row has more takes further rounds).
+  const uint64_t fixed = local_bytes(b, call.operand(x).dtype, false) + static_cast<uint64_t>(b.rows) * (value_bytes + 8 + 4) + 64;
+  const uint64_t room = call.device().local_mem_bytes > fixed ? call.device().local_mem_bytes - fixed : 0;
+  int64_t cap = 1;
+  while (cap * 2 <= b.cols && static_cast<uint64_t>(cap * 2 * b.rows) * (value_bytes + index_bytes) <= room) cap *= 2;
+  if (static_cast<uint64_t>(b.cols * b.rows) * (value_bytes + index_bytes) <= room) cap = b.cols;
+  const std::string CAP = std::to_string(cap);
+  // Each work-group takes bands of `rows` rows of X and sweeps Y tile by tile. A row's `count` best so far
+  // are kept sorted in its rows of d and index (pairs ordered by value, then index: ties to the lower
+  // index; empty places, index -1, last), and its worst in local memory (thr, thri). After each tile,
+  // every work-item compares its values with their rows' worst; those that enter (rarely, once the
+  // lists are full) go to their row's candidates in local memory, and one work-item a row inserts them
+  // into its list. A work-item's values stay in its registers, so the tiles are as large as distance's.
   std::string src = w.extensions() + "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid nearest_tiles(__global const " + t +
                     "* restrict X, __global const " + t + "* restrict Y, __global " + t +
-                    "* restrict V, __global long* restrict I, const long first, const long N, const long M) {\n" + w.prelude();
-  src += "  const long bands = (N - first + " + R + " - 1) / " + R + ";\n";
-  src += "  for (long band = get_group_id(0); band < bands; band += get_num_groups(0)) {\n  const long i0 = first + band * " + R + ";\n";
-  for (int64_t r = 0; r < w.rx; ++r) {
-    const std::string rs = std::to_string(r);
-    src += "  " + t + " bd" + rs + "[" + Q + "]; " + it + " bi" + rs + "[" + Q + "];\n  for (int q = 0; q < " + Q + "; ++q) { bd" + rs + "[q] = INFINITY; bi" + rs +
-           "[q] = -1; }\n  " + t + " worst" + rs + " = INFINITY; bool open" + rs + " = true;\n";
-  }
+                    "* restrict D, __global long* restrict Index, const long N, const long M) {\n" + w.prelude();
+  src += "  __local " + t + " thr[" + R + "], cv[" + R + " * " + CAP + "];\n  __local long thri[" + R + "];\n  __local " + it + " ci[" + R + " * " + CAP +
+         "];\n  __local int cn[" + R + "], more[2];\n";
+  // Whether value v of column j enters row lr's list: below its worst, or equal with a lower index, or
+  // the list not full; NaN never.
+  auto enters = [&](const std::string& v, const std::string& j, const std::string& lr) {
+    return "!isnan(" + v + ") && (thri[" + lr + "] < 0 || " + v + " < thr[" + lr + "] || (" + v + " == thr[" + lr + "] && " + j + " < thri[" + lr + "]))";
+  };
+  src += "  const long bands = (N + " + R + " - 1) / " + R + ";\n";
+  src += "  for (long band = get_group_id(0); band < bands; band += get_num_groups(0)) {\n  const long i0 = band * " + R + ";\n";
+  src += "  if (t < " + R + ") {\n    if (i0 + t < N) for (int q = 0; q < " + Q + "; ++q) { D[(i0 + t) * " + Q + " + q] = INFINITY; Index[(i0 + t) * " + Q +
+         " + q] = -1; }\n    thr[t] = INFINITY; thri[t] = -1; cn[t] = 0;\n  }\n  if (t < 2) more[t] = 0;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
   src += "  for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.compute("i0", "j0");
-  for (int64_t r = 0; r < w.rx; ++r) {
-    const std::string rs = std::to_string(r), bd = "bd" + rs, bi = "bi" + rs;
-    src += "  if (i0 + " + w.row(r) + " < N) {\n";
+  std::string offer, recheck;
+  for (int64_t r = 0; r < w.rx; ++r)
     for (int64_t c = 0; c < w.ry; ++c) {
-      // Strictly below the worst kept (equal values keep the lower index, seen first); NaN never enters.
-      src += "    { const long j = j0 + " + w.col(c) + "; const " + t + " v = " + w.value(r, c, "i0 + " + w.row(r), "j") + ";\n";
-      src += "      if (j < M && (v < worst" + rs + " || (open" + rs + " && !isnan(v)))) {\n";
-      src += "        int q = " + Q + " - 1;\n        while (q > 0 && (v < " + bd + "[q - 1] || " + bi + "[q - 1] < 0)) { " + bd + "[q] = " + bd + "[q - 1]; " + bi +
-             "[q] = " + bi + "[q - 1]; --q; }\n";
-      src += "        " + bd + "[q] = v; " + bi + "[q] = (" + it + ")j; worst" + rs + " = " + bd + "[" + Q + " - 1]; open" + rs + " = " + bi + "[" + Q + " - 1] < 0;\n      }\n    }\n";
+      const std::string e = std::to_string(r) + "_" + std::to_string(c), v = "v" + e, j = "j" + e, lr = "lr" + e, pend = "p" + e;
+      src += "  const int " + lr + " = " + w.row(r) + "; const long " + j + " = j0 + " + w.col(c) + ";\n";
+      src += "  const " + t + " " + v + " = " + w.value(r, c, "i0 + " + lr, j) + ";\n";
+      src += "  bool " + pend + " = i0 + " + lr + " < N && " + j + " < M && " + enters(v, j, lr) + ";\n";
+      offer += "    if (" + pend + ") { const int at = atomic_inc(&cn[" + lr + "]); if (at < " + CAP + ") { cv[" + lr + " * " + CAP + " + at] = " + v + "; ci[" + lr +
+               " * " + CAP + " + at] = (" + it + ")" + j + "; " + pend + " = false; } }\n";
+      recheck += "    " + pend + " = " + pend + " && " + enters(v, j, lr) + ";\n";
     }
-    src += "  }\n";
-  }
-  src += "  }\n";
-  for (int64_t r = 0; r < w.rx; ++r) {
-    const std::string rs = std::to_string(r);
-    src += "  { const long i = i0 + " + w.row(r) + ";\n    if (i < N) for (int q = 0; q < " + Q + "; ++q) {\n      const long at = ((i - first) * 16 + tx) * " + Q +
-           " + q;\n      V[at] = bd" + rs + "[q]; I[at] = bi" + rs + "[q];\n    }\n  }\n";
-  }
-  src += "  }\n}\n";
-  // Kernel 2: a work-item per row merges its 16 sorted lists (ties to the lower index; empty places,
-  // index -1, last) into d and index.
-  src += "__kernel void nearest_merge(__global const " + t + "* restrict V, __global const long* restrict I, __global " + t +
-         "* restrict D, __global long* restrict Index, const long first, const long rows) {\n";
-  src += "  const long e = get_global_id(0);\n  if (e >= rows) return;\n  int head[16];\n  for (int l = 0; l < 16; ++l) head[l] = 0;\n";
-  src += "  for (int q = 0; q < " + Q + "; ++q) {\n    int best = -1; " + t + " bv = INFINITY; long bidx = -1;\n";
-  src += "    for (int l = 0; l < 16; ++l) {\n      if (head[l] >= " + Q + ") continue;\n      const long at = (e * 16 + l) * " + Q +
-         " + head[l];\n      const long idx = I[at];\n      if (idx < 0) continue;\n      const " + t +
-         " v = V[at];\n      if (best < 0 || v < bv || (v == bv && idx < bidx)) { best = l; bv = v; bidx = idx; }\n    }\n";
-  src += "    if (best >= 0) ++head[best];\n    D[(first + e) * " + Q + " + q] = bv; Index[(first + e) * " + Q + " + q] = bidx;\n  }\n}\n";
+  src += "  for (int round = 0;; ++round) {\n" + offer + "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+  // The row's owner inserts its candidates; more[round % 2] says a row had more than it holds (read by
+  // all after the barrier; the other flag, last read a round ago, is cleared for the next round).
+  src += "    if (t < " + R + ") {\n      const int waiting = cn[t], taken = min(waiting, " + CAP + ");\n";
+  src += "      if (taken > 0 && i0 + t < N) {\n        const long row = (i0 + t) * " + Q + ";\n        " + t + " last = thr[t]; long lasti = thri[t];\n";
+  src += "        for (int c = 0; c < taken; ++c) {\n          const " + t + " v = cv[t * " + CAP + " + c]; const long j = ci[t * " + CAP + " + c];\n";
+  src += "          if (!(lasti < 0 || v < last || (v == last && j < lasti))) continue;\n          int q = " + Q + " - 1;\n";
+  src += "          for (; q > 0; --q) {\n            const " + t + " pv = D[row + q - 1]; const long pi = Index[row + q - 1];\n";
+  src += "            if (!(pi < 0 || v < pv || (v == pv && j < pi))) break;\n            D[row + q] = pv; Index[row + q] = pi;\n          }\n";
+  src += "          D[row + q] = v; Index[row + q] = j;\n          last = D[row + " + Q + " - 1]; lasti = Index[row + " + Q + " - 1];\n        }\n";
+  src += "        thr[t] = last; thri[t] = lasti;\n      }\n      if (waiting > " + CAP + ") more[round & 1] = 1;\n      cn[t] = 0;\n    }\n";
+  src += "    if (t == 0) more[(round + 1) & 1] = 0;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    if (!more[round & 1]) break;\n" + recheck + "  }\n";
+  src += "  }\n  }\n}\n";
 
   cl_program program = sdk::build_program(s, src);
-  sdk::Kernel tiles(program, "nearest_tiles"), merge(program, "nearest_merge");
-  // Rows in chunks whose 16 lists a row fit a scratch of at most 256 MB, reused by later calls.
-  const int64_t per_row = 16 * count * static_cast<int64_t>(sdk::dtype_bytes(call.operand(x).dtype) + sizeof(cl_long));
-  const int64_t chunk = std::min(n, std::max<int64_t>(b.rows, (int64_t{1} << 28) / per_row / b.rows * b.rows));
-  cl_mem values = sdk::workspace(s, "pairwise.nearest values", static_cast<size_t>(chunk * 16 * count) * sdk::dtype_bytes(call.operand(x).dtype));
-  cl_mem indices = sdk::workspace(s, "pairwise.nearest indices", static_cast<size_t>(chunk * 16 * count) * sizeof(cl_long));
-  for (int64_t first = 0; first < n; first += chunk) {
-    const int64_t end = std::min(n, first + chunk), bands = (end - first + b.rows - 1) / b.rows;
-    tiles.args(sdk::buffer(s, x), sdk::buffer(s, y), values, indices, cl_long{first}, cl_long{end}, cl_long{mm});
-    tiles.enqueue(s, static_cast<size_t>(std::min(bands, kMaxGroups) * 256), 256, "pairwise.nearest tiles " + R + "x" + C);
-    merge.args(values, indices, sdk::buffer(s, d), sdk::buffer(s, index), cl_long{first}, cl_long{end - first});
-    merge.enqueue(s, static_cast<size_t>(end - first), 0, "pairwise.nearest merge");
-  }
+  sdk::Kernel tiles(program, "nearest_tiles");
+  const int64_t bands = (n + b.rows - 1) / b.rows;
+  tiles.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), sdk::buffer(s, index), cl_long{n}, cl_long{mm});
+  tiles.enqueue(s, static_cast<size_t>(std::min(bands, kMaxGroups) * 256), 256, "pairwise.nearest tiles " + R + "x" + C);
 }
 
 void enqueue_kernel_sum_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,

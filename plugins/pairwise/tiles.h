@@ -54,9 +54,9 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
                    uint32_t y, uint32_t d);
 
 // Enqueues pairwise.nearest's d and index [n, count] (operands d, index) for rows X [n, k] and Y [m, k]:
-// the tiled loop over bands of rows of X sweeping Y, each work-item keeping the `count` best of its
-// columns for each of its rows, then a merge of the 16 lists of each row (through a scratch of at most
-// 256 MB, rows taken in chunks that fit it).
+// the tiled loop over bands of rows of X sweeping Y, each row's best so far kept sorted in its rows of d
+// and index, and each tile's values that enter them (its worst in local memory decides) inserted by a
+// work-item of the row. No scratch; the tiles as large as pairwise.distance's.
 void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,
                            int64_t count, uint32_t x, uint32_t y, uint32_t d, uint32_t index);
 

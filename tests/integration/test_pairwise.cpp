@@ -243,7 +243,7 @@ TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
         auto explained = test::run_fugue("explain " + (dir / "p.json").string());
         auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
         unsetenv("FUGUE_PAIRWISE_TUNING");
-        EXPECT_NE(explained.out.find("best of its columns"), std::string::npos) << what << ": " << explained.out;
+        EXPECT_NE(explained.out.find("best of its columns kept in d and index"), std::string::npos) << what << ": " << explained.out;
         ASSERT_EQ(r.code, 0) << what << ": " << r.out;
         test::write_text(dir / "check.py", std::string("import sys, numpy as np\nd = sys.argv[1] + '/'\nmetric = '") + metric + "'\ncount = " +
                                                std::to_string(count) + R"(
