@@ -27,7 +27,7 @@ struct Row {
   int64_t cheap[2];        // rows, cols for measures of a multiply-add or two per coordinate
   int64_t dear[2];         // for the others (Measure::dear)
   // pairwise.nearest and kernel_sum: bands of rows sweep Y (row blocks small enough to keep many
-  // work-groups busy; nearest keeps a list per row of a work-item in private memory)
+  // work-groups busy)
   int64_t per_row[2];
 };
 
@@ -39,8 +39,10 @@ const std::vector<Row>& table() {
       // after the staging was unrolled, 96 x 96 0.869 ms, 64 x 64 0.926; depth 32 or prefetch slower
       // (0.98, 0.94). Dear: 64 x 96 chi2 4.86 ms (64 x 64 4.85), cosine 2.62 (2.77). Nearest
       // (scripts/gpu_nearest_sweep.sh, 10^5 queries, 16 nearest): 32 x 96 295 ms, 32 x 64 323, 16 x 96 348;
-      // with int indices in the lists 32 x 96 252 ms, 32 x 64 259, 48 x 96 300, 64 x 96 332.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {32, 96}},
+      // with int indices in the lists 32 x 96 252 ms, 32 x 64 259, 48 x 96 300, 64 x 96 332. With the lists in d
+      // and index, entering values inserted by a work-item a row (H100, Q=100000 SIDES_ROWS="32 64 96"
+      // SIDES_COLS="64 96" scripts/gpu_nearest_sweep.sh): 64 x 64 162.6 ms, 96 x 96 169.2, 64 x 96 173.3, 32 x 96 190.5.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {64, 64}},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
       // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
