@@ -25,12 +25,15 @@ struct Sizes {
   int64_t n, k;
   Tuning tuning;
   int64_t team;  // by the order of [A | B]
+  bool loops;    // one matrix per work-item, [A | B] in local memory, its loops kept (tuning.h's loop_plan)
 };
 
 Sizes sizes_of(const sdk::Call& call) {
   const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB));
   const Tuning t = tuning_of(call);
-  return {n, k, t, team_size(t, n + k)};
+  // Without a device (the reference) no plan is asked for.
+  const bool loops = call.raw()->device && loop_plan(t, n) && fits_local(call, n * (n + k), call.operand(kA).dtype);
+  return {n, k, t, loops ? 1 : team_size(t, n + k), loops};
 }
 
 class GaussJordan final : public sdk::Operation {
@@ -86,6 +89,12 @@ class GaussJordan final : public sdk::Operation {
     sdk::Plan plan = team_plan(batch_count(a), s.team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kX)),
                        value_batch(call.operand(kInfo))};
+    if (s.loops) {
+      plan.registers = 16;
+      plan.local_mem_bytes = static_cast<uint64_t>(s.n * (s.n + s.k)) * abi::dtype_size(a.dtype);
+      plan.variant = loop_variant_text(s.tuning, s.n, "[A | B] in local memory, eliminated along its rows");
+      return plan;
+    }
     plan.registers = s.team == 1 ? static_cast<uint32_t>(s.n * (s.n + s.k) + 8) : 16;
     if (s.team > 1) {
       if (fits_local(call, s.n * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.n * s.n) * abi::dtype_size(a.dtype);
@@ -104,6 +113,10 @@ class GaussJordan final : public sdk::Operation {
     std::map<std::string, std::string> v = {{"t", sc.type}, {"rt", sc.real_type}, {"N", N}, {"K", K}, {"nan", sc.nan()}};
     for (const char* n : {"kk", "i", "j", "c", "e", "q", "p", "r", "u", "ok", "info", "f", "pr", "mx", "ax", "tmp", "tk"}) v[n] = em.name(n);
     const std::string kk = v["kk"], i = v["i"], e = v["e"];
+    if (s.loops) {
+      em.append(loop_elimination(call, em, sc, s, v));
+      return;
+    }
     if (em.local_size() == 1) {
       // [A | B] in a private array, every loop unrolled so that every index is a constant.
       const std::string f = v["f"];
@@ -257,6 +270,35 @@ class GaussJordan final : public sdk::Operation {
   }
 
  private:
+  // The loop plan (a CPU's: its core runs the one work-item's loops in its vector units, where a team
+  // would pay a pass over the work-group at every barrier): [A | B] in local memory, row-major, and at
+  // each step the pivot row scaled, then every other row updated along its length (contiguous).
+  std::string loop_elimination(const sdk::Call& call, const sdk::Emitter& em, const Scalars& sc, const Sizes& s,
+                               std::map<std::string, std::string> v) const {
+    v["C"] = std::to_string(s.n + s.k);
+    v["f"] = em.local_array(call.operand(kA).dtype, s.n * (s.n + s.k), "augmented");
+    auto F = [&](const std::string& r, const std::string& c) { return v["f"] + "[(" + r + ") * " + v["C"] + " + (" + c + ")]"; };
+    const std::string e = v["e"], kk = v["kk"], i = v["i"], j = v["j"];
+    std::string code = fill("for (int $e = 0; $e < $N * $N; ++$e) ", v) + F(e + " / " + v["N"], e + " % " + v["N"]) + " = " + em.read_at(kA, e) + ";\n";
+    code += fill("for (int $e = 0; $e < $N * $K; ++$e) ", v) + F(e + " / " + v["K"], v["N"] + " + " + e + " % " + v["K"]) + " = " + em.read_at(kB, e) + ";\n";
+    // info: the first step whose pivot is exactly zero (that X is NaN, so the steps stop there).
+    code += fill("int $info = 0;\nfor (int $kk = 0; $kk < $N; ++$kk) {\n", v);
+    if (pivoting_)
+      code += fill("  int $pr = $kk;\n  $rt $mx = ", v) + sc.pivot_magnitude(F(kk, kk)) +
+              fill(";\n  for (int $i = $kk + 1; $i < $N; ++$i) { const $rt $ax = ", v) + sc.pivot_magnitude(F(i, kk)) +
+              fill("; if ($ax > $mx) { $mx = $ax; $pr = $i; } }\n", v) +
+              fill("  if ($pr != $kk)\n    for (int $j = $kk; $j < $C; ++$j) { const $t $tmp = ", v) + F(kk, j) + "; " + F(kk, j) + " = " + F(v["pr"], j) +
+              "; " + F(v["pr"], j) + " = " + v["tmp"] + "; }\n";
+    code += fill("  const $t $p = ", v) + F(kk, kk) + ";\n  if (" + sc.is_zero(v["p"]) + ") { " + v["info"] + " = " + kk + " + 1; break; }\n  " +
+            sc.declare_reciprocal(v["r"], v["p"], v["r"]);
+    code += fill("  for (int $j = $kk + 1; $j < $C; ++$j) ", v) + F(kk, j) + " = " + sc.by_pivot(F(kk, j), v["p"], v["r"]) + ";\n";
+    code += fill("  for (int $i = 0; $i < $N; ++$i) {\n    if ($i == $kk) continue;\n    const $t $u = ", v) + F(i, kk) + ";\n" +
+            fill("    for (int $j = $kk + 1; $j < $C; ++$j) ", v) + F(i, j) + " -= " + sc.mul(v["u"], F(kk, j)) + ";\n  }\n}\n";
+    code += fill("for (int $e = 0; $e < $N * $K; ++$e) ", v) + em.write_at(kX, e) + " = " + v["info"] + " == 0 ? " +
+            F(e + " / " + v["K"], v["N"] + " + " + e + " % " + v["K"]) + " : " + v["nan"] + ";\n";
+    return code + em.write_at(kInfo, "0") + " = " + v["info"] + ";\n";
+  }
+
   bool pivoting_;
 };
 

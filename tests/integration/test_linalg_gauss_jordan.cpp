@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "linalg_checks.h"
@@ -91,4 +92,54 @@ TEST(Linalg, GesvNopivFusedAndZeroPivots) {
     EXPECT_TRUE(std::isnan(out.at("X").get(20 + i)) && std::isnan(out.at("X").get(40 + i))) << "element " << i;
   }
   test::expect_same(out, test::run_reference(zeros), 1e-10, "gesv_nopiv against its reference");
+}
+
+// gesv (partial pivoting) on random systems in both of a CPU's plans: one matrix per work-item with
+// its loops kept ([A | B] in local memory, the table's plan above order 8) and teams (loop_order=0).
+// X against LAPACK's dgesv relative to its largest element, below 10 n eps cond(A) with cond from
+// LAPACK's estimate; an exactly singular matrix (a zero column, a zero row) gives info as dgetrf's and
+// NaNs, its neighbours unaffected.
+TEST(Linalg, GesvInLoopsAndTeamsMatchesLapack) {
+  using test::LinalgTuning;
+  using test::shape_text;
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  for (const char* tuning : {"", "loop_order=0"}) {
+    LinalgTuning scoped(tuning);
+    for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{{9, 1}, {20, 3}, {33, 2}}) {
+      const int64_t count = 6;
+      const std::string what = std::string("[") + tuning + "] n=" + std::to_string(n) + ", k=" + std::to_string(k) + " (seed " + std::to_string(seed) + ")";
+      // Matrix 1 has a zero column 3, matrix 2 a zero row 5: both exactly singular.
+      const std::string values = test::matrix_values(count, n, n, [&](int64_t e, int64_t i, int64_t j) {
+        if ((e == 1 && j == 3) || (e == 2 && i == 5)) return 0.0;
+        return std::sin(1.0 + static_cast<double>(seed % 1000) + 0.7 * e + 1.3 * i + 2.9 * j * j + i * j);
+      });
+      Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+        "A": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(count, n, n) + R"(, "value": )" + values + R"(},
+        "B": {"kind": "array", "dtype": "f64", "shape": )" + shape_text(count, n, k) + R"(, "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}}},
+        "body": [{"op": "linalg.gesv", "out": ["X", "info"], "in": ["A", "B"]}],
+        "outputs": {"X": "X.npy", "info": "info.npy", "A": "A.npy", "B": "B.npy"}})");
+      auto out = test::run_on_device(program);
+      const HostArray &a = out.at("A"), &b = out.at("B"), &x = out.at("X"), &info = out.at("info");
+      for (int64_t e = 0; e < count; ++e) {
+        std::vector<double> af(static_cast<size_t>(n * n)), bf(static_cast<size_t>(n * k));
+        std::vector<lapack_int> ipiv(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n * n; ++i) af[i] = a.get(e * n * n + i);
+        for (int64_t i = 0; i < n * k; ++i) bf[i] = b.get(e * n * k + i);
+        const double anorm = LAPACKE_dlange(LAPACK_ROW_MAJOR, '1', static_cast<lapack_int>(n), static_cast<lapack_int>(n), af.data(), static_cast<lapack_int>(n));
+        const lapack_int lapack_info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, static_cast<lapack_int>(n), static_cast<lapack_int>(k), af.data(),
+                                                     static_cast<lapack_int>(n), ipiv.data(), bf.data(), static_cast<lapack_int>(k));
+        EXPECT_EQ(lapack_info != 0, e == 1 || e == 2) << what << ", matrix " << e;
+        EXPECT_EQ(info.get(e), lapack_info) << what << ", matrix " << e;
+        if (lapack_info != 0) {
+          for (int64_t i = 0; i < n * k; ++i) EXPECT_TRUE(std::isnan(x.get(e * n * k + i))) << what << ", matrix " << e;
+          continue;
+        }
+        double rcond = 0;
+        ASSERT_EQ(LAPACKE_dgecon(LAPACK_ROW_MAJOR, '1', static_cast<lapack_int>(n), af.data(), static_cast<lapack_int>(n), anorm, &rcond), 0);
+        const double eps = std::numeric_limits<double>::epsilon();
+        EXPECT_LT(test::relative_difference(x, e * n * k, bf), 10.0 * n * eps / rcond) << what << ", matrix " << e << " (cond " << 1 / rcond << ")";
+      }
+    }
+  }
 }
