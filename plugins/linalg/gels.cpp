@@ -25,6 +25,7 @@ constexpr uint32_t kA = 0, kB = 1, kX = 2, kInfo = 3;
 struct Sizes {
   int64_t m, n, k, team;
   Tuning tuning;
+  bool loops = false;  // one system per work-item, [A | B] in local memory, its loops kept (tuning.h's loop_plan)
   int64_t columns() const { return n + k; }
   int64_t working() const { return m * (n + k); }
 };
@@ -32,7 +33,9 @@ struct Sizes {
 Sizes sizes_of(const sdk::Call& call) {
   const fugue_type &a = call.operand(kA), &b = call.operand(kB);
   Sizes s{rows_of(a), columns_of(a), columns_of(b), 0, tuning_of(call)};
-  s.team = team_size(s.tuning, std::max(s.m, s.columns()));
+  // Without a device (the reference) no plan is asked for. The loops keep a row of sums beside W.
+  s.loops = call.raw()->device && loop_plan(s.tuning, std::max(s.m, s.columns())) && fits_local(call, s.working() + s.columns(), a.dtype);
+  s.team = s.loops ? 1 : team_size(s.tuning, std::max(s.m, s.columns()));
   return s;
 }
 
@@ -91,6 +94,12 @@ class Gels final : public sdk::Operation {
     sdk::Plan plan = team_plan(batch_count(a), s.team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kX)),
                        value_batch(call.operand(kInfo))};
+    if (s.loops) {
+      plan.registers = 16;
+      plan.local_mem_bytes = static_cast<uint64_t>(s.working() + s.columns()) * abi::dtype_size(a.dtype);
+      plan.variant = loop_variant_text(s.tuning, std::max(s.m, s.columns()), "[A | B] in local memory, each reflection applied along its rows");
+      return plan;
+    }
     plan.registers = s.team == 1 ? static_cast<uint32_t>(s.working() + 12) : 16;
     if (s.team > 1) {
       const bool local = fits_local(call, s.working(), a.dtype);
@@ -108,8 +117,8 @@ class Gels final : public sdk::Operation {
     const Scalars sc(a.dtype);
     const std::string t = sc.type, C = std::to_string(s.columns()), N = std::to_string(s.n), K = std::to_string(s.k);
     const std::string nan = sc.nan();
-    const bool one = em.local_size() == 1;
-    // W: a private array (one work-item), a local array or the workspace.
+    const bool one = em.local_size() == 1 && !s.loops;
+    // W: a private array (one work-item in registers), a local array (the loops, or a team) or the workspace.
     const std::string w = one ? em.name("w") : plan.workspaces.empty() ? em.local_array(a.dtype, s.working(), "matrix") : em.workspace(0);
     const ElementAt W = [&](const std::string& i, const std::string& j) { return w + "[(" + i + ") * " + C + " + (" + j + ")]"; };
     HouseholderWork h{s.m, s.columns(), s.n, W, W, nullptr};
@@ -125,7 +134,19 @@ class Gels final : public sdk::Operation {
     const std::string store = "    const int " + i + " = " + e + " / " + K + ", " + c + " = " + e + " % " + K + ";\n    " +
                               em.write_at(kX, e) + " = " + info + " == 0 ? " + W(i, N + " + " + c) + " : " + nan + ";\n";
     std::string code;
-    if (one) {
+    if (s.loops) {
+      // The loops of the register plan below, kept: W in local memory, a row of sums beside it.
+      const std::string sums = em.local_array(a.dtype, s.columns(), "row_sums");
+      code += "for (int " + e + " = 0; " + e + " < " + std::to_string(s.working()) + "; ++" + e + ") {\n" + load + "}\n";
+      code += loop_householder(em, a.dtype, h, sums) + rank;
+      code += "if (" + info + " == 0)\n  for (int " + c + " = " + N + "; " + c + " < " + C + "; ++" + c + ")\n";
+      code += "    for (int " + i + " = " + N + " - 1; " + i + " >= 0; --" + i + ") {\n";
+      code += "      " + t + " " + d + " = " + W(i, c) + ";\n";
+      code += "      for (int " + j + " = " + i + " + 1; " + j + " < " + N + "; ++" + j + ") " + d + " -= " + sc.mul(W(i, j), W(j, c)) + ";\n";
+      code += "      " + W(i, c) + " = " + sc.div(d, W(i, i)) + ";\n    }\n";
+      code += "for (int " + e + " = 0; " + e + " < " + std::to_string(s.n * s.k) + "; ++" + e + ") {\n" + store + "}\n";
+      code += em.write_at(kInfo, "0") + " = " + info + ";\n";
+    } else if (one) {
       code += t + " " + w + "[" + std::to_string(s.working()) + "];\n";
       code += "#pragma unroll\nfor (int " + e + " = 0; " + e + " < " + std::to_string(s.working()) + "; ++" + e + ") {\n" + load + "}\n";
       code += register_householder(em, a.dtype, h) + rank;
