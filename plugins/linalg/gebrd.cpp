@@ -82,14 +82,18 @@ class Gebrd final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
     const Tuning tu = tuning_of(call);
-    const int64_t team = team_size(tu, rows_of(a));
+    // Where the table takes loops (a CPU's), one work-item runs the same steps alone: a team there pays a
+    // pass over the work-group at each of its two barriers a step.
+    const bool loops = loop_plan(tu, rows_of(a));
+    const int64_t team = loops ? 1 : team_size(tu, rows_of(a));
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kQP))};
     for (uint32_t k : {kD, kE, kTauq, kTaup}) plan.partitions.push_back(vector_batch(call.operand(k)));
     plan.registers = 24;
     // One plan, whose team follows the others' rule (so that gebrd fuses with operations on the same matrices).
-    plan.variant = "team: " + std::to_string(team) + " work-item" + (team > 1 ? "s" : "") + " per matrix in QP's storage (order " +
-                   std::to_string(rows_of(a)) + "); " + tu.row;
+    plan.variant = loops ? loop_variant_text(tu, rows_of(a), "in QP's storage")
+                         : "team: " + std::to_string(team) + " work-item" + (team > 1 ? "s" : "") + " per matrix in QP's storage (order " +
+                               std::to_string(rows_of(a)) + "); " + tu.row;
     return plan;
   }
 

@@ -28,7 +28,7 @@ struct Tuning {
   int64_t tile_depth;      // gemm's tiles: 4-byte values of the k axis staged at a time (half as many wider ones; fewer where local memory is short)
   bool tile_prefetch;      // gemm's tiles: the next chunk read into registers while one is multiplied
   int64_t vector_rows;     // gemm in vectors (gemm_vectors.h): rows of C per block of one native vector, 0: never
-  int64_t loop_order;      // potrf, getrf, geqrf, posv, gesv, gels: one matrix per work-item in local memory, its loops kept (not unrolled), above register_order up to this order (0: never)
+  int64_t loop_order;      // potrf, getrf, geqrf, posv, gesv, gels, gebrd: one matrix per work-item in local memory, its loops kept (not unrolled), above register_order up to this order (0: never)
   int64_t blocked_order;     // potrf: kernels over the whole batch, panel by panel (blocked_cholesky.h), above this order (0: never)
   int64_t blocked_panel;     // the blocked plans: columns a panel (8, 16, 32 or 64; fewer where local memory or registers are short)
   int64_t lu_blocked_order;  // getrf: the same (blocked_lu.h) above this order (0: never)

@@ -293,7 +293,7 @@ TEST(Linalg, GeqrfOfScaledMatrices) {
     }
 }
 
-// gebrd on random matrices, square and tall, one work-item and teams. The reflectors' elements are not
+// gebrd on random matrices, square and tall, one work-item a matrix and teams (loop_order=0). The reflectors' elements are not
 // compared with dgebrd's one by one: they are not well conditioned (seed 5 moved them by 2.5 times a
 // bound of 100 max(m, n) eps ||A||), while these are, and together they say the factorization is right:
 // - the backward error ||A - Q B P^T||_F / (max(m, n) eps ||A||_F), Q and P formed in f64 from the
@@ -306,10 +306,15 @@ TEST(Linalg, GebrdMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{2, 2}, {3, 2}, {8, 8}, {8, 5}, {12, 12}, {20, 7}, {33, 33}, {64, 40}, {100, 100}};
+  // A CPU's table runs one work-item a matrix above order 8 (its loop plan); loop_order=0 the teams.
+  for (const char* tuning : {"", "loop_order=0"})
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [m, n] : shapes) {
+      if (*tuning && (m <= 8 || m > 40)) continue;
+      test::LinalgTuning scope(tuning);
       const int64_t count = m <= 16 ? 50 : 4;
-      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " + std::to_string(seed) + ")";
+      const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " + std::to_string(seed) +
+                               ", FUGUE_LINALG_TUNING=" + tuning + ")";
       Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {"A": )" + random_matrices(dtype, count, m, n, seed + m * 100 + n) + R"(},
         "body": [{"op": "linalg.gebrd", "out": ["QP", "d", "e", "tauq", "taup"], "in": ["A"]}],
         "outputs": {"QP": "QP.npy", "d": "d.npy", "e": "e.npy", "tauq": "tauq.npy", "taup": "taup.npy", "A": "A.npy"}})");
