@@ -97,6 +97,12 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
     } else if (key == "depth") {
       if (value != "16" && value != "32") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected depth=16 or depth=32");
       b.depth = value == "16" ? 16 : 32;
+    } else if (key == "candidates") {
+      char* end = nullptr;
+      const long long v = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end || v < 1 || v > 6 * kSide)
+        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected candidates=N with N in 1..96");
+      b.candidates = v;
     } else if (key == "layout") {
       if (value != "strided" && value != "contiguous")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
@@ -110,7 +116,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
       (key == "rows" ? b.rows : b.cols) = v;
       sides = true;
     } else {
-      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch)");
+      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates)");
     }
   }
   // One side given on a product small enough for no tiles: the other from the device's table row.
@@ -440,12 +446,14 @@ void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s
   const std::string it = mm <= INT32_MAX ? "int" : "long";
   const uint64_t value_bytes = sdk::dtype_bytes(call.operand(x).dtype), index_bytes = mm <= INT32_MAX ? 4 : 8;
   // A row's candidates of a tile wait in local memory, `cap` a row: as many as the tile's columns where
-  // local memory holds them, else a power of two (a tile whose row has more takes further rounds).
+  // local memory holds them, else a power of two, at most the blocking's `candidates` (a tile whose row
+  // has more takes further rounds).
   const uint64_t fixed = local_bytes(b, call.operand(x).dtype, false) + static_cast<uint64_t>(b.rows) * (value_bytes + 8 + 4) + 64;
   const uint64_t room = call.device().local_mem_bytes > fixed ? call.device().local_mem_bytes - fixed : 0;
   int64_t cap = 1;
   while (cap * 2 <= b.cols && static_cast<uint64_t>(cap * 2 * b.rows) * (value_bytes + index_bytes) <= room) cap *= 2;
   if (static_cast<uint64_t>(b.cols * b.rows) * (value_bytes + index_bytes) <= room) cap = b.cols;
+  if (b.candidates > 0) cap = std::min(cap, b.candidates);
   const std::string CAP = std::to_string(cap);
   // Each work-group takes bands of `rows` rows of X and sweeps Y tile by tile. A row's `count` best so far
   // are kept sorted in its rows of d and index (pairs ordered by value, then index: ties to the lower

@@ -3,7 +3,7 @@
 // seed's 36 blockings), every work-item a (rows / 16) x (cols / 16) block in registers, the rows of X and
 // Y passing through local memory 16 coordinates at a time. A DEVICE-level kernel with a 2-D launch; the
 // blocking comes from the call's "blocking" attribute, else FUGUE_PAIRWISE_TUNING (experiments and
-// sweeps: "rows=64,cols=48,layout=contiguous", "row=gpu"), else the table `fugue tune pairwise` measured
+// sweeps: "rows=64,cols=48,layout=contiguous", "row=gpu", "candidates=2"), else the table `fugue tune pairwise` measured
 // for the device (pairwise_tuner.h), else a typed per-device table built in (CLBlast's database is the model).
 #pragma once
 #include <cstdint>
@@ -24,6 +24,9 @@ struct Blocking {
   bool contiguous = false;
   int64_t depth = 16;     // coordinates staged in local memory at a time (the seed's z): 16 or 32
   bool prefetch = false;  // each work-item loads its share of the next chunk into registers first
+  // pairwise.nearest: the most candidates of a row that wait in local memory at a time (0: as many as
+  // local memory holds, up to the tile's columns); a tile whose row has more takes further rounds.
+  int64_t candidates = 0;
 };
 
 // The blocking for the call's device and measure, or (per_row) for pairwise.nearest and kernel_sum (cheap measures, a multiply-add or two per coordinate,

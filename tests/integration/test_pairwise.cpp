@@ -224,7 +224,9 @@ TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   const std::pair<const char*, const char*> cases[] = {
-      {"euclidean", "rows=16,cols=16"}, {"manhattan", "rows=32,cols=96"}, {"chi2", "rows=48,cols=32,layout=contiguous"}};
+      {"euclidean", "rows=16,cols=16"}, {"manhattan", "rows=32,cols=96"}, {"chi2", "rows=48,cols=32,layout=contiguous"},
+      // Two candidates a row at a time: a tile whose rows have more (every tile until the lists fill) takes rounds.
+      {"euclidean", "rows=32,cols=32,candidates=2"}};
   for (const auto& [metric, blocking] : cases)
     for (int count : {1, 7, 128}) {
         const std::string what = std::string(metric) + " " + blocking + " count " + std::to_string(count) + " (seed " + std::to_string(seed) + ")";
