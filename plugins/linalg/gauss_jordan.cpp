@@ -150,10 +150,10 @@ class GaussJordan final : public sdk::Operation {
         }
         code += fill("  const $t $p = ", v) + at(p, p) + ";\n  if (" + v["info"] + " == 0 && " + sc.is_zero(v["p"]) + ") " + v["info"] + " = " +
                 std::to_string(p + 1) + ";\n  if (" + v["info"] + " == 0) {\n";
-        // Complex: times the pivot's reciprocal, made without overflow.
-        if (sc.complex) code += "    " + sc.declare_reciprocal(v["r"], v["p"], v["r"]);
+        // Complex: times the pivot's reciprocal, made without overflow (divided for a tiny pivot, by_pivot).
+        if (sc.complex) code += "    " + sc.declare_reciprocal(v["r"], v["p"]);
         for (int64_t j = p + 1; j < s.n + s.k; ++j) {
-          code += "    " + at(p, j) + (sc.complex ? " = " + sc.mul(at(p, j), v["r"]) : " /= " + v["p"]) + ";\n";
+          code += "    " + at(p, j) + (sc.complex ? " = " + sc.by_pivot(at(p, j), v["p"], v["r"]) : " /= " + v["p"]) + ";\n";
           for (int64_t i = 0; i < s.n; ++i)
             if (i != p) code += "    " + at(i, j) + " -= " + sc.mul(at(i, p), at(p, j)) + ";\n";
         }
@@ -205,7 +205,7 @@ class GaussJordan final : public sdk::Operation {
               fill(";\n  for (int $i = $kk + 1; $i < $N; ++$i) { const $rt $ax = ", v) + sc.pivot_magnitude(WA(i, kk)) +
               fill("; if ($ax > $mx) { $mx = $ax; $pr = $i; } }\n", v);
     code += fill("  const $t $p = ", v) + WA(pr, kk) + ";\n  if (" + v["info"] + " == 0 && " + sc.is_zero(v["p"]) + ") " + v["info"] + " = " +
-            kk + " + 1;\n" + fill("  const bool $ok = $info == 0;\n", v) + "  " + sc.declare_reciprocal(v["r"], v["p"], v["r"]);
+            kk + " + 1;\n" + fill("  const bool $ok = $info == 0;\n", v) + "  " + sc.declare_reciprocal(v["r"], v["p"]);
     code += team_loop(v["q"], lane, team, v["j"], s.n, N, "    if (" + v["ok"] + " && " + v["j"] + " > " + kk + ") {\n" + update(WA, WA, v["j"]) + "    }\n");
     code += team_loop(v["q"], lane, team, v["c"], s.k, K, "    if (" + v["ok"] + ") {\n" + update(Xr, Xw, v["c"]) + "    }\n");
     code += "  " + sync + "}\n";
@@ -290,7 +290,7 @@ class GaussJordan final : public sdk::Operation {
               fill("  if ($pr != $kk)\n    for (int $j = $kk; $j < $C; ++$j) { const $t $tmp = ", v) + F(kk, j) + "; " + F(kk, j) + " = " + F(v["pr"], j) +
               "; " + F(v["pr"], j) + " = " + v["tmp"] + "; }\n";
     code += fill("  const $t $p = ", v) + F(kk, kk) + ";\n  if (" + sc.is_zero(v["p"]) + ") { " + v["info"] + " = " + kk + " + 1; break; }\n  " +
-            sc.declare_reciprocal(v["r"], v["p"], v["r"]);
+            sc.declare_reciprocal(v["r"], v["p"]);
     code += fill("  for (int $j = $kk + 1; $j < $C; ++$j) ", v) + F(kk, j) + " = " + sc.by_pivot(F(kk, j), v["p"], v["r"]) + ";\n";
     code += fill("  for (int $i = 0; $i < $N; ++$i) {\n    if ($i == $kk) continue;\n    const $t $u = ", v) + F(i, kk) + ";\n" +
             fill("    for (int $j = $kk + 1; $j < $C; ++$j) ", v) + F(i, j) + " -= " + sc.mul(v["u"], F(kk, j)) + ";\n  }\n}\n";

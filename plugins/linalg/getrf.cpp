@@ -245,7 +245,7 @@ class Getrf final : public sdk::Operation {
       }
       code += "  const " + t + " " + piv + " = " + at(k, k) + ";\n";
       code += "  if (" + sc.is_zero(piv) + ") { if (" + info + " == 0) " + info + " = " + std::to_string(k + 1) + "; } else {\n";
-      code += "    " + sc.declare_reciprocal(rcp, piv, rcp);
+      code += "    " + sc.declare_reciprocal(rcp, piv);
       for (int64_t r = k + 1; r < s.m; ++r) {
         code += "    " + at(r, k) + " = " + sc.by_pivot(at(r, k), piv, rcp) + ";\n";
         for (int64_t j = k + 1; j < s.n; ++j) code += "    " + at(r, j) + " -= " + sc.mul(at(r, k), at(k, j)) + ";\n";
@@ -279,7 +279,7 @@ class Getrf final : public sdk::Operation {
     vars["wkk"] = W(k, k);
     vars["wrk"] = W(r, k);
     vars["singular"] = sc.is_zero(vars["piv"]);
-    vars["reciprocal"] = sc.declare_reciprocal(vars["rcp"], vars["piv"], vars["rcp"]);
+    vars["reciprocal"] = sc.declare_reciprocal(vars["rcp"], vars["piv"]);
     vars["scaled"] = sc.by_pivot(W(r, k), vars["piv"], vars["rcp"]);
     vars["wrj"] = W(r, j);
     vars["update"] = sc.mul(vars["l"], W(k, j));
@@ -354,7 +354,7 @@ class Getrf final : public sdk::Operation {
         code += "  }\n";
       }
       code += "  " + sync;
-      code += fill("  if ($live && $pos > $k && !$singular) {\n", vars) + "    " + sc.declare_reciprocal(vars["rcp"], piv, vars["rcp"]) +
+      code += fill("  if ($live && $pos > $k && !$singular) {\n", vars) + "    " + sc.declare_reciprocal(vars["rcp"], piv) +
               fill("    const $t $l = ", vars) + sc.by_pivot(el(k), piv, vars["rcp"]) + ";\n" + fill("    $x = $l;\n", vars);
       for (int64_t j = k + 1; j < s.n; ++j) code += "    " + el(j) + " -= " + sc.mul(l, pivot_row + "[" + std::to_string(j) + "]") + ";\n";
       code += "  }\n}\n";
@@ -444,24 +444,19 @@ class Getrf final : public sdk::Operation {
         }
       }
       code += "  " + sync;
-      code += "  if (!" + singular + ") {\n    " + sc.declare_reciprocal(rcp, piv, rcp);
+      code += "  if (!" + singular + ") {\n    " + sc.declare_reciprocal(rcp, piv);
       std::string reads;  // U(k, j) at this work-item's columns right of k
       for (int64_t bj = bj0; bj < BC && k + 1 < s.n; ++bj)
         reads += "    const " + t + " " + v + "_" + std::to_string(bj) + " = " + pivot_row + "[min(" + col(bj) + ", " + std::to_string(s.n - 1) + ")];\n";
       code += reads;
-      // The multipliers, each row's element of column k times the reciprocal; real pivots below the
-      // smallest normal number divide instead (as LAPACK's getf2), in a branch of their own that every
-      // work-item takes alike, so that no division is paid on the common path.
-      for (int64_t bi = 0; bi < BR; ++bi)
-        code += "    " + t + " " + l + "_" + std::to_string(bi) + " = " + sc.mul(column + "[min(" + old + "_" + std::to_string(bi) + ", " +
-                std::to_string(s.m - 1) + ")]", rcp) + ";\n";
-      if (!sc.complex) {
-        code += "    if (fabs(" + piv + ") < " + smallest_normal(dtype) + ") {\n";
-        for (int64_t bi = 0; bi < BR; ++bi)
-          code += "      " + l + "_" + std::to_string(bi) + " = " + column + "[min(" + old + "_" + std::to_string(bi) + ", " + std::to_string(s.m - 1) +
-                  ")] / " + piv + ";\n";
-        code += "    }\n";
-      }
+      // The multipliers, each row's element of column k times the reciprocal; pivots below the smallest
+      // normal number (complex: their larger part) divide instead (as LAPACK's getf2 and zgetf2), in a
+      // branch of their own that every work-item takes alike, so that no division is paid on the common path.
+      auto element = [&](int64_t bi) { return column + "[min(" + old + "_" + std::to_string(bi) + ", " + std::to_string(s.m - 1) + ")]"; };
+      for (int64_t bi = 0; bi < BR; ++bi) code += "    " + t + " " + l + "_" + std::to_string(bi) + " = " + sc.mul(element(bi), rcp) + ";\n";
+      code += "    if " + sc.divides(piv, rcp) + " {\n";
+      for (int64_t bi = 0; bi < BR; ++bi) code += "      " + l + "_" + std::to_string(bi) + " = " + sc.by_pivot(element(bi), piv, rcp) + ";\n";
+      code += "    }\n";
       for (int64_t bi = 0; bi < BR; ++bi) {
         const std::string lb = l + "_" + std::to_string(bi);
         code += "    if (" + position(bi) + " > " + K + " && " + position(bi) + " < " + M + ") {\n";
@@ -523,9 +518,9 @@ class Getrf final : public sdk::Operation {
                       "    " + (in_local ? w + "[" + e + "]" : em.write_at(kLU, e)) + " = " +
                           embedded(vo, em.read_at(kA, e), e + " / " + N, e + " % " + N, sc.literal(1), vars["zero"]) + ";\n");
     code += sync;
-    code += fill("int $info = 0, $pp = 0;\n$t $ppiv = $zero, $prcp = $zero;\nbool $pdo = false;  /* the previous step's pivot row, pivot, reciprocal, nonzero */\n"
-                 "for (int $k = 0; $k < $K; ++$k) {\n",
-                 vars);
+    // The previous step's pivot row, pivot, reciprocal, and whether it was nonzero.
+    code += fill("int $info = 0, $pp = 0;\n$t $ppiv = $zero;\nbool $pdo = false;\n", vars) + sc.declare_reciprocal_carrier(vars["prcp"]) +
+            fill("for (int $k = 0; $k < $K; ++$k) {\n", vars);
     // The pivot: the first row of largest magnitude in column k (rows k and below), alike everywhere.
     vars["mag_pk"] = sc.pivot_magnitude(vars["LUpk"]);
     vars["mag_ik"] = sc.pivot_magnitude(vars["LUrk"]);
@@ -534,7 +529,7 @@ class Getrf final : public sdk::Operation {
                  "  for (int $i = $k + 1; $i < $M; ++$i) {\n    const $rt $v = $mag_ik;\n    if ($v > $mx) { $mx = $v; $p = $i; }\n  }\n"
                  "  const $t $piv = $LUpk;\n",
                  vars) +
-            "  " + sc.declare_reciprocal(vars["rcp"], vars["piv"], vars["rcp"]) +
+            "  " + sc.declare_reciprocal(vars["rcp"], vars["piv"]) +
             fill("  if ($lane == 0) $ipiv = $p + 1;\n"
                  "  if ($singular && $info == 0) $info = $k + 1;\n",
                  vars);
@@ -551,7 +546,7 @@ class Getrf final : public sdk::Operation {
                     sc.by_pivot(LUr(i, c), vars["ppiv"], vars["prcp"]) + ";\n" + "    if (" + c + " > " + k + " && " + i + " > " + k +
                     " && !" + vars["singular"] + ") " + LU(i, c) + " -= " + sc.mul(vars["l"], LUr(k, c)) + ";\n");
     code += "  }\n";
-    code += fill("  $pp = $p;\n  $ppiv = $piv;\n  $prcp = $rcp;\n  $pdo = !$singular;\n", vars);
+    code += fill("  $pp = $p;\n  $ppiv = $piv;\n  $pdo = !$singular;\n", vars) + sc.copy_reciprocal(vars["prcp"], vars["rcp"]);
     code += "  " + sync + "}\n";
     // The last column's deferred swap and scaling.
     code += columns("    if (" + c + " == " + vars["K"] + " - 1 && " + pp + " != " + c + ") " + swap(c, pp) + "\n");

@@ -58,7 +58,7 @@ std::string reflector(const Scalars& sc, std::map<std::string, std::string>& v, 
   // 1 / (alpha - beta), scaled: |alpha - beta| >= |beta| >= |alpha|, no cancellation.
   const std::string d = v["sc"] + "_d", r = v["sc"] + "_r";
   code += "  const " + sc.type + " " + d + " = " + v["go"] + " ? " + v["as"] + " - " + sc.from_real(v["bs"]) + " : " + sc.literal(1) + ";\n";
-  code += "  " + sc.declare_reciprocal(r, d, r);
+  code += "  " + sc.declare_reciprocal(r, d);
   code += fill("  const $t $sc = $go ? ", v) + r + fill(" : $tzero;\n", v);
   return code;
 }

@@ -74,19 +74,37 @@ std::string Scalars::is_zero(const std::string& a) const {
   return complex ? "((" + a + ").x == " + real(0) + " && (" + a + ").y == " + real(0) + ")" : "(" + a + ") == " + real(0);
 }
 
-std::string Scalars::declare_reciprocal(const std::string& name, const std::string& p, const std::string& stem) const {
+std::string Scalars::declare_reciprocal(const std::string& name, const std::string& p) const {
   if (!complex) return "const " + type + " " + name + " = " + real(1) + " / " + p + ";\n";
-  // 1 / p = conj(q) s / |q|^2 with q = p s, s = 1 / max(|re|, |im|); 0 for an infinite p (as x / p), whose
-  // scaled q would be NaN.
-  const std::string m = stem + "_m", s = stem + "_s", q = stem + "_q", d = stem + "_d";
-  return "const " + real_type + " " + m + " = fmax(fabs((" + p + ").x), fabs((" + p + ").y));\n" + "const " + real_type + " " + s + " = " +
-         real(1) + " / " + m + ";\n" + "const " + type + " " + q + " = (" + p + ") * " + s + ";\n" + "const " + real_type + " " + d + " = " + s +
-         " / (" + q + ".x * " + q + ".x + " + q + ".y * " + q + ".y);\n" + "const " + type + " " + name + " = isinf(" + m + ") ? " + literal(0) +
-         " : (" + type + ")(" + q + ".x * " + d + ", -" + q + ".y * " + d + ");\n";
+  // 1 / p = conj(q) / (|q|^2 m) with q = p / m, m = max(|re|, |im|) (|q|^2 in [1, 2]); 0 for an infinite
+  // p (as x / p), whose scaled q would be NaN.
+  const std::string m = name + "_m", q = name + "_q", d = name + "_d";
+  return "const " + real_type + " " + m + " = fmax(fabs((" + p + ").x), fabs((" + p + ").y));\n" + "const " + type + " " + q + " = (" + p + ") / " + m +
+         ";\n" + "const " + real_type + " " + d + " = (" + q + ".x * " + q + ".x + " + q + ".y * " + q + ".y) * " + m + ";\n" + "const " + type + " " +
+         name + " = isinf(" + m + ") ? " + literal(0) + " : (" + type + ")(" + q + ".x / " + d + ", -" + q + ".y / " + d + ");\n";
 }
 
 std::string Scalars::by_pivot(const std::string& x, const std::string& p, const std::string& rcp) const {
-  return complex ? mul(x, rcp) : divided_by_pivot(dtype, x, p, rcp);
+  if (!complex) return divided_by_pivot(dtype, x, p, rcp);
+  const std::string scaled = mul(x, conj(rcp + "_q"));
+  return "(!" + divides(p, rcp) + " ? " + mul(x, rcp) + " : (" + type + ")((" + scaled + ").x / " + rcp + "_d, (" + scaled + ").y / " + rcp + "_d))";
+}
+
+std::string Scalars::divides(const std::string& p, const std::string& rcp) const {
+  return complex ? "(" + rcp + "_m < " + smallest_normal(part_dtype(dtype)) + ")" : "(fabs(" + p + ") < " + smallest_normal(dtype) + ")";
+}
+
+std::string Scalars::declare_reciprocal_carrier(const std::string& name) const {
+  std::string code = type + " " + name + " = " + literal(0) + ";\n";
+  if (complex) code += real_type + " " + name + "_m = " + real(0) + ", " + name + "_d = " + real(0) + ";\n" + type + " " + name + "_q = " + literal(0) + ";\n";
+  return code;
+}
+
+std::string Scalars::copy_reciprocal(const std::string& to, const std::string& from) const {
+  std::string code = to + " = " + from + ";\n";
+  if (complex)
+    for (const char* part : {"_m", "_q", "_d"}) code += to + part + " = " + from + part + ";\n";
+  return code;
 }
 
 }  // namespace fugue::linalg

@@ -41,13 +41,21 @@ struct Scalars {
   std::string div(const std::string& a, const std::string& b) const;
   // Whether a is exactly zero (both parts for complex).
   std::string is_zero(const std::string& a) const;
-  // Statements declaring `const type name = 1 / p` (complex: scaled so that neither |p|^2 nor its
-  // inverse overflows where 1 / p does not); `stem` names the temporaries.
-  std::string declare_reciprocal(const std::string& name, const std::string& p, const std::string& stem) const;
-  // x / p for a pivot p whose reciprocal `rcp` declare_reciprocal made: real, as LAPACK's getf2 (times
-  // the reciprocal unless |p| is below the smallest normal number, then divided); complex, times the
-  // reciprocal (made without overflow).
+  // Statements declaring `const type name = 1 / p` (complex: p scaled by its larger part m, so that
+  // neither |p|^2 nor its inverse overflows where 1 / p does not; temporaries name_m, name_q, name_d,
+  // which by_pivot reads too).
+  std::string declare_reciprocal(const std::string& name, const std::string& p) const;
+  // x / p for a pivot p whose reciprocal `rcp` declare_reciprocal made, as LAPACK's getf2 and zgetf2:
+  // times the reciprocal unless p (complex: its larger part) is below the smallest normal number, where
+  // the reciprocal would overflow; then divided (complex: x conj(q) / (|q|^2 m), q = p / m).
   std::string by_pivot(const std::string& x, const std::string& p, const std::string& rcp) const;
+  // Whether by_pivot divides by p (an OpenCL C condition): p, or its larger part, below the smallest
+  // normal number.
+  std::string divides(const std::string& p, const std::string& rcp) const;
+  // A reciprocal kept from one step to the next: declarations of `name` (and its temporaries) as zeros,
+  // and statements copying `from`'s into them, so that by_pivot takes `name` as it takes `from`.
+  std::string declare_reciprocal_carrier(const std::string& name) const;
+  std::string copy_reciprocal(const std::string& to, const std::string& from) const;
 };
 
 // The dtypes the linalg operations that support complex numbers accept.

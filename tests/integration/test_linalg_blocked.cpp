@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <string>
 #include <tuple>
@@ -330,4 +331,57 @@ TEST(LinalgBlocked, VeryTallQrStaysInTeams) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("plan: team: 256 work-items per matrix owning columns (order 4096 > 8), in QR's storage"), std::string::npos) << r.out;
+}
+
+// Complex pivots whose larger part is below the smallest normal number (c64 1e-40, c128 1e-310): their
+// reciprocal would overflow, so the multipliers and the scaled rows divide, as zgetf2 does (they had
+// been NaN), in every plan: registers, a CPU's loops, teams, a grid and blocked. getrf and gesv (pivoting
+// and not) give the reference's factors and solutions, all finite.
+TEST(LinalgBlocked, TinyComplexPivotsAreDividedBy) {
+  test::TempDir dir;
+  const char* const tunings[] = {"", "loop_order=0", "register_order=2,row_order=4,grid_order=24", "lu_blocked_order=8,blocked_panel=8"};
+  for (const char* tuning : tunings)
+    for (const auto& [dtype, exponent] : {std::pair<const char*, const char*>{"c64", "e-40"}, {"c128", "e-310"}})
+      for (int64_t n : {6, 12}) {
+        LinalgTuning scope(tuning);
+        // A = 10^exponent (M + 3 I), M's parts within 1; B = 10^exponent (1 + 0.5 i).
+        std::string a = "[[", b = "[[";
+        for (int64_t i = 0; i < n; ++i) {
+          a += i ? ", [" : "[";
+          b += std::string(i ? ", " : "") + "[[1" + exponent + ", 0.5" + exponent + "]]";
+          for (int64_t j = 0; j < n; ++j) {
+            const double re = std::sin(1.0 + 0.7 * static_cast<double>(i * n + j)) + (i == j ? 3 : 0), im = std::cos(2.0 + 1.3 * static_cast<double>(i + 3 * j));
+            a += (j ? ", [" : "[") + std::to_string(re) + exponent + ", " + std::to_string(im) + exponent + "]";
+          }
+          a += "]";
+        }
+        a += "]]";
+        b += "]]";
+        const std::string what = std::string(dtype) + " n=" + std::to_string(n) + ", FUGUE_LINALG_TUNING=" + tuning;
+        const std::string type = std::string(R"("kind": "array", "dtype": ")") + dtype + R"(", )";
+        Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+          "A": {)" + type + R"("shape": )" + shape_text(1, n, n) + R"(, "value": )" + a + R"(},
+          "B": {)" + type + R"("shape": )" + shape_text(1, n, 1) + R"(, "value": )" + b + R"(}},
+          "body": [{"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]},
+                   {"op": "linalg.gesv", "out": ["X", "xinfo"], "in": ["A", "B"]},
+                   {"op": "linalg.gesv_nopiv", "out": ["Y", "yinfo"], "in": ["A", "B"]}],
+          "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy", "X": "X.npy", "xinfo": "xinfo.npy", "Y": "Y.npy", "yinfo": "yinfo.npy"}})");
+        const auto out = test::run_on_device(program);
+        for (const char* name : {"X", "Y"}) {
+          const HostArray& x = out.at(name);
+          for (int64_t e = 0; e < n; ++e)
+            EXPECT_TRUE(std::isfinite(x.get_complex(e).real()) && std::isfinite(x.get_complex(e).imag())) << what << ", " << name << " element " << e;
+        }
+        // The LU factors' U holds values of order scale: compared relative to it, X and the multipliers as they are.
+        const auto want = test::run_reference(program);
+        test::expect_same({{"X", out.at("X")}, {"Y", out.at("Y")}, {"ipiv", out.at("ipiv")}, {"info", out.at("info")}},
+                          {{"X", want.at("X")}, {"Y", want.at("Y")}, {"ipiv", want.at("ipiv")}, {"info", want.at("info")}},
+                          std::string(dtype) == "c64" ? 1e-3 : 1e-9, what);
+        const HostArray &lu = out.at("LU"), &lu_want = want.at("LU");
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < i; ++j) {
+            const std::complex<double> g = lu.get_complex(i * n + j), w = lu_want.get_complex(i * n + j);
+            EXPECT_LT(std::abs(g - w), std::string(dtype) == "c64" ? 1e-3 : 1e-9) << what << ", L(" << i << ", " << j << ")";
+          }
+      }
 }

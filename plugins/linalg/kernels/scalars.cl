@@ -12,13 +12,19 @@
 #define FROM_REAL(r) ((T)((r), (R)0))
 #define MAGNITUDE(a) (fabs((a).x) + fabs((a).y))  // LAPACK's izamax: |re| + |im|
 #define IS_ZERO(a) ((a).x == (R)0 && (a).y == (R)0)
-// v / p for a pivot p: times the reciprocal, made from p scaled by its larger part so that neither
-// |p|^2 nor its inverse overflows where 1 / p does not; an infinite p's reciprocal is 0 (as v / p).
+// v / p for a pivot p as LAPACK's zgetf2: times the reciprocal, made from p scaled by its larger part s
+// so that neither |p|^2 nor its inverse overflows where 1 / p does not; where s is below the smallest
+// normal number (the reciprocal would overflow) v conj(q) / (|q|^2 s), q = p / s, divided; an infinite
+// p's reciprocal is 0 (as v / p).
 inline T by_pivot(T v, T p) {
   const R s = fmax(fabs(p.x), fabs(p.y));
   if (isinf(s)) return MUL(v, ZERO);
   const T q = p / s;
   const R d = (q.x * q.x + q.y * q.y) * s;
+  if (s < SMALLEST) {
+    const T w = MUL(v, CONJ(q));
+    return (T)(w.x / d, w.y / d);
+  }
   const T r = (T)(q.x / d, -q.y / d);
   return MUL(v, r);
 }
