@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measures.h"
+#include "nearest_dot.h"
 #include "tiles.h"
 
 namespace fugue::pairwise {
@@ -78,9 +79,18 @@ class Nearest final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const fugue_type& x = call.operand(kX);
-    const Blocking b = blocking_of(call, measure_of(call, false), true);
+    const Measure& m = measure_of(call, false);
+    const Blocking b = blocking_of(call, m, true);
+    const int64_t count = count_of(call);
+    if (b.rows > 0 && nearest_by_dot(call, m, b))
+      return tiled_plan(call, "each row's " + std::to_string(nearest_width(count, call.operand(kY).shape[0])) +
+                                  " best candidates by |x|^2 + |y|^2 - 2 x.y (one multiply-add a coordinate) kept in a scratch list, a tile's values that enter "
+                                  "inserted by the row's work-item; then their distances as (x - y)^2 sums, the " +
+                                  std::to_string(count) +
+                                  " best kept where the rounding bound proves no other row enters, the rows it leaves undecided swept again in that form; " +
+                                  blocking_text(b));
     if (b.rows > 0)
-      return tiled_plan(call, "each row's " + std::to_string(count_of(call)) + " best of its columns kept in d and index, a tile's values that enter them inserted by the row's work-item; " +
+      return tiled_plan(call, "each row's " + std::to_string(count) + " best of its columns kept in d and index, a tile's values that enter them inserted by the row's work-item; " +
                                   blocking_text(b));
     sdk::Plan plan = rows_plan(x.shape[0]);
     plan.partitions = {sdk::batch_partition(2, 0), sdk::partition(FUGUE_PARTITION_WHOLE, 2), sdk::batch_partition(2, 0), sdk::batch_partition(2, 0)};
@@ -91,8 +101,7 @@ class Nearest final : public sdk::Operation {
 
   void execute(const sdk::Call& call, const fugue_device_services& s) const override {
     const Measure& m = measure_of(call, false);
-    enqueue_nearest_tiles(call, s, m, parameters_of(call, false, call.operand(kX).shape[1]), blocking_of(call, m, true), count_of(call), kX, kY, kD,
-                          kIndex);
+    enqueue_nearest(call, s, m, parameters_of(call, false, call.operand(kX).shape[1]), blocking_of(call, m, true), count_of(call), kX, kY, kD, kIndex);
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {

@@ -42,7 +42,11 @@ const std::vector<Row>& table() {
       // with int indices in the lists 32 x 96 252 ms, 32 x 64 259, 48 x 96 300, 64 x 96 332. With the lists in d
       // and index, entering values inserted by a work-item a row (H100, Q=100000 SIDES_ROWS="32 64 96"
       // SIDES_COLS="64 96" scripts/gpu_nearest_sweep.sh): 64 x 64 162.6 ms, 96 x 96 169.2, 64 x 96 173.3, 32 x 96 190.5.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {64, 64}},
+      // Euclidean by the dot form (nearest_dot.h), a work-item's waiting values a bit each rather than a
+      // flag and an index (H100, one call, SIDES_ROWS="64 96" SIDES_COLS="64 96"): 96 x 96 119.3 ms, 96 x 64
+      // 127.0, 64 x 96 128.1, 64 x 64 136.0 (contiguous 117.6 / 147.6 / 128.1 / 168.2; the difference form,
+      // TUNING=dot=0, 150.8 / 162.3 / 165.4 / 158.2). kernel_sum, gaussian: 96 x 96 131.0 ms, 64 x 64 141.8.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {96, 96}},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
       // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
@@ -103,6 +107,9 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
       if (value.empty() || *end || v < 1 || v > 6 * kSide)
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected candidates=N with N in 1..96");
       b.candidates = v;
+    } else if (key == "dot") {
+      if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected dot=0 or dot=1");
+      b.dot_form = value == "1";
     } else if (key == "layout") {
       if (value != "strided" && value != "contiguous")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
@@ -116,7 +123,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
       (key == "rows" ? b.rows : b.cols) = v;
       sides = true;
     } else {
-      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates)");
+      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot)");
     }
   }
   // One side given on a product small enough for no tiles: the other from the device's table row.
@@ -264,6 +271,11 @@ class TileWriter {
 
   std::string t;       // the data's OpenCL C type
   int64_t rx, ry;      // the work-item's block
+  // The tile's rows of X are rows_map[i0 + r] rather than i0 + r (an OpenCL C array name; "" for none).
+  std::string rows_map;
+
+  // Row `i` of the tile's rows (an expression below N) as X's row.
+  std::string x_row(const std::string& i) const { return rows_map.empty() ? "(" + i + ")" : rows_map + "[" + i + "]"; }
 
   // The kernel's preamble: doubles enabled where the device has them, and (guarded) the function that
   // computes a pair of rows i and j in f64.
@@ -315,7 +327,7 @@ class TileWriter {
     const std::string fast = "(" + t + ")(" + m_.finish(accs, p_, in_f32_) + ")";
     if (!guarded_) return fast;
     // Past D's edge the rows are zeros: no second computation there.
-    return "(" + m_.trusted(accs, fast) + " || (" + i + ") >= N || (" + j + ") >= M ? " + fast + " : (" + t + ")pair_in_double(X, Y, " + i + ", " + j +
+    return "(" + m_.trusted(accs, fast) + " || (" + i + ") >= N || (" + j + ") >= M ? " + fast + " : (" + t + ")pair_in_double(X, Y, " + x_row(i) + ", " + j +
            "))";
   }
 
@@ -331,10 +343,16 @@ class TileWriter {
   std::string loads(const std::string& stem, const std::string& tile, const std::string& row, int64_t count,
                     const std::function<std::string(int64_t)>& at_index) const {
     std::string code;
-    if (b_.contiguous && count >= 2 && count <= 4) {
-      const std::string v = stem + "v", vt = t + std::to_string(count);
-      code += "      const " + vt + " " + v + " = vload" + std::to_string(count) + "(0, " + tile + " + " + row + " + " + at_index(0) + ");\n";
-      for (int64_t q = 0; q < count; ++q) code += "      const " + at_ + " " + stem + std::to_string(q) + " = " + v + ".s" + std::to_string(q) + ";\n";
+    // Runs of 2 to 4 in one vector load; longer even runs in vectors of 4 (a multiple of 4) or 2, which
+    // their start's alignment allows (the run starts at a multiple of its length).
+    const int64_t width = count <= 4 ? count : count % 4 == 0 ? 4 : count % 2 == 0 ? 2 : 1;
+    if (b_.contiguous && width >= 2) {
+      for (int64_t from = 0; from < count; from += width) {
+        const std::string v = stem + "v" + std::to_string(from), vt = t + std::to_string(width);
+        code += "      const " + vt + " " + v + " = vload" + std::to_string(width) + "(0, " + tile + " + " + row + " + " + at_index(from) + ");\n";
+        for (int64_t q = 0; q < width; ++q)
+          code += "      const " + at_ + " " + stem + std::to_string(from + q) + " = " + v + ".s" + std::to_string(q) + ";\n";
+      }
       return code;
     }
     for (int64_t q = 0; q < count; ++q) code += "      const " + at_ + " " + stem + std::to_string(q) + " = " + tile + "[" + row + " + " + at_index(q) + "];\n";
@@ -355,7 +373,8 @@ class TileWriter {
          {std::tuple{"xs", b_.rows, rp_, "N", i0, "X", "px"}, std::tuple{"ys", b_.cols, cp_, "M", j0, "Y", "py"}})
       for (int64_t q = 0; q < share(rows); ++q) {
         const std::string e = "(t + " + std::to_string(256 * q) + ")", row = e + " / " + Dp, z = e + " % " + Dp, g = "(" + base + " + " + row + ")";
-        const std::string value = g + " < " + total + " && " + from + " + " + z + " < " + K + " ? " + source + "[" + g + " * " + K + " + " + from + " + " + z +
+        const std::string at = std::string(source) == "X" ? x_row(g) : g;
+        const std::string value = g + " < " + total + " && " + from + " + " + z + " < " + K + " ? " + source + "[" + at + " * " + K + " + " + from + " + " + z +
                                   "] : (" + t + ")0";
         if (b_.prefetch) code += std::string("    ") + (declare ? t + " " : "") + reg + std::to_string(q) + " = " + value + ";\n";
         else code += std::string("    ") + tile + "[" + z + " * " + P + " + " + row + "] = " + value + ";\n";
@@ -437,11 +456,14 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
   kernel.enqueue(s, static_cast<size_t>(std::min(tiles, kMaxGroups) * 256), 256, "pairwise tiles " + R + "x" + C);
 }
 
-void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,
-                           int64_t count, uint32_t x, uint32_t y, uint32_t d, uint32_t index) {
+void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
+                           uint32_t y, const NearestSweep& sweep) {
   const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
-  const TileWriter w(call, s, m, p, b, x);
-  const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t, Q = std::to_string(count);
+  const bool dot = sweep.nx != nullptr, mapped = sweep.rows != nullptr;
+  // The dot form accumulates x.y (the linear kernel's sums) and ranks by |x|^2 + |y|^2 - 2 x.y.
+  TileWriter w(call, s, dot ? find(kernels(), "linear", "kind") : m, p, b, x);
+  if (mapped) w.rows_map = "Rows";
+  const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t, Q = std::to_string(sweep.width);
   // The candidates' indices as ints where Y's rows allow (half the local memory of longs).
   const std::string it = mm <= INT32_MAX ? "int" : "long";
   const uint64_t value_bytes = sdk::dtype_bytes(call.operand(x).dtype), index_bytes = mm <= INT32_MAX ? 4 : 8;
@@ -455,57 +477,79 @@ void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s
   if (static_cast<uint64_t>(b.cols * b.rows) * (value_bytes + index_bytes) <= room) cap = b.cols;
   if (b.candidates > 0) cap = std::min(cap, b.candidates);
   const std::string CAP = std::to_string(cap);
-  // Each work-group takes bands of `rows` rows of X and sweeps Y tile by tile. A row's `count` best so far
-  // are kept sorted in its rows of d and index (pairs ordered by value, then index: ties to the lower
+  // A place of the tile's rows (below N) as the row of the lists.
+  auto list_row = [&](const std::string& i) { return mapped ? "Rows[" + i + "]" : "(" + i + ")"; };
+  // Each work-group takes bands of `rows` rows of X and sweeps Y tile by tile. A row's `width` best so far
+  // are kept sorted in its rows of D and Index (pairs ordered by value, then index: ties to the lower
   // index; empty places, index -1, last), and its worst in local memory (thr, thri). After each tile,
   // every work-item compares its values with their rows' worst; those that enter (rarely, once the
   // lists are full) go to their row's candidates in local memory, and one work-item a row inserts them
   // into its list. A work-item's values stay in its registers, so the tiles are as large as distance's.
   std::string src = w.extensions() + "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid nearest_tiles(__global const " + t +
-                    "* restrict X, __global const " + t + "* restrict Y, __global " + t +
-                    "* restrict D, __global long* restrict Index, const long N, const long M) {\n" + w.prelude();
+                    "* restrict X, __global const " + t + "* restrict Y, __global " + t + "* restrict D, __global long* restrict Index, ";
+  src += dot ? "__global const " + t + "* restrict NX, __global const " + t + "* restrict NY, " : "";
+  src += mapped ? "__global const long* restrict Rows, __global const int* restrict Count, const long M) {\n  const long N = Count[0];\n"
+                : "const long N, const long M) {\n";
+  src += w.prelude();
   src += "  __local " + t + " thr[" + R + "], cv[" + R + " * " + CAP + "];\n  __local long thri[" + R + "];\n  __local " + it + " ci[" + R + " * " + CAP +
          "];\n  __local int cn[" + R + "], more[2];\n";
-  // Whether value v of column j enters row lr's list: below its worst, or equal with a lower index, or
-  // the list not full; NaN never.
+  // Whether value v of column j enters row lr's list: at most its worst, and below it, or the list not
+  // full, or equal with a lower index; NaN never. (Most values fail the first test.)
   auto enters = [&](const std::string& v, const std::string& j, const std::string& lr) {
-    return "!isnan(" + v + ") && (thri[" + lr + "] < 0 || " + v + " < thr[" + lr + "] || (" + v + " == thr[" + lr + "] && " + j + " < thri[" + lr + "]))";
+    return "(" + v + " <= thr[" + lr + "] && (" + v + " < thr[" + lr + "] || thri[" + lr + "] < 0 || " + j + " < thri[" + lr + "]))";
   };
   src += "  const long bands = (N + " + R + " - 1) / " + R + ";\n";
   src += "  for (long band = get_group_id(0); band < bands; band += get_num_groups(0)) {\n  const long i0 = band * " + R + ";\n";
-  src += "  if (t < " + R + ") {\n    if (i0 + t < N) for (int q = 0; q < " + Q + "; ++q) { D[(i0 + t) * " + Q + " + q] = INFINITY; Index[(i0 + t) * " + Q +
-         " + q] = -1; }\n    thr[t] = INFINITY; thri[t] = -1; cn[t] = 0;\n  }\n  if (t < 2) more[t] = 0;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  src += "  if (t < " + R + ") {\n    if (i0 + t < N) for (int q = 0; q < " + Q + "; ++q) { D[" + list_row("i0 + t") + " * " + Q + " + q] = INFINITY; Index[" +
+         list_row("i0 + t") + " * " + Q + " + q] = -1; }\n    thr[t] = INFINITY; thri[t] = -1; cn[t] = 0;\n  }\n  if (t < 2) more[t] = 0;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
+  if (dot)
+    for (int64_t r = 0; r < w.rx; ++r)
+      src += "  const " + t + " nx" + std::to_string(r) + " = i0 + " + w.row(r) + " < N ? NX[i0 + " + w.row(r) + "] : (" + t + ")0;\n";
   src += "  for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.compute("i0", "j0");
-  std::string offer, recheck;
+  if (dot)
+    for (int64_t c = 0; c < w.ry; ++c)
+      src += "  const " + t + " ny" + std::to_string(c) + " = j0 + " + w.col(c) + " < M ? NY[j0 + " + w.col(c) + "] : (" + t + ")0;\n";
+  // The work-item's values stay in registers until the round that takes them; a bit each says it waits
+  // for a later round (its row had more candidates than local memory holds).
+  std::string first, later;
+  const int64_t elements = w.rx * w.ry;
+  if (elements > 64) throw sdk::InvalidArgument("pairwise.nearest: a work-item's block of " + std::to_string(elements) + " values exceeds 64");
   for (int64_t r = 0; r < w.rx; ++r)
     for (int64_t c = 0; c < w.ry; ++c) {
-      const std::string e = std::to_string(r) + "_" + std::to_string(c), v = "v" + e, j = "j" + e, lr = "lr" + e, pend = "p" + e;
-      src += "  const int " + lr + " = " + w.row(r) + "; const long " + j + " = j0 + " + w.col(c) + ";\n";
-      src += "  const " + t + " " + v + " = " + w.value(r, c, "i0 + " + lr, j) + ";\n";
-      src += "  bool " + pend + " = i0 + " + lr + " < N && " + j + " < M && " + enters(v, j, lr) + ";\n";
-      offer += "    if (" + pend + ") { const int at = atomic_inc(&cn[" + lr + "]); if (at < " + CAP + ") { cv[" + lr + " * " + CAP + " + at] = " + v + "; ci[" + lr +
-               " * " + CAP + " + at] = (" + it + ")" + j + "; " + pend + " = false; } }\n";
-      recheck += "    " + pend + " = " + pend + " && " + enters(v, j, lr) + ";\n";
+      const std::string e = std::to_string(r) + "_" + std::to_string(c), v = "v" + e, bit = "(1UL << " + std::to_string(r * w.ry + c) + ")";
+      const std::string lr = w.row(r), j = "(j0 + " + w.col(c) + ")";
+      const std::string value = w.value(r, c, "i0 + " + lr, j);
+      src += "  const " + t + " " + v + " = " + (dot ? "(nx" + std::to_string(r) + " + ny" + std::to_string(c) + ") - (" + t + ")2 * " + value : value) + ";\n";
+      const std::string take = "const int at = atomic_inc(&cn[" + lr + "]); if (at < " + CAP + ") { cv[(" + lr + ") * " + CAP + " + at] = " + v + "; ci[(" + lr + ") * " +
+                               CAP + " + at] = (" + it + ")" + j + ";";
+      first += "      if (i0 + " + lr + " < N && " + j + " < M && " + enters(v, j, lr) + ") { " + take + " } else waiting |= " + bit + "; }\n";
+      later += "      if (waiting & " + bit + ") { if (" + enters(v, j, lr) + ") { " + take + " waiting &= ~" + bit + "; } } else waiting &= ~" + bit + "; }\n";
     }
-  src += "  for (int round = 0;; ++round) {\n" + offer + "    barrier(CLK_LOCAL_MEM_FENCE);\n";
+  src += "  ulong waiting = 0;\n  for (int round = 0;; ++round) {\n    if (round == 0) {\n" + first + "    } else {\n" + later + "    }\n    barrier(CLK_LOCAL_MEM_FENCE);\n";
   // The row's owner inserts its candidates; more[round % 2] says a row had more than it holds (read by
   // all after the barrier; the other flag, last read a round ago, is cleared for the next round).
   src += "    if (t < " + R + ") {\n      const int waiting = cn[t], taken = min(waiting, " + CAP + ");\n";
-  src += "      if (taken > 0 && i0 + t < N) {\n        const long row = (i0 + t) * " + Q + ";\n        " + t + " last = thr[t]; long lasti = thri[t];\n";
+  src += "      if (taken > 0 && i0 + t < N) {\n        const long row = " + list_row("i0 + t") + " * " + Q + ";\n        " + t + " last = thr[t]; long lasti = thri[t];\n";
   src += "        for (int c = 0; c < taken; ++c) {\n          const " + t + " v = cv[t * " + CAP + " + c]; const long j = ci[t * " + CAP + " + c];\n";
   src += "          if (!(lasti < 0 || v < last || (v == last && j < lasti))) continue;\n          int q = " + Q + " - 1;\n";
   src += "          for (; q > 0; --q) {\n            const " + t + " pv = D[row + q - 1]; const long pi = Index[row + q - 1];\n";
   src += "            if (!(pi < 0 || v < pv || (v == pv && j < pi))) break;\n            D[row + q] = pv; Index[row + q] = pi;\n          }\n";
   src += "          D[row + q] = v; Index[row + q] = j;\n          last = D[row + " + Q + " - 1]; lasti = Index[row + " + Q + " - 1];\n        }\n";
   src += "        thr[t] = last; thri[t] = lasti;\n      }\n      if (waiting > " + CAP + ") more[round & 1] = 1;\n      cn[t] = 0;\n    }\n";
-  src += "    if (t == 0) more[(round + 1) & 1] = 0;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    if (!more[round & 1]) break;\n" + recheck + "  }\n";
+  src += "    if (t == 0) more[(round + 1) & 1] = 0;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    if (!more[round & 1]) break;\n  }\n";
   src += "  }\n  }\n}\n";
 
   cl_program program = sdk::build_program(s, src);
   sdk::Kernel tiles(program, "nearest_tiles");
   const int64_t bands = (n + b.rows - 1) / b.rows;
-  tiles.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), sdk::buffer(s, index), cl_long{n}, cl_long{mm});
-  tiles.enqueue(s, static_cast<size_t>(std::min(bands, kMaxGroups) * 256), 256, "pairwise.nearest tiles " + R + "x" + C);
+  tiles.args(sdk::buffer(s, x), sdk::buffer(s, y), sweep.d, sweep.index);
+  cl_uint a = 4;
+  for (cl_mem extra : {sweep.nx, sweep.ny, sweep.rows, sweep.count})
+    if (extra) tiles.arg(a++, extra);
+  if (!mapped) tiles.arg(a++, cl_long{n});
+  tiles.arg(a, cl_long{mm});
+  tiles.enqueue(s, static_cast<size_t>(std::min(bands, kMaxGroups) * 256), 256,
+                std::string("pairwise.nearest tiles ") + (dot ? "(dot form) " : mapped ? "(rows undecided) " : "") + R + "x" + C);
 }
 
 void enqueue_kernel_sum_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,

@@ -3,7 +3,7 @@
 // seed's 36 blockings), every work-item a (rows / 16) x (cols / 16) block in registers, the rows of X and
 // Y passing through local memory 16 coordinates at a time. A DEVICE-level kernel with a 2-D launch; the
 // blocking comes from the call's "blocking" attribute, else FUGUE_PAIRWISE_TUNING (experiments and
-// sweeps: "rows=64,cols=48,layout=contiguous", "row=gpu", "candidates=2"), else the table `fugue tune pairwise` measured
+// sweeps: "rows=64,cols=48,layout=contiguous", "row=gpu", "candidates=2", "dot=0"), else the table `fugue tune pairwise` measured
 // for the device (pairwise_tuner.h), else a typed per-device table built in (CLBlast's database is the model).
 #pragma once
 #include <cstdint>
@@ -27,6 +27,8 @@ struct Blocking {
   // pairwise.nearest: the most candidates of a row that wait in local memory at a time (0: as many as
   // local memory holds, up to the tile's columns); a tile whose row has more takes further rounds.
   int64_t candidates = 0;
+  // pairwise.nearest of euclidean distances: candidates ranked by the dot form first (nearest_dot.h).
+  bool dot_form = true;
 };
 
 // The blocking for the call's device and measure, or (per_row) for pairwise.nearest and kernel_sum (cheap measures, a multiply-add or two per coordinate,
@@ -56,12 +58,24 @@ sdk::Plan tiled_plan(const sdk::Call& call, const std::string& variant);
 void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
                    uint32_t y, uint32_t d);
 
-// Enqueues pairwise.nearest's d and index [n, count] (operands d, index) for rows X [n, k] and Y [m, k]:
-// the tiled loop over bands of rows of X sweeping Y, each row's best so far kept sorted in its rows of d
-// and index, and each tile's values that enter them (its worst in local memory decides) inserted by a
-// work-item of the row. No scratch; the tiles as large as pairwise.distance's.
-void enqueue_nearest_tiles(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b,
-                           int64_t count, uint32_t x, uint32_t y, uint32_t d, uint32_t index);
+// Where pairwise.nearest's tiled sweep keeps its lists and which rows it takes.
+struct NearestSweep {
+  cl_mem d = nullptr, index = nullptr;  // the lists [rows of X, width]: values ascending, then indices (i64)
+  int64_t width = 0;                    // places a row
+  // The dot form (nearest_dot.h): values |x|^2 + |y|^2 - 2 x.y from these norms [n] and [m], one
+  // multiply-add a coordinate; null: the measure's own values.
+  cl_mem nx = nullptr, ny = nullptr;
+  // Only the rows rows[0 .. count[0]) of X (i64, i32 count), each kept at its own row of the lists; null:
+  // every row.
+  cl_mem rows = nullptr, count = nullptr;
+};
+
+// Enqueues the tiled loop of pairwise.nearest over rows X [n, k] and Y [m, k] (operands x, y): bands of
+// rows of X sweeping Y, each row's best so far kept sorted in its row of the lists, and each tile's
+// values that enter them (its worst in local memory decides) inserted by a work-item of the row. No
+// scratch; the tiles as large as pairwise.distance's.
+void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
+                           uint32_t y, const NearestSweep& sweep);
 
 // Enqueues pairwise.kernel_sum's y [n] = K v (operand out) for rows X [n, k], Y [m, k] and v [m]: the tiled
 // loop over bands of rows of X sweeping Y, each work-item summing over its columns, then a row's 16

@@ -245,7 +245,10 @@ TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
         auto explained = test::run_fugue("explain " + (dir / "p.json").string());
         auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
         unsetenv("FUGUE_PAIRWISE_TUNING");
-        EXPECT_NE(explained.out.find("best of its columns kept in d and index"), std::string::npos) << what << ": " << explained.out;
+        // Euclidean distances rank candidates by the dot form first (nearest_dot.h); the others as they are.
+        EXPECT_NE(explained.out.find(std::string(metric) == "euclidean" ? "best candidates by |x|^2 + |y|^2 - 2 x.y" : "best of its columns kept in d and index"),
+                  std::string::npos)
+            << what << ": " << explained.out;
         ASSERT_EQ(r.code, 0) << what << ": " << r.out;
         test::write_text(dir / "check.py", std::string("import sys, numpy as np\nd = sys.argv[1] + '/'\nmetric = '") + metric + "'\ncount = " +
                                                std::to_string(count) + R"(
@@ -266,6 +269,87 @@ print('sorted alike')
         auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
         EXPECT_NE(c.out.find("sorted alike"), std::string::npos) << what << ": " << c.out;
       }
+}
+
+// pairwise.nearest of euclidean distances by the dot form (|x|^2 + |y|^2 - 2 x.y ranks candidates, their
+// distances then computed as (x - y)^2 sums) gives exactly the difference form's d and index: on uniform
+// rows (f32, f64); rows offset by 1000, whose norms' rounding dwarfs the distances (every row undecided,
+// swept again); rows of Y around rows of X at distances 1 + 1e-5 i, which the dot form's rounding
+// (offset by 30) ranks at random (a bound too small fails here); near-duplicates and exact duplicates at the edge of the lists (the bound must catch the
+// near ties the dot form ranks apart); NaN and inf coordinates; rows of 1e19 whose norms overflow f32
+// (one in Y leaves every row undecided); and rows of 1e-20, whose squares underflow. Counts 9, and 1 and
+// 40 on uniform rows and 40 on the sphere's (candidates 17, 9, 50 a row), tiles of 16 x 16 and 32 x 48 (contiguous), and two candidates waiting a row
+// at a time (rounds).
+TEST(Pairwise, NearestByTheDotFormIsTheDifferenceForms) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  test::write_text(dir / "make.py", R"(import sys, numpy as np
+d, rng = sys.argv[1] + '/', np.random.default_rng(int(sys.argv[2]))
+def save(name, x, y): np.save(d + 'X' + name + '.npy', x); np.save(d + 'Y' + name + '.npy', y)
+u = lambda n, t=np.float32: rng.random((n, 40)).astype(t)
+save('uniform', u(300), u(700))
+save('wide', u(300, np.float64), u(700, np.float64))
+save('offset', (1000 + u(300, np.float64)).astype(np.float32), (1000 + u(700, np.float64)).astype(np.float32))
+x, y = u(300), u(700)
+y[:300] = x + rng.normal(0, 1e-4, x.shape).astype(np.float32) * (rng.random((300, 1)) < 0.5)  # near-duplicates, some exact
+y[300:400] = y[0]; y[400:420] = y[5]                                                               # exact ties
+save('near', x, y.astype(np.float32))
+x, y = 30 + u(300, np.float64), 30 + u(700, np.float64)
+for b in range(5):  # 60 rows of Y at distances 1 + 1e-5 i from row b of X, in random directions
+    v = rng.normal(size=(60, 40)); v /= np.linalg.norm(v, axis=1, keepdims=True)
+    y[60 * b:60 * b + 60] = x[b] + v * (1 + 1e-5 * rng.permutation(60))[:, None]
+save('sphere', x.astype(np.float32), y.astype(np.float32))
+x, y = u(300), u(700)
+x[3, 7] = np.nan; x[4, 0] = np.inf; y[10, 2] = np.nan; y[11, 5] = np.inf; y[12, 5] = -np.inf
+save('special', x, y)
+x, y = u(300), u(700)
+x[:6] *= 1e19; y[:3] *= 1e19
+save('huge', x, y)
+save('tiny', u(300) * np.float32(1e-20), u(700) * np.float32(1e-20))
+)");
+  auto made = test::run_command(test::numpy_python() + " " + (dir / "make.py").string() + " " + dir.path().string() + " " + std::to_string(seed));
+  ASSERT_EQ(made.code, 0) << made.out;
+  std::string symbols, body, outputs;
+  for (const char* data : {"uniform", "wide", "offset", "sphere", "near", "special", "huge", "tiny"}) {
+    const std::string name = data, dtype = name == "wide" ? "f64" : "f32";
+    symbols += std::string(symbols.empty() ? "" : ", ") + R"("X)" + name + R"(": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [300, 40], "from": "X)" +
+               name + R"(.npy"}, "Y)" + name + R"(": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [700, 40], "from": "Y)" + name + R"(.npy"})";
+    for (int count : {1, 9, 40}) {
+      // (each count's programs take PoCL a while to build; 40 of the sphere's 60 keep 50 candidates, so a
+      // bound too small there passes rows whose rounding left some of the 40 out)
+      if (count != 9 && name != "uniform" && !(name == "sphere" && count == 40)) continue;
+      const std::string tag = name + std::to_string(count);
+      body += std::string(body.empty() ? "" : ", ") + R"({"op": "pairwise.nearest", "out": ["d)" + tag + R"(", "i)" + tag + R"("], "in": ["X)" + name +
+              R"(", "Y)" + name + R"("], "attrs": {"count": )" + std::to_string(count) + "}}";
+      outputs += std::string(outputs.empty() ? "" : ", ") + R"("d)" + tag + R"(": "d)" + tag + R"(.npy", "i)" + tag + R"(": "i)" + tag + R"(.npy")";
+    }
+  }
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [)" + body + R"(], "outputs": {)" + outputs + "}}");
+  test::write_text(dir / "check.py", R"(import sys, glob, os, numpy as np
+a, b = sys.argv[1], sys.argv[2]
+files = sorted(os.path.basename(f) for f in glob.glob(a + '/*.npy'))
+assert len(files) == 22, len(files)
+for f in files:
+    x, y = np.load(a + '/' + f), np.load(b + '/' + f)
+    assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=x.dtype.kind == 'f'), (f, np.argwhere(x != y)[:3])
+print('the same', len(files))
+)");
+  for (const char* blocking : {"rows=16,cols=16", "rows=32,cols=48,layout=contiguous,candidates=2"}) {
+    auto run = [&](const std::string& tuning, const std::string& out) {
+      EXPECT_EQ(setenv("FUGUE_PAIRWISE_TUNING", tuning.c_str(), 1), 0);
+      auto explained = test::run_fugue("explain " + (dir / "p.json").string());
+      auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / out).string());
+      unsetenv("FUGUE_PAIRWISE_TUNING");
+      EXPECT_EQ(r.code, 0) << tuning << ": " << r.out;
+      return explained.out;
+    };
+    const std::string by_dot = run(blocking, "dot"), by_difference = run(std::string(blocking) + ",dot=0", "difference");
+    EXPECT_NE(by_dot.find("best candidates by |x|^2 + |y|^2 - 2 x.y"), std::string::npos) << by_dot;
+    EXPECT_EQ(by_difference.find("|x|^2"), std::string::npos) << by_difference;
+    auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "dot").string() + " " + (dir / "difference").string());
+    EXPECT_NE(c.out.find("the same 22"), std::string::npos) << blocking << " (seed " << seed << "): " << c.out;
+  }
 }
 
 // exp(-D) after a distance joins its kernel; refusals name the attribute or operand.

@@ -1,0 +1,124 @@
+// nearest_dot.cpp: see nearest_dot.h.
+#include "nearest_dot.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace fugue::pairwise {
+
+namespace {
+
+constexpr int64_t kMaxGroups = int64_t{1} << 20;  // beyond, work-items take several rows
+
+// A literal of the data's type with every digit.
+std::string literal(double v, bool f32) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  std::string s = text;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return f32 ? s + "f" : s;
+}
+
+// The OpenCL C of the three kernels around the dot-form sweep (X [N, K], Y [M, K]; W candidates and Q
+// nearest a row).
+std::string source(const Measure& m, const Parameters& p, bool f32, int64_t k, int64_t width, int64_t count) {
+  const std::string t = f32 ? "float" : "double", K = std::to_string(k) + "L", W = std::to_string(width), Q = std::to_string(count);
+  // The bound's factor: the dot form's rounding ((2k + 4) u (|x|^2 + |y|^2): both norms and x.y within
+  // k u of theirs, two roundings of the sum) and the difference form's ((k + 3) u of a distance at most
+  // 2 (|x|^2 + |y|^2)), with room to spare for the norms' own rounding and contracted multiply-adds.
+  const double u = f32 ? 0x1p-24 : 0x1p-53, factor = (5.0 * static_cast<double>(k) + 32) * u;
+  std::string src = f32 ? "" : "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  // A pair's sum of squared differences (the measure's accumulator) and its value.
+  src += t + " pair_sum(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, long i, long j) {\n  " + t +
+         " a0 = 0;\n  for (long s = 0; s < " + K + "; ++s) {\n    const " + t + " xs = X[i * " + K + " + s], ys = Y[j * " + K + " + s];\n    " +
+         m.update(0, "xs", "ys", "a0", p, f32) + "\n  }\n  return a0;\n}\n";
+  // 1. Squared norms: a work-item a row of X, then of Y.
+  src += "__kernel void nearest_norms(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global " + t + "* restrict NX, __global " +
+         t + "* restrict NY, const long N, const long M) {\n";
+  src += "  for (long r = get_global_id(0); r < N + M; r += get_global_size(0)) {\n    __global const " + t + "* row = r < N ? X + r * " + K + " : Y + (r - N) * " +
+         K + ";\n    " + t + " sum = 0;\n    for (long s = 0; s < " + K + "; ++s) sum += row[s] * row[s];\n    if (r < N) NX[r] = sum; else NY[r - N] = sum;\n  }\n}\n";
+  // The largest of Y's norms, infinity where one is not finite (a work-group of 256); the count of rows
+  // left undecided set to 0.
+  src += "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid nearest_bound(__global const " + t + "* restrict NY, __global " + t +
+         "* restrict Bound, __global int* restrict Count, const long M) {\n  __local " + t + " part[256];\n  const int t = get_local_id(0);\n  " + t +
+         " most = 0;\n  for (long j = t; j < M; j += 256) { const " + t + " v = NY[j]; most = isfinite(v) ? fmax(most, v) : INFINITY; }\n";
+  src += "  part[t] = most;\n  barrier(CLK_LOCAL_MEM_FENCE);\n  for (int h = 128; h > 0; h /= 2) {\n    if (t < h) part[t] = fmax(part[t], part[t + h]);\n"
+         "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n  if (t == 0) { Bound[0] = part[0]; Count[0] = 0; }\n}\n";
+  // 3. A work-item a row: the candidates' distances, the best kept in D and Index (value, then index),
+  // then the proof that no row left out enters, else the row listed in Rows.
+  src += "__kernel void nearest_candidates(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global const " + t +
+         "* restrict NX, __global const " + t + "* restrict Bound, __global const " + t + "* restrict G, __global const long* restrict J, __global " + t +
+         "* restrict D, __global long* restrict Index, __global long* restrict Rows, __global int* restrict Count, const long N, const long M) {\n";
+  src += "  for (long i = get_global_id(0); i < N; i += get_global_size(0)) {\n  const long base = i * " + W + ", row = i * " + Q + ";\n";
+  src += "  for (int q = 0; q < " + Q + "; ++q) { D[row + q] = INFINITY; Index[row + q] = -1; }\n  " + t + " last = INFINITY; long lasti = -1;\n";
+  src += "  for (int c = 0; c < " + W + "; ++c) {\n    const long j = J[base + c];\n    if (j < 0) break;\n    const " + t + " a0 = pair_sum(X, Y, i, j), v = (" + t +
+         ")(" + m.finish({"a0"}, p, f32) + ");\n";
+  src += "    if (isnan(v) || !(lasti < 0 || v < last || (v == last && j < lasti))) continue;\n    int q = " + Q + " - 1;\n";
+  src += "    for (; q > 0; --q) {\n      const " + t + " pv = D[row + q - 1]; const long pi = Index[row + q - 1];\n";
+  src += "      if (!(pi < 0 || v < pv || (v == pv && j < pi))) break;\n      D[row + q] = pv; Index[row + q] = pi;\n    }\n";
+  src += "    D[row + q] = v; Index[row + q] = j;\n    last = D[row + " + Q + " - 1]; lasti = Index[row + " + Q + " - 1];\n  }\n";
+  // Decided: finite norms, and every row of Y a candidate, or the last candidate's g, less the bound,
+  // above the count-th's sum with a margin of 32 u (so that its square root too, within a few units of
+  // the last place, stays above).
+  src += "  const " + t + " nx = NX[i], ymax = Bound[0];\n  bool decided = isfinite(nx) && isfinite(ymax);\n";
+  src += "  if (decided && " + W + " < M) {\n    const long jw = J[base + " + W + " - 1];\n    if (jw < 0 || lasti < 0) decided = false;\n    else {\n";
+  src += "      const " + t + " delta = " + literal(factor, f32) + " * (nx + ymax) + " + literal(factor, f32) + " * " + (f32 ? "FLT_MIN" : "DBL_MIN") + ";\n";
+  src += "      decided = G[base + " + W + " - 1] - delta > pair_sum(X, Y, i, lasti) * " + literal(1 + 32 * u, f32) + ";\n    }\n  }\n";
+  src += "  if (!decided) Rows[atomic_inc(Count)] = i;\n  }\n}\n";
+  return src;
+}
+
+}  // namespace
+
+bool nearest_by_dot(const sdk::Call& call, const Measure& m, const Blocking& b) {
+  return b.dot_form && b.rows > 0 && (std::strcmp(m.name, "euclidean") == 0 || std::strcmp(m.name, "sqeuclidean") == 0) &&
+         call.operand(0).shape[0] <= INT32_MAX;
+}
+
+int64_t nearest_width(int64_t count, int64_t m) { return std::min(m, count + std::max<int64_t>(8, count / 4)); }
+
+void enqueue_nearest(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, int64_t count,
+                     uint32_t x, uint32_t y, uint32_t d, uint32_t index) {
+  NearestSweep exact;
+  exact.d = sdk::buffer(s, d);
+  exact.index = sdk::buffer(s, index);
+  exact.width = count;
+  if (!nearest_by_dot(call, m, b)) return enqueue_nearest_sweep(call, s, m, p, b, x, y, exact);
+
+  const fugue_type& xt = call.operand(x);
+  const int64_t n = xt.shape[0], k = xt.shape[1], mm = call.operand(y).shape[0], width = nearest_width(count, mm);
+  const bool f32 = xt.dtype == FUGUE_DTYPE_F32;
+  const size_t bytes = sdk::dtype_bytes(xt.dtype), rows = static_cast<size_t>(n), cols = static_cast<size_t>(mm);
+  cl_mem nx = sdk::scratch(s, rows * bytes), ny = sdk::scratch(s, cols * bytes), bound = sdk::scratch(s, bytes), undecided = sdk::scratch(s, sizeof(cl_int));
+  cl_mem g = sdk::scratch(s, rows * static_cast<size_t>(width) * bytes), j = sdk::scratch(s, rows * static_cast<size_t>(width) * sizeof(cl_long));
+  cl_mem listed = sdk::scratch(s, rows * sizeof(cl_long));
+  cl_program program = sdk::build_program(s, source(m, p, f32, k, width, count));
+  auto groups = [](int64_t items, int64_t local) { return static_cast<size_t>(std::min((items + local - 1) / local, kMaxGroups) * local); };
+
+  sdk::Kernel norms(program, "nearest_norms");
+  norms.args(sdk::buffer(s, x), sdk::buffer(s, y), nx, ny, cl_long{n}, cl_long{mm});
+  norms.enqueue(s, groups(n + mm, 64), 64, "pairwise.nearest norms");
+  sdk::Kernel largest(program, "nearest_bound");
+  largest.args(ny, bound, undecided, cl_long{mm});
+  largest.enqueue(s, 256, 256, "pairwise.nearest bound");
+
+  NearestSweep candidates;
+  candidates.d = g;
+  candidates.index = j;
+  candidates.width = width;
+  candidates.nx = nx;
+  candidates.ny = ny;
+  enqueue_nearest_sweep(call, s, m, p, b, x, y, candidates);
+
+  sdk::Kernel decide(program, "nearest_candidates");
+  decide.args(sdk::buffer(s, x), sdk::buffer(s, y), nx, bound, g, j, exact.d, exact.index, listed, undecided, cl_long{n}, cl_long{mm});
+  decide.enqueue(s, groups(n, 64), 64, "pairwise.nearest candidates");
+
+  exact.rows = listed;
+  exact.count = undecided;
+  enqueue_nearest_sweep(call, s, m, p, b, x, y, exact);
+}
+
+}  // namespace fugue::pairwise
