@@ -25,20 +25,23 @@ std::string literal(double v, bool f32) {
 // nearest a row).
 std::string source(const Measure& m, const Parameters& p, bool f32, int64_t k, int64_t width, int64_t count) {
   const std::string t = f32 ? "float" : "double", K = std::to_string(k) + "L", W = std::to_string(width), Q = std::to_string(count);
-  // The bound's factor: the dot form's rounding ((2k + 4) u (|x|^2 + |y|^2): both norms and x.y within
-  // k u of theirs, two roundings of the sum) and the difference form's ((k + 3) u of a distance at most
-  // 2 (|x|^2 + |y|^2)), with room to spare for the norms' own rounding and contracted multiply-adds.
-  const double u = f32 ? 0x1p-24 : 0x1p-53, factor = (5.0 * static_cast<double>(k) + 32) * u;
+  // The bound's factor, x and y here the rows less Y's first row as rounded: the dot form's rounding
+  // ((2k + 4) u (|x|^2 + |y|^2): both norms and x.y within k u of theirs, two roundings of the sum), the
+  // centring's (each coordinate's difference off by u of |x_s| + |y_s|: within 4 u (|x|^2 + |y|^2) of
+  // the distance) and the difference form's ((k + 3) u of a distance at most 2 (|x|^2 + |y|^2)), with
+  // room to spare for the norms' own rounding and contracted multiply-adds.
+  const double u = f32 ? 0x1p-24 : 0x1p-53, factor = (5.0 * static_cast<double>(k) + 40) * u;
   std::string src = f32 ? "" : "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   // A pair's sum of squared differences (the measure's accumulator) and its value.
   src += t + " pair_sum(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, long i, long j) {\n  " + t +
          " a0 = 0;\n  for (long s = 0; s < " + K + "; ++s) {\n    const " + t + " xs = X[i * " + K + " + s], ys = Y[j * " + K + " + s];\n    " +
          m.update(0, "xs", "ys", "a0", p, f32) + "\n  }\n  return a0;\n}\n";
-  // 1. Squared norms: a work-item a row of X, then of Y.
+  // 1. Squared norms of the rows less Y's first row (as the sweep stages them): a work-item a row of X,
+  // then of Y.
   src += "__kernel void nearest_norms(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global " + t + "* restrict NX, __global " +
          t + "* restrict NY, const long N, const long M) {\n";
   src += "  for (long r = get_global_id(0); r < N + M; r += get_global_size(0)) {\n    __global const " + t + "* row = r < N ? X + r * " + K + " : Y + (r - N) * " +
-         K + ";\n    " + t + " sum = 0;\n    for (long s = 0; s < " + K + "; ++s) sum += row[s] * row[s];\n    if (r < N) NX[r] = sum; else NY[r - N] = sum;\n  }\n}\n";
+         K + ";\n    " + t + " sum = 0;\n    for (long s = 0; s < " + K + "; ++s) { const " + t + " c = row[s] - Y[s]; sum += c * c; }\n    if (r < N) NX[r] = sum; else NY[r - N] = sum;\n  }\n}\n";
   // The largest of Y's norms, infinity where one is not finite (a work-group of 256); the count of rows
   // left undecided set to 0.
   src += "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid nearest_bound(__global const " + t + "* restrict NY, __global " + t +
@@ -110,7 +113,9 @@ void enqueue_nearest(const sdk::Call& call, const fugue_device_services& s, cons
   candidates.width = width;
   candidates.nx = nx;
   candidates.ny = ny;
-  enqueue_nearest_sweep(call, s, m, p, b, x, y, candidates);
+  Blocking deeper = b;
+  deeper.depth = b.dot_depth;
+  enqueue_nearest_sweep(call, s, m, p, deeper, x, y, candidates);
 
   sdk::Kernel decide(program, "nearest_candidates");
   decide.args(sdk::buffer(s, x), sdk::buffer(s, y), nx, bound, g, j, exact.d, exact.index, listed, undecided, cl_long{n}, cl_long{mm});

@@ -4,12 +4,15 @@
 // The tiled sweep costs two operations a coordinate in the difference form ((x - y), then a multiply-add)
 // and one in the dot form. But the dot form's rounding grows with the norms, not the distance, so
 // it may rank near ties apart from the distances users are given (those of the difference form). So:
-//  1. the rows' squared norms, and the largest of Y's (any that is not finite: infinity);
-//  2. the sweep in the dot form keeps each row's `width` (> count) best candidates (nearest_width);
+//  1. the squared norms of the rows less Y's first row (distances are the same, and data far from the
+//     origin, pixels or coordinates with a common offset, keeps norms near the distances and the bound
+//     below small), and the largest of Y's (any that is not finite: infinity);
+//  2. the sweep in the dot form, on the rows less Y's first row, keeps each row's `width` (> count) best
+//     candidates (nearest_width);
 //  3. a work-item a row computes their distances in the difference form, keeps the `count` best (value,
 //     then index), and proves that no other row of Y could enter: every row left out has a dot-form value
 //     at least the last candidate's g, so a distance at least g - delta, where delta bounds both forms'
-//     rounding ((5k + 32) u (|x|^2 + max |y|^2), plus as many smallest normals for what underflows); where
+//     rounding ((5k + 40) u (|x|^2 + max |y|^2), plus as many smallest normals for what underflows); where
 //     g - delta exceeds the count-th distance by a margin, the row is decided;
 //  4. the rows left undecided (near ties at the edge, norms that overflow, NaN or inf in the data) take
 //     the sweep in the difference form, listed, so the answer is the difference form's in every row.

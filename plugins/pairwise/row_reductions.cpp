@@ -82,13 +82,13 @@ class Nearest final : public sdk::Operation {
     const Measure& m = measure_of(call, false);
     const Blocking b = blocking_of(call, m, true);
     const int64_t count = count_of(call);
-    if (b.rows > 0 && nearest_by_dot(call, m, b))
-      return tiled_plan(call, "each row's " + std::to_string(nearest_width(count, call.operand(kY).shape[0])) +
-                                  " best candidates by |x|^2 + |y|^2 - 2 x.y (one multiply-add a coordinate) kept in a scratch list, a tile's values that enter "
-                                  "inserted by the row's work-item; then their distances as (x - y)^2 sums, the " +
-                                  std::to_string(count) +
-                                  " best kept where the rounding bound proves no other row enters, the rows it leaves undecided swept again in that form; " +
-                                  blocking_text(b));
+    if (b.rows > 0 && nearest_by_dot(call, m, b)) {
+      Blocking deeper = b;
+      deeper.depth = b.dot_depth;
+      // (Plans' texts hold 255 characters: the blocking's must fit.)
+      return tiled_plan(call, std::to_string(nearest_width(count, call.operand(kY).shape[0])) +
+                                  " candidates a row by |x|^2 + |y|^2 - 2 x.y, then (x - y)^2 sums where a rounding bound decides; " + blocking_text(deeper));
+    }
     if (b.rows > 0)
       return tiled_plan(call, "each row's " + std::to_string(count) + " best of its columns kept in d and index, a tile's values that enter them inserted by the row's work-item; " +
                                   blocking_text(b));

@@ -29,6 +29,8 @@ struct Row {
   // pairwise.nearest and kernel_sum: bands of rows sweep Y (row blocks small enough to keep many
   // work-groups busy)
   int64_t per_row[2];
+  // pairwise.nearest's sweep in the dot form (nearest_dot.h): the coordinates staged at a time.
+  int64_t dot_depth = 16;
 };
 
 // The table, most specific first; the last row matches every device.
@@ -46,7 +48,11 @@ const std::vector<Row>& table() {
       // flag and an index (H100, one call, SIDES_ROWS="64 96" SIDES_COLS="64 96"): 96 x 96 119.3 ms, 96 x 64
       // 127.0, 64 x 96 128.1, 64 x 64 136.0 (contiguous 117.6 / 147.6 / 128.1 / 168.2; the difference form,
       // TUNING=dot=0, 150.8 / 162.3 / 165.4 / 158.2). kernel_sum, gaussian: 96 x 96 131.0 ms, 64 x 64 141.8.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {96, 96}},
+      // With the rows centred on Y's first row (a subtraction as they are staged), one call, 96 x 96 (64 x
+      // 96): depth 16 161.8 ms (189.3), depth 32 110.3 (118.8), depth 16 prefetched 112.6 (192.6), depth
+      // 32 prefetched 111.6 (187.4), depth 32 contiguous 113.5 (126.9); the difference form 140.9 in
+      // depth 16, 152.2 in 32.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {96, 96}, 32},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
       // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
@@ -73,7 +79,9 @@ const Row& row_named(std::string name) {
 
 Blocking from_row(const Row& r, const Measure& m, bool per_row) {
   const int64_t* b = per_row ? r.per_row : m.dear ? r.dear : r.cheap;
-  return {std::string(r.name) + " row", b[0], b[1]};
+  Blocking blocking{std::string(r.name) + " row", b[0], b[1]};
+  blocking.dot_depth = r.dot_depth;
+  return blocking;
 }
 
 // FUGUE_PAIRWISE_TUNING's fields applied to `b` (the table's blocking; `sized`: the table's blocking
@@ -100,7 +108,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
       b.prefetch = value == "1";
     } else if (key == "depth") {
       if (value != "16" && value != "32") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected depth=16 or depth=32");
-      b.depth = value == "16" ? 16 : 32;
+      b.depth = b.dot_depth = value == "16" ? 16 : 32;
     } else if (key == "candidates") {
       char* end = nullptr;
       const long long v = std::strtoll(value.c_str(), &end, 10);
@@ -202,7 +210,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const int64_t n = x.shape[0], cols = y.shape[0];
   // Blocks no larger than the rows need (rounded up to 16): a narrow side wastes less of each tile.
   auto fit = [](int64_t side, int64_t count) { return std::min(side, (count + kSide - 1) / kSide * kSide); };
-  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch};
+  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch, 0, true, b.dot_depth};
   const Blocking sized = b;
   // The tiles' elements against D's: past 4 times, the padding costs more than the tiles save.
   const double padded = static_cast<double>((n + b.rows - 1) / std::max<int64_t>(b.rows, 1) * b.rows) *
@@ -218,6 +226,11 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     if (b.depth > kSide) b.depth = kSide;
     else if (b.rows >= b.cols) b.rows = std::max(kSide, b.rows / 2 / kSide * kSide);
     else b.cols = std::max(kSide, b.cols / 2 / kSide * kSide);
+  }
+  if (b.dot_depth > b.depth) {
+    Blocking deeper = b;
+    deeper.depth = b.dot_depth;
+    if (local_bytes(deeper, dtype, per_row) > device.local_mem_bytes) b.dot_depth = b.depth;
   }
   return b;
 }
@@ -273,6 +286,9 @@ class TileWriter {
   int64_t rx, ry;      // the work-item's block
   // The tile's rows of X are rows_map[i0 + r] rather than i0 + r (an OpenCL C array name; "" for none).
   std::string rows_map;
+  // Coordinates staged less center[s] (an OpenCL C array of k; "" for none): distances are the same,
+  // dot products and norms of rows far from the origin much smaller.
+  std::string center;
 
   // Row `i` of the tile's rows (an expression below N) as X's row.
   std::string x_row(const std::string& i) const { return rows_map.empty() ? "(" + i + ")" : rows_map + "[" + i + "]"; }
@@ -372,10 +388,12 @@ class TileWriter {
     for (const auto& [tile, rows, P, total, base, source, reg] :
          {std::tuple{"xs", b_.rows, rp_, "N", i0, "X", "px"}, std::tuple{"ys", b_.cols, cp_, "M", j0, "Y", "py"}})
       for (int64_t q = 0; q < share(rows); ++q) {
-        const std::string e = "(t + " + std::to_string(256 * q) + ")", row = e + " / " + Dp, z = e + " % " + Dp, g = "(" + base + " + " + row + ")";
+        // Element t + 256 q of the chunk: 256 is a multiple of the depth, so its coordinate is t's.
+        const std::string row = "(t / " + Dp + " + " + std::to_string(256 * q / b_.depth) + ")", z = "(t % " + Dp + ")", g = "(" + base + " + " + row + ")";
         const std::string at = std::string(source) == "X" ? x_row(g) : g;
-        const std::string value = g + " < " + total + " && " + from + " + " + z + " < " + K + " ? " + source + "[" + at + " * " + K + " + " + from + " + " + z +
-                                  "] : (" + t + ")0";
+        std::string element = std::string(source) + "[" + at + " * " + K + " + " + from + " + " + z + "]";
+        if (!center.empty()) element = "(" + element + " - " + center + "[" + from + " + " + z + "])";
+        const std::string value = g + " < " + total + " && " + from + " + " + z + " < " + K + " ? " + element + " : (" + t + ")0";
         if (b_.prefetch) code += std::string("    ") + (declare ? t + " " : "") + reg + std::to_string(q) + " = " + value + ";\n";
         else code += std::string("    ") + tile + "[" + z + " * " + P + " + " + row + "] = " + value + ";\n";
       }
@@ -388,8 +406,7 @@ class TileWriter {
     const std::string Dp = std::to_string(b_.depth);
     for (const auto& [tile, rows, P, reg] : {std::tuple{"xs", b_.rows, rp_, "px"}, std::tuple{"ys", b_.cols, cp_, "py"}})
       for (int64_t q = 0; q < share(rows); ++q) {
-        const std::string e = "(t + " + std::to_string(256 * q) + ")";
-        code += std::string("    ") + tile + "[" + e + " % " + Dp + " * " + P + " + " + e + " / " + Dp + "] = " + reg + std::to_string(q) + ";\n";
+        code += std::string("    ") + tile + "[t % " + Dp + " * " + P + " + t / " + Dp + " + " + std::to_string(256 * q / b_.depth) + "] = " + reg + std::to_string(q) + ";\n";
       }
     return code;
   }
@@ -463,6 +480,7 @@ void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s
   // The dot form accumulates x.y (the linear kernel's sums) and ranks by |x|^2 + |y|^2 - 2 x.y.
   TileWriter w(call, s, dot ? find(kernels(), "linear", "kind") : m, p, b, x);
   if (mapped) w.rows_map = "Rows";
+  if (dot) w.center = "Y";  // Y's first row (nearest_dot.h)
   const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t, Q = std::to_string(sweep.width);
   // The candidates' indices as ints where Y's rows allow (half the local memory of longs).
   const std::string it = mm <= INT32_MAX ? "int" : "long";

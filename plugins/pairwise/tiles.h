@@ -27,8 +27,10 @@ struct Blocking {
   // pairwise.nearest: the most candidates of a row that wait in local memory at a time (0: as many as
   // local memory holds, up to the tile's columns); a tile whose row has more takes further rounds.
   int64_t candidates = 0;
-  // pairwise.nearest of euclidean distances: candidates ranked by the dot form first (nearest_dot.h).
+  // pairwise.nearest of euclidean distances: candidates ranked by the dot form first (nearest_dot.h),
+  // staging dot_depth coordinates at a time (the table's; FUGUE_PAIRWISE_TUNING's depth sets both).
   bool dot_form = true;
+  int64_t dot_depth = 16;
 };
 
 // The blocking for the call's device and measure, or (per_row) for pairwise.nearest and kernel_sum (cheap measures, a multiply-add or two per coordinate,
@@ -62,8 +64,8 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
 struct NearestSweep {
   cl_mem d = nullptr, index = nullptr;  // the lists [rows of X, width]: values ascending, then indices (i64)
   int64_t width = 0;                    // places a row
-  // The dot form (nearest_dot.h): values |x|^2 + |y|^2 - 2 x.y from these norms [n] and [m], one
-  // multiply-add a coordinate; null: the measure's own values.
+  // The dot form (nearest_dot.h): values |x|^2 + |y|^2 - 2 x.y of the rows less Y's first row, from these
+  // norms [n] and [m] of theirs, one multiply-add a coordinate; null: the measure's own values.
   cl_mem nx = nullptr, ny = nullptr;
   // Only the rows rows[0 .. count[0]) of X (i64, i32 count), each kept at its own row of the lists; null:
   // every row.

@@ -246,7 +246,7 @@ TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
         auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
         unsetenv("FUGUE_PAIRWISE_TUNING");
         // Euclidean distances rank candidates by the dot form first (nearest_dot.h); the others as they are.
-        EXPECT_NE(explained.out.find(std::string(metric) == "euclidean" ? "best candidates by |x|^2 + |y|^2 - 2 x.y" : "best of its columns kept in d and index"),
+        EXPECT_NE(explained.out.find(std::string(metric) == "euclidean" ? "candidates a row by |x|^2 + |y|^2 - 2 x.y" : "best of its columns kept in d and index"),
                   std::string::npos)
             << what << ": " << explained.out;
         ASSERT_EQ(r.code, 0) << what << ": " << r.out;
@@ -274,8 +274,9 @@ print('sorted alike')
 // pairwise.nearest of euclidean distances by the dot form (|x|^2 + |y|^2 - 2 x.y ranks candidates, their
 // distances then computed as (x - y)^2 sums) gives exactly the difference form's d and index: on uniform
 // rows (f32, f64); rows offset by 1000, whose norms' rounding dwarfs the distances (every row undecided,
-// swept again); rows of Y around rows of X at distances 1 + 1e-5 i, which the dot form's rounding
-// (offset by 30) ranks at random (a bound too small fails here); near-duplicates and exact duplicates at the edge of the lists (the bound must catch the
+// swept again, had the rows not been centred on Y's first row); rows of Y around rows of X at distances
+// 1 + 1e-5 i, which the dot form's rounding (rows spread over 100 in each coordinate) ranks at random (a
+// bound too small fails here); near-duplicates and exact duplicates at the edge of the lists (the bound must catch the
 // near ties the dot form ranks apart); NaN and inf coordinates; rows of 1e19 whose norms overflow f32
 // (one in Y leaves every row undecided); and rows of 1e-20, whose squares underflow. Counts 9, and 1 and
 // 40 on uniform rows and 40 on the sphere's (candidates 17, 9, 50 a row), tiles of 16 x 16 and 32 x 48 (contiguous), and two candidates waiting a row
@@ -295,7 +296,7 @@ x, y = u(300), u(700)
 y[:300] = x + rng.normal(0, 1e-4, x.shape).astype(np.float32) * (rng.random((300, 1)) < 0.5)  # near-duplicates, some exact
 y[300:400] = y[0]; y[400:420] = y[5]                                                               # exact ties
 save('near', x, y.astype(np.float32))
-x, y = 30 + u(300, np.float64), 30 + u(700, np.float64)
+x, y = 30 + 100 * u(300, np.float64), 30 + 100 * u(700, np.float64)
 for b in range(5):  # 60 rows of Y at distances 1 + 1e-5 i from row b of X, in random directions
     v = rng.normal(size=(60, 40)); v /= np.linalg.norm(v, axis=1, keepdims=True)
     y[60 * b:60 * b + 60] = x[b] + v * (1 + 1e-5 * rng.permutation(60))[:, None]
@@ -345,10 +346,22 @@ print('the same', len(files))
       return explained.out;
     };
     const std::string by_dot = run(blocking, "dot"), by_difference = run(std::string(blocking) + ",dot=0", "difference");
-    EXPECT_NE(by_dot.find("best candidates by |x|^2 + |y|^2 - 2 x.y"), std::string::npos) << by_dot;
+    EXPECT_NE(by_dot.find("candidates a row by |x|^2 + |y|^2 - 2 x.y"), std::string::npos) << by_dot;
     EXPECT_EQ(by_difference.find("|x|^2"), std::string::npos) << by_difference;
     auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "dot").string() + " " + (dir / "difference").string());
     EXPECT_NE(c.out.find("the same 22"), std::string::npos) << blocking << " (seed " << seed << "): " << c.out;
+  }
+  // On the H100 the dot form's sweep stages 32 coordinates at a time (the table's dot_depth), the
+  // difference form's 16.
+  for (const char* metric : {"euclidean", "manhattan"}) {
+    test::write_text(dir / "h100.json", R"({"fugue": 1, "symbols": {
+      "X": {"kind": "array", "dtype": "f32", "shape": [100000, 128], "from": {"zeros": {}}},
+      "Y": {"kind": "array", "dtype": "f32", "shape": [100000, 128], "from": {"zeros": {}}}},
+      "body": [{"op": "pairwise.nearest", "out": ["d", "i"], "in": ["X", "Y"], "attrs": {"count": 16, "metric": ")" + std::string(metric) + R"("}}], "outputs": {}})");
+    auto h100 = test::run_fugue("explain --device-file " + (test::source_root() / "devices" / "nvidia-h100.json").string() + " " + (dir / "h100.json").string());
+    const std::string want = std::string(metric) == "euclidean" ? "24 candidates a row by |x|^2 + |y|^2 - 2 x.y, then (x - y)^2 sums where a rounding bound decides; tiles of 96 x 96 per 16 x 16 work-group, 6 x 6 per work-item (strided), 32 coordinates at a time"
+                                                                : "16 best of its columns kept in d and index, a tile's values that enter them inserted by the row's work-item; tiles of 96 x 96 per 16 x 16 work-group, 6 x 6 per work-item (strided), 16 coordinates at a time";
+    EXPECT_NE(h100.out.find(want), std::string::npos) << h100.out;
   }
 }
 
