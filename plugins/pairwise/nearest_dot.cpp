@@ -62,13 +62,14 @@ std::string source(const Measure& m, const Parameters& p, bool f32, int64_t k, i
   src += "    for (; q > 0; --q) {\n      const " + t + " pv = D[row + q - 1]; const long pi = Index[row + q - 1];\n";
   src += "      if (!(pi < 0 || v < pv || (v == pv && j < pi))) break;\n      D[row + q] = pv; Index[row + q] = pi;\n    }\n";
   src += "    D[row + q] = v; Index[row + q] = j;\n    last = D[row + " + Q + " - 1]; lasti = Index[row + " + Q + " - 1];\n  }\n";
-  // Decided: finite norms, and every row of Y a candidate, or the last candidate's g, less the bound,
-  // above the count-th's sum with a margin of 32 u (so that its square root too, within a few units of
-  // the last place, stays above).
-  src += "  const " + t + " nx = NX[i], ymax = Bound[0];\n  bool decided = isfinite(nx) && isfinite(ymax);\n";
-  src += "  if (decided && " + W + " < M) {\n    const long jw = J[base + " + W + " - 1];\n    if (jw < 0 || lasti < 0) decided = false;\n    else {\n";
-  src += "      const " + t + " delta = " + literal(factor, f32) + " * (nx + ymax) + " + literal(factor, f32) + " * " + (f32 ? "FLT_MIN" : "DBL_MIN") + ";\n";
-  src += "      decided = G[base + " + W + " - 1] - delta > pair_sum(X, Y, i, lasti) * " + literal(1 + 32 * u, f32) + ";\n    }\n  }\n";
+  // Decided: finite norms, a full list, and every row of Y a candidate, or the last candidate's g (finite:
+  // an overflowed g bounds nothing), less the bound, above the count-th's sum with a margin of 32 u (so
+  // that its square root too, within a few units of the last place, stays above). The bound's absolute
+  // part, 5k + 40 smallest normals, covers what underflows or is flushed to zero.
+  src += "  const " + t + " nx = NX[i], ymax = Bound[0];\n  bool decided = isfinite(nx) && isfinite(ymax) && J[base + " + W + " - 1] >= 0 && lasti >= 0;\n";
+  src += "  if (decided && " + W + " < M) {\n    const " + t + " glast = G[base + " + W + " - 1], delta = " + literal(factor, f32) + " * (nx + ymax) + " +
+         literal(5.0 * static_cast<double>(k) + 40, f32) + " * " + (f32 ? "FLT_MIN" : "DBL_MIN") + ";\n";
+  src += "    decided = isfinite(glast) && glast - delta > pair_sum(X, Y, i, lasti) * " + literal(1 + 32 * u, f32) + ";\n  }\n";
   src += "  if (!decided) Rows[atomic_inc(Count)] = i;\n  }\n}\n";
   return src;
 }

@@ -13,7 +13,7 @@
 //     then index), and proves that no other row of Y could enter: every row left out has a dot-form value
 //     at least the last candidate's g, so a distance at least g - delta, where delta bounds both forms'
 //     rounding ((5k + 40) u (|x|^2 + max |y|^2), plus as many smallest normals for what underflows); where
-//     g - delta exceeds the count-th distance by a margin, the row is decided;
+//     g - delta (g finite) exceeds the count-th distance by a margin, the row is decided;
 //  4. the rows left undecided (near ties at the edge, norms that overflow, NaN or inf in the data) take
 //     the sweep in the difference form, listed, so the answer is the difference form's in every row.
 #pragma once

@@ -278,7 +278,10 @@ print('sorted alike')
 // 1 + 1e-5 i, which the dot form's rounding (rows spread over 100 in each coordinate) ranks at random (a
 // bound too small fails here); near-duplicates and exact duplicates at the edge of the lists (the bound must catch the
 // near ties the dot form ranks apart); NaN and inf coordinates; rows of 1e19 whose norms overflow f32
-// (one in Y leaves every row undecided); and rows of 1e-20, whose squares underflow. Counts 9, and 1 and
+// (one in Y leaves every row undecided); rows of 1e-20, whose squares underflow; sums at f32's overflow
+// edge, where the dot-form values of all rows but one overflow and their distances do not (sqeuclidean,
+// the review's case); and a list of
+// all of Y's rows, one of norm 2.25e38. Counts 9, and 1 and
 // 40 on uniform rows and 40 on the sphere's (candidates 17, 9, 50 a row), tiles of 16 x 16 and 32 x 48 (contiguous), and two candidates waiting a row
 // at a time (rounds).
 TEST(Pairwise, NearestByTheDotFormIsTheDifferenceForms) {
@@ -308,21 +311,34 @@ x, y = u(300), u(700)
 x[:6] *= 1e19; y[:3] *= 1e19
 save('huge', x, y)
 save('tiny', u(300) * np.float32(1e-20), u(700) * np.float32(1e-20))
+f = np.float32  # sums at f32's overflow edge: g of every row overflows, the distances do not (review)
+p, q, c = f(2.0**63 - 2.0**45), f(2.0**62.5), f(np.sqrt(0.75 * 2.0**103))
+x = np.zeros((1, 300), f); x[0, 0] = p; x[0, 1] = q; x[0, 2:] = c
+y = np.zeros((11, 300), f); y[1:, 1] = q; y[10, 0] = -p  # (row 0 at the origin, which the rows are centred on)
+for r in range(9): y[r + 1, 0] = -(p + f((2 + r) * 2.0**39))
+save('edge', x, y)
+y = rng.random((10, 4)).astype(f); y[7] = [1.5e19, 0, 0, 0]  # every row a candidate, one of norm 2.25e38
+save('full', y[7:8].copy(), y)
 )");
   auto made = test::run_command(test::numpy_python() + " " + (dir / "make.py").string() + " " + dir.path().string() + " " + std::to_string(seed));
   ASSERT_EQ(made.code, 0) << made.out;
   std::string symbols, body, outputs;
-  for (const char* data : {"uniform", "wide", "offset", "sphere", "near", "special", "huge", "tiny"}) {
+  for (const char* data : {"uniform", "wide", "offset", "sphere", "near", "special", "huge", "tiny", "edge", "full"}) {
     const std::string name = data, dtype = name == "wide" ? "f64" : "f32";
-    symbols += std::string(symbols.empty() ? "" : ", ") + R"("X)" + name + R"(": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [300, 40], "from": "X)" +
-               name + R"(.npy"}, "Y)" + name + R"(": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [700, 40], "from": "Y)" + name + R"(.npy"})";
-    for (int count : {1, 9, 40}) {
+    const std::string n = name == "edge" || name == "full" ? "1" : "300", m = name == "edge" ? "11" : name == "full" ? "10" : "700",
+                      k = name == "edge" ? "300" : name == "full" ? "4" : "40";
+    symbols += std::string(symbols.empty() ? "" : ", ") + R"("X)" + name + R"(": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + n + ", " + k +
+               R"(], "from": "X)" + name + R"(.npy"}, "Y)" + name + R"(": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [)" + m + ", " + k +
+               R"(], "from": "Y)" + name + R"(.npy"})";
+    for (int count : {1, 2, 9, 40}) {
       // (each count's programs take PoCL a while to build; 40 of the sphere's 60 keep 50 candidates, so a
-      // bound too small there passes rows whose rounding left some of the 40 out)
-      if (count != 9 && name != "uniform" && !(name == "sphere" && count == 40)) continue;
+      // bound too small there passes rows whose rounding left some of the 40 out; the edge's 2 nearest keep
+      // 10 of 11, the full one's 2 all 10)
+      if (name == "edge" || name == "full" ? count != 2 : count == 2 || (count != 9 && name != "uniform" && !(name == "sphere" && count == 40)))
+        continue;
       const std::string tag = name + std::to_string(count);
       body += std::string(body.empty() ? "" : ", ") + R"({"op": "pairwise.nearest", "out": ["d)" + tag + R"(", "i)" + tag + R"("], "in": ["X)" + name +
-              R"(", "Y)" + name + R"("], "attrs": {"count": )" + std::to_string(count) + "}}";
+              R"(", "Y)" + name + R"("], "attrs": {"count": )" + std::to_string(count) + (name == "edge" ? R"(, "metric": "sqeuclidean")" : "") + "}}";
       outputs += std::string(outputs.empty() ? "" : ", ") + R"("d)" + tag + R"(": "d)" + tag + R"(.npy", "i)" + tag + R"(": "i)" + tag + R"(.npy")";
     }
   }
@@ -330,7 +346,7 @@ save('tiny', u(300) * np.float32(1e-20), u(700) * np.float32(1e-20))
   test::write_text(dir / "check.py", R"(import sys, glob, os, numpy as np
 a, b = sys.argv[1], sys.argv[2]
 files = sorted(os.path.basename(f) for f in glob.glob(a + '/*.npy'))
-assert len(files) == 22, len(files)
+assert len(files) == 26, len(files)
 for f in files:
     x, y = np.load(a + '/' + f), np.load(b + '/' + f)
     assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=x.dtype.kind == 'f'), (f, np.argwhere(x != y)[:3])
@@ -349,7 +365,7 @@ print('the same', len(files))
     EXPECT_NE(by_dot.find("candidates a row by |x|^2 + |y|^2 - 2 x.y"), std::string::npos) << by_dot;
     EXPECT_EQ(by_difference.find("|x|^2"), std::string::npos) << by_difference;
     auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "dot").string() + " " + (dir / "difference").string());
-    EXPECT_NE(c.out.find("the same 22"), std::string::npos) << blocking << " (seed " << seed << "): " << c.out;
+    EXPECT_NE(c.out.find("the same 26"), std::string::npos) << blocking << " (seed " << seed << "): " << c.out;
   }
   // On the H100 the dot form's sweep stages 32 coordinates at a time (the table's dot_depth), the
   // difference form's 16.
