@@ -273,17 +273,16 @@ print('sorted alike')
 
 // pairwise.nearest of euclidean distances by the dot form (|x|^2 + |y|^2 - 2 x.y ranks candidates, their
 // distances then computed as (x - y)^2 sums) gives exactly the difference form's d and index: on uniform
-// rows (f32, f64); rows offset by 1000, whose norms' rounding dwarfs the distances (every row undecided,
-// swept again, had the rows not been centred on Y's first row); rows of Y around rows of X at distances
-// 1 + 1e-5 i, which the dot form's rounding (rows spread over 100 in each coordinate) ranks at random (a
-// bound too small fails here); near-duplicates and exact duplicates at the edge of the lists (the bound must catch the
-// near ties the dot form ranks apart); NaN and inf coordinates; rows of 1e19 whose norms overflow f32
-// (one in Y leaves every row undecided); rows of 1e-20, whose squares underflow; sums at f32's overflow
-// edge, where the dot-form values of all rows but one overflow and their distances do not (sqeuclidean,
-// the review's case); and a list of
-// all of Y's rows, one of norm 2.25e38. Counts 9, and 1 and
-// 40 on uniform rows and 40 on the sphere's (candidates 17, 9, 50 a row), tiles of 16 x 16 and 32 x 48 (contiguous), and two candidates waiting a row
-// at a time (rounds).
+// rows (f32, f64); rows offset by 1000 (whose norms' rounding would dwarf the distances, had the rows not
+// been centred on Y's first row); rows of Y around rows of X at distances 1 + 1e-5 i, which the dot
+// form's rounding (rows spread over 100 in each coordinate) ranks at random (a bound too small fails
+// here); near-duplicates and exact duplicates at the edge of the lists; NaN and inf coordinates; rows of
+// 1e19 whose norms overflow f32 (one in Y leaves every row undecided); rows of 1e-20, whose squares
+// underflow; sums at f32's overflow edge, where the dot-form values of all rows but one overflow and
+// their distances do not (sqeuclidean; fails without the check that g is finite); and a list of all of
+// Y's rows, one of norm 2.25e38. Counts 9, and 1 and 40 on uniform rows and 40 on the sphere's
+// (candidates 17, 9, 50 a row), tiles of 16 x 16 and 32 x 48 (contiguous), and two candidates waiting a
+// row at a time (rounds).
 TEST(Pairwise, NearestByTheDotFormIsTheDifferenceForms) {
   if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;
