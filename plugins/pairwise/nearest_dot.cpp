@@ -76,9 +76,16 @@ std::string source(const Measure& m, const Parameters& p, bool f32, int64_t k, i
 
 }  // namespace
 
-bool nearest_by_dot(const sdk::Call& call, const Measure& m, const Blocking& b) {
-  return b.dot_form && b.rows > 0 && (std::strcmp(m.name, "euclidean") == 0 || std::strcmp(m.name, "sqeuclidean") == 0) &&
-         call.operand(0).shape[0] <= INT32_MAX;
+bool nearest_by_dot(const sdk::Call& call, const Measure& m, const Blocking& b, int64_t count) {
+  if (!b.dot_form || b.rows <= 0 || (std::strcmp(m.name, "euclidean") != 0 && std::strcmp(m.name, "sqeuclidean") != 0)) return false;
+  const fugue_type &x = call.operand(0), &y = call.operand(1);
+  if (x.shape[0] > INT32_MAX) return false;  // the count of rows left undecided is an int
+  // The candidates' lists (values and i64 indices) in scratch: within the largest buffer, and a quarter
+  // of the device's memory (else the difference form, which needs none).
+  const double rows = static_cast<double>(x.shape[0]) * static_cast<double>(nearest_width(count, y.shape[0]));
+  const fugue_device_desc& device = call.device();
+  return (device.max_alloc_bytes == 0 || rows * 8 <= static_cast<double>(device.max_alloc_bytes)) &&
+         (device.global_mem_bytes == 0 || rows * static_cast<double>(8 + sdk::dtype_bytes(x.dtype)) <= static_cast<double>(device.global_mem_bytes) / 4);
 }
 
 int64_t nearest_width(int64_t count, int64_t m) { return std::min(m, count + std::max<int64_t>(8, count / 4)); }
@@ -89,7 +96,7 @@ void enqueue_nearest(const sdk::Call& call, const fugue_device_services& s, cons
   exact.d = sdk::buffer(s, d);
   exact.index = sdk::buffer(s, index);
   exact.width = count;
-  if (!nearest_by_dot(call, m, b)) return enqueue_nearest_sweep(call, s, m, p, b, x, y, exact);
+  if (!nearest_by_dot(call, m, b, count)) return enqueue_nearest_sweep(call, s, m, p, b, x, y, exact);
 
   const fugue_type& xt = call.operand(x);
   const int64_t n = xt.shape[0], k = xt.shape[1], mm = call.operand(y).shape[0], width = nearest_width(count, mm);

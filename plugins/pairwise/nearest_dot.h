@@ -25,9 +25,9 @@
 
 namespace fugue::pairwise {
 
-// Whether the call's nearest run by the dot form: a tiled plan of euclidean or sqeuclidean distances
-// (FUGUE_PAIRWISE_TUNING=dot=0 turns it off).
-bool nearest_by_dot(const sdk::Call& call, const Measure& m, const Blocking& b);
+// Whether the call's `count` nearest run by the dot form: a tiled plan of euclidean or sqeuclidean
+// distances whose candidates' lists fit the device's memory (FUGUE_PAIRWISE_TUNING=dot=0 turns it off).
+bool nearest_by_dot(const sdk::Call& call, const Measure& m, const Blocking& b, int64_t count);
 
 // The candidates a row keeps in the dot form for `count` nearest of m rows.
 int64_t nearest_width(int64_t count, int64_t m);

@@ -82,7 +82,7 @@ class Nearest final : public sdk::Operation {
     const Measure& m = measure_of(call, false);
     const Blocking b = blocking_of(call, m, true);
     const int64_t count = count_of(call);
-    if (b.rows > 0 && nearest_by_dot(call, m, b)) {
+    if (b.rows > 0 && nearest_by_dot(call, m, b, count)) {
       Blocking deeper = b;
       deeper.depth = b.dot_depth;
       // (Plans' texts hold 255 characters: the blocking's must fit.)
