@@ -495,8 +495,8 @@ void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s
   if (static_cast<uint64_t>(b.cols * b.rows) * (value_bytes + index_bytes) <= room) cap = b.cols;
   if (b.candidates > 0) cap = std::min(cap, b.candidates);
   const std::string CAP = std::to_string(cap);
-  // A place of the tile's rows (below N) as the row of the lists.
-  auto list_row = [&](const std::string& i) { return mapped ? "Rows[" + i + "]" : "(" + i + ")"; };
+  // A place of the tile's rows (below N) as the row of the lists: X's row, through the row map if any.
+  auto list_row = [&](const std::string& i) { return w.x_row(i); };
   // Each work-group takes bands of `rows` rows of X and sweeps Y tile by tile. A row's `width` best so far
   // are kept sorted in its rows of D and Index (pairs ordered by value, then index: ties to the lower
   // index; empty places, index -1, last), and its worst in local memory (thr, thri). After each tile,
