@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 10
+#define FUGUE_ABI_VERSION_MINOR 11
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -390,6 +390,13 @@ typedef struct fugue_plan {
   char* variant;
   uint32_t variant_capacity;
   /* end of 2.5 */
+  /* 2.11, BLOCK level with entry_teams: nonzero when the work-items of a team each walk rows of their own
+   * of the entries' matrices (a row per work-item, or a block of rows), reading or writing along them. The
+   * core may then lay out a matrix it holds in local memory a row and a spare element apart, so that the
+   * team's walks reach different banks at each step (rows of 16 doubles 16 apart all meet in one);
+   * read_at and write_at take the same indices either way. Left 0 by teams that walk columns. */
+  uint32_t walks_rows;
+  /* end of 2.11 */
 } fugue_plan;
 
 /* ---------------------------------------------------------------------------------------------- */

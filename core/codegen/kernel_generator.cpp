@@ -85,11 +85,20 @@ class KernelWriter {
   // Elements between neighbouring entries of a value held in local memory: with teams, odd, so that the
   // items of a team-of-one reading the same element of their entries reach different banks.
   // A CPU's (launch_.blocked) have no banks: entries stay packed, their rows as aligned as the data's.
-  int64_t slot_stride(int64_t per_entry) const { return teams() && !launch_.blocked && per_entry % 2 == 0 ? per_entry + 1 : per_entry; }
-  // Element `at` of the current entry of a value held in local memory.
+  // Rows padded by one element (FusedGroup::padded_rows) count in it.
+  int64_t slot_stride(const std::string& s) const {
+    int64_t elements = group_.local_values.at(s);
+    if (auto row = group_.padded_rows.find(s); row != group_.padded_rows.end()) elements += elements / row->second;
+    return teams() && !launch_.blocked && elements % 2 == 0 ? elements + 1 : elements;
+  }
+  // Element `at` of the current entry of a value held in local memory (element j of a padded entry is
+  // j + j / row).
   std::string local_entry(const std::string& s, const std::string& at) const {
     if (!teams()) return local(s) + "[" + at + "]";
-    return local(s) + "[fugue_slot * " + std::to_string(slot_stride(group_.local_values.at(s))) + " + " + at + "]";
+    std::string place = at;
+    if (auto row = group_.padded_rows.find(s); row != group_.padded_rows.end())
+      place = "(" + at + ") + (" + at + ") / " + std::to_string(row->second);
+    return local(s) + "[fugue_slot * " + std::to_string(slot_stride(s)) + " + " + place + "]";
   }
 
   const char* keep(fugue_emit_context* c, std::string s) { return c->strings.emplace_back(std::move(s)).c_str(); }
@@ -876,7 +885,7 @@ std::string KernelWriter::batched_body(const std::string& it) {
     code += "  const int fugue_slot = (int)get_local_id(0) / " + T + ", fugue_lane = (int)get_local_id(0) % " + T + ";\n";
     for (const auto& [s, per_entry] : group_.local_values) {
       if (group_.staged.count(s)) continue;  // every slot is copied in before it is read
-      const int64_t count = launch_.entries_per_group * slot_stride(per_entry);
+      const int64_t count = launch_.entries_per_group * slot_stride(s);
       code += "  " + spread("fugue_t", std::to_string(count), count, true,
                             "    " + local(s) + "[fugue_t] = (" + std::string(dtype_ctype(program_.symbol(s).dtype)) + ")(0);\n");
     }
@@ -1107,9 +1116,11 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
   if (level == FUGUE_LEVEL_BLOCK) {
     std::string body = batched_body("long");
     std::string locals;
-    for (const auto& [s, per_entry] : group_.local_values)
+    for (const auto& entry : group_.local_values) {
+      const std::string& s = entry.first;
       locals += "  __local " + std::string(dtype_ctype(program_.symbol(s).dtype)) + " " + local(s) + "[" +
-                std::to_string(slot_stride(per_entry) * (teams() ? launch_.entries_per_group : 1)) + "];\n";
+                std::to_string(slot_stride(s) * (teams() ? launch_.entries_per_group : 1)) + "];\n";
+    }
     for (const auto& d : local_decls_) locals += "  " + d + "\n";
     src += locals + body;
   } else if (stages()) {

@@ -64,6 +64,11 @@ struct FusedGroup {
   // array reached through an entry is then in local_values, and local_bytes is per entry. The launch
   // picks the team's size and the entries per work-group.
   bool teams = false;
+  // Teams on devices with memory banks: held values whose entries are matrices with rows of this many
+  // elements (even), laid out a row and one spare element apart, so that the work-items of a team that
+  // each walk a row of their own reach different banks at every step (rows of 16 doubles 16 apart
+  // would all land in one bank). local_bytes counts the spare elements.
+  std::map<std::string, int64_t> padded_rows;
   // Tile stages: a kernel in which an operation reads, around its element, a value an earlier one of the
   // same kernel computes (a stencil of a stencil). The work-group computes a tile of the grid in stages
   // separated by barriers: stage k computes its operations over the tile widened by stage_reach[k]

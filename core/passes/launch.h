@@ -93,6 +93,9 @@ struct LaunchTuning {
   // 2.28 ms against 2.22 with literals (divisions by a constant are cheaper), Jacobi 2.93 against 2.92
   // (scripts/gpu_extents.sh); NVIDIA's compiles are short.
   bool extent_arguments = false;
+  // Teams on devices with banks (not blocked_items): matrices held in local memory laid out a row and a
+  // spare element apart (FusedGroup::padded_rows), 0: packed (for measuring what it saves).
+  bool pad_rows = true;
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);

@@ -20,7 +20,8 @@ std::string local_text(const Program& program, const FusedGroup& g) {
   for (const auto& [s, per_entry] : g.local_values) {
     const double bytes = static_cast<double>(per_entry) * dtype_size(program.symbol(s).dtype);
     held += (held.empty() ? "" : ", ") + s + " (" + bytes_text(bytes) +
-            (g.staged.count(s) ? ", an input read again and again" : ", crosses segments of the kernel") + ")";
+            (g.staged.count(s) ? ", an input read again and again" : ", crosses segments of the kernel") +
+            (g.padded_rows.count(s) ? ", its rows of " + std::to_string(g.padded_rows.at(s)) + " one element apart" : "") + ")";
   }
   if (g.teams)  // every entry a team reaches is held, one per team of the work-group
     return "    local memory per entry (times the entries a work-group holds): " + bytes_text(static_cast<double>(g.local_bytes)) +

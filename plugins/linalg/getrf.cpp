@@ -140,6 +140,9 @@ class Getrf final : public sdk::Operation {
     } else if (s.rows()) {
       plan.registers = static_cast<uint32_t>(s.n + 8);
       plan.local_mem_bytes = static_cast<uint64_t>(s.m + s.n) * size;  // the pivot column and the pivot row
+      // A row per work-item (H100, 20,000 f64 16 x 16: 0.112 ms packed, 0.064 with the rows apart;
+      // 2,000 f64 32 x 32: 0.059, 0.047).
+      plan.walks_rows = true;
     } else {
       plan.registers = 16;
       if (fits_local(call, s.m * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;  // the matrix

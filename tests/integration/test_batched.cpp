@@ -11,6 +11,7 @@
 #include "device/device_description.h"
 #include "load/program_loader.h"
 #include "passes/lower.h"
+#include "passes/plan_report.h"
 #include "linalg_checks.h"
 #include "test_support.h"
 
@@ -324,4 +325,62 @@ TEST(Batched, EntriesLargerThanLocalMemoryStayInGlobalMemory) {
   ASSERT_EQ(g.stored_why.count("LU"), 1u);
   EXPECT_EQ(g.stored_why.at("LU"), "an entry too large for local memory, kept in global memory");
   expect_same(test::run_on_device(program), test::run_reference(program), 0, "getrf of 520 x 520 in a team");
+}
+
+// Teams whose work-items each walk rows of their own (fugue_plan.walks_rows), on devices with banks, lay a
+// held matrix out a row and one spare element apart (FusedGroup::padded_rows), so that the walks reach
+// different banks: every access through the entry (copies in and out, the block-level body, fused
+// element-wise operations before and after it) must agree on that layout. PoCL takes the GPUs' layout with
+// blocked_items=0 and entries side by side; the results are the reference's, the layout shows in the plan
+// and in explain, and teams that walk columns (geqrf's) or blocks (gemm's) keep their matrices packed.
+TEST(Batched, PaddedRowsKeepEveryResult) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  test::LinalgTuning rows("loop_order=0");  // a row (potrf, getrf), a block (gemm) or a column (geqrf) per work-item, as on GPUs
+  struct Case {
+    const char* op;
+    const char* outs;
+    const char* ins;
+    const char* dtype;
+    int64_t n;
+    bool padded;
+  };
+  for (const Case& c : {Case{"linalg.potrf", R"(["L", "info"])", R"(["S"])", "f64", 16, true},
+                        Case{"linalg.getrf", R"(["L", "ipiv", "info"])", R"(["S"])", "f32", 12, true},
+                        Case{"linalg.gemm", R"(["L"])", R"(["S", "A"])", "c64", 16, false},
+                        Case{"linalg.geqrf", R"(["L", "tau"])", R"(["S"])", "f64", 16, false}}) {
+    const std::string what = std::string(c.op) + " " + c.dtype + " n=" + std::to_string(c.n) + " (seed " + std::to_string(seed) + ")";
+    const std::string from = std::string(c.op) == "linalg.potrf" ? R"({"spd": {"seed": )" + std::to_string(seed) + R"(, "cond": 100}})"
+                                                                 : R"({"random": {"seed": )" + std::to_string(seed) + "}}";
+    // An element-wise producer and consumer join the operation's kernel, reading and writing the padded
+    // entries at their elements.
+    Program program = load_text(dir, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + test::shape_text(37, c.n, c.n) +
+                                         R"(, "from": )" + from + R"(},
+      "two": {"kind": "scalar", "dtype": ")" + c.dtype + R"(", "value": 2}},
+      "body": [{"op": "array.mul", "out": ["S"], "in": ["A", "two"]},
+               {"op": ")" + c.op + R"(", "out": )" + c.outs + R"(, "in": )" + c.ins + R"(},
+               {"op": "array.sub", "out": ["Y"], "in": ["L", "S"]}],
+      "outputs": {"Y": "Y.npy", "L": "L.npy"}})");
+    ASSERT_EQ(setenv("FUGUE_TUNING", "blocked_items=0,block_team_items=64", 1), 0);
+    const ExecutionPlan plan = plan_of(program);
+    ASSERT_EQ(plan.groups.size(), 1u) << notes(plan) << what;
+    const FusedGroup& g = plan.groups[0];
+    EXPECT_TRUE(g.teams) << what;
+    EXPECT_GE(plan.kernels[0].launch.entries_per_group, 2) << what;
+    const bool shown = explain_plan(program, plan, test::test_device().info).find("its rows of " + std::to_string(c.n) + " one element apart") != std::string::npos;
+    EXPECT_EQ(shown, c.padded) << what;
+    if (!c.padded) {
+      EXPECT_TRUE(g.padded_rows.empty()) << "a team that does not walk rows keeps its matrices packed, " << what;
+      ASSERT_EQ(unsetenv("FUGUE_TUNING"), 0);
+      continue;
+    }
+    ASSERT_EQ(g.padded_rows.count("S"), 1u) << what;
+    EXPECT_EQ(g.padded_rows.at("S"), c.n) << what;
+    const auto padded = test::run_on_device(program);
+    ASSERT_EQ(unsetenv("FUGUE_TUNING"), 0);
+    EXPECT_TRUE(plan_of(program).groups[0].padded_rows.empty()) << "a CPU's entries stay packed, " << what;
+    const double tolerance = std::string(c.dtype) == "f64" ? 1e-9 : 1e-3;
+    expect_same(padded, test::run_reference(program), tolerance, "padded rows vs reference, " + what);
+  }
 }

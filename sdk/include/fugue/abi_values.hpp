@@ -210,6 +210,8 @@ struct Plan {
   bool entry_teams = false;
   // 2.5: which plan variant this is and why (fugue_plan.variant), for explain; empty for a single plan.
   std::string variant;
+  // 2.11, with entry_teams: the team's work-items each walk rows of their own (fugue_plan.walks_rows).
+  bool walks_rows = false;
 };
 
 // Fills a C plan whose room (partitions with their ranks, workspaces) another party provided. Checks
@@ -261,6 +263,7 @@ inline void write_plan(const Plan& plan, fugue_plan& c) {
   c.local_mem_bytes = plan.local_mem_bytes;
   c.registers = plan.registers;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, entry_teams)) c.entry_teams = plan.entry_teams ? 1u : 0u;
+  if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, walks_rows)) c.walks_rows = plan.walks_rows ? 1u : 0u;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0) {
     const size_t length = std::min(plan.variant.size(), static_cast<size_t>(c.variant_capacity - 1));  // cut to the room
     std::memcpy(c.variant, plan.variant.data(), length);
@@ -330,6 +333,7 @@ class PlanBuffer {
     plan.local_mem_bytes = c.local_mem_bytes;
     plan.registers = c.registers;
     plan.entry_teams = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, entry_teams) && c.entry_teams != 0;
+    plan.walks_rows = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, walks_rows) && c.walks_rows != 0;
     if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0)
       plan.variant.assign(c.variant, std::find(c.variant, c.variant + c.variant_capacity, '\0'));
     return plan;
