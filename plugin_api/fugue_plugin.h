@@ -394,7 +394,9 @@ typedef struct fugue_plan {
    * of the entries' matrices (a row per work-item, or a block of rows), reading or writing along them. The
    * core may then lay out a matrix it holds in local memory a row and a spare element apart, so that the
    * team's walks reach different banks at each step (rows of 16 doubles 16 apart all meet in one);
-   * read_at and write_at take the same indices either way. Left 0 by teams that walk columns. */
+   * read_at and write_at take the same indices either way. Left 0 by teams that walk columns.
+   * (The field sits where a 2.10 fugue_plan had padding: sizeof is 88 either way, so a 2.11 plugin under a
+   * 2.10 core writes it into that padding, unread; a 2.10 plugin leaves the core's zero.) */
   uint32_t walks_rows;
   /* end of 2.11 */
 } fugue_plan;

@@ -185,11 +185,15 @@ bool choose_teams(const Program& program, const DeviceInfo& device, uint64_t bud
         per_entry / row >= 2)
       padded[s] = row;
   }
+  uint64_t spare = 0;  // the padding's elements, in bytes
   for (const std::string& s : held) {
     bytes += entry_bytes(s);
-    if (padded.count(s)) bytes += entry_bytes(s) / static_cast<uint64_t>(padded[s]);
+    if (padded.count(s)) spare += entry_bytes(s) / static_cast<uint64_t>(padded[s]);
   }
   if (team * 2 > tuning.block_team_items || bytes * 2 > budget) return false;
+  // Two entries side by side matter more than banks: packed where padded they would not fit.
+  if ((bytes + spare) * 2 > budget) padded.clear();
+  else bytes += spare;
   for (const std::string& s : held) {
     if (g.local_values.count(s)) continue;
     if (g.global_reads.count(s)) g.staged.insert(s);

@@ -106,8 +106,9 @@ class Potrf final : public sdk::Operation {
     if (rows) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
     else if (local) plan.local_mem_bytes = static_cast<uint64_t>(n * n) * abi::dtype_size(a.dtype);
     // A row per work-item, read and written along it (H100, 20,000 f64 16 x 16: 0.080 ms packed, 0.047
-    // with the rows a spare element apart).
-    plan.walks_rows = rows;
+    // with the rows a spare element apart). Upper factors read and write U = L^H's columns, consecutive
+    // for consecutive work-items: packed.
+    plan.walks_rows = rows && call.flag("lower");
     plan.variant = variant_text(tu, n, team, true, team == 1 || rows ? "" : local ? "the matrix in local memory" : "the matrix in L's storage");
     return plan;
   }

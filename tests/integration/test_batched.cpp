@@ -340,16 +340,23 @@ TEST(Batched, PaddedRowsKeepEveryResult) {
   struct Case {
     const char* op;
     const char* outs;
-    const char* ins;
+    const char* ins;  // S: A * 2, computed in the kernel; A: read from global memory (staged)
+    const char* attrs;
     const char* dtype;
     int64_t n;
     bool padded;
   };
-  for (const Case& c : {Case{"linalg.potrf", R"(["L", "info"])", R"(["S"])", "f64", 16, true},
-                        Case{"linalg.getrf", R"(["L", "ipiv", "info"])", R"(["S"])", "f32", 12, true},
-                        Case{"linalg.gemm", R"(["L"])", R"(["S", "A"])", "c64", 16, false},
-                        Case{"linalg.geqrf", R"(["L", "tau"])", R"(["S"])", "f64", 16, false}}) {
-    const std::string what = std::string(c.op) + " " + c.dtype + " n=" + std::to_string(c.n) + " (seed " + std::to_string(seed) + ")";
+  for (const Case& c : {Case{"linalg.potrf", R"(["L", "info"])", R"(["S"])", "{}", "f64", 16, true},
+                        Case{"linalg.potrf", R"(["L", "info"])", R"(["A"])", "{}", "f32", 16, true},
+                        Case{"linalg.getrf", R"(["L", "ipiv", "info"])", R"(["S"])", "{}", "f32", 12, true},
+                        Case{"linalg.getrf", R"(["L", "ipiv", "info"])", R"(["A"])", "{}", "c64", 10, true},
+                        // Upper factors (columns of U = L^H), gemm's blocks and geqrf's columns: packed.
+                        Case{"linalg.potrf", R"(["L", "info"])", R"(["S"])", R"({"lower": false})", "f64", 16, false},
+                        Case{"linalg.gemm", R"(["L"])", R"(["S", "A"])", "{}", "c64", 16, false},
+                        Case{"linalg.geqrf", R"(["L", "tau"])", R"(["S"])", "{}", "f64", 16, false}}) {
+    const std::string in = std::string(c.ins).find("\"S\"") != std::string::npos ? "S" : "A";
+    const std::string what = std::string(c.op) + " " + c.attrs + " " + c.dtype + " n=" + std::to_string(c.n) + " on " + in + " (seed " +
+                             std::to_string(seed) + ")";
     const std::string from = std::string(c.op) == "linalg.potrf" ? R"({"spd": {"seed": )" + std::to_string(seed) + R"(, "cond": 100}})"
                                                                  : R"({"random": {"seed": )" + std::to_string(seed) + "}}";
     // An element-wise producer and consumer join the operation's kernel, reading and writing the padded
@@ -358,9 +365,9 @@ TEST(Batched, PaddedRowsKeepEveryResult) {
       "A": {"kind": "array", "dtype": ")" + std::string(c.dtype) + R"(", "shape": )" + test::shape_text(37, c.n, c.n) +
                                          R"(, "from": )" + from + R"(},
       "two": {"kind": "scalar", "dtype": ")" + c.dtype + R"(", "value": 2}},
-      "body": [{"op": "array.mul", "out": ["S"], "in": ["A", "two"]},
-               {"op": ")" + c.op + R"(", "out": )" + c.outs + R"(, "in": )" + c.ins + R"(},
-               {"op": "array.sub", "out": ["Y"], "in": ["L", "S"]}],
+      "body": [)" + std::string(in == "S" ? R"({"op": "array.mul", "out": ["S"], "in": ["A", "two"]},)" : "") + R"(
+               {"op": ")" + c.op + R"(", "out": )" + c.outs + R"(, "in": )" + c.ins + R"(, "attrs": )" + c.attrs + R"(},
+               {"op": "array.sub", "out": ["Y"], "in": ["L", ")" + in + R"("]}],
       "outputs": {"Y": "Y.npy", "L": "L.npy"}})");
     ASSERT_EQ(setenv("FUGUE_TUNING", "blocked_items=0,block_team_items=64", 1), 0);
     const ExecutionPlan plan = plan_of(program);
@@ -375,8 +382,15 @@ TEST(Batched, PaddedRowsKeepEveryResult) {
       ASSERT_EQ(unsetenv("FUGUE_TUNING"), 0);
       continue;
     }
-    ASSERT_EQ(g.padded_rows.count("S"), 1u) << what;
-    EXPECT_EQ(g.padded_rows.at("S"), c.n) << what;
+    for (const std::string& s : {in, std::string("L")}) {
+      ASSERT_EQ(g.padded_rows.count(s), 1u) << s << ", " << what;
+      EXPECT_EQ(g.padded_rows.at(s), c.n) << s << ", " << what;
+    }
+    if (in == "A") {
+      EXPECT_EQ(g.staged.count("A"), 1u) << "copied in padded, " << what;
+    }
+    // The generated source walks the padded layout.
+    EXPECT_NE(plan.kernels[0].source.find(") / " + std::to_string(c.n) + "]"), std::string::npos) << what;
     const auto padded = test::run_on_device(program);
     ASSERT_EQ(unsetenv("FUGUE_TUNING"), 0);
     EXPECT_TRUE(plan_of(program).groups[0].padded_rows.empty()) << "a CPU's entries stay packed, " << what;
