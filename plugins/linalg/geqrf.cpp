@@ -19,10 +19,11 @@ namespace {
 constexpr uint32_t kA = 0, kQR = 1, kTau = 2, kInfo = 3, kN = 4;  // info and n: linalg.geqrf_vbatched's
 
 // Whether a team factors in a local array of its own rather than in QR's storage: where the matrix fits,
-// but not up to the row order (16 on GPUs), where teams share a work-group and the core holds QR in local memory already, so a
+// but not up to the row order (32 on NVIDIA GPUs), where teams share a work-group and the core holds QR in local memory already, so a
 // second copy only costs room. On the H100 (geqrf of 20,000 16 x 16) the copy took 0.164 ms in f64 and
 // 0.127 in f32 against 0.132 and 0.099 without; at 32 x 32 (teams of 32 share work-groups too) it was
-// mixed, 0.136 against 0.143 ms in f64 and 0.084 against 0.068 in f32, so it stays; at 64 x 64 (2,000, a
+// mixed, 0.136 against 0.143 ms in f64 and 0.084 against 0.068 in f32, and in a later call it lost at
+// 20, 24 and 32 (f64 0.162 against 0.153 ms at 32, f32 0.083 against 0.050 at 24); at 64 x 64 (2,000, a
 // work-group each) it saves 1.68 -> 0.63 ms in f64 and 1.00 -> 0.48 in f32.
 bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
   return std::max(m, n) > tuning_of(call).row_order && fits_local(call, m * n, call.operand(kA).dtype);

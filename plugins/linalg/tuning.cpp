@@ -43,7 +43,14 @@ const std::vector<Row>& table() {
       // against 1.346 blocked, f32 0.570 against 0.853). getrf of 8-byte values in rows up to 32 (OPS=getrf SIZES=32
       // TUNINGS=";row_order=32" scripts/gpu_linalg_sweep.sh, one call): f64 0.0639 ms against the grid's 0.0984, c64
       // 0.0816 against 0.1029; f32 keeps the grid (0.0451 against 0.0482 in rows), and potrf too (f64 0.0420 against 0.0481).
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32}},
+      // Rows up to 32 since the rows plans' matrices lie a row and a spare element apart in local memory (ABI 2.11's
+      // walks_rows; OPS="potrf getrf geqrf" SIZES="20 24 32" TUNINGS=";row_order=32" scripts/gpu_linalg_sweep.sh, one
+      // call, 2,000 matrices): potrf f64 n = 20 0.0267 -> 0.0207 ms, 24 0.0284 -> 0.0270, 32 0.0453 -> 0.0369; f32 0.0204
+      // -> 0.0140, 0.0215 -> 0.0187, 0.0274 -> 0.0239; getrf f32 0.0259 -> 0.0181, 0.0452 -> 0.0216, 0.0481 -> 0.0374 (f64
+      // took rows there already); geqrf, whose teams then work in QR's storage rather than a local array of their own
+      // (own_local_array), f64 0.0597 -> 0.0534, 0.1175 -> 0.1029, 0.1618 -> 0.1528; f32 0.0452 -> 0.0378, 0.0830 -> 0.0496,
+      // 0.0874 -> 0.0710.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32}},
       {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in

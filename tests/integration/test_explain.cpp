@@ -48,14 +48,14 @@ TEST(Explain, LinalgPlansSayTheirVariantAndTableRow) {
   auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("plan: registers: one matrix per work-item, every loop unrolled (order 4 <= 8); NVIDIA GPU table"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 16 (order 12 in 9..16); NVIDIA GPU table"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("plan: grid: 8 x 8 work-items per matrix, each a 5 x 5 block of it cyclically in registers (order 40 in 17..128); "
+  EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 16 (order 12 in 9..32); NVIDIA GPU table"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: grid: 8 x 8 work-items per matrix, each a 5 x 5 block of it cyclically in registers (order 40 in 33..128); "
                        "NVIDIA GPU table"),
             std::string::npos)
       << r.out;
   r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=grid_order=16");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("plan: team: 64 work-items per matrix owning columns (order 40 > 16), the matrix in local memory; NVIDIA GPU table, "
+  EXPECT_NE(r.out.find("plan: team: 64 work-items per matrix owning columns (order 40 > 32), the matrix in local memory; NVIDIA GPU table, "
                        "FUGUE_LINALG_TUNING=grid_order=16"),
             std::string::npos)
       << r.out;
@@ -65,7 +65,7 @@ TEST(Explain, LinalgPlansSayTheirVariantAndTableRow) {
                        "FUGUE_LINALG_TUNING=register_order=12,team_max=32"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("plan: grid: 8 x 4 work-items per matrix, each a 5 x 10 block of it cyclically in registers (order 40 in 17..128)"),
+  EXPECT_NE(r.out.find("plan: grid: 8 x 4 work-items per matrix, each a 5 x 10 block of it cyclically in registers (order 40 in 33..128)"),
             std::string::npos)
       << r.out;
   r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=register_order=0");

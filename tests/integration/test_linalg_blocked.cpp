@@ -97,7 +97,7 @@ TEST(LinalgBlocked, ExplainSaysBlockedWhereTheTableSays) {
                                  "applied to the columns right of it, 64 a work-group, kernels of their own (order ";
   EXPECT_NE(r.out.find(qr_blocked + "256 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(qr_blocked + "600 > 64); NVIDIA GPU table"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("team: 256 work-items per matrix owning columns (order 256 > 16), the matrix in L's storage"), std::string::npos)
+  EXPECT_NE(r.out.find("team: 256 work-items per matrix owning columns (order 256 > 32), the matrix in L's storage"), std::string::npos)
       << "the variable sizes keep their team\n" << r.out;
   r = explain("pocl-cpu.json");
   ASSERT_EQ(r.code, 0) << r.out;

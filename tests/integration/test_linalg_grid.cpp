@@ -1,5 +1,5 @@
 // The linalg plugin's grid plans (tuning.h's Grid: a P x Q grid of work-items per matrix, each holding a
-// block of it cyclically in registers) for potrf and getrf. GPUs take them for orders 17..128; on a CPU
+// block of it cyclically in registers) for potrf and getrf. GPUs take them for orders 33..128; on a CPU
 // PoCL builds them slowly (a barrier a step, every step unrolled), so the table keeps them off there and
 // these tests ask for them through FUGUE_LINALG_TUNING at small orders, under several grid shapes:
 // factors against the CPU reference and LAPACK (pivots equal to dgetrf's), info on matrices that are not
@@ -45,7 +45,7 @@ TEST(LinalgGrid, ExplainSaysTheGrid) {
   // getrf's blocked plan (above 32 in the table) off: its grid is what this test reads.
   auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=lu_blocked_order=0");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("plan: grid: 8 x 8 work-items per matrix, each a 5 x 5 block of it cyclically in registers (order 40 in 17..128); "
+  EXPECT_NE(r.out.find("plan: grid: 8 x 8 work-items per matrix, each a 5 x 5 block of it cyclically in registers (order 40 in 33..128); "
                        "NVIDIA GPU table"),
             std::string::npos)
       << r.out;
@@ -65,8 +65,9 @@ TEST(LinalgGrid, ExplainSaysTheGrid) {
   EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: grid_rows 3 is not a power of two"), std::string::npos) << r.out;
 }
 
-// getrf of values of 8 bytes or more takes rows up to lu_wide_row_order (the H100's table: 32), where
-// f32 and potrf keep their grid; 0 gives them the grid again; more than team_max is refused.
+// getrf of values of 8 bytes or more takes rows up to lu_wide_row_order where that is above row_order (the
+// H100's table: 32 both, so f32 takes rows at 32 as well); with row_order=16 f32 takes its grid and the
+// wider values keep their rows, and lu_wide_row_order=0 gives them the grid too; more than team_max is refused.
 TEST(LinalgGrid, WideValuesTakeRowsInGetrf) {
   test::TempDir dir;
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
@@ -81,11 +82,16 @@ TEST(LinalgGrid, WideValuesTakeRowsInGetrf) {
   auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 32 (order 32 in 9..32); NVIDIA GPU table"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("plan: grid:"), std::string::npos) << "f32 takes rows at 32 too\n" << r.out;
+  EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 32 (order 20 in 9..32)"), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=row_order=16");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 32 (order 32 in 9..32); NVIDIA GPU table"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("plan: grid: 8 x 4 work-items per matrix, each a 4 x 8 block of it cyclically in registers (order 32 in 17..128)"),
             std::string::npos)
-      << "f32 keeps its grid\n" << r.out;
+      << "f32 takes its grid\n" << r.out;
   EXPECT_NE(r.out.find("plan: rows: a row per work-item, teams of 32 (order 20 in 9..32)"), std::string::npos) << r.out;
-  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=lu_wide_row_order=0");
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=row_order=16,lu_wide_row_order=0");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out.find("plan: rows:"), std::string::npos) << r.out;
   r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=lu_wide_row_order=512");
