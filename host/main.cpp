@@ -210,8 +210,11 @@ int cmd_run(const Options& o) {
   if (o.stats) {
     const auto& stats = session.cache.stats();
     std::printf("%s", stats_table(summarize(session.profiler.collect())).c_str());
-    std::printf("programs: %d compiled, %d from the disk cache (%s), %d reused in memory\n", stats.compiles,
-                stats.disk_hits, session.cache.folder().c_str(), stats.memory_hits);
+    if (session.cache.folder().empty())
+      std::printf("programs: %d compiled, no disk cache, %d reused in memory\n", stats.compiles, stats.memory_hits);
+    else
+      std::printf("programs: %d compiled, %d from the disk cache (%s), %d reused in memory\n", stats.compiles,
+                  stats.disk_hits, session.cache.folder().c_str(), stats.memory_hits);
   }
   return 0;
 }

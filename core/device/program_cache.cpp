@@ -34,7 +34,18 @@ uint64_t fnv1a64(const void* data, size_t size, uint64_t hash) {
   return hash;
 }
 
-fs::path ProgramCache::default_folder() { return cache_folder(); }
+fs::path ProgramCache::default_folder() {
+  // Off keeps programs in memory only. On PoCL, whose own kernel cache keeps built programs between
+  // runs, that saves a quarter of every first build: asking PoCL for a binary makes it generate code a
+  // second time (a work-group function for any size).
+  const char* setting = std::getenv("FUGUE_PROGRAM_CACHE");
+  const std::string value = setting ? setting : "";
+  if (value == "off") return {};
+  if (!value.empty() && value != "on")
+    throw UserError("FUGUE_PROGRAM_CACHE: expected \"on\" (the default: built programs kept on disk) or \"off\" "
+                    "(kept in memory only), found \"" + value + "\"");
+  return cache_folder();
+}
 
 ProgramCache::ProgramCache(const Device& device, std::optional<fs::path> folder, Profiler* profiler)
     : device_(device), folder_(folder ? *folder : default_folder()), profiler_(profiler) {}

@@ -22,8 +22,8 @@ class ProgramCache {
     int compiles = 0;  // builds from source
   };
 
-  // `folder`: nullopt = the default ($FUGUE_CACHE_DIR, else $XDG_CACHE_HOME/fugue, else ~/.cache/fugue);
-  // an empty path disables the disk cache.
+  // `folder`: nullopt = the default ($FUGUE_CACHE_DIR, else $XDG_CACHE_HOME/fugue, else ~/.cache/fugue;
+  // none where FUGUE_PROGRAM_CACHE=off); an empty path disables the disk cache.
   ProgramCache(const Device& device, std::optional<std::filesystem::path> folder = std::nullopt,
                Profiler* profiler = nullptr);
 

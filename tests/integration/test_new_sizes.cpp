@@ -12,7 +12,7 @@ namespace {
 int compiled(const std::string& program, int side, const test::TempDir& dir, const std::string& tuning = "") {
   auto r = test::run_fugue("run " + (test::source_root() / "examples" / program).string() + " --set side=" +
                                std::to_string(side) + " --stats --out " + (dir / "out").string(),
-                           "FUGUE_CACHE_DIR=" + (dir / "cache").string() + (tuning.empty() ? "" : " FUGUE_TUNING=" + tuning));
+                           "FUGUE_PROGRAM_CACHE=on FUGUE_CACHE_DIR=" + (dir / "cache").string() + (tuning.empty() ? "" : " FUGUE_TUNING=" + tuning));
   EXPECT_EQ(r.code, 0) << r.out;
   const auto at = r.out.find("programs: ");
   if (at == std::string::npos) {

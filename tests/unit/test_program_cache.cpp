@@ -119,3 +119,41 @@ TEST(ProgramCache, DefaultFolderFollowsTheEnvironment) {
   unsetenv("XDG_CACHE_HOME");
   if (saved) setenv("FUGUE_CACHE_DIR", keep.c_str(), 1);
 }
+
+TEST(ProgramCache, ProgramCacheOffKeepsNothingOnDisk) {
+  const char* saved = std::getenv("FUGUE_PROGRAM_CACHE");
+  const std::string keep = saved ? saved : "";
+  const char* saved_dir = std::getenv("FUGUE_CACHE_DIR");
+  const std::string keep_dir = saved_dir ? saved_dir : "";
+  test::TempDir dir;
+  setenv("FUGUE_CACHE_DIR", dir.path().c_str(), 1);
+  setenv("FUGUE_PROGRAM_CACHE", "on", 1);
+  EXPECT_EQ(ProgramCache::default_folder(), dir.path());
+  setenv("FUGUE_PROGRAM_CACHE", "off", 1);
+  EXPECT_EQ(ProgramCache::default_folder(), fs::path());
+  // Built and run with the default folder: nothing written, every process compiles again.
+  test::write_text(dir / "p.json", kProgram);
+  Program program = load_program(dir / "p.json", test::bundled_plugins());
+  for (int run = 0; run < 2; ++run) {
+    Profiler profiler;
+    ProgramCache cache(test::test_device(), std::nullopt, &profiler);
+    Executor executor(program, test::test_device(), cache, profiler);
+    executor.prepare();
+    EXPECT_GE(cache.stats().compiles, 2);
+    EXPECT_EQ(cache.stats().disk_hits, 0);
+  }
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    EXPECT_NE(entry.path().extension(), ".bin") << entry.path();
+  setenv("FUGUE_PROGRAM_CACHE", "no", 1);
+  try {
+    ProgramCache::default_folder();
+    ADD_FAILURE() << "FUGUE_PROGRAM_CACHE=no was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("FUGUE_PROGRAM_CACHE: expected \"on\""), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("found \"no\""), std::string::npos) << e.what();
+  }
+  if (saved) setenv("FUGUE_PROGRAM_CACHE", keep.c_str(), 1);
+  else unsetenv("FUGUE_PROGRAM_CACHE");
+  if (saved_dir) setenv("FUGUE_CACHE_DIR", keep_dir.c_str(), 1);
+  else unsetenv("FUGUE_CACHE_DIR");
+}
