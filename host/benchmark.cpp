@@ -17,7 +17,10 @@ double now_seconds() {
 }  // namespace
 
 Session::Session(const std::string& spec, bool profile, bool no_disk_cache)
-    : device(select_device(devices(), device_spec(spec))),
+    : Session(select_device(devices(), device_spec(spec)), profile, no_disk_cache) {}
+
+Session::Session(const DeviceInfo& info, bool profile, bool no_disk_cache)
+    : device(info),
       profiler(profile),
       cache(device, no_disk_cache ? std::optional<std::filesystem::path>(std::filesystem::path()) : std::nullopt, &profiler) {
   spdlog::info("device {} ({}), {}", device.info.name, device.info.id(), device.info.platform_name);
@@ -50,8 +53,11 @@ std::vector<RepetitionTimes> time_runs(Executor& executor, Session& session, int
     executor.initialize();
     session.device.queue.finish();
     session.profiler.clear();
+    const double start = now_seconds();
     executor.run();
+    const double wall = now_seconds() - start;
     runs.push_back(summarize(session.profiler.collect()));
+    runs.back().wall_seconds = wall;
   }
   return runs;
 }

@@ -20,6 +20,7 @@ struct Session {
   Profiler profiler;
   ProgramCache cache;
   Session(const std::string& spec, bool profile, bool no_disk_cache);
+  Session(const DeviceInfo& info, bool profile, bool no_disk_cache);
   // The devices of this machine, listed once.
   static const std::vector<DeviceInfo>& devices();
 };

@@ -1,5 +1,6 @@
 // main.cpp: the `fugue` executable: run, validate, explain, bench, tune, conformance, devices, plugins.
 // Exit codes: 0 success, 2 a bad program, input or option, 1 a device or internal failure.
+#include <algorithm>
 #include <chrono>
 #include <unistd.h>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "load/program_loader.h"
 #include "runtime/reference_executor.h"
 #include "benchmark.h"
+#include "several_devices.h"
 #include "timing_report.h"
 #include "tune_command.h"
 
@@ -89,7 +91,7 @@ PlanOptions plan_options(const Options& o) {
 
 // The device a run, a benchmark or an explanation will use, for the loader.
 std::shared_ptr<const DeviceInfo> device_for_loading(const Options& o) {
-  return std::make_shared<const DeviceInfo>(select_device(Session::devices(), device_spec(o.device)));
+  return std::make_shared<const DeviceInfo>(select_devices(Session::devices(), device_spec(o.device)).front());
 }
 
 int cmd_devices(const Options& o) {
@@ -181,6 +183,30 @@ nlohmann::ordered_json run_options(const Options& o) {
           {"no_fuse", o.no_fuse}, {"no_swap", o.no_swap}};
 }
 
+// `fugue run` on several devices, the program split by rows.
+int run_split(const Options& o, const PluginRegistry& registry, const Program& program, const Placement& placement,
+              SeveralDevices& sessions, OutputRun& record) {
+  const auto first = std::make_shared<const DeviceInfo>(sessions.sessions.front()->device.info);
+  SplitRun split(program, placement, sessions.slots(),
+                 [&] { return load_program(o.program, registry, load_options(o, first)); }, plan_options(o));
+  split.prepare();
+  split.initialize();
+  split.run();
+  write_output_files(program, o.out, [&](const std::string& symbol) { return split.read(symbol); }, record);
+  if (o.stats) {
+    std::printf("%s", describe_placement(placement, sessions.infos()).c_str());
+    for (size_t d = 0; d < split.devices(); ++d) {
+      Session& s = *sessions.sessions[d];
+      const auto& stats = s.cache.stats();
+      std::printf("device %s %s:\n%s", s.device.info.id().c_str(), s.device.info.name.c_str(),
+                  stats_table(summarize(s.profiler.collect())).c_str());
+      std::printf("programs: %d compiled, %d from the disk cache, %d reused in memory\n", stats.compiles,
+                  stats.disk_hits, stats.memory_hits);
+    }
+  }
+  return 0;
+}
+
 int cmd_run(const Options& o) {
   PluginRegistry registry = load_plugins(o);
   Program program = load_program(o.program, registry, load_options(o, o.reference ? nullptr : device_for_loading(o)));
@@ -195,7 +221,15 @@ int cmd_run(const Options& o) {
   // A --profile that cannot be written stops the run before it starts (unless its folder is yet to
   // be made, as --out is: then it is written before the first output replaces an older one).
   if (!o.profile.empty() && fs::is_directory(fs::absolute(o.profile).parent_path())) check_file_writable(o.profile);
-  Session session(o.device, !o.profile.empty() || o.stats, o.no_disk_cache);
+  const std::vector<DeviceInfo> chosen = select_devices(Session::devices(), device_spec(o.device));
+  SeveralDevices sessions(chosen, !o.profile.empty() || o.stats, o.no_disk_cache);
+  if (chosen.size() > 1) {
+    if (!o.profile.empty()) throw UserError("--profile records one device; name one with --device");
+    const Placement placement = place_on(program, sessions, plan_options(o));
+    spdlog::info("{}", describe_placement(placement, chosen));
+    if (placement.split) return run_split(o, registry, program, placement, sessions, record);
+  }
+  Session& session = *sessions.sessions.front();
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   {
     BuildProgress progress;  // its line ends when the build does
@@ -251,7 +285,7 @@ int cmd_explain(const Options& o) {
   Program program = load_program(o.program, registry,
                                  load_options(o, described ? std::make_shared<const DeviceInfo>(*described) : device_for_loading(o)));
   if (o.compile) {  // what a run builds, the driver's limits on work-group sizes included
-    Session session(o.device, false, o.no_disk_cache);
+    Session session(select_devices(Session::devices(), device_spec(o.device)).front(), false, o.no_disk_cache);
     if (o.passes) lower(program, session.device.info, plan_options(o), pass_printer(o, program));
     Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
     {
@@ -262,9 +296,51 @@ int cmd_explain(const Options& o) {
     return 0;
   }
   // Planned and generated, nothing built: no OpenCL at all for a described device.
-  const DeviceInfo& device = described ? *described : select_device(Session::devices(), device_spec(o.device));
+  const std::vector<DeviceInfo> chosen =
+      described ? std::vector<DeviceInfo>{*described} : select_devices(Session::devices(), device_spec(o.device));
+  const DeviceInfo& device = chosen.front();
   const ExecutionPlan plan = lower(program, device, plan_options(o), pass_printer(o, program));
   std::printf("%s", explain_plan(program, plan, device).c_str());
+  if (chosen.size() > 1) {  // the devices are opened to measure their weights; nothing is built
+    SeveralDevices sessions(chosen, false, o.no_disk_cache);
+    std::printf("\n%s", describe_placement(place_on(program, sessions, plan_options(o)), chosen).c_str());
+  }
+  return 0;
+}
+
+// `fugue bench` on several devices: the host's wall time of each run, all devices started to all
+// finished, and each device's kernel time.
+int bench_split(const Options& o, const PluginRegistry& registry, const Program& program, const Placement& placement,
+                SeveralDevices& sessions) {
+  const auto first = std::make_shared<const DeviceInfo>(sessions.sessions.front()->device.info);
+  SplitRun split(program, placement, sessions.slots(),
+                 [&] { return load_program(o.program, registry, load_options(o, first)); }, plan_options(o));
+  {
+    BuildProgress progress;
+    split.prepare();
+  }
+  const std::vector<double> wall = time_split_runs(split, sessions, o.repeat);
+  std::vector<double> sorted = wall;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  std::printf("%s on %zu devices, %d repetitions (wall time on the host, all devices started to all finished)\n",
+              o.program.c_str(), split.devices(), o.repeat);
+  std::printf("wall ms: median %.4f, min %.4f, max %.4f\n", median * 1e3, sorted.front() * 1e3, sorted.back() * 1e3);
+  nlohmann::json per_device = nlohmann::json::array();
+  for (size_t d = 0; d < split.devices(); ++d) {
+    Session& s = *sessions.sessions[d];
+    const RunTime last = median_run({summarize(s.profiler.collect())});  // the last repetition's kernels
+    std::printf("  %s %s: %lld rows, kernels %.4f ms in the last run\n", s.device.info.id().c_str(),
+                s.device.info.name.c_str(), static_cast<long long>(placement.shares[d].count), last.seconds * 1e3);
+    per_device.push_back({{"device", s.device.info.name}, {"id", s.device.info.id()},
+                          {"rows", placement.shares[d].count}, {"kernel_seconds_last_run", last.seconds}});
+  }
+  if (!o.json.empty()) {
+    nlohmann::json j = {{"program", o.program}, {"devices", per_device}, {"repetitions", o.repeat},
+                        {"wall_seconds", {{"median", median}, {"min", sorted.front()}, {"max", sorted.back()}}}};
+    if (o.json == "-") std::printf("%s\n", j.dump().c_str());
+    else write_file_atomically(o.json, [&](std::ostream& out) { out << j.dump() << "\n"; });
+  }
   return 0;
 }
 
@@ -280,7 +356,14 @@ int cmd_bench(const Options& o) {
   }
   PluginRegistry registry = load_plugins(o);
   Program program = load_program(o.program, registry, load_options(o, device_for_loading(o)));
-  Session session(o.device, true, o.no_disk_cache);
+  const std::vector<DeviceInfo> chosen = select_devices(Session::devices(), device_spec(o.device));
+  SeveralDevices sessions(chosen, true, o.no_disk_cache);
+  if (chosen.size() > 1) {
+    const Placement placement = place_on(program, sessions, plan_options(o));
+    std::printf("%s", describe_placement(placement, chosen).c_str());
+    if (placement.split) return bench_split(o, registry, program, placement, sessions);
+  }
+  Session& session = *sessions.sessions.front();
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   {
     BuildProgress progress;  // its line ends when the build does
@@ -291,6 +374,11 @@ int cmd_bench(const Options& o) {
   std::printf("%s on %s, %d repetitions (device time from OpenCL events)\n", o.program.c_str(),
               session.device.info.name.c_str(), o.repeat);
   std::printf("%s", bench_table(reps).c_str());
+  std::vector<double> wall;
+  for (const auto& r : reps) wall.push_back(r.wall_seconds);
+  std::sort(wall.begin(), wall.end());
+  std::printf("wall ms per run (host clock, launches and waits included): median %.4f, min %.4f, max %.4f\n",
+              wall[wall.size() / 2] * 1e3, wall.front() * 1e3, wall.back() * 1e3);
   std::printf("%lld kernel launches per run, %zu kernels (fusion %s, copy elimination %s)\n",
               static_cast<long long>(launches), executor.kernels().size(), o.no_fuse ? "off" : "on",
               o.no_swap ? "off" : "on");
@@ -318,7 +406,7 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand("run", "run a program and write its outputs");
   run->add_option("program", o.program, "program file (.json)")->required();
-  run->add_option("--device", o.device, "P:D, gpu, cpu or part of a device name (default: $FUGUE_DEVICE, else first GPU, else first device)");
+  run->add_option("--device", o.device, "P:D, gpu, cpu or part of a device name (default: $FUGUE_DEVICE, else first GPU, else first device); several: P:D,P:D, gpu:all, cpu:all or all (a program split by rows where it can be)");
   run->add_option("--out", o.out, "folder for the outputs (default: the current folder)");
   run->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
   run->add_option("--profile", o.profile, "write a Chrome trace-event JSON of kernels, transfers and compiles");

@@ -13,6 +13,7 @@ struct RepetitionTimes {
   std::map<std::string, double> seconds;  // kernel name -> seconds
   std::map<std::string, double> bytes;    // kernel name -> bytes moved (from the op's cost)
   std::map<std::string, double> flops;
+  double wall_seconds = 0;  // the host's clock around the whole run (bench), launches and waits included
   std::map<std::string, int> count;
 };
 

@@ -162,6 +162,34 @@ const DeviceInfo& select_device(const std::vector<DeviceInfo>& devices, const st
                   choices(devices));
 }
 
+std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, const std::string& spec_in) {
+  const std::string spec = lower(trim(spec_in));
+  if (spec == "gpu:all" || spec == "cpu:all" || spec == "all") {
+    std::vector<DeviceInfo> out;
+    for (const auto& d : devices)
+      if (spec == "all" || (spec == "gpu:all" && d.is_gpu) || (spec == "cpu:all" && d.is_cpu)) out.push_back(d);
+    if (out.empty())
+      throw UserError("device '" + spec_in + "': no " + spec.substr(0, 3) + " device; devices: " + choices(devices));
+    return out;
+  }
+  if (spec.find(',') == std::string::npos) return {select_device(devices, spec_in)};
+  std::vector<DeviceInfo> out;
+  size_t start = 0;
+  while (start <= spec_in.size()) {
+    const size_t comma = spec_in.find(',', start);
+    const std::string one = spec_in.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (trim(one).empty()) throw UserError("device '" + spec_in + "': an empty entry in the list (give P:D,P:D)");
+    const DeviceInfo& d = select_device(devices, one);
+    for (const auto& chosen : out)
+      if (chosen.id() == d.id())
+        throw UserError("device '" + spec_in + "': " + d.id() + " (" + d.name + ") is named twice");
+    out.push_back(d);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 std::string device_spec(const std::string& option) {
   if (!option.empty()) return option;
   const char* env = std::getenv("FUGUE_DEVICE");

@@ -57,6 +57,10 @@ std::vector<DeviceInfo> list_devices();
 // choices when nothing matches.
 const DeviceInfo& select_device(const std::vector<DeviceInfo>& devices, const std::string& spec);
 
+// Several devices: "P:D,P:D" (each entry as select_device takes it, none twice), "gpu:all", "cpu:all"
+// or "all"; any other spec selects one device as select_device does.
+std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, const std::string& spec);
+
 // The spec to use: --device if given, else $FUGUE_DEVICE, else "".
 std::string device_spec(const std::string& option);
 

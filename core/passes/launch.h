@@ -96,6 +96,9 @@ struct LaunchTuning {
   // Teams on devices with banks (not blocked_items): matrices held in local memory laid out a row and a
   // spare element apart (FusedGroup::padded_rows), 0: packed (for measuring what it saves).
   bool pad_rows = true;
+  // Several devices (placement.h): the least the arrays split by rows must hold together before a
+  // program is split; smaller work stays on the first device.
+  int64_t split_bytes = 16 << 20;
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);

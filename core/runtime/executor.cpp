@@ -262,6 +262,14 @@ int64_t Executor::actual_rows(const std::string& symbol) {
   return rows;
 }
 
+void Executor::give_initial(const std::string& symbol, HostArray value) {
+  const Symbol& s = program_.symbol(symbol);
+  if (value.dtype != s.dtype || value.shape != s.shape || value.compound())
+    throw DeviceError("the initial value given for '" + symbol + "' is " + value.type_text() + ", the symbol is " +
+                      std::string(dtype_name(s.dtype)) + " " + shape_string(s.shape));
+  initial_[symbol] = std::move(value);
+}
+
 void Executor::initialize() {
   // Buffers are kept (a repetition must not pay for allocation and first touch again); values are not.
   for (auto& [name, value] : values_) value.defined = false;

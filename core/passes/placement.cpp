@@ -1,0 +1,167 @@
+#include "passes/placement.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "passes/planned_op.h"
+#include "program/dtype.h"
+
+namespace fugue {
+
+namespace {
+
+enum class Role { Split, Whole };
+
+// The shares of `rows` in proportion to `weights` (largest remainders), then every device at least one
+// row, taken from the largest share (rows >= devices).
+std::vector<DeviceShare> shares_of(int64_t rows, const std::vector<double>& weights) {
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  std::vector<int64_t> counts(weights.size(), 0);
+  std::vector<std::pair<double, size_t>> remainders;
+  int64_t given = 0;
+  for (size_t d = 0; d < weights.size(); ++d) {
+    const double exact = static_cast<double>(rows) * weights[d] / total;
+    counts[d] = std::min<int64_t>(static_cast<int64_t>(std::floor(exact)), rows - given);
+    given += counts[d];
+    remainders.push_back({exact - static_cast<double>(counts[d]), d});
+  }
+  std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; given < rows; ++i, ++given) ++counts[remainders[i % remainders.size()].second];
+  for (auto& c : counts)
+    if (c == 0) {
+      --*std::max_element(counts.begin(), counts.end());
+      c = 1;
+    }
+  std::vector<DeviceShare> out;
+  int64_t first = 0;
+  for (int64_t c : counts) {
+    out.push_back({first, c});
+    first += c;
+  }
+  return out;
+}
+
+double bytes_of(const Symbol& s) {
+  return static_cast<double>(shape_elements(s.shape)) * static_cast<double>(dtype_size(s.dtype));
+}
+
+}  // namespace
+
+bool Placement::is_split(const std::string& symbol) const {
+  return std::find(split_symbols.begin(), split_symbols.end(), symbol) != split_symbols.end();
+}
+
+Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
+                        double min_bytes) {
+  Placement p;
+  p.weights = weights;
+  if (weights.size() < 2) {
+    p.reason = "one device selected";
+    return p;
+  }
+  auto keep = [&](std::string why) {
+    p.reason = std::move(why);
+    return p;
+  };
+  // Values some operation writes: an array read whole may be split only if it is an input.
+  std::set<std::string> written;
+  for (const auto& op : plan.ops)
+    for (size_t k = 0; k < op->statement->operands.size(); ++k)
+      if (op->writes(k)) written.insert(op->statement->operands[k]);
+
+  std::map<std::string, Role> role;
+  std::string first_split;  // the symbol that set `rows`, for messages
+  for (const auto& op_ptr : plan.ops) {
+    const PlannedOp& op = *op_ptr;
+    const Statement& st = *op.statement;
+    if (op.level() == FUGUE_LEVEL_DEVICE)
+      return keep(op.label + ": a device-level operation, which enqueues its own kernels over whole operands");
+    for (size_t k = 0; k < st.operands.size(); ++k) {
+      const std::string& name = st.operands[k];
+      const Symbol& s = program.symbol(name);
+      if (s.compile_time()) continue;
+      const std::string operand = op.label + ": '" + name + "'";
+      if (s.kind == SymbolKind::Plugin || !s.part_of.empty())
+        return keep(operand + " is " + (s.part_of.empty() ? "a " + s.kind_text() : "a part of '" + s.part_of + "'") +
+                    ", whose storage is not split by rows");
+      if (s.kind == SymbolKind::Scalar) {
+        if (op.writes(k)) return keep(operand + " is a scalar the device writes: one value over all rows");
+        continue;
+      }
+      if (s.runtime_axes) return keep(operand + " has a run-time length");
+      const abi::Partition& part = op.partition(k);
+      const bool by_rows = !s.shape.empty() &&
+                           ((part.kind == FUGUE_PARTITION_BATCH && part.batch_axis >= 0) || is_pointwise(part));
+      if (by_rows) {
+        auto [it, fresh] = role.emplace(name, Role::Split);
+        if (!fresh && it->second != Role::Split)
+          return keep(operand + " is split by rows here but read whole by an earlier operation");
+        if (p.rows == 0) {
+          p.rows = s.shape[0];
+          first_split = name;
+        } else if (s.shape[0] != p.rows) {
+          return keep(operand + " has " + std::to_string(s.shape[0]) + " rows where '" + first_split + "' has " +
+                      std::to_string(p.rows) + ": no one split of axis 0 serves both");
+        }
+        continue;
+      }
+      if (op.writes(k) || written.count(name))
+        return keep(operand + " is " + partition_text(part) + " and written on the device: not split by rows");
+      auto [it, fresh] = role.emplace(name, Role::Whole);
+      if (!fresh && it->second != Role::Whole)
+        return keep(operand + " is read whole here but split by rows by an earlier operation");
+    }
+  }
+  if (p.rows == 0) return keep("no operation splits an array by rows");
+  if (p.rows < static_cast<int64_t>(weights.size()))
+    return keep("'" + first_split + "' has " + std::to_string(p.rows) + " rows, fewer than the " +
+                std::to_string(weights.size()) + " devices");
+  for (const auto& [name, r] : role) {
+    if (r == Role::Split) {
+      p.split_symbols.push_back(name);
+      p.split_bytes += bytes_of(program.symbol(name));
+    } else {
+      p.whole_symbols.push_back(name);
+    }
+  }
+  if (p.split_bytes < min_bytes) {
+    p.split_symbols.clear();
+    p.whole_symbols.clear();
+    return keep("small: the arrays split by rows hold " + bytes_text(p.split_bytes) + ", less than " +
+                bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N), which is not worth a second device");
+  }
+  p.shares = shares_of(p.rows, weights);
+  p.split = true;
+  return p;
+}
+
+std::string describe_placement(const Placement& placement, const std::vector<DeviceInfo>& devices) {
+  std::string out = "placement on " + std::to_string(devices.size()) + " devices:";
+  if (!placement.split) {
+    out += " all on " + devices.front().id() + " " + devices.front().name + " (" + placement.reason + ")\n";
+    return out;
+  }
+  out += " " + std::to_string(placement.rows) + " rows split by the devices' weights\n";
+  for (size_t d = 0; d < devices.size(); ++d) {
+    char weight[32];
+    std::snprintf(weight, sizeof weight, "%.3g", placement.weights[d]);
+    const DeviceShare& share = placement.shares[d];
+    out += "  " + devices[d].id() + " " + devices[d].name + ": rows " + std::to_string(share.first) + ".." +
+           std::to_string(share.first + share.count - 1) + " (" + std::to_string(share.count) + ", weight " + weight +
+           ")\n";
+  }
+  auto list = [](const std::vector<std::string>& names) {
+    std::string s;
+    for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+    return s.empty() ? std::string("none") : s;
+  };
+  out += "  split by rows (" + bytes_text(placement.split_bytes) + "): " + list(placement.split_symbols) + "\n";
+  out += "  whole on every device: " + list(placement.whole_symbols) + "\n";
+  out += "  transfers: inputs written to each device's rows, outputs read back from them; none between devices\n";
+  return out;
+}
+
+}  // namespace fugue

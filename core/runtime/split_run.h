@@ -1,0 +1,64 @@
+// split_run.h: a program run on several devices at once, as placement.h split it: each device plans,
+// builds and runs the program for its rows of the split arrays, in its own thread; the inputs are read
+// or generated once on the host and each device given its rows; outputs are read back row by row into
+// one array.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/device_manager.h"
+#include "device/profiler.h"
+#include "device/program_cache.h"
+#include "passes/placement.h"
+#include "runtime/executor.h"
+
+namespace fugue {
+
+// What a split run needs of one device: it, its program cache and profiler (the caller's).
+struct DeviceSlot {
+  Device* device;
+  ProgramCache* cache;
+  Profiler* profiler;
+};
+
+// A device's relative throughput for a split: its copy bandwidth, measured once per process and device
+// model (a 64 MiB buffer copied, the best of three, from OpenCL events).
+double measured_weight(Device& device);
+
+class SplitRun {
+ public:
+  // `whole`: the program as parsed for the first device; `parse`: parses it again (each device gets
+  // a program of its own, its split arrays cut to its rows). `placement` must be split.
+  SplitRun(const Program& whole, const Placement& placement, std::vector<DeviceSlot> devices,
+           const std::function<Program()>& parse, PlanOptions options);
+  ~SplitRun();
+
+  // Plans every device's program and builds its kernels.
+  void prepare();
+  // Reads or generates the inputs once, gives each device its rows, and uploads them.
+  void initialize();
+  // Runs every device's program at once; returns when all have finished. A failure on any device is
+  // rethrown (the first one, by device order) once all have stopped.
+  void run();
+  // `symbol`'s value: a split one gathered from every device's rows, any other from the first device.
+  HostArray read(const std::string& symbol);
+
+  size_t devices() const { return executors_.size(); }
+  Executor& executor(size_t d) { return *executors_[d]; }
+  const Placement& placement() const { return placement_; }
+
+ private:
+  const Program& whole_;
+  Placement placement_;
+  std::vector<DeviceSlot> slots_;
+  std::vector<std::unique_ptr<Program>> programs_;
+  std::vector<std::unique_ptr<Executor>> executors_;
+  bool given_ = false;  // inputs handed to the devices (once: repetitions upload the same rows)
+};
+
+// The rows [first, first + count) of `array` along axis 0.
+HostArray rows_of(const HostArray& array, int64_t first, int64_t count);
+
+}  // namespace fugue

@@ -1,0 +1,94 @@
+// The placement pass, without OpenCL: planned for a described device, a program is split by rows in
+// proportion to the weights, or kept on the first device with the operation and operand that keep it.
+#include <gtest/gtest.h>
+
+#include "device/device_description.h"
+#include "load/program_loader.h"
+#include "passes/lower.h"
+#include "passes/placement.h"
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+Placement place(const Program& program, const std::vector<double>& weights, double min_bytes = 0) {
+  const DeviceInfo device = read_device_description(test::source_root() / "devices" / "pocl-cpu.json");
+  const ExecutionPlan plan = lower(program, device, PlanOptions{});
+  return place_program(program, plan, weights, min_bytes);
+}
+
+Program kalman() {
+  return load_program(test::source_root() / "examples" / "linalg" / "kalman_update.json", test::bundled_plugins());
+}
+
+}  // namespace
+
+TEST(Placement, RowsFollowTheWeights) {
+  const Program program = kalman();
+  const Placement even = place(program, {2.0, 2.0});
+  ASSERT_TRUE(even.split) << even.reason;
+  EXPECT_EQ(even.rows, 1000);
+  ASSERT_EQ(even.shares.size(), 2u);
+  EXPECT_EQ(even.shares[0].first, 0);
+  EXPECT_EQ(even.shares[0].count, 500);
+  EXPECT_EQ(even.shares[1].first, 500);
+  EXPECT_EQ(even.shares[1].count, 500);
+  EXPECT_TRUE(even.is_split("P"));
+  EXPECT_TRUE(even.is_split("info"));
+  EXPECT_TRUE(even.whole_symbols.empty());
+
+  const Placement uneven = place(program, {1.0, 3.0});
+  ASSERT_TRUE(uneven.split);
+  EXPECT_EQ(uneven.shares[0].count, 250);
+  EXPECT_EQ(uneven.shares[1].count, 750);
+
+  // Three devices: the remainders go to the largest fractions; every row once.
+  const Placement three = place(program, {1.0, 1.0, 1.0});
+  ASSERT_TRUE(three.split);
+  int64_t next = 0;
+  for (const auto& share : three.shares) {
+    EXPECT_EQ(share.first, next);
+    EXPECT_GE(share.count, 333);
+    next += share.count;
+  }
+  EXPECT_EQ(next, 1000);
+
+  // A device of almost no weight still gets a row; none is lost.
+  const Placement tiny = place(program, {1e-9, 1.0});
+  ASSERT_TRUE(tiny.split);
+  EXPECT_EQ(tiny.shares[0].count, 1);
+  EXPECT_EQ(tiny.shares[1].count, 999);
+}
+
+TEST(Placement, ReasonsForStayingOnOneDevice) {
+  test::TempDir dir;
+  const Placement one = place(kalman(), {1.0});
+  EXPECT_FALSE(one.split);
+  EXPECT_EQ(one.reason, "one device selected");
+
+  const Placement small = place(kalman(), {1.0, 1.0}, 16 << 20);
+  EXPECT_FALSE(small.split);
+  EXPECT_NE(small.reason.find("small: the arrays split by rows hold 1.80 MB"), std::string::npos) << small.reason;
+  EXPECT_TRUE(small.split_symbols.empty());
+
+  const Program sum = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.sum", "out": ["s"], "in": ["x"]}], "outputs": {"s": "s.npy"}})");
+  EXPECT_EQ(place(sum, {1.0, 1.0}).reason, "/body/0 array.sum s = (x): 's' is a scalar the device writes: one value over all rows");
+
+  const Program rows = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [6, 4], "from": {"random": {"seed": 1}}},
+    "y": {"kind": "array", "dtype": "f32", "shape": [4, 6], "from": {"random": {"seed": 2}}}},
+    "body": [{"op": "array.mul", "out": ["a"], "in": ["x", 2]}, {"op": "array.mul", "out": ["b"], "in": ["y", 2]}],
+    "outputs": {"a": "a.npy", "b": "b.npy"}})");
+  const Placement mixed = place(rows, {1.0, 1.0});
+  EXPECT_FALSE(mixed.split);
+  EXPECT_NE(mixed.reason.find("has 4 rows where '"), std::string::npos) << mixed.reason;
+
+  const Program few = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [2, 40], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.mul", "out": ["a"], "in": ["x", 2]}], "outputs": {"a": "a.npy"}})");
+  EXPECT_NE(place(few, {1.0, 1.0, 1.0}).reason.find("' has 2 rows, fewer than the 3 devices"), std::string::npos);
+  EXPECT_TRUE(place(few, {1.0, 1.0}).split);
+}
