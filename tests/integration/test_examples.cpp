@@ -34,7 +34,8 @@ std::vector<std::string> example_programs() {
 class Examples : public testing::TestWithParam<std::string> {};
 
 TEST_P(Examples, DeviceMatchesReferenceFusedAndUnfused) {
-  // Benchmark programs take their size from the const n (vectors), side (grids) or rows (batches of rows):
+  // Benchmark programs take their size from the const n (vectors), side (grids), rows (batches of rows)
+  // or entries (batches of matrices):
   // keep it small and odd.
   LoadOptions options;
   if (GetParam().rfind("bench/", 0) == 0) {
@@ -43,6 +44,7 @@ TEST_P(Examples, DeviceMatchesReferenceFusedAndUnfused) {
     if (symbols.contains("n")) options.overrides.emplace_back("n", "40009");
     if (symbols.contains("side")) options.overrides.emplace_back("side", "67");
     if (symbols.contains("rows")) options.overrides.emplace_back("rows", "67");
+    if (symbols.contains("entries")) options.overrides.emplace_back("entries", "67");
   }
   Program program = load_program(test::source_root() / "examples" / GetParam(), test::plugins_with_test_ops(), options);
   ASSERT_FALSE(program.outputs.empty());
