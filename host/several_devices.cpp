@@ -1,5 +1,6 @@
 #include "several_devices.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "passes/launch.h"
@@ -25,6 +26,8 @@ std::vector<DeviceSlot> SeveralDevices::slots() {
 std::vector<double> SeveralDevices::weights() {
   std::vector<double> out;
   for (auto& s : sessions) out.push_back(measured_weight(s->device));
+  // A device whose copy could not be timed: equal shares rather than a guess for it alone.
+  if (std::any_of(out.begin(), out.end(), [](double w) { return !(w > 0); })) out.assign(out.size(), 1.0);
   return out;
 }
 

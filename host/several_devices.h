@@ -16,7 +16,8 @@ struct SeveralDevices {
   SeveralDevices(const std::vector<DeviceInfo>& chosen, bool profile, bool no_disk_cache);
   std::vector<DeviceInfo> infos() const;
   std::vector<DeviceSlot> slots();
-  // Each device's measured copy bandwidth (GB/s): a split gives each rows in proportion.
+  // Each device's measured copy bandwidth (GB/s): a split gives each rows in proportion (equal shares
+  // where some device's copy could not be timed).
   std::vector<double> weights();
 };
 

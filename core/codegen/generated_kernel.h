@@ -4,8 +4,13 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
+
+namespace fugue {
+struct Statement;
+}
 
 namespace fugue {
 
@@ -76,6 +81,9 @@ struct GeneratedKernel {
   int64_t elements = 0;  // the main kernel's iteration count
   bool wide_index = false;
   bool uses_fp64 = false;
+  // Operations whose code asked where it stands in the whole launch (the element's flat index, the
+  // entry's number, the work-group's): placement.h keeps such programs whole.
+  std::set<const Statement*> asks_position;
 };
 
 }  // namespace fugue

@@ -435,6 +435,10 @@ class KernelWriter {
   }
 
   const char* builtin(fugue_emit_context* c, int32_t which) {
+    // Where the code stands in the whole launch: a split by rows (placement.h) would move it.
+    if (which == FUGUE_BUILTIN_INDEX || which == FUGUE_BUILTIN_ENTRY || which == FUGUE_BUILTIN_GROUP_ID ||
+        which == FUGUE_BUILTIN_GROUP_ID_1 || which == FUGUE_BUILTIN_GROUP_ID_2)
+      asks_position_.insert(op(c).statement);
     switch (which) {
       case FUGUE_BUILTIN_ENTRY:
         if (!batched()) {
@@ -667,6 +671,7 @@ class KernelWriter {
   std::map<std::string, std::string> helpers_;
   std::vector<std::pair<std::string, uint32_t>> extent_args_;  // (symbol, axis) passed as arguments
   bool uses_int64_atomics_ = false;
+  std::set<const Statement*> asks_position_;  // ops that asked for INDEX, ENTRY or a GROUP_ID
   bool functions_use_fp64_ = false;  // a user function's values are doubles
 };
 
@@ -1273,6 +1278,7 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
   k.elements = n;
   k.wide_index = wide;
   k.source = src;
+  k.asks_position = asks_position_;
   return k;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "passes/planned_op.h"
@@ -54,31 +55,37 @@ bool Placement::is_split(const std::string& symbol) const {
   return std::find(split_symbols.begin(), split_symbols.end(), symbol) != split_symbols.end();
 }
 
-Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
-                        double min_bytes) {
-  Placement p;
-  p.weights = weights;
-  if (weights.size() < 2) {
-    p.reason = "one device selected";
-    return p;
-  }
+RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
+  RowSplit r;
   auto keep = [&](std::string why) {
-    p.reason = std::move(why);
-    return p;
+    r.reason = std::move(why);
+    r.split_symbols.clear();
+    r.whole_symbols.clear();
+    return r;
   };
-  // Values some operation writes: an array read whole may be split only if it is an input.
+  // Values some operation writes: only inputs may go whole to every device.
   std::set<std::string> written;
   for (const auto& op : plan.ops)
     for (size_t k = 0; k < op->statement->operands.size(); ++k)
       if (op->writes(k)) written.insert(op->statement->operands[k]);
 
   std::map<std::string, Role> role;
+  std::optional<int64_t> rows;
   std::string first_split;  // the symbol that set `rows`, for messages
   for (const auto& op_ptr : plan.ops) {
     const PlannedOp& op = *op_ptr;
     const Statement& st = *op.statement;
     if (op.level() == FUGUE_LEVEL_DEVICE)
       return keep(op.label + ": a device-level operation, which enqueues its own kernels over whole operands");
+    // An operand every entry reads whole (BATCH with no entry axis) goes whole to every device only
+    // where the operation's other arrays are all entries numbered from axis 0.
+    bool entries_only = true;
+    for (size_t k = 0; k < st.operands.size(); ++k) {
+      const Symbol& s = program.symbol(st.operands[k]);
+      const abi::Partition& part = op.partition(k);
+      if (!s.compile_time() && s.kind == SymbolKind::Array && part.kind != FUGUE_PARTITION_BATCH)
+        entries_only = false;
+    }
     for (size_t k = 0; k < st.operands.size(); ++k) {
       const std::string& name = st.operands[k];
       const Symbol& s = program.symbol(name);
@@ -99,40 +106,73 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
         auto [it, fresh] = role.emplace(name, Role::Split);
         if (!fresh && it->second != Role::Split)
           return keep(operand + " is split by rows here but read whole by an earlier operation");
-        if (p.rows == 0) {
-          p.rows = s.shape[0];
+        if (!rows) {
+          rows = s.shape[0];
           first_split = name;
-        } else if (s.shape[0] != p.rows) {
+        } else if (s.shape[0] != *rows) {
           return keep(operand + " has " + std::to_string(s.shape[0]) + " rows where '" + first_split + "' has " +
-                      std::to_string(p.rows) + ": no one split of axis 0 serves both");
+                      std::to_string(*rows) + ": no one split of axis 0 serves both");
         }
         continue;
       }
-      if (op.writes(k) || written.count(name))
-        return keep(operand + " is " + partition_text(part) + " and written on the device: not split by rows");
+      const bool shared_entry = part.kind == FUGUE_PARTITION_BATCH && part.batch_axis < 0 && entries_only;
+      if (!shared_entry || op.writes(k) || written.count(name))
+        return keep(operand + " is " + partition_text(part) +
+                    (shared_entry ? " and written on the device" : ", not entries or elements numbered from axis 0") +
+                    ": not split by rows");
       auto [it, fresh] = role.emplace(name, Role::Whole);
       if (!fresh && it->second != Role::Whole)
         return keep(operand + " is read whole here but split by rows by an earlier operation");
     }
   }
-  if (p.rows == 0) return keep("no operation splits an array by rows");
-  if (p.rows < static_cast<int64_t>(weights.size()))
-    return keep("'" + first_split + "' has " + std::to_string(p.rows) + " rows, fewer than the " +
-                std::to_string(weights.size()) + " devices");
-  for (const auto& [name, r] : role) {
-    if (r == Role::Split) {
-      p.split_symbols.push_back(name);
-      p.split_bytes += bytes_of(program.symbol(name));
+  // Code that asks where it stands in the whole launch would find itself elsewhere in a device's rows.
+  for (const auto& kernel : plan.kernels)
+    for (const Statement* st : kernel.asks_position)
+      return keep(plan.planned.at(st)->label +
+                  ": its code asks where it stands in the whole launch (an element's index, an entry's number or "
+                  "a work-group's), which a split by rows would move");
+  if (!rows) return keep("no operation splits an array by rows");
+  if (*rows == 0) return keep("'" + first_split + "' has no rows");
+  r.rows = *rows;
+  r.first_split = first_split;
+  for (const auto& [name, kind] : role) {
+    if (kind == Role::Split) {
+      r.split_symbols.push_back(name);
+      r.split_bytes += bytes_of(program.symbol(name));
     } else {
-      p.whole_symbols.push_back(name);
+      r.whole_symbols.push_back(name);
     }
   }
-  if (p.split_bytes < min_bytes) {
-    p.split_symbols.clear();
-    p.whole_symbols.clear();
-    return keep("small: the arrays split by rows hold " + bytes_text(p.split_bytes) + ", less than " +
-                bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N), which is not worth a second device");
+  return r;
+}
+
+Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
+                        double min_bytes) {
+  Placement p;
+  p.weights = weights;
+  if (weights.size() < 2) {
+    p.reason = "one device selected";
+    return p;
   }
+  RowSplit r = split_by_rows(program, plan);
+  if (!r.reason.empty()) {
+    p.reason = r.reason;
+    return p;
+  }
+  p.rows = r.rows;
+  p.split_bytes = r.split_bytes;
+  if (p.rows < static_cast<int64_t>(weights.size())) {
+    p.reason = "'" + r.first_split + "' has " + std::to_string(p.rows) + " rows, fewer than the " +
+               std::to_string(weights.size()) + " devices";
+    return p;
+  }
+  if (p.split_bytes < min_bytes) {
+    p.reason = "small: the arrays split by rows hold " + bytes_text(p.split_bytes) + ", less than " +
+               bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N), which is not worth a second device";
+    return p;
+  }
+  p.split_symbols = std::move(r.split_symbols);
+  p.whole_symbols = std::move(r.whole_symbols);
   p.shares = shares_of(p.rows, weights);
   p.split = true;
   return p;

@@ -5,10 +5,11 @@
 // share of those rows, in proportion to the devices' weights: each device plans, builds and runs the
 // program for its rows alone, so no value crosses between devices. Inputs are written to each device's
 // rows, outputs read back from them; arrays and scalars only read whole (a matrix every entry
-// multiplies) go to every device. Anything else keeps the program on the first device, and the
-// placement says why: a scalar written on the device (a sum over the rows, an `if` on it), a halo, a
-// device-level operation, a kind with storage, a run-time length, or work too small to be worth
-// splitting (LaunchTuning::split_bytes).
+// multiplies: BATCH with no entry axis, beside entries numbered from axis 0) go to every device. Anything
+// else keeps the program on the first device, and the placement says why: a scalar written on the device
+// (a sum over the rows, an `if` on it), a halo or any other partition, code that asks where it stands in
+// the whole launch, a device-level operation, a kind with storage, a run-time length, or work too small
+// to be worth splitting (LaunchTuning::split_bytes).
 #pragma once
 #include <string>
 #include <vector>
@@ -36,6 +37,18 @@ struct Placement {
   std::vector<DeviceShare> shares;        // per device
   bool is_split(const std::string& symbol) const;
 };
+
+// Whether `program`, planned as `plan`, can be split by the rows of axis 0: the rows, which arrays
+// are split and which go whole; else `reason` names the operation and operand that keep it whole.
+struct RowSplit {
+  std::string reason;
+  int64_t rows = 0;
+  std::string first_split;  // the array that set `rows`
+  double split_bytes = 0;
+  std::vector<std::string> split_symbols;
+  std::vector<std::string> whole_symbols;
+};
+RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan);
 
 // Places `program`, planned as `plan` for the first device, on devices of the given weights (relative
 // throughputs, > 0). `min_bytes`: the least the split arrays must hold together for a split.

@@ -44,7 +44,7 @@ double measured_weight(Device& device) {
     throw DeviceError(cl_error_message("measuring the copy bandwidth of " + device.info.name + " (" + e.what() + ")",
                                        e.err()));
   }
-  const double weight = std::isfinite(best) ? 2.0 * static_cast<double>(bytes) / best * 1e-9 : 1.0;  // GB/s
+  const double weight = std::isfinite(best) ? 2.0 * static_cast<double>(bytes) / best * 1e-9 : 0.0;  // GB/s
   std::lock_guard<std::mutex> lock(mutex);
   measured[key] = weight;
   return weight;
@@ -78,7 +78,17 @@ SplitRun::SplitRun(const Program& whole, const Placement& placement, std::vector
 SplitRun::~SplitRun() = default;
 
 void SplitRun::prepare() {
-  for (auto& e : executors_) e->prepare();
+  for (size_t d = 0; d < executors_.size(); ++d) {
+    executors_[d]->prepare();
+    // Each device planned its own rows, for its own kind of device: the split must still hold there.
+    const RowSplit here = split_by_rows(*programs_[d], executors_[d]->plan());
+    if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
+        here.whole_symbols != placement_.whole_symbols)
+      throw DeviceError("device " + slots_[d].device->info.id() + " (" + slots_[d].device->info.name +
+                        ") plans its rows of the program differently from the first device" +
+                        (here.reason.empty() ? std::string() : " (" + here.reason + ")") +
+                        ", so the split would not compute the same; run it on one device");
+  }
 }
 
 void SplitRun::initialize() {
@@ -100,14 +110,19 @@ void SplitRun::initialize() {
 void SplitRun::run() {
   std::vector<std::exception_ptr> failures(executors_.size());
   std::vector<std::thread> threads;
-  for (size_t d = 0; d < executors_.size(); ++d)
-    threads.emplace_back([&, d] {
-      try {
-        executors_[d]->run();
-      } catch (...) {
-        failures[d] = std::current_exception();
-      }
-    });
+  try {
+    for (size_t d = 0; d < executors_.size(); ++d)
+      threads.emplace_back([&, d] {
+        try {
+          executors_[d]->run();
+        } catch (...) {
+          failures[d] = std::current_exception();
+        }
+      });
+  } catch (...) {  // a thread that could not start: wait for those that did, then say so
+    for (auto& t : threads) t.join();
+    throw;
+  }
   for (auto& t : threads) t.join();
   for (auto& f : failures)
     if (f) std::rethrow_exception(f);

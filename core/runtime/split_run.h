@@ -24,7 +24,7 @@ struct DeviceSlot {
 };
 
 // A device's relative throughput for a split: its copy bandwidth, measured once per process and device
-// model (a 64 MiB buffer copied, the best of three, from OpenCL events).
+// model (a 64 MiB buffer copied, the best of three, from OpenCL events); 0 when the events gave no time.
 double measured_weight(Device& device);
 
 class SplitRun {
@@ -35,7 +35,8 @@ class SplitRun {
            const std::function<Program()>& parse, PlanOptions options);
   ~SplitRun();
 
-  // Plans every device's program and builds its kernels.
+  // Plans every device's program and builds its kernels. Throws DeviceError where a device's plan for
+  // its rows could not be split the same way (another kind of device choosing another variant).
   void prepare();
   // Reads or generates the inputs once, gives each device its rows, and uploads them.
   void initialize();

@@ -91,4 +91,42 @@ TEST(Placement, ReasonsForStayingOnOneDevice) {
     "body": [{"op": "array.mul", "out": ["a"], "in": ["x", 2]}], "outputs": {"a": "a.npy"}})");
   EXPECT_NE(place(few, {1.0, 1.0, 1.0}).reason.find("' has 2 rows, fewer than the 3 devices"), std::string::npos);
   EXPECT_TRUE(place(few, {1.0, 1.0}).split);
+
+  const Program none = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [0, 4], "from": {"fill": 1}}},
+    "body": [{"op": "array.mul", "out": ["a"], "in": ["x", 2]}], "outputs": {"a": "a.npy"}})");
+  EXPECT_NE(place(none, {1.0, 1.0}).reason.find("' has no rows"), std::string::npos) << place(none, {1.0, 1.0}).reason;
+
+  // Inputs read whole (every row of D reads all of Y) or around their element are not split, even
+  // though the operation writes its output by rows.
+  const Program distances = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [64, 8], "from": {"random": {"seed": 1}}},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [64, 8], "from": {"random": {"seed": 2}}}},
+    "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "Y"], "attrs": {"metric": "euclidean"}}],
+    "outputs": {"D": "D.npy"}})");
+  const Placement pairwise = place(distances, {1.0, 1.0});
+  EXPECT_FALSE(pairwise.split);
+  EXPECT_NE(pairwise.reason.find("pairwise.distance D = (X, Y): '"), std::string::npos) << pairwise.reason;
+  EXPECT_NE(pairwise.reason.find("not entries or elements numbered from axis 0: not split by rows"), std::string::npos)
+      << pairwise.reason;
+  const Program stencil = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64, 64], "from": {"random": {"seed": 1}}},
+    "S": {"kind": "stencil", "dtype": "f32", "border": "clamp",
+          "points": [{"offset": [-1, 0], "weight": 0.5}, {"offset": [1, 0], "weight": 0.5}]}},
+    "body": [{"op": "stencil.apply", "out": ["y"], "in": ["S", "x"]}], "outputs": {"y": "y.npy"}})");
+  const Placement halo = place(stencil, {1.0, 1.0});
+  EXPECT_FALSE(halo.split);
+  EXPECT_NE(halo.reason.find("'x' is TILE with halo (1, 0)"), std::string::npos) << halo.reason;
+
+  // Red cells of a grid are not the red cells of a device's rows once the rows start at an odd one:
+  // the mask's shape comes from an operand no kernel reads (NONE), which keeps it whole.
+  const Program red = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64, 64], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "stencil.red", "out": ["m"], "in": ["x"]}, {"op": "array.mul", "out": ["y"], "in": ["x", 2]}],
+    "outputs": {"m": "m.npy", "y": "y.npy"}})");
+  const Placement mask = place(red, {1.0, 1.0});
+  EXPECT_FALSE(mask.split);
+  EXPECT_NE(mask.reason.find("stencil.red m = (x): 'x' is NONE, not entries or elements numbered from axis 0"),
+            std::string::npos)
+      << mask.reason;
 }
