@@ -64,9 +64,17 @@ TEST(Linalg, VariableSizesMatchLapack) {
         "outputs": {"S": "S.npy", "G": "G.npy", "L": "L.npy", "pinfo": "pinfo.npy", "Y": "Y.npy", "LU": "LU.npy", "ipiv": "ipiv.npy",
                     "ginfo": "ginfo.npy", "X": "X.npy"}})");
       auto out = test::run_on_device(program);
-      test::expect_same(out, test::run_reference(program), std::string(dtype) == "f32" ? 2e-3 : 1e-9, "device against the reference, " + what);
-      const double eps = std::string(dtype) == "f32" ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-      double worst_l = 0, worst_lu = 0, worst_y = 0, worst_x = 0;
+      const auto reference = test::run_reference(program);
+      const bool f32 = std::string(dtype) == "f32";
+      for (const auto& [name, value] : reference) {
+        // The solutions of uniform random G_e differ by about cond(G_e) n eps, which a fixed bound
+        // cannot hold in f32 (a G_e of condition 10^4 moved X by 2e-3): checked per entry below.
+        if (f32 && name == "X") continue;
+        EXPECT_EQ(test::compare_arrays(out.at(name), value, f32 ? 2e-3 : 1e-9), "")
+            << "device against the reference, " << what << ", output " << name;
+      }
+      const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+      double worst_l = 0, worst_lu = 0, worst_y = 0, worst_x = 0, worst_x_reference = 0;
       for (int64_t e = 0; e < count; ++e) {
         const bool bad = order[e] < 0 || order[e] > N;
         const int64_t ne = bad ? 0 : order[e];
@@ -127,6 +135,8 @@ TEST(Linalg, VariableSizesMatchLapack) {
           for (int64_t j = 0; j < k; ++j) {
             worst_y = std::max(worst_y, std::fabs(out.at("Y").get((e * N + i) * k + j) - y[i * k + j]) / (1 + std::fabs(y[i * k + j])));
             // Forward errors of about cond n eps: measured in units of it.
+            const double device_x = out.at("X").get((e * N + i) * k + j), reference_x = reference.at("X").get((e * N + i) * k + j);
+            worst_x_reference = std::max(worst_x_reference, std::fabs(device_x - reference_x) / (1 + std::fabs(reference_x)) * rcond);
             if (same) {
               worst_x = std::max(worst_x, std::fabs(out.at("X").get((e * N + i) * k + j) - x[i * k + j]) / (1 + std::fabs(x[i * k + j])) * rcond);
             }
@@ -138,6 +148,7 @@ TEST(Linalg, VariableSizesMatchLapack) {
       EXPECT_LT(worst_y, 1000 * N * eps) << "potrs against dpotrs's, " << what;
       EXPECT_LT(worst_lu, 1e3 * N * eps) << "LU against dgetrf's, " << what;
       EXPECT_LT(worst_x, 100 * N * eps) << "getrs against dgetrs's, over cond(G_e), " << what;
+      EXPECT_LT(worst_x_reference, 100 * N * eps) << "getrs against the reference, over cond(G_e), " << what;
     }
 }
 
