@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <exception>
 #include <limits>
 #include <map>
@@ -131,16 +130,18 @@ void SplitRun::run() {
 HostArray SplitRun::read(const std::string& symbol) {
   if (!placement_.is_split(symbol)) return executors_.front()->read(symbol);
   const Symbol& s = whole_.symbol(symbol);
-  HostArray out(s.dtype, s.shape);
-  size_t at = 0;
+  HostArray out;  // not zero-filled first: every device's rows are appended
+  out.dtype = s.dtype;
+  out.shape = s.shape;
+  const size_t whole = static_cast<size_t>(shape_elements(s.shape)) * dtype_size(s.dtype);
+  out.bytes.reserve(whole);
   for (auto& e : executors_) {
     const HostArray part = e->read(symbol);
-    if (at + part.bytes.size() > out.bytes.size())
-      throw DeviceError("internal: the devices' rows of '" + symbol + "' hold more than " + s.kind_text() + " " +
-                        shape_string(s.shape));
-    std::memcpy(out.bytes.data() + at, part.bytes.data(), part.bytes.size());
-    at += part.bytes.size();
+    out.bytes.insert(out.bytes.end(), part.bytes.begin(), part.bytes.end());
   }
+  if (out.bytes.size() != whole)
+    throw DeviceError("internal: the devices' rows of '" + symbol + "' hold " + std::to_string(out.bytes.size()) +
+                      " bytes where the whole " + shape_string(s.shape) + " holds " + std::to_string(whole));
   return out;
 }
 

@@ -47,8 +47,6 @@ class SplitRun {
   HostArray read(const std::string& symbol);
 
   size_t devices() const { return executors_.size(); }
-  Executor& executor(size_t d) { return *executors_[d]; }
-  const Placement& placement() const { return placement_; }
 
  private:
   const Program& whole_;
