@@ -203,6 +203,8 @@ int run_split(const Options& o, const PluginRegistry& registry, const Program& p
       std::printf("programs: %d compiled, %d from the disk cache, %d reused in memory\n", stats.compiles,
                   stats.disk_hits, stats.memory_hits);
     }
+    if (placement.ghost_rows > 0)
+      std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(split.trades()));
   }
   return 0;
 }
@@ -326,6 +328,9 @@ int bench_split(const Options& o, const PluginRegistry& registry, const Program&
   std::printf("%s on %zu devices, %d repetitions (wall time on the host, all devices started to all finished)\n",
               o.program.c_str(), split.devices(), o.repeat);
   std::printf("wall ms: median %.4f, min %.4f, max %.4f\n", median * 1e3, sorted.front() * 1e3, sorted.back() * 1e3);
+  if (placement.ghost_rows > 0)
+    std::printf("neighbours' rows (%lld of each) traded %lld times a run\n", static_cast<long long>(placement.ghost_rows),
+                static_cast<long long>(split.trades()));
   nlohmann::json per_device = nlohmann::json::array();
   for (size_t d = 0; d < split.devices(); ++d) {
     Session& s = *sessions.sessions[d];
@@ -337,7 +342,8 @@ int bench_split(const Options& o, const PluginRegistry& registry, const Program&
   }
   if (!o.json.empty()) {
     nlohmann::json j = {{"program", o.program}, {"devices", per_device}, {"repetitions", o.repeat},
-                        {"wall_seconds", {{"median", median}, {"min", sorted.front()}, {"max", sorted.back()}}}};
+                        {"wall_seconds", {{"median", median}, {"min", sorted.front()}, {"max", sorted.back()}}},
+                        {"ghost_rows", placement.ghost_rows}, {"trades_per_run", split.trades()}};
     if (o.json == "-") std::printf("%s\n", j.dump().c_str());
     else write_file_atomically(o.json, [&](std::ostream& out) { out << j.dump() << "\n"; });
   }

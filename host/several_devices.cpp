@@ -34,7 +34,8 @@ std::vector<double> SeveralDevices::weights() {
 Placement place_on(const Program& program, SeveralDevices& devices, const PlanOptions& options) {
   const DeviceInfo& first = devices.sessions.front()->device.info;
   const ExecutionPlan plan = lower(program, first, options);
-  return place_program(program, plan, devices.weights(), static_cast<double>(tuning_for(first).split_bytes));
+  const LaunchTuning tuning = tuning_for(first);
+  return place_program(program, plan, devices.weights(), static_cast<double>(tuning.split_bytes), tuning.halo_depth);
 }
 
 std::vector<double> time_split_runs(SplitRun& run, SeveralDevices& devices, int repeat) {

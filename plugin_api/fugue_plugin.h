@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 11
+#define FUGUE_ABI_VERSION_MINOR 12
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -399,7 +399,20 @@ typedef struct fugue_plan {
    * 2.10 core writes it into that padding, unread; a 2.10 plugin leaves the core's zero.) */
   uint32_t walks_rows;
   /* end of 2.11 */
+  /* 2.12, ELEMENT level, operands read with a halo: how the operation treats the ends of the arrays it
+   * reads around each element, so that the core may split a program's rows across devices, each device
+   * holding its own rows and some of its neighbours' (reading them with the same code, the device's
+   * array being the whole to it): FUGUE_ENDS_INSIDE when a read that would pass an end stays inside the
+   * array (clamped, mirrored, or a constant instead), FUGUE_ENDS_WRAP when it comes from the other end
+   * (periodic); either way the element's position (FUGUE_BUILTIN_INDEX) decides nothing but how near an
+   * end it is. Left FUGUE_ENDS_UNSAID (0), the core never splits the rows of such an operation. */
+  uint32_t ends;
+  /* end of 2.12 */
 } fugue_plan;
+
+#define FUGUE_ENDS_UNSAID 0u
+#define FUGUE_ENDS_INSIDE 1u
+#define FUGUE_ENDS_WRAP 2u
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Emit: OpenCL C through accessors the core provides                                              */

@@ -2,8 +2,10 @@
 # Runs on a GPU machine with several GPUs (nvidia-h200-x2, -x4; see ../shared/gpu/README.md), from the
 # repository root, with the bundle in .gpu: batched LU and Cholesky of 32 x 32 f64 on one GPU and split
 # over all of them (wall time on the host, the same measure for both), the split checked against one GPU
-# at 20,000 entries, and where a split starts to pay (SWEEP entries of LU, split_bytes=0).
-#   SWEEP="250 1000 4000 16000 64000" scripts/gpu_several_devices.sh
+# at 20,000 entries, and where a split starts to pay (SWEEP entries of LU, split_bytes=0); then the
+# stencils (the periodic 5-point stencil, Jacobi, the biharmonic chain) on 32768^2 f32, each device
+# holding its neighbours' rows, checked against one GPU at 4096^2.
+#   PARTS="batched stencils" SWEEP="250 1000 4000 16000 64000" scripts/gpu_several_devices.sh
 set -u
 source .gpu/env.sh
 F=.gpu/build/host/fugue
@@ -13,16 +15,34 @@ export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
 echo "GPUs: $($F devices | grep -c ' gpu ')"
 wall_one() { $F bench "$@" --device gpu | grep "^wall ms per run" | sed 's/.*median \([0-9.]*\).*/\1/'; }
 wall_all() { $F bench "$@" --device gpu:all | grep "^wall ms:" | sed 's/.*median \([0-9.]*\).*/\1/'; }
-for p in lu_batch cholesky_batch; do
-  $F run examples/bench/$p.json --set entries=20000 --device gpu --out "$out/one_$p" || exit 1
-  FUGUE_TUNING=split_bytes=0 $F run examples/bench/$p.json --set entries=20000 --device gpu:all --out "$out/all_$p" || exit 1
-  python3 - "$out" "$p" <<'PY'
+compare() {  # compare OUT P: every output of one GPU against all of them
+  python3 - "$1" "$2" <<'PY'
 import sys, glob, os, numpy as np
 out, p = sys.argv[1:]
 for f in sorted(glob.glob(f"{out}/one_{p}/*.npy")):
     a, b = np.load(f), np.load(f.replace("/one_", "/all_"))
     print(f"{p} {os.path.basename(f)} {a.shape}: max |one GPU - all| = {float(np.max(np.abs(a.astype(float) - b.astype(float)))):.3g}")
 PY
+}
+if [[ " ${PARTS:-batched stencils} " == *" stencils "* ]]; then
+  for p in stencil5 jacobi stencil_chain; do
+    $F run examples/bench/$p.json --set side=4096 --device gpu --out "$out/one_$p" || exit 1
+    FUGUE_TUNING=split_bytes=0 $F run examples/bench/$p.json --set side=4096 --device gpu:all --stats --out "$out/all_$p" |
+      grep -E "rows held|holds|traded" || exit 1
+    compare "$out" "$p"
+  done
+  for p in stencil5 jacobi stencil_chain; do
+    for it in 10 100; do
+      echo "$p side=32768 iterations=$it one GPU $(wall_one examples/bench/$p.json --set side=32768 --set iterations=$it --repeat 5) ms," \
+           "all $(wall_all examples/bench/$p.json --set side=32768 --set iterations=$it --repeat 5) ms"
+    done
+  done
+fi
+[[ " ${PARTS:-batched stencils} " == *" batched "* ]] || exit 0
+for p in lu_batch cholesky_batch; do
+  $F run examples/bench/$p.json --set entries=20000 --device gpu --out "$out/one_$p" || exit 1
+  FUGUE_TUNING=split_bytes=0 $F run examples/bench/$p.json --set entries=20000 --device gpu:all --out "$out/all_$p" || exit 1
+  compare "$out" "$p"
 done
 for n in ${SWEEP:-250 1000 4000 16000 64000}; do
   echo "lu_batch entries=$n one GPU $(wall_one examples/bench/lu_batch.json --set entries=$n --repeat 20) ms," \

@@ -102,6 +102,11 @@ struct LaunchTuning {
   // time) took 0.35 ms against 0.05 at 1,000 entries (16 MB), 0.44 against 0.31 at 16,000 (262 MB),
   // 0.67 against 1.06 at 64,000 (1 GB) and 4.40 against 16.27 at 10^6.
   int64_t split_bytes = int64_t{512} << 20;
+  // A split whose kernels read around each element (placement.h): each device holds this many reaches
+  // of its neighbours' rows and trades them once they have all been read stale, so that the devices
+  // wait for each other once every `halo_depth` stencil steps, not at every one; the rows computed
+  // twice (a few of 10^4) cost less than the waits.
+  int64_t halo_depth = 8;
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);

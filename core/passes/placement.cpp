@@ -49,7 +49,26 @@ double bytes_of(const Symbol& s) {
   return static_cast<double>(shape_elements(s.shape)) * static_cast<double>(dtype_size(s.dtype));
 }
 
+// An operand read around each element (ELEMENTWISE or TILE with a halo).
+bool read_around(const abi::Partition& part) {
+  return (part.kind == FUGUE_PARTITION_ELEMENTWISE || part.kind == FUGUE_PARTITION_TILE) && part.has_halo();
+}
+
+// The most rows beyond the element an operation reads any operand.
+int64_t op_reach(const PlannedOp& op) {
+  int64_t reach = 0;
+  for (size_t k = 0; k < op.plan.partitions.size(); ++k)
+    if (read_around(op.partition(k))) reach = std::max(reach, abi::Partition::at(op.partition(k).halo, 0));
+  return reach;
+}
+
 }  // namespace
+
+int64_t kernel_reach(const FusedGroup& group) {
+  int64_t reach = 0;
+  for (const PlannedOp* op : group.ops) reach += op_reach(*op);
+  return reach;
+}
 
 bool Placement::is_split(const std::string& symbol) const {
   return std::find(split_symbols.begin(), split_symbols.end(), symbol) != split_symbols.end();
@@ -61,6 +80,9 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
     r.reason = std::move(why);
     r.split_symbols.clear();
     r.whole_symbols.clear();
+    r.traded.clear();
+    r.reach = 0;
+    r.wrap = false;
     return r;
   };
   // Values some operation writes: only inputs may go whole to every device.
@@ -72,6 +94,8 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   std::map<std::string, Role> role;
   std::optional<int64_t> rows;
   std::string first_split;  // the symbol that set `rows`, for messages
+  std::set<std::string> traded;
+  std::string ends_set_by;  // the first operation that read around its element along axis 0
   for (const auto& op_ptr : plan.ops) {
     const PlannedOp& op = *op_ptr;
     const Statement& st = *op.statement;
@@ -100,8 +124,30 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
       }
       if (s.runtime_axes) return keep(operand + " has a run-time length");
       const abi::Partition& part = op.partition(k);
+      const bool around = read_around(part) && !s.shape.empty();
       const bool by_rows = !s.shape.empty() &&
-                           ((part.kind == FUGUE_PARTITION_BATCH && part.batch_axis >= 0) || is_pointwise(part));
+                           ((part.kind == FUGUE_PARTITION_BATCH && part.batch_axis >= 0) || is_pointwise(part) || around);
+      if (around) {
+        // A device computes its own rows as the whole would only if the operation treats the ends of
+        // its array (the device's rows and its neighbours') as it would the whole's.
+        if (op.plan.ends != FUGUE_ENDS_INSIDE && op.plan.ends != FUGUE_ENDS_WRAP)
+          return keep(operand + " is " + partition_text(part) +
+                      ", read around each element by an operation that does not say how it treats the arrays' "
+                      "ends (fugue_plan.ends): not split by rows");
+        if (abi::Partition::at(part.halo, 0) > 0) {
+          const bool wraps = op.plan.ends == FUGUE_ENDS_WRAP;
+          if (ends_set_by.empty()) {
+            ends_set_by = op.label;
+            r.wrap = wraps;
+          } else if (r.wrap != wraps) {
+            return keep(operand + " is read around each element with reads past the ends " +
+                        (wraps ? "wrapping around" : "staying inside") + ", where " + ends_set_by + " has them " +
+                        (r.wrap ? "wrapping around" : "staying inside") +
+                        ": a device at an end of the whole cannot hold rows for both");
+          }
+          traded.insert(name);
+        }
+      }
       if (by_rows) {
         auto [it, fresh] = role.emplace(name, Role::Split);
         if (!fresh && it->second != Role::Split)
@@ -128,13 +174,17 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   // Code that asks where it stands in the whole launch would find itself elsewhere in a device's rows.
   for (const auto& kernel : plan.kernels)
     for (const Statement* st : kernel.asks_position)
-      return keep(plan.planned.at(st)->label +
+      if (plan.planned.at(st)->plan.ends == FUGUE_ENDS_UNSAID)  // else only to find the ends, which is fine
+        return keep(plan.planned.at(st)->label +
                   ": its code asks where it stands in the whole launch (an element's index, an entry's number or "
                   "a work-group's), which a split by rows would move");
   if (!rows) return keep("no operation splits an array by rows");
   if (*rows == 0) return keep("'" + first_split + "' has no rows");
   r.rows = *rows;
   r.first_split = first_split;
+  r.traded.assign(traded.begin(), traded.end());
+  if (!r.traded.empty())
+    for (const FusedGroup& group : plan.groups) r.reach = std::max(r.reach, kernel_reach(group));
   for (const auto& [name, kind] : role) {
     if (kind == Role::Split) {
       r.split_symbols.push_back(name);
@@ -147,7 +197,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
 }
 
 Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
-                        double min_bytes) {
+                        double min_bytes, int64_t halo_depth) {
   Placement p;
   p.weights = weights;
   if (weights.size() < 2) {
@@ -171,9 +221,29 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
                bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N), which is not worth a second device";
     return p;
   }
+  std::vector<DeviceShare> shares = shares_of(p.rows, weights);
+  if (r.reach > 0) {
+    // Each device holds a few reaches of its neighbours' rows, so that they are traded once every few
+    // kernels; never more than a share, since they come from the next device alone.
+    int64_t narrowest = shares.front().count;
+    for (const auto& share : shares) narrowest = std::min(narrowest, share.count);
+    if (narrowest < r.reach) {
+      p.reason = "a device's share would be " + std::to_string(narrowest) + " rows, fewer than the " +
+                 std::to_string(r.reach) + " beyond its own a kernel reads ('" + r.traded.front() + "')";
+      return p;
+    }
+    p.reach = r.reach;
+    p.wrap = r.wrap;
+    p.ghost_rows = std::min(narrowest, r.reach * std::max<int64_t>(halo_depth, 1));
+    p.traded = std::move(r.traded);
+    for (size_t d = 0; d < shares.size(); ++d) {
+      shares[d].before = p.wrap || d > 0 ? p.ghost_rows : 0;
+      shares[d].after = p.wrap || d + 1 < shares.size() ? p.ghost_rows : 0;
+    }
+  }
   p.split_symbols = std::move(r.split_symbols);
   p.whole_symbols = std::move(r.whole_symbols);
-  p.shares = shares_of(p.rows, weights);
+  p.shares = std::move(shares);
   p.split = true;
   return p;
 }
@@ -200,7 +270,18 @@ std::string describe_placement(const Placement& placement, const std::vector<Dev
   };
   out += "  split by rows (" + bytes_text(placement.split_bytes) + "): " + list(placement.split_symbols) + "\n";
   out += "  whole on every device: " + list(placement.whole_symbols) + "\n";
-  out += "  transfers: inputs written to each device's rows, outputs read back from them; none between devices\n";
+  if (placement.ghost_rows == 0) {
+    out += "  transfers: inputs written to each device's rows, outputs read back from them; none between devices\n";
+    return out;
+  }
+  out += "  halo: kernels read up to " + std::to_string(placement.reach) + " rows beyond their own; each device also holds " +
+         std::to_string(placement.ghost_rows) + " rows of each neighbour's" +
+         (placement.wrap ? " (the first and last devices each other's: the reads wrap around)" : " (none past the ends of the whole)") +
+         "\n";
+  out += "  transfers: inputs written to each device's rows and the neighbours' rows it holds, outputs read back from its own; "
+         "between devices, through the host: the neighbours' rows of " + list(placement.traded) +
+         ", once a kernel would read them stale (every " + std::to_string(placement.ghost_rows / placement.reach) +
+         " reaches)\n";
   return out;
 }
 

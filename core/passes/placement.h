@@ -5,11 +5,14 @@
 // share of those rows, in proportion to the devices' weights: each device plans, builds and runs the
 // program for its rows alone, so no value crosses between devices. Inputs are written to each device's
 // rows, outputs read back from them; arrays and scalars only read whole (a matrix every entry
-// multiplies: BATCH with no entry axis, beside entries numbered from axis 0) go to every device. Anything
-// else keeps the program on the first device, and the placement says why: a scalar written on the device
-// (a sum over the rows, an `if` on it), a halo or any other partition, code that asks where it stands in
-// the whole launch, a device-level operation, a kind with storage, a run-time length, or work too small
-// to be worth splitting (LaunchTuning::split_bytes).
+// multiplies: BATCH with no entry axis, beside entries numbered from axis 0) go to every device. Arrays
+// read around each element along axis 0 (stencils, whose operations say how they treat the arrays'
+// ends) are split too: each device also holds a few rows of its neighbours' and trades them with them
+// when its kernels have read them stale (split_run.h). Anything else keeps the program on the first
+// device, and the placement says why: a scalar written on the device (a sum over the rows, an `if` on
+// it), another partition, code that asks where it stands in the whole launch, a device-level operation,
+// a kind with storage, a run-time length, or work too small to be worth splitting
+// (LaunchTuning::split_bytes).
 #pragma once
 #include <string>
 #include <vector>
@@ -20,10 +23,15 @@
 
 namespace fugue {
 
-// One device's rows of the split arrays: [first, first + count) along axis 0.
+// One device's rows of the split arrays: [first, first + count) along axis 0, its own; with a halo
+// it also holds `before` rows of the previous device's and `after` of the next one's (wrapping around
+// the ends of the whole where the reads do), its arrays then before + count + after rows long.
 struct DeviceShare {
   int64_t first = 0;
   int64_t count = 0;
+  int64_t before = 0;
+  int64_t after = 0;
+  int64_t held() const { return before + count + after; }
 };
 
 struct Placement {
@@ -35,6 +43,14 @@ struct Placement {
   std::vector<std::string> whole_symbols; // every device holds all of these (read, never written)
   std::vector<double> weights;            // per device, as given
   std::vector<DeviceShare> shares;        // per device
+  // Kernels reading split arrays around each element (a stencil): the most rows beyond its own one
+  // kernel reads (`reach`), how many of its neighbours' rows each device holds (`ghost_rows`, a few
+  // reaches: they are traded between devices once they have all been read stale, not before every
+  // kernel), and whether the reads wrap around the ends of the whole.
+  int64_t reach = 0;
+  int64_t ghost_rows = 0;
+  bool wrap = false;
+  std::vector<std::string> traded;        // split arrays some kernel reads around each element
   bool is_split(const std::string& symbol) const;
 };
 
@@ -47,13 +63,25 @@ struct RowSplit {
   double split_bytes = 0;
   std::vector<std::string> split_symbols;
   std::vector<std::string> whole_symbols;
+  // Read around each element along axis 0 (by operations that say how they treat the arrays' ends,
+  // fugue_plan.ends): the largest kernel's reach (kernel_reach), whether the ends wrap around, and
+  // the split arrays so read.
+  int64_t reach = 0;
+  bool wrap = false;
+  std::vector<std::string> traded;
 };
 RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan);
 
+// How many rows beyond its own a fused kernel reads its inputs at most: the sum, over its operations,
+// of each one's largest halo along axis 0 (a chain of stencils in one kernel reaches as far as all).
+int64_t kernel_reach(const FusedGroup& group);
+
 // Places `program`, planned as `plan` for the first device, on devices of the given weights (relative
-// throughputs, > 0). `min_bytes`: the least the split arrays must hold together for a split.
+// throughputs, > 0). `min_bytes`: the least the split arrays must hold together for a split;
+// `halo_depth`: with a halo, each device holds this many reaches of its neighbours' rows (fewer where
+// its share is narrower), traded once every so many kernels.
 Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
-                        double min_bytes);
+                        double min_bytes, int64_t halo_depth = 1);
 
 // `fugue explain`'s account: the devices and their rows, which values are split and which go whole,
 // and the transfers; or why the program stays on one device.

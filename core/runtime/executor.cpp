@@ -1,5 +1,6 @@
 #include "runtime/executor.h"
 
+#include "passes/placement.h"
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -10,6 +11,7 @@
 #include "errors.h"
 #include "io/initial_values.h"
 #include "passes/launch.h"
+#include "passes/placement.h"
 #include "io/output_files.h"
 
 // What device-level operations reach through fugue_device_services.
@@ -274,6 +276,7 @@ void Executor::initialize() {
   // Buffers are kept (a repetition must not pay for allocation and first touch again); values are not.
   for (auto& [name, value] : values_) value.defined = false;
   loop_values_.clear();
+  good_rows_.clear();
   for (const auto& [name, s] : program_.symbols) {
     if (s.compile_time() || s.source.kind == SymbolSource::Kind::None) continue;
     // Files are read and generators run once; later repetitions upload the same values again.
@@ -292,6 +295,7 @@ void Executor::initialize() {
     }
     upload(name, it->second);
     values_[name].defined = true;
+    if (neighbours_.symbols.count(name)) good_rows_[name] = neighbours_.ghost;  // given with the neighbours' rows
   }
   if (!given_parts_checked_) {  // once: repetitions upload the same values
     for (const auto& [name, s] : program_.symbols)
@@ -475,6 +479,19 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
     }
     for (const auto& held : program_.storage_of(s)) value_for_read(held, *reader);  // a kind with storage: its parts
   }
+  // Split with neighbours' rows: inputs read deeper into them than they are still good are traded first.
+  const int64_t reach = neighbours_.trade ? kernel_reach(group) : 0;
+  int64_t good = neighbours_.ghost;
+  if (neighbours_.trade)
+    for (const auto& s : group.global_reads) {
+      if (!neighbours_.symbols.count(s)) continue;
+      int64_t& depth = good_rows_[s];
+      if (depth < reach) {
+        neighbours_.trade(s);
+        depth = neighbours_.ghost;
+      }
+      good = std::min(good, depth);
+    }
   for (const auto& s : group.stored) value_for_write(s);
   for (const auto& s : group.zeroed) {  // outputs updated by atomics start from zero
     const Value& v = values_.at(s);
@@ -519,6 +536,37 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
   // captured at enqueue, so the kernel still writes the buffers it was given.
   for (const auto& s : group.shadowed) swap_with_shadow(s);
   for (const auto& s : group.stored) values_.at(s).defined = true;
+  if (neighbours_.trade)
+    for (const auto& s : group.stored)
+      if (neighbours_.symbols.count(s)) good_rows_[s] = good - reach;
+}
+
+std::vector<uint8_t> Executor::read_rows(const std::string& symbol, int64_t first, int64_t count) {
+  const Symbol& s = program_.symbol(symbol);
+  const size_t row = bytes_of(s) / static_cast<size_t>(std::max<int64_t>(s.shape.at(0), 1));
+  std::vector<uint8_t> rows(row * static_cast<size_t>(count));
+  if (rows.empty()) return rows;
+  try {
+    device_.queue.enqueueReadBuffer(values_.at(symbol).buffer, CL_TRUE, row * static_cast<size_t>(first), rows.size(),
+                                    rows.data());
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("reading rows " + std::to_string(first) + ".." +
+                                           std::to_string(first + count - 1) + " of '" + symbol + "'",
+                                       e.err()));
+  }
+  return rows;
+}
+
+void Executor::write_rows(const std::string& symbol, int64_t first, const std::vector<uint8_t>& rows) {
+  const Symbol& s = program_.symbol(symbol);
+  const size_t row = bytes_of(s) / static_cast<size_t>(std::max<int64_t>(s.shape.at(0), 1));
+  if (rows.empty()) return;
+  try {
+    device_.queue.enqueueWriteBuffer(values_.at(symbol).buffer, CL_TRUE, row * static_cast<size_t>(first), rows.size(),
+                                     rows.data());
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("writing rows from " + std::to_string(first) + " of '" + symbol + "'", e.err()));
+  }
 }
 
 // A kernel walks the elements present of the arrays with run-time lengths it reads: they must have
@@ -557,6 +605,7 @@ void Executor::run_swap(const Step& step, const Statement& where) {
   std::swap(target.extent_origin, source.extent_origin);
   source.defined = target.defined;
   target.defined = true;
+  if (neighbours_.trade) std::swap(good_rows_[step.target], good_rows_[step.source]);
 }
 
 void Executor::run_device_level(const PlannedOp& op, const std::map<std::string, cl::Buffer>& replaced) {

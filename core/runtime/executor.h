@@ -62,6 +62,24 @@ class Executor : public Backend {
   void give_initial(const std::string& symbol, HostArray value);
   // Runs the body; returns when the device has finished.
   void run();
+
+  // A split run whose kernels read split arrays around each element (split_run.h): `symbols` hold
+  // `ghost` rows of the neighbouring devices' beyond this device's own. A kernel reading its inputs
+  // `reach` rows beyond an element (kernel_reach) leaves its results good `reach` rows less deep into
+  // those; before a kernel would read rows gone stale, `trade(symbol)` brings them all again. Every
+  // device calls it at the same points in the same order (its plan is the same), so it may wait for
+  // the others.
+  struct NeighbourRows {
+    std::set<std::string> symbols;
+    int64_t ghost = 0;
+    std::function<void(const std::string&)> trade;
+  };
+  // Before initialize().
+  void hold_neighbour_rows(NeighbourRows rows) { neighbours_ = std::move(rows); }
+  // Rows [first, first + count) along axis 0 of `symbol`'s current value (after the device's work so
+  // far); overwriting them (returns once copied).
+  std::vector<uint8_t> read_rows(const std::string& symbol, int64_t first, int64_t count);
+  void write_rows(const std::string& symbol, int64_t first, const std::vector<uint8_t>& rows);
   // A symbol's current value, read back from the device. Throws UserError if it was never written.
   HostArray read(const std::string& symbol);
   // Reads every output first, then writes each file atomically into `folder` (created if needed).
@@ -140,6 +158,8 @@ class Executor : public Backend {
   bool given_parts_checked_ = false;          // values given part by part: checked by their kinds once
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation
+  NeighbourRows neighbours_;
+  std::map<std::string, int64_t> good_rows_;  // how many of the neighbours' rows each value has right
   int64_t launches_ = 0;
   Instrumentation instrumentation_;
 };

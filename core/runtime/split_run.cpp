@@ -5,7 +5,9 @@
 #include <exception>
 #include <limits>
 #include <map>
+#include <condition_variable>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "errors.h"
@@ -54,11 +56,83 @@ HostArray rows_of(const HostArray& array, int64_t first, int64_t count) {
   out.dtype = array.dtype;
   out.shape = array.shape;
   out.shape[0] = count;
-  const size_t row = array.bytes.size() / static_cast<size_t>(array.shape[0]);
-  out.bytes.assign(array.bytes.begin() + static_cast<std::ptrdiff_t>(row * first),
-                   array.bytes.begin() + static_cast<std::ptrdiff_t>(row * (first + count)));
+  const int64_t rows = array.shape[0];
+  const size_t row = rows > 0 ? array.bytes.size() / static_cast<size_t>(rows) : 0;
+  if (first >= 0 && first + count <= rows) {
+    out.bytes.assign(array.bytes.begin() + static_cast<std::ptrdiff_t>(row * first),
+                     array.bytes.begin() + static_cast<std::ptrdiff_t>(row * (first + count)));
+    return out;
+  }
+  out.bytes.reserve(row * static_cast<size_t>(count));
+  for (int64_t r = first; r < first + count; ++r) {
+    const int64_t at = ((r % rows) + rows) % rows;
+    out.bytes.insert(out.bytes.end(), array.bytes.begin() + static_cast<std::ptrdiff_t>(row * at),
+                     array.bytes.begin() + static_cast<std::ptrdiff_t>(row * (at + 1)));
+  }
   return out;
 }
+
+// The devices' meeting point for trades: each publishes its first and last own rows, then waits until
+// every device has. Two sets of slots serve trades in turn, so one wait per trade is enough: a device
+// publishes into a set again only after every device has reached the next trade, by which time all
+// have copied from it. A device that fails abandons the trade, and every device waiting is released.
+class SplitRun::RowTrade {
+ public:
+  struct Slot {
+    std::string symbol;
+    std::vector<uint8_t> first, last;  // the device's first and last own rows
+  };
+
+  explicit RowTrade(size_t devices) : sets_{std::vector<Slot>(devices), std::vector<Slot>(devices)}, turns_(devices, 0) {}
+
+  void reset() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::fill(turns_.begin(), turns_.end(), 0);
+    arrived_ = 0;
+    abandoned_ = false;
+    trades_ = 0;
+  }
+  void abandon() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abandoned_ = true;
+    changed_.notify_all();
+  }
+  // Device d publishes its rows of `symbol`, waits for the others, and gets every device's slot (the
+  // set stays as it is until d trades again).
+  const std::vector<Slot>& publish(size_t d, const std::string& symbol, std::vector<uint8_t> first,
+                                   std::vector<uint8_t> last) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const uint64_t turn = turns_[d]++;
+    std::vector<Slot>& set = sets_[turn % 2];
+    set[d] = {symbol, std::move(first), std::move(last)};
+    if (++arrived_ == set.size()) {
+      arrived_ = 0;
+      ++trades_;
+      changed_.notify_all();
+    } else {
+      changed_.wait(lock, [&] { return trades_ > static_cast<int64_t>(turn) || abandoned_; });
+    }
+    if (abandoned_) throw DeviceError("another device failed while trading the neighbours' rows of '" + symbol + "'");
+    for (const Slot& other : set)
+      if (other.symbol != symbol)
+        throw DeviceError("internal: devices traded rows of '" + other.symbol + "' and '" + symbol +
+                          "' at once (their plans differ)");
+    return set;
+  }
+  int64_t trades() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return trades_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Slot> sets_[2];
+  std::vector<uint64_t> turns_;
+  size_t arrived_ = 0;
+  bool abandoned_ = false;
+  int64_t trades_ = 0;
+};
 
 SplitRun::SplitRun(const Program& whole, const Placement& placement, std::vector<DeviceSlot> devices,
                    const std::function<Program()>& parse, PlanOptions options)
@@ -68,11 +142,36 @@ SplitRun::SplitRun(const Program& whole, const Placement& placement, std::vector
                       " devices");
   for (size_t d = 0; d < slots_.size(); ++d) {
     auto program = std::make_unique<Program>(parse());
-    for (const auto& name : placement_.split_symbols) program->symbols.at(name).shape[0] = placement_.shares[d].count;
+    for (const auto& name : placement_.split_symbols) program->symbols.at(name).shape[0] = placement_.shares[d].held();
     executors_.push_back(std::make_unique<Executor>(*program, *slots_[d].device, *slots_[d].cache, *slots_[d].profiler, options));
     programs_.push_back(std::move(program));
   }
+  if (placement_.ghost_rows > 0) {
+    rows_ = std::make_unique<RowTrade>(slots_.size());
+    const std::set<std::string> split(placement_.split_symbols.begin(), placement_.split_symbols.end());
+    for (size_t d = 0; d < executors_.size(); ++d)
+      executors_[d]->hold_neighbour_rows({split, placement_.ghost_rows, [this, d](const std::string& symbol) { trade(d, symbol); }});
+  }
 }
+
+void SplitRun::trade(size_t d, const std::string& symbol) {
+  const DeviceShare& share = placement_.shares[d];
+  const int64_t ghost = placement_.ghost_rows;
+  const size_t n = executors_.size();
+  Executor& executor = *executors_[d];
+  // Only what a neighbour holds: the first rows if the previous device (around the ends: the last)
+  // holds rows after its own, the last rows if the next one holds rows before its own.
+  const size_t previous = (d + n - 1) % n, next = (d + 1) % n;
+  const bool first_wanted = placement_.shares[previous].after > 0 && (d > 0 || placement_.wrap);
+  const bool last_wanted = placement_.shares[next].before > 0 && (d + 1 < n || placement_.wrap);
+  const auto& set = rows_->publish(d, symbol, first_wanted ? executor.read_rows(symbol, share.before, ghost) : std::vector<uint8_t>{},
+                                   last_wanted ? executor.read_rows(symbol, share.before + share.count - ghost, ghost)
+                                               : std::vector<uint8_t>{});
+  if (share.before > 0) executor.write_rows(symbol, 0, set[previous].last);
+  if (share.after > 0) executor.write_rows(symbol, share.before + share.count, set[next].first);
+}
+
+int64_t SplitRun::trades() const { return rows_ ? rows_->trades() : 0; }
 
 SplitRun::~SplitRun() = default;
 
@@ -81,8 +180,23 @@ void SplitRun::prepare() {
     executors_[d]->prepare();
     // Each device planned its own rows, for its own kind of device: the split must still hold there.
     const RowSplit here = split_by_rows(*programs_[d], executors_[d]->plan());
+    // With neighbours' rows, the devices trade them together, kernel by kernel: their kernels must
+    // be the same ones, reaching as far.
+    std::string kernels, first_kernels;
+    if (placement_.ghost_rows > 0) {
+      auto list = [](const ExecutionPlan& plan) {
+        std::string text;
+        for (const FusedGroup& group : plan.groups) {
+          for (const PlannedOp* op : group.ops) text += op->statement->where + " ";
+          text += "reach " + std::to_string(kernel_reach(group)) + "; ";
+        }
+        return text;
+      };
+      kernels = list(executors_[d]->plan());
+      first_kernels = list(executors_.front()->plan());
+    }
     if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
-        here.whole_symbols != placement_.whole_symbols)
+        here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows || kernels != first_kernels)
       throw DeviceError("device " + slots_[d].device->info.id() + " (" + slots_[d].device->info.name +
                         ") plans its rows of the program differently from the first device" +
                         (here.reason.empty() ? std::string() : " (" + here.reason + ")") +
@@ -98,8 +212,10 @@ void SplitRun::initialize() {
       const HostArray all = initial_value(s);  // read or generated once, as on one device
       if (all.shape != s.shape)
         throw DeviceError(s.where + ": the initial value is " + all.type_text() + ", the symbol " + shape_string(s.shape));
-      for (size_t d = 0; d < executors_.size(); ++d)
-        executors_[d]->give_initial(name, rows_of(all, placement_.shares[d].first, placement_.shares[d].count));
+      for (size_t d = 0; d < executors_.size(); ++d) {
+        const DeviceShare& share = placement_.shares[d];
+        executors_[d]->give_initial(name, rows_of(all, share.first - share.before, share.held()));
+      }
     }
     given_ = true;
   }
@@ -108,7 +224,10 @@ void SplitRun::initialize() {
 
 void SplitRun::run() {
   std::vector<std::exception_ptr> failures(executors_.size());
+  std::exception_ptr first_failure;  // in time: the others may only have been waiting for its rows
+  std::mutex failing;
   std::vector<std::thread> threads;
+  if (rows_) rows_->reset();
   try {
     for (size_t d = 0; d < executors_.size(); ++d)
       threads.emplace_back([&, d] {
@@ -116,13 +235,20 @@ void SplitRun::run() {
           executors_[d]->run();
         } catch (...) {
           failures[d] = std::current_exception();
+          {
+            std::lock_guard<std::mutex> lock(failing);
+            if (!first_failure) first_failure = failures[d];
+          }
+          if (rows_) rows_->abandon();  // the others may be waiting for this device's rows
         }
       });
   } catch (...) {  // a thread that could not start: wait for those that did, then say so
+    if (rows_) rows_->abandon();
     for (auto& t : threads) t.join();
     throw;
   }
   for (auto& t : threads) t.join();
+  if (rows_ && first_failure) std::rethrow_exception(first_failure);
   for (auto& f : failures)
     if (f) std::rethrow_exception(f);
 }
@@ -135,8 +261,10 @@ HostArray SplitRun::read(const std::string& symbol) {
   out.shape = s.shape;
   const size_t whole = static_cast<size_t>(shape_elements(s.shape)) * dtype_size(s.dtype);
   out.bytes.reserve(whole);
-  for (auto& e : executors_) {
-    const HostArray part = e->read(symbol);
+  for (size_t d = 0; d < executors_.size(); ++d) {
+    const DeviceShare& share = placement_.shares[d];
+    HostArray part = executors_[d]->read(symbol);
+    if (share.before > 0 || share.after > 0) part = rows_of(part, share.before, share.count);  // its own rows
     out.bytes.insert(out.bytes.end(), part.bytes.begin(), part.bytes.end());
   }
   if (out.bytes.size() != whole)

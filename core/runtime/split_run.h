@@ -1,7 +1,10 @@
 // split_run.h: a program run on several devices at once, as placement.h split it: each device plans,
 // builds and runs the program for its rows of the split arrays, in its own thread; the inputs are read
 // or generated once on the host and each device given its rows; outputs are read back row by row into
-// one array.
+// one array. Where kernels read around each element (stencils), each device also holds a few of its
+// neighbours' rows; when its kernels would read them stale, the devices trade them: each reads its
+// first and last own rows, waits for the others to have done the same, and copies its neighbours'
+// into the rows it holds of theirs.
 #pragma once
 #include <functional>
 #include <memory>
@@ -47,17 +50,24 @@ class SplitRun {
   HostArray read(const std::string& symbol);
 
   size_t devices() const { return executors_.size(); }
+  // Trades of neighbours' rows in the last run(), by every device together.
+  int64_t trades() const;
 
  private:
+  class RowTrade;
+  // Device d's part of trading the neighbours' rows of `symbol` (from its executor's thread).
+  void trade(size_t d, const std::string& symbol);
+
   const Program& whole_;
   Placement placement_;
   std::vector<DeviceSlot> slots_;
   std::vector<std::unique_ptr<Program>> programs_;
   std::vector<std::unique_ptr<Executor>> executors_;
   bool given_ = false;  // inputs handed to the devices (once: repetitions upload the same rows)
+  std::unique_ptr<RowTrade> rows_;
 };
 
-// The rows [first, first + count) of `array` along axis 0.
+// The rows [first, first + count) of `array` along axis 0; rows before 0 or past the end wrap around.
 HostArray rows_of(const HostArray& array, int64_t first, int64_t count);
 
 }  // namespace fugue

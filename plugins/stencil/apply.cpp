@@ -80,6 +80,9 @@ sdk::Plan Apply::plan(const sdk::Call& call) const {
   plan.partitions[kX] = tile(x.rank, reach(stencil_of(call, kR)));
   plan.partitions[kY] = elementwise(x.rank);
   plan.registers = 4 + x.rank;
+  // The border rule is the only use of an element's position: a device holding some rows of x and
+  // its neighbours' computes its own rows as the whole grid would.
+  plan.ends = stencil_of(call, kR).border == FUGUE_BORDER_PERIODIC ? FUGUE_ENDS_WRAP : FUGUE_ENDS_INSIDE;
   return plan;
 }
 

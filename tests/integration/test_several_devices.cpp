@@ -101,13 +101,17 @@ TEST(SeveralDevices, WhatCannotBeSplitStaysOnTheFirstDevice) {
   ASSERT_EQ(two.code, 0) << two.out;
   expect_same_outputs(dir / "two", dir / "one", 0);
 
-  // A stencil's halo.
-  auto jacobi = test::run_fugue("explain " + (test::source_root() / "examples" / "jacobi.json").string() +
-                                    " --device 0:0,0:1",
-                                kSplitAll);
-  ASSERT_EQ(jacobi.code, 0) << jacobi.out;
-  EXPECT_NE(jacobi.out.find("placement on 2 devices: all on 0:0"), std::string::npos) << jacobi.out;
-  EXPECT_NE(jacobi.out.find("with halo"), std::string::npos) << jacobi.out;
+  // A read around each element by an operation that does not say how it treats the ends.
+  test::write_text(dir / "median.json", R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64, 64], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "stencil.median3", "out": ["y"], "in": ["x"]}], "outputs": {"y": "y.npy"}})");
+  auto median = test::run_fugue("explain " + (dir / "median.json").string() + " --device 0:0,0:1", kSplitAll);
+  ASSERT_EQ(median.code, 0) << median.out;
+  EXPECT_NE(median.out.find("placement on 2 devices: all on 0:0"), std::string::npos) << median.out;
+  EXPECT_NE(median.out.find("'x' is ELEMENTWISE with halo (1, 1), read around each element by an operation that "
+                            "does not say how it treats the arrays' ends"),
+            std::string::npos)
+      << median.out;
 
   // Small work: below split_bytes (512 MB by default) a second device costs more than it brings.
   test::write_text(dir / "chol.json", kScaledCholesky);
@@ -116,6 +120,57 @@ TEST(SeveralDevices, WhatCannotBeSplitStaysOnTheFirstDevice) {
   EXPECT_NE(small.out.find("all on 0:0"), std::string::npos) << small.out;
   EXPECT_NE(small.out.find("small: the arrays split by rows hold 2.05 MB, less than 536.87 MB"), std::string::npos)
       << small.out;
+}
+
+// Stencils split by rows: each device holds some of its neighbours' rows and trades them when its
+// kernels have read them stale. Jacobi's clamped borders (no rows past the ends of the whole), the
+// periodic 5-point stencil (the first and last devices hold each other's), and a chain of two stencils
+// in one kernel (reach 2), fused and not, over two and three devices: the same values as one device.
+TEST(SeveralDevices, StencilsTradeNeighbourRows) {
+  test::TempDir dir;
+  const fs::path examples = test::source_root() / "examples";
+  struct Case {
+    fs::path program;
+    std::string sets;
+    std::string tuning;  // FUGUE_TUNING beyond split_bytes=0
+    std::string devices;
+    std::string halo;    // in explain's account
+    long long trades;    // by run --stats
+  };
+  const std::string three = "POCL_DEVICES='pthread pthread pthread' FUGUE_TUNING=split_bytes=0";
+  const std::vector<Case> cases = {
+      // 10 iterations reading x one row beyond: with 8 rows held, traded once (before the 9th).
+      {examples / "jacobi.json", "", "", "0:0,0:1", "each device also holds 8 rows of each neighbour's (none past the ends", 1},
+      {examples / "jacobi.json", "", ",halo_depth=1", "0:0,0:1", "each device also holds 1 rows", 9},
+      {examples / "jacobi.json", "--no-fuse", ",halo_depth=1", "0:0,0:1", "each device also holds 1 rows", 9},
+      // 96 rows over three devices, wrapping around: 32 each.
+      {examples / "bench" / "stencil5.json", "--set side=96 --set iterations=7", ",halo_depth=3", "0:0,0:1,0:2",
+       "each device also holds 3 rows of each neighbour's (the first and last devices each other's", 2},
+      // Two Laplacians in one kernel (tile stages) reach 2 rows: 4 rows held last two iterations.
+      {examples / "bench" / "stencil_chain.json", "--set side=64 --set iterations=5",
+       ",halo_depth=2,stage_tile_rows=16,stage_tile_cols=32", "0:0,0:1",
+       "kernels read up to 2 rows beyond their own; each device also holds 4 rows", 2},
+      // As two kernels (PoCL's default) and unfused, 1 row each: 2 rows last the first iteration's pair.
+      {examples / "bench" / "stencil_chain.json", "--set side=64 --set iterations=5", ",halo_depth=2", "0:0,0:1",
+       "kernels read up to 1 rows beyond their own; each device also holds 2 rows", 4},
+      {examples / "bench" / "stencil_chain.json", "--set side=64 --set iterations=5 --no-fuse", ",halo_depth=2",
+       "0:0,0:1", "kernels read up to 1 rows beyond their own; each device also holds 2 rows", 4},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.program.filename().string() + " " + c.sets + c.tuning + " on " + c.devices);
+    const fs::path one = dir / ("one" + std::to_string(n)), split = dir / ("split" + std::to_string(n));
+    ++n;
+    const std::string env = (c.devices == "0:0,0:1,0:2" ? three : kSplitAll) + c.tuning;
+    auto single = run(c.program, one, "--device 0:0 " + c.sets, env);
+    ASSERT_EQ(single.code, 0) << single.out;
+    auto several = run(c.program, split, "--device " + c.devices + " --stats " + c.sets, env);
+    ASSERT_EQ(several.code, 0) << several.out;
+    EXPECT_NE(several.out.find(c.halo), std::string::npos) << several.out;
+    EXPECT_NE(several.out.find("neighbours' rows traded " + std::to_string(c.trades) + " times"), std::string::npos)
+        << several.out;
+    expect_same_outputs(split, one, 0);
+  }
 }
 
 TEST(SeveralDevices, BenchTimesTheSplitRun) {

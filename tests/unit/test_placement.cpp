@@ -12,10 +12,11 @@ using namespace fugue;
 
 namespace {
 
-Placement place(const Program& program, const std::vector<double>& weights, double min_bytes = 0) {
+Placement place(const Program& program, const std::vector<double>& weights, double min_bytes = 0,
+                int64_t halo_depth = 1) {
   const DeviceInfo device = read_device_description(test::source_root() / "devices" / "pocl-cpu.json");
   const ExecutionPlan plan = lower(program, device, PlanOptions{});
-  return place_program(program, plan, weights, min_bytes);
+  return place_program(program, plan, weights, min_bytes, halo_depth);
 }
 
 Program kalman() {
@@ -115,8 +116,7 @@ TEST(Placement, ReasonsForStayingOnOneDevice) {
           "points": [{"offset": [-1, 0], "weight": 0.5}, {"offset": [1, 0], "weight": 0.5}]}},
     "body": [{"op": "stencil.apply", "out": ["y"], "in": ["S", "x"]}], "outputs": {"y": "y.npy"}})");
   const Placement halo = place(stencil, {1.0, 1.0});
-  EXPECT_FALSE(halo.split);
-  EXPECT_NE(halo.reason.find("'x' is TILE with halo (1, 0)"), std::string::npos) << halo.reason;
+  EXPECT_TRUE(halo.split) << halo.reason;
 
   // Red cells of a grid are not the red cells of a device's rows once the rows start at an odd one:
   // the mask's shape comes from an operand no kernel reads (NONE), which keeps it whole.
@@ -129,4 +129,55 @@ TEST(Placement, ReasonsForStayingOnOneDevice) {
   EXPECT_NE(mask.reason.find("stencil.red m = (x): 'x' is NONE, not entries or elements numbered from axis 0"),
             std::string::npos)
       << mask.reason;
+}
+
+// Stencils: each device holds a few reaches of its neighbours' rows (none past the ends of the whole
+// where the reads stay inside, the first and last devices each other's where they wrap), never more
+// than a share; a reach wider than a share, or reads that stay inside beside reads that wrap, keep
+// the program on one device.
+TEST(Placement, StencilsHoldTheirNeighboursRows) {
+  test::TempDir dir;
+  auto stencil = [&](const std::string& border, int reach, const std::string& second_border = "") {
+    std::string text = R"({"fugue": 1, "symbols": {
+      "x": {"kind": "array", "dtype": "f32", "shape": [64, 64], "from": {"random": {"seed": 1}}},
+      "S": {"kind": "stencil", "dtype": "f32", "border": ")" + border + R"(",
+            "points": [{"offset": [-)" + std::to_string(reach) + R"(, 0], "weight": 0.5}, {"offset": [1, 0], "weight": 0.5}]},
+      "T": {"kind": "stencil", "dtype": "f32", "border": ")" + (second_border.empty() ? border : second_border) + R"(",
+            "points": [{"offset": [0, 0], "weight": 0.5}, {"offset": [1, 0], "weight": 0.5}]}},
+      "body": [{"op": "stencil.apply", "out": ["y"], "in": ["S", "x"]}, {"op": "array.mul", "out": ["z"], "in": ["y", 2]},
+               {"op": "stencil.apply", "out": ["w"], "in": ["T", "z"]}],
+      "outputs": {"w": "w.npy"}})";
+    return test::load_text(dir, text);
+  };
+  const Program clamp = stencil("clamp", 1);
+  const Placement two = place(clamp, {1.0, 1.0}, 0, 4);
+  ASSERT_TRUE(two.split) << two.reason;
+  EXPECT_FALSE(two.wrap);
+  EXPECT_GE(two.reach, 1);
+  EXPECT_EQ(two.ghost_rows, 4 * two.reach);
+  EXPECT_EQ(two.traded, (std::vector<std::string>{"x", "z"}));
+  EXPECT_EQ(two.shares[0].before, 0);
+  EXPECT_EQ(two.shares[0].after, two.ghost_rows);
+  EXPECT_EQ(two.shares[1].before, two.ghost_rows);
+  EXPECT_EQ(two.shares[1].after, 0);
+  EXPECT_EQ(two.shares[1].held(), 32 + two.ghost_rows);
+
+  const Placement ring = place(stencil("periodic", 1), {1.0, 1.0, 1.0}, 0, 2);
+  ASSERT_TRUE(ring.split) << ring.reason;
+  EXPECT_TRUE(ring.wrap);
+  for (const auto& share : ring.shares) {
+    EXPECT_EQ(share.before, ring.ghost_rows);
+    EXPECT_EQ(share.after, ring.ghost_rows);
+  }
+  // Never more than a share: the rows come from the next device alone.
+  EXPECT_EQ(place(clamp, {1.0, 1.0}, 0, 1000).ghost_rows, 32);
+
+  const Placement wide = place(stencil("clamp", 3), std::vector<double>(32, 1.0));
+  EXPECT_FALSE(wide.split);
+  EXPECT_NE(wide.reason.find("a device's share would be 2 rows, fewer than the "), std::string::npos) << wide.reason;
+
+  const Placement mixed = place(stencil("zero", 1, "periodic"), {1.0, 1.0});
+  EXPECT_FALSE(mixed.split);
+  EXPECT_NE(mixed.reason.find("with reads past the ends wrapping around, where /body/0 stencil.apply"), std::string::npos)
+      << mixed.reason;
 }
