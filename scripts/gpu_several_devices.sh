@@ -15,6 +15,8 @@ export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
 echo "GPUs: $($F devices | grep -c ' gpu ')"
 wall_one() { $F bench "$@" --device gpu | grep "^wall ms per run" | sed 's/.*median \([0-9.]*\).*/\1/'; }
 wall_all() { $F bench "$@" --device gpu:all | grep "^wall ms:" | sed 's/.*median \([0-9.]*\).*/\1/'; }
+two_gpus=$($F devices | awk '$2 == "gpu" {print $1}' | head -2 | paste -sd,)
+wall_two() { $F bench "$@" --device "$two_gpus" | grep "^wall ms:" | sed 's/.*median \([0-9.]*\).*/\1/'; }
 compare() {  # compare OUT P: every output of one GPU against all of them
   python3 - "$1" "$2" <<'PY'
 import sys, glob, os, numpy as np
@@ -31,11 +33,11 @@ if [[ " ${PARTS:-batched stencils} " == *" stencils "* ]]; then
       grep -E "rows held|holds|traded" || exit 1
     compare "$out" "$p"
   done
-  for p in stencil5 jacobi stencil_chain; do
-    for it in 10 100; do
-      echo "$p side=32768 iterations=$it one GPU $(wall_one examples/bench/$p.json --set side=32768 --set iterations=$it --repeat 5) ms," \
-           "all $(wall_all examples/bench/$p.json --set side=32768 --set iterations=$it --repeat 5) ms"
-    done
+  for run in ${STENCIL_RUNS:-stencil5:10 stencil5:100 jacobi:100 stencil_chain:100}; do
+    p=${run%:*} it=${run#*:}
+    args="examples/bench/$p.json --set side=32768 --set iterations=$it --repeat 5"
+    echo "$p side=32768 iterations=$it one GPU $(wall_one $args) ms, two ($two_gpus) $(wall_two $args) ms," \
+         "all $(wall_all $args) ms"
   done
 fi
 [[ " ${PARTS:-batched stencils} " == *" batched "* ]] || exit 0
