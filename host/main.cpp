@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,8 @@
 #include "runtime/executor.h"
 #include "io/atomic_file.h"
 #include "io/output_files.h"
+#include "passes/launch.h"
+#include "passes/lower.h"
 #include "passes/plan_report.h"
 #include "plugins/plugin_registry.h"
 #include "device/device_description.h"
@@ -30,6 +34,9 @@
 #include "runtime/reference_executor.h"
 #include "benchmark.h"
 #include "several_devices.h"
+#ifdef FUGUE_WITH_MPI
+#include "ranks.h"
+#endif
 #include "timing_report.h"
 #include "tune_command.h"
 
@@ -55,6 +62,7 @@ struct Options {
   bool reference = false;
   bool no_fuse = false;
   bool no_swap = false;
+  bool mpi = false;         // run: one rank of mpirun's, the program split over the ranks
   int repeat = 10;
   conformance::SuiteOptions conformance;
 };
@@ -180,8 +188,107 @@ int cmd_validate(const Options& o) {
 nlohmann::ordered_json run_options(const Options& o) {
   return {{"out", o.out}, {"device", o.device}, {"set", o.sets}, {"plugin", o.plugins}, {"profile", o.profile},
           {"stats", o.stats}, {"no_disk_cache", o.no_disk_cache}, {"reference", o.reference},
-          {"no_fuse", o.no_fuse}, {"no_swap", o.no_swap}};
+          {"no_fuse", o.no_fuse}, {"no_swap", o.no_swap}, {"mpi", o.mpi}};
 }
+
+// A one-device run's --stats: its kernels and the program cache's counts.
+void print_stats(Session& session) {
+  const auto& stats = session.cache.stats();
+  std::printf("%s", stats_table(summarize(session.profiler.collect())).c_str());
+  if (session.cache.folder().empty())
+    std::printf("programs: %d compiled, no disk cache, %d reused in memory\n", stats.compiles, stats.memory_hits);
+  else
+    std::printf("programs: %d compiled, %d from the disk cache (%s), %d reused in memory\n", stats.compiles,
+                stats.disk_hits, session.cache.folder().c_str(), stats.memory_hits);
+}
+
+#ifdef FUGUE_WITH_MPI
+// `fugue run --mpi`, in each process mpirun starts: the rank takes one device (its place among the
+// host's ranks picks it from --device's list), the program is placed over the ranks by their devices'
+// weights, and either split over them (RankRun) or run whole on rank 0. A rank that fails stops all.
+int run_on_ranks(const Options& o) {
+  Ranks ranks;
+  try {
+    PluginRegistry registry = load_plugins(o);
+    const std::vector<DeviceInfo> chosen = select_devices(Session::devices(), device_spec(o.device));
+    const auto device = std::make_shared<const DeviceInfo>(chosen[static_cast<size_t>(ranks.local_rank()) % chosen.size()]);
+    Program program = load_program(o.program, registry, load_options(o, device));
+    Session session(*device, o.stats, o.no_disk_cache);
+    // Ranks whose devices are of one model weigh the same (their mean): one throughput, not samples of a clock.
+    std::vector<double> weights = ranks.gather_all(measured_weight(session.device));
+    const std::vector<std::string> models = ranks.gather_texts(device->platform_name + "|" + device->name + "|" +
+                                                               device->driver_version + "|" +
+                                                               std::to_string(device->compute_units));
+    if (std::any_of(weights.begin(), weights.end(), [](double w) { return !(w > 0); })) weights.assign(weights.size(), 1.0);
+    const std::vector<double> measured = weights;
+    for (size_t d = 0; d < weights.size(); ++d) {
+      double sum = 0;
+      int same = 0;
+      for (size_t e = 0; e < weights.size(); ++e)
+        if (models[e] == models[d]) sum += measured[e], ++same;
+      weights[d] = sum / same;
+    }
+    const LaunchTuning tuning = tuning_for(*device);
+    const Placement placement = place_program(program, lower(program, *device, plan_options(o)), weights,
+                                              static_cast<double>(tuning.split_bytes), tuning.halo_depth);
+    std::vector<DeviceInfo> devices;  // each rank's, for the account: "1:0 (rank 1) NVIDIA H200"
+    int r = 0;
+    for (const std::string& text : ranks.gather_texts(std::to_string(device->platform_index) + " " +
+                                                      std::to_string(device->device_index) + " " + device->name)) {
+      DeviceInfo info = *device;
+      std::istringstream in(text);
+      in >> info.platform_index >> info.device_index;
+      std::getline(in >> std::ws, info.name);
+      info.name = "(rank " + std::to_string(r++) + ") " + info.name;
+      devices.push_back(info);
+    }
+    const std::string account = describe_placement(placement, devices, "through MPI");
+    if (!ranks.all_same(account))
+      throw DeviceError("the ranks place the program differently (their devices plan it otherwise); here: " + account);
+    spdlog::info("{}", account);
+    OutputRun record;
+    record.options = run_options(o);
+    if (!placement.split) {  // rank 0 runs it whole
+      if (ranks.rank() != 0) return 0;
+      Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
+      executor.prepare();
+      executor.initialize();
+      executor.run();
+      write_output_files(program, o.out, [&](const std::string& symbol) { return executor.read(symbol); }, record);
+      if (o.stats) {
+        std::printf("%s", account.c_str());
+        print_stats(session);
+      }
+      return 0;
+    }
+    RankRun part(ranks, program, placement, {&session.device, &session.cache, &session.profiler},
+                 [&] { return load_program(o.program, registry, load_options(o, device)); }, plan_options(o));
+    part.prepare();
+    part.initialize();
+    part.run();
+    std::map<std::string, HostArray> values;  // gathered by every rank, in the same order
+    for (const auto& output : program.outputs)
+      if (!values.count(output.symbol)) values[output.symbol] = part.gather(output.symbol);
+    if (ranks.rank() != 0) return 0;
+    write_output_files(program, o.out, [&](const std::string& symbol) { return values.at(symbol); }, record);
+    if (o.stats) {
+      std::printf("%s", account.c_str());
+      std::printf("rank 0, device %s:\n", session.device.info.name.c_str());
+      print_stats(session);
+      if (placement.ghost_rows > 0)
+        std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(part.trades()));
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    const int code = dynamic_cast<const UserError*>(&e) ? 2 : 1;
+    if (ranks.size() == 1) throw;
+    const cl::Error* cl_error = dynamic_cast<const cl::Error*>(&e);
+    spdlog::error("rank {} of {}: {}", ranks.rank(), ranks.size(),
+                  cl_error ? cl_error_message(e.what(), cl_error->err()) : std::string(e.what()));
+    ranks.abort(code);
+  }
+}
+#endif
 
 // `fugue run` on several devices, the program split by rows.
 int run_split(const Options& o, const PluginRegistry& registry, const Program& program, const Placement& placement,
@@ -210,6 +317,16 @@ int run_split(const Options& o, const PluginRegistry& registry, const Program& p
 }
 
 int cmd_run(const Options& o) {
+  if (o.mpi) {
+    if (o.reference || !o.profile.empty())
+      throw UserError(std::string("--mpi runs on the ranks' devices; ") + (o.reference ? "--reference" : "--profile") +
+                      " runs one process");
+#ifdef FUGUE_WITH_MPI
+    return run_on_ranks(o);
+#else
+    throw UserError("--mpi: this fugue was built without MPI (install libopenmpi-dev and build again)");
+#endif
+  }
   PluginRegistry registry = load_plugins(o);
   Program program = load_program(o.program, registry, load_options(o, o.reference ? nullptr : device_for_loading(o)));
   OutputRun record;
@@ -243,15 +360,7 @@ int cmd_run(const Options& o) {
   // --profile that cannot be written leaves the outputs as they were.
   if (!o.profile.empty()) record.before_commit = [&] { session.profiler.write_chrome_trace(o.profile); };
   write_output_files(program, o.out, [&](const std::string& symbol) { return executor.read(symbol); }, record);
-  if (o.stats) {
-    const auto& stats = session.cache.stats();
-    std::printf("%s", stats_table(summarize(session.profiler.collect())).c_str());
-    if (session.cache.folder().empty())
-      std::printf("programs: %d compiled, no disk cache, %d reused in memory\n", stats.compiles, stats.memory_hits);
-    else
-      std::printf("programs: %d compiled, %d from the disk cache (%s), %d reused in memory\n", stats.compiles,
-                  stats.disk_hits, session.cache.folder().c_str(), stats.memory_hits);
-  }
+  if (o.stats) print_stats(session);
   return 0;
 }
 
@@ -421,6 +530,7 @@ int main(int argc, char** argv) {
   run->add_flag("--reference", o.reference, "run on the CPU with every operation's reference implementation");
   run->add_flag("--no-fuse", o.no_fuse, "one kernel per operation (to compare and debug)");
   run->add_flag("--no-swap", o.no_swap, "run copies as kernels instead of buffer swaps");
+  run->add_flag("--mpi", o.mpi, "one of mpirun's processes: the program split by rows over the ranks, one device each (this host's ranks take --device's devices in turn)");
 
   auto* explain = app.add_subcommand("explain", "print the plan: blocks and live sets, kernels, promotions, swaps, "
                                                 "why operations were not fused, and the generated OpenCL");

@@ -12,6 +12,7 @@ packages=(cmake g++ make pkg-config ocl-icd-opencl-dev opencl-c-headers opencl-c
           libclblast-dev  # CLBlast: the batched GEMM a CPU or GPU OpenCL user has, a peer in scripts/pocl_linalg.sh
           libviennacl-dev  # ViennaCL's sparse formats on the same OpenCL device, the peer in scripts/pocl_sparse.sh
           zlib1g-dev  # zlib: the deflated members of SciPy's .npz files (the sparse plugin)
+          libopenmpi-dev openmpi-bin  # Open MPI: fugue run --mpi, a program split over mpirun's ranks
           clang libclang-rt-14-dev)  # scripts/fuzz.sh: clang and libFuzzer (a Recommends of clang, so named)
 missing=()
 for p in "${packages[@]}"; do

@@ -248,7 +248,8 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
   return p;
 }
 
-std::string describe_placement(const Placement& placement, const std::vector<DeviceInfo>& devices) {
+std::string describe_placement(const Placement& placement, const std::vector<DeviceInfo>& devices,
+                               const std::string& link) {
   std::string out = "placement on " + std::to_string(devices.size()) + " devices:";
   if (!placement.split) {
     out += " all on " + devices.front().id() + " " + devices.front().name + " (" + placement.reason + ")\n";
@@ -279,7 +280,7 @@ std::string describe_placement(const Placement& placement, const std::vector<Dev
          (placement.wrap ? " (the first and last devices each other's: the reads wrap around)" : " (none past the ends of the whole)") +
          "\n";
   out += "  transfers: inputs written to each device's rows and the neighbours' rows it holds, outputs read back from its own; "
-         "between devices, through the host: the neighbours' rows of " + list(placement.traded) +
+         "between devices, " + link + ": the neighbours' rows of " + list(placement.traded) +
          ", once a kernel would read them stale (every " + std::to_string(placement.ghost_rows / placement.reach) +
          " reaches)\n";
   return out;

@@ -85,6 +85,8 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
 
 // `fugue explain`'s account: the devices and their rows, which values are split and which go whole,
 // and the transfers; or why the program stays on one device.
-std::string describe_placement(const Placement& placement, const std::vector<DeviceInfo>& devices);
+// `link`: how rows cross between devices.
+std::string describe_placement(const Placement& placement, const std::vector<DeviceInfo>& devices,
+                               const std::string& link = "through the host");
 
 }  // namespace fugue

@@ -1,0 +1,268 @@
+#include "ranks.h"
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "errors.h"
+#include "io/initial_values.h"
+#include "program/dtype.h"
+
+namespace fugue {
+
+namespace {
+
+// MPI calls fail by returning a code (the communicator's handler is set to return, not abort).
+void check(int code, const std::string& what) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw DeviceError("MPI failed " + what + ": " + std::string(text, static_cast<size_t>(length)));
+}
+
+int as_count(size_t n, const std::string& what) {
+  if (n > static_cast<size_t>(INT_MAX))
+    throw DeviceError(what + ": " + std::to_string(n) + " is more than one MPI message holds (" + std::to_string(INT_MAX) +
+                      "); split over more ranks");
+  return static_cast<int>(n);
+}
+
+size_t row_bytes(const Symbol& s) {
+  size_t row = dtype_size(s.dtype);
+  for (size_t d = 1; d < s.shape.size(); ++d) row *= static_cast<size_t>(s.shape[d]);
+  return row;
+}
+
+// An MPI datatype of one row of `s` (counts in rows stay within int where bytes would not).
+struct RowType {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  explicit RowType(const Symbol& s) {
+    check(MPI_Type_contiguous(as_count(row_bytes(s), "a row of '" + s.name + "'"), MPI_BYTE, &type), "making a row type");
+    check(MPI_Type_commit(&type), "making a row type");
+  }
+  ~RowType() {
+    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+  }
+  RowType(const RowType&) = delete;
+  RowType& operator=(const RowType&) = delete;
+};
+
+// Broadcasts rank 0's bytes, a gibibyte at a time.
+void broadcast(std::vector<uint8_t>& bytes, const std::string& what) {
+  const size_t chunk = size_t{1} << 30;
+  for (size_t at = 0; at < bytes.size(); at += chunk) {
+    const size_t n = std::min(chunk, bytes.size() - at);
+    check(MPI_Bcast(bytes.data() + at, static_cast<int>(n), MPI_BYTE, 0, MPI_COMM_WORLD), "broadcasting " + what);
+  }
+}
+
+}  // namespace
+
+Ranks::Ranks() {
+  int started = 0;
+  MPI_Initialized(&started);
+  if (!started && MPI_Init(nullptr, nullptr) != MPI_SUCCESS) throw DeviceError("MPI could not start (MPI_Init failed)");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm host;  // the ranks sharing this host's memory, hence its devices
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host), "finding the host's ranks");
+  MPI_Comm_rank(host, &local_rank_);
+  MPI_Comm_free(&host);
+}
+
+Ranks::~Ranks() {
+  int finished = 0;
+  MPI_Finalized(&finished);
+  if (!finished) MPI_Finalize();
+}
+
+std::vector<double> Ranks::gather_all(double value) const {
+  std::vector<double> all(static_cast<size_t>(size_));
+  check(MPI_Allgather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD), "gathering the devices' weights");
+  return all;
+}
+
+bool Ranks::all_same(const std::string& text) const {
+  const unsigned long long mine = std::hash<std::string>{}(text);
+  std::vector<unsigned long long> all(static_cast<size_t>(size_));
+  check(MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all.data(), 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD),
+        "comparing the ranks' plans");
+  for (unsigned long long h : all)
+    if (h != mine) return false;
+  return true;
+}
+
+std::vector<std::string> Ranks::gather_texts(const std::string& text) const {
+  const size_t n = static_cast<size_t>(size_);
+  const int mine = as_count(text.size(), "a rank's text");
+  std::vector<int> lengths(n), starts(n);
+  check(MPI_Allgather(&mine, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD), "gathering the ranks' devices");
+  size_t total = 0;
+  for (size_t d = 0; d < n; ++d) {
+    starts[d] = as_count(total, "the ranks' texts");
+    total += static_cast<size_t>(lengths[d]);
+  }
+  std::string all(total, '\0');
+  check(MPI_Allgatherv(text.data(), mine, MPI_CHAR, all.data(), lengths.data(), starts.data(), MPI_CHAR, MPI_COMM_WORLD),
+        "gathering the ranks' devices");
+  std::vector<std::string> out;
+  for (size_t d = 0; d < n; ++d) out.push_back(all.substr(static_cast<size_t>(starts[d]), static_cast<size_t>(lengths[d])));
+  return out;
+}
+
+void Ranks::abort(int code) const {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; should it, nothing more runs here
+}
+
+RankRun::RankRun(const Ranks& ranks, const Program& whole, const Placement& placement, DeviceSlot device,
+                 const std::function<Program()>& parse, PlanOptions options)
+    : ranks_(ranks), whole_(whole), placement_(placement), slot_(device) {
+  if (!placement_.split || placement_.shares.size() != static_cast<size_t>(ranks_.size()))
+    throw DeviceError("internal: a run over " + std::to_string(ranks_.size()) + " ranks needs a placement split over them");
+  const DeviceShare& share = placement_.shares[static_cast<size_t>(ranks_.rank())];
+  program_ = std::make_unique<Program>(parse());
+  for (const auto& name : placement_.split_symbols) program_->symbols.at(name).shape[0] = share.held();
+  executor_ = std::make_unique<Executor>(*program_, *slot_.device, *slot_.cache, *slot_.profiler, options);
+  if (placement_.ghost_rows > 0)
+    executor_->hold_neighbour_rows({std::set<std::string>(placement_.split_symbols.begin(), placement_.split_symbols.end()),
+                                    placement_.ghost_rows, [this](const std::string& symbol) { trade(symbol); }});
+}
+
+void RankRun::prepare() {
+  executor_->prepare();
+  // Every rank must split alike and, trading rows, run the same kernels of the same reach in turn.
+  const RowSplit here = split_by_rows(*program_, executor_->plan());
+  std::string plan = here.reason + "|";
+  for (const auto& s : here.split_symbols) plan += s + " ";
+  plan += "|";
+  for (const auto& s : here.whole_symbols) plan += s + " ";
+  plan += "|";
+  for (const FusedGroup& group : executor_->plan().groups) {
+    for (const PlannedOp* op : group.ops) plan += op->statement->where + " ";
+    plan += "reach " + std::to_string(kernel_reach(group)) + "; ";
+  }
+  const bool same = ranks_.all_same(plan);
+  if (!same || !here.reason.empty() || here.split_symbols != placement_.split_symbols ||
+      here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows)
+    throw DeviceError("the ranks plan their rows of the program differently (their devices differ" +
+                      (here.reason.empty() ? std::string() : "; here: " + here.reason) +
+                      "), so the split would not compute the same; run it on one device");
+}
+
+void RankRun::initialize() {
+  if (!given_) {
+    const int rank = ranks_.rank();
+    const size_t n = static_cast<size_t>(ranks_.size());
+    for (const auto& [name, s] : whole_.symbols) {
+      if (s.compile_time() || s.source.kind == SymbolSource::Kind::None) continue;
+      HostArray all;
+      if (rank == 0) {
+        all = initial_value(s);  // read or generated once, as on one device
+        if (all.shape != s.shape)
+          throw DeviceError(s.where + ": the initial value is " + all.type_text() + ", the symbol " + shape_string(s.shape));
+      }
+      const Symbol& mine = program_->symbol(name);
+      HostArray part;
+      part.dtype = mine.dtype;
+      part.shape = mine.shape;
+      if (!placement_.is_split(name)) {  // whole on every rank
+        if (rank == 0) part = std::move(all);
+        else part.bytes.resize(static_cast<size_t>(shape_elements(mine.shape)) * dtype_size(mine.dtype));
+        broadcast(part.bytes, "'" + name + "'");
+        executor_->give_initial(name, std::move(part));
+        continue;
+      }
+      // Each rank's rows and the neighbours' rows it holds, laid end to end on rank 0.
+      RowType row(s);
+      std::vector<int> counts(n), starts(n);
+      std::vector<uint8_t> laid;
+      int64_t at = 0;
+      for (size_t d = 0; d < n; ++d) {
+        const DeviceShare& share = placement_.shares[d];
+        counts[d] = as_count(static_cast<size_t>(share.held()), "rows of '" + name + "'");
+        starts[d] = as_count(static_cast<size_t>(at), "rows of '" + name + "'");
+        at += share.held();
+        if (rank == 0) {
+          const HostArray rows = rows_of(all, share.first - share.before, share.held());
+          laid.insert(laid.end(), rows.bytes.begin(), rows.bytes.end());
+        }
+      }
+      all = HostArray();
+      part.bytes.resize(static_cast<size_t>(shape_elements(mine.shape)) * dtype_size(mine.dtype));
+      check(MPI_Scatterv(laid.data(), counts.data(), starts.data(), row.type, part.bytes.data(),
+                         counts[static_cast<size_t>(rank)], row.type, 0, MPI_COMM_WORLD),
+            "handing out the rows of '" + name + "'");
+      executor_->give_initial(name, std::move(part));
+    }
+    given_ = true;
+  }
+  executor_->initialize();
+}
+
+void RankRun::run() {
+  trades_ = 0;
+  executor_->run();
+}
+
+void RankRun::trade(const std::string& symbol) {
+  const int r = ranks_.rank(), n = ranks_.size();
+  const auto& shares = placement_.shares;
+  const DeviceShare& me = shares[static_cast<size_t>(r)];
+  const int64_t ghost = placement_.ghost_rows;
+  const int previous = (r + n - 1) % n, next = (r + 1) % n;
+  // This rank's first rows go to the previous rank if it holds rows after its own; its last rows to
+  // the next one if it holds rows before its own (at the ends of the whole only where reads wrap).
+  const bool first_wanted = shares[static_cast<size_t>(previous)].after > 0 && (r > 0 || placement_.wrap);
+  const bool last_wanted = shares[static_cast<size_t>(next)].before > 0 && (r + 1 < n || placement_.wrap);
+  const std::vector<uint8_t> first = first_wanted ? executor_->read_rows(symbol, me.before, ghost) : std::vector<uint8_t>{};
+  const std::vector<uint8_t> last =
+      last_wanted ? executor_->read_rows(symbol, me.before + me.count - ghost, ghost) : std::vector<uint8_t>{};
+  const size_t bytes = row_bytes(program_->symbol(symbol)) * static_cast<size_t>(ghost);
+  const int count = as_count(bytes, "the neighbours' rows of '" + symbol + "'");
+  std::vector<uint8_t> after(me.after > 0 ? bytes : 0), before(me.before > 0 ? bytes : 0);
+  check(MPI_Sendrecv(first.data(), first_wanted ? count : 0, MPI_BYTE, first_wanted ? previous : MPI_PROC_NULL, 1,
+                     after.data(), me.after > 0 ? count : 0, MPI_BYTE, me.after > 0 ? next : MPI_PROC_NULL, 1, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE),
+        "trading the neighbours' rows of '" + symbol + "'");
+  check(MPI_Sendrecv(last.data(), last_wanted ? count : 0, MPI_BYTE, last_wanted ? next : MPI_PROC_NULL, 2,
+                     before.data(), me.before > 0 ? count : 0, MPI_BYTE, me.before > 0 ? previous : MPI_PROC_NULL, 2,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "trading the neighbours' rows of '" + symbol + "'");
+  if (me.before > 0) executor_->write_rows(symbol, 0, before);
+  if (me.after > 0) executor_->write_rows(symbol, me.before + me.count, after);
+  ++trades_;
+}
+
+HostArray RankRun::gather(const std::string& symbol) {
+  const int rank = ranks_.rank();
+  if (!placement_.is_split(symbol)) return rank == 0 ? executor_->read(symbol) : HostArray();
+  const Symbol& s = whole_.symbol(symbol);
+  const DeviceShare& me = placement_.shares[static_cast<size_t>(rank)];
+  HostArray mine = executor_->read(symbol);
+  if (me.before > 0 || me.after > 0) mine = rows_of(mine, me.before, me.count);  // its own rows
+  const size_t n = static_cast<size_t>(ranks_.size());
+  std::vector<int> counts(n), starts(n);
+  for (size_t d = 0; d < n; ++d) {
+    counts[d] = as_count(static_cast<size_t>(placement_.shares[d].count), "rows of '" + symbol + "'");
+    starts[d] = as_count(static_cast<size_t>(placement_.shares[d].first), "rows of '" + symbol + "'");
+  }
+  HostArray out;
+  if (rank == 0) {
+    out.dtype = s.dtype;
+    out.shape = s.shape;
+    out.bytes.resize(static_cast<size_t>(shape_elements(s.shape)) * dtype_size(s.dtype));
+  }
+  RowType row(s);
+  check(MPI_Gatherv(mine.bytes.data(), counts[static_cast<size_t>(rank)], row.type, out.bytes.data(), counts.data(),
+                    starts.data(), row.type, 0, MPI_COMM_WORLD),
+        "gathering the rows of '" + symbol + "'");
+  return out;
+}
+
+}  // namespace fugue

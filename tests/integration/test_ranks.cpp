@@ -1,0 +1,114 @@
+// MPI ranks (`mpirun -np N fugue run --mpi`), on this machine: each rank a process with its own PoCL
+// device. A program split over the ranks gives what one device gives (batched work with no rows traded,
+// stencils trading their neighbours' rows through MPI, with and without fusion); a program that cannot
+// be split runs on rank 0 alone; a bad program stops every rank with exit code 2.
+#include <gtest/gtest.h>
+
+#include "io/npy_io.h"
+#include "test_support.h"
+
+using namespace fugue;
+namespace fs = std::filesystem;
+
+namespace {
+
+// `fugue run ARGS` in `ranks` processes of mpirun (as root where the tests run as root; more ranks than
+// cores), each with a PoCL kernel cache of its own, `env` before it all.
+test::CliResult run_ranks(int ranks, const std::string& args, const std::string& env) {
+  const std::string pocl_cache = (fs::temp_directory_path() / "fugue_ranks_pocl").string();
+  const std::string command =
+      "env FUGUE_PROGRAM_CACHE=off OMPI_MCA_btl_vader_single_copy_mechanism=none " + env + " mpirun --allow-run-as-root " +
+      "--oversubscribe -np " + std::to_string(ranks) + " sh -c 'POCL_CACHE_DIR=" + pocl_cache +
+      "/$OMPI_COMM_WORLD_RANK exec \"$0\" \"$@\"' " + test::fugue_executable().string() + " run --mpi " + args;
+  return test::run_command(command);
+}
+
+// EXPECTs every .npy of `expected_dir` to be in `actual_dir`, equal.
+void expect_same_outputs(const fs::path& actual_dir, const fs::path& expected_dir) {
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(expected_dir)) {
+    if (entry.path().extension() != ".npy") continue;
+    ++files;
+    const HostArray expected = load_npy(entry.path(), std::nullopt, std::nullopt);
+    const HostArray actual = load_npy(actual_dir / entry.path().filename(), expected.dtype, expected.shape);
+    EXPECT_EQ(test::compare_arrays(actual, expected, 0), "") << entry.path().filename();
+  }
+  EXPECT_GT(files, 0) << expected_dir;
+}
+
+void require_mpirun() {
+  ASSERT_EQ(test::run_command("mpirun --version").code, 0) << "mpirun is missing: scripts/setup.sh installs openmpi-bin";
+}
+
+}  // namespace
+
+TEST(Ranks, SplitOverRanksGivesWhatOneDeviceGives) {
+  require_mpirun();
+  test::TempDir dir;
+  const fs::path examples = test::source_root() / "examples";
+  struct Case {
+    fs::path program;
+    std::string args;
+    std::string tuning;
+    int ranks;
+    std::string expect;  // in the --stats account
+  };
+  const std::vector<Case> cases = {
+      {examples / "linalg" / "kalman_update.json", "", "", 2, "rows 500..999 (500,"},
+      {examples / "jacobi.json", "", ",halo_depth=1", 2, "neighbours' rows traded 9 times"},
+      {examples / "jacobi.json", "--no-fuse", ",halo_depth=1", 2, "neighbours' rows traded 9 times"},
+      {examples / "bench" / "stencil5.json", "--set side=96 --set iterations=7", ",halo_depth=3", 3,
+       "through MPI: the neighbours' rows of x"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.program.filename().string() + " " + c.args + " on " + std::to_string(c.ranks) + " ranks");
+    const fs::path one = dir / ("one" + std::to_string(n)), split = dir / ("ranks" + std::to_string(n));
+    ++n;
+    auto single = test::run_fugue("run " + c.program.string() + " --out " + one.string() + " " + c.args,
+                                  "FUGUE_PROGRAM_CACHE=off");
+    ASSERT_EQ(single.code, 0) << single.out;
+    auto ranks = run_ranks(c.ranks, c.program.string() + " --out " + split.string() + " --stats " + c.args,
+                           "FUGUE_TUNING=split_bytes=0" + c.tuning);
+    ASSERT_EQ(ranks.code, 0) << ranks.out;
+    EXPECT_NE(ranks.out.find("placement on " + std::to_string(c.ranks) + " devices:"), std::string::npos) << ranks.out;
+    EXPECT_NE(ranks.out.find("(rank " + std::to_string(c.ranks - 1) + ")"), std::string::npos) << ranks.out;
+    EXPECT_NE(ranks.out.find(c.expect), std::string::npos) << ranks.out;
+    expect_same_outputs(split, one);
+  }
+}
+
+TEST(Ranks, WhatCannotBeSplitRunsOnRankZero) {
+  require_mpirun();
+  test::TempDir dir;
+  test::write_text(dir / "sum.json", R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [4096], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.mul", "out": ["y"], "in": ["x", 2]}, {"op": "array.sum", "out": ["s"], "in": ["y"]}],
+    "outputs": {"s": "s.npy", "y": "y.npy"}})");
+  auto one = test::run_fugue("run " + (dir / "sum.json").string() + " --out " + (dir / "one").string(),
+                             "FUGUE_PROGRAM_CACHE=off");
+  ASSERT_EQ(one.code, 0) << one.out;
+  auto ranks = run_ranks(2, (dir / "sum.json").string() + " --out " + (dir / "two").string() + " --stats",
+                         "FUGUE_TUNING=split_bytes=0");
+  ASSERT_EQ(ranks.code, 0) << ranks.out;
+  EXPECT_NE(ranks.out.find("placement on 2 devices: all on 0:0 (rank 0)"), std::string::npos) << ranks.out;
+  EXPECT_NE(ranks.out.find("'s' is a scalar the device writes"), std::string::npos) << ranks.out;
+  expect_same_outputs(dir / "two", dir / "one");
+}
+
+TEST(Ranks, ABadProgramStopsEveryRank) {
+  require_mpirun();
+  test::TempDir dir;
+  test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {},
+    "body": [{"op": "array.nope", "out": ["y"], "in": []}], "outputs": {}})");
+  auto bad = run_ranks(2, (dir / "bad.json").string() + " --out " + (dir / "o").string(), "");
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("of 2: " + (dir / "bad.json").string() + ":/body/0/op: unknown operation 'array.nope'"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_FALSE(fs::exists(dir / "o"));
+  auto reference = test::run_fugue("run " + (dir / "bad.json").string() + " --mpi --reference");
+  EXPECT_EQ(reference.code, 2) << reference.out;
+  EXPECT_NE(reference.out.find("--mpi runs on the ranks' devices; --reference runs one process"), std::string::npos)
+      << reference.out;
+}
