@@ -138,16 +138,7 @@ void RankRun::prepare() {
   executor_->prepare();
   // Every rank must split alike and, trading rows, run the same kernels of the same reach in turn.
   const RowSplit here = split_by_rows(*program_, executor_->plan());
-  std::string plan = here.reason + "|";
-  for (const auto& s : here.split_symbols) plan += s + " ";
-  plan += "|";
-  for (const auto& s : here.whole_symbols) plan += s + " ";
-  plan += "|";
-  for (const FusedGroup& group : executor_->plan().groups) {
-    for (const PlannedOp* op : group.ops) plan += op->statement->where + " ";
-    plan += "reach " + std::to_string(kernel_reach(group)) + "; ";
-  }
-  const bool same = ranks_.all_same(plan);
+  const bool same = ranks_.all_same(split_signature(here, executor_->plan(), placement_.ghost_rows > 0));
   if (!same || !here.reason.empty() || here.split_symbols != placement_.split_symbols ||
       here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows)
     throw DeviceError("the ranks plan their rows of the program differently (their devices differ" +

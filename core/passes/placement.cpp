@@ -196,6 +196,20 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   return r;
 }
 
+std::string split_signature(const RowSplit& split, const ExecutionPlan& plan, bool trading) {
+  std::string text = split.reason + "|";
+  for (const auto& s : split.split_symbols) text += s + " ";
+  text += "|";
+  for (const auto& s : split.whole_symbols) text += s + " ";
+  text += "|";
+  if (trading)
+    for (const FusedGroup& group : plan.groups) {
+      for (const PlannedOp* op : group.ops) text += op->statement->where + " ";
+      text += "reach " + std::to_string(kernel_reach(group)) + "; ";
+    }
+  return text;
+}
+
 Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
                         double min_bytes, int64_t halo_depth) {
   Placement p;

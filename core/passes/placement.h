@@ -72,6 +72,11 @@ struct RowSplit {
 };
 RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan);
 
+// What devices splitting a program alike must agree on: how their plans split it (`split`, from
+// split_by_rows) and, where they trade rows (`trading`), which kernels they run in turn, each reaching
+// how far.
+std::string split_signature(const RowSplit& split, const ExecutionPlan& plan, bool trading);
+
 // How many rows beyond its own a fused kernel reads its inputs at most: the sum, over its operations,
 // of each one's largest halo along axis 0 (a chain of stencils in one kernel reaches as far as all).
 int64_t kernel_reach(const FusedGroup& group);

@@ -182,21 +182,11 @@ void SplitRun::prepare() {
     const RowSplit here = split_by_rows(*programs_[d], executors_[d]->plan());
     // With neighbours' rows, the devices trade them together, kernel by kernel: their kernels must
     // be the same ones, reaching as far.
-    std::string kernels, first_kernels;
-    if (placement_.ghost_rows > 0) {
-      auto list = [](const ExecutionPlan& plan) {
-        std::string text;
-        for (const FusedGroup& group : plan.groups) {
-          for (const PlannedOp* op : group.ops) text += op->statement->where + " ";
-          text += "reach " + std::to_string(kernel_reach(group)) + "; ";
-        }
-        return text;
-      };
-      kernels = list(executors_[d]->plan());
-      first_kernels = list(executors_.front()->plan());
-    }
+    const RowSplit first = split_by_rows(*programs_.front(), executors_.front()->plan());
     if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
-        here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows || kernels != first_kernels)
+        here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows ||
+        split_signature(here, executors_[d]->plan(), placement_.ghost_rows > 0) !=
+            split_signature(first, executors_.front()->plan(), placement_.ghost_rows > 0))
       throw DeviceError("device " + slots_[d].device->info.id() + " (" + slots_[d].device->info.name +
                         ") plans its rows of the program differently from the first device" +
                         (here.reason.empty() ? std::string() : " (" + here.reason + ")") +

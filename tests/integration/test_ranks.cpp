@@ -23,19 +23,6 @@ test::CliResult run_ranks(int ranks, const std::string& args, const std::string&
   return test::run_command(command);
 }
 
-// EXPECTs every .npy of `expected_dir` to be in `actual_dir`, equal.
-void expect_same_outputs(const fs::path& actual_dir, const fs::path& expected_dir) {
-  int files = 0;
-  for (const auto& entry : fs::directory_iterator(expected_dir)) {
-    if (entry.path().extension() != ".npy") continue;
-    ++files;
-    const HostArray expected = load_npy(entry.path(), std::nullopt, std::nullopt);
-    const HostArray actual = load_npy(actual_dir / entry.path().filename(), expected.dtype, expected.shape);
-    EXPECT_EQ(test::compare_arrays(actual, expected, 0), "") << entry.path().filename();
-  }
-  EXPECT_GT(files, 0) << expected_dir;
-}
-
 void require_mpirun() {
   ASSERT_EQ(test::run_command("mpirun --version").code, 0) << "mpirun is missing: scripts/setup.sh installs openmpi-bin";
 }
@@ -74,7 +61,7 @@ TEST(Ranks, SplitOverRanksGivesWhatOneDeviceGives) {
     EXPECT_NE(ranks.out.find("placement on " + std::to_string(c.ranks) + " devices:"), std::string::npos) << ranks.out;
     EXPECT_NE(ranks.out.find("(rank " + std::to_string(c.ranks - 1) + ")"), std::string::npos) << ranks.out;
     EXPECT_NE(ranks.out.find(c.expect), std::string::npos) << ranks.out;
-    expect_same_outputs(split, one);
+    test::expect_same_npy_files(split, one, 0);
   }
 }
 
@@ -93,7 +80,7 @@ TEST(Ranks, WhatCannotBeSplitRunsOnRankZero) {
   ASSERT_EQ(ranks.code, 0) << ranks.out;
   EXPECT_NE(ranks.out.find("placement on 2 devices: all on 0:0 (rank 0)"), std::string::npos) << ranks.out;
   EXPECT_NE(ranks.out.find("'s' is a scalar the device writes"), std::string::npos) << ranks.out;
-  expect_same_outputs(dir / "two", dir / "one");
+  test::expect_same_npy_files(dir / "two", dir / "one", 0);
 }
 
 TEST(Ranks, ABadProgramStopsEveryRank) {

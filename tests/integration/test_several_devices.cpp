@@ -20,19 +20,6 @@ test::CliResult run(const fs::path& program, const fs::path& out, const std::str
   return test::run_fugue("run " + program.string() + " --out " + out.string() + " " + args, env);
 }
 
-// EXPECTs every .npy of `expected_dir` to be in `actual_dir`, equal within `tolerance`.
-void expect_same_outputs(const fs::path& actual_dir, const fs::path& expected_dir, double tolerance) {
-  int files = 0;
-  for (const auto& entry : fs::directory_iterator(expected_dir)) {
-    if (entry.path().extension() != ".npy") continue;
-    ++files;
-    const HostArray expected = load_npy(entry.path(), std::nullopt, std::nullopt);
-    const HostArray actual = load_npy(actual_dir / entry.path().filename(), expected.dtype, expected.shape);
-    EXPECT_EQ(test::compare_arrays(actual, expected, tolerance), "") << entry.path().filename();
-  }
-  EXPECT_GT(files, 0) << expected_dir;
-}
-
 // potrf(A * s) with a consumer: element-wise operations fused into the batched kernel, 1001 entries.
 const char* kScaledCholesky = R"({"fugue": 1, "symbols": {
   "A": {"kind": "array", "dtype": "f64", "shape": [1001, 8, 8], "from": {"spd": {"seed": 4, "cond": 20}}},
@@ -60,7 +47,7 @@ TEST(SeveralDevices, SplitByRowsGivesWhatOneDeviceGives) {
             std::string::npos)
       << two.out;
   EXPECT_NE(two.out.find("device 0:1 pthread"), std::string::npos) << two.out;
-  expect_same_outputs(dir / "two", dir / "one", 1e-12);
+  test::expect_same_npy_files(dir / "two", dir / "one", 1e-12);
 }
 
 TEST(SeveralDevices, FusedAndUnfusedSplitsMatchOneDevice) {
@@ -79,7 +66,7 @@ TEST(SeveralDevices, FusedAndUnfusedSplitsMatchOneDevice) {
     size_t rows = 0, at = 0;  // the --stats tables' rows: one per kernel
     while ((at = two.out.find("\n/body/", at)) != std::string::npos) ++rows, ++at;
     EXPECT_EQ(rows, 2 * kernels_each) << two.out;
-    expect_same_outputs(out, dir / "one", 1e-12);
+    test::expect_same_npy_files(out, dir / "one", 1e-12);
   }
 }
 
@@ -99,7 +86,7 @@ TEST(SeveralDevices, WhatCannotBeSplitStaysOnTheFirstDevice) {
   auto two = run(dir / "sum.json", dir / "two", "--device 0:0,0:1", kSplitAll);
   ASSERT_EQ(one.code, 0) << one.out;
   ASSERT_EQ(two.code, 0) << two.out;
-  expect_same_outputs(dir / "two", dir / "one", 0);
+  test::expect_same_npy_files(dir / "two", dir / "one", 0);
 
   // A read around each element by an operation that does not say how it treats the ends.
   test::write_text(dir / "median.json", R"({"fugue": 1, "symbols": {
@@ -169,7 +156,7 @@ TEST(SeveralDevices, StencilsTradeNeighbourRows) {
     EXPECT_NE(several.out.find(c.halo), std::string::npos) << several.out;
     EXPECT_NE(several.out.find("neighbours' rows traded " + std::to_string(c.trades) + " times"), std::string::npos)
         << several.out;
-    expect_same_outputs(split, one, 0);
+    test::expect_same_npy_files(split, one, 0);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "load/program_loader.h"
+#include "io/npy_io.h"
 #include "runtime/array_comparison.h"
 #include "runtime/executor.h"
 #include "device/program_cache.h"
@@ -172,6 +173,23 @@ void expect_same(const std::map<std::string, HostArray>& actual, const std::map<
     const std::string mismatch = fugue::compare_arrays(actual.at(name), value, tolerance);
     EXPECT_TRUE(mismatch.empty()) << what << ", output " << name << ": " << mismatch;
   }
+}
+
+}  // namespace fugue::test
+
+namespace fugue::test {
+
+void expect_same_npy_files(const std::filesystem::path& actual_dir, const std::filesystem::path& expected_dir,
+                           double tolerance) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(expected_dir)) {
+    if (entry.path().extension() != ".npy") continue;
+    ++files;
+    const HostArray expected = load_npy(entry.path(), std::nullopt, std::nullopt);
+    const HostArray actual = load_npy(actual_dir / entry.path().filename(), expected.dtype, expected.shape);
+    EXPECT_EQ(test::compare_arrays(actual, expected, tolerance), "") << entry.path().filename();
+  }
+  EXPECT_GT(files, 0) << expected_dir;
 }
 
 }  // namespace fugue::test

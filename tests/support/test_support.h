@@ -65,6 +65,10 @@ std::map<std::string, HostArray> run_reference(const Program& program);
 // Empty when `actual` matches `expected` within |a - e| <= tol * max(1, |e|) per element (and the
 // same dtype and shape); otherwise a message naming the first bad element.
 std::string compare_arrays(const HostArray& actual, const HostArray& expected, double tolerance);
+// EXPECTs every .npy of `expected_dir` to be in `actual_dir`, equal within `tolerance` (compare_arrays),
+// and at least one to be there.
+void expect_same_npy_files(const std::filesystem::path& actual_dir, const std::filesystem::path& expected_dir,
+                           double tolerance);
 
 // The `fugue` executable run with `args` (a shell command line), stdout and stderr together.
 struct CliResult {
