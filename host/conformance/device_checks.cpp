@@ -15,6 +15,9 @@
 #include "load/program_loader.h"
 #include "runtime/reference_executor.h"
 #include "io/initial_values.h"
+#include "passes/lower.h"
+#include "passes/placement.h"
+#include "runtime/split_run.h"
 
 namespace fugue::conformance {
 
@@ -223,6 +226,84 @@ std::string partition_violation(const Operation& op, const TestCall& call, Devic
   return {};
 }
 
+// "split by rows": an operation that says how it treats the ends of the arrays it reads around each
+// element (fugue_plan.ends) must compute, on a share of the rows with its neighbours' rows around it
+// (none past the ends where its reads stay inside, the other end's where they wrap), the rows the whole
+// gives: what a program split across devices relies on. The rows are cut in two at the middle; "" when
+// both halves agree with the whole, else the first difference; `skip` says why a call cannot tell.
+std::string split_violation(const TestCall& call, DeviceSession& s, double tolerance, std::string& skip) {
+  const PlanOptions options{false, false};
+  // Planned first, without building anything: most operations read nothing around their elements.
+  const Program parsed = parse_program(call.program, "conformance.json", s.registry);
+  const ExecutionPlan plan = lower(parsed, s.device.info, options);
+  const PlannedOp& planned = *plan.ops.front();
+  const Statement& st = *planned.statement;
+  int64_t reach = 0;
+  for (size_t k = 0; k < st.operands.size(); ++k) {
+    const abi::Partition& p = planned.partition(k);
+    if ((p.kind == FUGUE_PARTITION_ELEMENTWISE || p.kind == FUGUE_PARTITION_TILE) && st.op->reads(k))
+      reach = std::max(reach, abi::Partition::at(p.halo, 0));
+  }
+  if (reach == 0) {
+    skip = "reads nothing around its elements along axis 0";
+    return {};
+  }
+  if (planned.plan.ends != FUGUE_ENDS_INSIDE && planned.plan.ends != FUGUE_ENDS_WRAP) {
+    skip = "does not say how it treats the arrays' ends (fugue_plan.ends), so it is never split across devices";
+    return {};
+  }
+  int64_t rows = -1;
+  std::vector<std::string> split;  // the arrays cut by rows: every array operand
+  for (size_t k = 0; k < st.operands.size(); ++k) {
+    const Symbol& sym = parsed.symbol(st.operands[k]);
+    if (sym.compile_time() || sym.kind == SymbolKind::Scalar) continue;
+    const abi::Partition& p = planned.partition(k);
+    if (sym.kind != SymbolKind::Array || sym.shape.empty() ||
+        (p.kind != FUGUE_PARTITION_ELEMENTWISE && p.kind != FUGUE_PARTITION_TILE)) {
+      skip = "operand '" + st.operands[k] + "' is " + partition_text(p) + ", not split by rows";
+      return {};
+    }
+    if (rows >= 0 && sym.shape[0] != rows) {
+      skip = "its arrays' axis 0 differ";
+      return {};
+    }
+    rows = sym.shape[0];
+    split.push_back(st.operands[k]);
+  }
+  if (rows < 2 * reach) {
+    skip = std::to_string(rows) + " rows: fewer than two shares of its reach (" + std::to_string(reach) + ")";
+    return {};
+  }
+  const bool wrap = planned.plan.ends == FUGUE_ENDS_WRAP;
+  Run whole = run_program(call.program, s, options);
+  const int64_t middle = rows / 2;
+  const DeviceShare halves[] = {{0, middle, wrap ? reach : 0, reach}, {middle, rows - middle, reach, wrap ? reach : 0}};
+  for (const DeviceShare& share : halves) {
+    json document = call.program;
+    json& symbols = document.at("symbols");
+    for (const auto& name : split)  // results are not declared: they take x's rows
+      if (auto it = symbols.find(name); it != symbols.end() && it->is_object() && it->contains("shape"))
+        (*it)["shape"][0] = share.held();
+    Run part = prepare_program(document, s, options);
+    for (const auto& name : split)
+      if (whole.program->symbol(name).source.kind != SymbolSource::Kind::None)
+        part.executor->give_initial(name, rows_of(whole.executor->read(name), share.first - share.before, share.held()));
+    part.executor->initialize();
+    part.executor->run();
+    const std::string rows_text = "rows " + std::to_string(share.first) + ".." + std::to_string(share.first + share.count - 1);
+    for (const auto& out : whole.program->outputs) {
+      if (std::find(split.begin(), split.end(), out.symbol) == split.end()) continue;
+      const std::string mismatch = compare_arrays(rows_of(part.executor->read(out.symbol), share.before, share.count),
+                                                  rows_of(whole.outputs.at(out.symbol), share.first, share.count), tolerance);
+      if (!mismatch.empty())
+        return rows_text + " computed with " + std::to_string(share.before) + " rows before them and " +
+               std::to_string(share.after) + " after (reads past the ends " + (wrap ? "wrapping" : "staying inside") +
+               ") differ from the whole's: " + out.symbol + " " + mismatch;
+    }
+  }
+  return {};
+}
+
 // The fusion-neutrality program, or a reason there is none.
 std::string neighbour_program(const Operation& op, const TestCall& call, DeviceSession& s, json& program) {
   // Multiplying by 1 changes no value of any dtype; array.mul itself gets an addition of 0.
@@ -395,6 +476,30 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
                                           "outside; guards around every buffer intact; inputs unchanged"
                                         : "guards around every buffer intact; inputs unchanged");
   fusion.finish(report, "fused with element-wise neighbours, same result as unfused");
+
+  // Only operations that read around their elements along axis 0 get a line.
+  Tally splits(op, "split by rows");
+  bool reads_around = false;
+  for (const auto& call : calls) {
+    if (!call.declared && call.size_class != "odd") continue;
+    if (const std::string why = unrunnable(call, s); !why.empty()) continue;
+    try {
+      step(s, "split by rows", call);
+      std::string skip;
+      const std::string violation = split_violation(call, s, tolerance_for(op, call.dtype), skip);
+      if (skip == "reads nothing around its elements along axis 0") continue;
+      reads_around = true;
+      if (!skip.empty()) splits.skip(call, skip);
+      else if (violation.empty()) splits.pass(call);
+      else splits.fail(call, violation);
+    } catch (const std::exception& e) {
+      reads_around = true;
+      splits.fail(call, refused("split by rows", e));
+    }
+  }
+  if (reads_around)
+    splits.finish(report, "each half of the rows, with its neighbours' rows around it as fugue_plan.ends says, gives "
+                          "the whole's rows");
 }
 
 void check_cost(const Operation& op, const std::vector<TestCall>& calls, const PluginRegistry& registry,

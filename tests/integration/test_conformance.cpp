@@ -89,10 +89,22 @@ TEST(Conformance, WritesOutsideThePartitionAreCaught) {
   // Its results are right, so nothing else fails.
   EXPECT_TRUE(starts_with(line_of(r.out, "broken.smear", "reference"), "PASS")) << r.out;
   EXPECT_TRUE(starts_with(line_of(r.out, "broken.overrun", "reference"), "PASS")) << r.out;
+  // Says its reads past the ends stay inside, but adds the row number: the second half of the rows,
+  // numbered from 0 on a device of its own, comes out otherwise.
+  std::string rows = line_of(r.out, "broken.rows", "split by rows");
+  EXPECT_TRUE(starts_with(rows, "FAIL")) << r.out;
+  EXPECT_NE(rows.find("rows 4..8 computed with 1 rows before them and 0 after (reads past the ends staying inside) "
+                      "differ from the whole's: y"),
+            std::string::npos)
+      << rows;
+  EXPECT_TRUE(starts_with(line_of(r.out, "broken.rows", "reference"), "PASS")) << r.out;
+  EXPECT_TRUE(starts_with(line_of(r.out, "broken.rows", "partition honesty"), "PASS")) << r.out;
+  // Operations that read nothing around their elements get no line.
+  EXPECT_EQ(line_of(r.out, "broken.smear", "split by rows"), "") << r.out;
   std::ifstream in(dir / "report.json");
   auto report = nlohmann::json::parse(in);
   EXPECT_EQ(report["summary"]["conforms"], false);
-  EXPECT_EQ(report["summary"]["fail"], 3);
+  EXPECT_EQ(report["summary"]["fail"], 4);
 }
 
 TEST(Conformance, AReferenceThatDisagreesWithItsKernelIsCaught) {

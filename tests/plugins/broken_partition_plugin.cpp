@@ -6,6 +6,9 @@
 //   broken.smear   ELEMENT level, y = 2 * x, y declared ELEMENTWISE, but element i also stores
 //                  element i + 1 of y (with the value that element has, so full runs stay correct).
 //   broken.overrun DEVICE level, y = x + 1 (f32, 1-D), but its kernel writes n + 1 elements of y.
+//   broken.rows    ELEMENT level, y[r, c] = x[r, c] + r (f32, 2-D), x read TILE with a halo and its plan
+//                  saying reads past the ends stay inside (fugue_plan.ends), though it uses the row number
+//                  for more than finding the ends: a share of the rows would number them from 0.
 #include <CL/cl.h>
 
 #include <string>
@@ -151,6 +154,48 @@ class Overrun : public Operation {
   }
 };
 
+class Rows : public Operation {
+ public:
+  enum : uint32_t { kX, kY };
+
+  Rows() {
+    name = "broken.rows";
+    doc = "y[r, c] = x[r, c] + r, declaring that reads past the ends stay inside and the position finds them only";
+    operands = {in("x", kArray, FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "a 2-D input"),
+                out("y", kArray, FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "x plus each element's row number")};
+    test_cases = R"([{"name": "grid", "shape": [9, 4]}])";
+  }
+
+  void infer(const Call& call, std::vector<Type>& types) const override {
+    if (call.operand(kX).rank != 2) throw InvalidArgument("operand x: expected a 2-D array");
+    types[kY] = call.operand(kX);
+  }
+
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(kX)));
+    p.partitions[kX] = partition(FUGUE_PARTITION_TILE, 2);
+    p.partitions[kX].halo = {1, 0};
+    p.ends = FUGUE_ENDS_INSIDE;  // the lie: the row number is the result's
+    return p;
+  }
+
+  void emit(const Call&, const Plan&, const Emitter& e) const override {
+    e.append(e.write(kY) + " = " + e.read_offset(kX, {0, 0}) + " + (float)(" + e.builtin(FUGUE_BUILTIN_INDEX) + " / " + e.extent(kX, 1) +
+             ");\n");
+  }
+
+  fugue_cost cost(const Call& call) const override {
+    const double n = static_cast<double>(elements(call.operand(kX)));
+    return {sizeof(fugue_cost), 8 * n, n};
+  }
+
+  void reference(const Call& call, fugue_host_array* a) const override {
+    HostView x(a[kX]), y(a[kY]);
+    const int64_t cols = call.operand(kX).shape[1];
+    for (int64_t i = 0; i < y.size(); ++i) y.set(i, static_cast<float>(x.get(i)) + static_cast<float>(i / cols));
+  }
+};
+
 }  // namespace
 
 FUGUE_SDK_PLUGIN("broken_partition", "0.1.0",
@@ -158,4 +203,5 @@ FUGUE_SDK_PLUGIN("broken_partition", "0.1.0",
                  [](fugue::sdk::Plugin& p) {
                    p.add(std::make_unique<Smear>());
                    p.add(std::make_unique<Overrun>());
+                   p.add(std::make_unique<Rows>());
                  })

@@ -303,6 +303,7 @@ class Box3 : public Operation {
     Plan plan = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(0)));
     plan.partitions[0] = partition(FUGUE_PARTITION_TILE, 2);  // x, read around each element
     plan.partitions[0].halo = {1, 1};
+    plan.ends = FUGUE_ENDS_INSIDE;  // the border cells are 0: the position serves to find the ends only
     return plan;
   }
   void emit(const Call&, const Plan&, const Emitter& e) const override {
