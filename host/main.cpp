@@ -277,6 +277,8 @@ int run_on_ranks(const Options& o) {
       print_stats(session);
       if (placement.ghost_rows > 0)
         std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(part.trades()));
+      if (!placement.combined.empty())
+        std::printf("reductions combined %lld times\n", static_cast<long long>(part.combinations()));
     }
     return 0;
   } catch (const std::exception& e) {
@@ -312,6 +314,8 @@ int run_split(const Options& o, const PluginRegistry& registry, const Program& p
     }
     if (placement.ghost_rows > 0)
       std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(split.trades()));
+    if (!placement.combined.empty())
+      std::printf("reductions combined %lld times\n", static_cast<long long>(split.combinations()));
   }
   return 0;
 }

@@ -132,6 +132,26 @@ RankRun::RankRun(const Ranks& ranks, const Program& whole, const Placement& plac
   if (placement_.ghost_rows > 0)
     executor_->hold_neighbour_rows({std::set<std::string>(placement_.split_symbols.begin(), placement_.split_symbols.end()),
                                     placement_.ghost_rows, [this](const std::string& symbol) { trade(symbol); }});
+  if (!placement_.combined.empty()) {
+    std::set<std::string> combined;
+    for (const auto& entry : placement_.combined) combined.insert(entry.first);
+    executor_->combine_scalars({combined, [this](const std::string& symbol) { combine(symbol); }});
+  }
+}
+
+void RankRun::combine(const std::string& symbol) {
+  const HostArray part = executor_->read(symbol);
+  const size_t n = static_cast<size_t>(ranks_.size());
+  const int count = as_count(part.bytes.size(), "a part of '" + symbol + "'");
+  std::vector<uint8_t> all(part.bytes.size() * n);
+  check(MPI_Allgather(part.bytes.data(), count, MPI_BYTE, all.data(), count, MPI_BYTE, MPI_COMM_WORLD),
+        "gathering the parts of '" + symbol + "'");
+  std::vector<HostArray> parts(n, part);
+  for (size_t d = 0; d < n; ++d)
+    std::copy(all.begin() + static_cast<std::ptrdiff_t>(d * part.bytes.size()),
+              all.begin() + static_cast<std::ptrdiff_t>((d + 1) * part.bytes.size()), parts[d].bytes.begin());
+  executor_->write_value(symbol, combine_parts(parts, placement_.combined.at(symbol)));
+  ++combinations_;
 }
 
 void RankRun::prepare() {
@@ -198,6 +218,7 @@ void RankRun::initialize() {
 
 void RankRun::run() {
   trades_ = 0;
+  combinations_ = 0;
   executor_->run();
 }
 

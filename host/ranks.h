@@ -3,7 +3,8 @@
 // one host does (split_run.h), and every transfer between ranks goes through MPI: rank 0 reads or
 // generates the inputs and scatters to each rank its rows (with the neighbours' rows it holds), and
 // broadcasts what every rank reads whole; ranks trade neighbours' rows with the ranks beside them
-// (MPI_Sendrecv); rank 0 gathers the outputs' rows and writes the files.
+// (MPI_Sendrecv) and gather every rank's part of a reduction (MPI_Allgather) to combine it; rank 0
+// gathers the outputs' rows and writes the files.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -57,11 +58,13 @@ class RankRun {
   void run();
   // `symbol`'s value on rank 0: split ones gathered from every rank's own rows; empty on other ranks.
   HostArray gather(const std::string& symbol);
-  // Trades of neighbours' rows this rank took part in during the last run().
+  // Trades of neighbours' rows and combinations of reductions this rank took part in during the last run().
   int64_t trades() const { return trades_; }
+  int64_t combinations() const { return combinations_; }
 
  private:
   void trade(const std::string& symbol);
+  void combine(const std::string& symbol);
 
   const Ranks& ranks_;
   const Program& whole_;
@@ -71,6 +74,7 @@ class RankRun {
   std::unique_ptr<Executor> executor_;
   bool given_ = false;
   int64_t trades_ = 0;
+  int64_t combinations_ = 0;
 };
 
 }  // namespace fugue

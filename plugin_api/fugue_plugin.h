@@ -407,12 +407,25 @@ typedef struct fugue_plan {
    * (periodic); either way the element's position (FUGUE_BUILTIN_INDEX) decides nothing but how near an
    * end it is. Left FUGUE_ENDS_UNSAID (0), the core never splits the rows of such an operation. */
   uint32_t ends;
+  /* 2.12, ITEM level, an operation reducing arrays to scalar outputs: how its results over parts of the
+   * iteration space combine into the whole's, so that the core may split a program's rows across
+   * devices and combine the devices' results: FUGUE_COMBINE_SUM (complex values too), FUGUE_COMBINE_MIN,
+   * FUGUE_COMBINE_MAX, FUGUE_COMBINE_ROOT_SUM_SQUARES (a Euclidean norm: the root of the parts' squares'
+   * sum); and that its work-items' and work-groups' numbers serve only to share out the work. Left
+   * FUGUE_COMBINE_UNSAID (0), the core never splits a program where the operation writes a scalar. */
+  uint32_t combine;
   /* end of 2.12 */
 } fugue_plan;
 
 #define FUGUE_ENDS_UNSAID 0u
 #define FUGUE_ENDS_INSIDE 1u
 #define FUGUE_ENDS_WRAP 2u
+
+#define FUGUE_COMBINE_UNSAID 0u
+#define FUGUE_COMBINE_SUM 1u
+#define FUGUE_COMBINE_MIN 2u
+#define FUGUE_COMBINE_MAX 3u
+#define FUGUE_COMBINE_ROOT_SUM_SQUARES 4u
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Emit: OpenCL C through accessors the core provides                                              */

@@ -81,6 +81,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
     r.split_symbols.clear();
     r.whole_symbols.clear();
     r.traded.clear();
+    r.combined.clear();
     r.reach = 0;
     r.wrap = false;
     return r;
@@ -119,8 +120,24 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
         return keep(operand + " is " + (s.part_of.empty() ? "a " + s.kind_text() : "a part of '" + s.part_of + "'") +
                     ", whose storage is not split by rows");
       if (s.kind == SymbolKind::Scalar) {
-        if (op.writes(k)) return keep(operand + " is a scalar the device writes: one value over all rows");
-        continue;
+        if (!op.writes(k)) continue;
+        if (op.plan.combine != FUGUE_COMBINE_UNSAID) {  // each device's part, combined
+          auto [it, fresh] = r.combined.emplace(name, op.plan.combine);
+          if (!fresh && it->second != op.plan.combine)
+            return keep(operand + " is reduced here otherwise than by an earlier operation: one scalar, two ways "
+                                  "to combine its parts");
+          continue;
+        }
+        // From scalars alone (all alike on every device: read-only, combined, or computed so) every
+        // device computes the same value.
+        bool from_scalars = true;
+        for (size_t j = 0; j < st.operands.size(); ++j) {
+          const Symbol& other = program.symbol(st.operands[j]);
+          if (!other.compile_time() && other.kind != SymbolKind::Scalar) from_scalars = false;
+        }
+        if (from_scalars) continue;
+        return keep(operand + " is a scalar the device writes by an operation that does not say how its results "
+                              "over parts of the rows combine (fugue_plan.combine): one value over all rows");
       }
       if (s.runtime_axes) return keep(operand + " has a run-time length");
       const abi::Partition& part = op.partition(k);
@@ -174,10 +191,23 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   // Code that asks where it stands in the whole launch would find itself elsewhere in a device's rows.
   for (const auto& kernel : plan.kernels)
     for (const Statement* st : kernel.asks_position)
-      if (plan.planned.at(st)->plan.ends == FUGUE_ENDS_UNSAID)  // else only to find the ends, which is fine
+      // Saying how ends or parts behave says the position serves only to find the ends or to share out the work.
+      if (plan.planned.at(st)->plan.ends == FUGUE_ENDS_UNSAID && plan.planned.at(st)->plan.combine == FUGUE_COMBINE_UNSAID)
         return keep(plan.planned.at(st)->label +
                   ": its code asks where it stands in the whole launch (an element's index, an entry's number or "
                   "a work-group's), which a split by rows would move");
+  // A reduction's part must leave its kernel to be combined, and must not count rows twice.
+  for (const FusedGroup& group : plan.groups)
+    for (const PlannedOp* op : group.ops)
+      for (size_t k = 0; k < op->statement->operands.size(); ++k) {
+        const std::string& name = op->statement->operands[k];
+        if (op->writes(k) && r.combined.count(name) && op->plan.combine != FUGUE_COMBINE_UNSAID &&
+            !group.stored.count(name))
+          return keep(op->label + ": '" + name + "' stays inside its kernel, where the devices' parts cannot be combined");
+      }
+  if (!r.combined.empty() && !traded.empty())
+    return keep("'" + r.combined.begin()->first + "' is reduced over rows, and every device also holds some of its "
+                "neighbours' rows (read around each element): the reduction would count them twice");
   if (!rows) return keep("no operation splits an array by rows");
   if (*rows == 0) return keep("'" + first_split + "' has no rows");
   r.rows = *rows;
@@ -257,6 +287,7 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
   }
   p.split_symbols = std::move(r.split_symbols);
   p.whole_symbols = std::move(r.whole_symbols);
+  p.combined = std::move(r.combined);
   p.shares = std::move(shares);
   p.split = true;
   return p;
@@ -285,8 +316,21 @@ std::string describe_placement(const Placement& placement, const std::vector<Dev
   };
   out += "  split by rows (" + bytes_text(placement.split_bytes) + "): " + list(placement.split_symbols) + "\n";
   out += "  whole on every device: " + list(placement.whole_symbols) + "\n";
+  if (!placement.combined.empty()) {
+    std::string combined;
+    for (const auto& [name, how] : placement.combined)
+      combined += (combined.empty() ? "" : ", ") + name + " (" +
+                  (how == FUGUE_COMBINE_SUM   ? "sum"
+                   : how == FUGUE_COMBINE_MIN ? "least"
+                   : how == FUGUE_COMBINE_MAX ? "largest"
+                                              : "root of the sum of squares") +
+                  ")";
+    out += "  combined from every device's part, then handed back to each: " + combined + "\n";
+  }
   if (placement.ghost_rows == 0) {
-    out += "  transfers: inputs written to each device's rows, outputs read back from them; none between devices\n";
+    out += std::string("  transfers: inputs written to each device's rows, outputs read back from them; ") +
+           (placement.combined.empty() ? "none between devices\n"
+                                       : "between devices, " + link + ": the reductions' parts, after each kernel computing them\n");
     return out;
   }
   out += "  halo: kernels read up to " + std::to_string(placement.reach) + " rows beyond their own; each device also holds " +

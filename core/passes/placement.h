@@ -8,12 +8,14 @@
 // multiplies: BATCH with no entry axis, beside entries numbered from axis 0) go to every device. Arrays
 // read around each element along axis 0 (stencils, whose operations say how they treat the arrays'
 // ends) are split too: each device also holds a few rows of its neighbours' and trades them with them
-// when its kernels have read them stale (split_run.h). Anything else keeps the program on the first
-// device, and the placement says why: a scalar written on the device (a sum over the rows, an `if` on
-// it), another partition, code that asks where it stands in the whole launch, a device-level operation,
+// when its kernels have read them stale (split_run.h). Scalars reduced over the rows by operations
+// that say how parts combine (sums, extremes, norms) are combined from every device's part and handed
+// back to all, so an `if` on them takes the same branch everywhere. Anything else keeps the program on
+// the first device, and the placement says why: another scalar written on the device, another partition, code that asks where it stands in the whole launch, a device-level operation,
 // a kind with storage, a run-time length, or work too small to be worth splitting
 // (LaunchTuning::split_bytes).
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +53,9 @@ struct Placement {
   int64_t ghost_rows = 0;
   bool wrap = false;
   std::vector<std::string> traded;        // split arrays some kernel reads around each element
+  // Scalars reduced from the split arrays (sums, extremes, norms): each device's result over its rows,
+  // combined into the whole's (FUGUE_COMBINE_*) and handed back to every device before anything reads it.
+  std::map<std::string, uint32_t> combined;
   bool is_split(const std::string& symbol) const;
 };
 
@@ -69,6 +74,7 @@ struct RowSplit {
   int64_t reach = 0;
   bool wrap = false;
   std::vector<std::string> traded;
+  std::map<std::string, uint32_t> combined;  // scalars reduced over the rows, and how parts combine
 };
 RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan);
 

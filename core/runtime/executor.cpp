@@ -539,6 +539,21 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
   if (neighbours_.trade)
     for (const auto& s : group.stored)
       if (neighbours_.symbols.count(s)) good_rows_[s] = good - reach;
+  if (combined_.combine)
+    for (const auto& s : group.stored)
+      if (combined_.symbols.count(s)) combined_.combine(s);
+}
+
+void Executor::write_value(const std::string& symbol, const HostArray& value) {
+  Value& v = values_.at(symbol);
+  if (value.bytes.size() != v.bytes)
+    throw DeviceError("internal: " + std::to_string(value.bytes.size()) + " bytes for '" + symbol + "', which holds " +
+                      std::to_string(v.bytes));
+  try {
+    if (v.bytes > 0) device_.queue.enqueueWriteBuffer(v.buffer, CL_TRUE, 0, v.bytes, value.bytes.data());
+  } catch (const cl::Error& e) {
+    throw DeviceError(cl_error_message("writing '" + symbol + "'", e.err()));
+  }
 }
 
 std::vector<uint8_t> Executor::read_rows(const std::string& symbol, int64_t first, int64_t count) {

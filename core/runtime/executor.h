@@ -76,6 +76,16 @@ class Executor : public Backend {
   };
   // Before initialize().
   void hold_neighbour_rows(NeighbourRows rows) { neighbours_ = std::move(rows); }
+  // A split run's scalars reduced over the rows (placement.h): once a kernel has stored one of
+  // `symbols`, the device's part, `combine(symbol)` replaces it by the whole's (every device calls it
+  // at the same points, so it may wait for the others). Before initialize().
+  struct CombinedScalars {
+    std::set<std::string> symbols;
+    std::function<void(const std::string&)> combine;
+  };
+  void combine_scalars(CombinedScalars scalars) { combined_ = std::move(scalars); }
+  // Overwrites `symbol`'s current value (of its dtype and shape; returns once copied).
+  void write_value(const std::string& symbol, const HostArray& value);
   // Rows [first, first + count) along axis 0 of `symbol`'s current value (after the device's work so
   // far); overwriting them (returns once copied).
   std::vector<uint8_t> read_rows(const std::string& symbol, int64_t first, int64_t count);
@@ -159,6 +169,7 @@ class Executor : public Backend {
   std::map<std::string, int64_t> loop_values_;
   std::set<std::string> symbols_read_;  // inputs of some operation
   NeighbourRows neighbours_;
+  CombinedScalars combined_;
   std::map<std::string, int64_t> good_rows_;  // how many of the neighbours' rows each value has right
   int64_t launches_ = 0;
   Instrumentation instrumentation_;

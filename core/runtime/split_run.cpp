@@ -5,7 +5,10 @@
 #include <exception>
 #include <limits>
 #include <map>
+#include <complex>
 #include <condition_variable>
+#include <cstring>
+#include <type_traits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -72,6 +75,55 @@ HostArray rows_of(const HostArray& array, int64_t first, int64_t count) {
   return out;
 }
 
+HostArray combine_parts(const std::vector<HostArray>& parts, uint32_t how) {
+  HostArray out = parts.front();
+  for (const HostArray& part : parts)
+    if (part.dtype != out.dtype || part.bytes.size() != out.bytes.size())
+      throw DeviceError("internal: the devices' parts of a reduction differ in type");
+  visit_dtype(out.dtype, [&](auto zero) {
+    using T = decltype(zero);
+    const size_t n = out.bytes.size() / sizeof(T);
+    auto at = [](const HostArray& a, size_t i) {
+      T v;
+      std::memcpy(&v, a.bytes.data() + i * sizeof(T), sizeof(T));
+      return v;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      T whole{};
+      if constexpr (is_complex_v<T>) {
+        if (how != FUGUE_COMBINE_SUM) throw DeviceError("internal: complex parts combine by sums only");
+        std::complex<double> sum = 0;
+        for (const HostArray& part : parts) sum += std::complex<double>(at(part, i));
+        whole = T(sum);
+      } else if constexpr (std::is_floating_point_v<T>) {
+        double acc = how == FUGUE_COMBINE_MIN || how == FUGUE_COMBINE_MAX ? static_cast<double>(at(parts.front(), i)) : 0.0;
+        for (const HostArray& part : parts) {
+          const double v = static_cast<double>(at(part, i));
+          if (how == FUGUE_COMBINE_SUM) acc += v;
+          else if (how == FUGUE_COMBINE_ROOT_SUM_SQUARES) acc += v * v;
+          else if (std::isnan(v) || std::isnan(acc)) acc = std::numeric_limits<double>::quiet_NaN();
+          else acc = how == FUGUE_COMBINE_MIN ? std::min(acc, v) : std::max(acc, v);
+        }
+        whole = static_cast<T>(how == FUGUE_COMBINE_ROOT_SUM_SQUARES ? std::sqrt(acc) : acc);
+      } else {
+        using U = std::make_unsigned_t<T>;
+        U sum = 0;  // wraps around as the dtype's own arithmetic on the device
+        T extreme = at(parts.front(), i);
+        for (const HostArray& part : parts) {
+          const T v = at(part, i);
+          sum = static_cast<U>(sum + static_cast<U>(v));
+          extreme = how == FUGUE_COMBINE_MIN ? std::min(extreme, v) : std::max(extreme, v);
+        }
+        if (how == FUGUE_COMBINE_ROOT_SUM_SQUARES) throw DeviceError("internal: integer parts have no norm");
+        whole = how == FUGUE_COMBINE_SUM ? static_cast<T>(sum) : extreme;
+      }
+      std::memcpy(out.bytes.data() + i * sizeof(T), &whole, sizeof(T));
+    }
+    return 0;
+  });
+  return out;
+}
+
 // The devices' meeting point for trades: each publishes its first and last own rows, then waits until
 // every device has. Two sets of slots serve trades in turn, so one wait per trade is enough: a device
 // publishes into a set again only after every device has reached the next trade, by which time all
@@ -112,7 +164,7 @@ class SplitRun::RowTrade {
     } else {
       changed_.wait(lock, [&] { return trades_ > static_cast<int64_t>(turn) || abandoned_; });
     }
-    if (abandoned_) throw DeviceError("another device failed while trading the neighbours' rows of '" + symbol + "'");
+    if (abandoned_) throw DeviceError("another device failed while the devices exchanged values of '" + symbol + "'");
     for (const Slot& other : set)
       if (other.symbol != symbol)
         throw DeviceError("internal: devices traded rows of '" + other.symbol + "' and '" + symbol +
@@ -146,12 +198,34 @@ SplitRun::SplitRun(const Program& whole, const Placement& placement, std::vector
     executors_.push_back(std::make_unique<Executor>(*program, *slots_[d].device, *slots_[d].cache, *slots_[d].profiler, options));
     programs_.push_back(std::move(program));
   }
+  if (placement_.ghost_rows > 0 || !placement_.combined.empty()) meeting_ = std::make_unique<RowTrade>(slots_.size());
   if (placement_.ghost_rows > 0) {
-    rows_ = std::make_unique<RowTrade>(slots_.size());
     const std::set<std::string> split(placement_.split_symbols.begin(), placement_.split_symbols.end());
     for (size_t d = 0; d < executors_.size(); ++d)
       executors_[d]->hold_neighbour_rows({split, placement_.ghost_rows, [this, d](const std::string& symbol) { trade(d, symbol); }});
   }
+  if (!placement_.combined.empty()) {
+    std::set<std::string> combined;
+    for (const auto& entry : placement_.combined) combined.insert(entry.first);
+    for (size_t d = 0; d < executors_.size(); ++d)
+      executors_[d]->combine_scalars({combined, [this, d](const std::string& symbol) { combine(d, symbol); }});
+  }
+}
+
+void SplitRun::combine(size_t d, const std::string& symbol) {
+  Executor& executor = *executors_[d];
+  HostArray part = executor.read(symbol);
+  const auto& set = meeting_->publish(d, symbol, std::move(part.bytes), {});
+  std::vector<HostArray> parts;
+  for (const auto& slot : set) {
+    HostArray p;
+    p.dtype = part.dtype;
+    p.shape = part.shape;
+    p.bytes = slot.first;
+    parts.push_back(std::move(p));
+  }
+  executor.write_value(symbol, combine_parts(parts, placement_.combined.at(symbol)));
+  if (d == 0) ++combinations_;
 }
 
 void SplitRun::trade(size_t d, const std::string& symbol) {
@@ -164,14 +238,16 @@ void SplitRun::trade(size_t d, const std::string& symbol) {
   const size_t previous = (d + n - 1) % n, next = (d + 1) % n;
   const bool first_wanted = placement_.shares[previous].after > 0 && (d > 0 || placement_.wrap);
   const bool last_wanted = placement_.shares[next].before > 0 && (d + 1 < n || placement_.wrap);
-  const auto& set = rows_->publish(d, symbol, first_wanted ? executor.read_rows(symbol, share.before, ghost) : std::vector<uint8_t>{},
+  const auto& set = meeting_->publish(d, symbol, first_wanted ? executor.read_rows(symbol, share.before, ghost) : std::vector<uint8_t>{},
                                    last_wanted ? executor.read_rows(symbol, share.before + share.count - ghost, ghost)
                                                : std::vector<uint8_t>{});
   if (share.before > 0) executor.write_rows(symbol, 0, set[previous].last);
   if (share.after > 0) executor.write_rows(symbol, share.before + share.count, set[next].first);
 }
 
-int64_t SplitRun::trades() const { return rows_ ? rows_->trades() : 0; }
+int64_t SplitRun::trades() const { return meeting_ ? meeting_->trades() - combinations_ : 0; }
+
+int64_t SplitRun::combinations() const { return combinations_; }
 
 SplitRun::~SplitRun() = default;
 
@@ -217,7 +293,8 @@ void SplitRun::run() {
   std::exception_ptr first_failure;  // in time: the others may only have been waiting for its rows
   std::mutex failing;
   std::vector<std::thread> threads;
-  if (rows_) rows_->reset();
+  if (meeting_) meeting_->reset();
+  combinations_ = 0;
   try {
     for (size_t d = 0; d < executors_.size(); ++d)
       threads.emplace_back([&, d] {
@@ -229,16 +306,16 @@ void SplitRun::run() {
             std::lock_guard<std::mutex> lock(failing);
             if (!first_failure) first_failure = failures[d];
           }
-          if (rows_) rows_->abandon();  // the others may be waiting for this device's rows
+          if (meeting_) meeting_->abandon();  // the others may be waiting for this device's rows
         }
       });
   } catch (...) {  // a thread that could not start: wait for those that did, then say so
-    if (rows_) rows_->abandon();
+    if (meeting_) meeting_->abandon();
     for (auto& t : threads) t.join();
     throw;
   }
   for (auto& t : threads) t.join();
-  if (rows_ && first_failure) std::rethrow_exception(first_failure);
+  if (meeting_ && first_failure) std::rethrow_exception(first_failure);
   for (auto& f : failures)
     if (f) std::rethrow_exception(f);
 }

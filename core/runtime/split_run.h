@@ -50,13 +50,16 @@ class SplitRun {
   HostArray read(const std::string& symbol);
 
   size_t devices() const { return executors_.size(); }
-  // Trades of neighbours' rows in the last run(), by every device together.
+  // Trades of neighbours' rows and combinations of reductions in the last run(), by every device together.
   int64_t trades() const;
+  int64_t combinations() const;
 
  private:
   class RowTrade;
   // Device d's part of trading the neighbours' rows of `symbol` (from its executor's thread).
   void trade(size_t d, const std::string& symbol);
+  // Device d's part of combining the devices' parts of a reduction into `symbol`'s whole value.
+  void combine(size_t d, const std::string& symbol);
 
   const Program& whole_;
   Placement placement_;
@@ -64,10 +67,16 @@ class SplitRun {
   std::vector<std::unique_ptr<Program>> programs_;
   std::vector<std::unique_ptr<Executor>> executors_;
   bool given_ = false;  // inputs handed to the devices (once: repetitions upload the same rows)
-  std::unique_ptr<RowTrade> rows_;
+  std::unique_ptr<RowTrade> meeting_;  // where the devices trade rows and combine reductions
+  int64_t combinations_ = 0;           // in the last run (counted by the first device)
 };
 
 // The rows [first, first + count) of `array` along axis 0; rows before 0 or past the end wrap around.
 HostArray rows_of(const HostArray& array, int64_t first, int64_t count);
+
+// The whole's value of a reduction from the devices' parts (of one dtype and shape), in device order,
+// as `how` (FUGUE_COMBINE_*) says: sums of floats in double precision, of integers wrapping around in
+// their dtype as the devices' own sums do.
+HostArray combine_parts(const std::vector<HostArray>& parts, uint32_t how);
 
 }  // namespace fugue

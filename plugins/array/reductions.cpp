@@ -96,6 +96,12 @@ sdk::Plan Reduction::plan(const sdk::Call& call) const {
   // The tree of reduce_group.cl, at the largest work-group.
   plan.local_mem_bytes = static_cast<uint64_t>(plan.launch.local_max) * dtype_bytes(acc);
   plan.registers = static_cast<uint32_t>(inputs_.size()) + 2;
+  // A device's rows of a split program reduce to a part of the result; the parts combine as the
+  // elements do (a norm: the root of the parts' squares' sum).
+  plan.combine = spec_.root                          ? FUGUE_COMBINE_ROOT_SUM_SQUARES
+                 : spec_.combine == Combine::Sum     ? FUGUE_COMBINE_SUM
+                 : spec_.combine == Combine::Min     ? FUGUE_COMBINE_MIN
+                                                     : FUGUE_COMBINE_MAX;
   return plan;
 }
 

@@ -46,6 +46,8 @@ TEST(Ranks, SplitOverRanksGivesWhatOneDeviceGives) {
       {examples / "jacobi.json", "--no-fuse", ",halo_depth=1", 2, "neighbours' rows traded 9 times"},
       {examples / "bench" / "stencil5.json", "--set side=96 --set iterations=7", ",halo_depth=3", 3,
        "through MPI: the neighbours' rows of x"},
+      // A maximum over the rows combined from the ranks' parts, an `if` on it taking one branch everywhere.
+      {examples / "halving_until_small.json", "", "", 3, "reductions combined 13 times"},
   };
   int n = 0;
   for (const Case& c : cases) {
@@ -69,8 +71,10 @@ TEST(Ranks, WhatCannotBeSplitRunsOnRankZero) {
   require_mpirun();
   test::TempDir dir;
   test::write_text(dir / "sum.json", R"({"fugue": 1, "symbols": {
-    "x": {"kind": "array", "dtype": "f32", "shape": [4096], "from": {"random": {"seed": 1}}}},
-    "body": [{"op": "array.mul", "out": ["y"], "in": ["x", 2]}, {"op": "array.sum", "out": ["s"], "in": ["y"]}],
+    "x": {"kind": "array", "dtype": "f32", "shape": [4096], "from": {"random": {"seed": 1}}},
+    "f": {"kind": "function", "params": ["a", "b"], "body": [{"op": "array.add", "out": ["c"], "in": ["a", "b"]}],
+          "result": "c"}},
+    "body": [{"op": "array.mul", "out": ["y"], "in": ["x", 2]}, {"op": "array.reduce", "out": ["s"], "in": ["f", "y"]}],
     "outputs": {"s": "s.npy", "y": "y.npy"}})");
   auto one = test::run_fugue("run " + (dir / "sum.json").string() + " --out " + (dir / "one").string(),
                              "FUGUE_PROGRAM_CACHE=off");

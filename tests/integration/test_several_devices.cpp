@@ -72,15 +72,18 @@ TEST(SeveralDevices, FusedAndUnfusedSplitsMatchOneDevice) {
 
 TEST(SeveralDevices, WhatCannotBeSplitStaysOnTheFirstDevice) {
   test::TempDir dir;
-  // A sum over the rows: a scalar the device writes.
+  // A reduction by a user's function: a scalar the device writes, with nothing to say how parts combine.
   test::write_text(dir / "sum.json", R"({"fugue": 1, "symbols": {
-    "x": {"kind": "array", "dtype": "f32", "shape": [4096], "from": {"random": {"seed": 1}}}},
-    "body": [{"op": "array.mul", "out": ["y"], "in": ["x", 2]}, {"op": "array.sum", "out": ["s"], "in": ["y"]}],
+    "x": {"kind": "array", "dtype": "f32", "shape": [4096], "from": {"random": {"seed": 1}}},
+    "f": {"kind": "function", "params": ["a", "b"], "body": [{"op": "array.add", "out": ["c"], "in": ["a", "b"]}],
+          "result": "c"}},
+    "body": [{"op": "array.mul", "out": ["y"], "in": ["x", 2]}, {"op": "array.reduce", "out": ["s"], "in": ["f", "y"]}],
     "outputs": {"s": "s.npy", "y": "y.npy"}})");
   auto sum = test::run_fugue("explain " + (dir / "sum.json").string() + " --device 0:0,0:1", kSplitAll);
   ASSERT_EQ(sum.code, 0) << sum.out;
   EXPECT_NE(sum.out.find("placement on 2 devices: all on 0:0"), std::string::npos) << sum.out;
-  EXPECT_NE(sum.out.find("/body/1 array.sum s = (y): 's' is a scalar the device writes"), std::string::npos) << sum.out;
+  EXPECT_NE(sum.out.find("/body/1 array.reduce s = (f, y): 's' is a scalar the device writes"), std::string::npos)
+      << sum.out;
   // Its run on two devices is the run on one.
   auto one = run(dir / "sum.json", dir / "one", "--device 0:0", kTwoDevices);
   auto two = run(dir / "sum.json", dir / "two", "--device 0:0,0:1", kSplitAll);
@@ -157,6 +160,47 @@ TEST(SeveralDevices, StencilsTradeNeighbourRows) {
     EXPECT_NE(several.out.find("neighbours' rows traded " + std::to_string(c.trades) + " times"), std::string::npos)
         << several.out;
     test::expect_same_npy_files(split, one, 0);
+  }
+}
+
+// Reductions over split rows: each device reduces its rows, the parts are combined and handed back to
+// every device before anything reads them. Halving until the largest magnitude is small (an `if` and
+// a `break` on a maximum, 13 iterations), and a program normalizing by sums, norms and extremes.
+TEST(SeveralDevices, ReductionsCombineTheDevicesParts) {
+  test::TempDir dir;
+  test::write_text(dir / "norms.json", R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [999, 7], "from": {"random": {"seed": 5, "low": -2, "high": 3}}},
+    "w": {"kind": "array", "dtype": "f64", "shape": [999], "from": {"random": {"seed": 6}}},
+    "k": {"kind": "array", "dtype": "i32", "shape": [999], "from": {"random": {"seed": 7, "low": -50, "high": 50}}}},
+    "body": [{"op": "array.norm2", "out": ["n"], "in": ["x"]}, {"op": "array.div", "out": ["y"], "in": ["x", "n"]},
+             {"op": "array.min", "out": ["lo"], "in": ["y"]}, {"op": "array.max", "out": ["hi"], "in": ["y"]},
+             {"op": "array.sub", "out": ["range"], "in": ["hi", "lo"]},
+             {"op": "array.dot", "out": ["ww"], "in": ["w", "w"]}, {"op": "array.sum", "out": ["ks"], "in": ["k"]}],
+    "outputs": {"y": "y.npy", "range": "range.npy", "n": "n.npy", "ww": "ww.npy", "ks": "ks.npy"}})");
+  struct Case {
+    fs::path program;
+    std::string args;
+    std::string combined;  // the --stats count
+    double tolerance;
+  };
+  const std::vector<Case> cases = {
+      {test::source_root() / "examples" / "halving_until_small.json", "", "reductions combined 13 times", 1e-15},
+      {dir / "norms.json", "", "reductions combined 5 times", 1e-6},
+      {dir / "norms.json", "--no-fuse", "reductions combined 5 times", 1e-6},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.program.filename().string() + " " + c.args);
+    const fs::path one = dir / ("one" + std::to_string(n)), split = dir / ("split" + std::to_string(n));
+    ++n;
+    auto single = run(c.program, one, "--device 0:0 " + c.args, kTwoDevices);
+    ASSERT_EQ(single.code, 0) << single.out;
+    auto several = run(c.program, split, "--device 0:0,0:1 --stats " + c.args, kSplitAll);
+    ASSERT_EQ(several.code, 0) << several.out;
+    EXPECT_NE(several.out.find("combined from every device's part, then handed back to each: "), std::string::npos)
+        << several.out;
+    EXPECT_NE(several.out.find(c.combined), std::string::npos) << several.out;
+    test::expect_same_npy_files(split, one, c.tolerance);
   }
 }
 

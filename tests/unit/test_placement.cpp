@@ -2,10 +2,15 @@
 // proportion to the weights, or kept on the first device with the operation and operand that keep it.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <complex>
+#include <cstring>
+
 #include "device/device_description.h"
 #include "load/program_loader.h"
 #include "passes/lower.h"
 #include "passes/placement.h"
+#include "runtime/split_run.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -73,10 +78,17 @@ TEST(Placement, ReasonsForStayingOnOneDevice) {
   EXPECT_NE(small.reason.find("small: the arrays split by rows hold 1.80 MB"), std::string::npos) << small.reason;
   EXPECT_TRUE(small.split_symbols.empty());
 
-  const Program sum = test::load_text(dir, R"({"fugue": 1, "symbols": {
-    "x": {"kind": "array", "dtype": "f32", "shape": [64], "from": {"random": {"seed": 1}}}},
-    "body": [{"op": "array.sum", "out": ["s"], "in": ["x"]}], "outputs": {"s": "s.npy"}})");
-  EXPECT_EQ(place(sum, {1.0, 1.0}).reason, "/body/0 array.sum s = (x): 's' is a scalar the device writes: one value over all rows");
+  // A reduction by a user's function: nothing says how the devices' parts would combine.
+  const Program reduce = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64], "from": {"random": {"seed": 1}}},
+    "f": {"kind": "function", "params": ["a", "b"], "body": [{"op": "array.maximum", "out": ["m"], "in": ["a", "b"]}],
+          "result": "m"}},
+    "body": [{"op": "array.reduce", "out": ["s"], "in": ["f", "x"]}], "outputs": {"s": "s.npy"}})");
+  EXPECT_NE(place(reduce, {1.0, 1.0}).reason.find(
+                "array.reduce s = (f, x): 's' is a scalar the device writes by an operation that does not say how "
+                "its results over parts of the rows combine (fugue_plan.combine)"),
+            std::string::npos)
+      << place(reduce, {1.0, 1.0}).reason;
 
   const Program rows = test::load_text(dir, R"({"fugue": 1, "symbols": {
     "x": {"kind": "array", "dtype": "f32", "shape": [6, 4], "from": {"random": {"seed": 1}}},
@@ -180,4 +192,69 @@ TEST(Placement, StencilsHoldTheirNeighboursRows) {
   EXPECT_FALSE(mixed.split);
   EXPECT_NE(mixed.reason.find("with reads past the ends wrapping around, where /body/0 stencil.apply"), std::string::npos)
       << mixed.reason;
+}
+
+// Scalars reduced over the rows (sums, extremes, norms) are combined from the devices' parts; scalars
+// computed from scalars alone come out alike everywhere; a reduction beside neighbours' rows would
+// count them twice.
+TEST(Placement, ReductionsCombineTheDevicesParts) {
+  test::TempDir dir;
+  const Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64, 8], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.sum", "out": ["s"], "in": ["x"]}, {"op": "array.norm2", "out": ["n"], "in": ["x"]},
+             {"op": "array.min", "out": ["lo"], "in": ["x"]}, {"op": "array.max", "out": ["hi"], "in": ["x"]},
+             {"op": "array.sub", "out": ["range"], "in": ["hi", "lo"]},
+             {"op": "array.div", "out": ["y"], "in": ["x", "n"]}],
+    "outputs": {"s": "s.npy", "y": "y.npy", "range": "range.npy"}})");
+  const Placement p = place(program, {1.0, 1.0});
+  ASSERT_TRUE(p.split) << p.reason;
+  EXPECT_EQ(p.combined, (std::map<std::string, uint32_t>{{"hi", FUGUE_COMBINE_MAX},
+                                                         {"lo", FUGUE_COMBINE_MIN},
+                                                         {"n", FUGUE_COMBINE_ROOT_SUM_SQUARES},
+                                                         {"s", FUGUE_COMBINE_SUM}}));
+  EXPECT_EQ(p.split_symbols, (std::vector<std::string>{"x", "y"}));
+
+  const Program stencil_sum = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64, 64], "from": {"random": {"seed": 1}}},
+    "S": {"kind": "stencil", "dtype": "f32", "border": "clamp",
+          "points": [{"offset": [-1, 0], "weight": 0.5}, {"offset": [1, 0], "weight": 0.5}]}},
+    "body": [{"op": "stencil.apply", "out": ["y"], "in": ["S", "x"]}, {"op": "array.sum", "out": ["s"], "in": ["y"]}],
+    "outputs": {"s": "s.npy"}})");
+  const Placement twice = place(stencil_sum, {1.0, 1.0});
+  EXPECT_FALSE(twice.split);
+  EXPECT_NE(twice.reason.find("'s' is reduced over rows, and every device also holds some of its neighbours' rows"),
+            std::string::npos)
+      << twice.reason;
+}
+
+// The whole's value from the devices' parts: sums in double precision (integers wrapping around in
+// their dtype), extremes, the root of the sum of squares, complex sums.
+TEST(Placement, PartsCombineAsTheirReductionSays) {
+  auto scalar = [](DType dtype, auto value) {
+    HostArray a;
+    a.dtype = dtype;
+    a.bytes.resize(sizeof(value));
+    std::memcpy(a.bytes.data(), &value, sizeof(value));
+    return a;
+  };
+  auto as = [](const HostArray& a, auto zero) {
+    decltype(zero) v;
+    std::memcpy(&v, a.bytes.data(), sizeof(v));
+    return v;
+  };
+  const std::vector<HostArray> floats = {scalar(DType::F32, 3.0f), scalar(DType::F32, -4.0f), scalar(DType::F32, 12.0f)};
+  EXPECT_EQ(as(combine_parts(floats, FUGUE_COMBINE_SUM), 0.0f), 11.0f);
+  EXPECT_EQ(as(combine_parts(floats, FUGUE_COMBINE_MIN), 0.0f), -4.0f);
+  EXPECT_EQ(as(combine_parts(floats, FUGUE_COMBINE_MAX), 0.0f), 12.0f);
+  EXPECT_EQ(as(combine_parts(floats, FUGUE_COMBINE_ROOT_SUM_SQUARES), 0.0f), 13.0f);
+  const std::vector<HostArray> bytes = {scalar(DType::U8, uint8_t{200}), scalar(DType::U8, uint8_t{100})};
+  EXPECT_EQ(as(combine_parts(bytes, FUGUE_COMBINE_SUM), uint8_t{}), uint8_t{44});  // 300 wraps around
+  const std::vector<HostArray> ints = {scalar(DType::I32, int32_t{-7}), scalar(DType::I32, int32_t{5})};
+  EXPECT_EQ(as(combine_parts(ints, FUGUE_COMBINE_SUM), int32_t{}), -2);
+  EXPECT_EQ(as(combine_parts(ints, FUGUE_COMBINE_MIN), int32_t{}), -7);
+  const std::vector<HostArray> complexes = {scalar(DType::C64, std::complex<float>(1, 2)),
+                                            scalar(DType::C64, std::complex<float>(-3, 0.5f))};
+  EXPECT_EQ(as(combine_parts(complexes, FUGUE_COMBINE_SUM), std::complex<float>{}), std::complex<float>(-2, 2.5f));
+  const std::vector<HostArray> nan = {scalar(DType::F64, 1.0), scalar(DType::F64, std::nan(""))};
+  EXPECT_TRUE(std::isnan(as(combine_parts(nan, FUGUE_COMBINE_MAX), 0.0)));
 }
