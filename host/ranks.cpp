@@ -158,7 +158,8 @@ void RankRun::prepare() {
   executor_->prepare();
   // Every rank must split alike and, trading rows, run the same kernels of the same reach in turn.
   const RowSplit here = split_by_rows(*program_, executor_->plan());
-  const bool same = ranks_.all_same(split_signature(here, executor_->plan(), placement_.ghost_rows > 0));
+  const bool same = ranks_.all_same(
+      split_signature(here, executor_->plan(), placement_.ghost_rows > 0 || !placement_.combined.empty()));
   if (!same || !here.reason.empty() || here.split_symbols != placement_.split_symbols ||
       here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows)
     throw DeviceError("the ranks plan their rows of the program differently (their devices differ" +

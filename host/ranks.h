@@ -51,6 +51,8 @@ class RankRun {
   // ranks (one share per rank).
   RankRun(const Ranks& ranks, const Program& whole, const Placement& placement, DeviceSlot device,
           const std::function<Program()>& parse, PlanOptions options);
+  RankRun(const RankRun&) = delete;  // its executor calls back into it
+  RankRun& operator=(const RankRun&) = delete;
   // Plans and builds; throws DeviceError on every rank where some rank planned its rows otherwise.
   void prepare();
   // Rank 0 reads or generates the inputs (once) and hands each rank its part; all upload.

@@ -62,6 +62,13 @@ int64_t op_reach(const PlannedOp& op) {
   return reach;
 }
 
+// Whether the operation writes one of the scalars combined from the devices' parts.
+bool writes_combined(const PlannedOp& op, const std::map<std::string, uint32_t>& combined) {
+  for (size_t k = 0; k < op.statement->operands.size(); ++k)
+    if (op.writes(k) && combined.count(op.statement->operands[k])) return true;
+  return false;
+}
+
 }  // namespace
 
 int64_t kernel_reach(const FusedGroup& group) {
@@ -97,6 +104,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   std::string first_split;  // the symbol that set `rows`, for messages
   std::set<std::string> traded;
   std::string ends_set_by;  // the first operation that read around its element along axis 0
+  std::map<std::string, std::string> written_otherwise;  // scalars some non-reducing operation writes: by which
   for (const auto& op_ptr : plan.ops) {
     const PlannedOp& op = *op_ptr;
     const Statement& st = *op.statement;
@@ -122,6 +130,14 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
       if (s.kind == SymbolKind::Scalar) {
         if (!op.writes(k)) continue;
         if (op.plan.combine != FUGUE_COMBINE_UNSAID) {  // each device's part, combined
+          if (op.plan.combine > FUGUE_COMBINE_ROOT_SUM_SQUARES)
+            return keep(operand + ": the operation says its parts combine in an unknown way (fugue_plan.combine " +
+                        std::to_string(op.plan.combine) + ")");
+          const bool integer = !dtype_is_float(s.dtype) && !dtype_is_complex(s.dtype);
+          if ((dtype_is_complex(s.dtype) && op.plan.combine != FUGUE_COMBINE_SUM) ||
+              (integer && op.plan.combine == FUGUE_COMBINE_ROOT_SUM_SQUARES) || op.reads(k))
+            return keep(operand + " is a " + std::string(dtype_name(s.dtype)) + " scalar the operation " +
+                        (op.reads(k) ? "also reads" : "cannot combine that way") + ": its parts do not combine");
           auto [it, fresh] = r.combined.emplace(name, op.plan.combine);
           if (!fresh && it->second != op.plan.combine)
             return keep(operand + " is reduced here otherwise than by an earlier operation: one scalar, two ways "
@@ -135,7 +151,10 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
           const Symbol& other = program.symbol(st.operands[j]);
           if (!other.compile_time() && other.kind != SymbolKind::Scalar) from_scalars = false;
         }
-        if (from_scalars) continue;
+        if (from_scalars) {
+          written_otherwise.emplace(name, op.label);
+          continue;
+        }
         return keep(operand + " is a scalar the device writes by an operation that does not say how its results "
                               "over parts of the rows combine (fugue_plan.combine): one value over all rows");
       }
@@ -191,11 +210,19 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   // Code that asks where it stands in the whole launch would find itself elsewhere in a device's rows.
   for (const auto& kernel : plan.kernels)
     for (const Statement* st : kernel.asks_position)
-      // Saying how ends or parts behave says the position serves only to find the ends or to share out the work.
-      if (plan.planned.at(st)->plan.ends == FUGUE_ENDS_UNSAID && plan.planned.at(st)->plan.combine == FUGUE_COMBINE_UNSAID)
+      // Saying how ends or parts behave says the position serves only to find the ends (of what it reads
+      // around along axis 0) or to share out the work (of what it reduces to a combined scalar).
+      if (!((plan.planned.at(st)->plan.ends != FUGUE_ENDS_UNSAID && op_reach(*plan.planned.at(st)) > 0) ||
+            (plan.planned.at(st)->plan.combine != FUGUE_COMBINE_UNSAID && writes_combined(*plan.planned.at(st), r.combined))))
         return keep(plan.planned.at(st)->label +
                   ": its code asks where it stands in the whole launch (an element's index, an entry's number or "
                   "a work-group's), which a split by rows would move");
+  // A combined scalar is combined after every kernel that stores it: another writer's value, alike on
+  // every device already, would be combined again.
+  for (const auto& [name, how] : r.combined)
+    if (auto other = written_otherwise.find(name); other != written_otherwise.end())
+      return keep(other->second + ": '" + name + "' is also a reduction's result, combined from the devices' parts; "
+                  "written here too, it would be combined again");
   // A reduction's part must leave its kernel to be combined, and must not count rows twice.
   for (const FusedGroup& group : plan.groups)
     for (const PlannedOp* op : group.ops)
@@ -228,6 +255,8 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
 
 std::string split_signature(const RowSplit& split, const ExecutionPlan& plan, bool trading) {
   std::string text = split.reason + "|";
+  for (const auto& [name, how] : split.combined) text += name + ":" + std::to_string(how) + " ";
+  text += "|";
   for (const auto& s : split.split_symbols) text += s + " ";
   text += "|";
   for (const auto& s : split.whole_symbols) text += s + " ";

@@ -79,8 +79,8 @@ struct RowSplit {
 RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan);
 
 // What devices splitting a program alike must agree on: how their plans split it (`split`, from
-// split_by_rows) and, where they trade rows (`trading`), which kernels they run in turn, each reaching
-// how far.
+// split_by_rows) and, where they meet during the run (`trading`: rows traded, reductions combined),
+// which kernels they run in turn, each reaching how far.
 std::string split_signature(const RowSplit& split, const ExecutionPlan& plan, bool trading);
 
 // How many rows beyond its own a fused kernel reads its inputs at most: the sum, over its operations,

@@ -1,6 +1,5 @@
 #include "runtime/executor.h"
 
-#include "passes/placement.h"
 #include <algorithm>
 #include <cstdint>
 #include <map>

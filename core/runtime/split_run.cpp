@@ -101,8 +101,7 @@ HostArray combine_parts(const std::vector<HostArray>& parts, uint32_t how) {
           const double v = static_cast<double>(at(part, i));
           if (how == FUGUE_COMBINE_SUM) acc += v;
           else if (how == FUGUE_COMBINE_ROOT_SUM_SQUARES) acc += v * v;
-          else if (std::isnan(v) || std::isnan(acc)) acc = std::numeric_limits<double>::quiet_NaN();
-          else acc = how == FUGUE_COMBINE_MIN ? std::min(acc, v) : std::max(acc, v);
+          else acc = how == FUGUE_COMBINE_MIN ? std::fmin(acc, v) : std::fmax(acc, v);  // NaN ignored, as the devices' fmin
         }
         whole = static_cast<T>(how == FUGUE_COMBINE_ROOT_SUM_SQUARES ? std::sqrt(acc) : acc);
       } else {
@@ -135,14 +134,23 @@ class SplitRun::RowTrade {
     std::vector<uint8_t> first, last;  // the device's first and last own rows
   };
 
-  explicit RowTrade(size_t devices) : sets_{std::vector<Slot>(devices), std::vector<Slot>(devices)}, turns_(devices, 0) {}
+  explicit RowTrade(size_t devices)
+      : sets_{std::vector<Slot>(devices), std::vector<Slot>(devices)}, turns_(devices, 0), left_(devices, false) {}
 
   void reset() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::fill(turns_.begin(), turns_.end(), 0);
+    std::fill(left_.begin(), left_.end(), false);
     arrived_ = 0;
     abandoned_ = false;
     trades_ = 0;
+  }
+  // Device d has finished its run: a device still waiting for it at a meeting it never came to waits
+  // no more (their plans must have differed).
+  void leave(size_t d) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    left_[d] = true;
+    changed_.notify_all();
   }
   void abandon() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -162,7 +170,15 @@ class SplitRun::RowTrade {
       ++trades_;
       changed_.notify_all();
     } else {
-      changed_.wait(lock, [&] { return trades_ > static_cast<int64_t>(turn) || abandoned_; });
+      auto deserted = [&] {
+        for (size_t e = 0; e < left_.size(); ++e)
+          if (left_[e] && turns_[e] <= turn) return true;
+        return false;
+      };
+      changed_.wait(lock, [&] { return trades_ > static_cast<int64_t>(turn) || abandoned_ || deserted(); });
+      if (trades_ <= static_cast<int64_t>(turn) && !abandoned_)
+        throw DeviceError("a device finished its run while the others waited to exchange '" + symbol +
+                          "' with it: their plans ran differently; run the program on one device");
     }
     if (abandoned_) throw DeviceError("another device failed while the devices exchanged values of '" + symbol + "'");
     for (const Slot& other : set)
@@ -181,6 +197,7 @@ class SplitRun::RowTrade {
   std::condition_variable changed_;
   std::vector<Slot> sets_[2];
   std::vector<uint64_t> turns_;
+  std::vector<bool> left_;  // devices whose run has finished
   size_t arrived_ = 0;
   bool abandoned_ = false;
   int64_t trades_ = 0;
@@ -259,10 +276,10 @@ void SplitRun::prepare() {
     // With neighbours' rows, the devices trade them together, kernel by kernel: their kernels must
     // be the same ones, reaching as far.
     const RowSplit first = split_by_rows(*programs_.front(), executors_.front()->plan());
+    const bool meets = placement_.ghost_rows > 0 || !placement_.combined.empty();
     if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
         here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows ||
-        split_signature(here, executors_[d]->plan(), placement_.ghost_rows > 0) !=
-            split_signature(first, executors_.front()->plan(), placement_.ghost_rows > 0))
+        split_signature(here, executors_[d]->plan(), meets) != split_signature(first, executors_.front()->plan(), meets))
       throw DeviceError("device " + slots_[d].device->info.id() + " (" + slots_[d].device->info.name +
                         ") plans its rows of the program differently from the first device" +
                         (here.reason.empty() ? std::string() : " (" + here.reason + ")") +
@@ -300,6 +317,7 @@ void SplitRun::run() {
       threads.emplace_back([&, d] {
         try {
           executors_[d]->run();
+          if (meeting_) meeting_->leave(d);
         } catch (...) {
           failures[d] = std::current_exception();
           {

@@ -287,7 +287,8 @@ std::string split_violation(const TestCall& call, DeviceSession& s, double toler
     Run part = prepare_program(document, s, options);
     for (const auto& name : split)
       if (whole.program->symbol(name).source.kind != SymbolSource::Kind::None)
-        part.executor->give_initial(name, rows_of(whole.executor->read(name), share.first - share.before, share.held()));
+        part.executor->give_initial(
+            name, rows_of(initial_value(whole.program->symbol(name)), share.first - share.before, share.held()));
     part.executor->initialize();
     part.executor->run();
     const std::string rows_text = "rows " + std::to_string(share.first) + ".." + std::to_string(share.first + share.count - 1);

@@ -133,6 +133,8 @@ TEST(SeveralDevices, StencilsTradeNeighbourRows) {
       {examples / "jacobi.json", "", "", "0:0,0:1", "each device also holds 8 rows of each neighbour's (none past the ends", 1},
       {examples / "jacobi.json", "", ",halo_depth=1", "0:0,0:1", "each device also holds 1 rows", 9},
       {examples / "jacobi.json", "--no-fuse", ",halo_depth=1", "0:0,0:1", "each device also holds 1 rows", 9},
+      // Three devices, uneven shares (43, 43, 42), the middle one holding rows on both sides, the ends none.
+      {examples / "jacobi.json", "", ",halo_depth=2", "0:0,0:1,0:2", "each device also holds 2 rows", 4},
       // 96 rows over three devices, wrapping around: 32 each.
       {examples / "bench" / "stencil5.json", "--set side=96 --set iterations=7", ",halo_depth=3", "0:0,0:1,0:2",
        "each device also holds 3 rows of each neighbour's (the first and last devices each other's", 2},

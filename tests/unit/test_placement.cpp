@@ -220,6 +220,16 @@ TEST(Placement, ReductionsCombineTheDevicesParts) {
           "points": [{"offset": [-1, 0], "weight": 0.5}, {"offset": [1, 0], "weight": 0.5}]}},
     "body": [{"op": "stencil.apply", "out": ["y"], "in": ["S", "x"]}, {"op": "array.sum", "out": ["s"], "in": ["y"]}],
     "outputs": {"s": "s.npy"}})");
+  // A combined scalar written again by another operation would be combined again.
+  const Program rescaled = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [64, 8], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.sum", "out": ["s"], "in": ["x"]}, {"op": "array.mul", "out": ["s"], "in": ["s", 0.5]}],
+    "outputs": {"s": "s.npy"}})");
+  const Placement again = place(rescaled, {1.0, 1.0});
+  EXPECT_FALSE(again.split);
+  EXPECT_NE(again.reason.find("array.mul s = (s, 0.5): 's' is also a reduction's result"), std::string::npos)
+      << again.reason;
+
   const Placement twice = place(stencil_sum, {1.0, 1.0});
   EXPECT_FALSE(twice.split);
   EXPECT_NE(twice.reason.find("'s' is reduced over rows, and every device also holds some of its neighbours' rows"),
@@ -255,6 +265,10 @@ TEST(Placement, PartsCombineAsTheirReductionSays) {
   const std::vector<HostArray> complexes = {scalar(DType::C64, std::complex<float>(1, 2)),
                                             scalar(DType::C64, std::complex<float>(-3, 0.5f))};
   EXPECT_EQ(as(combine_parts(complexes, FUGUE_COMBINE_SUM), std::complex<float>{}), std::complex<float>(-2, 2.5f));
+  // NaN parts are ignored as the devices' fmin and fmax ignore NaN elements (a device whose rows are all
+  // NaN gives NaN); all NaN stays NaN.
   const std::vector<HostArray> nan = {scalar(DType::F64, 1.0), scalar(DType::F64, std::nan(""))};
-  EXPECT_TRUE(std::isnan(as(combine_parts(nan, FUGUE_COMBINE_MAX), 0.0)));
+  EXPECT_EQ(as(combine_parts(nan, FUGUE_COMBINE_MAX), 0.0), 1.0);
+  EXPECT_EQ(as(combine_parts({nan[1], nan[0]}, FUGUE_COMBINE_MIN), 0.0), 1.0);
+  EXPECT_TRUE(std::isnan(as(combine_parts({nan[1], nan[1]}, FUGUE_COMBINE_MAX), 0.0)));
 }
