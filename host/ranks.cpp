@@ -60,6 +60,55 @@ void broadcast(std::vector<uint8_t>& bytes, const std::string& what) {
   }
 }
 
+// Sends `bytes` to rank `to` (or receives them from `from`), a gibibyte at a time.
+void send_bytes(const void* data, size_t bytes, int to, const std::string& what) {
+  const size_t chunk = size_t{1} << 30;
+  for (size_t at = 0; at < bytes; at += chunk)
+    check(MPI_Send(static_cast<const uint8_t*>(data) + at, static_cast<int>(std::min(chunk, bytes - at)), MPI_BYTE, to, 3, MPI_COMM_WORLD),
+          "sending " + what);
+}
+void receive_bytes(void* data, size_t bytes, int from, const std::string& what) {
+  const size_t chunk = size_t{1} << 30;
+  for (size_t at = 0; at < bytes; at += chunk)
+    check(MPI_Recv(static_cast<uint8_t*>(data) + at, static_cast<int>(std::min(chunk, bytes - at)), MPI_BYTE, from, 3, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE),
+          "receiving " + what);
+}
+
+// A kind's rows as numbers: dtype, rank, shape, metadata's bytes, parts, then each part's dtype, rank
+// and shape; the metadata and the parts' bytes follow as messages of their own.
+std::vector<int64_t> type_header(const DeclaredType& type) {
+  std::vector<int64_t> h = {static_cast<int64_t>(type.dtype), static_cast<int64_t>(type.shape.size())};
+  h.insert(h.end(), type.shape.begin(), type.shape.end());
+  h.push_back(static_cast<int64_t>(type.metadata.size()));
+  h.push_back(static_cast<int64_t>(type.parts.size()));
+  for (const ArrayType& p : type.parts) {
+    h.push_back(static_cast<int64_t>(p.dtype));
+    h.push_back(static_cast<int64_t>(p.shape.size()));
+    h.insert(h.end(), p.shape.begin(), p.shape.end());
+  }
+  return h;
+}
+
+DeclaredType type_from_header(const std::vector<int64_t>& h) {
+  size_t at = 0;
+  auto next = [&] {
+    if (at >= h.size()) throw DeviceError("internal: a kind's rows came with a short header");
+    return h[at++];
+  };
+  DeclaredType type;
+  type.dtype = static_cast<DType>(next());
+  for (int64_t axes = next(); axes > 0; --axes) type.shape.push_back(next());
+  type.metadata.resize(static_cast<size_t>(next()));
+  for (int64_t parts = next(); parts > 0; --parts) {
+    ArrayType p;
+    p.dtype = static_cast<DType>(next());
+    for (int64_t axes = next(); axes > 0; --axes) p.shape.push_back(next());
+    type.parts.push_back(std::move(p));
+  }
+  return type;
+}
+
 }  // namespace
 
 Ranks::Ranks() {
@@ -127,8 +176,13 @@ RankRun::RankRun(const Ranks& ranks, const Program& whole, const Placement& plac
     throw DeviceError("internal: a run over " + std::to_string(ranks_.size()) + " ranks needs a placement split over them");
   const DeviceShare& share = placement_.shares[static_cast<size_t>(ranks_.rank())];
   program_ = std::make_unique<Program>(parse());
-  for (const auto& name : placement_.split_symbols) program_->symbols.at(name).shape[0] = share.held();
+  std::vector<std::pair<std::string, HostArray>> kind_rows;
+  for (const auto& name : placement_.split_symbols) {
+    if (whole_.symbol(name).compound()) kind_rows.emplace_back(name, hand_out_kind_rows(name));
+    else program_->symbols.at(name).shape[0] = share.held();
+  }
   executor_ = std::make_unique<Executor>(*program_, *slot_.device, *slot_.cache, *slot_.profiler, options);
+  for (auto& [name, rows] : kind_rows) give_rows(*executor_, program_->symbol(name), std::move(rows));
   if (placement_.ghost_rows > 0)
     executor_->hold_neighbour_rows({std::set<std::string>(placement_.split_symbols.begin(), placement_.split_symbols.end()),
                                     placement_.ghost_rows, [this](const std::string& symbol) { trade(symbol); }});
@@ -137,6 +191,47 @@ RankRun::RankRun(const Ranks& ranks, const Program& whole, const Placement& plac
     for (const auto& entry : placement_.combined) combined.insert(entry.first);
     executor_->combine_scalars({combined, [this](const std::string& symbol) { combine(symbol); }});
   }
+}
+
+HostArray RankRun::hand_out_kind_rows(const std::string& name) {
+  const Symbol& s = whole_.symbol(name);
+  const std::string what = "the rows of '" + name + "'";
+  DeclaredType type;
+  HostArray mine;
+  if (ranks_.rank() == 0) {
+    const HostArray whole = whole_value(whole_, s);  // read or generated once, as on one device
+    for (int r = ranks_.size() - 1; r >= 0; --r) {  // rank 0's own last: it keeps them
+      const DeviceShare& share = placement_.shares[static_cast<size_t>(r)];
+      HostArray rows = kind_rows(s, whole, share.first, share.count, type);
+      if (r == 0) {
+        mine = std::move(rows);
+        break;
+      }
+      const std::vector<int64_t> header = type_header(type);
+      const int64_t length = static_cast<int64_t>(header.size());
+      send_bytes(&length, sizeof length, r, what);
+      send_bytes(header.data(), header.size() * sizeof(int64_t), r, what);
+      send_bytes(type.metadata.data(), type.metadata.size(), r, what);
+      for (const HostArray& part : rows.parts) send_bytes(part.bytes.data(), part.bytes.size(), r, what);
+    }
+  } else {
+    int64_t length = 0;
+    receive_bytes(&length, sizeof length, 0, what);
+    if (length < 0 || length > 4096) throw DeviceError("internal: " + what + " came with a header of " + std::to_string(length));
+    std::vector<int64_t> header(static_cast<size_t>(length));
+    receive_bytes(header.data(), header.size() * sizeof(int64_t), 0, what);
+    type = type_from_header(header);
+    receive_bytes(type.metadata.data(), type.metadata.size(), 0, what);
+    mine.dtype = type.dtype;
+    mine.shape = type.shape;
+    mine.kind_name = s.kind_name;
+    for (const ArrayType& p : type.parts) {
+      mine.parts.emplace_back(p.dtype, p.shape);
+      receive_bytes(mine.parts.back().bytes.data(), mine.parts.back().bytes.size(), 0, what);
+    }
+  }
+  take_rows_type(*program_, name, type);
+  return mine;
 }
 
 void RankRun::combine(const std::string& symbol) {
@@ -173,6 +268,8 @@ void RankRun::initialize() {
     const size_t n = static_cast<size_t>(ranks_.size());
     for (const auto& [name, s] : whole_.symbols) {
       if (s.compile_time() || s.source.kind == SymbolSource::Kind::None) continue;
+      // A kind with storage split by rows (its parts too): handed out when the ranks' programs were made.
+      if ((s.compound() && placement_.is_split(name)) || (!s.part_of.empty() && placement_.is_split(s.part_of))) continue;
       HostArray all;
       if (rank == 0) {
         all = initial_value(s);  // read or generated once, as on one device

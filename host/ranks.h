@@ -67,6 +67,9 @@ class RankRun {
  private:
   void trade(const std::string& symbol);
   void combine(const std::string& symbol);
+  // A kind with storage split by rows (a sparse matrix): rank 0 reads it whole and sends each rank its
+  // rows, their type first; every rank's program takes its rows' type. Returns this rank's rows.
+  HostArray hand_out_kind_rows(const std::string& symbol);
 
   const Ranks& ranks_;
   const Program& whole_;

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 12
+#define FUGUE_ABI_VERSION_MINOR 13
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -415,6 +415,16 @@ typedef struct fugue_plan {
    * FUGUE_COMBINE_UNSAID (0), the core never splits a program where the operation writes a scalar. */
   uint32_t combine;
   /* end of 2.12 */
+  /* 2.13, any level: the operands (bit k: operand k in signature order, the first 64) cut by the rows of
+   * axis 0 when the core splits a program's rows across devices, a promise that row r of every output
+   * is computed from row r of the marked operands and from the whole of the others alone, whatever the
+   * number of rows, and that the operation asks for its position only to find its rows. Outputs must be
+   * marked, and the unmarked operands are read, never written. A kind with storage (a sparse matrix) is
+   * marked only where its kind gives rows of its values (fugue_kind_desc.rows_type and rows_value): each
+   * device then holds its rows as a value of the kind of its own. The core splits by partitions alone
+   * where this is 0: element-wise and BATCH operands, with WHOLE ones read by every device. */
+  uint64_t split_rows;
+  /* end of 2.13 */
 } fugue_plan;
 
 #define FUGUE_ENDS_UNSAID 0u
@@ -743,6 +753,16 @@ typedef fugue_status (*fugue_example_fn)(const fugue_kind_desc* kind, uint32_t r
  * what is wrong (a sparse matrix's column index out of range). The core asks before the run about every
  * value a program gives part by part ("parts"), whose parts nothing else has checked together. */
 typedef fugue_status (*fugue_check_value_fn)(const fugue_kind_desc* kind, const fugue_host_array* value, fugue_error* error);
+/* 2.13: the type of rows [first, first + count) of axis 0 of `value` (a value of the kind, its type's
+ * metadata with it; 0 <= first, first + count <= its rows) as a value of the kind of its own, into the
+ * core's room as declare fills it: shape [count, ...], its parts and metadata (asked again when the
+ * metadata needs more room). A sparse matrix's rows: a matrix of count rows holding those rows' entries. */
+typedef fugue_status (*fugue_rows_type_fn)(const fugue_kind_desc* kind, const fugue_host_array* value, int64_t first,
+                                           int64_t count, fugue_declared* rows, fugue_error* error);
+/* 2.13: fills `rows`, allocated by the core with the type rows_type gave (every part's data), with
+ * those rows of `value`. */
+typedef fugue_status (*fugue_rows_value_fn)(const fugue_kind_desc* kind, const fugue_host_array* value, int64_t first,
+                                            int64_t count, fugue_host_array* rows, fugue_error* error);
 
 struct fugue_kind_desc {
   uint32_t struct_size;
@@ -760,6 +780,10 @@ struct fugue_kind_desc {
   /* end of 2.0 */
   fugue_check_value_fn check_value; /* 2.6: optional (NULL: every value of the right type is well-formed) */
   /* end of 2.6 */
+  /* 2.13: both or neither (NULL: the kind's values are never split by rows across devices). */
+  fugue_rows_type_fn rows_type;
+  fugue_rows_value_fn rows_value;
+  /* end of 2.13 */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

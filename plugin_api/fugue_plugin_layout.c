@@ -1,4 +1,4 @@
-/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5, 2.6, 2.8, 2.10 and 2.11 append, asserted field by field (LP64: Linux and macOS on
+/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5, 2.6, 2.8, 2.10, 2.11, 2.12 and 2.13 append, asserted field by field (LP64: Linux and macOS on
  * 64-bit machines). A change that moves a field, or puts a field before a "end of 2.0" marker, breaks
  * every plugin built against an earlier 2.x header: this file refuses to compile instead. Later minor
  * versions append fields after the marker and add their asserts below; none of these lines changes.
@@ -30,6 +30,10 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.10 ends after " #last)
 #define FUGUE_END_OF_2_11(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.11 ends after " #last)
+#define FUGUE_END_OF_2_12(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.12 ends after " #last)
+#define FUGUE_END_OF_2_13(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.13 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -185,6 +189,11 @@ FUGUE_AT(fugue_plan, variant_capacity, 80);
 FUGUE_END_OF_2_5(fugue_plan, variant_capacity, 84);
 FUGUE_AT(fugue_plan, walks_rows, 84);
 FUGUE_END_OF_2_11(fugue_plan, walks_rows, 88);
+FUGUE_AT(fugue_plan, ends, 88);
+FUGUE_AT(fugue_plan, combine, 92);
+FUGUE_END_OF_2_12(fugue_plan, combine, 96);
+FUGUE_AT(fugue_plan, split_rows, 96);
+FUGUE_END_OF_2_13(fugue_plan, split_rows, 104);
 
 /* fugue_emit_api */
 FUGUE_AT(fugue_emit_api, struct_size, 0);
@@ -361,6 +370,9 @@ FUGUE_AT(fugue_kind_desc, parts, 64);
 FUGUE_END_OF_2_0(fugue_kind_desc, parts, 72);
 FUGUE_AT(fugue_kind_desc, check_value, 72);
 FUGUE_END_OF_2_6(fugue_kind_desc, check_value, 80);
+FUGUE_AT(fugue_kind_desc, rows_type, 80);
+FUGUE_AT(fugue_kind_desc, rows_value, 88);
+FUGUE_END_OF_2_13(fugue_kind_desc, rows_value, 96);
 
 /* fugue_dtype_info */
 FUGUE_AT(fugue_dtype_info, dtype, 0);

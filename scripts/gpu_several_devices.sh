@@ -4,8 +4,9 @@
 # over all of them (wall time on the host, the same measure for both), the split checked against one GPU
 # at 20,000 entries, and where a split starts to pay (SWEEP entries of LU, split_bytes=0); then the
 # stencils (the periodic 5-point stencil, Jacobi, the biharmonic chain) on 32768^2 f32, each device
-# holding its neighbours' rows, checked against one GPU at 4096^2.
-#   PARTS="batched stencils" SWEEP="250 1000 4000 16000 64000" scripts/gpu_several_devices.sh
+# holding its neighbours' rows, checked against one GPU at 4096^2; with PARTS=spmv, y = A x on a
+# Poisson matrix of 10^8 entries, each device its rows of A, checked against one GPU at 1024^2.
+#   PARTS="batched stencils spmv" SWEEP="250 1000 4000 16000 64000" scripts/gpu_several_devices.sh
 set -u
 source .gpu/env.sh
 F=.gpu/build/host/fugue
@@ -26,6 +27,33 @@ for f in sorted(glob.glob(f"{out}/one_{p}/*.npy")):
     print(f"{p} {os.path.basename(f)} {a.shape}: max |one GPU - all| = {float(np.max(np.abs(a.astype(float) - b.astype(float)))):.3g}")
 PY
 }
+if [[ " ${PARTS:-batched stencils} " == *" spmv "* ]]; then
+  # y = A x ITERATIONS times on the 5-point Poisson matrix of GRID^2 rows (4473^2: 100.0 M entries), f32, in
+  # the automatically chosen layout and in csr; each device its rows of A and y, x whole. Checked at 1024^2.
+  spmv() {  # spmv GRID FORMAT ITERATIONS FILE
+    local kind='"sparse", "format": "auto"'
+    [[ $2 == auto ]] || kind="\"$2\""
+    cat > "$4" <<EOF
+{"fugue": 1, "symbols": {"iterations": {"kind": "const", "value": $3},
+ "A": {"kind": $kind, "dtype": "f32", "from": {"poisson": {"grid": [$1, $1]}}},
+ "x": {"kind": "array", "dtype": "f32", "shape": [$(($1 * $1))], "from": {"random": {"seed": 1, "low": -1, "high": 1}}}},
+ "body": [{"for": "i", "count": "iterations", "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}]}],
+ "outputs": {"y": "y.npy"}}
+EOF
+  }
+  for format in ${SPMV_FORMATS:-auto csr}; do
+    spmv 1024 $format 1 "$out/spmv_check.json"
+    $F run "$out/spmv_check.json" --device gpu --out "$out/one_spmv_$format" || exit 1
+    FUGUE_TUNING=split_bytes=0 $F run "$out/spmv_check.json" --device gpu:all --stats --out "$out/all_spmv_$format" |
+      grep -E "split by rows|whole on every" || exit 1
+    compare "$out" "spmv_$format"
+    spmv ${SPMV_GRID:-4473} $format ${SPMV_ITERATIONS:-100} "$out/spmv_$format.json"
+    $F explain "$out/spmv_$format.json" --device gpu:all | grep -E "placement|split by rows|sparse.spmv" | head -5
+    args="$out/spmv_$format.json --repeat 5"
+    echo "spmv $format grid=${SPMV_GRID:-4473}^2 iterations=${SPMV_ITERATIONS:-100} one GPU $(wall_one $args) ms," \
+         "two ($two_gpus) $(wall_two $args) ms, all $(wall_all $args) ms"
+  done
+fi
 if [[ " ${PARTS:-batched stencils} " == *" stencils "* ]]; then
   for p in stencil5 jacobi stencil_chain; do
     $F run examples/bench/$p.json --set side=4096 --device gpu --out "$out/one_$p" || exit 1

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "passes/planned_op.h"
+#include "plugins/kind.h"
 #include "program/dtype.h"
 
 namespace fugue {
@@ -46,8 +47,17 @@ std::vector<DeviceShare> shares_of(int64_t rows, const std::vector<double>& weig
 }
 
 double bytes_of(const Symbol& s) {
+  if (s.compound()) {  // a kind with storage: its parts
+    double bytes = 0;
+    for (const ArrayType& part : s.part_types)
+      bytes += static_cast<double>(shape_elements(part.shape)) * static_cast<double>(dtype_size(part.dtype));
+    return bytes;
+  }
   return static_cast<double>(shape_elements(s.shape)) * static_cast<double>(dtype_size(s.dtype));
 }
+
+// Whether the operation says operand k is cut by the rows of axis 0 (fugue_plan.split_rows).
+bool marked_by_rows(const PlannedOp& op, size_t k) { return k < 64 && ((op.plan.split_rows >> k) & 1u); }
 
 // An operand read around each element (ELEMENTWISE or TILE with a halo).
 bool read_around(const abi::Partition& part) {
@@ -108,7 +118,10 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   for (const auto& op_ptr : plan.ops) {
     const PlannedOp& op = *op_ptr;
     const Statement& st = *op.statement;
-    if (op.level() == FUGUE_LEVEL_DEVICE)
+    // An operation that says which operands its rows cut (ABI 2.13 split_rows) reads the others whole,
+    // whatever their partitions; a device-level one that does not say enqueues its kernels over whole operands.
+    const bool says_rows = op.plan.split_rows != 0;
+    if (op.level() == FUGUE_LEVEL_DEVICE && !says_rows)
       return keep(op.label + ": a device-level operation, which enqueues its own kernels over whole operands");
     // An operand every entry reads whole (BATCH with no entry axis) goes whole to every device only
     // where the operation's other arrays are all entries numbered from axis 0.
@@ -124,9 +137,32 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
       const Symbol& s = program.symbol(name);
       if (s.compile_time()) continue;
       const std::string operand = op.label + ": '" + name + "'";
+      const bool marked = marked_by_rows(op, k);
+      if (says_rows && op.writes(k) && !marked)
+        return keep(operand + " is written, but the operation does not say its rows cut it (fugue_plan.split_rows)");
+      if (s.kind == SymbolKind::Plugin && marked && s.compound() && s.kind_object && s.kind_object->cuts_rows() &&
+          !op.writes(k) && !written.count(name)) {
+        // A value of a kind that gives its rows (a sparse matrix): each device holds its rows as a value
+        // of its own.
+        if (std::any_of(program.outputs.begin(), program.outputs.end(), [&](const OutputFile& o) { return o.symbol == name; }))
+          return keep(operand + " is a " + s.kind_text() + " the program writes out whole");
+        if (s.shape.empty()) return keep(operand + " has no rows");
+        auto [it, fresh] = role.emplace(name, Role::Split);
+        if (!fresh && it->second != Role::Split) return keep(operand + " is split by rows here but read whole by an earlier operation");
+        if (!rows) {
+          rows = s.shape[0];
+          first_split = name;
+        } else if (s.shape[0] != *rows) {
+          return keep(operand + " has " + std::to_string(s.shape[0]) + " rows where '" + first_split + "' has " +
+                      std::to_string(*rows) + ": no one split of axis 0 serves both");
+        }
+        continue;
+      }
       if (s.kind == SymbolKind::Plugin || !s.part_of.empty())
-        return keep(operand + " is " + (s.part_of.empty() ? "a " + s.kind_text() : "a part of '" + s.part_of + "'") +
-                    ", whose storage is not split by rows");
+        return keep(operand + " is " + (s.part_of.empty() ? "a " + s.kind_text() : "a part of '" + s.part_of + "'") + ", whose storage is not split by rows" +
+                    (s.part_of.empty() && marked ? (s.kind_object && s.kind_object->cuts_rows() ? " where the device writes it"
+                                                                                               : " (its kind gives no rows of its values: fugue_kind_desc.rows_type)")
+                                                 : ""));
       if (s.kind == SymbolKind::Scalar) {
         if (!op.writes(k)) continue;
         if (op.plan.combine != FUGUE_COMBINE_UNSAID) {  // each device's part, combined
@@ -161,8 +197,9 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
       if (s.runtime_axes) return keep(operand + " has a run-time length");
       const abi::Partition& part = op.partition(k);
       const bool around = read_around(part) && !s.shape.empty();
-      const bool by_rows = !s.shape.empty() &&
-                           ((part.kind == FUGUE_PARTITION_BATCH && part.batch_axis >= 0) || is_pointwise(part) || around);
+      const bool by_rows = !s.shape.empty() && (says_rows ? marked
+                                                          : (part.kind == FUGUE_PARTITION_BATCH && part.batch_axis >= 0) ||
+                                                                is_pointwise(part) || around);
       if (around) {
         // A device computes its own rows as the whole would only if the operation treats the ends of
         // its array (the device's rows and its neighbours') as it would the whole's.
@@ -197,7 +234,10 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
         }
         continue;
       }
-      const bool shared_entry = part.kind == FUGUE_PARTITION_BATCH && part.batch_axis < 0 && entries_only;
+      // Read whole by an operation that says its rows cut only the others, or an entry every entry reads.
+      const bool shared_entry = says_rows || (part.kind == FUGUE_PARTITION_BATCH && part.batch_axis < 0 && entries_only);
+      if (says_rows && (op.writes(k) || written.count(name)))
+        return keep(operand + " is read whole, and written on the device: every device would need the others' rows of it");
       if (!shared_entry || op.writes(k) || written.count(name))
         return keep(operand + " is " + partition_text(part) +
                     (shared_entry ? " and written on the device" : ", not entries or elements numbered from axis 0") +
@@ -213,6 +253,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
       // Saying how ends or parts behave says the position serves only to find the ends (of what it reads
       // around along axis 0) or to share out the work (of what it reduces to a combined scalar).
       if (!((plan.planned.at(st)->plan.ends != FUGUE_ENDS_UNSAID && op_reach(*plan.planned.at(st)) > 0) ||
+            plan.planned.at(st)->plan.split_rows != 0 ||
             (plan.planned.at(st)->plan.combine != FUGUE_COMBINE_UNSAID && writes_combined(*plan.planned.at(st), r.combined))))
         return keep(plan.planned.at(st)->label +
                   ": its code asks where it stands in the whole launch (an element's index, an entry's number or "
@@ -235,6 +276,10 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   if (!r.combined.empty() && !traded.empty())
     return keep("'" + r.combined.begin()->first + "' is reduced over rows, and every device also holds some of its "
                 "neighbours' rows (read around each element): the reduction would count them twice");
+  for (const auto& [name, kind] : role)
+    if (kind == Role::Split && program.symbol(name).compound() && !traded.empty())
+      return keep("'" + name + "' is a " + program.symbol(name).kind_text() + " split by rows, and every device also holds some of "
+                  "its neighbours' rows (read around each element): its rows would not match theirs");
   if (!rows) return keep("no operation splits an array by rows");
   if (*rows == 0) return keep("'" + first_split + "' has no rows");
   r.rows = *rows;

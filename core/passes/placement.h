@@ -10,9 +10,14 @@
 // ends) are split too: each device also holds a few rows of its neighbours' and trades them with them
 // when its kernels have read them stale (split_run.h). Scalars reduced over the rows by operations
 // that say how parts combine (sums, extremes, norms) are combined from every device's part and handed
-// back to all, so an `if` on them takes the same branch everywhere. Anything else keeps the program on
-// the first device, and the placement says why: another scalar written on the device, another partition, code that asks where it stands in the whole launch, a device-level operation,
-// a kind with storage, a run-time length, or work too small to be worth splitting
+// back to all, so an `if` on them takes the same branch everywhere. Operations that say which operands
+// their rows cut (fugue_plan.split_rows: a sparse product's A, y0 and y) split so, device-level ones
+// too, their other operands going whole to every device; a kind with storage so cut (a sparse matrix)
+// is held by each device as its kind's rows of the whole (fugue_kind_desc.rows_type). Anything else
+// keeps the program on the first device, and the placement says why: another scalar written on the
+// device, another partition, code that asks where it stands in the whole launch, a device-level
+// operation that does not say its rows, a kind with storage that gives no rows, a value read whole and
+// written on the device, a run-time length, or work too small to be worth splitting
 // (LaunchTuning::split_bytes).
 #pragma once
 #include <map>

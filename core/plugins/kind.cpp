@@ -149,4 +149,47 @@ std::string Kind::check_value(const HostArray& value, const std::vector<unsigned
   return "";
 }
 
+bool Kind::cuts_rows() const {
+  return desc_ && storage() && desc_->struct_size >= FUGUE_SIZE_UP_TO(fugue_kind_desc, rows_value) && desc_->rows_type &&
+         desc_->rows_value;
+}
+
+HostArray Kind::rows(const HostArray& value, const std::vector<unsigned char>& metadata, int64_t first, int64_t count,
+                     DeclaredType& type) const {
+  if (!cuts_rows()) throw std::logic_error("kind " + name_ + " cuts no rows");
+  if (value.shape.empty() || first < 0 || count < 0 || first + count > value.shape[0])
+    throw std::logic_error("rows " + std::to_string(first) + " + " + std::to_string(count) + " of a " + value.type_text());
+  abi::Type whole = type_of(value);
+  whole.metadata = metadata;
+  const fugue_type view = whole.view();
+  std::vector<fugue_host_array> parts;
+  const fugue_host_array host = host_view(value, view, parts);
+  const std::string who = "kind " + name_ + ": rows_type";
+  try {
+    type = read_declared([&](fugue_declared* out, fugue_error* error) { return desc_->rows_type(desc_, &host, first, count, out, error); },
+                         parts_, who, *plugin_);
+  } catch (const UserError& e) {  // the value is the kind's own: refusing its rows is the plugin's fault
+    throw DeviceError(who + ": " + e.what() + " (plugin '" + plugin_->name + "')");
+  }
+  if (type.shape.empty() || type.shape[0] != count || type.dtype != value.dtype)
+    throw DeviceError(who + " gave " + std::string(dtype_name(type.dtype)) + " " + shape_string(type.shape) + " for " + std::to_string(count) +
+                      " rows of a " + value.type_text() + " (plugin '" + plugin_->name + "')");
+  HostArray out;
+  out.dtype = type.dtype;
+  out.shape = type.shape;
+  out.kind_name = value.kind_name;
+  for (const ArrayType& p : type.parts) out.parts.emplace_back(p.dtype, p.shape);
+  abi::Type rows_type = type_of(out);
+  rows_type.metadata = type.metadata;
+  const fugue_type rows_view = rows_type.view();
+  std::vector<fugue_host_array> rows_parts;
+  fugue_host_array rows_host = host_view(out, rows_view, rows_parts);
+  ErrorBuffer error;
+  const fugue_status status = desc_->rows_value(desc_, &host, first, count, &rows_host, error.get());
+  if (status != FUGUE_OK)
+    throw DeviceError("kind " + name_ + ": rows_value: " + (error.text().empty() ? "failed without a message" : error.text()) +
+                      " (plugin '" + plugin_->name + "')");
+  return out;
+}
+
 }  // namespace fugue

@@ -64,6 +64,13 @@ class Kind {
   // "" when `value` (a kind with storage, parts filled; its declaration's `metadata`) is well-formed or the kind does not check;
   // otherwise the plugin's message (ABI 2.6 check_value).
   std::string check_value(const HostArray& value, const std::vector<unsigned char>& metadata) const;
+  // It gives rows of its values (ABI 2.13 rows_type and rows_value): a split across devices may cut them.
+  bool cuts_rows() const;
+  // Rows [first, first + count) of axis 0 of `value` (of this kind; `metadata` its type's), as a value of
+  // the kind of its own (`type` receives its type, metadata included). DeviceError when the plugin fails
+  // or breaks the protocol (a type of another row count).
+  HostArray rows(const HostArray& value, const std::vector<unsigned char>& metadata, int64_t first, int64_t count,
+                 DeclaredType& type) const;
 
  private:
   std::shared_ptr<const LoadedPlugin> plugin_;

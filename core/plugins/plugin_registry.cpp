@@ -108,6 +108,10 @@ std::string check_kind(const fugue_kind_desc* kind) {
     return {};
   }
   const bool storage = kind->flags & FUGUE_KIND_FLAG_STORAGE;
+  if (kind->struct_size >= FUGUE_SIZE_UP_TO(fugue_kind_desc, rows_value) && (kind->rows_type || kind->rows_value)) {
+    if (!kind->rows_type != !kind->rows_value) return "kind '" + name + "' gives one of rows_type and rows_value without the other";
+    if (!storage) return "kind '" + name + "' gives rows of its values (rows_type, rows_value) but has no storage";
+  }
   if (storage == static_cast<bool>(kind->flags & FUGUE_KIND_FLAG_COMPILE_TIME))
     return "kind '" + name + "' must set exactly one of FUGUE_KIND_FLAG_COMPILE_TIME and FUGUE_KIND_FLAG_STORAGE";
   if (!storage) {

@@ -265,9 +265,15 @@ int64_t Executor::actual_rows(const std::string& symbol) {
 
 void Executor::give_initial(const std::string& symbol, HostArray value) {
   const Symbol& s = program_.symbol(symbol);
-  if (value.dtype != s.dtype || value.shape != s.shape || value.compound())
+  bool fits = value.dtype == s.dtype && value.shape == s.shape && value.compound() == s.compound();
+  if (fits && s.compound()) {
+    fits = value.kind_name == s.kind_name && value.parts.size() == s.part_types.size();
+    for (size_t k = 0; fits && k < value.parts.size(); ++k)
+      fits = value.parts[k].dtype == s.part_types[k].dtype && value.parts[k].shape == s.part_types[k].shape;
+  }
+  if (!fits)
     throw DeviceError("the initial value given for '" + symbol + "' is " + value.type_text() + ", the symbol is " +
-                      std::string(dtype_name(s.dtype)) + " " + shape_string(s.shape));
+                      s.kind_text() + " " + std::string(dtype_name(s.dtype)) + " " + shape_string(s.shape));
   initial_[symbol] = std::move(value);
 }
 

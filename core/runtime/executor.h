@@ -57,8 +57,9 @@ class Executor : public Backend {
   const std::vector<std::unique_ptr<KernelSite>>& kernels() const { return kernels_; }
   // Uploads every symbol's initial value; forgets values computed by an earlier run.
   void initialize();
-  // Before initialize(): `symbol`'s initial value is `value` (of its dtype and shape), not the one its
-  // declaration gives (a split run hands each device its rows of the whole).
+  // Before initialize(): `symbol`'s initial value is `value` (of its dtype and shape; a kind with storage:
+  // of its kind and parts' types), not the one its declaration gives (a split run hands each device its
+  // rows of the whole).
   void give_initial(const std::string& symbol, HostArray value);
   // Runs the body; returns when the device has finished.
   void run();

@@ -75,6 +75,58 @@ HostArray rows_of(const HostArray& array, int64_t first, int64_t count) {
   return out;
 }
 
+HostArray whole_value(const Program& program, const Symbol& s) {
+  if (s.source.kind != SymbolSource::Kind::None) return initial_value(s);
+  HostArray whole;
+  whole.dtype = s.dtype;
+  whole.shape = s.shape;
+  whole.kind_name = s.kind_name;
+  for (const std::string& part : s.parts) {
+    const Symbol& p = program.symbol(part);
+    if (p.source.kind == SymbolSource::Kind::None)
+      throw DeviceError("internal: '" + s.name + "' is split by rows, but its part '" + part + "' has no initial value");
+    whole.parts.push_back(initial_value(p));
+  }
+  check_given_parts(s, [&](const std::string& part) -> const HostArray* {
+    const auto at = std::find(s.parts.begin(), s.parts.end(), part);
+    return at == s.parts.end() ? nullptr : &whole.parts[static_cast<size_t>(at - s.parts.begin())];
+  });
+  return whole;
+}
+
+HostArray kind_rows(const Symbol& s, const HostArray& whole, int64_t first, int64_t count, DeclaredType& type) {
+  if (!s.compound() || !s.kind_object || !s.kind_object->cuts_rows())
+    throw DeviceError("internal: '" + s.name + "' is split by rows, but its kind gives no rows of its values");
+  HostArray rows = s.kind_object->rows(whole, s.metadata, first, count, type);
+  if (type.parts.size() != s.parts.size())
+    throw DeviceError("kind " + s.kind_name + ": rows_type gave " + std::to_string(type.parts.size()) + " parts; '" + s.name +
+                      "' has " + std::to_string(s.parts.size()));
+  return rows;
+}
+
+void take_rows_type(Program& program, const std::string& symbol, const DeclaredType& type) {
+  Symbol& s = program.symbols.at(symbol);
+  if (type.parts.size() != s.parts.size())
+    throw DeviceError("internal: the rows of '" + symbol + "' have " + std::to_string(type.parts.size()) + " parts, the symbol " +
+                      std::to_string(s.parts.size()));
+  s.shape = type.shape;
+  s.metadata = type.metadata;
+  s.part_types = type.parts;
+  for (size_t k = 0; k < s.parts.size(); ++k) {
+    Symbol& part = program.symbols.at(s.parts[k]);
+    part.dtype = type.parts[k].dtype;
+    part.shape = type.parts[k].shape;
+  }
+}
+
+void give_rows(Executor& executor, const Symbol& s, HostArray value) {
+  if (s.source.kind != SymbolSource::Kind::None) {
+    executor.give_initial(s.name, std::move(value));
+    return;
+  }
+  for (size_t k = 0; k < s.parts.size(); ++k) executor.give_initial(s.parts[k], std::move(value.parts[k]));
+}
+
 HostArray combine_parts(const std::vector<HostArray>& parts, uint32_t how) {
   HostArray out = parts.front();
   for (const HostArray& part : parts)
@@ -209,10 +261,28 @@ SplitRun::SplitRun(const Program& whole, const Placement& placement, std::vector
   if (!placement_.split || placement_.shares.size() != slots_.size())
     throw DeviceError("internal: a split run needs a split placement for its " + std::to_string(slots_.size()) +
                       " devices");
+  // Kinds with storage (sparse matrices) split by rows: read whole once, each device given its rows as a
+  // value of its own, of a type of its own.
+  std::map<std::string, HostArray> whole_kinds;
+  for (const auto& name : placement_.split_symbols)
+    if (whole_.symbol(name).compound()) whole_kinds.emplace(name, whole_value(whole_, whole_.symbol(name)));
   for (size_t d = 0; d < slots_.size(); ++d) {
     auto program = std::make_unique<Program>(parse());
-    for (const auto& name : placement_.split_symbols) program->symbols.at(name).shape[0] = placement_.shares[d].held();
+    const DeviceShare& share = placement_.shares[d];
+    std::vector<std::pair<std::string, HostArray>> kind_rows;
+    for (const auto& name : placement_.split_symbols) {
+      if (auto whole = whole_kinds.find(name); whole != whole_kinds.end()) {
+        if (share.before > 0 || share.after > 0)
+          throw DeviceError("internal: '" + name + "' is split by rows with its neighbours' rows");
+        DeclaredType type;
+        kind_rows.emplace_back(name, fugue::kind_rows(whole_.symbol(name), whole->second, share.first, share.count, type));
+        take_rows_type(*program, name, type);
+      } else {
+        program->symbols.at(name).shape[0] = share.held();
+      }
+    }
     executors_.push_back(std::make_unique<Executor>(*program, *slots_[d].device, *slots_[d].cache, *slots_[d].profiler, options));
+    for (auto& [name, rows] : kind_rows) give_rows(*executors_.back(), program->symbol(name), std::move(rows));
     programs_.push_back(std::move(program));
   }
   if (placement_.ghost_rows > 0 || !placement_.combined.empty()) meeting_ = std::make_unique<RowTrade>(slots_.size());
@@ -291,7 +361,8 @@ void SplitRun::initialize() {
   if (!given_) {
     for (const auto& name : placement_.split_symbols) {
       const Symbol& s = whole_.symbol(name);
-      if (s.source.kind == SymbolSource::Kind::None) continue;  // computed on the device
+      // Computed on the device, or a kind with storage (given its rows when the devices' programs were made).
+      if (s.source.kind == SymbolSource::Kind::None || s.compound()) continue;
       const HostArray all = initial_value(s);  // read or generated once, as on one device
       if (all.shape != s.shape)
         throw DeviceError(s.where + ": the initial value is " + all.type_text() + ", the symbol " + shape_string(s.shape));

@@ -15,6 +15,7 @@
 #include "device/profiler.h"
 #include "device/program_cache.h"
 #include "passes/placement.h"
+#include "plugins/kind.h"
 #include "runtime/executor.h"
 
 namespace fugue {
@@ -73,6 +74,19 @@ class SplitRun {
 
 // The rows [first, first + count) of `array` along axis 0; rows before 0 or past the end wrap around.
 HostArray rows_of(const HostArray& array, int64_t first, int64_t count);
+
+// The whole value of `s`, a kind with storage of `program`: from its own source (a file, a generator)
+// or its parts' ("parts", checked together by its kind first).
+HostArray whole_value(const Program& program, const Symbol& s);
+// Rows [first, first + count) of `whole`, the value of `s`, a kind with storage: their value, and their
+// type in `type` (its kind's rows_type and rows_value).
+HostArray kind_rows(const Symbol& s, const HostArray& whole, int64_t first, int64_t count, DeclaredType& type);
+// Gives `symbol` of `program` (one device's), a kind with storage, and its parts' symbols the type of
+// that device's rows.
+void take_rows_type(Program& program, const std::string& symbol, const DeclaredType& type);
+// Hands `executor` the value of `s`, a kind with storage cut to its device's rows: to `s` itself, or to
+// its parts where the program gives it part by part.
+void give_rows(Executor& executor, const Symbol& s, HostArray value);
 
 // The whole's value of a reduction from the devices' parts (of one dtype and shape), in device order,
 // as `how` (FUGUE_COMBINE_*) says: sums of floats in double precision, of integers wrapping around in

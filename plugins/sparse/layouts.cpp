@@ -95,10 +95,10 @@ int64_t hyb_width(const std::vector<int64_t>& lengths) {
 
 // A layout's facts checked: refused where it would mostly hold padding; its index dtype (`index`, or
 // i32 where the counts fit).
-Facts checked(Facts f, const Coordinates& m, fugue_dtype index) {
+Facts checked(Facts f, const Coordinates& m, fugue_dtype index, bool limit_padding) {
   const Layout layout = f.layout;
   const int64_t held = places(f);
-  if (held > kPaddedPlaces && held > kPaddingFactor * std::max<int64_t>(m.entries(), 1))
+  if (limit_padding && held > kPaddedPlaces && held > kPaddingFactor * std::max<int64_t>(m.entries(), 1))
     throw InvalidArgument(std::string(layout_name(layout)) + " would hold " + std::to_string(held) + " places for " +
                           std::to_string(m.entries()) + " entries (more than " + std::to_string(kPaddingFactor) +
                           " times: the rows' lengths or the diagonals vary too much); choose csr, coo or sell");
@@ -268,7 +268,7 @@ int64_t declared_count(const Facts& f) {
 
 int64_t super_rows(const Facts& f) { return ceil_div(f.rows, f.block_rows); }
 
-Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut) {
+Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut, bool limit_padding) {
   Facts f;
   f.layout = layout;
   f.dtype = dtype;
@@ -307,12 +307,14 @@ Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dt
       break;
     case Layout::Bcsr:
     case Layout::Bell:
-    case Layout::Sbell: return block_facts(m, blocks_per_super_row(m, f.block_rows, f.block_cols), layout, dtype, index, cut);
+    case Layout::Sbell:
+      return block_facts(m, blocks_per_super_row(m, f.block_rows, f.block_cols), layout, dtype, index, cut, limit_padding);
   }
-  return checked(f, m, index);
+  return checked(f, m, index, limit_padding);
 }
 
-Facts block_facts(const Coordinates& m, const std::vector<int64_t>& counts, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut) {
+Facts block_facts(const Coordinates& m, const std::vector<int64_t>& counts, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut,
+                  bool limit_padding) {
   Facts f;
   f.layout = layout;
   f.dtype = dtype;
@@ -329,7 +331,7 @@ Facts block_facts(const Coordinates& m, const std::vector<int64_t>& counts, Layo
   }
   if (layout == Layout::Sbell) f.blocks += f.width * f.slice, f.width = 0;  // the last slice, where short
   if (layout == Layout::Bcsr) f.width = 0;
-  return checked(f, m, index);
+  return checked(f, m, index, limit_padding);
 }
 
 std::vector<int64_t> blocks_per_super_row(const Coordinates& m, int64_t h, int64_t w) {
@@ -679,6 +681,70 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
   }
   m.sort_unique([](int64_t k) { return "entry " + std::to_string(k); });
   return m;
+}
+
+}  // namespace fugue::sparse
+
+namespace fugue::sparse {
+
+std::pair<Facts, Coordinates> rows_of(const Facts& f, const sdk::HostView& value, int64_t first, int64_t count) {
+  if (first < 0 || count < 0 || first + count > f.rows)
+    throw InvalidArgument("rows " + std::to_string(first) + " to " + std::to_string(first + count) + " of a matrix of " +
+                          std::to_string(f.rows) + " rows");
+  Coordinates rows;
+  rows.rows = count;
+  rows.cols = f.cols;
+  if (f.layout == Layout::Csr) {  // its rows' entries lie together: read those alone
+    const sdk::HostView ptr = value.part(0), col = value.part(1), data = value.part(2);
+    const int64_t begin = ptr.get_int(first), end = ptr.get_int(first + count);
+    if (begin < 0 || end < begin || end > f.nnz) throw InvalidArgument("a csr whose row_ptr does not hold its rows' entries");
+    rows.row.reserve(static_cast<size_t>(end - begin));
+    rows.col.reserve(static_cast<size_t>(end - begin));
+    rows.value.reserve(static_cast<size_t>(end - begin));
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t from = ptr.get_int(first + i), to = ptr.get_int(first + i + 1);
+      if (from < begin || to < from || to > end) throw InvalidArgument("a csr whose row_ptr goes back at row " + std::to_string(first + i));
+      for (int64_t e = from; e < to; ++e) {
+        const int64_t c = col.get_int(e);
+        if (c < 0 || c >= f.cols) throw InvalidArgument("a csr whose col[" + std::to_string(e) + "] is outside its columns");
+        rows.add(i, c, data.get(e));
+      }
+    }
+  } else if (f.layout == Layout::Dia) {  // row by row, diagonals ascending: the entries come sorted
+    const sdk::HostView offsets = value.part(0), data = value.part(1);
+    std::vector<int64_t> offset(static_cast<size_t>(f.diagonals));
+    for (int64_t d = 0; d < f.diagonals; ++d) {
+      offset[static_cast<size_t>(d)] = offsets.get_int(d);
+      if (d > 0 && offset[static_cast<size_t>(d)] <= offset[static_cast<size_t>(d - 1)])
+        throw InvalidArgument("a dia whose offsets are not ascending");
+    }
+    for (int64_t i = first; i < first + count; ++i)
+      for (int64_t d = 0; d < f.diagonals; ++d)
+        if (const double v = data.get(d * f.rows + i); v != 0) {
+          const int64_t c = i + offset[static_cast<size_t>(d)];
+          if (c < 0 || c >= f.cols)
+            throw InvalidArgument("a dia with a value outside the matrix (diagonal " + std::to_string(offset[static_cast<size_t>(d)]) +
+                                  ", row " + std::to_string(i) + ")");
+          rows.add(i - first, c, v);
+        }
+  } else {
+    const Coordinates all = entries_of(f, value);  // sorted by row
+    const auto from = std::lower_bound(all.row.begin(), all.row.end(), first);
+    const auto to = std::lower_bound(from, all.row.end(), first + count);
+    for (auto it = from; it != to; ++it) {
+      const size_t e = static_cast<size_t>(it - all.row.begin());
+      rows.add(*it - first, all.col[e], all.value[e]);
+    }
+  }
+  Cut cut;
+  cut.slice = f.slice;
+  cut.sigma = f.sigma > 0 ? f.sigma : 1;  // a sell's window is not in its type: its rows' order holds it
+  cut.width = f.layout == Layout::Hyb ? f.width : -1;
+  cut.block_rows = f.block_rows;
+  cut.block_cols = f.block_cols;
+  // The whole already holds these rows with its padding: the rows alone pad no more.
+  Facts facts = facts_for(rows, f.layout, f.dtype, f.index, cut, false);
+  return {facts, std::move(rows)};
 }
 
 }  // namespace fugue::sparse

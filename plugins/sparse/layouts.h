@@ -108,14 +108,16 @@ sdk::Declared declared_type(const Facts& facts);
 Facts facts_of(const fugue_type& type);
 // The facts of `m` stored in `layout`, cut as `cut` says; the index dtype is `index`, or where that is
 // FUGUE_DTYPE_NONE, i32 unless a count needs i64. Throws InvalidArgument when the layout would hold far
-// more places than entries (ell, sell, dia, bdia and the block layouts pad), or `index` cannot count them.
-Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut = {});
+// more places than entries (ell, sell, dia, bdia and the block layouts pad; not with `limit_padding` false:
+// rows of a value already held), or `index` cannot count them.
+Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dtype index, const Cut& cut = {},
+                bool limit_padding = true);
 // The blocks of h x w (aligned to multiples of h and w) each super-row of `m` touches: one pass over its
 // entries, from which block_facts gives bcsr's, bell's and sbell's facts for that block (the automatic
 // choice weighs every block size so).
 std::vector<int64_t> blocks_per_super_row(const Coordinates& m, int64_t h, int64_t w);
 Facts block_facts(const Coordinates& m, const std::vector<int64_t>& counts, Layout layout, fugue_dtype dtype, fugue_dtype index,
-                  const Cut& cut);
+                  const Cut& cut, bool limit_padding = true);
 // The count a declaration gives for a layout's type (nnz, width, stored, diagonals or blocks; hyb: its width).
 int64_t declared_count(const Facts& facts);
 // The block layouts' super-rows: groups of block_rows rows, the last one short where they do not divide.
@@ -128,5 +130,9 @@ void store(const Facts& facts, const Coordinates& m, const sdk::HostView& value)
 // The entries `value` holds (padding left out), sorted; InvalidArgument when its parts are not a
 // well-formed value of the layout (an index out of range, row pointers that go back, ...).
 Coordinates entries_of(const Facts& facts, const sdk::HostView& value);
+// Rows [first, first + count) of `value` as a matrix of its own (count rows, the same columns) in the
+// same layout, cut the same way (sell's slice height, hyb's width, the blocks) and with the same index
+// dtype: its facts and entries. How a split across devices gives each device its rows.
+std::pair<Facts, Coordinates> rows_of(const Facts& facts, const sdk::HostView& value, int64_t first, int64_t count);
 
 }  // namespace fugue::sparse

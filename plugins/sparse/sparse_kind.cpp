@@ -61,6 +61,21 @@ class SparseKind final : public sdk::Kind {
     if (layout == Layout::Hyb) keys.push_back("nnz");
     if (layout == Layout::Bdia) keys.push_back("bands");
     parts = part_names(layout);
+    cuts_rows = true;
+  }
+
+  // A split across devices gives each device its rows as a matrix of its own (layouts.h's rows_of).
+  sdk::Declared rows_type(const fugue_host_array& value, int64_t first, int64_t count) const override {
+    return declared_type(rows_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)), first, count).first);
+  }
+  void rows_value(const fugue_host_array& value, int64_t first, int64_t count, fugue_host_array& rows) const override {
+    const auto [facts, entries] = rows_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)), first, count);
+    const sdk::Declared type = declared_type(facts);
+    sdk::HostView view(rows);
+    bool same = type.parts.size() == view.parts();
+    for (uint32_t k = 0; same && k < view.parts(); ++k) same = view.part(k).size() == type.parts[k].shape[0] && view.part(k).dtype() == type.parts[k].dtype;
+    if (!same) throw std::logic_error("rows_value: the rows' parts are not of the type rows_type gave");
+    store(facts, entries, view);
   }
 
   sdk::Declared declare(const std::string& text) const override {

@@ -40,7 +40,19 @@ TEST(Ranks, SplitOverRanksGivesWhatOneDeviceGives) {
     int ranks;
     std::string expect;  // in the --stats account
   };
+  // Sparse products: each rank gets its rows of the matrices from rank 0 (one read from a file, one given
+  // part by part), x whole; the dot product's parts combined.
+  test::write_text(dir / "spmv.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "sparse", "format": "auto", "dtype": "f64", "from": ")" +
+                                          (test::source_root() / ".." / "shared" / "data" / "matrices" / "bcsstk13.mtx").string() + R"("},
+    "D": {"kind": "csr", "dtype": "f64", "shape": [2003, 2003], "nnz": 2003, "parts": {
+      "row_ptr": {"from": {"arange": {}}}, "col": {"from": {"arange": {}}}, "data": {"from": {"random": {"seed": 4}}}}},
+    "x": {"kind": "array", "dtype": "f64", "shape": [2003], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}, {"op": "array.dot", "out": ["yy"], "in": ["y", "y"]},
+             {"op": "sparse.spmv", "out": ["d"], "in": ["D", "x"]}],
+    "outputs": {"y": "y.npy", "yy": "yy.npy", "d": "d.npy"}})");
   const std::vector<Case> cases = {
+      {dir / "spmv.json", "", "", 3, "whole on every device: x"},
       {examples / "linalg" / "kalman_update.json", "", "", 2, "rows 500..999 (500,"},
       {examples / "jacobi.json", "", ",halo_depth=1", 2, "neighbours' rows traded 9 times"},
       {examples / "jacobi.json", "--no-fuse", ",halo_depth=1", 2, "neighbours' rows traded 9 times"},

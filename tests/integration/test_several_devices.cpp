@@ -206,6 +206,83 @@ TEST(SeveralDevices, ReductionsCombineTheDevicesParts) {
   }
 }
 
+// Sparse matrix-vector products split by rows (ABI 2.13 split_rows, and the kinds' rows): each device
+// holds its rows of A as a matrix of its own in A's layout, its rows of y0 and y, and x whole; the
+// element-wise operations on y and a dot product of the result join, the dot's parts combined. Every
+// layout, an irregular (power-law) matrix and a real one read from a file, over three devices of uneven
+// shares: what one device gives.
+TEST(SeveralDevices, SparseProductsSplitByRows) {
+  test::TempDir dir;
+  const std::string three = "POCL_DEVICES='pthread pthread pthread' FUGUE_TUNING=split_bytes=0";
+  const std::vector<std::pair<std::string, std::string>> sources = {
+      {"rmat", R"({"rmat": {"scale": 10, "edges": 12, "seed": 5}})"},
+      {"file", "\"" + (test::source_root() / ".." / "shared" / "data" / "matrices" / "bcsstk13.mtx").string() + "\""}};
+  const std::vector<std::string> layouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell", "auto"};
+  for (const auto& [name, source] : sources) {
+    std::string symbols, body, outputs;
+    for (const auto& layout : layouts) {
+      if (name == "file" && (layout == "dia" || layout == "bdia" || layout == "ell" || layout == "bell")) continue;  // too padded
+      if (name == "rmat" && (layout == "dia" || layout == "bdia" || layout == "ell" || layout == "bell")) continue;
+      const std::string kind = layout == "auto" ? R"("sparse", "format": "auto")" : "\"" + layout + "\"";
+      symbols += R"("A_)" + layout + R"(": {"kind": )" + kind + R"(, "dtype": "f64", "from": )" + source +
+                 (layout == "sell" ? R"(, "slice": 4, "sigma": 16)" : layout == "bcsr" ? R"(, "block": [4, 8])" : "") + "},\n";
+      body += R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout + R"(", "x", "y0"], "attrs": {"alpha": 2, "beta": -1}},
+               {"op": "array.sub", "out": ["r_)" + layout + R"("], "in": ["b", "y_)" + layout + R"("]},
+               {"op": "array.dot", "out": ["rr_)" + layout + R"("], "in": ["r_)" + layout + R"(", "r_)" + layout + R"("]},)";
+      outputs += R"("r_)" + layout + R"(": "r_)" + layout + R"(.npy", "rr_)" + layout + R"(": "rr_)" + layout + R"(.npy", )";
+    }
+    const int64_t n = name == "rmat" ? 1024 : 2003;
+    const std::string length = std::to_string(n);
+    test::write_text(dir / (name + ".json"), R"({"fugue": 1, "symbols": {)" + symbols +
+                                                 R"("x": {"kind": "array", "dtype": "f64", "shape": [)" + length +
+                                                 R"(], "from": {"random": {"seed": 1, "low": -1, "high": 1}}},
+      "y0": {"kind": "array", "dtype": "f64", "shape": [)" + length + R"(], "from": {"random": {"seed": 2}}},
+      "b": {"kind": "array", "dtype": "f64", "shape": [)" + length + R"(], "from": {"random": {"seed": 3}}}},
+      "body": [)" + body.substr(0, body.size() - 1) + R"(], "outputs": {)" + outputs.substr(0, outputs.size() - 2) + "}}");
+    for (const std::string flags : {"", "--no-fuse"}) {
+      SCOPED_TRACE(name + " " + flags);
+      const fs::path one = dir / (name + "one" + flags), split = dir / (name + "three" + flags);
+      auto single = run(dir / (name + ".json"), one, "--device 0:0 " + flags, three);
+      ASSERT_EQ(single.code, 0) << single.out;
+      auto several = run(dir / (name + ".json"), split, "--device 0:0,0:1,0:2 --stats " + flags, three);
+      ASSERT_EQ(several.code, 0) << several.out;
+      EXPECT_NE(several.out.find(std::to_string(n) + " rows split by the devices' weights"), std::string::npos) << several.out;
+      EXPECT_NE(several.out.find("A_csr"), std::string::npos) << several.out;
+      EXPECT_NE(several.out.find("whole on every device: x"), std::string::npos) << several.out;
+      test::expect_same_npy_files(split, one, 1e-12);
+    }
+  }
+}
+
+// A matrix given part by part ("parts"), cut by rows as one read from a file is; an x the device writes
+// keeps the program whole (every device would need the others' rows of it), and explain says so.
+TEST(SeveralDevices, SparseProductsSplitOnlyWhereXIsWhole) {
+  test::TempDir dir;
+  test::write_text(dir / "parts.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "csr", "dtype": "f32", "shape": [5, 4], "nnz": 7, "parts": {
+      "row_ptr": {"value": [0, 2, 2, 4, 6, 7]}, "col": {"value": [0, 3, 1, 2, 0, 3, 1]},
+      "data": {"value": [1, 2, 3, 4, 5, 6, 7]}}},
+    "x": {"kind": "array", "dtype": "f32", "shape": [4], "value": [1, -2, 3, 0.5]}},
+    "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}})");
+  auto split = run(dir / "parts.json", dir / "split", "--device 0:0,0:1 --stats", kSplitAll);
+  ASSERT_EQ(split.code, 0) << split.out;
+  EXPECT_NE(split.out.find("5 rows split"), std::string::npos) << split.out;
+  const HostArray y = load_npy(dir / "split" / "y.npy", DType::F32, Shape{5});
+  const std::vector<double> expected = {1 * 1 + 2 * 0.5, 0, 3 * -2 + 4 * 3, 5 * 1 + 6 * 0.5, 7 * -2};
+  ASSERT_EQ(y.elements(), 5);
+  for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(y.get(i), expected[static_cast<size_t>(i)]) << i;
+
+  test::write_text(dir / "power.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "csr", "dtype": "f64", "from": {"poisson": {"grid": [40, 40]}}},
+    "x": {"kind": "array", "dtype": "f64", "shape": [1600], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.mul", "out": ["x2"], "in": ["x", 2]}, {"op": "sparse.spmv", "out": ["y"], "in": ["A", "x2"]}],
+    "outputs": {"y": "y.npy"}})");
+  auto power = test::run_fugue("explain " + (dir / "power.json").string() + " --device 0:0,0:1", kSplitAll);
+  ASSERT_EQ(power.code, 0) << power.out;
+  EXPECT_NE(power.out.find("placement on 2 devices: all on 0:0"), std::string::npos) << power.out;
+  EXPECT_NE(power.out.find("'x2' is read whole, and written on the device"), std::string::npos) << power.out;
+}
+
 TEST(SeveralDevices, BenchTimesTheSplitRun) {
   test::TempDir dir;
   test::write_text(dir / "p.json", kScaledCholesky);

@@ -216,6 +216,9 @@ struct Plan {
   uint32_t ends = FUGUE_ENDS_UNSAID;
   // 2.12, reductions to scalars: how results over parts combine (fugue_plan.combine, FUGUE_COMBINE_*).
   uint32_t combine = FUGUE_COMBINE_UNSAID;
+  // 2.13: the operands cut by the rows of axis 0 when a program is split across devices (fugue_plan.split_rows,
+  // bit k: operand k).
+  uint64_t split_rows = 0;
 };
 
 // Fills a C plan whose room (partitions with their ranks, workspaces) another party provided. Checks
@@ -270,6 +273,7 @@ inline void write_plan(const Plan& plan, fugue_plan& c) {
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, walks_rows)) c.walks_rows = plan.walks_rows ? 1u : 0u;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, ends)) c.ends = plan.ends;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, combine)) c.combine = plan.combine;
+  if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, split_rows)) c.split_rows = plan.split_rows;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0) {
     const size_t length = std::min(plan.variant.size(), static_cast<size_t>(c.variant_capacity - 1));  // cut to the room
     std::memcpy(c.variant, plan.variant.data(), length);
@@ -342,6 +346,7 @@ class PlanBuffer {
     plan.walks_rows = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, walks_rows) && c.walks_rows != 0;
     plan.ends = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, ends) ? c.ends : FUGUE_ENDS_UNSAID;
     plan.combine = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, combine) ? c.combine : FUGUE_COMBINE_UNSAID;
+    plan.split_rows = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, split_rows) ? c.split_rows : 0;
     if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0)
       plan.variant.assign(c.variant, std::find(c.variant, c.variant + c.variant_capacity, '\0'));
     return plan;

@@ -931,6 +931,18 @@ class Kind {
   // program ("parts"), do not make a well-formed value (an index out of range). The core asks before the
   // run; values from the kind's formats, generators and operations are not asked about.
   virtual void check_value(const fugue_host_array& value) const { (void)value; }
+  // A kind with storage whose values a program may split by rows across devices (ABI 2.13): set
+  // `cuts_rows` and give the type of rows [first, first + count) of axis 0 of `value` as a value of the
+  // kind of its own (rows_type), and fill `rows`, allocated with that type, with them (rows_value).
+  bool cuts_rows = false;
+  virtual Declared rows_type(const fugue_host_array& value, int64_t first, int64_t count) const {
+    (void)value, (void)first, (void)count;
+    throw std::logic_error("kind " + name + " cuts no rows");
+  }
+  virtual void rows_value(const fugue_host_array& value, int64_t first, int64_t count, fugue_host_array& rows) const {
+    (void)value, (void)first, (void)count, (void)rows;
+    throw std::logic_error("kind " + name + " cuts no rows");
+  }
 
   const fugue_kind_desc* descriptor() {
     keys_text_.clear();
@@ -947,6 +959,8 @@ class Kind {
     desc_.declare = &declare_thunk;
     desc_.example = &example_thunk;
     desc_.check_value = &check_value_thunk;
+    desc_.rows_type = cuts_rows ? &rows_type_thunk : nullptr;
+    desc_.rows_value = cuts_rows ? &rows_value_thunk : nullptr;
     desc_.user_data = this;
     return &desc_;
   }
@@ -958,23 +972,44 @@ class Kind {
     return Operation::guard(error, [&] {
       if (!out || out->struct_size < FUGUE_SIZE_UP_TO(fugue_declared, metadata_bytes))
         throw std::logic_error("fugue_declared is smaller than ABI 2.0's");
-      Declared d = self(k).declare(declaration ? declaration : "");
-      if (d.metadata.size() > out->metadata_capacity) {  // the core asks again with this much room
-        out->metadata_bytes = d.metadata.size();
-        return;
-      }
-      if (d.shape.size() > out->shape_capacity)
-        throw std::logic_error("declare produced " + std::to_string(d.shape.size()) + " axes; the core takes at most " +
-                               std::to_string(out->shape_capacity));
-      if (d.parts.size() != self(k).parts.size())
-        throw std::logic_error("declare gave " + std::to_string(d.parts.size()) + " parts; the kind has " +
-                               std::to_string(self(k).parts.size()));
-      if (!detail::write_parts(d, *out)) throw std::logic_error("the core offers too little room for the parts");
-      out->dtype = d.dtype;
-      out->rank = static_cast<uint32_t>(d.shape.size());
-      std::copy(d.shape.begin(), d.shape.end(), out->shape);
-      if (!d.metadata.empty()) std::memcpy(out->metadata, d.metadata.data(), d.metadata.size());
-      out->metadata_bytes = d.metadata.size();
+      write_declared(self(k), self(k).declare(declaration ? declaration : ""), *out);
+    });
+  }
+  // Writes `d` (a type with parts) into the core's room as declare does; false when the metadata needs
+  // more room (metadata_bytes then says how much).
+  static bool write_declared(const Kind& kind, const Declared& d, fugue_declared& out) {
+    if (d.metadata.size() > out.metadata_capacity) {  // the core asks again with this much room
+      out.metadata_bytes = d.metadata.size();
+      return false;
+    }
+    if (d.shape.size() > out.shape_capacity)
+      throw std::logic_error("the type has " + std::to_string(d.shape.size()) + " axes; the core takes at most " +
+                             std::to_string(out.shape_capacity));
+    if (d.parts.size() != kind.parts.size())
+      throw std::logic_error("the type has " + std::to_string(d.parts.size()) + " parts; the kind has " +
+                             std::to_string(kind.parts.size()));
+    if (!detail::write_parts(d, out)) throw std::logic_error("the core offers too little room for the parts");
+    out.dtype = d.dtype;
+    out.rank = static_cast<uint32_t>(d.shape.size());
+    std::copy(d.shape.begin(), d.shape.end(), out.shape);
+    if (!d.metadata.empty()) std::memcpy(out.metadata, d.metadata.data(), d.metadata.size());
+    out.metadata_bytes = d.metadata.size();
+    return true;
+  }
+  static fugue_status rows_type_thunk(const fugue_kind_desc* k, const fugue_host_array* value, int64_t first, int64_t count,
+                                      fugue_declared* out, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!out || out->struct_size < FUGUE_SIZE_UP_TO(fugue_declared, metadata_bytes))
+        throw std::logic_error("fugue_declared is smaller than ABI 2.0's");
+      if (!value) throw std::logic_error("rows_type without a value");
+      write_declared(self(k), self(k).rows_type(*value, first, count), *out);
+    });
+  }
+  static fugue_status rows_value_thunk(const fugue_kind_desc* k, const fugue_host_array* value, int64_t first, int64_t count,
+                                       fugue_host_array* rows, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!value || !rows) throw std::logic_error("rows_value without a value");
+      self(k).rows_value(*value, first, count, *rows);
     });
   }
   static fugue_status check_value_thunk(const fugue_kind_desc* k, const fugue_host_array* value, fugue_error* error) {
