@@ -79,6 +79,25 @@ bool writes_combined(const PlannedOp& op, const std::map<std::string, uint32_t>&
   return false;
 }
 
+// The most times a run goes through the body of `body`'s loops (counts known before the run: numbers
+// and consts; a scalar's count is taken as once), capped so that the product stays finite.
+double most_runs(const Program& program, const std::vector<Statement>& body) {
+  double most = 1;
+  for (const Statement& st : body) {
+    if (st.kind == Statement::Kind::For) {
+      double count = static_cast<double>(st.count_value);
+      if (!st.count_symbol.empty()) {
+        const Symbol& s = program.symbol(st.count_symbol);
+        count = s.kind == SymbolKind::Const ? s.const_value : 1.0;
+      }
+      most = std::max(most, std::min(count, 1e12) * most_runs(program, st.body));
+    } else if (st.kind == Statement::Kind::If) {
+      most = std::max({most, most_runs(program, st.body), most_runs(program, st.else_body)});
+    }
+  }
+  return most;
+}
+
 }  // namespace
 
 int64_t kernel_reach(const FusedGroup& group) {
@@ -334,9 +353,13 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
                std::to_string(weights.size()) + " devices";
     return p;
   }
-  if (p.split_bytes < min_bytes) {
-    p.reason = "small: the arrays split by rows hold " + bytes_text(p.split_bytes) + ", less than " +
-               bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N), which is not worth a second device";
+  // Work in a loop is done as many times: a matrix read by a thousand products is worth splitting where
+  // one product over it would not be.
+  const double runs = most_runs(program, program.body);
+  if (p.split_bytes * runs < min_bytes) {
+    p.reason = "small: the arrays split by rows hold " + bytes_text(p.split_bytes) +
+               (runs > 1 ? " (gone through at most " + std::to_string(static_cast<int64_t>(runs)) + " times a run)" : std::string()) +
+               ", less than " + bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N), which is not worth a second device";
     return p;
   }
   std::vector<DeviceShare> shares = shares_of(p.rows, weights);

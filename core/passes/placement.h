@@ -93,7 +93,8 @@ std::string split_signature(const RowSplit& split, const ExecutionPlan& plan, bo
 int64_t kernel_reach(const FusedGroup& group);
 
 // Places `program`, planned as `plan` for the first device, on devices of the given weights (relative
-// throughputs, > 0). `min_bytes`: the least the split arrays must hold together for a split;
+// throughputs, > 0). `min_bytes`: the least the split arrays must hold together for a split, times the
+// most iterations its loops run (counts known before the run);
 // `halo_depth`: with a halo, each device holds this many reaches of its neighbours' rows (fewer where
 // its share is narrower), traded once every so many kernels.
 Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,

@@ -110,6 +110,20 @@ TEST(SeveralDevices, WhatCannotBeSplitStaysOnTheFirstDevice) {
   EXPECT_NE(small.out.find("all on 0:0"), std::string::npos) << small.out;
   EXPECT_NE(small.out.find("small: the arrays split by rows hold 2.05 MB, less than 536.87 MB"), std::string::npos)
       << small.out;
+  // In a loop the arrays are gone through as many times: 1 MB ten times stays, a thousand times splits.
+  for (const int count : {10, 1000}) {
+    test::write_text(dir / "loop.json", R"({"fugue": 1, "symbols": {
+      "x": {"kind": "array", "dtype": "f32", "shape": [1024, 256], "from": {"random": {"seed": 1}}}},
+      "body": [{"for": "i", "count": )" + std::to_string(count) + R"(, "body": [{"op": "array.mul", "out": ["x"], "in": ["x", 0.5]}]}],
+      "outputs": {"x": "x.npy"}})");
+    auto loop = test::run_fugue("explain " + (dir / "loop.json").string() + " --device 0:0,0:1", kTwoDevices);
+    ASSERT_EQ(loop.code, 0) << loop.out;
+    if (count == 10)
+      EXPECT_NE(loop.out.find("small: the arrays split by rows hold 1.05 MB (gone through at most 10 times a run), less than"),
+                std::string::npos) << loop.out;
+    else
+      EXPECT_NE(loop.out.find("placement on 2 devices: 1024 rows split"), std::string::npos) << loop.out;
+  }
 }
 
 // Stencils split by rows: each device holds some of its neighbours' rows and trades them when its
