@@ -279,6 +279,8 @@ int run_on_ranks(const Options& o) {
         std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(part.trades()));
       if (!placement.combined.empty())
         std::printf("reductions combined %lld times\n", static_cast<long long>(part.combinations()));
+      if (!placement.gathered.empty())
+        std::printf("rows gathered %lld times\n", static_cast<long long>(part.gathers()));
     }
     return 0;
   } catch (const std::exception& e) {
@@ -316,6 +318,8 @@ int run_split(const Options& o, const PluginRegistry& registry, const Program& p
       std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(split.trades()));
     if (!placement.combined.empty())
       std::printf("reductions combined %lld times\n", static_cast<long long>(split.combinations()));
+    if (!placement.gathered.empty())
+      std::printf("rows gathered %lld times\n", static_cast<long long>(split.gathers()));
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "errors.h"
 #include "io/initial_values.h"
 #include "program/dtype.h"
+#include "runtime/gather_rows.h"
 
 namespace fugue {
 
@@ -181,6 +183,10 @@ RankRun::RankRun(const Ranks& ranks, const Program& whole, const Placement& plac
     if (whole_.symbol(name).compound()) kind_rows.emplace_back(name, hand_out_kind_rows(name));
     else program_->symbols.at(name).shape[0] = share.held();
   }
+  if (!placement_.gathered.empty())
+    add_gathers(*program_, placement_.gathered, placement_.rows, placement_.whole_reads,
+                gather_rows_operation([this](const std::string& symbol, const fugue_device_services& services, cl_mem rows,
+                                             cl_mem whole) { gather(symbol, services, rows, whole); }));
   executor_ = std::make_unique<Executor>(*program_, *slot_.device, *slot_.cache, *slot_.profiler, options);
   for (auto& [name, rows] : kind_rows) give_rows(*executor_, program_->symbol(name), std::move(rows));
   if (placement_.ghost_rows > 0)
@@ -234,6 +240,30 @@ HostArray RankRun::hand_out_kind_rows(const std::string& name) {
   return mine;
 }
 
+void RankRun::gather(const std::string& symbol, const fugue_device_services& services, cl_mem rows, cl_mem whole) {
+  const Symbol& s = whole_.symbol(symbol);
+  const size_t n = static_cast<size_t>(ranks_.size());
+  const DeviceShare& me = placement_.shares[static_cast<size_t>(ranks_.rank())];
+  const size_t row = row_bytes(s);
+  auto ok = [&](cl_int status, const char* what) {
+    if (status != CL_SUCCESS) throw DeviceError(cl_error_message(std::string(what) + " the rows of '" + symbol + "'", status));
+  };
+  std::vector<uint8_t> mine(row * static_cast<size_t>(me.count));
+  ok(clEnqueueReadBuffer(services.queue, rows, CL_TRUE, 0, mine.size(), mine.data(), 0, nullptr, nullptr), "reading");
+  RowType type(s);
+  std::vector<int> counts(n), starts(n);
+  for (size_t d = 0; d < n; ++d) {
+    counts[d] = as_count(static_cast<size_t>(placement_.shares[d].count), "rows of '" + symbol + "'");
+    starts[d] = as_count(static_cast<size_t>(placement_.shares[d].first), "rows of '" + symbol + "'");
+  }
+  std::vector<uint8_t> all(row * static_cast<size_t>(placement_.rows));
+  check(MPI_Allgatherv(mine.data(), counts[static_cast<size_t>(ranks_.rank())], type.type, all.data(), counts.data(), starts.data(),
+                       type.type, MPI_COMM_WORLD),
+        "gathering the rows of '" + symbol + "'");
+  ok(clEnqueueWriteBuffer(services.queue, whole, CL_TRUE, 0, all.size(), all.data(), 0, nullptr, nullptr), "writing");
+  ++gathers_;
+}
+
 void RankRun::combine(const std::string& symbol) {
   const HostArray part = executor_->read(symbol);
   const size_t n = static_cast<size_t>(ranks_.size());
@@ -253,10 +283,10 @@ void RankRun::prepare() {
   executor_->prepare();
   // Every rank must split alike and, trading rows, run the same kernels of the same reach in turn.
   const RowSplit here = split_by_rows(*program_, executor_->plan());
-  const bool same = ranks_.all_same(
-      split_signature(here, executor_->plan(), placement_.ghost_rows > 0 || !placement_.combined.empty()));
+  const bool same = ranks_.all_same(split_signature(
+      here, executor_->plan(), placement_.ghost_rows > 0 || !placement_.combined.empty() || !placement_.gathered.empty()));
   if (!same || !here.reason.empty() || here.split_symbols != placement_.split_symbols ||
-      here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows)
+      here.whole_symbols != whole_with_copies(placement_) || !here.gathered.empty() || here.reach > placement_.ghost_rows)
     throw DeviceError("the ranks plan their rows of the program differently (their devices differ" +
                       (here.reason.empty() ? std::string() : "; here: " + here.reason) +
                       "), so the split would not compute the same; run it on one device");
@@ -286,6 +316,11 @@ void RankRun::initialize() {
         broadcast(part.bytes, "'" + name + "'");
         executor_->give_initial(name, std::move(part));
         continue;
+      }
+      if (std::count(placement_.gathered.begin(), placement_.gathered.end(), name) > 0) {  // its whole copy starts whole
+        HostArray copy = rank == 0 ? all : HostArray(s.dtype, s.shape);
+        broadcast(copy.bytes, "'" + name + "'");
+        executor_->give_initial(whole_copy_name(name), std::move(copy));
       }
       // Each rank's rows and the neighbours' rows it holds, laid end to end on rank 0.
       RowType row(s);
@@ -317,6 +352,7 @@ void RankRun::initialize() {
 void RankRun::run() {
   trades_ = 0;
   combinations_ = 0;
+  gathers_ = 0;
   executor_->run();
 }
 

@@ -63,10 +63,13 @@ class RankRun {
   // Trades of neighbours' rows and combinations of reductions this rank took part in during the last run().
   int64_t trades() const { return trades_; }
   int64_t combinations() const { return combinations_; }
+  int64_t gathers() const { return gathers_; }
 
  private:
   void trade(const std::string& symbol);
   void combine(const std::string& symbol);
+  // Every rank's rows of `symbol` into this rank's whole copy (MPI_Allgatherv; gather_rows.h).
+  void gather(const std::string& symbol, const fugue_device_services& services, cl_mem rows, cl_mem whole);
   // A kind with storage split by rows (a sparse matrix): rank 0 reads it whole and sends each rank its
   // rows, their type first; every rank's program takes its rows' type. Returns this rank's rows.
   HostArray hand_out_kind_rows(const std::string& symbol);
@@ -80,6 +83,7 @@ class RankRun {
   bool given_ = false;
   int64_t trades_ = 0;
   int64_t combinations_ = 0;
+  int64_t gathers_ = 0;
 };
 
 }  // namespace fugue

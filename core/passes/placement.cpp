@@ -118,6 +118,8 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
     r.whole_symbols.clear();
     r.traded.clear();
     r.combined.clear();
+    r.gathered.clear();
+    r.whole_reads.clear();
     r.reach = 0;
     r.wrap = false;
     return r;
@@ -134,9 +136,20 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   std::set<std::string> traded;
   std::string ends_set_by;  // the first operation that read around its element along axis 0
   std::map<std::string, std::string> written_otherwise;  // scalars some non-reducing operation writes: by which
+  // A device's program split with gathered arrays (gather_rows.h): their whole copies, which the
+  // gathers write and the operations reading the arrays whole read.
+  std::set<std::string> copies, gathered;
+  for (const auto& op_ptr : plan.ops)
+    if (op_ptr->statement->op->name() == kGatherRowsOp) copies.insert(op_ptr->statement->operands[1]);
   for (const auto& op_ptr : plan.ops) {
     const PlannedOp& op = *op_ptr;
     const Statement& st = *op.statement;
+    if (st.op->name() == kGatherRowsOp) {
+      const Symbol& rows = program.symbol(st.operands[0]);
+      if (!rows.shape.empty() && rows.shape[0] > 0) role.emplace(st.operands[0], Role::Split);
+      role.emplace(st.operands[1], Role::Whole);
+      continue;
+    }
     // An operation that says which operands its rows cut (ABI 2.13 split_rows) reads the others whole,
     // whatever their partitions; a device-level one that does not say enqueues its kernels over whole operands.
     const bool says_rows = op.plan.split_rows != 0;
@@ -255,6 +268,16 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
       }
       // Read whole by an operation that says its rows cut only the others, or an entry every entry reads.
       const bool shared_entry = says_rows || (part.kind == FUGUE_PARTITION_BATCH && part.batch_axis < 0 && entries_only);
+      if (says_rows && copies.count(name)) {  // a gathered array's copy
+        role.emplace(name, Role::Whole);
+        continue;
+      }
+      if (says_rows && !op.writes(k) && written.count(name) && s.kind == SymbolKind::Array && !s.shape.empty()) {
+        // Written on the device, read whole here: each device holds a copy gathered after every write.
+        gathered.insert(name);
+        r.whole_reads.insert({st.where, k});
+        continue;
+      }
       if (says_rows && (op.writes(k) || written.count(name)))
         return keep(operand + " is read whole, and written on the device: every device would need the others' rows of it");
       if (!shared_entry || op.writes(k) || written.count(name))
@@ -299,6 +322,16 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
     if (kind == Role::Split && program.symbol(name).compound() && !traded.empty())
       return keep("'" + name + "' is a " + program.symbol(name).kind_text() + " split by rows, and every device also holds some of "
                   "its neighbours' rows (read around each element): its rows would not match theirs");
+  for (const std::string& name : gathered) {
+    auto it = role.find(name);
+    if (it == role.end() || it->second != Role::Split)
+      return keep("'" + name + "' is read whole by an operation that says its rows, and written on the device otherwise "
+                  "than by rows: no device has its rows to share");
+    if (!traded.empty())
+      return keep("'" + name + "' is read whole by an operation that says its rows, and every device also holds some of its "
+                  "neighbours' rows (read around each element): its copy would be gathered from rows held twice");
+    r.gathered.push_back(name);
+  }
   if (!rows) return keep("no operation splits an array by rows");
   if (*rows == 0) return keep("'" + first_split + "' has no rows");
   r.rows = *rows;
@@ -324,6 +357,8 @@ std::string split_signature(const RowSplit& split, const ExecutionPlan& plan, bo
   for (const auto& s : split.split_symbols) text += s + " ";
   text += "|";
   for (const auto& s : split.whole_symbols) text += s + " ";
+  text += "|";
+  for (const auto& s : split.gathered) text += s + " ";
   text += "|";
   if (trading)
     for (const FusedGroup& group : plan.groups) {
@@ -385,6 +420,8 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
   p.split_symbols = std::move(r.split_symbols);
   p.whole_symbols = std::move(r.whole_symbols);
   p.combined = std::move(r.combined);
+  p.gathered = std::move(r.gathered);
+  p.whole_reads = std::move(r.whole_reads);
   p.shares = std::move(shares);
   p.split = true;
   return p;
@@ -424,10 +461,16 @@ std::string describe_placement(const Placement& placement, const std::vector<Dev
                   ")";
     out += "  combined from every device's part, then handed back to each: " + combined + "\n";
   }
+  if (!placement.gathered.empty())
+    out += "  gathered: every device holds a whole copy of " + list(placement.gathered) +
+           ", read whole by the operations that say their rows, filled with every device's rows after each write\n";
   if (placement.ghost_rows == 0) {
+    std::string between;
+    if (!placement.combined.empty()) between = "the reductions' parts, after each kernel computing them";
+    if (!placement.gathered.empty())
+      between += std::string(between.empty() ? "" : "; ") + "the rows of " + list(placement.gathered) + ", after each write";
     out += std::string("  transfers: inputs written to each device's rows, outputs read back from them; ") +
-           (placement.combined.empty() ? "none between devices\n"
-                                       : "between devices, " + link + ": the reductions' parts, after each kernel computing them\n");
+           (between.empty() ? "none between devices\n" : "between devices, " + link + ": " + between + "\n");
     return out;
   }
   out += "  halo: kernels read up to " + std::to_string(placement.reach) + " rows beyond their own; each device also holds " +

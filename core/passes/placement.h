@@ -21,6 +21,7 @@
 // (LaunchTuning::split_bytes).
 #pragma once
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@
 #include "program/program.h"
 
 namespace fugue {
+
+// The core's operation that gathers every device's rows of a split array into each device's whole copy
+// of it (runtime/gather_rows.h): its first operand split by rows, its second whole.
+constexpr const char* kGatherRowsOp = "core.gather_rows";
 
 // One device's rows of the split arrays: [first, first + count) along axis 0, its own; with a halo
 // it also holds `before` rows of the previous device's and `after` of the next one's (wrapping around
@@ -61,6 +66,11 @@ struct Placement {
   // Scalars reduced from the split arrays (sums, extremes, norms): each device's result over its rows,
   // combined into the whole's (FUGUE_COMBINE_*) and handed back to every device before anything reads it.
   std::map<std::string, uint32_t> combined;
+  // Split arrays some operation also reads whole (x of y = A x where the device computes x): every
+  // device holds a whole copy, filled with every device's rows after each write (gather_rows.h); which
+  // operands of which statements (by `where`) read the copy.
+  std::vector<std::string> gathered;
+  std::set<std::pair<std::string, size_t>> whole_reads;
   bool is_split(const std::string& symbol) const;
 };
 
@@ -80,6 +90,8 @@ struct RowSplit {
   bool wrap = false;
   std::vector<std::string> traded;
   std::map<std::string, uint32_t> combined;  // scalars reduced over the rows, and how parts combine
+  std::vector<std::string> gathered;         // as Placement's
+  std::set<std::pair<std::string, size_t>> whole_reads;
 };
 RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan);
 

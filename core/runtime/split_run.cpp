@@ -15,6 +15,7 @@
 
 #include "errors.h"
 #include "io/initial_values.h"
+#include "runtime/gather_rows.h"
 
 namespace fugue {
 
@@ -73,6 +74,13 @@ HostArray rows_of(const HostArray& array, int64_t first, int64_t count) {
                      array.bytes.begin() + static_cast<std::ptrdiff_t>(row * (at + 1)));
   }
   return out;
+}
+
+std::vector<std::string> whole_with_copies(const Placement& placement) {
+  std::vector<std::string> names = placement.whole_symbols;
+  for (const std::string& name : placement.gathered) names.push_back(whole_copy_name(name));
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 HostArray whole_value(const Program& program, const Symbol& s) {
@@ -281,11 +289,16 @@ SplitRun::SplitRun(const Program& whole, const Placement& placement, std::vector
         program->symbols.at(name).shape[0] = share.held();
       }
     }
+    if (!placement_.gathered.empty())
+      add_gathers(*program, placement_.gathered, placement_.rows, placement_.whole_reads,
+                  gather_rows_operation([this, d](const std::string& symbol, const fugue_device_services& services, cl_mem rows,
+                                                  cl_mem whole) { gather(d, symbol, services, rows, whole); }));
     executors_.push_back(std::make_unique<Executor>(*program, *slots_[d].device, *slots_[d].cache, *slots_[d].profiler, options));
     for (auto& [name, rows] : kind_rows) give_rows(*executors_.back(), program->symbol(name), std::move(rows));
     programs_.push_back(std::move(program));
   }
-  if (placement_.ghost_rows > 0 || !placement_.combined.empty()) meeting_ = std::make_unique<RowTrade>(slots_.size());
+  if (placement_.ghost_rows > 0 || !placement_.combined.empty() || !placement_.gathered.empty())
+    meeting_ = std::make_unique<RowTrade>(slots_.size());
   if (placement_.ghost_rows > 0) {
     const std::set<std::string> split(placement_.split_symbols.begin(), placement_.split_symbols.end());
     for (size_t d = 0; d < executors_.size(); ++d)
@@ -315,6 +328,30 @@ void SplitRun::combine(size_t d, const std::string& symbol) {
   if (d == 0) ++combinations_;
 }
 
+void SplitRun::gather(size_t d, const std::string& symbol, const fugue_device_services& services, cl_mem rows, cl_mem whole) {
+  const Symbol& s = whole_.symbol(symbol);
+  size_t row = dtype_size(s.dtype);
+  for (size_t a = 1; a < s.shape.size(); ++a) row *= static_cast<size_t>(s.shape[a]);
+  const DeviceShare& share = placement_.shares[d];
+  auto ok = [&](cl_int status, const char* what) {
+    if (status != CL_SUCCESS)
+      throw DeviceError(cl_error_message(std::string(what) + " the rows of '" + symbol + "' on " + slots_[d].device->info.name, status));
+  };
+  std::vector<uint8_t> mine(row * static_cast<size_t>(share.count));
+  ok(clEnqueueReadBuffer(services.queue, rows, CL_TRUE, 0, mine.size(), mine.data(), 0, nullptr, nullptr), "reading");
+  const auto& set = meeting_->publish(d, symbol, std::move(mine), {});
+  for (size_t e = 0; e < set.size(); ++e) {
+    const size_t at = row * static_cast<size_t>(placement_.shares[e].first);
+    if (e == d)  // its own rows stay on the device
+      ok(clEnqueueCopyBuffer(services.queue, rows, whole, 0, at, set[e].first.size(), 0, nullptr, nullptr), "copying");
+    else
+      ok(clEnqueueWriteBuffer(services.queue, whole, CL_TRUE, at, set[e].first.size(), set[e].first.data(), 0, nullptr, nullptr),
+         "writing");
+  }
+  ok(clFinish(services.queue), "gathering");
+  if (d == 0) ++gathers_;
+}
+
 void SplitRun::trade(size_t d, const std::string& symbol) {
   const DeviceShare& share = placement_.shares[d];
   const int64_t ghost = placement_.ghost_rows;
@@ -332,7 +369,7 @@ void SplitRun::trade(size_t d, const std::string& symbol) {
   if (share.after > 0) executor.write_rows(symbol, share.before + share.count, set[next].first);
 }
 
-int64_t SplitRun::trades() const { return meeting_ ? meeting_->trades() - combinations_ : 0; }
+int64_t SplitRun::trades() const { return meeting_ ? meeting_->trades() - combinations_ - gathers_ : 0; }
 
 int64_t SplitRun::combinations() const { return combinations_; }
 
@@ -346,9 +383,9 @@ void SplitRun::prepare() {
     // With neighbours' rows, the devices trade them together, kernel by kernel: their kernels must
     // be the same ones, reaching as far.
     const RowSplit first = split_by_rows(*programs_.front(), executors_.front()->plan());
-    const bool meets = placement_.ghost_rows > 0 || !placement_.combined.empty();
+    const bool meets = placement_.ghost_rows > 0 || !placement_.combined.empty() || !placement_.gathered.empty();
     if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
-        here.whole_symbols != placement_.whole_symbols || here.reach > placement_.ghost_rows ||
+        here.whole_symbols != whole_with_copies(placement_) || !here.gathered.empty() || here.reach > placement_.ghost_rows ||
         split_signature(here, executors_[d]->plan(), meets) != split_signature(first, executors_.front()->plan(), meets))
       throw DeviceError("device " + slots_[d].device->info.id() + " (" + slots_[d].device->info.name +
                         ") plans its rows of the program differently from the first device" +
@@ -366,9 +403,11 @@ void SplitRun::initialize() {
       const HostArray all = initial_value(s);  // read or generated once, as on one device
       if (all.shape != s.shape)
         throw DeviceError(s.where + ": the initial value is " + all.type_text() + ", the symbol " + shape_string(s.shape));
+      const bool gathered = std::count(placement_.gathered.begin(), placement_.gathered.end(), name) > 0;
       for (size_t d = 0; d < executors_.size(); ++d) {
         const DeviceShare& share = placement_.shares[d];
         executors_[d]->give_initial(name, rows_of(all, share.first - share.before, share.held()));
+        if (gathered) executors_[d]->give_initial(whole_copy_name(name), all);  // its whole copy starts whole
       }
     }
     given_ = true;
@@ -383,6 +422,7 @@ void SplitRun::run() {
   std::vector<std::thread> threads;
   if (meeting_) meeting_->reset();
   combinations_ = 0;
+  gathers_ = 0;
   try {
     for (size_t d = 0; d < executors_.size(); ++d)
       threads.emplace_back([&, d] {

@@ -54,6 +54,7 @@ class SplitRun {
   // Trades of neighbours' rows and combinations of reductions in the last run(), by every device together.
   int64_t trades() const;
   int64_t combinations() const;
+  int64_t gathers() const { return gathers_; }  // gathers of split arrays' rows into the whole copies
 
  private:
   class RowTrade;
@@ -61,6 +62,8 @@ class SplitRun {
   void trade(size_t d, const std::string& symbol);
   // Device d's part of combining the devices' parts of a reduction into `symbol`'s whole value.
   void combine(size_t d, const std::string& symbol);
+  // Device d's part of gathering every device's rows of `symbol` into its whole copy (gather_rows.h).
+  void gather(size_t d, const std::string& symbol, const fugue_device_services& services, cl_mem rows, cl_mem whole);
 
   const Program& whole_;
   Placement placement_;
@@ -70,10 +73,15 @@ class SplitRun {
   bool given_ = false;  // inputs handed to the devices (once: repetitions upload the same rows)
   std::unique_ptr<RowTrade> meeting_;  // where the devices trade rows and combine reductions
   int64_t combinations_ = 0;           // in the last run (counted by the first device)
+  int64_t gathers_ = 0;                // in the last run (counted by the first device)
 };
 
 // The rows [first, first + count) of `array` along axis 0; rows before 0 or past the end wrap around.
 HostArray rows_of(const HostArray& array, int64_t first, int64_t count);
+
+// What a device's program of `placement` reads whole: its whole symbols and the gathered arrays' copies,
+// by name (as split_by_rows lists them).
+std::vector<std::string> whole_with_copies(const Placement& placement);
 
 // The whole value of `s`, a kind with storage of `program`: from its own source (a file, a generator)
 // or its parts' ("parts", checked together by its kind first).

@@ -268,9 +268,59 @@ TEST(SeveralDevices, SparseProductsSplitByRows) {
   }
 }
 
+// An x the devices compute, element by element on their rows, and a product reads whole: each device
+// holds a whole copy, filled with every device's rows after each write. A power iteration (x an input,
+// normalized by a combined norm) and conjugate gradients (the direction p), over three devices: what
+// one device gives.
+TEST(SeveralDevices, SparseProductsGatherTheRowsTheDevicesWrite) {
+  test::TempDir dir;
+  const std::string three = "POCL_DEVICES='pthread pthread pthread' FUGUE_TUNING=split_bytes=0";
+  test::write_text(dir / "power.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "sparse", "format": "auto", "dtype": "f64", "from": {"poisson": {"grid": [40, 30]}}},
+    "x": {"kind": "array", "dtype": "f64", "shape": [1200], "from": {"random": {"seed": 1}}}},
+    "body": [{"for": "i", "count": 30, "body": [
+      {"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]},
+      {"op": "array.norm2", "out": ["n"], "in": ["y"]},
+      {"op": "array.div", "out": ["x"], "in": ["y", "n"]}]}],
+    "outputs": {"x": "x.npy", "n": "n.npy"}})");
+  // A x = b from x = 0: r = p = b; then alpha = r.r / p.Ap, x += alpha p, r -= alpha Ap, p = r + beta p.
+  test::write_text(dir / "cg.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "csr", "dtype": "f64", "from": {"poisson": {"grid": [37, 29]}}},
+    "b": {"kind": "array", "dtype": "f64", "shape": [1073], "from": {"random": {"seed": 2}}},
+    "x": {"kind": "array", "dtype": "f64", "shape": [1073], "from": {"zeros": {}}}},
+    "body": [{"op": "array.copy", "out": ["r"], "in": ["b"]}, {"op": "array.copy", "out": ["p"], "in": ["b"]},
+             {"op": "array.dot", "out": ["rs"], "in": ["r", "r"]},
+             {"for": "k", "count": 40, "body": [
+               {"op": "sparse.spmv", "out": ["Ap"], "in": ["A", "p"]},
+               {"op": "array.dot", "out": ["pAp"], "in": ["p", "Ap"]},
+               {"op": "array.div", "out": ["alpha"], "in": ["rs", "pAp"]},
+               {"op": "array.mul", "out": ["ap"], "in": ["p", "alpha"]}, {"op": "array.add", "out": ["x"], "in": ["x", "ap"]},
+               {"op": "array.mul", "out": ["aAp"], "in": ["Ap", "alpha"]}, {"op": "array.sub", "out": ["r"], "in": ["r", "aAp"]},
+               {"op": "array.dot", "out": ["rs_new"], "in": ["r", "r"]},
+               {"op": "array.div", "out": ["beta"], "in": ["rs_new", "rs"]},
+               {"op": "array.mul", "out": ["bp"], "in": ["p", "beta"]}, {"op": "array.add", "out": ["p"], "in": ["r", "bp"]},
+               {"op": "array.dot", "out": ["rs"], "in": ["r", "r"]}]}],
+    "outputs": {"x": "x.npy", "rs": "rs.npy"}})");
+  struct Case {
+    std::string program, args, gathered;
+  };
+  for (const Case& c : {Case{"power.json", "", "rows gathered 30 times"}, Case{"cg.json", "", "rows gathered 41 times"},
+                        Case{"cg.json", "--no-fuse", "rows gathered 41 times"}}) {
+    SCOPED_TRACE(c.program + " " + c.args);
+    const fs::path one = dir / ("one" + c.program + c.args), split = dir / ("three" + c.program + c.args);
+    auto single = run(dir / c.program, one, "--device 0:0 " + c.args, three);
+    ASSERT_EQ(single.code, 0) << single.out;
+    auto several = run(dir / c.program, split, "--device 0:0,0:1,0:2 --stats " + c.args, three);
+    ASSERT_EQ(several.code, 0) << several.out;
+    EXPECT_NE(several.out.find("gathered: every device holds a whole copy of "), std::string::npos) << several.out;
+    EXPECT_NE(several.out.find(c.gathered), std::string::npos) << several.out;
+    test::expect_same_npy_files(split, one, 1e-10);
+  }
+}
+
 // A matrix given part by part ("parts"), cut by rows as one read from a file is; an x the device writes
-// keeps the program whole (every device would need the others' rows of it), and explain says so.
-TEST(SeveralDevices, SparseProductsSplitOnlyWhereXIsWhole) {
+// is gathered for the product, and explain says so.
+TEST(SeveralDevices, SparseMatricesGivenPartByPartSplitAndWrittenXIsGathered) {
   test::TempDir dir;
   test::write_text(dir / "parts.json", R"({"fugue": 1, "symbols": {
     "A": {"kind": "csr", "dtype": "f32", "shape": [5, 4], "nnz": 7, "parts": {
@@ -293,8 +343,9 @@ TEST(SeveralDevices, SparseProductsSplitOnlyWhereXIsWhole) {
     "outputs": {"y": "y.npy"}})");
   auto power = test::run_fugue("explain " + (dir / "power.json").string() + " --device 0:0,0:1", kSplitAll);
   ASSERT_EQ(power.code, 0) << power.out;
-  EXPECT_NE(power.out.find("placement on 2 devices: all on 0:0"), std::string::npos) << power.out;
-  EXPECT_NE(power.out.find("'x2' is read whole, and written on the device"), std::string::npos) << power.out;
+  EXPECT_NE(power.out.find("placement on 2 devices: 1600 rows split"), std::string::npos) << power.out;
+  EXPECT_NE(power.out.find("gathered: every device holds a whole copy of x2"), std::string::npos) << power.out;
+  EXPECT_NE(power.out.find("the rows of x2, after each write"), std::string::npos) << power.out;
 }
 
 TEST(SeveralDevices, BenchTimesTheSplitRun) {
