@@ -230,7 +230,8 @@ int run_on_ranks(const Options& o) {
     }
     const LaunchTuning tuning = tuning_for(*device);
     const Placement placement = place_program(program, lower(program, *device, plan_options(o)), weights,
-                                              static_cast<double>(tuning.split_bytes), tuning.halo_depth);
+                                              static_cast<double>(tuning.split_bytes), tuning.halo_depth,
+                                              tuning.gather_rows);
     std::vector<DeviceInfo> devices;  // each rank's, for the account: "1:0 (rank 1) NVIDIA H200"
     int r = 0;
     for (const std::string& text : ranks.gather_texts(std::to_string(device->platform_index) + " " +

@@ -35,7 +35,8 @@ Placement place_on(const Program& program, SeveralDevices& devices, const PlanOp
   const DeviceInfo& first = devices.sessions.front()->device.info;
   const ExecutionPlan plan = lower(program, first, options);
   const LaunchTuning tuning = tuning_for(first);
-  return place_program(program, plan, devices.weights(), static_cast<double>(tuning.split_bytes), tuning.halo_depth);
+  return place_program(program, plan, devices.weights(), static_cast<double>(tuning.split_bytes), tuning.halo_depth,
+                                              tuning.gather_rows);
 }
 
 std::vector<double> time_split_runs(SplitRun& run, SeveralDevices& devices, int repeat) {

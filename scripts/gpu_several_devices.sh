@@ -53,6 +53,27 @@ EOF
     echo "spmv $format grid=${SPMV_GRID:-4473}^2 iterations=${SPMV_ITERATIONS:-100} one GPU $(wall_one $args) ms," \
          "two ($two_gpus) $(wall_two $args) ms, all $(wall_all $args) ms"
   done
+  # Conjugate gradients (100 iterations) on the same matrix: the direction p gathered from every device's
+  # rows after each update (FUGUE_TUNING=gather_rows=1; by default it stays on one device).
+  python3 - "$out/cg.json" ${SPMV_GRID:-4473} <<'PY'
+import json, sys
+path, grid = sys.argv[1], int(sys.argv[2])
+op = lambda name, out, *ins: {"op": "array." + name, "out": [out], "in": list(ins)}
+json.dump({"fugue": 1, "symbols": {
+    "A": {"kind": "sparse", "format": "auto", "dtype": "f32", "from": {"poisson": {"grid": [grid, grid]}}},
+    "b": {"kind": "array", "dtype": "f32", "shape": [grid * grid], "from": {"random": {"seed": 2}}},
+    "x": {"kind": "array", "dtype": "f32", "shape": [grid * grid], "from": {"zeros": {}}}},
+  "body": [op("copy", "r", "b"), op("copy", "p", "b"), op("dot", "rs", "r", "r"),
+           {"for": "k", "count": 100, "body": [
+             {"op": "sparse.spmv", "out": ["Ap"], "in": ["A", "p"]}, op("dot", "pAp", "p", "Ap"), op("div", "alpha", "rs", "pAp"),
+             op("mul", "ap", "p", "alpha"), op("add", "x", "x", "ap"), op("mul", "aAp", "Ap", "alpha"), op("sub", "r", "r", "aAp"),
+             op("dot", "rs_new", "r", "r"), op("div", "beta", "rs_new", "rs"), op("mul", "bp", "p", "beta"), op("add", "p", "r", "bp"),
+             op("dot", "rs", "r", "r")]}],
+  "outputs": {"x": "x.npy", "rs": "rs.npy"}}, open(path, "w"))
+PY
+  args="$out/cg.json --repeat 3"
+  echo "cg grid=${SPMV_GRID:-4473}^2 100 iterations one GPU $(wall_one $args) ms, two ($two_gpus)" \
+       "$(FUGUE_TUNING=gather_rows=1 wall_two $args) ms, all $(FUGUE_TUNING=gather_rows=1 wall_all $args) ms"
 fi
 if [[ " ${PARTS:-batched stencils} " == *" stencils "* ]]; then
   for p in stencil5 jacobi stencil_chain; do

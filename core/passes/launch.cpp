@@ -53,10 +53,11 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "pad_rows") t.pad_rows = value != 0;
     else if (key == "split_bytes") t.split_bytes = std::max<int64_t>(value, 0);
     else if (key == "halo_depth") t.halo_depth = std::clamp<int64_t>(value, 1, 1024);
+    else if (key == "gather_rows") t.gather_rows = value != 0;
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, grid_strip_groups_per_cu, "
-                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args, pad_rows, split_bytes, halo_depth)");
+                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args, pad_rows, split_bytes, halo_depth, gather_rows)");
   }
 }
 }  // namespace

@@ -107,6 +107,12 @@ struct LaunchTuning {
   // wait for each other once every `halo_depth` stencil steps, not at every one; the rows computed
   // twice (a few of 10^4) cost less than the waits.
   int64_t halo_depth = 8;
+  // A split where the devices write an array by rows that an operation reads whole (placement.h's
+  // gathered arrays: conjugate gradients' direction) gathers every device's rows into each device's copy
+  // through the host after every write. That costs far more than the split saves: conjugate gradients
+  // on a 4473^2 Poisson matrix (100 iterations, f32) took 50.4 ms on one H200, 4019 on two and 1851 on
+  // four. Such programs stay on one device unless this is set (FUGUE_TUNING=gather_rows=1).
+  bool gather_rows = false;
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);

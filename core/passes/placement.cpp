@@ -369,7 +369,7 @@ std::string split_signature(const RowSplit& split, const ExecutionPlan& plan, bo
 }
 
 Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
-                        double min_bytes, int64_t halo_depth) {
+                        double min_bytes, int64_t halo_depth, bool gather_rows) {
   Placement p;
   p.weights = weights;
   if (weights.size() < 2) {
@@ -379,6 +379,12 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
   RowSplit r = split_by_rows(program, plan);
   if (!r.reason.empty()) {
     p.reason = r.reason;
+    return p;
+  }
+  if (!r.gathered.empty() && !gather_rows) {
+    p.reason = "'" + r.gathered.front() + "' is written on the devices by rows and read whole by an operation that says its rows: "
+               "gathering every device's rows after each write costs more than the split saves (FUGUE_TUNING=gather_rows=1 "
+               "splits it all the same)";
     return p;
   }
   p.rows = r.rows;

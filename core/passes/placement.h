@@ -109,8 +109,9 @@ int64_t kernel_reach(const FusedGroup& group);
 // most iterations its loops run (counts known before the run);
 // `halo_depth`: with a halo, each device holds this many reaches of its neighbours' rows (fewer where
 // its share is narrower), traded once every so many kernels.
+// `gather_rows`: splits with gathered arrays allowed (LaunchTuning::gather_rows).
 Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
-                        double min_bytes, int64_t halo_depth = 1);
+                        double min_bytes, int64_t halo_depth = 1, bool gather_rows = true);
 
 // `fugue explain`'s account: the devices and their rows, which values are split and which go whole,
 // and the transfers; or why the program stays on one device.

@@ -63,7 +63,7 @@ TEST(Ranks, SplitOverRanksGivesWhatOneDeviceGives) {
     "outputs": {"x": "x.npy", "n": "n.npy"}})");
   const std::vector<Case> cases = {
       {dir / "spmv.json", "", "", 3, "whole on every device: x"},
-      {dir / "power.json", "", "", 2, "rows gathered 20 times", 1e-12},
+      {dir / "power.json", "", ",gather_rows=1", 2, "rows gathered 20 times", 1e-12},
       {examples / "linalg" / "kalman_update.json", "", "", 2, "rows 500..999 (500,"},
       {examples / "jacobi.json", "", ",halo_depth=1", 2, "neighbours' rows traded 9 times"},
       {examples / "jacobi.json", "--no-fuse", ",halo_depth=1", 2, "neighbours' rows traded 9 times"},

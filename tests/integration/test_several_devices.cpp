@@ -274,7 +274,7 @@ TEST(SeveralDevices, SparseProductsSplitByRows) {
 // one device gives.
 TEST(SeveralDevices, SparseProductsGatherTheRowsTheDevicesWrite) {
   test::TempDir dir;
-  const std::string three = "POCL_DEVICES='pthread pthread pthread' FUGUE_TUNING=split_bytes=0";
+  const std::string three = "POCL_DEVICES='pthread pthread pthread' FUGUE_TUNING=split_bytes=0,gather_rows=1";
   test::write_text(dir / "power.json", R"({"fugue": 1, "symbols": {
     "A": {"kind": "sparse", "format": "auto", "dtype": "f64", "from": {"poisson": {"grid": [40, 30]}}},
     "x": {"kind": "array", "dtype": "f64", "shape": [1200], "from": {"random": {"seed": 1}}}},
@@ -341,7 +341,13 @@ TEST(SeveralDevices, SparseMatricesGivenPartByPartSplitAndWrittenXIsGathered) {
     "x": {"kind": "array", "dtype": "f64", "shape": [1600], "from": {"random": {"seed": 1}}}},
     "body": [{"op": "array.mul", "out": ["x2"], "in": ["x", 2]}, {"op": "sparse.spmv", "out": ["y"], "in": ["A", "x2"]}],
     "outputs": {"y": "y.npy"}})");
-  auto power = test::run_fugue("explain " + (dir / "power.json").string() + " --device 0:0,0:1", kSplitAll);
+  // Gathering is asked for (FUGUE_TUNING=gather_rows=1): by default such a program stays whole.
+  auto whole = test::run_fugue("explain " + (dir / "power.json").string() + " --device 0:0,0:1", kSplitAll);
+  ASSERT_EQ(whole.code, 0) << whole.out;
+  EXPECT_NE(whole.out.find("all on 0:0"), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find("'x2' is written on the devices by rows and read whole by an operation that says its rows: gathering"),
+            std::string::npos) << whole.out;
+  auto power = test::run_fugue("explain " + (dir / "power.json").string() + " --device 0:0,0:1", kSplitAll + ",gather_rows=1");
   ASSERT_EQ(power.code, 0) << power.out;
   EXPECT_NE(power.out.find("placement on 2 devices: 1600 rows split"), std::string::npos) << power.out;
   EXPECT_NE(power.out.find("gathered: every device holds a whole copy of x2"), std::string::npos) << power.out;
