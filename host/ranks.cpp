@@ -287,7 +287,7 @@ void RankRun::prepare() {
       here, executor_->plan(), placement_.ghost_rows > 0 || !placement_.combined.empty() || !placement_.gathered.empty()));
   if (!same || !here.reason.empty() || here.split_symbols != placement_.split_symbols ||
       here.whole_symbols != whole_with_copies(placement_) || !here.gathered.empty() || here.reach > placement_.ghost_rows)
-    throw DeviceError("the ranks plan their rows of the program differently (their devices differ" +
+    throw DeviceError("the ranks plan their rows of the program differently (their devices or their rows differ" +
                       (here.reason.empty() ? std::string() : "; here: " + here.reason) +
                       "), so the split would not compute the same; run it on one device");
 }

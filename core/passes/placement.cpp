@@ -100,6 +100,8 @@ double most_runs(const Program& program, const std::vector<Statement>& body) {
 
 }  // namespace
 
+bool is_gather_rows(const Operation& op) { return op.name() == kGatherRowsOp && op.plugin().name == kCorePlugin; }
+
 int64_t kernel_reach(const FusedGroup& group) {
   int64_t reach = 0;
   for (const PlannedOp* op : group.ops) reach += op_reach(*op);
@@ -136,15 +138,28 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   std::set<std::string> traded;
   std::string ends_set_by;  // the first operation that read around its element along axis 0
   std::map<std::string, std::string> written_otherwise;  // scalars some non-reducing operation writes: by which
+  // `name` (operand text `operand`) split by its rows: why not, or "".
+  auto split_here = [&](const std::string& operand, const std::string& name, const Symbol& s) -> std::string {
+    auto [it, fresh] = role.emplace(name, Role::Split);
+    if (!fresh && it->second != Role::Split) return operand + " is split by rows here but read whole by an earlier operation";
+    if (!rows) {
+      rows = s.shape[0];
+      first_split = name;
+    } else if (s.shape[0] != *rows) {
+      return operand + " has " + std::to_string(s.shape[0]) + " rows where '" + first_split + "' has " + std::to_string(*rows) +
+             ": no one split of axis 0 serves both";
+    }
+    return {};
+  };
   // A device's program split with gathered arrays (gather_rows.h): their whole copies, which the
   // gathers write and the operations reading the arrays whole read.
   std::set<std::string> copies, gathered;
   for (const auto& op_ptr : plan.ops)
-    if (op_ptr->statement->op->name() == kGatherRowsOp) copies.insert(op_ptr->statement->operands[1]);
+    if (is_gather_rows(*op_ptr->statement->op)) copies.insert(op_ptr->statement->operands[1]);
   for (const auto& op_ptr : plan.ops) {
     const PlannedOp& op = *op_ptr;
     const Statement& st = *op.statement;
-    if (st.op->name() == kGatherRowsOp) {
+    if (is_gather_rows(*st.op)) {
       const Symbol& rows = program.symbol(st.operands[0]);
       if (!rows.shape.empty() && rows.shape[0] > 0) role.emplace(st.operands[0], Role::Split);
       role.emplace(st.operands[1], Role::Whole);
@@ -179,15 +194,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
         if (std::any_of(program.outputs.begin(), program.outputs.end(), [&](const OutputFile& o) { return o.symbol == name; }))
           return keep(operand + " is a " + s.kind_text() + " the program writes out whole");
         if (s.shape.empty()) return keep(operand + " has no rows");
-        auto [it, fresh] = role.emplace(name, Role::Split);
-        if (!fresh && it->second != Role::Split) return keep(operand + " is split by rows here but read whole by an earlier operation");
-        if (!rows) {
-          rows = s.shape[0];
-          first_split = name;
-        } else if (s.shape[0] != *rows) {
-          return keep(operand + " has " + std::to_string(s.shape[0]) + " rows where '" + first_split + "' has " +
-                      std::to_string(*rows) + ": no one split of axis 0 serves both");
-        }
+        if (std::string why = split_here(operand, name, s); !why.empty()) return keep(why);
         continue;
       }
       if (s.kind == SymbolKind::Plugin || !s.part_of.empty())
@@ -254,16 +261,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
         }
       }
       if (by_rows) {
-        auto [it, fresh] = role.emplace(name, Role::Split);
-        if (!fresh && it->second != Role::Split)
-          return keep(operand + " is split by rows here but read whole by an earlier operation");
-        if (!rows) {
-          rows = s.shape[0];
-          first_split = name;
-        } else if (s.shape[0] != *rows) {
-          return keep(operand + " has " + std::to_string(s.shape[0]) + " rows where '" + first_split + "' has " +
-                      std::to_string(*rows) + ": no one split of axis 0 serves both");
-        }
+        if (std::string why = split_here(operand, name, s); !why.empty()) return keep(why);
         continue;
       }
       // Read whole by an operation that says its rows cut only the others, or an entry every entry reads.
@@ -360,10 +358,19 @@ std::string split_signature(const RowSplit& split, const ExecutionPlan& plan, bo
   text += "|";
   for (const auto& s : split.gathered) text += s + " ";
   text += "|";
+  // Where the devices meet, in turn: the kernels reading around each element (their operations and
+  // reach: rows are traded by how deep each kernel reads), and the operations writing combined scalars
+  // or gathering rows. Kernels between them may differ from device to device (a product planned for
+  // rows of other lengths).
   if (trading)
     for (const FusedGroup& group : plan.groups) {
-      for (const PlannedOp* op : group.ops) text += op->statement->where + " ";
-      text += "reach " + std::to_string(kernel_reach(group)) + "; ";
+      if (const int64_t reach = kernel_reach(group); reach > 0) {
+        for (const PlannedOp* op : group.ops) text += op->statement->where + " ";
+        text += "reach " + std::to_string(reach) + "; ";
+        continue;
+      }
+      for (const PlannedOp* op : group.ops)
+        if (is_gather_rows(*op->statement->op) || writes_combined(*op, split.combined)) text += op->statement->where + "; ";
     }
   return text;
 }
@@ -396,7 +403,9 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
   }
   // Work in a loop is done as many times: a matrix read by a thousand products is worth splitting where
   // one product over it would not be.
-  const double runs = most_runs(program, program.body);
+  // Only where the devices run apart: trades, combinations and gathers cost as much again each time.
+  const bool apart = r.reach == 0 && r.combined.empty() && r.gathered.empty();
+  const double runs = apart ? most_runs(program, program.body) : 1.0;
   if (p.split_bytes * runs < min_bytes) {
     p.reason = "small: the arrays split by rows hold " + bytes_text(p.split_bytes) +
                (runs > 1 ? " (gone through at most " + std::to_string(static_cast<int64_t>(runs)) + " times a run)" : std::string()) +

@@ -34,6 +34,10 @@ namespace fugue {
 // The core's operation that gathers every device's rows of a split array into each device's whole copy
 // of it (runtime/gather_rows.h): its first operand split by rows, its second whole.
 constexpr const char* kGatherRowsOp = "core.gather_rows";
+// The plugin name the core's own operations carry (no plugin's name: plugins' are identifiers).
+constexpr const char* kCorePlugin = "(core)";
+// Whether `op` is the core's gathering operation.
+bool is_gather_rows(const Operation& op);
 
 // One device's rows of the split arrays: [first, first + count) along axis 0, its own; with a halo
 // it also holds `before` rows of the previous device's and `after` of the next one's (wrapping around
@@ -111,7 +115,7 @@ int64_t kernel_reach(const FusedGroup& group);
 // its share is narrower), traded once every so many kernels.
 // `gather_rows`: splits with gathered arrays allowed (LaunchTuning::gather_rows).
 Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
-                        double min_bytes, int64_t halo_depth = 1, bool gather_rows = true);
+                        double min_bytes, int64_t halo_depth = 1, bool gather_rows = false);
 
 // `fugue explain`'s account: the devices and their rows, which values are split and which go whole,
 // and the transfers; or why the program stays on one device.

@@ -72,10 +72,11 @@ void rewrite(std::vector<Statement>& body, const std::set<std::string>& gathered
       if (st.op->writes(k)) written.push_back(st.operands[k]);
       else if (whole_reads.count({st.where, k})) st.operands[k] = whole_copy_name(st.operands[k]);
     }
+    const std::string where = st.where;  // `st` moves when the gathers are inserted after it
     for (const std::string& name : written) {
       Statement g;
       g.kind = Statement::Kind::Op;
-      g.where = st.where + " (rows of '" + name + "' gathered)";
+      g.where = where + " (rows of '" + name + "' gathered)";
       g.op = gather;
       g.operands = {name, whole_copy_name(name)};
       fugue_attr_value symbol{};
@@ -102,7 +103,7 @@ std::shared_ptr<const Operation> gather_rows_operation(GatherRows gather) {
   auto holder = std::make_shared<GatherHolder>();
   holder->sdk_op = std::make_unique<GatherOperation>(std::move(gather));
   auto core = std::make_shared<LoadedPlugin>();
-  core->name = "core";
+  core->name = kCorePlugin;
   core->file = "(the core)";
   holder->op = std::make_shared<Operation>(core, holder->sdk_op->descriptor());
   // The Operation refers to the descriptor, owned by the holder: keep the holder alive with it.

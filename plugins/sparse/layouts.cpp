@@ -738,11 +738,15 @@ std::pair<Facts, Coordinates> rows_of(const Facts& f, const sdk::HostView& value
   }
   Cut cut;
   cut.slice = f.slice;
-  cut.sigma = f.sigma > 0 ? f.sigma : 1;  // a sell's window is not in its type: its rows' order holds it
+  // A sell's window is not in its type (its rows' order holds it): its rows sorted all together pad
+  // no more than any window would.
+  cut.sigma = f.layout == Layout::Sell ? std::max<int64_t>(count, 1) : f.sigma;
   cut.width = f.layout == Layout::Hyb ? f.width : -1;
   cut.block_rows = f.block_rows;
   cut.block_cols = f.block_cols;
-  // The whole already holds these rows with its padding: the rows alone pad no more.
+  // The whole holds these rows with its padding: alone they pad no more (ell, dia and bdia: no wider;
+  // sell: sorted), or little more (the block layouts: a share starting inside a super-row makes at most
+  // twice the blocks). Not checked again, so that a split never refuses what one device holds.
   Facts facts = facts_for(rows, f.layout, f.dtype, f.index, cut, false);
   return {facts, std::move(rows)};
 }
