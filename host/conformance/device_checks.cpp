@@ -305,6 +305,77 @@ std::string split_violation(const TestCall& call, DeviceSession& s, double toler
   return {};
 }
 
+// "rows cut": an operation that says which operands its rows cut (fugue_plan.split_rows) must compute, on
+// each half of the rows (its marked operands cut to them, a kind with storage by its kind's rows, the
+// others whole), the whole's rows of its outputs: what a program split across devices relies on. ""
+// when both halves agree with the whole, else the first difference; `skip` says why a call cannot tell.
+std::string rows_cut_violation(const TestCall& call, DeviceSession& s, double tolerance, std::string& skip) {
+  const PlanOptions options{false, false};
+  const Program parsed = parse_program(call.program, "conformance.json", s.registry);
+  const ExecutionPlan plan = lower(parsed, s.device.info, options);
+  const PlannedOp& planned = *plan.ops.front();
+  const Statement& st = *planned.statement;
+  if (planned.plan.split_rows == 0) {
+    skip = "says no operands its rows cut";
+    return {};
+  }
+  int64_t rows = -1;
+  std::vector<std::string> cut;
+  for (size_t k = 0; k < st.operands.size() && k < 64; ++k) {
+    if (!((planned.plan.split_rows >> k) & 1u)) continue;
+    const Symbol& sym = parsed.symbol(st.operands[k]);
+    if (sym.compile_time() || sym.kind == SymbolKind::Scalar) continue;  // a number for y0: nothing to cut
+    if (sym.shape.empty() || (sym.compound() && !(sym.kind_object && sym.kind_object->cuts_rows())) ||
+        (sym.kind != SymbolKind::Array && !sym.compound())) {
+      skip = "operand '" + st.operands[k] + "' is marked, but is no array and no kind that gives its rows";
+      return {};
+    }
+    if (rows >= 0 && sym.shape[0] != rows) {
+      skip = "its marked operands' axis 0 differ";
+      return {};
+    }
+    rows = sym.shape[0];
+    cut.push_back(st.operands[k]);
+  }
+  if (rows < 2) {
+    skip = std::to_string(rows) + " rows: fewer than two halves";
+    return {};
+  }
+  Run whole = run_program(call.program, s, options);
+  const int64_t middle = rows / 2;
+  for (const auto& [first, count] : {std::pair<int64_t, int64_t>{0, middle}, {middle, rows - middle}}) {
+    Program part = parse_program(call.program, "conformance.json", s.registry);
+    std::vector<std::pair<std::string, HostArray>> given;
+    for (const auto& name : cut) {
+      const Symbol& w = whole.program->symbol(name);
+      if (w.compound()) {
+        DeclaredType type;
+        given.emplace_back(name, kind_rows(w, whole_value(*whole.program, w), first, count, type));
+        take_rows_type(part, name, type);
+        continue;
+      }
+      part.symbols.at(name).shape[0] = count;
+      if (w.source.kind != SymbolSource::Kind::None) given.emplace_back(name, rows_of(initial_value(w), first, count));
+    }
+    Executor executor(part, s.device, s.cache, s.profiler, options);
+    for (auto& [name, value] : given) {
+      if (part.symbol(name).compound()) give_rows(executor, part.symbol(name), std::move(value));
+      else executor.give_initial(name, std::move(value));
+    }
+    executor.prepare();
+    executor.initialize();
+    executor.run();
+    for (const auto& out : whole.program->outputs) {
+      if (std::find(cut.begin(), cut.end(), out.symbol) == cut.end()) continue;
+      const std::string mismatch = compare_arrays(executor.read(out.symbol), rows_of(whole.outputs.at(out.symbol), first, count), tolerance);
+      if (!mismatch.empty())
+        return "rows " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
+               " computed alone (the operands fugue_plan.split_rows marks cut to them) differ from the whole's: " + out.symbol + " " + mismatch;
+    }
+  }
+  return {};
+}
+
 // The fusion-neutrality program, or a reason there is none.
 std::string neighbour_program(const Operation& op, const TestCall& call, DeviceSession& s, json& program) {
   // Multiplying by 1 changes no value of any dtype; array.mul itself gets an addition of 0.
@@ -501,6 +572,30 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
   if (reads_around)
     splits.finish(report, "each half of the rows, with its neighbours' rows around it as fugue_plan.ends says, gives "
                           "the whole's rows");
+
+  // Only operations that say which operands their rows cut get a line.
+  Tally cuts(op, "rows cut");
+  bool says_rows = false;
+  for (const auto& call : calls) {
+    if (!call.declared && call.size_class != "odd") continue;
+    if (const std::string why = unrunnable(call, s); !why.empty()) continue;
+    try {
+      step(s, "rows cut", call);
+      std::string skip;
+      const std::string violation = rows_cut_violation(call, s, tolerance_for(op, call.dtype), skip);
+      if (skip == "says no operands its rows cut") continue;
+      says_rows = true;
+      if (!skip.empty()) cuts.skip(call, skip);
+      else if (violation.empty()) cuts.pass(call);
+      else cuts.fail(call, violation);
+    } catch (const std::exception& e) {
+      says_rows = true;
+      cuts.fail(call, refused("rows cut", e));
+    }
+  }
+  if (says_rows)
+    cuts.finish(report, "each half of the rows, the operands fugue_plan.split_rows marks cut to them and the others whole, "
+                        "gives the whole's rows");
 }
 
 void check_cost(const Operation& op, const std::vector<TestCall>& calls, const PluginRegistry& registry,

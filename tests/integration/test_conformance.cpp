@@ -101,10 +101,18 @@ TEST(Conformance, WritesOutsideThePartitionAreCaught) {
   EXPECT_TRUE(starts_with(line_of(r.out, "broken.rows", "partition honesty"), "PASS")) << r.out;
   // Operations that read nothing around their elements get no line.
   EXPECT_EQ(line_of(r.out, "broken.smear", "split by rows"), "") << r.out;
+  // Says its rows cut x and y, but reads x's first row everywhere: the second half reads its own first.
+  std::string cut = line_of(r.out, "broken.cut", "rows cut");
+  EXPECT_TRUE(starts_with(cut, "FAIL")) << r.out;
+  EXPECT_NE(cut.find("rows 4..8 computed alone (the operands fugue_plan.split_rows marks cut to them) differ from the whole's: y"),
+            std::string::npos)
+      << cut;
+  EXPECT_TRUE(starts_with(line_of(r.out, "broken.cut", "reference"), "PASS")) << r.out;
+  EXPECT_EQ(line_of(r.out, "broken.smear", "rows cut"), "") << r.out;
   std::ifstream in(dir / "report.json");
   auto report = nlohmann::json::parse(in);
   EXPECT_EQ(report["summary"]["conforms"], false);
-  EXPECT_EQ(report["summary"]["fail"], 4);
+  EXPECT_EQ(report["summary"]["fail"], 5);
 }
 
 TEST(Conformance, AReferenceThatDisagreesWithItsKernelIsCaught) {

@@ -9,6 +9,9 @@
 //   broken.rows    ELEMENT level, y[r, c] = x[r, c] + r (f32, 2-D), x read TILE with a halo and its plan
 //                  saying reads past the ends stay inside (fugue_plan.ends), though it uses the row number
 //                  for more than finding the ends: a share of the rows would number them from 0.
+//   broken.cut     ELEMENT level, y[i] = x[i] + x[0] (f32, 1-D), x read WHOLE, its plan saying its rows
+//                  cut x and y (fugue_plan.split_rows), though every row reads x's first: a share of the
+//                  rows would read its own first row.
 #include <CL/cl.h>
 
 #include <string>
@@ -196,6 +199,45 @@ class Rows : public Operation {
   }
 };
 
+class Cut : public Operation {
+ public:
+  enum : uint32_t { kX, kY };
+
+  Cut() {
+    name = "broken.cut";
+    doc = "y[i] = x[i] + x[0], saying its rows cut x and y";
+    operands = {in("x", kArray, FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "a 1-D input"),
+                out("y", kArray, FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32), "x plus its first element")};
+    test_cases = R"([{"name": "vector", "shape": [9]}])";
+  }
+
+  void infer(const Call& call, std::vector<Type>& types) const override {
+    if (call.operand(kX).rank != 1) throw InvalidArgument("operand x: expected a 1-D array");
+    types[kY] = call.operand(kX);
+  }
+
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_ELEMENT, elements(call.operand(kX)));
+    p.partitions[kX] = partition(FUGUE_PARTITION_WHOLE, 1);
+    p.split_rows = (uint64_t{1} << kX) | (uint64_t{1} << kY);  // the lie: row i reads x's row 0 too
+    return p;
+  }
+
+  void emit(const Call&, const Plan&, const Emitter& e) const override {
+    e.append(e.write(kY) + " = " + e.read_at(kX, e.builtin(FUGUE_BUILTIN_INDEX)) + " + " + e.read_at(kX, "0") + ";\n");
+  }
+
+  fugue_cost cost(const Call& call) const override {
+    const double n = static_cast<double>(elements(call.operand(kX)));
+    return {sizeof(fugue_cost), 8 * n, n};
+  }
+
+  void reference(const Call&, fugue_host_array* a) const override {
+    HostView x(a[kX]), y(a[kY]);
+    for (int64_t i = 0; i < y.size(); ++i) y.set(i, static_cast<float>(x.get(i)) + static_cast<float>(x.get(0)));
+  }
+};
+
 }  // namespace
 
 FUGUE_SDK_PLUGIN("broken_partition", "0.1.0",
@@ -204,4 +246,5 @@ FUGUE_SDK_PLUGIN("broken_partition", "0.1.0",
                    p.add(std::make_unique<Smear>());
                    p.add(std::make_unique<Overrun>());
                    p.add(std::make_unique<Rows>());
+                   p.add(std::make_unique<Cut>());
                  })
