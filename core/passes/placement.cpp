@@ -159,9 +159,10 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   for (const auto& op_ptr : plan.ops) {
     const PlannedOp& op = *op_ptr;
     const Statement& st = *op.statement;
-    if (is_gather_rows(*st.op)) {
-      const Symbol& rows = program.symbol(st.operands[0]);
-      if (!rows.shape.empty() && rows.shape[0] > 0) role.emplace(st.operands[0], Role::Split);
+    if (is_gather_rows(*st.op)) {  // a device's program: its rows split, the copy whole
+      if (std::string why = split_here(op.label + ": '" + st.operands[0] + "'", st.operands[0], program.symbol(st.operands[0]));
+          !why.empty())
+        return keep(why);
       role.emplace(st.operands[1], Role::Whole);
       continue;
     }

@@ -376,6 +376,34 @@ std::string rows_cut_violation(const TestCall& call, DeviceSession& s, double to
   return {};
 }
 
+// One of the checks of an operation's rows split across devices (`violation` gives "" or the first
+// difference, and says why a call cannot tell), over the declared and odd calls: a line named `check`,
+// none where every call skips as `unconcerned` (the operation does not split that way).
+void check_rows_split(const Operation& op, const std::vector<TestCall>& calls, DeviceSession& s, Report& report, const char* check,
+                      std::string (*violation)(const TestCall&, DeviceSession&, double, std::string&), const std::string& unconcerned,
+                      const std::string& passed) {
+  Tally tally(op, check);
+  bool concerned = false;
+  for (const auto& call : calls) {
+    if (!call.declared && call.size_class != "odd") continue;
+    if (const std::string why = unrunnable(call, s); !why.empty()) continue;
+    try {
+      step(s, check, call);
+      std::string skip;
+      const std::string found = violation(call, s, tolerance_for(op, call.dtype), skip);
+      if (skip == unconcerned) continue;
+      concerned = true;
+      if (!skip.empty()) tally.skip(call, skip);
+      else if (found.empty()) tally.pass(call);
+      else tally.fail(call, found);
+    } catch (const std::exception& e) {
+      concerned = true;
+      tally.fail(call, refused(check, e));
+    }
+  }
+  if (concerned) tally.finish(report, passed);
+}
+
 // The fusion-neutrality program, or a reason there is none.
 std::string neighbour_program(const Operation& op, const TestCall& call, DeviceSession& s, json& program) {
   // Multiplying by 1 changes no value of any dtype; array.mul itself gets an addition of 0.
@@ -549,53 +577,13 @@ void check_on_device(const Operation& op, const std::vector<TestCall>& calls, De
                                         : "guards around every buffer intact; inputs unchanged");
   fusion.finish(report, "fused with element-wise neighbours, same result as unfused");
 
-  // Only operations that read around their elements along axis 0 get a line.
-  Tally splits(op, "split by rows");
-  bool reads_around = false;
-  for (const auto& call : calls) {
-    if (!call.declared && call.size_class != "odd") continue;
-    if (const std::string why = unrunnable(call, s); !why.empty()) continue;
-    try {
-      step(s, "split by rows", call);
-      std::string skip;
-      const std::string violation = split_violation(call, s, tolerance_for(op, call.dtype), skip);
-      if (skip == "reads nothing around its elements along axis 0") continue;
-      reads_around = true;
-      if (!skip.empty()) splits.skip(call, skip);
-      else if (violation.empty()) splits.pass(call);
-      else splits.fail(call, violation);
-    } catch (const std::exception& e) {
-      reads_around = true;
-      splits.fail(call, refused("split by rows", e));
-    }
-  }
-  if (reads_around)
-    splits.finish(report, "each half of the rows, with its neighbours' rows around it as fugue_plan.ends says, gives "
-                          "the whole's rows");
-
-  // Only operations that say which operands their rows cut get a line.
-  Tally cuts(op, "rows cut");
-  bool says_rows = false;
-  for (const auto& call : calls) {
-    if (!call.declared && call.size_class != "odd") continue;
-    if (const std::string why = unrunnable(call, s); !why.empty()) continue;
-    try {
-      step(s, "rows cut", call);
-      std::string skip;
-      const std::string violation = rows_cut_violation(call, s, tolerance_for(op, call.dtype), skip);
-      if (skip == "says no operands its rows cut") continue;
-      says_rows = true;
-      if (!skip.empty()) cuts.skip(call, skip);
-      else if (violation.empty()) cuts.pass(call);
-      else cuts.fail(call, violation);
-    } catch (const std::exception& e) {
-      says_rows = true;
-      cuts.fail(call, refused("rows cut", e));
-    }
-  }
-  if (says_rows)
-    cuts.finish(report, "each half of the rows, the operands fugue_plan.split_rows marks cut to them and the others whole, "
-                        "gives the whole's rows");
+  // Only operations that read around their elements along axis 0, or say which operands their rows
+  // cut, get these lines.
+  check_rows_split(op, calls, s, report, "split by rows", split_violation, "reads nothing around its elements along axis 0",
+                   "each half of the rows, with its neighbours' rows around it as fugue_plan.ends says, gives the whole's rows");
+  check_rows_split(op, calls, s, report, "rows cut", rows_cut_violation, "says no operands its rows cut",
+                   "each half of the rows, the operands fugue_plan.split_rows marks cut to them and the others whole, gives "
+                   "the whole's rows");
 }
 
 void check_cost(const Operation& op, const std::vector<TestCall>& calls, const PluginRegistry& registry,
