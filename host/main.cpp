@@ -202,6 +202,14 @@ void print_stats(Session& session) {
                 stats.disk_hits, session.cache.folder().c_str(), stats.memory_hits);
 }
 
+// run --stats: how often the devices gathered rows, and how many crossed between them each time.
+void print_gathers(const Placement& placement, const GatherWindows& windows, int64_t gathers) {
+  std::printf("rows gathered %lld times", static_cast<long long>(gathers));
+  for (const auto& [name, w] : windows)
+    std::printf("; %lld of '%s' cross between devices a gather", static_cast<long long>(crossing_rows(placement, w)), name.c_str());
+  std::printf("\n");
+}
+
 #ifdef FUGUE_WITH_MPI
 // `fugue run --mpi`, in each process mpirun starts: the rank takes one device (its place among the
 // host's ranks picks it from --device's list), the program is placed over the ranks by their devices'
@@ -249,7 +257,7 @@ int run_on_ranks(const Options& o) {
     spdlog::info("{}", account);
     OutputRun record;
     record.options = run_options(o);
-    if (!placement.split) {  // rank 0 runs it whole
+    auto run_whole = [&] {  // rank 0 runs it whole
       if (ranks.rank() != 0) return 0;
       Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
       executor.prepare();
@@ -261,9 +269,18 @@ int run_on_ranks(const Options& o) {
         print_stats(session);
       }
       return 0;
+    };
+    if (!placement.split) return run_whole();
+    std::unique_ptr<RankRun> made;
+    try {
+      made = std::make_unique<RankRun>(ranks, program, placement, DeviceSlot{&session.device, &session.cache, &session.profiler},
+                                       [&] { return load_program(o.program, registry, load_options(o, device)); }, plan_options(o));
+    } catch (const SplitDeclined& e) {  // every rank declines alike: the windows are rank 0's, sent to all
+      if (ranks.rank() == 0 && o.stats) std::printf("not split after all: %s; it runs on rank 0 alone\n", e.what());
+      else if (ranks.rank() == 0) spdlog::info("not split after all: {}; it runs on rank 0 alone", e.what());
+      return run_whole();
     }
-    RankRun part(ranks, program, placement, {&session.device, &session.cache, &session.profiler},
-                 [&] { return load_program(o.program, registry, load_options(o, device)); }, plan_options(o));
+    RankRun& part = *made;
     part.prepare();
     part.initialize();
     part.run();
@@ -280,8 +297,7 @@ int run_on_ranks(const Options& o) {
         std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(part.trades()));
       if (!placement.combined.empty())
         std::printf("reductions combined %lld times\n", static_cast<long long>(part.combinations()));
-      if (!placement.gathered.empty())
-        std::printf("rows gathered %lld times\n", static_cast<long long>(part.gathers()));
+      if (!placement.gathered.empty()) print_gathers(placement, part.windows(), part.gathers());
     }
     return 0;
   } catch (const std::exception& e) {
@@ -319,8 +335,7 @@ int run_split(const Options& o, const PluginRegistry& registry, const Program& p
       std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(split.trades()));
     if (!placement.combined.empty())
       std::printf("reductions combined %lld times\n", static_cast<long long>(split.combinations()));
-    if (!placement.gathered.empty())
-      std::printf("rows gathered %lld times\n", static_cast<long long>(split.gathers()));
+    if (!placement.gathered.empty()) print_gathers(placement, split.windows(), split.gathers());
   }
   return 0;
 }
@@ -355,7 +370,13 @@ int cmd_run(const Options& o) {
     if (!o.profile.empty()) throw UserError("--profile records one device; name one with --device");
     const Placement placement = place_on(program, sessions, plan_options(o));
     spdlog::info("{}", describe_placement(placement, chosen));
-    if (placement.split) return run_split(o, registry, program, placement, sessions, record);
+    if (placement.split) try {
+        return run_split(o, registry, program, placement, sessions, record);
+      } catch (const SplitDeclined& e) {
+        const std::string why = std::string("not split after all: ") + e.what() + "; it runs on " + chosen.front().id() + " alone";
+        if (o.stats) std::printf("%s\n", why.c_str());
+        else spdlog::info("{}", why);
+      }
   }
   Session& session = *sessions.sessions.front();
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
@@ -485,7 +506,11 @@ int cmd_bench(const Options& o) {
   if (chosen.size() > 1) {
     const Placement placement = place_on(program, sessions, plan_options(o));
     std::printf("%s", describe_placement(placement, chosen).c_str());
-    if (placement.split) return bench_split(o, registry, program, placement, sessions);
+    if (placement.split) try {
+        return bench_split(o, registry, program, placement, sessions);
+      } catch (const SplitDeclined& e) {
+        std::printf("not split after all: %s; it runs on %s alone\n", e.what(), chosen.front().id().c_str());
+      }
   }
   Session& session = *sessions.sessions.front();
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <tuple>
 
 #include "errors.h"
 #include "io/initial_values.h"
@@ -33,17 +34,11 @@ int as_count(size_t n, const std::string& what) {
   return static_cast<int>(n);
 }
 
-size_t row_bytes(const Symbol& s) {
-  size_t row = dtype_size(s.dtype);
-  for (size_t d = 1; d < s.shape.size(); ++d) row *= static_cast<size_t>(s.shape[d]);
-  return row;
-}
-
 // An MPI datatype of one row of `s` (counts in rows stay within int where bytes would not).
 struct RowType {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   explicit RowType(const Symbol& s) {
-    check(MPI_Type_contiguous(as_count(row_bytes(s), "a row of '" + s.name + "'"), MPI_BYTE, &type), "making a row type");
+    check(MPI_Type_contiguous(as_count(s.row_bytes(), "a row of '" + s.name + "'"), MPI_BYTE, &type), "making a row type");
     check(MPI_Type_commit(&type), "making a row type");
   }
   ~RowType() {
@@ -183,6 +178,9 @@ RankRun::RankRun(const Ranks& ranks, const Program& whole, const Placement& plac
     if (whole_.symbol(name).compound()) kind_rows.emplace_back(name, hand_out_kind_rows(name));
     else program_->symbols.at(name).shape[0] = share.held();
   }
+  windows_ = gather_windows(placement_, [&](const std::string& matrix, size_t d) { return columns_.at(matrix).at(d); });
+  if (!placement_.gather_always)
+    if (std::string why = gathers_too_wide(whole_, placement_, windows_); !why.empty()) throw SplitDeclined(why);
   if (!placement_.gathered.empty())
     add_gathers(*program_, placement_.gathered, placement_.rows, placement_.whole_reads,
                 gather_rows_operation([this](const std::string& symbol, const fugue_device_services& services, cl_mem rows,
@@ -204,8 +202,17 @@ HostArray RankRun::hand_out_kind_rows(const std::string& name) {
   const std::string what = "the rows of '" + name + "'";
   DeclaredType type;
   HostArray mine;
+  const size_t n = static_cast<size_t>(ranks_.size());
+  bool columns_read = false;  // some gathered array is read at its columns: every rank needs every rank's
+  for (const auto& [array, matrices] : placement_.windows)
+    columns_read = columns_read || std::count(matrices.begin(), matrices.end(), name) > 0;
+  std::vector<int64_t> columns(2 * n);
   if (ranks_.rank() == 0) {
     const HostArray whole = whole_value(whole_, s);  // read or generated once, as on one device
+    for (size_t r = 0; columns_read && r < n; ++r) {
+      const DeviceShare& share = placement_.shares[r];
+      std::tie(columns[2 * r], columns[2 * r + 1]) = s.kind_object->columns(whole, s.metadata, share.first, share.count);
+    }
     for (int r = ranks_.size() - 1; r >= 0; --r) {  // rank 0's own last: it keeps them
       const DeviceShare& share = placement_.shares[static_cast<size_t>(r)];
       HostArray rows = kind_rows(s, whole, share.first, share.count, type);
@@ -236,6 +243,10 @@ HostArray RankRun::hand_out_kind_rows(const std::string& name) {
       receive_bytes(mine.parts.back().bytes.data(), mine.parts.back().bytes.size(), 0, what);
     }
   }
+  if (columns_read) {
+    check(MPI_Bcast(columns.data(), static_cast<int>(columns.size()), MPI_INT64_T, 0, MPI_COMM_WORLD), "sending the columns of the rows of '" + name + "'");
+    for (size_t r = 0; r < n; ++r) columns_[name].push_back({columns[2 * r], columns[2 * r + 1]});
+  }
   take_rows_type(*program_, name, type);
   return mine;
 }
@@ -244,23 +255,47 @@ void RankRun::gather(const std::string& symbol, const fugue_device_services& ser
   const Symbol& s = whole_.symbol(symbol);
   const size_t n = static_cast<size_t>(ranks_.size());
   const DeviceShare& me = placement_.shares[static_cast<size_t>(ranks_.rank())];
-  const size_t row = row_bytes(s);
+  const size_t row = s.row_bytes();
   auto ok = [&](cl_int status, const char* what) {
     if (status != CL_SUCCESS) throw DeviceError(cl_error_message(std::string(what) + " the rows of '" + symbol + "'", status));
   };
-  std::vector<uint8_t> mine(row * static_cast<size_t>(me.count));
-  ok(clEnqueueReadBuffer(services.queue, rows, CL_TRUE, 0, mine.size(), mine.data(), 0, nullptr, nullptr), "reading");
-  RowType type(s);
-  std::vector<int> counts(n), starts(n);
+  const size_t rank = static_cast<size_t>(ranks_.rank());
+  const std::vector<RowWindow>& windows = windows_.at(symbol);
+  // What this rank sends each rank (its own rows in their windows) and gets from each, packed rank by rank.
+  std::vector<int> send_counts(n), send_starts(n), get_counts(n), get_starts(n);
+  int sending = 0, getting = 0;
+  const std::string what = "rows of '" + symbol + "'";
   for (size_t d = 0; d < n; ++d) {
-    counts[d] = as_count(static_cast<size_t>(placement_.shares[d].count), "rows of '" + symbol + "'");
-    starts[d] = as_count(static_cast<size_t>(placement_.shares[d].first), "rows of '" + symbol + "'");
+    send_counts[d] = as_count(static_cast<size_t>(rows_sent(placement_, windows, rank, d).rows()), what);
+    get_counts[d] = as_count(static_cast<size_t>(rows_sent(placement_, windows, d, rank).rows()), what);
+    send_starts[d] = sending;
+    get_starts[d] = getting;
+    sending = as_count(static_cast<size_t>(sending) + static_cast<size_t>(send_counts[d]), what);
+    getting = as_count(static_cast<size_t>(getting) + static_cast<size_t>(get_counts[d]), what);
   }
-  std::vector<uint8_t> all(row * static_cast<size_t>(placement_.rows));
-  check(MPI_Allgatherv(mine.data(), counts[static_cast<size_t>(ranks_.rank())], type.type, all.data(), counts.data(), starts.data(),
-                       type.type, MPI_COMM_WORLD),
-        "gathering the rows of '" + symbol + "'");
-  ok(clEnqueueWriteBuffer(services.queue, whole, CL_TRUE, 0, all.size(), all.data(), 0, nullptr, nullptr), "writing");
+  std::vector<uint8_t> sent(row * static_cast<size_t>(sending)), got(row * static_cast<size_t>(getting));
+  for (size_t d = 0; d < n; ++d)
+    if (send_counts[d] > 0)
+      ok(clEnqueueReadBuffer(services.queue, rows, CL_FALSE, row * static_cast<size_t>(rows_sent(placement_, windows, rank, d).begin - me.first),
+                             row * static_cast<size_t>(send_counts[d]), sent.data() + row * static_cast<size_t>(send_starts[d]), 0, nullptr,
+                             nullptr),
+         "reading");
+  ok(clFinish(services.queue), "reading");
+  RowType type(s);
+  check(MPI_Alltoallv(sent.data(), send_counts.data(), send_starts.data(), type.type, got.data(), get_counts.data(), get_starts.data(),
+                      type.type, MPI_COMM_WORLD),
+        "exchanging the rows of '" + symbol + "'");
+  // Its own rows stay on the device; the others' go where they stand in the whole.
+  ok(clEnqueueCopyBuffer(services.queue, rows, whole, 0, row * static_cast<size_t>(me.first), row * static_cast<size_t>(me.count), 0, nullptr,
+                         nullptr),
+     "copying");
+  for (size_t d = 0; d < n; ++d)
+    if (get_counts[d] > 0)
+      ok(clEnqueueWriteBuffer(services.queue, whole, CL_FALSE, row * static_cast<size_t>(rows_sent(placement_, windows, d, rank).begin),
+                              row * static_cast<size_t>(get_counts[d]), got.data() + row * static_cast<size_t>(get_starts[d]), 0, nullptr,
+                              nullptr),
+         "writing");
+  ok(clFinish(services.queue), "gathering");
   ++gathers_;
 }
 
@@ -369,7 +404,7 @@ void RankRun::trade(const std::string& symbol) {
   const std::vector<uint8_t> first = first_wanted ? executor_->read_rows(symbol, me.before, ghost) : std::vector<uint8_t>{};
   const std::vector<uint8_t> last =
       last_wanted ? executor_->read_rows(symbol, me.before + me.count - ghost, ghost) : std::vector<uint8_t>{};
-  const size_t bytes = row_bytes(program_->symbol(symbol)) * static_cast<size_t>(ghost);
+  const size_t bytes = program_->symbol(symbol).row_bytes() * static_cast<size_t>(ghost);
   const int count = as_count(bytes, "the neighbours' rows of '" + symbol + "'");
   std::vector<uint8_t> after(me.after > 0 ? bytes : 0), before(me.before > 0 ? bytes : 0);
   check(MPI_Sendrecv(first.data(), first_wanted ? count : 0, MPI_BYTE, first_wanted ? previous : MPI_PROC_NULL, 1,

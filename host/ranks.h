@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,7 +49,8 @@ class Ranks {
 class RankRun {
  public:
   // `parse`: the program parsed again, for this rank's device; `placement` must be split over the
-  // ranks (one share per rank).
+  // ranks (one share per rank). Throws SplitDeclined on every rank where the gathers would move too much
+  // (gather_rows.h's gathers_too_wide).
   RankRun(const Ranks& ranks, const Program& whole, const Placement& placement, DeviceSlot device,
           const std::function<Program()>& parse, PlanOptions options);
   RankRun(const RankRun&) = delete;  // its executor calls back into it
@@ -64,14 +66,17 @@ class RankRun {
   int64_t trades() const { return trades_; }
   int64_t combinations() const { return combinations_; }
   int64_t gathers() const { return gathers_; }
+  const GatherWindows& windows() const { return windows_; }  // each rank's, of each gathered array
 
  private:
   void trade(const std::string& symbol);
   void combine(const std::string& symbol);
-  // Every rank's rows of `symbol` into this rank's whole copy (MPI_Allgatherv; gather_rows.h).
+  // The rows of `symbol` each rank's window wants from the others into this rank's whole copy
+  // (MPI_Alltoallv; gather_rows.h).
   void gather(const std::string& symbol, const fugue_device_services& services, cl_mem rows, cl_mem whole);
   // A kind with storage split by rows (a sparse matrix): rank 0 reads it whole and sends each rank its
-  // rows, their type first; every rank's program takes its rows' type. Returns this rank's rows.
+  // rows, their type first; every rank's program takes its rows' type. Returns this rank's rows. Where
+  // a gathered array is read at its columns, rank 0 also sends every rank's columns (columns_).
   HostArray hand_out_kind_rows(const std::string& symbol);
 
   const Ranks& ranks_;
@@ -84,6 +89,8 @@ class RankRun {
   int64_t trades_ = 0;
   int64_t combinations_ = 0;
   int64_t gathers_ = 0;
+  std::map<std::string, std::vector<RowWindow>> columns_;  // a matrix's: the columns each rank's rows reach
+  GatherWindows windows_;
 };
 
 }  // namespace fugue

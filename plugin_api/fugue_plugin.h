@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 13
+#define FUGUE_ABI_VERSION_MINOR 14
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -425,6 +425,15 @@ typedef struct fugue_plan {
    * where this is 0: element-wise and BATCH operands, with WHOLE ones read by every device. */
   uint64_t split_rows;
   /* end of 2.13 */
+  /* 2.14, with split_rows: the operands (bit k: operand k, the first 64) that the operation reads only at
+   * the columns of operand `columns_of`'s entries: row j of such an operand (read whole, never written) is
+   * read by an output row only where that row of columns_of (a kind with storage, marked in split_rows,
+   * whose kind gives rows_columns) holds an entry in column j; x of y = A x. A split across devices then
+   * keeps current on each device only the rows of such an operand that its rows of columns_of reach, and
+   * exchanges those alone between devices, where a program writes the operand by rows. */
+  uint64_t read_at_columns;
+  uint32_t columns_of;
+  /* end of 2.14 */
 } fugue_plan;
 
 #define FUGUE_ENDS_UNSAID 0u
@@ -763,6 +772,12 @@ typedef fugue_status (*fugue_rows_type_fn)(const fugue_kind_desc* kind, const fu
  * those rows of `value`. */
 typedef fugue_status (*fugue_rows_value_fn)(const fugue_kind_desc* kind, const fugue_host_array* value, int64_t first,
                                             int64_t count, fugue_host_array* rows, fugue_error* error);
+/* 2.14: the columns that rows [first, first + count) of axis 0 of `value` hold entries in, as rows_type
+ * gets them: columns[0] the first, columns[1] one past the last (both 0 when the rows hold none). Every
+ * column an operation's code reads at for those rows must lie within them (a value it reads and then
+ * discards, as a padding zero's, may come from anywhere). */
+typedef fugue_status (*fugue_rows_columns_fn)(const fugue_kind_desc* kind, const fugue_host_array* value, int64_t first,
+                                              int64_t count, int64_t* columns, fugue_error* error);
 
 struct fugue_kind_desc {
   uint32_t struct_size;
@@ -784,6 +799,9 @@ struct fugue_kind_desc {
   fugue_rows_type_fn rows_type;
   fugue_rows_value_fn rows_value;
   /* end of 2.13 */
+  /* 2.14: optional, with rows_type (NULL: operations read no operand at the kind's columns when split). */
+  fugue_rows_columns_fn rows_columns;
+  /* end of 2.14 */
 };
 
 /* ---------------------------------------------------------------------------------------------- */

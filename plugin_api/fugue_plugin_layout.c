@@ -34,6 +34,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.12 ends after " #last)
 #define FUGUE_END_OF_2_13(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.13 ends after " #last)
+#define FUGUE_END_OF_2_14(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.14 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -194,6 +196,9 @@ FUGUE_AT(fugue_plan, combine, 92);
 FUGUE_END_OF_2_12(fugue_plan, combine, 96);
 FUGUE_AT(fugue_plan, split_rows, 96);
 FUGUE_END_OF_2_13(fugue_plan, split_rows, 104);
+FUGUE_AT(fugue_plan, read_at_columns, 104);
+FUGUE_AT(fugue_plan, columns_of, 112);
+FUGUE_END_OF_2_14(fugue_plan, columns_of, 116);
 
 /* fugue_emit_api */
 FUGUE_AT(fugue_emit_api, struct_size, 0);
@@ -373,6 +378,8 @@ FUGUE_END_OF_2_6(fugue_kind_desc, check_value, 80);
 FUGUE_AT(fugue_kind_desc, rows_type, 80);
 FUGUE_AT(fugue_kind_desc, rows_value, 88);
 FUGUE_END_OF_2_13(fugue_kind_desc, rows_value, 96);
+FUGUE_AT(fugue_kind_desc, rows_columns, 96);
+FUGUE_END_OF_2_14(fugue_kind_desc, rows_columns, 104);
 
 /* fugue_dtype_info */
 FUGUE_AT(fugue_dtype_info, dtype, 0);

@@ -5,7 +5,8 @@
 # at 20,000 entries, and where a split starts to pay (SWEEP entries of LU, split_bytes=0); then the
 # stencils (the periodic 5-point stencil, Jacobi, the biharmonic chain) on 32768^2 f32, each device
 # holding its neighbours' rows, checked against one GPU at 4096^2; with PARTS=spmv, y = A x on a
-# Poisson matrix of 10^8 entries, each device its rows of A, checked against one GPU at 1024^2.
+# Poisson matrix of 10^8 entries, each device its rows of A, checked against one GPU at 1024^2, and
+# conjugate gradients on it (SPMV_FORMATS=" " times CG alone).
 #   PARTS="batched stencils spmv" SWEEP="250 1000 4000 16000 64000" scripts/gpu_several_devices.sh
 set -u
 source .gpu/env.sh
@@ -53,27 +54,35 @@ EOF
     echo "spmv $format grid=${SPMV_GRID:-4473}^2 iterations=${SPMV_ITERATIONS:-100} one GPU $(wall_one $args) ms," \
          "two ($two_gpus) $(wall_two $args) ms, all $(wall_all $args) ms"
   done
-  # Conjugate gradients (100 iterations) on the same matrix: the direction p gathered from every device's
-  # rows after each update (FUGUE_TUNING=gather_rows=1; by default it stays on one device).
-  python3 - "$out/cg.json" ${SPMV_GRID:-4473} <<'PY'
+  # Conjugate gradients (CG_ITERATIONS, 100) on the same matrix: each device keeps current the rows of the
+  # direction p its rows of A reach, got from its neighbours after each update. Checked at 1024^2.
+  cg() {  # cg GRID FILE
+    python3 - "$2" "$1" ${CG_ITERATIONS:-100} <<'PY'
 import json, sys
-path, grid = sys.argv[1], int(sys.argv[2])
+path, grid, iterations = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 op = lambda name, out, *ins: {"op": "array." + name, "out": [out], "in": list(ins)}
 json.dump({"fugue": 1, "symbols": {
     "A": {"kind": "sparse", "format": "auto", "dtype": "f32", "from": {"poisson": {"grid": [grid, grid]}}},
     "b": {"kind": "array", "dtype": "f32", "shape": [grid * grid], "from": {"random": {"seed": 2}}},
     "x": {"kind": "array", "dtype": "f32", "shape": [grid * grid], "from": {"zeros": {}}}},
   "body": [op("copy", "r", "b"), op("copy", "p", "b"), op("dot", "rs", "r", "r"),
-           {"for": "k", "count": 100, "body": [
+           {"for": "k", "count": iterations, "body": [
              {"op": "sparse.spmv", "out": ["Ap"], "in": ["A", "p"]}, op("dot", "pAp", "p", "Ap"), op("div", "alpha", "rs", "pAp"),
              op("mul", "ap", "p", "alpha"), op("add", "x", "x", "ap"), op("mul", "aAp", "Ap", "alpha"), op("sub", "r", "r", "aAp"),
              op("dot", "rs_new", "r", "r"), op("div", "beta", "rs_new", "rs"), op("mul", "bp", "p", "beta"), op("add", "p", "r", "bp"),
              op("dot", "rs", "r", "r")]}],
   "outputs": {"x": "x.npy", "rs": "rs.npy"}}, open(path, "w"))
 PY
+  }
+  cg 1024 "$out/cg_check.json"
+  $F run "$out/cg_check.json" --device gpu --out "$out/one_cg" || exit 1
+  FUGUE_TUNING=split_bytes=0 $F run "$out/cg_check.json" --device gpu:all --stats --out "$out/all_cg" | grep -E "gathered|combined" || exit 1
+  compare "$out" cg
+  cg ${SPMV_GRID:-4473} "$out/cg.json"
+  $F run "$out/cg.json" --device gpu:all --stats | grep -E "gathered|combined|not split|^ *[0-9]+ +sparse|gather" | head -12
   args="$out/cg.json --repeat 3"
-  echo "cg grid=${SPMV_GRID:-4473}^2 100 iterations one GPU $(wall_one $args) ms, two ($two_gpus)" \
-       "$(FUGUE_TUNING=gather_rows=1 wall_two $args) ms, all $(FUGUE_TUNING=gather_rows=1 wall_all $args) ms"
+  echo "cg grid=${SPMV_GRID:-4473}^2 ${CG_ITERATIONS:-100} iterations one GPU $(wall_one $args) ms, two ($two_gpus)" \
+       "$(wall_two $args) ms, all $(wall_all $args) ms"
 fi
 if [[ " ${PARTS:-batched stencils} " == *" stencils "* ]]; then
   for p in stencil5 jacobi stencil_chain; do

@@ -98,6 +98,16 @@ double most_runs(const Program& program, const std::vector<Statement>& body) {
   return most;
 }
 
+// The matrix at whose entries' columns operand k is read alone (fugue_plan.read_at_columns, ABI 2.14): a
+// kind with storage the operation's rows cut, whose kind gives its rows' columns; "" where none.
+std::string columns_read(const PlannedOp& op, size_t k, const Program& program) {
+  const size_t by = op.plan.columns_of;
+  if (k >= 64 || !((op.plan.read_at_columns >> k) & 1u) || by >= op.statement->operands.size() || !marked_by_rows(op, by)) return {};
+  const Symbol& matrix = program.symbol(op.statement->operands[by]);
+  if (!matrix.compound() || !matrix.kind_object || !matrix.kind_object->gives_columns() || matrix.shape.size() < 2) return {};
+  return matrix.name;
+}
+
 }  // namespace
 
 bool is_gather_rows(const Operation& op) { return op.name() == kGatherRowsOp && op.plugin().name == kCorePlugin; }
@@ -122,6 +132,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
     r.combined.clear();
     r.gathered.clear();
     r.whole_reads.clear();
+    r.windows.clear();
     r.reach = 0;
     r.wrap = false;
     return r;
@@ -154,6 +165,10 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
   // A device's program split with gathered arrays (gather_rows.h): their whole copies, which the
   // gathers write and the operations reading the arrays whole read.
   std::set<std::string> copies, gathered;
+  // Gathered arrays read only at the columns of split matrices' entries: those matrices; and those some
+  // operation reads whole otherwise.
+  std::map<std::string, std::set<std::string>> at_columns;
+  std::set<std::string> read_everywhere;
   for (const auto& op_ptr : plan.ops)
     if (is_gather_rows(*op_ptr->statement->op)) copies.insert(op_ptr->statement->operands[1]);
   for (const auto& op_ptr : plan.ops) {
@@ -275,6 +290,8 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
         // Written on the device, read whole here: each device holds a copy gathered after every write.
         gathered.insert(name);
         r.whole_reads.insert({st.where, k});
+        if (const std::string matrix = columns_read(op, k, program); !matrix.empty()) at_columns[name].insert(matrix);
+        else read_everywhere.insert(name);
         continue;
       }
       if (says_rows && (op.writes(k) || written.count(name)))
@@ -330,6 +347,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
       return keep("'" + name + "' is read whole by an operation that says its rows, and every device also holds some of its "
                   "neighbours' rows (read around each element): its copy would be gathered from rows held twice");
     r.gathered.push_back(name);
+    if (!read_everywhere.count(name)) r.windows[name].assign(at_columns[name].begin(), at_columns[name].end());
   }
   if (!rows) return keep("no operation splits an array by rows");
   if (*rows == 0) return keep("'" + first_split + "' has no rows");
@@ -389,12 +407,14 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
     p.reason = r.reason;
     return p;
   }
-  if (!r.gathered.empty() && !gather_rows) {
-    p.reason = "'" + r.gathered.front() + "' is written on the devices by rows and read whole by an operation that says its rows: "
-               "gathering every device's rows after each write costs more than the split saves (FUGUE_TUNING=gather_rows=1 "
-               "splits it all the same)";
-    return p;
-  }
+  for (const std::string& name : r.gathered)
+    if (!r.windows.count(name) && !gather_rows) {
+      p.reason = "'" + name + "' is written on the devices by rows and read whole by an operation that says its rows (not only "
+                 "at the columns of a split matrix's entries): gathering every device's rows after each write costs more than the "
+                 "split saves (FUGUE_TUNING=gather_rows=1 splits it all the same)";
+      return p;
+    }
+  p.gather_always = gather_rows;
   p.rows = r.rows;
   p.split_bytes = r.split_bytes;
   if (p.rows < static_cast<int64_t>(weights.size())) {
@@ -438,6 +458,7 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
   p.combined = std::move(r.combined);
   p.gathered = std::move(r.gathered);
   p.whole_reads = std::move(r.whole_reads);
+  p.windows = std::move(r.windows);
   p.shares = std::move(shares);
   p.split = true;
   return p;
@@ -477,9 +498,15 @@ std::string describe_placement(const Placement& placement, const std::vector<Dev
                   ")";
     out += "  combined from every device's part, then handed back to each: " + combined + "\n";
   }
-  if (!placement.gathered.empty())
-    out += "  gathered: every device holds a whole copy of " + list(placement.gathered) +
-           ", read whole by the operations that say their rows, filled with every device's rows after each write\n";
+  for (const std::string& name : placement.gathered) {
+    auto windows = placement.windows.find(name);
+    out += "  gathered: every device holds a whole copy of " + name + ", read whole by the operations that say their rows; " +
+           (windows == placement.windows.end()
+                ? std::string("filled with every device's rows after each write\n")
+                : "read only at the columns of " + list(windows->second) +
+                      "'s entries, so after each write each device gets from the others only the rows its rows of them reach" +
+                      (placement.gather_always ? "" : " (a run where those would cross more than 1/64 of the split's bytes stays on one device)") + "\n");
+  }
   if (placement.ghost_rows == 0) {
     std::string between;
     if (!placement.combined.empty()) between = "the reductions' parts, after each kernel computing them";

@@ -75,6 +75,14 @@ struct Placement {
   // operands of which statements (by `where`) read the copy.
   std::vector<std::string> gathered;
   std::set<std::pair<std::string, size_t>> whole_reads;
+  // Gathered arrays that every operation reading them whole reads only at the columns of a split
+  // matrix's entries (fugue_plan.read_at_columns; x of y = A x): those matrices. Each device keeps current
+  // only the rows of its copy that its rows of them reach (their columns), and the devices exchange
+  // those rows alone (gather_rows.h's windows). Others are gathered whole.
+  std::map<std::string, std::vector<std::string>> windows;
+  // Gathered whatever the windows' width (FUGUE_TUNING=gather_rows=1); otherwise a run whose windows would
+  // move too much between devices runs on one device (gather_rows.h's gathers_too_wide).
+  bool gather_always = false;
   bool is_split(const std::string& symbol) const;
 };
 
@@ -96,6 +104,7 @@ struct RowSplit {
   std::map<std::string, uint32_t> combined;  // scalars reduced over the rows, and how parts combine
   std::vector<std::string> gathered;         // as Placement's
   std::set<std::pair<std::string, size_t>> whole_reads;
+  std::map<std::string, std::vector<std::string>> windows;
 };
 RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan);
 
@@ -113,7 +122,8 @@ int64_t kernel_reach(const FusedGroup& group);
 // most iterations its loops run (counts known before the run);
 // `halo_depth`: with a halo, each device holds this many reaches of its neighbours' rows (fewer where
 // its share is narrower), traded once every so many kernels.
-// `gather_rows`: splits with gathered arrays allowed (LaunchTuning::gather_rows).
+// `gather_rows`: splits with gathered arrays allowed whatever they move (LaunchTuning::gather_rows);
+// without it, only arrays read at the columns of a split matrix's entries are gathered.
 Placement place_program(const Program& program, const ExecutionPlan& plan, const std::vector<double>& weights,
                         double min_bytes, int64_t halo_depth = 1, bool gather_rows = false);
 

@@ -192,4 +192,30 @@ HostArray Kind::rows(const HostArray& value, const std::vector<unsigned char>& m
   return out;
 }
 
+bool Kind::gives_columns() const {
+  return cuts_rows() && desc_->struct_size >= FUGUE_SIZE_UP_TO(fugue_kind_desc, rows_columns) && desc_->rows_columns;
+}
+
+std::pair<int64_t, int64_t> Kind::columns(const HostArray& value, const std::vector<unsigned char>& metadata, int64_t first,
+                                          int64_t count) const {
+  if (!gives_columns()) throw std::logic_error("kind " + name_ + " gives no columns");
+  if (value.shape.size() < 2 || first < 0 || count < 0 || first + count > value.shape[0])
+    throw std::logic_error("the columns of rows " + std::to_string(first) + " + " + std::to_string(count) + " of a " + value.type_text());
+  abi::Type whole = type_of(value);
+  whole.metadata = metadata;
+  const fugue_type view = whole.view();
+  std::vector<fugue_host_array> parts;
+  const fugue_host_array host = host_view(value, view, parts);
+  int64_t columns[2] = {-1, -1};
+  ErrorBuffer error;
+  const fugue_status status = desc_->rows_columns(desc_, &host, first, count, columns, error.get());
+  if (status != FUGUE_OK)
+    throw DeviceError("kind " + name_ + ": rows_columns: " + (error.text().empty() ? "failed without a message" : error.text()) +
+                      " (plugin '" + plugin_->name + "')");
+  if (columns[0] < 0 || columns[0] > columns[1] || columns[1] > value.shape[1])
+    throw DeviceError("kind " + name_ + ": rows_columns gave columns [" + std::to_string(columns[0]) + ", " + std::to_string(columns[1]) +
+                      ") for rows of a " + value.type_text() + " (plugin '" + plugin_->name + "')");
+  return {columns[0], columns[1]};
+}
+
 }  // namespace fugue

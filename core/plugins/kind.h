@@ -71,6 +71,12 @@ class Kind {
   // or breaks the protocol (a type of another row count).
   HostArray rows(const HostArray& value, const std::vector<unsigned char>& metadata, int64_t first, int64_t count,
                  DeclaredType& type) const;
+  // It says which columns rows of its values hold entries in (ABI 2.14 rows_columns).
+  bool gives_columns() const;
+  // The columns [begin, end) that rows [first, first + count) of `value` hold entries in, within
+  // [0, value's columns); {0, 0} when none. DeviceError when the plugin fails or answers out of range.
+  std::pair<int64_t, int64_t> columns(const HostArray& value, const std::vector<unsigned char>& metadata, int64_t first,
+                                      int64_t count) const;
 
  private:
   std::shared_ptr<const LoadedPlugin> plugin_;

@@ -112,6 +112,9 @@ std::string check_kind(const fugue_kind_desc* kind) {
     if (!kind->rows_type != !kind->rows_value) return "kind '" + name + "' gives one of rows_type and rows_value without the other";
     if (!storage) return "kind '" + name + "' gives rows of its values (rows_type, rows_value) but has no storage";
   }
+  if (kind->struct_size >= FUGUE_SIZE_UP_TO(fugue_kind_desc, rows_columns) && kind->rows_columns && !kind->rows_type) {
+    return "kind '" + name + "' gives the columns of its rows (rows_columns) but not its rows (rows_type, rows_value)";
+  }
   if (storage == static_cast<bool>(kind->flags & FUGUE_KIND_FLAG_COMPILE_TIME))
     return "kind '" + name + "' must set exactly one of FUGUE_KIND_FLAG_COMPILE_TIME and FUGUE_KIND_FLAG_STORAGE";
   if (!storage) {

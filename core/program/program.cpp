@@ -5,6 +5,12 @@
 
 namespace fugue {
 
+size_t Symbol::row_bytes() const {
+  size_t row = dtype_size(dtype);
+  for (size_t d = 1; d < shape.size(); ++d) row *= static_cast<size_t>(shape[d]);
+  return row;
+}
+
 std::string Symbol::kind_text() const {
   switch (kind) {
     case SymbolKind::Array: return "array";

@@ -78,6 +78,8 @@ struct Symbol {
   }
   // A plugin kind with storage: its value is its parts.
   bool compound() const { return kind == SymbolKind::Plugin && !parts.empty(); }
+  // An array's bytes per row of axis 0 (its element's for a scalar).
+  size_t row_bytes() const;
 };
 
 // One statement of the body.

@@ -99,6 +99,63 @@ void rewrite(std::vector<Statement>& body, const std::set<std::string>& gathered
 
 std::string whole_copy_name(const std::string& array) { return array + ".whole"; }
 
+GatherWindows gather_windows(const Placement& placement, const std::function<RowWindow(const std::string& matrix, size_t device)>& columns) {
+  GatherWindows all;
+  for (const std::string& name : placement.gathered) {
+    std::vector<RowWindow>& windows = all[name];
+    auto matrices = placement.windows.find(name);
+    for (size_t d = 0; d < placement.shares.size(); ++d) {
+      const DeviceShare& share = placement.shares[d];
+      if (matrices == placement.windows.end()) {
+        windows.push_back({0, placement.rows});
+        continue;
+      }
+      RowWindow w{share.first, share.first + share.count};  // its own rows, written there, always current
+      for (const std::string& matrix : matrices->second) {
+        const RowWindow c = columns(matrix, d);
+        if (c.begin < 0 || c.end > placement.rows)
+          throw DeviceError("internal: the rows of '" + matrix + "' reach columns " + std::to_string(c.begin) + ".." +
+                            std::to_string(c.end - 1) + ", past the " + std::to_string(placement.rows) + " rows of '" + name + "'");
+        if (c.rows() == 0) continue;
+        w.begin = std::min(w.begin, c.begin);
+        w.end = std::max(w.end, c.end);
+      }
+      windows.push_back(w);
+    }
+  }
+  return all;
+}
+
+RowWindow rows_sent(const Placement& placement, const std::vector<RowWindow>& windows, size_t from, size_t to) {
+  if (from == to) return {};
+  const DeviceShare& own = placement.shares[from];
+  const RowWindow sent{std::max(windows[to].begin, own.first), std::min(windows[to].end, own.first + own.count)};
+  return sent.rows() > 0 ? sent : RowWindow{};
+}
+
+int64_t crossing_rows(const Placement& placement, const std::vector<RowWindow>& windows) {
+  int64_t rows = 0;
+  for (size_t from = 0; from < windows.size(); ++from)
+    for (size_t to = 0; to < windows.size(); ++to) rows += rows_sent(placement, windows, from, to).rows();
+  return rows;
+}
+
+std::string gathers_too_wide(const Program& program, const Placement& placement, const GatherWindows& windows) {
+  double crossing = 0;
+  std::string widest;
+  int64_t widest_rows = -1;
+  for (const auto& [name, w] : windows) {
+    const Symbol& s = program.symbol(name);
+    const int64_t rows = crossing_rows(placement, w);
+    crossing += static_cast<double>(rows) * static_cast<double>(s.row_bytes());
+    if (rows > widest_rows) widest = name, widest_rows = rows;
+  }
+  if (crossing * 64 <= placement.split_bytes) return {};
+  return "the devices would exchange " + std::to_string(widest_rows) + " rows of '" + widest + "' at each gather (its readers' rows reach "
+         "that far), more than 1/64 of the " + std::to_string(static_cast<int64_t>(placement.split_bytes)) +
+         " bytes split: the split would cost more than it saves (FUGUE_TUNING=gather_rows=1 splits it all the same)";
+}
+
 std::shared_ptr<const Operation> gather_rows_operation(GatherRows gather) {
   auto holder = std::make_shared<GatherHolder>();
   holder->sdk_op = std::make_unique<GatherOperation>(std::move(gather));

@@ -188,6 +188,7 @@ class SplitRun::RowTrade {
   struct Slot {
     std::string symbol;
     std::vector<uint8_t> first, last;  // the device's first and last own rows
+    std::vector<std::vector<uint8_t>> pieces;  // a gather: its rows each device wants, by device
   };
 
   explicit RowTrade(size_t devices)
@@ -217,10 +218,14 @@ class SplitRun::RowTrade {
   // set stays as it is until d trades again).
   const std::vector<Slot>& publish(size_t d, const std::string& symbol, std::vector<uint8_t> first,
                                    std::vector<uint8_t> last) {
+    return publish(d, Slot{symbol, std::move(first), std::move(last), {}});
+  }
+  const std::vector<Slot>& publish(size_t d, Slot slot) {
+    const std::string symbol = slot.symbol;
     std::unique_lock<std::mutex> lock(mutex_);
     const uint64_t turn = turns_[d]++;
     std::vector<Slot>& set = sets_[turn % 2];
-    set[d] = {symbol, std::move(first), std::move(last)};
+    set[d] = std::move(slot);
     if (++arrived_ == set.size()) {
       arrived_ = 0;
       ++trades_;
@@ -270,6 +275,15 @@ SplitRun::SplitRun(const Program& whole, const Placement& placement, std::vector
   std::map<std::string, HostArray> whole_kinds;
   for (const auto& name : placement_.split_symbols)
     if (whole_.symbol(name).compound()) whole_kinds.emplace(name, whole_value(whole_, whole_.symbol(name)));
+  // Each device's window of the gathered arrays, from the columns its rows of the matrices reach.
+  windows_ = gather_windows(placement_, [&](const std::string& matrix, size_t d) {
+    const Symbol& m = whole_.symbol(matrix);
+    const DeviceShare& share = placement_.shares[d];
+    const auto [begin, end] = m.kind_object->columns(whole_kinds.at(matrix), m.metadata, share.first, share.count);
+    return RowWindow{begin, end};
+  });
+  if (!placement_.gather_always)
+    if (std::string why = gathers_too_wide(whole_, placement_, windows_); !why.empty()) throw SplitDeclined(why);
   for (size_t d = 0; d < slots_.size(); ++d) {
     auto program = std::make_unique<Program>(parse());
     const DeviceShare& share = placement_.shares[d];
@@ -325,24 +339,39 @@ void SplitRun::combine(size_t d, const std::string& symbol) {
 }
 
 void SplitRun::gather(size_t d, const std::string& symbol, const fugue_device_services& services, cl_mem rows, cl_mem whole) {
-  const Symbol& s = whole_.symbol(symbol);
-  size_t row = dtype_size(s.dtype);
-  for (size_t a = 1; a < s.shape.size(); ++a) row *= static_cast<size_t>(s.shape[a]);
+  const size_t row = whole_.symbol(symbol).row_bytes();
   const DeviceShare& share = placement_.shares[d];
+  const std::vector<RowWindow>& windows = windows_.at(symbol);
   auto ok = [&](cl_int status, const char* what) {
     if (status != CL_SUCCESS)
       throw DeviceError(cl_error_message(std::string(what) + " the rows of '" + symbol + "' on " + slots_[d].device->info.name, status));
   };
-  std::vector<uint8_t> mine(row * static_cast<size_t>(share.count));
-  ok(clEnqueueReadBuffer(services.queue, rows, CL_TRUE, 0, mine.size(), mine.data(), 0, nullptr, nullptr), "reading");
-  const auto& set = meeting_->publish(d, symbol, std::move(mine), {});
+  // Its own rows each other device's window holds, read together; then the meeting.
+  RowTrade::Slot slot{symbol, {}, {}, std::vector<std::vector<uint8_t>>(windows.size())};
+  for (size_t e = 0; e < windows.size(); ++e) {
+    const RowWindow sent = rows_sent(placement_, windows, d, e);
+    if (sent.rows() == 0) continue;
+    slot.pieces[e].resize(row * static_cast<size_t>(sent.rows()));
+    ok(clEnqueueReadBuffer(services.queue, rows, CL_FALSE, row * static_cast<size_t>(sent.begin - share.first), slot.pieces[e].size(),
+                           slot.pieces[e].data(), 0, nullptr, nullptr),
+       "reading");
+  }
+  ok(clFinish(services.queue), "reading");
+  const auto& set = meeting_->publish(d, std::move(slot));
+  // Its own rows stay on the device; the others' it wants are written where they stand in the whole (the
+  // set is left as it is until this device meets again, after the writes have finished).
+  ok(clEnqueueCopyBuffer(services.queue, rows, whole, 0, row * static_cast<size_t>(share.first), row * static_cast<size_t>(share.count), 0,
+                         nullptr, nullptr),
+     "copying");
   for (size_t e = 0; e < set.size(); ++e) {
-    const size_t at = row * static_cast<size_t>(placement_.shares[e].first);
-    if (e == d)  // its own rows stay on the device
-      ok(clEnqueueCopyBuffer(services.queue, rows, whole, 0, at, set[e].first.size(), 0, nullptr, nullptr), "copying");
-    else
-      ok(clEnqueueWriteBuffer(services.queue, whole, CL_TRUE, at, set[e].first.size(), set[e].first.data(), 0, nullptr, nullptr),
-         "writing");
+    const RowWindow got = rows_sent(placement_, windows, e, d);
+    if (got.rows() == 0) continue;
+    if (set[e].pieces.size() != set.size() || set[e].pieces[d].size() != row * static_cast<size_t>(got.rows()))
+      throw DeviceError("internal: device " + std::to_string(e) + " sent other rows of '" + symbol + "' than device " + std::to_string(d) +
+                        " wants");
+    ok(clEnqueueWriteBuffer(services.queue, whole, CL_FALSE, row * static_cast<size_t>(got.begin), set[e].pieces[d].size(),
+                            set[e].pieces[d].data(), 0, nullptr, nullptr),
+       "writing");
   }
   ok(clFinish(services.queue), "gathering");
   if (d == 0) ++gathers_;

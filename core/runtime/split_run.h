@@ -17,6 +17,7 @@
 #include "passes/placement.h"
 #include "plugins/kind.h"
 #include "runtime/executor.h"
+#include "runtime/gather_rows.h"
 
 namespace fugue {
 
@@ -34,7 +35,8 @@ double measured_weight(Device& device);
 class SplitRun {
  public:
   // `whole`: the program as parsed for the first device; `parse`: parses it again (each device gets
-  // a program of its own, its split arrays cut to its rows). `placement` must be split.
+  // a program of its own, its split arrays cut to its rows). `placement` must be split. Throws
+  // SplitDeclined, before any device is used, where its gathers would move too much (gathers_too_wide).
   SplitRun(const Program& whole, const Placement& placement, std::vector<DeviceSlot> devices,
            const std::function<Program()>& parse, PlanOptions options);
   ~SplitRun();
@@ -55,6 +57,8 @@ class SplitRun {
   int64_t trades() const;
   int64_t combinations() const;
   int64_t gathers() const { return gathers_; }  // gathers of split arrays' rows into the whole copies
+  // Each device's window of each gathered array (gather_rows.h).
+  const GatherWindows& windows() const { return windows_; }
 
  private:
   class RowTrade;
@@ -74,6 +78,7 @@ class SplitRun {
   std::unique_ptr<RowTrade> meeting_;  // where the devices trade rows and combine reductions
   int64_t combinations_ = 0;           // in the last run (counted by the first device)
   int64_t gathers_ = 0;                // in the last run (counted by the first device)
+  GatherWindows windows_;
 };
 
 // The rows [first, first + count) of `array` along axis 0; rows before 0 or past the end wrap around.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -357,6 +358,32 @@ std::string rows_cut_violation(const TestCall& call, DeviceSession& s, double to
       part.symbols.at(name).shape[0] = count;
       if (w.source.kind != SymbolSource::Kind::None) given.emplace_back(name, rows_of(initial_value(w), first, count));
     }
+    // An operand read only at the columns of a cut matrix's entries (fugue_plan.read_at_columns) is given
+    // whole with its other rows NaN (or a byte pattern): they must not reach the outputs.
+    std::string poisoned;
+    const size_t by = planned.plan.columns_of;
+    for (size_t k = 0; k < st.operands.size() && k < 64 && by < st.operands.size(); ++k) {
+      if (!((planned.plan.read_at_columns >> k) & 1u) || std::find(cut.begin(), cut.end(), st.operands[k]) != cut.end()) continue;
+      const Symbol& m = whole.program->symbol(st.operands[by]);
+      const Symbol& x = whole.program->symbol(st.operands[k]);
+      if (!m.compound() || !m.kind_object || !m.kind_object->gives_columns() ||
+          std::find(cut.begin(), cut.end(), m.name) == cut.end() || x.kind != SymbolKind::Array || x.shape.empty() ||
+          x.source.kind == SymbolSource::Kind::None)
+        continue;
+      const auto [begin, end] = m.kind_object->columns(whole_value(*whole.program, m), m.metadata, first, count);
+      HostArray value = initial_value(x);
+      const size_t row = x.row_bytes();
+      for (int64_t r = 0; r < x.shape[0]; ++r) {
+        if (r >= begin && r < end) continue;
+        uint8_t* at = value.bytes.data() + row * static_cast<size_t>(r);
+        if (x.dtype == DType::F32) std::fill_n(reinterpret_cast<float*>(at), row / 4, std::numeric_limits<float>::quiet_NaN());
+        else if (x.dtype == DType::F64) std::fill_n(reinterpret_cast<double*>(at), row / 8, std::numeric_limits<double>::quiet_NaN());
+        else std::fill_n(at, row, uint8_t{0x5a});
+      }
+      poisoned += "; '" + x.name + "' given with its rows outside " + std::to_string(begin) + ".." + std::to_string(end - 1) +
+                  " (the columns those rows of '" + m.name + "' reach, fugue_kind_desc.rows_columns) NaN";
+      given.emplace_back(x.name, std::move(value));
+    }
     Executor executor(part, s.device, s.cache, s.profiler, options);
     for (auto& [name, value] : given) {
       if (part.symbol(name).compound()) give_rows(executor, part.symbol(name), std::move(value));
@@ -370,7 +397,8 @@ std::string rows_cut_violation(const TestCall& call, DeviceSession& s, double to
       const std::string mismatch = compare_arrays(executor.read(out.symbol), rows_of(whole.outputs.at(out.symbol), first, count), tolerance);
       if (!mismatch.empty())
         return "rows " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
-               " computed alone (the operands fugue_plan.split_rows marks cut to them) differ from the whole's: " + out.symbol + " " + mismatch;
+               " computed alone (the operands fugue_plan.split_rows marks cut to them" + poisoned + ") differ from the whole's: " + out.symbol +
+               " " + mismatch;
     }
   }
   return {};

@@ -62,11 +62,19 @@ class SparseKind final : public sdk::Kind {
     if (layout == Layout::Bdia) keys.push_back("bands");
     parts = part_names(layout);
     cuts_rows = true;
+    gives_columns = true;
   }
 
   // A split across devices gives each device its rows as a matrix of its own (layouts.h's rows_of).
   sdk::Declared rows_type(const fugue_host_array& value, int64_t first, int64_t count) const override {
     return declared_type(rows_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)), first, count).first);
+  }
+  // The columns the rows' entries lie in (padding left out: every product skips a padding zero's x).
+  std::pair<int64_t, int64_t> rows_columns(const fugue_host_array& value, int64_t first, int64_t count) const override {
+    const Coordinates entries = rows_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)), first, count).second;
+    if (entries.col.empty()) return {0, 0};
+    const auto [low, high] = std::minmax_element(entries.col.begin(), entries.col.end());
+    return {*low, *high + 1};
   }
   void rows_value(const fugue_host_array& value, int64_t first, int64_t count, fugue_host_array& rows) const override {
     const auto [facts, entries] = rows_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)), first, count);

@@ -174,12 +174,14 @@ class SparseProduct final : public Operation {
     types[kY] = result;
   }
 
-  // Row r of y is row r of A times the whole x (plus row r of y0): a split across devices gives each
-  // device its rows of A, y0 and y, and x whole (ABI 2.13).
-  static uint64_t split_rows(const Call& call) {
-    uint64_t bits = (uint64_t{1} << kA) | (uint64_t{1} << kY);
-    if (call.operand(kY0).kind == FUGUE_KIND_ARRAY) bits |= uint64_t{1} << kY0;
-    return bits;
+  // Row r of y is row r of A times x (plus row r of y0): a split across devices gives each device its
+  // rows of A, y0 and y (ABI 2.13), and x whole, of which the device reads only the rows at its rows'
+  // columns (ABI 2.14: every kernel multiplies x_j by A's entries in column j alone).
+  static void say_rows(Plan& p, const Call& call) {
+    p.split_rows = (uint64_t{1} << kA) | (uint64_t{1} << kY);
+    if (call.operand(kY0).kind == FUGUE_KIND_ARRAY) p.split_rows |= uint64_t{1} << kY0;
+    p.read_at_columns = uint64_t{1} << kX;
+    p.columns_of = kA;
   }
 
   Plan plan(const Call& call) const override {
@@ -195,7 +197,7 @@ class SparseProduct final : public Operation {
       p.registers = 6;
       p.variant = std::string(layout_name(f.layout)) + ": a row per work-item in a generated kernel, which the element-wise "
                   "operations reading y join (" + row_walk(f) + ")";
-      p.split_rows = split_rows(call);
+      say_rows(p, call);
       return p;
     }
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
@@ -238,7 +240,7 @@ class SparseProduct final : public Operation {
                     std::to_string(coo_chunk(call)) + " a work-item";
         break;
     }
-    p.split_rows = split_rows(call);
+    say_rows(p, call);
     return p;
   }
 

@@ -269,15 +269,16 @@ TEST(SeveralDevices, SparseProductsSplitByRows) {
 }
 
 // An x the devices compute, element by element on their rows, and a product reads whole: each device
-// holds a whole copy, filled with every device's rows after each write. A power iteration (x an input,
-// normalized by a combined norm) and conjugate gradients (the direction p), over three devices: what
-// one device gives.
+// holds a whole copy and keeps current the rows its rows of the matrix reach (their columns), got from
+// the others after each write. A power iteration (x an input, normalized by a combined norm) and
+// conjugate gradients (the direction p), over three devices: what one device gives. A matrix whose rows
+// reach every column (R-MAT) runs on one device unless FUGUE_TUNING=gather_rows=1.
 TEST(SeveralDevices, SparseProductsGatherTheRowsTheDevicesWrite) {
   test::TempDir dir;
-  const std::string three = "POCL_DEVICES='pthread pthread pthread' FUGUE_TUNING=split_bytes=0,gather_rows=1";
+  const std::string three = "POCL_DEVICES='pthread pthread pthread' FUGUE_TUNING=split_bytes=0";
   test::write_text(dir / "power.json", R"({"fugue": 1, "symbols": {
-    "A": {"kind": "sparse", "format": "auto", "dtype": "f64", "from": {"poisson": {"grid": [40, 30]}}},
-    "x": {"kind": "array", "dtype": "f64", "shape": [1200], "from": {"random": {"seed": 1}}}},
+    "A": {"kind": "sparse", "format": "auto", "dtype": "f64", "from": {"poisson": {"grid": [120, 100]}}},
+    "x": {"kind": "array", "dtype": "f64", "shape": [12000], "from": {"random": {"seed": 1}}}},
     "body": [{"for": "i", "count": 30, "body": [
       {"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]},
       {"op": "array.norm2", "out": ["n"], "in": ["y"]},
@@ -285,9 +286,9 @@ TEST(SeveralDevices, SparseProductsGatherTheRowsTheDevicesWrite) {
     "outputs": {"x": "x.npy", "n": "n.npy"}})");
   // A x = b from x = 0: r = p = b; then alpha = r.r / p.Ap, x += alpha p, r -= alpha Ap, p = r + beta p.
   test::write_text(dir / "cg.json", R"({"fugue": 1, "symbols": {
-    "A": {"kind": "csr", "dtype": "f64", "from": {"poisson": {"grid": [37, 29]}}},
-    "b": {"kind": "array", "dtype": "f64", "shape": [1073], "from": {"random": {"seed": 2}}},
-    "x": {"kind": "array", "dtype": "f64", "shape": [1073], "from": {"zeros": {}}}},
+    "A": {"kind": "csr", "dtype": "f64", "from": {"poisson": {"grid": [97, 83]}}},
+    "b": {"kind": "array", "dtype": "f64", "shape": [8051], "from": {"random": {"seed": 2}}},
+    "x": {"kind": "array", "dtype": "f64", "shape": [8051], "from": {"zeros": {}}}},
     "body": [{"op": "array.copy", "out": ["r"], "in": ["b"]}, {"op": "array.copy", "out": ["p"], "in": ["b"]},
              {"op": "array.dot", "out": ["rs"], "in": ["r", "r"]},
              {"for": "k", "count": 40, "body": [
@@ -301,19 +302,33 @@ TEST(SeveralDevices, SparseProductsGatherTheRowsTheDevicesWrite) {
                {"op": "array.mul", "out": ["bp"], "in": ["p", "beta"]}, {"op": "array.add", "out": ["p"], "in": ["r", "bp"]},
                {"op": "array.dot", "out": ["rs"], "in": ["r", "r"]}]}],
     "outputs": {"x": "x.npy", "rs": "rs.npy"}})");
+  test::write_text(dir / "rmat.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "csr", "dtype": "f64", "from": {"rmat": {"scale": 12, "edges": 8, "seed": 3}}},
+    "x": {"kind": "array", "dtype": "f64", "shape": [4096], "from": {"random": {"seed": 1}}}},
+    "body": [{"for": "i", "count": 10, "body": [
+      {"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]},
+      {"op": "array.norm2", "out": ["n"], "in": ["y"]},
+      {"op": "array.div", "out": ["x"], "in": ["y", "n"]}]}],
+    "outputs": {"x": "x.npy", "n": "n.npy"}})");
   struct Case {
-    std::string program, args, gathered;
+    std::string program, args, tuning, gathered;
   };
-  for (const Case& c : {Case{"power.json", "", "rows gathered 30 times"}, Case{"cg.json", "", "rows gathered 41 times"},
-                        Case{"cg.json", "--no-fuse", "rows gathered 41 times"}}) {
-    SCOPED_TRACE(c.program + " " + c.args);
-    const fs::path one = dir / ("one" + c.program + c.args), split = dir / ("three" + c.program + c.args);
+  // The 5-point matrix of a grid of 100 columns reaches 100 rows either side: a device between two gets
+  // 200 rows, the first and last 100 each (83 for CG's grid).
+  for (const Case& c : {Case{"power.json", "", "", "rows gathered 30 times; 400 of 'x' cross between devices a gather"},
+                        Case{"cg.json", "", "", "rows gathered 41 times; 332 of 'p' cross between devices a gather"},
+                        Case{"cg.json", "--no-fuse", "", "rows gathered 41 times; 332 of 'p' cross"},
+                        Case{"rmat.json", "", "", "not split after all: the devices would exchange "},
+                        Case{"rmat.json", "", ",gather_rows=1", "rows gathered 10 times; "}}) {
+    SCOPED_TRACE(c.program + " " + c.args + c.tuning);
+    const fs::path one = dir / ("one" + c.program + c.args + c.tuning), split = dir / ("three" + c.program + c.args + c.tuning);
     auto single = run(dir / c.program, one, "--device 0:0 " + c.args, three);
     ASSERT_EQ(single.code, 0) << single.out;
-    auto several = run(dir / c.program, split, "--device 0:0,0:1,0:2 --stats " + c.args, three);
+    auto several = run(dir / c.program, split, "--device 0:0,0:1,0:2 --stats " + c.args, three + c.tuning);
     ASSERT_EQ(several.code, 0) << several.out;
-    EXPECT_NE(several.out.find("gathered: every device holds a whole copy of "), std::string::npos) << several.out;
     EXPECT_NE(several.out.find(c.gathered), std::string::npos) << several.out;
+    if (c.gathered.find("not split") == std::string::npos)
+      EXPECT_NE(several.out.find("gathered: every device holds a whole copy of "), std::string::npos) << several.out;
     test::expect_same_npy_files(split, one, 1e-10);
   }
 }
@@ -341,16 +356,14 @@ TEST(SeveralDevices, SparseMatricesGivenPartByPartSplitAndWrittenXIsGathered) {
     "x": {"kind": "array", "dtype": "f64", "shape": [1600], "from": {"random": {"seed": 1}}}},
     "body": [{"op": "array.mul", "out": ["x2"], "in": ["x", 2]}, {"op": "sparse.spmv", "out": ["y"], "in": ["A", "x2"]}],
     "outputs": {"y": "y.npy"}})");
-  // Gathering is asked for (FUGUE_TUNING=gather_rows=1): by default such a program stays whole.
-  auto whole = test::run_fugue("explain " + (dir / "power.json").string() + " --device 0:0,0:1", kSplitAll);
-  ASSERT_EQ(whole.code, 0) << whole.out;
-  EXPECT_NE(whole.out.find("all on 0:0"), std::string::npos) << whole.out;
-  EXPECT_NE(whole.out.find("'x2' is written on the devices by rows and read whole by an operation that says its rows: gathering"),
-            std::string::npos) << whole.out;
-  auto power = test::run_fugue("explain " + (dir / "power.json").string() + " --device 0:0,0:1", kSplitAll + ",gather_rows=1");
+  // The product reads x2 only at its rows' columns: gathered by default, each device getting the rows its
+  // rows reach.
+  auto power = test::run_fugue("explain " + (dir / "power.json").string() + " --device 0:0,0:1", kSplitAll);
   ASSERT_EQ(power.code, 0) << power.out;
   EXPECT_NE(power.out.find("placement on 2 devices: 1600 rows split"), std::string::npos) << power.out;
-  EXPECT_NE(power.out.find("gathered: every device holds a whole copy of x2"), std::string::npos) << power.out;
+  EXPECT_NE(power.out.find("gathered: every device holds a whole copy of x2, read whole by the operations that say their rows; read "
+                           "only at the columns of A's entries"),
+            std::string::npos) << power.out;
   EXPECT_NE(power.out.find("the rows of x2, after each write"), std::string::npos) << power.out;
 }
 

@@ -272,3 +272,47 @@ TEST(Placement, PartsCombineAsTheirReductionSays) {
   EXPECT_EQ(as(combine_parts({nan[1], nan[0]}, FUGUE_COMBINE_MIN), 0.0), 1.0);
   EXPECT_TRUE(std::isnan(as(combine_parts({nan[1], nan[1]}, FUGUE_COMBINE_MAX), 0.0)));
 }
+
+// An array the devices write by rows and a sparse product reads whole, only at the columns of its rows'
+// entries (fugue_plan.read_at_columns): gathered by default, each device keeping current only the rows
+// its rows of the matrix reach, and getting only those from the others.
+TEST(Placement, GatheredArraysKeepOnlyTheRowsTheirReadersReach) {
+  test::TempDir dir;
+  const Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "A": {"kind": "csr", "dtype": "f64", "from": {"poisson": {"grid": [100, 60]}}},
+    "x": {"kind": "array", "dtype": "f64", "shape": [6000], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "array.mul", "out": ["x2"], "in": ["x", 2]}, {"op": "sparse.spmv", "out": ["y"], "in": ["A", "x2"]}],
+    "outputs": {"y": "y.npy"}})");
+  const Placement p = place(program, {1.0, 1.0, 1.0});
+  ASSERT_TRUE(p.split) << p.reason;
+  EXPECT_EQ(p.gathered, std::vector<std::string>{"x2"});
+  EXPECT_EQ(p.windows, (std::map<std::string, std::vector<std::string>>{{"x2", {"A"}}}));
+  EXPECT_FALSE(p.gather_always);
+
+  // Rows 0..1999, 2000..3999 and 4000..5999 of the 5-point matrix of a 100 x 60 grid reach 60 rows either side.
+  const Symbol& a = program.symbol("A");
+  const HostArray whole = whole_value(program, a);
+  const GatherWindows windows = gather_windows(p, [&](const std::string& matrix, size_t d) {
+    EXPECT_EQ(matrix, "A");
+    const auto [begin, end] = a.kind_object->columns(whole, a.metadata, p.shares[d].first, p.shares[d].count);
+    return RowWindow{begin, end};
+  });
+  const std::vector<RowWindow>& w = windows.at("x2");
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(std::make_pair(w[0].begin, w[0].end), std::make_pair(int64_t{0}, int64_t{2060}));
+  EXPECT_EQ(std::make_pair(w[1].begin, w[1].end), std::make_pair(int64_t{1940}, int64_t{4060}));
+  EXPECT_EQ(std::make_pair(w[2].begin, w[2].end), std::make_pair(int64_t{3940}, int64_t{6000}));
+  EXPECT_EQ(rows_sent(p, w, 1, 0).begin, 2000);  // device 0 gets rows 2000..2059 of device 1's
+  EXPECT_EQ(rows_sent(p, w, 1, 0).rows(), 60);
+  EXPECT_EQ(rows_sent(p, w, 0, 2).rows(), 0);  // device 2 reaches nothing of device 0's
+  EXPECT_EQ(rows_sent(p, w, 1, 1).rows(), 0);
+  EXPECT_EQ(crossing_rows(p, w), 240);
+  EXPECT_EQ(gathers_too_wide(program, p, windows), "");
+
+  // Rows reaching every column (whole windows) move more than the split is worth.
+  GatherWindows wide = windows;
+  wide["x2"].assign(3, RowWindow{0, 6000});
+  EXPECT_EQ(crossing_rows(p, wide.at("x2")), 12000);
+  EXPECT_NE(gathers_too_wide(program, p, wide).find("the devices would exchange 12000 rows of 'x2' at each gather"), std::string::npos)
+      << gathers_too_wide(program, p, wide);
+}

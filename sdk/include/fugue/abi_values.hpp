@@ -219,6 +219,10 @@ struct Plan {
   // 2.13: the operands cut by the rows of axis 0 when a program is split across devices (fugue_plan.split_rows,
   // bit k: operand k).
   uint64_t split_rows = 0;
+  // 2.14, with split_rows: the operands read only at the columns of operand `columns_of`'s entries
+  // (fugue_plan.read_at_columns, bit k: operand k; x of y = A x, columns_of naming A).
+  uint64_t read_at_columns = 0;
+  uint32_t columns_of = 0;
 };
 
 // Fills a C plan whose room (partitions with their ranks, workspaces) another party provided. Checks
@@ -274,6 +278,10 @@ inline void write_plan(const Plan& plan, fugue_plan& c) {
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, ends)) c.ends = plan.ends;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, combine)) c.combine = plan.combine;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, split_rows)) c.split_rows = plan.split_rows;
+  if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, columns_of)) {
+    c.read_at_columns = plan.read_at_columns;
+    c.columns_of = plan.columns_of;
+  }
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0) {
     const size_t length = std::min(plan.variant.size(), static_cast<size_t>(c.variant_capacity - 1));  // cut to the room
     std::memcpy(c.variant, plan.variant.data(), length);
@@ -347,6 +355,10 @@ class PlanBuffer {
     plan.ends = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, ends) ? c.ends : FUGUE_ENDS_UNSAID;
     plan.combine = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, combine) ? c.combine : FUGUE_COMBINE_UNSAID;
     plan.split_rows = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, split_rows) ? c.split_rows : 0;
+    if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, columns_of)) {
+      plan.read_at_columns = c.read_at_columns;
+      plan.columns_of = c.columns_of;
+    }
     if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0)
       plan.variant.assign(c.variant, std::find(c.variant, c.variant + c.variant_capacity, '\0'));
     return plan;

@@ -943,6 +943,14 @@ class Kind {
     (void)value, (void)first, (void)count, (void)rows;
     throw std::logic_error("kind " + name + " cuts no rows");
   }
+  // ABI 2.14, with cuts_rows: set `gives_columns` and give the columns [first, one past the last) that rows
+  // [first, first + count) of `value` hold entries in ({0, 0} when none), for operations that read an
+  // operand only at the columns of the kind's entries (fugue_plan.read_at_columns).
+  bool gives_columns = false;
+  virtual std::pair<int64_t, int64_t> rows_columns(const fugue_host_array& value, int64_t first, int64_t count) const {
+    (void)value, (void)first, (void)count;
+    throw std::logic_error("kind " + name + " gives no columns");
+  }
 
   const fugue_kind_desc* descriptor() {
     keys_text_.clear();
@@ -961,6 +969,7 @@ class Kind {
     desc_.check_value = &check_value_thunk;
     desc_.rows_type = cuts_rows ? &rows_type_thunk : nullptr;
     desc_.rows_value = cuts_rows ? &rows_value_thunk : nullptr;
+    desc_.rows_columns = cuts_rows && gives_columns ? &rows_columns_thunk : nullptr;
     desc_.user_data = this;
     return &desc_;
   }
@@ -1010,6 +1019,15 @@ class Kind {
     return Operation::guard(error, [&] {
       if (!value || !rows) throw std::logic_error("rows_value without a value");
       self(k).rows_value(*value, first, count, *rows);
+    });
+  }
+  static fugue_status rows_columns_thunk(const fugue_kind_desc* k, const fugue_host_array* value, int64_t first, int64_t count,
+                                         int64_t* columns, fugue_error* error) {
+    return Operation::guard(error, [&] {
+      if (!value || !columns) throw std::logic_error("rows_columns without a value");
+      const auto [begin, end] = self(k).rows_columns(*value, first, count);
+      columns[0] = begin;
+      columns[1] = end;
     });
   }
   static fugue_status check_value_thunk(const fugue_kind_desc* k, const fugue_host_array* value, fugue_error* error) {
