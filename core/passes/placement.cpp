@@ -98,6 +98,27 @@ double most_runs(const Program& program, const std::vector<Statement>& body) {
   return most;
 }
 
+// The operations in `body` (each once, loops or not) after which the devices meet: those writing a
+// combined scalar or a gathered array.
+double meeting_places(const std::vector<Statement>& body, const std::map<std::string, uint32_t>& combined,
+                      const std::vector<std::string>& gathered) {
+  double places = 0;
+  for (const Statement& st : body) {
+    if (st.kind == Statement::Kind::For || st.kind == Statement::Kind::If) {
+      places += meeting_places(st.body, combined, gathered) + meeting_places(st.else_body, combined, gathered);
+      continue;
+    }
+    if (st.kind != Statement::Kind::Op) continue;
+    for (size_t k = 0; k < st.operands.size(); ++k)
+      if (st.op->writes(k) && (combined.count(st.operands[k]) ||
+                               std::find(gathered.begin(), gathered.end(), st.operands[k]) != gathered.end())) {
+        ++places;
+        break;
+      }
+  }
+  return places;
+}
+
 // The matrix at whose entries' columns operand k is read alone (fugue_plan.read_at_columns, ABI 2.14): a
 // kind with storage the operation's rows cut, whose kind gives its rows' columns; "" where none.
 std::string columns_read(const PlannedOp& op, size_t k, const Program& program) {
@@ -427,10 +448,18 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
   // Only where the devices run apart: trades, combinations and gathers cost as much again each time.
   const bool apart = r.reach == 0 && r.combined.empty() && r.gathered.empty();
   const double runs = apart ? most_runs(program, program.body) : 1.0;
-  if (p.split_bytes * runs < min_bytes) {
+  // Each meeting (a combination or a gather: every device waits for the slowest, through the host) cost
+  // about as much as an H200 takes to stream 500 MB, measured on conjugate gradients: the split must save
+  // that much again for each place the devices meet.
+  const double meetings = std::max(1.0, meeting_places(program.body, r.combined, r.gathered));
+  if (p.split_bytes * runs < min_bytes * meetings) {
     p.reason = "small: the arrays split by rows hold " + bytes_text(p.split_bytes) +
                (runs > 1 ? " (gone through at most " + std::to_string(static_cast<int64_t>(runs)) + " times a run)" : std::string()) +
-               ", less than " + bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N), which is not worth a second device";
+               ", less than " + bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N)" +
+               (meetings > 1 ? " for each of the " + std::to_string(static_cast<int64_t>(meetings)) +
+                                   " operations after which the devices meet (combining reductions, gathering rows)"
+                             : std::string()) +
+               ", which is not worth a second device";
     return p;
   }
   std::vector<DeviceShare> shares = shares_of(p.rows, weights);

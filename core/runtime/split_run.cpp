@@ -373,7 +373,9 @@ void SplitRun::gather(size_t d, const std::string& symbol, const fugue_device_se
                             set[e].pieces[d].data(), 0, nullptr, nullptr),
        "writing");
   }
-  ok(clFinish(services.queue), "gathering");
+  // No wait here: the queue runs in order, so the writes finish before anything after them reads the copy,
+  // and before this device's next meeting reads (so before any device can publish into this set again).
+  ok(clFlush(services.queue), "gathering");
   if (d == 0) ++gathers_;
 }
 

@@ -213,6 +213,11 @@ TEST(Placement, ReductionsCombineTheDevicesParts) {
                                                          {"n", FUGUE_COMBINE_ROOT_SUM_SQUARES},
                                                          {"s", FUGUE_COMBINE_SUM}}));
   EXPECT_EQ(p.split_symbols, (std::vector<std::string>{"x", "y"}));
+  // Each operation after which the devices meet must be worth the bar: 4 KB split, 4 combined scalars.
+  EXPECT_TRUE(place(program, {1.0, 1.0}, 1024).split);
+  const Placement meets = place(program, {1.0, 1.0}, 2048);
+  EXPECT_FALSE(meets.split);
+  EXPECT_NE(meets.reason.find("for each of the 4 operations after which the devices meet"), std::string::npos) << meets.reason;
 
   const Program stencil_sum = test::load_text(dir, R"({"fugue": 1, "symbols": {
     "x": {"kind": "array", "dtype": "f32", "shape": [64, 64], "from": {"random": {"seed": 1}}},
