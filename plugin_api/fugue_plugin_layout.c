@@ -1,4 +1,4 @@
-/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5, 2.6, 2.8, 2.10, 2.11, 2.12 and 2.13 append, asserted field by field (LP64: Linux and macOS on
+/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5, 2.6, 2.8, 2.10, 2.11, 2.12, 2.13 and 2.14 append, asserted field by field (LP64: Linux and macOS on
  * 64-bit machines). A change that moves a field, or puts a field before a "end of 2.0" marker, breaks
  * every plugin built against an earlier 2.x header: this file refuses to compile instead. Later minor
  * versions append fields after the marker and add their asserts below; none of these lines changes.

@@ -98,8 +98,8 @@ double most_runs(const Program& program, const std::vector<Statement>& body) {
   return most;
 }
 
-// The operations in `body` (each once, loops or not) after which the devices meet: those writing a
-// combined scalar or a gathered array.
+// The places in `body` (each once, loops or not) where the devices meet: every combined scalar or
+// gathered array an operation writes.
 double meeting_places(const std::vector<Statement>& body, const std::map<std::string, uint32_t>& combined,
                       const std::vector<std::string>& gathered) {
   double places = 0;
@@ -109,12 +109,10 @@ double meeting_places(const std::vector<Statement>& body, const std::map<std::st
       continue;
     }
     if (st.kind != Statement::Kind::Op) continue;
-    for (size_t k = 0; k < st.operands.size(); ++k)
+    for (size_t k = 0; k < st.operands.size(); ++k)  // one meeting for each value written
       if (st.op->writes(k) && (combined.count(st.operands[k]) ||
-                               std::find(gathered.begin(), gathered.end(), st.operands[k]) != gathered.end())) {
+                               std::find(gathered.begin(), gathered.end(), st.operands[k]) != gathered.end()))
         ++places;
-        break;
-      }
   }
   return places;
 }
@@ -432,7 +430,7 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
     if (!r.windows.count(name) && !gather_rows) {
       p.reason = "'" + name + "' is written on the devices by rows and read whole by an operation that says its rows (not only "
                  "at the columns of a split matrix's entries): gathering every device's rows after each write costs more than the "
-                 "split saves (FUGUE_TUNING=gather_rows=1 splits it all the same)";
+                 "split saves (FUGUE_TUNING=gather_rows=1 lifts this limit; the split bar still applies)";
       return p;
     }
   p.gather_always = gather_rows;
@@ -457,7 +455,7 @@ Placement place_program(const Program& program, const ExecutionPlan& plan, const
                (runs > 1 ? " (gone through at most " + std::to_string(static_cast<int64_t>(runs)) + " times a run)" : std::string()) +
                ", less than " + bytes_text(min_bytes) + " (FUGUE_TUNING=split_bytes=N)" +
                (meetings > 1 ? " for each of the " + std::to_string(static_cast<int64_t>(meetings)) +
-                                   " operations after which the devices meet (combining reductions, gathering rows)"
+                                   " places where the devices meet (a reduction combined, an array's rows gathered)"
                              : std::string()) +
                ", which is not worth a second device";
     return p;

@@ -153,7 +153,7 @@ std::string gathers_too_wide(const Program& program, const Placement& placement,
   if (crossing * 64 <= placement.split_bytes) return {};
   return "the devices would exchange " + std::to_string(widest_rows) + " rows of '" + widest + "' at each gather (its readers' rows reach "
          "that far), more than 1/64 of the " + std::to_string(static_cast<int64_t>(placement.split_bytes)) +
-         " bytes split: the split would cost more than it saves (FUGUE_TUNING=gather_rows=1 splits it all the same)";
+         " bytes split: the split would cost more than it saves (FUGUE_TUNING=gather_rows=1 lifts this limit)";
 }
 
 std::shared_ptr<const Operation> gather_rows_operation(GatherRows gather) {

@@ -365,16 +365,22 @@ void SplitRun::gather(size_t d, const std::string& symbol, const fugue_device_se
      "copying");
   for (size_t e = 0; e < set.size(); ++e) {
     const RowWindow got = rows_sent(placement_, windows, e, d);
-    if (got.rows() == 0) continue;
-    if (set[e].pieces.size() != set.size() || set[e].pieces[d].size() != row * static_cast<size_t>(got.rows()))
+    if (got.rows() > 0 && (set[e].pieces.size() != set.size() || set[e].pieces[d].size() != row * static_cast<size_t>(got.rows())))
       throw DeviceError("internal: device " + std::to_string(e) + " sent other rows of '" + symbol + "' than device " + std::to_string(d) +
                         " wants");
+  }
+  for (size_t e = 0; e < set.size(); ++e) {
+    const RowWindow got = rows_sent(placement_, windows, e, d);
+    if (got.rows() == 0) continue;
     ok(clEnqueueWriteBuffer(services.queue, whole, CL_FALSE, row * static_cast<size_t>(got.begin), set[e].pieces[d].size(),
                             set[e].pieces[d].data(), 0, nullptr, nullptr),
        "writing");
   }
   // No wait here: the queue runs in order, so the writes finish before anything after them reads the copy,
-  // and before this device's next meeting reads (so before any device can publish into this set again).
+  // and before this device's next meeting, which waits for its queue first (a gather's reads, a
+  // combination's blocking read; trades, which may read nothing, never share a split with gathers), so
+  // before any device can publish into this set again. A run ends with its queue finished, a failing
+  // device finishes it too.
   ok(clFlush(services.queue), "gathering");
   if (d == 0) ++gathers_;
 }
@@ -463,6 +469,11 @@ void SplitRun::run() {
             if (!first_failure) first_failure = failures[d];
           }
           if (meeting_) meeting_->abandon();  // the others may be waiting for this device's rows
+          // A gather's writes may still read the meeting's rows: let them finish before anything frees them.
+          try {
+            slots_[d].device->queue.finish();
+          } catch (...) {
+          }
         }
       });
   } catch (...) {  // a thread that could not start: wait for those that did, then say so

@@ -217,7 +217,7 @@ TEST(Placement, ReductionsCombineTheDevicesParts) {
   EXPECT_TRUE(place(program, {1.0, 1.0}, 1024).split);
   const Placement meets = place(program, {1.0, 1.0}, 2048);
   EXPECT_FALSE(meets.split);
-  EXPECT_NE(meets.reason.find("for each of the 4 operations after which the devices meet"), std::string::npos) << meets.reason;
+  EXPECT_NE(meets.reason.find("for each of the 4 places where the devices meet"), std::string::npos) << meets.reason;
 
   const Program stencil_sum = test::load_text(dir, R"({"fugue": 1, "symbols": {
     "x": {"kind": "array", "dtype": "f32", "shape": [64, 64], "from": {"random": {"seed": 1}}},
