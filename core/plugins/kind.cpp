@@ -31,6 +31,26 @@ void check(fugue_status status, const ErrorBuffer& error, const std::string& who
   throw DeviceError(who + ": " + message + " (internal error of plugin '" + plugin.name + "', " + plugin.file + ")");
 }
 
+// A value of a kind (its type's metadata with it) as the C view the kind's functions take, holding what
+// the view points into (so it stays where it is).
+class ValueView {
+ public:
+  ValueView(const HostArray& value, const std::vector<unsigned char>& metadata) : type_(type_of(value)) {
+    type_.metadata = metadata;
+    view_ = type_.view();
+    host_ = host_view(value, view_, parts_);
+  }
+  ValueView(const ValueView&) = delete;
+  ValueView& operator=(const ValueView&) = delete;
+  fugue_host_array* get() { return &host_; }
+
+ private:
+  abi::Type type_;
+  fugue_type view_{};
+  std::vector<fugue_host_array> parts_;
+  fugue_host_array host_{};
+};
+
 }  // namespace
 
 DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fugue_error*)>& fill,
@@ -135,13 +155,9 @@ std::string Kind::example(uint32_t rank, DType dtype) const {
 
 std::string Kind::check_value(const HostArray& value, const std::vector<unsigned char>& metadata) const {
   if (!desc_ || desc_->struct_size < FUGUE_SIZE_UP_TO(fugue_kind_desc, check_value) || !desc_->check_value) return "";
-  abi::Type type = type_of(value);
-  type.metadata = metadata;
-  const fugue_type view = type.view();
-  std::vector<fugue_host_array> parts;
-  const fugue_host_array host = host_view(value, view, parts);
+  ValueView host(value, metadata);
   ErrorBuffer error;
-  const fugue_status status = desc_->check_value(desc_, &host, error.get());
+  const fugue_status status = desc_->check_value(desc_, host.get(), error.get());
   if (status == FUGUE_OK) return "";
   if (status == FUGUE_ERROR_INVALID_ARGUMENT || status == FUGUE_ERROR_UNSUPPORTED)
     return error.text().empty() ? "is not a well-formed " + name_ : error.text();
@@ -159,14 +175,10 @@ HostArray Kind::rows(const HostArray& value, const std::vector<unsigned char>& m
   if (!cuts_rows()) throw std::logic_error("kind " + name_ + " cuts no rows");
   if (value.shape.empty() || first < 0 || count < 0 || first + count > value.shape[0])
     throw std::logic_error("rows " + std::to_string(first) + " + " + std::to_string(count) + " of a " + value.type_text());
-  abi::Type whole = type_of(value);
-  whole.metadata = metadata;
-  const fugue_type view = whole.view();
-  std::vector<fugue_host_array> parts;
-  const fugue_host_array host = host_view(value, view, parts);
+  ValueView host(value, metadata);
   const std::string who = "kind " + name_ + ": rows_type";
   try {
-    type = read_declared([&](fugue_declared* out, fugue_error* error) { return desc_->rows_type(desc_, &host, first, count, out, error); },
+    type = read_declared([&](fugue_declared* out, fugue_error* error) { return desc_->rows_type(desc_, host.get(), first, count, out, error); },
                          parts_, who, *plugin_);
   } catch (const UserError& e) {  // the value is the kind's own: refusing its rows is the plugin's fault
     throw DeviceError(who + ": " + e.what() + " (plugin '" + plugin_->name + "')");
@@ -179,13 +191,9 @@ HostArray Kind::rows(const HostArray& value, const std::vector<unsigned char>& m
   out.shape = type.shape;
   out.kind_name = value.kind_name;
   for (const ArrayType& p : type.parts) out.parts.emplace_back(p.dtype, p.shape);
-  abi::Type rows_type = type_of(out);
-  rows_type.metadata = type.metadata;
-  const fugue_type rows_view = rows_type.view();
-  std::vector<fugue_host_array> rows_parts;
-  fugue_host_array rows_host = host_view(out, rows_view, rows_parts);
+  ValueView rows_host(out, type.metadata);
   ErrorBuffer error;
-  const fugue_status status = desc_->rows_value(desc_, &host, first, count, &rows_host, error.get());
+  const fugue_status status = desc_->rows_value(desc_, host.get(), first, count, rows_host.get(), error.get());
   if (status != FUGUE_OK)
     throw DeviceError("kind " + name_ + ": rows_value: " + (error.text().empty() ? "failed without a message" : error.text()) +
                       " (plugin '" + plugin_->name + "')");
@@ -201,14 +209,10 @@ std::pair<int64_t, int64_t> Kind::columns(const HostArray& value, const std::vec
   if (!gives_columns()) throw std::logic_error("kind " + name_ + " gives no columns");
   if (value.shape.size() < 2 || first < 0 || count < 0 || first + count > value.shape[0])
     throw std::logic_error("the columns of rows " + std::to_string(first) + " + " + std::to_string(count) + " of a " + value.type_text());
-  abi::Type whole = type_of(value);
-  whole.metadata = metadata;
-  const fugue_type view = whole.view();
-  std::vector<fugue_host_array> parts;
-  const fugue_host_array host = host_view(value, view, parts);
+  ValueView host(value, metadata);
   int64_t columns[2] = {-1, -1};
   ErrorBuffer error;
-  const fugue_status status = desc_->rows_columns(desc_, &host, first, count, columns, error.get());
+  const fugue_status status = desc_->rows_columns(desc_, host.get(), first, count, columns, error.get());
   if (status != FUGUE_OK)
     throw DeviceError("kind " + name_ + ": rows_columns: " + (error.text().empty() ? "failed without a message" : error.text()) +
                       " (plugin '" + plugin_->name + "')");
