@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 14
+#define FUGUE_ABI_VERSION_MINOR 15
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -232,6 +232,12 @@ typedef struct fugue_device_desc {
   uint32_t native_vector_width_float;
   uint32_t native_vector_width_double;
   /* end of 2.10 */
+  /* 2.15: the device's instruction set where the driver says it, so that plans may use instructions
+   * only some generations have: "sm_90" for an NVIDIA GPU of compute capability 9.0 (the driver's
+   * cl_nv_device_attribute_query; its OpenCL compiler takes inline PTX of that architecture), "" where
+   * unknown (other vendors, descriptions that do not give it). Never NULL from a 2.15 core. */
+  const char* architecture;
+  /* end of 2.15 */
 } fugue_device_desc;
 
 /* 2.2: what an operation may ask of its FUNCTION operands (user functions), in every call that gets a

@@ -1,4 +1,4 @@
-/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5, 2.6, 2.8, 2.10, 2.11, 2.12, 2.13 and 2.14 append, asserted field by field (LP64: Linux and macOS on
+/* fugue_plugin_layout.c: the layout of ABI 2.0 and what 2.1, 2.2, 2.3, 2.5, 2.6, 2.8, 2.10, 2.11, 2.12, 2.13, 2.14 and 2.15 append, asserted field by field (LP64: Linux and macOS on
  * 64-bit machines). A change that moves a field, or puts a field before a "end of 2.0" marker, breaks
  * every plugin built against an earlier 2.x header: this file refuses to compile instead. Later minor
  * versions append fields after the marker and add their asserts below; none of these lines changes.
@@ -36,6 +36,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.13 ends after " #last)
 #define FUGUE_END_OF_2_14(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.14 ends after " #last)
+#define FUGUE_END_OF_2_15(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.15 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -122,6 +124,8 @@ FUGUE_END_OF_2_8(fugue_device_desc, tuning_folder, 104);
 FUGUE_AT(fugue_device_desc, native_vector_width_float, 104);
 FUGUE_AT(fugue_device_desc, native_vector_width_double, 108);
 FUGUE_END_OF_2_10(fugue_device_desc, native_vector_width_double, 112);
+FUGUE_AT(fugue_device_desc, architecture, 112);
+FUGUE_END_OF_2_15(fugue_device_desc, architecture, 120);
 
 /* fugue_call */
 FUGUE_AT(fugue_call, struct_size, 0);

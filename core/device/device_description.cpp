@@ -1,5 +1,7 @@
 #include "device/device_description.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <limits>
 #include <set>
@@ -35,6 +37,7 @@ nlohmann::ordered_json describe_device(const DeviceInfo& d) {
           {"subgroup_sizes", d.subgroup_sizes},
           {"native_vector_width_float", d.native_vector_width_float},
           {"native_vector_width_double", d.native_vector_width_double},
+          {"architecture", d.architecture},
           {"extensions", d.extensions}};
 }
 
@@ -56,7 +59,7 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
                                       "global_memory", "max_allocation", "local_memory", "fp64", "int64_atomics",
                                       "subgroups", "extensions"};
   // Asked later than the first format: descriptions written before may lack them.
-  const std::set<std::string> optional_keys = {"subgroup_sizes", "native_vector_width_float", "native_vector_width_double"};
+  const std::set<std::string> optional_keys = {"subgroup_sizes", "native_vector_width_float", "native_vector_width_double", "architecture"};
   for (const auto& [key, value] : doc.items())
     if (!keys.count(key) && !optional_keys.count(key)) throw UserError(where + "/" + key + ": unknown key");
   for (const auto& key : keys)
@@ -124,6 +127,13 @@ DeviceInfo read_device_description(const std::filesystem::path& file) {
       throw UserError(where + "/" + key + ": expected 0 (unknown) or a power of two up to 64, found " + width.dump());
     (std::string(key) == "native_vector_width_float" ? d.native_vector_width_float : d.native_vector_width_double) =
         static_cast<unsigned>(width.get<uint64_t>());
+  }
+  if (doc.contains("architecture")) {  // optional: "" (unknown) where not given
+    d.architecture = text_of("architecture");
+    const bool plain = std::all_of(d.architecture.begin(), d.architecture.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (d.architecture.size() > 32 || !plain)
+      throw UserError(where + "/architecture: expected an instruction set's name such as \"sm_90\" (letters, digits and _), or \"\", found " +
+                      doc["architecture"].dump());
   }
   d.tuning_folder = tuning_folder_for(d);  // the described device's tables, where this machine has them
   return d;

@@ -55,6 +55,19 @@ std::vector<uint64_t> subgroup_sizes_of(const cl::Device& device, Has has) {
   return {};
 }
 
+// The instruction set (fugue_device_desc.architecture): "sm_XY" from an NVIDIA driver's compute
+// capability, "" where the driver does not say.
+template <typename Has>
+std::string architecture_of(const cl::Device& device, Has has) {
+  constexpr cl_device_info kComputeCapabilityMajorNV = 0x4000, kComputeCapabilityMinorNV = 0x4001;
+  if (!has("cl_nv_device_attribute_query")) return "";
+  cl_uint major = 0, minor = 0;
+  if (clGetDeviceInfo(device(), kComputeCapabilityMajorNV, sizeof major, &major, nullptr) != CL_SUCCESS ||
+      clGetDeviceInfo(device(), kComputeCapabilityMinorNV, sizeof minor, &minor, nullptr) != CL_SUCCESS || major == 0 || minor > 9)
+    return "";
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+}
+
 }  // namespace
 
 std::string cl_error_name(cl_int code) {
@@ -122,6 +135,7 @@ std::vector<DeviceInfo> list_devices() {
       info.int64_atomics = has("cl_khr_int64_base_atomics");
       info.subgroups = has("cl_khr_subgroups") || has("cl_intel_subgroups");
       info.subgroup_sizes = subgroup_sizes_of(devices[d], has);
+      info.architecture = architecture_of(devices[d], has);
       info.tuning_folder = tuning_folder_for(info);
       out.push_back(std::move(info));
     }
@@ -236,6 +250,7 @@ fugue_device_desc DeviceInfo::description() const {
   d.tuning_folder = tuning_folder.c_str();
   d.native_vector_width_float = native_vector_width_float;
   d.native_vector_width_double = native_vector_width_double;
+  d.architecture = architecture.c_str();
   return d;
 }
 

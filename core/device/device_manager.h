@@ -35,6 +35,8 @@ struct DeviceInfo {
   // Values of f32 and f64 the device's arithmetic takes at once (a CPU's SIMD lanes; 1 on GPUs), 0 when unknown.
   unsigned native_vector_width_float = 0;
   unsigned native_vector_width_double = 0;
+  // The instruction set where the driver says it ("sm_90" on an NVIDIA GPU of compute capability 9.0), else "".
+  std::string architecture;
   std::string tuning_folder;  // where `fugue tune` keeps this device's tables ("" without a cache folder)
   cl::Platform platform;
   cl::Device device;

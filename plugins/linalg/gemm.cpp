@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gemm_mma.h"
 #include "gemm_tiles.h"
 #include "gemm_vectors.h"
 #include "kernel_text.h"
@@ -56,6 +57,12 @@ std::optional<TileShape> tiles_of(const sdk::Call& call, const Sizes& s) {
   const int64_t bytes = static_cast<int64_t>(abi::dtype_size(call.operand(kA).dtype));
   if (!tile_plan(tu, s.m, s.n, bytes, call.device())) return std::nullopt;
   return tile_shape(tu, s.m, s.n, bytes, call.device());
+}
+
+// The tensor-core tiles the call's product takes on its device (gemm_mma.h), if any.
+std::optional<MmaShape> mma_of(const sdk::Call& call, const Sizes& s) {
+  if (!mma_plan(tuning_of(call), s.m, s.n, call.operand(kA).dtype, call.device())) return std::nullopt;
+  return mma_shape(tuning_of(call), s.m, s.n, call.device());
 }
 
 // The vector blocks the call's product takes on its device (gemm_vectors.h), if any: where no tiles do.
@@ -151,6 +158,20 @@ class Gemm final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const Sizes s = sizes_of(call);
+    if (const std::optional<MmaShape> mma = mma_of(call, s)) {
+      sdk::Plan plan = team_plan(batch_count(call.operand(kA)), mma->team());
+      plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
+      if (vbatched_) {
+        plan.partitions.push_back(value_batch(call.operand(kInfo)));
+        plan.partitions.push_back(vector_batch(call.operand(kSizes)));
+      }
+      // A lane's accumulators and fragments, and its share of the next chunk read ahead.
+      plan.registers = static_cast<uint32_t>(mma->tm * mma->tn * 4 + mma->tm * 4 + mma->tn * 2 +
+                                             (mma->panel_rows() + mma->panel_columns()) * mma->depth / mma->team() + 12);
+      plan.local_mem_bytes = mma->local_bytes();
+      plan.variant = mma_variant(*mma, tuning_of(call), call.device());
+      return plan;
+    }
     const std::optional<TileShape> tiles = tiles_of(call, s);
     const std::optional<VectorShape> vectors = vectors_of(call, s);
     // Vector blocks: a work-item each (every one runs every trip, gemm_vectors.h), 256 at most.
@@ -266,6 +287,13 @@ class Gemm final : public sdk::Operation {
     // Tiles: every value of A and B is read before C is first written when the product is one panel, so
     // C may be written over them; several panels read them again after writing, and take blocks below
     // in the tiles' team (explain still names the tiles: the plan cannot see that C is A or B).
+    if (const std::optional<MmaShape> mma = mma_of(call, s); mma && s.team == mma->team()) {
+      const int64_t panels = ((s.m + mma->panel_rows() - 1) / mma->panel_rows()) * ((s.n + mma->panel_columns() - 1) / mma->panel_columns());
+      if (!over_input || panels == 1) {
+        em.append(prelude + mma_product(em, sc, *mma, ops, lane));
+        return;
+      }
+    }
     if (const std::optional<TileShape> tiles = tiles_of(call, s); tiles && s.team == tiles->team()) {
       const int64_t panels = ((s.m + tiles->panel_rows() - 1) / tiles->panel_rows()) * ((s.n + tiles->panel_columns() - 1) / tiles->panel_columns());
       if (!over_input || panels == 1) {

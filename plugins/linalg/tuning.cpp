@@ -50,8 +50,13 @@ const std::vector<Row>& table() {
       // took rows there already); geqrf, whose teams then work in QR's storage rather than a local array of their own
       // (own_local_array), f64 0.0597 -> 0.0534, 0.1175 -> 0.1029, 0.1618 -> 0.1528; f32 0.0452 -> 0.0378, 0.0830 -> 0.0496,
       // 0.0874 -> 0.0710.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0}},
+      // gemm of f64 on the tensor cores where the architecture has them (sm_90: gemm_mma.h) from n = 32 (H200,
+      // OPS=gemm DTYPES=f64 TUNINGS=";mma_order=0;mma_panel=64;mma_order=32" scripts/gpu_linalg_sweep.sh, 2,000 products,
+      // one call): n = 32 0.0270 ms in tiles -> 0.0203, 64 0.104 -> 0.090, 128 0.560 -> 0.376, 256 4.12 -> 2.28, 512 32.0
+      // -> 15.8; panels of 64 x 64 in 4 warps rather than 128 x 128 in 8 from n = 128: 0.426, 3.02 and 22.9 ms. (The
+      // stages' depth is gemm_mma.cpp's: 32 where they fit, n = 64 0.0958 -> 0.0874 ms in a later call.)
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0, 0, 128}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
@@ -69,8 +74,8 @@ const std::vector<Row>& table() {
       // systems, two right-hand sides: n = 32 17.8 ms against 84.1 in teams, 64 84.7 against 763); gesv too (n = 16
       // 1.22 ms against 9.29, 32 6.68 against 71.7, 64 58.8 against 352), and gels (2n x n, two right-hand sides: n = 16
       // 7.92 ms against 41.9, 32 30.1 against 251), and gebrd (one work-item, its steps unchanged: n = 32 39.3 ms against 197).
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024, 1024, 0}},
-      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0}},
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024, 1024, 0, 0, 128}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0, 0, 128}},
   };
   return rows;
 }
@@ -91,7 +96,7 @@ Tuning row_named(const std::string& name) {
 // FUGUE_LINALG_TUNING's numeric fields, as its errors list them.
 const std::string kFields =
     "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, "
-    "vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order, lu_wide_row_order";
+    "vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order, lu_wide_row_order, mma_order, mma_panel";
 
 // FUGUE_LINALG_TUNING's fields applied to `t`.
 Tuning overridden(Tuning t, const char* text) {
@@ -108,21 +113,25 @@ Tuning overridden(Tuning t, const char* text) {
     const long long v = std::strtoll(value.c_str(), &end, 10);
     const bool number = !value.empty() && !std::isspace(static_cast<unsigned char>(value[0])) && !*end;
     // Fields with values of their own.
-    if (key == "tile_prefetch" || key == "tile_block" || key == "tile_depth" || key == "blocked_panel") {
+    if (key == "tile_prefetch" || key == "tile_block" || key == "tile_depth" || key == "blocked_panel" || key == "mma_panel") {
       if (key == "tile_prefetch" && (value == "0" || value == "1")) t.tile_prefetch = value == "1";
       else if (key == "blocked_panel" && (v == 8 || v == 16 || v == 32 || v == 64) && number) t.blocked_panel = v;
       else if (key == "tile_block" && number && v >= 1 && v <= 16) t.tile_block = v;
       else if (key == "tile_depth" && number && (v == 4 || v == 8 || v == 16 || v == 32)) t.tile_depth = v;
+      else if (key == "mma_panel" && number && (v == 32 || v == 64 || v == 128)) t.mma_panel = v;
+
       else
         throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected " +
                                    (key == "tile_prefetch"   ? "tile_prefetch=0 or 1"
                                     : key == "tile_block"    ? "tile_block=1..16"
                                     : key == "blocked_panel" ? "blocked_panel=8, 16, 32 or 64"
+                                    : key == "mma_panel"     ? "mma_panel=32, 64 or 128"
+
                                                              : "tile_depth=4, 8, 16 or 32"));
       continue;
     }
     if ((key == "grid_rows" || key == "tile_order" || key == "vector_rows" || key == "loop_order" || key == "blocked_order" ||
-         key == "lu_blocked_order" || key == "qr_blocked_order" || key == "lu_wide_row_order") &&
+         key == "lu_blocked_order" || key == "qr_blocked_order" || key == "lu_wide_row_order" || key == "mma_order") &&
         value == "0") {
       // The default grid shape again; gemm's tiles, vectors, the loop and blocked plans off.
       (key == "grid_rows"     ? t.grid_rows
@@ -132,6 +141,7 @@ Tuning overridden(Tuning t, const char* text) {
        : key == "blocked_order" ? t.blocked_order
        : key == "lu_blocked_order" ? t.lu_blocked_order
        : key == "qr_blocked_order" ? t.qr_blocked_order
+       : key == "mma_order" ? t.mma_order
                               : t.lu_wide_row_order) = 0;
       continue;
     }
@@ -150,6 +160,7 @@ Tuning overridden(Tuning t, const char* text) {
     else if (key == "lu_blocked_order") t.lu_blocked_order = v;
     else if (key == "qr_blocked_order") t.qr_blocked_order = v;
     else if (key == "lu_wide_row_order") t.lu_wide_row_order = v;
+    else if (key == "mma_order") t.mma_order = v;
     else if (key == "vector_rows")
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected vector_rows=0..16");
     else

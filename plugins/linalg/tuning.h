@@ -5,7 +5,7 @@
 // larger team (grid_of); `fugue explain` shows the plan each
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
 // "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields
-// (tile_order=0 turns gemm's tiles off, vector_rows=0 its vectors, loop_order=0 the loop plans,
+// (tile_order=0 turns gemm's tiles off, mma_order=0 its tensor cores, vector_rows=0 its vectors, loop_order=0 the loop plans,
 // blocked_order=0, lu_blocked_order=0 and qr_blocked_order=0 the blocked ones).
 #pragma once
 #include <cstdint>
@@ -34,6 +34,8 @@ struct Tuning {
   int64_t lu_blocked_order;  // getrf: the same (blocked_lu.h) above this order (0: never)
   int64_t qr_blocked_order;  // geqrf: the same (blocked_qr.h) above this order (0: never)
   int64_t lu_wide_row_order;  // getrf of values of 8 bytes or more (f64, c64, c128): a row per work-item up to this order where it is above row_order (0: row_order)
+  int64_t mma_order;          // gemm of f64: on the tensor cores (gemm_mma.h) where m and n are at least this and the device has them, 0: never
+  int64_t mma_panel;          // the tensor cores' largest panel side: 128, 64 or 32
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;

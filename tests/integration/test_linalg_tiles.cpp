@@ -33,14 +33,14 @@ const char* const kTileTunings[] = {"team_max=16,tile_order=1,tile_block=3,tile_
 TEST(LinalgTiles, ExplainSaysTheTiles) {
   test::TempDir dir;
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
-    "A": {"kind": "array", "dtype": "f64", "shape": [10, 128, 128], "from": {"random": {"seed": 1}}},
+    "A": {"kind": "array", "dtype": "f32", "shape": [10, 128, 128], "from": {"random": {"seed": 1}}},
     "B": {"kind": "array", "dtype": "f32", "shape": [10, 8, 8], "from": {"random": {"seed": 1}}}},
     "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "A"]}, {"op": "linalg.gemm", "out": ["D"], "in": ["B", "B"]}],
     "outputs": {"C": "C.npy", "D": "D.npy"}})");
   const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string();
   auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("plan: tiles: C in panels of 128 x 128, a 16 x 16 grid of work-items each 8 x 8 of it in registers, k staged 16 at "
+  EXPECT_NE(r.out.find("plan: tiles: C in panels of 128 x 128, a 16 x 16 grid of work-items each 8 x 8 of it in registers, k staged 32 at "
                        "a time in local memory, the next read ahead (m, n >= 32); NVIDIA GPU table"),
             std::string::npos)
       << r.out;
@@ -60,6 +60,63 @@ TEST(LinalgTiles, ExplainSaysTheTiles) {
     EXPECT_EQ(r.code, 2) << setting << ": " << r.out;
     EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: " + message), std::string::npos) << setting << ": " << r.out;
   }
+}
+
+// f64 products on an NVIDIA GPU of compute capability 9.0 (the description's architecture, ABI 2.15)
+// take the tensor cores from the table's mma_order; f32, smaller orders, an older architecture, a
+// description without one, and mma_order=0 take the tiles. (The tensor cores' results are checked on
+// such a GPU: scripts/gpu_linalg_sweep.sh compares them with the reference first.)
+TEST(LinalgTiles, ExplainSaysTheTensorCores) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [10, 128, 128], "from": {"random": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [10, 64, 64], "from": {"random": {"seed": 2}}},
+    "E": {"kind": "array", "dtype": "f64", "shape": [10, 48, 48], "from": {"random": {"seed": 3}}},
+    "F": {"kind": "array", "dtype": "f32", "shape": [10, 128, 128], "from": {"random": {"seed": 4}}}},
+    "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "A"], "attrs": {"trans_b": "T"}},
+             {"op": "linalg.gemm", "out": ["D"], "in": ["B", "B"]},
+             {"op": "linalg.gemm", "out": ["G"], "in": ["E", "E"]},
+             {"op": "linalg.gemm", "out": ["H"], "in": ["F", "F"]}],
+    "outputs": {"C": "C.npy", "D": "D.npy", "G": "G.npy", "H": "H.npy"}})");
+  const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string(), program = (dir / "p.json").string();
+  auto r = test::run_fugue("explain --device-file " + h100 + " " + program);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: tensor cores: C in panels of 128 x 128, 8 warps (2 x 4) each 64 x 32 of it as 4 x 4 tiles of mma.sync "
+                       "m16n8k8 f64 (sm_90), k staged 16 at a time in local memory, the next read ahead (m, n >= 32); NVIDIA GPU table"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("plan: tensor cores: C in panels of 64 x 64, 4 warps (2 x 2) each 32 x 32 of it as 2 x 4 tiles"), std::string::npos) << r.out;
+  auto count = [](const std::string& text, const std::string& part) {
+    size_t n = 0;
+    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(r.out, "plan: tensor cores"), 3u) << r.out;  // not F (f32)
+  EXPECT_EQ(count(r.out, "plan: tensor cores: C in panels of 64 x 64"), 2u) << r.out;  // B and E (48: one panel, part empty)
+  EXPECT_EQ(count(r.out, "plan: tiles"), 1u) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=mma_order=64");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "plan: tensor cores"), 2u) << r.out;  // E's 48 below it
+  r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=mma_panel=32");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "plan: tensor cores: C in panels of 32 x 32, 4 warps (2 x 2) each 16 x 16 of it as 1 x 2 tiles"), 3u) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=mma_order=0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "plan: tensor cores"), 0u) << r.out;
+  // An A100's architecture (no m16n8k8 in f64), and a description that does not say.
+  const std::string text = test::read_text(h100);
+  for (const std::string& replacement : {std::string("\"architecture\": \"sm_80\""), std::string("\"architecture\": \"\"")}) {
+    std::string other = text;
+    other.replace(other.find("\"architecture\": \"sm_90\""), std::string("\"architecture\": \"sm_90\"").size(), replacement);
+    test::write_text(dir / "other.json", other);
+    r = test::run_fugue("explain --device-file " + (dir / "other.json").string() + " " + program);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(count(r.out, "plan: tensor cores"), 0u) << replacement << "\n" << r.out;
+    EXPECT_EQ(count(r.out, "plan: tiles"), 4u) << replacement << "\n" << r.out;
+  }
+  r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=mma_order=2000");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: \"mma_order=2000\": expected row=NAME or a field=N with N in 1..1024"), std::string::npos) << r.out;
 }
 
 // Products in tiles against BLAS (f32, f64) and the reference (c64 with conjugate transposes), beta C

@@ -32,6 +32,7 @@ DeviceInfo sample() {
   d.native_vector_width_float = 1;
   d.native_vector_width_double = 2;
   d.extensions = "cl_khr_fp64 cl_khr_int64_base_atomics";
+  d.architecture = "sm_90";
   return d;
 }
 
@@ -64,10 +65,11 @@ TEST(DeviceDescription, RoundTripsEveryField) {
   EXPECT_EQ(r.description().subgroup_sizes[0], 32u);
   EXPECT_EQ(r.description().native_vector_width_float, 1u);
   EXPECT_EQ(r.description().native_vector_width_double, 2u);
+  EXPECT_STREQ(r.description().architecture, "sm_90");
 }
 
 TEST(DeviceDescription, TheShippedDescriptionsRead) {
-  for (const char* name : {"nvidia-h100.json", "pocl-cpu.json"}) {
+  for (const char* name : {"nvidia-h100.json", "nvidia-h200.json", "pocl-cpu.json"}) {
     const DeviceInfo d = read_device_description(test::source_root() / "devices" / name);
     EXPECT_FALSE(d.name.empty()) << name;
     EXPECT_GT(d.compute_units, 0u) << name;
@@ -94,9 +96,15 @@ TEST(DeviceDescription, BadFilesNameThePlace) {
   EXPECT_NE(with("subgroup_sizes", json::array({32, 0})).find("d.json:/subgroup_sizes/1: expected an integer from 1 to 1024"),
             std::string::npos);
   EXPECT_NE(with("subgroup_sizes", json::array({"32"})).find("d.json:/subgroup_sizes/0: expected an integer"), std::string::npos);
-  json older = good;  // written before the key existed: no widths
+  EXPECT_NE(with("architecture", 90).find("d.json:/architecture: expected a string"), std::string::npos);
+  EXPECT_NE(with("architecture", "sm 90").find("d.json:/architecture: expected an instruction set's name such as \"sm_90\""), std::string::npos);
+  json older = good;  // written before the keys existed: no widths, no architecture
   older.erase("subgroup_sizes");
+  older.erase("architecture");
   EXPECT_EQ(error_for(older), "");
+  test::TempDir dir;
+  test::write_text(dir / "older.json", older.dump());
+  EXPECT_STREQ(read_device_description(dir / "older.json").description().architecture, "");
   EXPECT_NE(error_for(json::array()).find("expected a device description"), std::string::npos);
   try {
     read_device_description("/no/such/device.json");

@@ -1310,6 +1310,13 @@ inline uint32_t native_vector_width(const fugue_device_desc* device, fugue_dtype
   return dtype == FUGUE_DTYPE_F64 || dtype == FUGUE_DTYPE_C128 ? device->native_vector_width_double : device->native_vector_width_float;
 }
 
+// The device's instruction set (ABI 2.15: "sm_90" on an NVIDIA GPU of compute capability 9.0), "" where
+// the core or the driver does not say.
+inline std::string architecture(const fugue_device_desc* device) {
+  if (!device || device->struct_size < FUGUE_SIZE_UP_TO(fugue_device_desc, architecture) || !device->architecture) return "";
+  return device->architecture;
+}
+
 // The path of the tuning table `<tuner>.json` of `device` (ABI 2.8), or "" where the core gives no
 // tuning folder (an older core, a machine without a cache folder).
 inline std::string tuning_table_path(const fugue_device_desc* device, const std::string& tuner) {
