@@ -60,6 +60,7 @@ const fugue_device_desc& generic_device() {
     d.local_mem_bytes = 48 * 1024;
     d.global_mem_bytes = d.max_alloc_bytes = uint64_t{1} << 32;
     d.extensions = "";
+    d.architecture = "";
     return d;
   }();
   return device;

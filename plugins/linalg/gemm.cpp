@@ -61,8 +61,8 @@ std::optional<TileShape> tiles_of(const sdk::Call& call, const Sizes& s) {
 
 // The tensor-core tiles the call's product takes on its device (gemm_mma.h), if any.
 std::optional<MmaShape> mma_of(const sdk::Call& call, const Sizes& s) {
-  if (!mma_plan(tuning_of(call), s.m, s.n, call.operand(kA).dtype, call.device())) return std::nullopt;
-  return mma_shape(tuning_of(call), s.m, s.n, call.device());
+  if (!mma_plan(tuning_of(call), s.m, s.n, s.k, call.operand(kA).dtype, call.device())) return std::nullopt;
+  return mma_shape(tuning_of(call), s.m, s.n, s.k, call.device());
 }
 
 // The vector blocks the call's product takes on its device (gemm_vectors.h), if any: where no tiles do.
@@ -287,14 +287,17 @@ class Gemm final : public sdk::Operation {
     // Tiles: every value of A and B is read before C is first written when the product is one panel, so
     // C may be written over them; several panels read them again after writing, and take blocks below
     // in the tiles' team (explain still names the tiles: the plan cannot see that C is A or B).
-    if (const std::optional<MmaShape> mma = mma_of(call, s); mma && s.team == mma->team()) {
+    // The tensor cores' panels likewise; C over its input in several of them takes the blocks (not the
+    // tiles: the plan declared the tensor cores' local memory).
+    const std::optional<MmaShape> mma = mma_of(call, s);
+    if (mma && s.team == mma->team()) {
       const int64_t panels = ((s.m + mma->panel_rows() - 1) / mma->panel_rows()) * ((s.n + mma->panel_columns() - 1) / mma->panel_columns());
       if (!over_input || panels == 1) {
         em.append(prelude + mma_product(em, sc, *mma, ops, lane));
         return;
       }
     }
-    if (const std::optional<TileShape> tiles = tiles_of(call, s); tiles && s.team == tiles->team()) {
+    if (const std::optional<TileShape> tiles = tiles_of(call, s); !mma && tiles && s.team == tiles->team()) {
       const int64_t panels = ((s.m + tiles->panel_rows() - 1) / tiles->panel_rows()) * ((s.n + tiles->panel_columns() - 1) / tiles->panel_columns());
       if (!over_input || panels == 1) {
         em.append(prelude + tiled_product(em, sc, *tiles, ops, lane));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "kernel_text.h"
 
@@ -27,13 +28,14 @@ struct Layout {
   std::string b_slot(const std::string& kk, const std::string& jj) const { return b_rows ? slot(kk, jj, pn) : slot(jj, kk, kc); }
 };
 
-// The compute capability of an "sm_XY" architecture (XY), 0 for any other.
-int64_t sm_of(const std::string& architecture) {
-  if (architecture.size() < 4 || architecture.compare(0, 3, "sm_") != 0) return 0;
+// The compute capability of an architecture "sm_XY" (XY), 0 for any other name.
+int64_t nvidia_sm(const fugue_device_desc& device) {
+  const std::string a = sdk::architecture(&device);
+  if (a.size() < 4 || a.size() > 8 || a.compare(0, 3, "sm_") != 0) return 0;
   int64_t v = 0;
-  for (size_t i = 3; i < architecture.size(); ++i) {
-    if (architecture[i] < '0' || architecture[i] > '9') return 0;
-    v = v * 10 + (architecture[i] - '0');
+  for (size_t i = 3; i < a.size(); ++i) {
+    if (a[i] < '0' || a[i] > '9') return 0;
+    v = v * 10 + (a[i] - '0');
   }
   return v;
 }
@@ -43,27 +45,30 @@ int64_t sm_of(const std::string& architecture) {
 uint64_t MmaShape::local_bytes() const { return static_cast<uint64_t>((panel_rows() + panel_columns()) * depth * 8); }
 
 bool has_f64_mma(const fugue_device_desc& device) {
-  if (sm_of(sdk::architecture(&device)) < 90) return false;
+  // sm_90 alone: where it was measured (later architectures take mma.sync m16n8k8 f64 too, at rates of
+  // their own, and keep the tiles until measured).
+  if (nvidia_sm(device) != 90) return false;
   for (uint32_t i = 0; i < device.num_subgroup_sizes; ++i)
     if (device.subgroup_sizes[i] == 32) return true;
   return false;
 }
 
-MmaShape mma_shape(const Tuning& t, int64_t m, int64_t n, const fugue_device_desc& device) {
+MmaShape mma_shape(const Tuning& t, int64_t m, int64_t n, int64_t k, const fugue_device_desc& device) {
   const int64_t side = std::min({m, n, t.mma_panel});
   // Panels of 128 x 128 in 8 warps of 64 x 32 (4 x 4 tiles: 64 accumulators a lane), 64 x 64 in 4
   // warps of 32 x 32, 32 x 32 in 4 warps of 16 x 16. (16 warps of 32 x 32 would need teams of 512, more
   // than a compute unit's registers hold at this plan's use.) k staged 32 at a time where three
-  // quarters of local memory hold it, else 16 (H200: 2,000 products of 64 0.0958 -> 0.0874 ms; 128 x 128
-  // panels of 32 need 64 KB).
+  // quarters of local memory hold it and k spans two such chunks, so that one is read ahead while the
+  // other is multiplied; else 16 (H200, 2,000 products: n = 64 0.0958 -> 0.0874 ms; n = 32, one chunk of
+  // 32, 0.0203 -> 0.0227; 128 x 128 panels of 32 need 64 KB).
   MmaShape s = side > 64 ? MmaShape{2, 4, 4, 4, 32} : side > 32 ? MmaShape{2, 2, 2, 4, 32} : MmaShape{2, 2, 1, 2, 32};
-  if (s.local_bytes() * 4 > device.local_mem_bytes * 3) s.depth = 16;
+  if (s.local_bytes() * 4 > device.local_mem_bytes * 3 || k < 64) s.depth = 16;
   return s;
 }
 
-bool mma_plan(const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype, const fugue_device_desc& device) {
+bool mma_plan(const Tuning& t, int64_t m, int64_t n, int64_t k, fugue_dtype dtype, const fugue_device_desc& device) {
   if (dtype != FUGUE_DTYPE_F64 || t.mma_order == 0 || std::min(m, n) < t.mma_order || !has_f64_mma(device)) return false;
-  const MmaShape s = mma_shape(t, m, n, device);
+  const MmaShape s = mma_shape(t, m, n, k, device);
   return s.team() <= t.team_max && static_cast<uint64_t>(s.team()) <= device.max_work_group_size &&
          s.local_bytes() * 4 <= device.local_mem_bytes * 3;
 }
@@ -77,6 +82,10 @@ std::string mma_variant(const MmaShape& s, const Tuning& t, const fugue_device_d
 }
 
 std::string mma_product(const sdk::Emitter& em, const Scalars& sc, const MmaShape& s, const TileOperands& ops, const std::string& lane) {
+  // The swizzle keeps a slot inside its row only for rows of whole groups of 16 values.
+  if (s.depth % 16 || s.panel_rows() % 16 || s.panel_columns() % 16)
+    throw std::logic_error("gemm_mma: stages of " + std::to_string(s.panel_rows()) + " x " + std::to_string(s.depth) + " and " +
+                           std::to_string(s.depth) + " x " + std::to_string(s.panel_columns()) + " are not whole groups of 16");
   const Layout lay(s, ops.a_k_contiguous, ops.b_j_contiguous);
   const int64_t pm = s.panel_rows(), pn = s.panel_columns(), kc = s.depth, team = s.team();
   const int64_t panels_down = (ops.m + pm - 1) / pm, panels_across = (ops.n + pn - 1) / pn, panels = panels_down * panels_across;
@@ -141,7 +150,7 @@ std::string mma_product(const sdk::Emitter& em, const Scalars& sc, const MmaShap
         auto acc = [&](int64_t c) { return "\"+d\"(" + v["acc"] + "[" + std::to_string((a * s.tn + b) * 4 + c) + "])"; };
         auto fa = [&](int64_t i) { return "\"d\"(" + v["fa"] + "[" + std::to_string(a * 4 + i) + "])"; };
         auto fb = [&](int64_t i) { return "\"d\"(" + v["fb"] + "[" + std::to_string(b * 2 + i) + "])"; };
-        body += "asm(\"mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\" : " + acc(0) +
+        body += "asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\" : " + acc(0) +
                 ", " + acc(1) + ", " + acc(2) + ", " + acc(3) + " : " + fa(0) + ", " + fa(1) + ", " + fa(2) + ", " + fa(3) + ", " + fb(0) + ", " +
                 fb(1) + ");\n";
       }

@@ -119,14 +119,12 @@ Tuning overridden(Tuning t, const char* text) {
       else if (key == "tile_block" && number && v >= 1 && v <= 16) t.tile_block = v;
       else if (key == "tile_depth" && number && (v == 4 || v == 8 || v == 16 || v == 32)) t.tile_depth = v;
       else if (key == "mma_panel" && number && (v == 32 || v == 64 || v == 128)) t.mma_panel = v;
-
       else
         throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected " +
                                    (key == "tile_prefetch"   ? "tile_prefetch=0 or 1"
                                     : key == "tile_block"    ? "tile_block=1..16"
                                     : key == "blocked_panel" ? "blocked_panel=8, 16, 32 or 64"
                                     : key == "mma_panel"     ? "mma_panel=32, 64 or 128"
-
                                                              : "tile_depth=4, 8, 16 or 32"));
       continue;
     }
