@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "device_kernels.h"
 #include "gemm_mma.h"
+#include "gemm_spread.h"
 #include "gemm_tiles.h"
 #include "gemm_vectors.h"
 #include "kernel_text.h"
@@ -57,6 +59,13 @@ std::optional<TileShape> tiles_of(const sdk::Call& call, const Sizes& s) {
   const int64_t bytes = static_cast<int64_t>(abi::dtype_size(call.operand(kA).dtype));
   if (!tile_plan(tu, s.m, s.n, bytes, call.device())) return std::nullopt;
   return tile_shape(tu, s.m, s.n, bytes, call.device());
+}
+
+// Whether the call's product spreads its tiles over work-groups (gemm_spread.h): a batch too small to
+// fill the device, never variable sizes.
+bool spread(const sdk::Call& call, const Sizes& s, bool vbatched) {
+  return call.raw()->device && !vbatched &&
+         spread_plan(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, s.k, call.device());
 }
 
 // The tensor-core tiles the call's product takes on its device (gemm_mma.h), if any.
@@ -158,6 +167,10 @@ class Gemm final : public sdk::Operation {
 
   sdk::Plan plan(const sdk::Call& call) const override {
     const Sizes s = sizes_of(call);
+    if (spread(call, s, vbatched_)) {
+      const uint64_t value = abi::dtype_size(call.operand(kA).dtype);
+      return device_plan(call, spread_variant(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, spread_tile(call.device(), value), call.device()));
+    }
     if (const std::optional<MmaShape> mma = mma_of(call, s)) {
       sdk::Plan plan = team_plan(batch_count(call.operand(kA)), mma->team());
       plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
@@ -215,6 +228,13 @@ class Gemm final : public sdk::Operation {
                    (s.team == 1 ? std::string("one work-item") : "a team of " + std::to_string(s.team)) + " per product (" + std::to_string(s.blocks) +
                    " block" + (s.blocks > 1 ? "s" : "") + ")";
     return plan;
+  }
+
+  // The spread tiles (gemm_spread.h), a kernel of their own.
+  void execute(const sdk::Call& call, const fugue_device_services& services) const override {
+    const Sizes s = sizes_of(call);
+    spread_gemm(call, services, kA, kB, kC, transpose_of(call, "trans_a"), transpose_of(call, "trans_b"), batch_count(call.operand(kA)), s.m, s.n, s.k,
+                call.number("alpha"));
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {

@@ -36,6 +36,7 @@ struct Tuning {
   int64_t lu_wide_row_order;  // getrf of values of 8 bytes or more (f64, c64, c128): a row per work-item up to this order where it is above row_order (0: row_order)
   int64_t mma_order;          // gemm of f64: on the tensor cores (gemm_mma.h) where m and n are at least this and the device has them, 0: never
   int64_t mma_panel;          // the tensor cores' largest panel side: 128, 64 or 32
+  int64_t spread_tiles;       // gemm of fewer entries than compute units: C's tiles spread over work-groups (gemm_spread.h) where an entry has at least this many of 64 x 64, 0: never
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;

@@ -29,12 +29,13 @@ const char* const kTileTunings[] = {"team_max=16,tile_order=1,tile_block=3,tile_
 
 }  // namespace
 
-// explain names the tiles, their panels, grid, blocks and depth, and the order against the table's limit.
+// explain names the tiles, their panels, grid, blocks and depth, and the order against the table's limit
+// (batches of 200: smaller ones than the H100's 132 compute units spread, test_linalg_spread.cpp).
 TEST(LinalgTiles, ExplainSaysTheTiles) {
   test::TempDir dir;
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
-    "A": {"kind": "array", "dtype": "f32", "shape": [10, 128, 128], "from": {"random": {"seed": 1}}},
-    "B": {"kind": "array", "dtype": "f32", "shape": [10, 8, 8], "from": {"random": {"seed": 1}}}},
+    "A": {"kind": "array", "dtype": "f32", "shape": [200, 128, 128], "from": {"random": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f32", "shape": [200, 8, 8], "from": {"random": {"seed": 1}}}},
     "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "A"]}, {"op": "linalg.gemm", "out": ["D"], "in": ["B", "B"]}],
     "outputs": {"C": "C.npy", "D": "D.npy"}})");
   const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string();
@@ -69,10 +70,10 @@ TEST(LinalgTiles, ExplainSaysTheTiles) {
 TEST(LinalgTiles, ExplainSaysTheTensorCores) {
   test::TempDir dir;
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
-    "A": {"kind": "array", "dtype": "f64", "shape": [10, 128, 128], "from": {"random": {"seed": 1}}},
-    "B": {"kind": "array", "dtype": "f64", "shape": [10, 64, 64], "from": {"random": {"seed": 2}}},
-    "E": {"kind": "array", "dtype": "f64", "shape": [10, 48, 48], "from": {"random": {"seed": 3}}},
-    "F": {"kind": "array", "dtype": "f32", "shape": [10, 128, 128], "from": {"random": {"seed": 4}}}},
+    "A": {"kind": "array", "dtype": "f64", "shape": [200, 128, 128], "from": {"random": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [200, 64, 64], "from": {"random": {"seed": 2}}},
+    "E": {"kind": "array", "dtype": "f64", "shape": [200, 48, 48], "from": {"random": {"seed": 3}}},
+    "F": {"kind": "array", "dtype": "f32", "shape": [200, 128, 128], "from": {"random": {"seed": 4}}}},
     "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "A"], "attrs": {"trans_b": "T"}},
              {"op": "linalg.gemm", "out": ["D"], "in": ["B", "B"]},
              {"op": "linalg.gemm", "out": ["G"], "in": ["E", "E"]},

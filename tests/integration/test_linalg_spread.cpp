@@ -1,0 +1,113 @@
+// linalg.gemm with C's tiles spread over work-groups (gemm_spread.h): batches with fewer entries than
+// compute units (a single large product) on GPUs. A CPU's row keeps them off (its vectors are faster
+// there), so the products here ask for them through FUGUE_LINALG_TUNING: every transposition, f32, f64,
+// c64 and c128, sizes that are not multiples of the tiles, alpha 0 over NaNs, C over its input; against
+// BLAS and the reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "linalg_checks.h"
+#include "test_support.h"
+
+using namespace fugue;
+
+namespace {
+
+size_t count_of(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+// explain: one entry of 128 x 128 (k 100) on a described H100 spreads (fewer entries than its 132
+// compute units, 4 tiles of 64); 200 entries, an outer product (k 1), the CPU's row and spread_tiles=0 do not.
+TEST(LinalgSpread, ExplainSaysWhereTilesSpread) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f32", "shape": [1, 128, 100], "from": {"random": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f32", "shape": [200, 128, 128], "from": {"random": {"seed": 2}}},
+    "x": {"kind": "array", "dtype": "f32", "shape": [1, 1000, 1], "from": {"random": {"seed": 3}}}},
+    "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "A"], "attrs": {"trans_b": "T"}},
+             {"op": "linalg.gemm", "out": ["D"], "in": ["B", "B"]},
+             {"op": "linalg.gemm", "out": ["O"], "in": ["x", "x"], "attrs": {"trans_b": "T"}}],
+    "outputs": {"C": "C.npy", "D": "D.npy", "O": "O.npy"}})");
+  const std::string program = (dir / "p.json").string(), h100 = (test::source_root() / "devices" / "nvidia-h100.json").string(),
+                    cpu = (test::source_root() / "devices" / "pocl-cpu.json").string();
+  auto r = test::run_fugue("explain --device-file " + h100 + " " + program);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: spread: C's 4 tiles of 64 x 64 over work-groups of 256, k staged 16 at a time, a kernel of its own (1 entry < 132 "
+                       "compute units; 4 tiles of 64 each >= 2, k >= 64); NVIDIA GPU table"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(count_of(r.out, "plan: spread"), 1u) << r.out;  // not the 200 entries, not the outer product
+  r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=spread_tiles=0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count_of(r.out, "plan: spread"), 0u) << r.out;
+  r = test::run_fugue("explain --device-file " + cpu + " " + program);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count_of(r.out, "plan: spread"), 0u) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=spread_tiles=5");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count_of(r.out, "plan: spread"), 0u) << "4 tiles < 5\n" << r.out;
+}
+
+// Spread products against BLAS (f32, f64) and the reference (complex, conjugate transposes): one entry
+// (fewer than this machine's compute units), several tiles, k past several stages.
+TEST(LinalgSpread, GemmMatchesBlasAndTheReference) {
+  test::TempDir dir;
+  test::LinalgTuning scoped("spread_tiles=1");
+  const uint64_t seed = test::fresh_seed();
+  struct Case {
+    int64_t m, n, k;
+    const char *ta, *tb, *dtype;
+  };
+  const std::vector<Case> cases = {{70, 150, 65, "N", "N", "f64"}, {65, 64, 70, "T", "N", "f64"}, {100, 9, 80, "N", "T", "f32"},
+                                   {1, 200, 64, "T", "T", "f32"},   {33, 70, 64, "C", "N", "c64"}, {70, 33, 66, "N", "C", "c128"}};
+  for (const Case& c : cases) {
+    const bool ta = c.ta[0] != 'N', tb = c.tb[0] != 'N', real = c.dtype[0] == 'f', f32 = std::string(c.dtype) == "f32";
+    const std::string what = std::string(c.dtype) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " + c.ta + c.tb +
+                             " (seed " + std::to_string(seed) + ")";
+    Program program = test::load_text(dir, test::gemm_program(std::string(c.dtype), 1, c.m, c.n, c.k, c.ta, c.tb, seed));
+    auto out = test::run_on_device(program);
+    if (!real) {
+      test::expect_same(out, test::run_reference(program), c.dtype == std::string("c64") ? 1e-5 : 1e-12, what);
+      continue;
+    }
+    const double worst = test::gemm_error_against_blas(out.at("A"), out.at("B"), out.at("C"), out.at("D"), 1, c.m, c.n, c.k, ta, tb, 0.5, -2.0);
+    const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    EXPECT_LT(worst, 4 * (c.k + 2) * eps * (c.k / 2.0 + 2)) << "against BLAS, " << what;
+  }
+}
+
+// C named as its input A (the core gives the kernel a buffer of its own here; were it A's, the product
+// would be formed apart and copied over), and alpha 0: zeros whatever A holds (NaNs).
+TEST(LinalgSpread, OverItsInputAndAlphaZero) {
+  test::TempDir dir;
+  test::LinalgTuning scoped("spread_tiles=1");
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [1, 90, 90], "from": {"random": {"seed": 1, "low": -1, "high": 1}}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [1, 90, 90], "from": {"random": {"seed": 2, "low": -1, "high": 1}}},
+    "M": {"kind": "array", "dtype": "f64", "shape": [1, 70, 70], "from": {"random": {"seed": 3, "low": -2, "high": -1}}}},
+    "body": [{"op": "array.sqrt", "out": ["N"], "in": ["M"]},
+             {"op": "array.copy", "out": ["A0"], "in": ["A"]},
+             {"op": "linalg.gemm", "out": ["A"], "in": ["A", "B"], "attrs": {"trans_a": "T"}},
+             {"op": "linalg.gemm", "out": ["Z"], "in": ["N", "N"], "attrs": {"alpha": 0}}],
+    "outputs": {"A": "C.npy", "A0": "A0.npy", "B": "B.npy", "Z": "Z.npy"}})");
+  auto out = test::run_on_device(program);
+  const HostArray &c = out.at("A"), &a = out.at("A0"), &b = out.at("B"), &z = out.at("Z");
+  double worst = 0;
+  for (int64_t i = 0; i < 90; ++i)
+    for (int64_t j = 0; j < 90; ++j) {
+      double sum = 0;
+      for (int64_t k = 0; k < 90; ++k) sum += a.get(k * 90 + i) * b.get(k * 90 + j);
+      worst = std::max(worst, std::fabs(c.get(i * 90 + j) - sum));
+    }
+  EXPECT_LT(worst, 1e-12 * 90);
+  for (int64_t e = 0; e < 70 * 70; ++e) ASSERT_EQ(z.get(e), 0.0) << "element " << e;
+}
