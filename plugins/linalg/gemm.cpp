@@ -88,7 +88,8 @@ class Gemm final : public sdk::Operation {
     name = vbatched ? "linalg.gemm_vbatched" : "linalg.gemm";
     doc = "Batched matrix products C = alpha op(A) op(B): A [..., m, k] ([..., k, m] with trans_a \"T\" or \"C\"), B [..., "
           "k, n] ([..., n, k] with trans_b \"T\" or \"C\"), C [..., m, n], the batch axes equal; \"C\" conjugates as it "
-          "transposes; beta C is an element-wise operation after it, which joins its kernel";
+          "transposes; beta C is an element-wise operation after it, which joins its kernel (not a single large product on a GPU, "
+          "whose tiles spread over work-groups in a kernel of its own)";
     operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., m, k] (trans_a \"T\", \"C\": [..., k, m])"),
                 sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., k, n] (trans_b \"T\", \"C\": [..., n, k])"),
                 sdk::out("C", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the products [..., m, n]")};
@@ -169,7 +170,7 @@ class Gemm final : public sdk::Operation {
     const Sizes s = sizes_of(call);
     if (spread(call, s, vbatched_)) {
       const uint64_t value = abi::dtype_size(call.operand(kA).dtype);
-      return device_plan(call, spread_variant(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, spread_tile(call.device(), value), call.device()));
+      return device_plan(call, spread_variant(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, spread_tile(call.device(), value)));
     }
     if (const std::optional<MmaShape> mma = mma_of(call, s)) {
       sdk::Plan plan = team_plan(batch_count(call.operand(kA)), mma->team());

@@ -27,17 +27,16 @@ int64_t spread_tile(const fugue_device_desc& device, uint64_t value_bytes) {
 }
 
 bool spread_plan(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t k, const fugue_device_desc& device) {
-  if (t.spread_tiles == 0 || count < 1 || count >= static_cast<int64_t>(std::max<uint32_t>(device.compute_units, 1)) ||
-      device.max_work_group_size < static_cast<uint64_t>(kItems))
-    return false;
+  // One product alone: a batch of several may be split over devices, each planning its share, and a
+  // share below the compute units must not plan differently from the whole (several_devices).
+  if (t.spread_tiles == 0 || count != 1 || device.compute_units < 2 || device.max_work_group_size < static_cast<uint64_t>(kItems)) return false;
   return tiles_of(m, n, 64) >= t.spread_tiles && k >= kMinDepth;
 }
 
-std::string spread_variant(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t tile, const fugue_device_desc& device) {
+std::string spread_variant(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t tile) {
   return "spread: C's " + std::to_string(tiles_of(m, n, tile) * count) + " tiles of " + std::to_string(tile) + " x " + std::to_string(tile) +
-         " over work-groups of 256, k staged " + std::to_string(kDepth) + " at a time, a kernel of its own (" + std::to_string(count) + " entr" +
-         (count == 1 ? "y" : "ies") + " < " + std::to_string(device.compute_units) + " compute units; " + std::to_string(tiles_of(m, n, 64)) +
-         " tiles of 64 each >= " + std::to_string(t.spread_tiles) + ", k >= " + std::to_string(kMinDepth) + "); " + t.row;
+         " over work-groups of 256, k staged " + std::to_string(kDepth) + " at a time, a kernel of its own (one product, " +
+         std::to_string(tiles_of(m, n, 64)) + " tiles of 64 >= " + std::to_string(t.spread_tiles) + ", k >= " + std::to_string(kMinDepth) + "); " + t.row;
 }
 
 void spread_gemm(const sdk::Call& call, const fugue_device_services& s, uint32_t a, uint32_t b, uint32_t c, char op_a, char op_b,

@@ -1,5 +1,5 @@
-// gemm_spread.h: linalg.gemm of batches too small to fill the device with one entry a work-group (a
-// single large product: Lanczos's Ritz vectors, normalized cuts' 9 x 760 x 56,648), as a kernel of its
+// gemm_spread.h: linalg.gemm of a single large product (Lanczos's Ritz vectors, normalized cuts' 9 x
+// 1500 x 56,648), which one work-group a product would leave to one compute unit, as a kernel of its
 // own over the whole batch with C's tiles spread over work-groups (kernels/gemm_spread.cl): 64 x 64 a
 // work-group of 16 x 16 (32 x 32 where local memory is short), k staged in local memory. A DEVICE-level
 // plan: no other operation joins it (beta C and the like run as kernels of their own).
@@ -13,14 +13,16 @@
 
 namespace fugue::linalg {
 
-// Whether `count` products of m x n x k take spread tiles on the device: fewer entries than compute
-// units, at least the table's spread_tiles tiles of 64 x 64 in each (0: never) and k at least 64, on a
-// device whose work-groups take 256.
+// Whether `count` products of m x n x k take spread tiles on the device: one product (count 1), at
+// least the table's spread_tiles tiles of 64 x 64 (0: never) and k at least 64, on a device of several
+// compute units whose work-groups take 256. (Batches of 2 up to the compute units would gain too; they
+// may be split over several devices, whose shares must plan as the whole does, so they keep one
+// work-group a product.)
 bool spread_plan(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t k, const fugue_device_desc& device);
 // The tile side on the device for values of `value_bytes`.
 int64_t spread_tile(const fugue_device_desc& device, uint64_t value_bytes);
 // explain's text.
-std::string spread_variant(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t tile, const fugue_device_desc& device);
+std::string spread_variant(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t tile);
 
 // Enqueues C = alpha op(A) op(B) for operands a, b (op 'N', 'T' or 'C') into c, `count` entries of m x
 // n x k. C may be A's or B's buffer (the program names the same array): the product is then formed in

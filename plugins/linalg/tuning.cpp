@@ -55,7 +55,7 @@ const std::vector<Row>& table() {
       // one call): n = 32 0.0270 ms in tiles -> 0.0203, 64 0.104 -> 0.090, 128 0.560 -> 0.376, 256 4.12 -> 2.28, 512 32.0
       // -> 15.8; panels of 64 x 64 in 4 warps rather than 128 x 128 in 8 from n = 128: 0.426, 3.02 and 22.9 ms. (The
       // stages' depth is gemm_mma.cpp's: 32 where they fit, n = 64 0.0958 -> 0.0874 ms in a later call.)
-      // Batches of fewer entries than compute units spread their tiles over work-groups (gemm_spread.h; H200,
+      // A single product spreads its tiles over work-groups (gemm_spread.h; H200,
       // scripts/gpu_gemm_spread.sh): one f32 product of 9 x 760 x 56,648 36.3 -> 0.413 ms, 4096^3 693 -> 9.66.
       {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2}},
       {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0, 0, 128, 2}},

@@ -25,27 +25,29 @@ size_t count_of(const std::string& text, const std::string& part) {
 
 }  // namespace
 
-// explain: one entry of 128 x 128 (k 100) on a described H100 spreads (fewer entries than its 132
-// compute units, 4 tiles of 64); 200 entries, an outer product (k 1), the CPU's row and spread_tiles=0 do not.
+// explain: one product of 128 x 128 (k 100) on a described H100 spreads (4 tiles of 64); 2 or 200
+// entries, an outer product (k 1), the CPU's row and spread_tiles=0 do not.
 TEST(LinalgSpread, ExplainSaysWhereTilesSpread) {
   test::TempDir dir;
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
     "A": {"kind": "array", "dtype": "f32", "shape": [1, 128, 100], "from": {"random": {"seed": 1}}},
     "B": {"kind": "array", "dtype": "f32", "shape": [200, 128, 128], "from": {"random": {"seed": 2}}},
-    "x": {"kind": "array", "dtype": "f32", "shape": [1, 1000, 1], "from": {"random": {"seed": 3}}}},
+    "x": {"kind": "array", "dtype": "f32", "shape": [1, 1000, 1], "from": {"random": {"seed": 3}}},
+    "E": {"kind": "array", "dtype": "f32", "shape": [2, 128, 128], "from": {"random": {"seed": 4}}}},
     "body": [{"op": "linalg.gemm", "out": ["C"], "in": ["A", "A"], "attrs": {"trans_b": "T"}},
              {"op": "linalg.gemm", "out": ["D"], "in": ["B", "B"]},
-             {"op": "linalg.gemm", "out": ["O"], "in": ["x", "x"], "attrs": {"trans_b": "T"}}],
-    "outputs": {"C": "C.npy", "D": "D.npy", "O": "O.npy"}})");
+             {"op": "linalg.gemm", "out": ["O"], "in": ["x", "x"], "attrs": {"trans_b": "T"}},
+             {"op": "linalg.gemm", "out": ["F"], "in": ["E", "E"]}],
+    "outputs": {"C": "C.npy", "D": "D.npy", "O": "O.npy", "F": "F.npy"}})");
   const std::string program = (dir / "p.json").string(), h100 = (test::source_root() / "devices" / "nvidia-h100.json").string(),
                     cpu = (test::source_root() / "devices" / "pocl-cpu.json").string();
   auto r = test::run_fugue("explain --device-file " + h100 + " " + program);
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("plan: spread: C's 4 tiles of 64 x 64 over work-groups of 256, k staged 16 at a time, a kernel of its own (1 entry < 132 "
-                       "compute units; 4 tiles of 64 each >= 2, k >= 64); NVIDIA GPU table"),
+  EXPECT_NE(r.out.find("plan: spread: C's 4 tiles of 64 x 64 over work-groups of 256, k staged 16 at a time, a kernel of its own (one product, "
+                       "4 tiles of 64 >= 2, k >= 64); NVIDIA GPU table"),
             std::string::npos)
       << r.out;
-  EXPECT_EQ(count_of(r.out, "plan: spread"), 1u) << r.out;  // not the 200 entries, not the outer product
+  EXPECT_EQ(count_of(r.out, "plan: spread"), 1u) << r.out;  // not the 2 or 200 entries, not the outer product
   r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=spread_tiles=0");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(count_of(r.out, "plan: spread"), 0u) << r.out;
@@ -73,7 +75,11 @@ TEST(LinalgSpread, GemmMatchesBlasAndTheReference) {
     const bool ta = c.ta[0] != 'N', tb = c.tb[0] != 'N', real = c.dtype[0] == 'f', f32 = std::string(c.dtype) == "f32";
     const std::string what = std::string(c.dtype) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " + c.ta + c.tb +
                              " (seed " + std::to_string(seed) + ")";
-    Program program = test::load_text(dir, test::gemm_program(std::string(c.dtype), 1, c.m, c.n, c.k, c.ta, c.tb, seed));
+    const std::string text = test::gemm_program(std::string(c.dtype), 1, c.m, c.n, c.k, c.ta, c.tb, seed);
+    test::write_text(dir / "spread.json", text);
+    const auto plan = test::run_fugue("explain " + (dir / "spread.json").string());
+    EXPECT_NE(plan.out.find("plan: spread"), std::string::npos) << what << "\n" << plan.out;
+    Program program = test::load_text(dir, text);
     auto out = test::run_on_device(program);
     if (!real) {
       test::expect_same(out, test::run_reference(program), c.dtype == std::string("c64") ? 1e-5 : 1e-12, what);
