@@ -88,7 +88,6 @@ std::string mma_product(const sdk::Emitter& em, const Scalars& sc, const MmaShap
                            std::to_string(s.depth) + " x " + std::to_string(s.panel_columns()) + " are not whole groups of 16");
   const Layout lay(s, ops.a_k_contiguous, ops.b_j_contiguous);
   const int64_t pm = s.panel_rows(), pn = s.panel_columns(), kc = s.depth, team = s.team();
-  const int64_t panels_down = (ops.m + pm - 1) / pm, panels_across = (ops.n + pn - 1) / pn, panels = panels_down * panels_across;
   const std::string la = em.local_array(sc.dtype, pm * kc, "a_mma"), lb = em.local_array(sc.dtype, pn * kc, "b_mma");
   std::map<std::string, std::string> v = {{"t", sc.type}, {"lane", lane}, {"M", std::to_string(ops.m)}, {"N", std::to_string(ops.n)},
                                           {"K", std::to_string(ops.k)}, {"KC", std::to_string(kc)}, {"PM", std::to_string(pm)},
@@ -166,11 +165,7 @@ std::string mma_product(const sdk::Emitter& em, const Scalars& sc, const MmaShap
         body += "if (" + i + " < " + v["M"] + " && " + j + " < " + v["N"] + ") " +
                 ops.store(i, j, v["acc"] + "[" + std::to_string((a * s.tn + b) * 4 + c) + "]") + "\n";
       }
-  if (panels == 1) return code + "{\nconst int " + v["i0"] + " = 0, " + v["j0"] + " = 0;\n" + body + "}\n";
-  return code + fill("for (int $panel = 0; $panel < " + std::to_string(panels) + "; ++$panel) {\nconst int $i0 = ($panel / " +
-                         std::to_string(panels_across) + ") * $PM, $j0 = ($panel % " + std::to_string(panels_across) + ") * $PN;\n",
-                     v) +
-         body + "}\n";
+  return panels_in_turn(code, body, ops.m, ops.n, pm, pn, v["panel"], v["i0"], v["j0"]);
 }
 
 }  // namespace fugue::linalg

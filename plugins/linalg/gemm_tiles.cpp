@@ -34,7 +34,6 @@ bool tile_plan(const Tuning& t, int64_t m, int64_t n, int64_t value_bytes, const
 std::string tiled_product(const sdk::Emitter& em, const Scalars& sc, const TileShape& s, const TileOperands& ops,
                           const std::string& lane) {
   const int64_t pm = s.panel_rows(), pn = s.panel_columns(), kc = s.depth;
-  const int64_t panels_down = (ops.m + pm - 1) / pm, panels_across = (ops.n + pn - 1) / pn, panels = panels_down * panels_across;
   const std::string la = em.local_array(sc.dtype, kc * (pm + 1), "a_tile"), lb = em.local_array(sc.dtype, kc * (pn + 1), "b_tile");
   std::map<std::string, std::string> v = {{"t", sc.type}, {"lane", lane}, {"TP", std::to_string(s.tp)}, {"TQ", std::to_string(s.tq)},
                                           {"M", std::to_string(ops.m)}, {"N", std::to_string(ops.n)}, {"K", std::to_string(ops.k)},
@@ -110,12 +109,16 @@ std::string tiled_product(const sdk::Emitter& em, const Scalars& sc, const TileS
                         j = "(" + v["j0"] + " + " + v["q"] + " + " + std::to_string(c * s.tq) + ")";
       body += "if (" + i + " < " + v["M"] + " && " + j + " < " + v["N"] + ") " + ops.store(i, j, v["acc"] + "[" + std::to_string(r * s.cc + c) + "]") + "\n";
     }
-  // Panels in turn, every work-item running every trip (barriers inside).
-  if (panels == 1) return code + "{\nconst int " + v["i0"] + " = 0, " + v["j0"] + " = 0;\n" + body + "}\n";
-  return code + fill("for (int $panel = 0; $panel < " + std::to_string(panels) + "; ++$panel) {\nconst int $i0 = ($panel / " +
-                         std::to_string(panels_across) + ") * $PM, $j0 = ($panel % " + std::to_string(panels_across) + ") * $PN;\n",
-                     v) +
-         body + "}\n";
+  return panels_in_turn(code, body, ops.m, ops.n, pm, pn, v["panel"], v["i0"], v["j0"]);
+}
+
+std::string panels_in_turn(const std::string& code, const std::string& body, int64_t m, int64_t n, int64_t pm, int64_t pn,
+                           const std::string& panel, const std::string& i0, const std::string& j0) {
+  const int64_t across = (n + pn - 1) / pn, panels = ((m + pm - 1) / pm) * across;
+  if (panels == 1) return code + "{\nconst int " + i0 + " = 0, " + j0 + " = 0;\n" + body + "}\n";
+  return code + "for (int " + panel + " = 0; " + panel + " < " + std::to_string(panels) + "; ++" + panel + ") {\nconst int " + i0 + " = (" + panel +
+         " / " + std::to_string(across) + ") * " + std::to_string(pm) + ", " + j0 + " = (" + panel + " % " + std::to_string(across) + ") * " +
+         std::to_string(pn) + ";\n" + body + "}\n";
 }
 
 }  // namespace fugue::linalg

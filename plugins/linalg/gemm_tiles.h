@@ -47,6 +47,11 @@ struct TileOperands {
   std::function<std::string(const std::string& i, const std::string& j, const std::string& value)> store;
 };
 
+// `code` then `body` over a product's panels of pm x pn in turn (m x n in all), every work-item running
+// every trip (barriers inside): `body` sees its panel's first row and column as i0 and j0 (names).
+std::string panels_in_turn(const std::string& code, const std::string& body, int64_t m, int64_t n, int64_t pm, int64_t pn,
+                           const std::string& panel, const std::string& i0, const std::string& j0);
+
 // The body: every work-item of the team runs it (barriers inside); `lane` its place in the team.
 std::string tiled_product(const sdk::Emitter& em, const Scalars& sc, const TileShape& shape, const TileOperands& ops,
                           const std::string& lane);

@@ -52,6 +52,13 @@ class LinalgTuning {
   ~LinalgTuning() { unsetenv("FUGUE_LINALG_TUNING"); }
 };
 
+// How many times `part` occurs in `text` (plans in explain's output).
+inline size_t occurrences(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
 // The JSON shape [count, m, n].
 inline std::string shape_text(int64_t count, int64_t m, int64_t n) {
   return "[" + std::to_string(count) + ", " + std::to_string(m) + ", " + std::to_string(n) + "]";

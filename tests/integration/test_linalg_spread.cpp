@@ -15,16 +15,6 @@
 
 using namespace fugue;
 
-namespace {
-
-size_t count_of(const std::string& text, const std::string& part) {
-  size_t n = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
-
-}  // namespace
-
 // explain: one product of 128 x 128 (k 100) on a described H100 spreads (4 tiles of 64); 2 or 200
 // entries, an outer product (k 1), the CPU's row and spread_tiles=0 do not.
 TEST(LinalgSpread, ExplainSaysWhereTilesSpread) {
@@ -47,16 +37,16 @@ TEST(LinalgSpread, ExplainSaysWhereTilesSpread) {
                        "4 tiles of 64 >= 2, k >= 64); NVIDIA GPU table"),
             std::string::npos)
       << r.out;
-  EXPECT_EQ(count_of(r.out, "plan: spread"), 1u) << r.out;  // not the 2 or 200 entries, not the outer product
+  EXPECT_EQ(test::occurrences(r.out, "plan: spread"), 1u) << r.out;  // not the 2 or 200 entries, not the outer product
   r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=spread_tiles=0");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(count_of(r.out, "plan: spread"), 0u) << r.out;
+  EXPECT_EQ(test::occurrences(r.out, "plan: spread"), 0u) << r.out;
   r = test::run_fugue("explain --device-file " + cpu + " " + program);
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(count_of(r.out, "plan: spread"), 0u) << r.out;
+  EXPECT_EQ(test::occurrences(r.out, "plan: spread"), 0u) << r.out;
   r = test::run_fugue("explain --device-file " + h100 + " " + program, "FUGUE_LINALG_TUNING=spread_tiles=5");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_EQ(count_of(r.out, "plan: spread"), 0u) << "4 tiles < 5\n" << r.out;
+  EXPECT_EQ(test::occurrences(r.out, "plan: spread"), 0u) << "4 tiles < 5\n" << r.out;
 }
 
 // Spread products against BLAS (f32, f64) and the reference (complex, conjugate transposes): one entry

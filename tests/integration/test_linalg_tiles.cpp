@@ -87,11 +87,7 @@ TEST(LinalgTiles, ExplainSaysTheTensorCores) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("plan: tensor cores: C in panels of 64 x 64, 4 warps (2 x 2) each 32 x 32 of it as 2 x 4 tiles"), std::string::npos) << r.out;
-  auto count = [](const std::string& text, const std::string& part) {
-    size_t n = 0;
-    for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-    return n;
-  };
+  const auto count = test::occurrences;
   EXPECT_EQ(count(r.out, "plan: tensor cores"), 3u) << r.out;  // not F (f32)
   EXPECT_EQ(count(r.out, "plan: tensor cores: C in panels of 64 x 64"), 2u) << r.out;  // B and E (48: one panel, part empty)
   EXPECT_EQ(count(r.out, "plan: tiles"), 1u) << r.out;
