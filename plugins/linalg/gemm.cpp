@@ -61,8 +61,8 @@ std::optional<TileShape> tiles_of(const sdk::Call& call, const Sizes& s) {
   return tile_shape(tu, s.m, s.n, bytes, call.device());
 }
 
-// Whether the call's product spreads its tiles over work-groups (gemm_spread.h): a batch too small to
-// fill the device, never variable sizes.
+// Whether the call's product spreads its tiles over work-groups (gemm_spread.h): a single product, never
+// variable sizes.
 bool spread(const sdk::Call& call, const Sizes& s, bool vbatched) {
   return call.raw()->device && !vbatched &&
          spread_plan(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, s.k, call.device());
@@ -70,8 +70,9 @@ bool spread(const sdk::Call& call, const Sizes& s, bool vbatched) {
 
 // The tensor-core tiles the call's product takes on its device (gemm_mma.h), if any.
 std::optional<MmaShape> mma_of(const sdk::Call& call, const Sizes& s) {
-  if (!mma_plan(tuning_of(call), s.m, s.n, s.k, call.operand(kA).dtype, call.device())) return std::nullopt;
-  return mma_shape(tuning_of(call), s.m, s.n, s.k, call.device());
+  const Tuning tu = tuning_of(call);
+  if (!mma_plan(tu, s.m, s.n, s.k, call.operand(kA).dtype, call.device())) return std::nullopt;
+  return mma_shape(tu, s.m, s.n, s.k, call.device());
 }
 
 // The vector blocks the call's product takes on its device (gemm_vectors.h), if any: where no tiles do.
@@ -170,7 +171,7 @@ class Gemm final : public sdk::Operation {
     const Sizes s = sizes_of(call);
     if (spread(call, s, vbatched_)) {
       const uint64_t value = abi::dtype_size(call.operand(kA).dtype);
-      return device_plan(call, spread_variant(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, spread_tile(call.device(), value)));
+      return device_plan(call, spread_variant(tuning_of(call), s.m, s.n, spread_tile(call.device(), value)));
     }
     if (const std::optional<MmaShape> mma = mma_of(call, s)) {
       sdk::Plan plan = team_plan(batch_count(call.operand(kA)), mma->team());

@@ -33,8 +33,8 @@ bool spread_plan(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t k
   return tiles_of(m, n, 64) >= t.spread_tiles && k >= kMinDepth;
 }
 
-std::string spread_variant(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t tile) {
-  return "spread: C's " + std::to_string(tiles_of(m, n, tile) * count) + " tiles of " + std::to_string(tile) + " x " + std::to_string(tile) +
+std::string spread_variant(const Tuning& t, int64_t m, int64_t n, int64_t tile) {
+  return "spread: C's " + std::to_string(tiles_of(m, n, tile)) + " tiles of " + std::to_string(tile) + " x " + std::to_string(tile) +
          " over work-groups of 256, k staged " + std::to_string(kDepth) + " at a time, a kernel of its own (one product, " +
          std::to_string(tiles_of(m, n, 64)) + " tiles of 64 >= " + std::to_string(t.spread_tiles) + ", k >= " + std::to_string(kMinDepth) + "); " + t.row;
 }

@@ -22,7 +22,7 @@ bool spread_plan(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t k
 // The tile side on the device for values of `value_bytes`.
 int64_t spread_tile(const fugue_device_desc& device, uint64_t value_bytes);
 // explain's text.
-std::string spread_variant(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t tile);
+std::string spread_variant(const Tuning& t, int64_t m, int64_t n, int64_t tile);
 
 // Enqueues C = alpha op(A) op(B) for operands a, b (op 'N', 'T' or 'C') into c, `count` entries of m x
 // n x k. C may be A's or B's buffer (the program names the same array): the product is then formed in
