@@ -43,6 +43,10 @@ std::string squares_update(int, const std::string& x, const std::string& y, cons
 std::string zero_safe(const std::string& num, const std::string& den, const std::string& acc) {
   return "if ((" + num + ") != 0 || (" + den + ") != 0) " + acc + " += (" + num + ") / (" + den + ");";
 }
+// zero_safe for vectors, branch-free: the lanes of 0/0 add 0.
+std::string zero_safe_vector(const std::string& num, const std::string& den, const std::string& acc, const std::string& type) {
+  return acc + " += select((" + num + ") / (" + den + "), (" + type + ")(0), (" + num + ") == 0 && (" + den + ") == 0);";
+}
 // The same in the references.
 long double quotient(long double num, long double den) { return num == 0 && den == 0 ? 0 : num / den; }
 
@@ -89,7 +93,15 @@ const std::vector<Measure>& metrics() {
        },
        true, true, -1, -1,
        // A finite sum of at least 2^-64: terms lost below FLT_MIN weigh less than k 2^-126 against it.
-       [](const std::vector<std::string>& a, const std::string&) { return "(isfinite(" + a[0] + ") && " + a[0] + " >= 0x1p-64f)"; }},
+       [](const std::vector<std::string>& a, const std::string&) { return "(isfinite(" + a[0] + ") && " + a[0] + " >= 0x1p-64f)"; },
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, const std::string& type) {
+         if (p.p == std::floor(p.p) && p.p <= 8) {
+           std::string power = "d";
+           for (int q = 1; q < static_cast<int>(p.p); ++q) power += " * d";
+           return "{ const " + type + " d = fabs(" + x + " - " + y + "); " + acc + " += " + power + "; }";
+         }
+         return acc + " += pow(fabs(" + x + " - " + y + "), (" + type + ")(" + lit(p.p, type.rfind("float", 0) == 0) + "));";
+       }},
       {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (x + y = 0 otherwise gives inf: for histograms, non-negative data)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return zero_safe("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc);
@@ -98,7 +110,10 @@ const std::vector<Measure>& metrics() {
        [](Rows x, Rows y, const Parameters&) {
          return sum_of(x, y, [](LD a, LD b) { return quotient((a - b) * (a - b), a + b); });
        },
-       false, true},
+       false, true, -1, -1, nullptr,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, const std::string& type) {
+         return zero_safe_vector("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc, type);
+       }},
       {"canberra", "sum |x - y| / (|x| + |y|), 0/0 taken as 0", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return zero_safe("fabs(" + x + " - " + y + ")", "fabs(" + x + ") + fabs(" + y + ")", acc);
@@ -107,7 +122,10 @@ const std::vector<Measure>& metrics() {
        [](Rows x, Rows y, const Parameters&) {
          return sum_of(x, y, [](LD a, LD b) { return quotient(std::fabs(a - b), std::fabs(a) + std::fabs(b)); });
        },
-       false, true},
+       false, true, -1, -1, nullptr,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, const std::string& type) {
+         return zero_safe_vector("fabs(" + x + " - " + y + ")", "fabs(" + x + ") + fabs(" + y + ")", acc, type);
+       }},
       {"cosine", "1 - x.y / (|x| |y|), clipped to [0, 2] (NaN for a zero row, as SciPy's)", 3, false,
        [](int k, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return acc + " += " + (k == 0 ? x + " * " + y : k == 1 ? x + " * " + x : y + " * " + y) + ";";
@@ -159,6 +177,26 @@ const std::vector<Measure>& kernels() {
   return table;
 }
 
+Arithmetic arithmetic_of(const Measure& m, bool f32, bool doubles) {
+  Arithmetic a;
+  a.guarded = f32 && m.wide && doubles && m.trusted;
+  a.in_f32 = f32 && (!(m.wide && doubles) || a.guarded);
+  return a;
+}
+
+std::string pair_in_double(const Measure& m, const Parameters& p, int64_t k) {
+  std::string code = "double pair_in_double(__global const float* X, __global const float* Y, long i, long j) {\n";
+  std::vector<std::string> accs;
+  for (int a = 0; a < m.accumulators; ++a) {
+    accs.push_back("wide" + std::to_string(a));
+    code += "  double " + accs.back() + " = 0;\n";
+  }
+  const std::string K = std::to_string(k) + "L";
+  code += "  for (long s = 0; s < " + K + "; ++s) {\n    const double xs = X[i * " + K + " + s], ys = Y[j * " + K + " + s];\n";
+  for (int a = 0; a < m.accumulators; ++a) code += "    " + m.update(a, "xs", "ys", accs[static_cast<size_t>(a)], p, false) + "\n";
+  return code + "  }\n  return " + m.finish(accs, p, false) + ";\n}\n";
+}
+
 std::string pair_code(const sdk::Emitter& em, const Measure& m, const Parameters& p, bool f32, bool doubles, int64_t k,
                       const std::function<std::string(const std::string&)>& x_at, const std::function<std::string(const std::string&)>& y_at,
                       const std::string& value) {
@@ -204,8 +242,9 @@ std::vector<sdk::AttrSpec> measure_attrs(bool kernels) {
     attrs = {{"metric", FUGUE_ATTR_STRING, false, 0, "euclidean", "euclidean, sqeuclidean, manhattan, chebyshev, minkowski, chi2, canberra or cosine"},
              {"p", FUGUE_ATTR_NUMBER, false, 2, "", "minkowski: the power, at least 1"}};
   attrs.push_back({"blocking", FUGUE_ATTR_STRING, false, 0, "",
-                   "the tiles: \"ROWSxCOLS\" of D per 16 x 16 work-group (each 16 to 96 in steps of 16: the seed's 36), or \"none\" (an "
-                   "element of D per work-item); default: the device's table (`fugue tune pairwise`, else the one built in)"});
+                   "the tiles: \"ROWSxCOLS\" of D per 16 x 16 work-group (each 16 to 96 in steps of 16: the seed's 36), \"none\" (an "
+                   "element of D per work-item), or (distance and kernel) \"vectors\" (a block of D per work-item, the coordinates in "
+                   "vectors: CPUs' plan); default: the device's table (`fugue tune pairwise`, else the one built in)"});
   return attrs;
 }
 

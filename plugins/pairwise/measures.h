@@ -44,7 +44,22 @@ struct Measure {
   // underflowed, no cancellation that leaves mostly rounding). The tiled plans then accumulate f32 data
   // in f32 and compute only the pairs that fail it again in f64 (null: always f64).
   std::string (*trusted)(const std::vector<std::string>& acc, const std::string& value) = nullptr;
+  // The update for vectors of `type` (x and y vectors of it; row_vectors.h), for updates written with
+  // statements or temporaries of the scalar type; null where `update` serves vectors as written.
+  std::string (*vector_update)(int accumulator, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p,
+                               const std::string& type) = nullptr;
 };
+
+// The arithmetic of a measure on data of dtype f32 (else f64) on a device with or without doubles:
+// `in_f32` sums in f32 (else f64); `guarded`, f32 sums whose pairs failing Measure::trusted are computed
+// again in f64 (pair_in_double).
+struct Arithmetic {
+  bool in_f32 = false, guarded = false;
+};
+Arithmetic arithmetic_of(const Measure& m, bool f32, bool doubles);
+// OpenCL C of `double pair_in_double(X, Y, i, j)`: the measure of rows i of X and j of Y (f32 data, k
+// coordinates) summed in f64, for the guarded pairs.
+std::string pair_in_double(const Measure& m, const Parameters& p, int64_t k);
 
 // OpenCL C declaring `const T value` = the measure of one pair of rows: accumulators over s = 0..k-1,
 // x_at(s) and y_at(s) the rows' elements (expressions of the loop index), then the final value. `stem`

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,7 +28,7 @@ class PairwiseTuner final : public sdk::Tuner {
   PairwiseTuner() {
     name = "pairwise";
     doc = "the register blocking of pairwise.distance, kernel, nearest and kernel_sum: the 36 blockings timed for a cheap measure "
-          "(euclidean), a dear one (chi2) and 16 nearest, f32 (seed 003 §6.4's offline sampling)";
+          "(euclidean), a dear one (chi2) and 16 nearest, f32 (seed 003 §6.4's offline sampling); on CPUs blocks in vectors too";
   }
 
   std::string programs(const fugue_device_desc& device, uint32_t flags) const override {
@@ -35,27 +36,33 @@ class PairwiseTuner final : public sdk::Tuner {
     // The figure's size on GPUs; a size PoCL times in well under a second on CPUs.
     const int64_t rows = quick ? 384 : device.type == FUGUE_DEVICE_GPU ? 8192 : 2048, k = quick ? 64 : 128;
     json list = json::array();
-    for (const Sample& sample : kSamples)
-      for (int64_t r : kBlockSides)
-        for (int64_t c : kBlockSides) {
-          if (quick && ((r != 32 && r != 64) || (c != 32 && c != 64))) continue;
-          const std::string blocking = std::to_string(r) + "x" + std::to_string(c);
-          json attrs = {{"metric", sample.metric}, {"blocking", blocking}};
-          json out = {"D"}, outputs = {{"D", "D.npy"}};
-          if (std::string(sample.op) == "pairwise.nearest") {
-            attrs["count"] = 16;
-            out = {"d", "index"};
-            outputs = {{"d", "d.npy"}, {"index", "index.npy"}};
-          }
-          auto random = [&](int seed) {
-            return json{{"kind", "array"}, {"dtype", "f32"}, {"shape", {rows, k}}, {"from", {{"random", {{"seed", seed}, {"low", 0}, {"high", 1}}}}}};
-          };
-          const json program = {{"fugue", 1},
-                                {"symbols", {{"X", random(1)}, {"Y", random(2)}}},
-                                {"body", json::array({{{"op", sample.op}, {"out", out}, {"in", {"X", "Y"}}, {"attrs", attrs}}})},
-                                {"outputs", outputs}};
-          list.push_back({{"label", std::string(sample.cls) + " " + blocking}, {"program", program}});
+    // The blockings: the 36 tiles, and on CPUs blocks in vectors (row_vectors.h) for distance's classes.
+    std::vector<std::string> blockings;
+    for (int64_t r : kBlockSides)
+      for (int64_t c : kBlockSides)
+        if (!quick || ((r == 32 || r == 64) && (c == 32 || c == 64))) blockings.push_back(std::to_string(r) + "x" + std::to_string(c));
+    for (const Sample& sample : kSamples) {
+      const bool per_row = std::string(sample.op) == "pairwise.nearest";
+      std::vector<std::string> tried = blockings;
+      if (device.type == FUGUE_DEVICE_CPU && !per_row) tried.push_back("vectors");
+      for (const std::string& blocking : tried) {
+        json attrs = {{"metric", sample.metric}, {"blocking", blocking}};
+        json out = {"D"}, outputs = {{"D", "D.npy"}};
+        if (per_row) {
+          attrs["count"] = 16;
+          out = {"d", "index"};
+          outputs = {{"d", "d.npy"}, {"index", "index.npy"}};
         }
+        auto random = [&](int seed) {
+          return json{{"kind", "array"}, {"dtype", "f32"}, {"shape", {rows, k}}, {"from", {{"random", {{"seed", seed}, {"low", 0}, {"high", 1}}}}}};
+        };
+        const json program = {{"fugue", 1},
+                              {"symbols", {{"X", random(1)}, {"Y", random(2)}}},
+                              {"body", json::array({{{"op", sample.op}, {"out", out}, {"in", {"X", "Y"}}, {"attrs", attrs}}})},
+                              {"outputs", outputs}};
+        list.push_back({{"label", std::string(sample.cls) + " " + blocking}, {"program", program}});
+      }
+    }
     return list.dump();
   }
 
@@ -64,7 +71,8 @@ class PairwiseTuner final : public sdk::Tuner {
     json table = {{"tuner", "pairwise"},
                   {"device", device.name ? device.name : ""},
                   {"driver", device.driver_version ? device.driver_version : ""},
-                  {"what", "per class of measure, the fastest [rows, cols] of D per 16 x 16 work-group; ms: every blocking's time"}};
+                  {"what", "per class of measure, the fastest [rows, cols] of D per 16 x 16 work-group (or \"vectors\": blocks in vectors, CPUs); "
+                           "ms: every blocking's time"}};
     json ms = json::object();
     for (const char* cls : kBlockingClasses) {
       double best = std::numeric_limits<double>::infinity();
@@ -79,7 +87,7 @@ class PairwiseTuner final : public sdk::Tuner {
         if (seconds < best) {
           best = seconds;
           const size_t x = blocking.find('x');
-          chosen = {std::stoll(blocking.substr(0, x)), std::stoll(blocking.substr(x + 1))};
+          chosen = blocking == "vectors" ? json("vectors") : json{std::stoll(blocking.substr(0, x)), std::stoll(blocking.substr(x + 1))};
         }
       }
       if (chosen.is_null()) throw sdk::InvalidArgument(std::string("no measurement of class ") + cls);

@@ -15,6 +15,12 @@ namespace fugue::pairwise {
 
 namespace {
 
+// The row reductions sweep in tiles: the blocking attribute's "vectors" (distance's and kernel's CPU plan) is refused.
+void require_tiles(const sdk::Call& call) {
+  if (call.string("blocking") == "vectors")
+    throw sdk::InvalidArgument("attribute blocking: \"vectors\" is a plan of pairwise.distance and pairwise.kernel only");
+}
+
 constexpr uint32_t kFloats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
 constexpr int64_t kMaxNearest = 128;
 
@@ -72,6 +78,7 @@ class Nearest final : public sdk::Operation {
     const fugue_type &x = call.operand(kX), &y = call.operand(kY);
     require_rows(x, y, "X", "Y");
     parameters_of(call, false, x.shape[1]);
+    require_tiles(call);
     const int64_t count = count_of(call);
     types[kD] = sdk::make_type(FUGUE_KIND_ARRAY, x.dtype, {x.shape[0], count});
     types[kIndex] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I64, {x.shape[0], count});
@@ -201,6 +208,7 @@ class KernelSum final : public sdk::Operation {
       throw sdk::InvalidArgument("operand v: expected " + std::string(sdk::dtype_name(x.dtype)) + " [" + std::to_string(y.shape[0]) +
                                  "] (a value per row of Y), found " + sdk::type_string(v));
     parameters_of(call, true, x.shape[1]);
+    require_tiles(call);
     types[kOut] = sdk::make_type(FUGUE_KIND_ARRAY, x.dtype, {x.shape[0]});
   }
 

@@ -31,6 +31,8 @@ struct Row {
   int64_t per_row[2];
   // pairwise.nearest's sweep in the dot form (nearest_dot.h): the coordinates staged at a time.
   int64_t dot_depth = 16;
+  // pairwise.distance and kernel: blocks of D in vectors (row_vectors.h) rather than tiles.
+  bool vectors = false;
 };
 
 // The table, most specific first; the last row matches every device.
@@ -57,7 +59,10 @@ const std::vector<Row>& table() {
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
       // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
       // 64 x 64 99.6 ms, 32 x 32 146 (cdist 125), canberra 254.6 and 260 (cdist 545). Loops not unrolled.
-      {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {64, 64}, {32, 32}},
+      // Those with AVX-512; on 2 AVX2 cores, the tiles took 268 ms (euclidean, 32 x 32) and 1,131 (cosine,
+      // 64 x 64) against SciPy's 352 and 238; distance and kernel now take blocks in vectors there
+      // (row_vectors.h), the tiles staying for nearest and kernel_sum.
+      {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {64, 64}, {32, 32}, 16, true},
       {0, "", "default", {32, 32}, {32, 32}, {32, 32}},
   };
   return rows;
@@ -81,6 +86,7 @@ Blocking from_row(const Row& r, const Measure& m, bool per_row) {
   const int64_t* b = per_row ? r.per_row : m.dear ? r.dear : r.cheap;
   Blocking blocking{std::string(r.name) + " row", b[0], b[1]};
   blocking.dot_depth = r.dot_depth;
+  blocking.vectors = r.vectors && !per_row;
   return blocking;
 }
 
@@ -115,6 +121,9 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
       if (value.empty() || *end || v < 1 || v > 6 * kSide)
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected candidates=N with N in 1..96");
       b.candidates = v;
+    } else if (key == "vectors") {
+      if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected vectors=0 or vectors=1");
+      b.vectors = value == "1" && !per_row;
     } else if (key == "dot") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected dot=0 or dot=1");
       b.dot_form = value == "1";
@@ -129,9 +138,10 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected " + key + "=N with N one of 16, 32, 48, 64, 80, 96 "
                                    "(or rows=0,cols=0: no tiles, an element of D per work-item)");
       (key == "rows" ? b.rows : b.cols) = v;
+      b.vectors = false;
       sides = true;
     } else {
-      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot)");
+      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot, vectors)");
     }
   }
   // One side given on a product small enough for no tiles: the other from the device's table row.
@@ -173,9 +183,14 @@ std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Me
   const char* cls = per_row ? "per_row" : m.dear ? "dear" : "cheap";
   const nlohmann::json& sides = table.value(cls, nlohmann::json());
   Blocking b;
+  if (!per_row && sides == "vectors") {
+    b.vectors = true;
+    b.row = "tuned table (" + path + ")";
+    return b;
+  }
   if (!sides.is_array() || sides.size() != 2 || !sides[0].is_number_integer() || !sides[1].is_number_integer() ||
       !parse_side(std::to_string(sides[0].get<int64_t>()), b.rows) || !parse_side(std::to_string(sides[1].get<int64_t>()), b.cols))
-    throw bad(std::string("\"") + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80 or 96");
+    throw bad(std::string("\"") + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80 or 96" + (per_row ? "" : ", nor \"vectors\""));
   b.row = "tuned table (" + path + ")";
   return b;
 }
@@ -186,11 +201,16 @@ std::optional<Blocking> blocking_attribute(const sdk::Call& call) {
   const std::string text = call.string("blocking");
   if (text.empty()) return std::nullopt;
   if (text == "none") return Blocking{"attribute blocking", 0, 0};
+  if (text == "vectors") {
+    Blocking b{"attribute blocking", 0, 0};
+    b.vectors = true;
+    return b;
+  }
   const size_t x = text.find('x');
   Blocking b;
   b.row = "attribute blocking";
   if (x == std::string::npos || !parse_side(text.substr(0, x), b.rows) || !parse_side(text.substr(x + 1), b.cols))
-    throw sdk::InvalidArgument("attribute blocking: expected \"ROWSxCOLS\" with each 16, 32, 48, 64, 80 or 96 (\"64x96\"), or \"none\"; found \"" +
+    throw sdk::InvalidArgument("attribute blocking: expected \"ROWSxCOLS\" with each 16, 32, 48, 64, 80 or 96 (\"64x96\"), \"none\" or \"vectors\"; found \"" +
                                text + "\"");
   return b;
 }
@@ -210,14 +230,14 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const int64_t n = x.shape[0], cols = y.shape[0];
   // Blocks no larger than the rows need (rounded up to 16): a narrow side wastes less of each tile.
   auto fit = [](int64_t side, int64_t count) { return std::min(side, (count + kSide - 1) / kSide * kSide); };
-  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch, 0, true, b.dot_depth};
+  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch, 0, true, b.dot_depth, b.vectors};
   const Blocking sized = b;
   // The tiles' elements against D's: past 4 times, the padding costs more than the tiles save.
   const double padded = static_cast<double>((n + b.rows - 1) / std::max<int64_t>(b.rows, 1) * b.rows) *
                         static_cast<double>((cols + b.cols - 1) / std::max<int64_t>(b.cols, 1) * b.cols) / (static_cast<double>(n) * static_cast<double>(cols));
   if (static_cast<double>(n) * static_cast<double>(cols) * static_cast<double>(x.shape[1]) < kSmallWork)
     b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
-  else if (b.rows > 0 && padded > 4)
+  else if (b.rows > 0 && padded > 4 && !b.vectors)  // blocks in vectors pad a few rows at most
     b = {b.row + "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item", 0, 0};
   if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, m, per_row, text);
   if (auto given = blocking_attribute(call)) b = *given;  // as given, whatever the sizes (fugue tune times each)
@@ -266,8 +286,9 @@ class TileWriter {
     if (!f32) sdk::require_dtype(s, call.operand(x).dtype, "pairwise");
     // f32 data of a wide measure: in f32, the pairs its `trusted` condition fails again in f64 (H100,
     // cosine 8192^2 x 128: see the NVIDIA row); without that condition, in f64 throughout.
-    guarded_ = f32 && m.wide && doubles_ && m.trusted;
-    in_f32_ = f32 && (!(m.wide && doubles_) || guarded_);
+    const Arithmetic arithmetic = arithmetic_of(m, f32, doubles_);
+    guarded_ = arithmetic.guarded;
+    in_f32_ = arithmetic.in_f32;
     t = f32 ? "float" : "double";
     at_ = in_f32_ ? "float" : "double";
     rx = b.rows / kSide;
@@ -297,17 +318,7 @@ class TileWriter {
   // computes a pair of rows i and j in f64.
   std::string extensions() const {
     std::string code = doubles_ ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
-    if (!guarded_) return code;
-    code += "double pair_in_double(__global const float* X, __global const float* Y, long i, long j) {\n";
-    std::vector<std::string> accs;
-    for (int a = 0; a < m_.accumulators; ++a) {
-      accs.push_back("wide" + std::to_string(a));
-      code += "  double " + accs.back() + " = 0;\n";
-    }
-    const std::string K = std::to_string(k_) + "L";
-    code += "  for (long s = 0; s < " + K + "; ++s) {\n    const double xs = X[i * " + K + " + s], ys = Y[j * " + K + " + s];\n";
-    for (int a = 0; a < m_.accumulators; ++a) code += "    " + m_.update(a, "xs", "ys", accs[static_cast<size_t>(a)], p_, false) + "\n";
-    return code + "  }\n  return " + m_.finish(accs, p_, false) + ";\n}\n";
+    return guarded_ ? code + pair_in_double(m_, p_, k_) : code;
   }
   std::string prelude() const {
     const std::string Dp = std::to_string(b_.depth);

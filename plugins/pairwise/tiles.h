@@ -31,6 +31,9 @@ struct Blocking {
   // staging dot_depth coordinates at a time (the table's; FUGUE_PAIRWISE_TUNING's depth sets both).
   bool dot_form = true;
   int64_t dot_depth = 16;
+  // pairwise.distance and kernel on CPUs: no tiles, each work-item a block of D with the coordinates in
+  // vectors (row_vectors.h); rows and cols are then unused.
+  bool vectors = false;
 };
 
 // The blocking for the call's device and measure, or (per_row) for pairwise.nearest and kernel_sum (cheap measures, a multiply-add or two per coordinate,
@@ -39,8 +42,9 @@ struct Blocking {
 // halved.
 Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row = false);
 
-// The call's "blocking" attribute: "ROWSxCOLS" (multiples of 16 up to 96), "none" (rows = cols = 0), or
-// nullopt where it is empty (the tables decide); InvalidArgument naming the attribute otherwise.
+// The call's "blocking" attribute: "ROWSxCOLS" (multiples of 16 up to 96), "none" (rows = cols = 0),
+// "vectors" (row_vectors.h), or nullopt where it is empty (the tables decide); InvalidArgument naming
+// the attribute otherwise.
 std::optional<Blocking> blocking_attribute(const sdk::Call& call);
 
 // The blocking sides a table may hold, and the classes of measure it holds one for: cheap (a multiply-add
