@@ -243,8 +243,7 @@ std::vector<sdk::AttrSpec> measure_attrs(bool kernels) {
              {"p", FUGUE_ATTR_NUMBER, false, 2, "", "minkowski: the power, at least 1"}};
   attrs.push_back({"blocking", FUGUE_ATTR_STRING, false, 0, "",
                    "the tiles: \"ROWSxCOLS\" of D per 16 x 16 work-group (each 16 to 96 in steps of 16: the seed's 36), \"none\" (an "
-                   "element of D per work-item), or (distance and kernel) \"vectors\" (a block of D per work-item, the coordinates in "
-                   "vectors: CPUs' plan); default: the device's table (`fugue tune pairwise`, else the one built in)"});
+                   "element of D per work-item), or \"vectors\" (a block of D per work-item, the coordinates in vectors: CPUs' plan); default: the device's table (`fugue tune pairwise`, else the one built in)"});
   return attrs;
 }
 

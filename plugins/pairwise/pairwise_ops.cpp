@@ -16,12 +16,6 @@ namespace {
 constexpr uint32_t kX = 0, kY = 1, kD = 2;
 constexpr uint32_t kFloats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
 
-// The dtype a measure sums in on the call's device (f32 data of a wide measure: f64 where unguarded).
-fugue_dtype arithmetic_dtype(const sdk::Call& call, const Measure& m) {
-  const bool f32 = call.operand(kX).dtype == FUGUE_DTYPE_F32;
-  return arithmetic_of(m, f32, (call.device().features & FUGUE_DEVICE_FP64) != 0).in_f32 ? FUGUE_DTYPE_F32 : FUGUE_DTYPE_F64;
-}
-
 class Pairwise final : public sdk::Operation {
  public:
   // `kernels`: pairwise.kernel (attribute kind, parameters gamma, alpha, degree); else pairwise.distance
@@ -66,7 +60,7 @@ class Pairwise final : public sdk::Operation {
   sdk::Plan plan(const sdk::Call& call) const override {
     const Measure& m = measure_of(call, kernels_);
     const Blocking b = blocking_of(call, m);
-    if (b.vectors) return tiled_plan(call, vector_text(vector_block(call.device(), m, arithmetic_dtype(call, m), call.operand(kX).shape[1]), b.row));
+    if (b.vectors) return tiled_plan(call, vector_text(vector_block(call.device(), m, vector_dtype(call, m), call.operand(kX).shape[1]), b.row));
     if (b.rows == 0) return pair_plan(call, "one element of D per work-item, its rows read from global memory (" + b.row + ")");
     return tiled_plan(call, blocking_text(b));
   }

@@ -36,7 +36,7 @@ class PairwiseTuner final : public sdk::Tuner {
     // The figure's size on GPUs; a size PoCL times in well under a second on CPUs.
     const int64_t rows = quick ? 384 : device.type == FUGUE_DEVICE_GPU ? 8192 : 2048, k = quick ? 64 : 128;
     json list = json::array();
-    // The blockings: the 36 tiles, and on CPUs blocks in vectors (row_vectors.h) for distance's classes.
+    // The blockings: the 36 tiles, and on CPUs blocks in vectors (row_vectors.h).
     std::vector<std::string> blockings;
     for (int64_t r : kBlockSides)
       for (int64_t c : kBlockSides)
@@ -44,7 +44,7 @@ class PairwiseTuner final : public sdk::Tuner {
     for (const Sample& sample : kSamples) {
       const bool per_row = std::string(sample.op) == "pairwise.nearest";
       std::vector<std::string> tried = blockings;
-      if (device.type == FUGUE_DEVICE_CPU && !per_row) tried.push_back("vectors");
+      if (device.type == FUGUE_DEVICE_CPU) tried.push_back("vectors");
       for (const std::string& blocking : tried) {
         json attrs = {{"metric", sample.metric}, {"blocking", blocking}};
         json out = {"D"}, outputs = {{"D", "D.npy"}};

@@ -9,17 +9,12 @@
 
 #include "measures.h"
 #include "nearest_dot.h"
+#include "row_vectors.h"
 #include "tiles.h"
 
 namespace fugue::pairwise {
 
 namespace {
-
-// The row reductions sweep in tiles: the blocking attribute's "vectors" (distance's and kernel's CPU plan) is refused.
-void require_tiles(const sdk::Call& call) {
-  if (call.string("blocking") == "vectors")
-    throw sdk::InvalidArgument("attribute blocking: \"vectors\" is a plan of pairwise.distance and pairwise.kernel only");
-}
 
 constexpr uint32_t kFloats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
 constexpr int64_t kMaxNearest = 128;
@@ -78,7 +73,6 @@ class Nearest final : public sdk::Operation {
     const fugue_type &x = call.operand(kX), &y = call.operand(kY);
     require_rows(x, y, "X", "Y");
     parameters_of(call, false, x.shape[1]);
-    require_tiles(call);
     const int64_t count = count_of(call);
     types[kD] = sdk::make_type(FUGUE_KIND_ARRAY, x.dtype, {x.shape[0], count});
     types[kIndex] = sdk::make_type(FUGUE_KIND_ARRAY, FUGUE_DTYPE_I64, {x.shape[0], count});
@@ -89,6 +83,9 @@ class Nearest final : public sdk::Operation {
     const Measure& m = measure_of(call, false);
     const Blocking b = blocking_of(call, m, true);
     const int64_t count = count_of(call);
+    if (b.vectors)
+      return tiled_plan(call, "each row's " + std::to_string(count) + " best kept in d and index, a band of rows walking Y in order; " +
+                                  vector_text(vector_block(call.device(), m, vector_dtype(call, m), x.shape[1]), b.row));
     if (b.rows > 0 && nearest_by_dot(call, m, b, count)) {
       Blocking deeper = b;
       deeper.depth = b.dot_depth;
@@ -108,7 +105,10 @@ class Nearest final : public sdk::Operation {
 
   void execute(const sdk::Call& call, const fugue_device_services& s) const override {
     const Measure& m = measure_of(call, false);
-    enqueue_nearest(call, s, m, parameters_of(call, false, call.operand(kX).shape[1]), blocking_of(call, m, true), count_of(call), kX, kY, kD, kIndex);
+    const Parameters p = parameters_of(call, false, call.operand(kX).shape[1]);
+    const Blocking b = blocking_of(call, m, true);
+    if (b.vectors) enqueue_nearest_vectors(call, s, m, p, count_of(call), kX, kY, kD, kIndex);
+    else enqueue_nearest(call, s, m, p, b, count_of(call), kX, kY, kD, kIndex);
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
@@ -208,12 +208,15 @@ class KernelSum final : public sdk::Operation {
       throw sdk::InvalidArgument("operand v: expected " + std::string(sdk::dtype_name(x.dtype)) + " [" + std::to_string(y.shape[0]) +
                                  "] (a value per row of Y), found " + sdk::type_string(v));
     parameters_of(call, true, x.shape[1]);
-    require_tiles(call);
     types[kOut] = sdk::make_type(FUGUE_KIND_ARRAY, x.dtype, {x.shape[0]});
   }
 
   sdk::Plan plan(const sdk::Call& call) const override {
-    const Blocking b = blocking_of(call, measure_of(call, true), true);
+    const Measure& m = measure_of(call, true);
+    const Blocking b = blocking_of(call, m, true);
+    if (b.vectors)
+      return tiled_plan(call, "K v summed along each row, a band of rows walking Y in order; " +
+                                  vector_text(vector_block(call.device(), m, vector_dtype(call, m), call.operand(kX).shape[1]), b.row));
     if (b.rows > 0) return tiled_plan(call, "K v summed over each work-item's columns, a row's 16 sums added; " + blocking_text(b));
     sdk::Plan plan = rows_plan(call.operand(kX).shape[0]);
     plan.partitions = {sdk::batch_partition(2, 0), sdk::partition(FUGUE_PARTITION_WHOLE, 2), sdk::partition(FUGUE_PARTITION_WHOLE, 1),
@@ -224,7 +227,10 @@ class KernelSum final : public sdk::Operation {
 
   void execute(const sdk::Call& call, const fugue_device_services& s) const override {
     const Measure& m = measure_of(call, true);
-    enqueue_kernel_sum_tiles(call, s, m, parameters_of(call, true, call.operand(kX).shape[1]), blocking_of(call, m, true), kX, kY, kV, kOut);
+    const Parameters p = parameters_of(call, true, call.operand(kX).shape[1]);
+    const Blocking b = blocking_of(call, m, true);
+    if (b.vectors) enqueue_kernel_sum_vectors(call, s, m, p, kX, kY, kV, kOut);
+    else enqueue_kernel_sum_tiles(call, s, m, p, b, kX, kY, kV, kOut);
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {

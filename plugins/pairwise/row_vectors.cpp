@@ -25,8 +25,8 @@ int64_t registers(const Measure& m, int64_t rows, int64_t cols) {
   return count;
 }
 
-// `name`(v) of a vector of `width` lanes of `type`: the lanes combined by `op` ("+" or "fmax") in a
-// tree, halves first.
+// `name`(v) of a vector of `width` lanes of `type`: the lanes combined by + (or fmax) in a tree, halves
+// first.
 std::string horizontal(const std::string& name, const std::string& type, int64_t width, bool max) {
   std::string code = type + " " + name + "(const " + type + std::to_string(width) + " v) {\n";
   std::string current = "v";
@@ -38,6 +38,112 @@ std::string horizontal(const std::string& name, const std::string& type, int64_t
   }
   return code + "  return " + (max ? "fmax(" + current + ".x, " + current + ".y)" : current + ".x + " + current + ".y") + ";\n}\n";
 }
+
+// The OpenCL C shared by the kernels: the block of D at rows i0.. and columns j0.. computed into values
+// v<r>_<c> (X [N, k] and Y [M, k] the kernel's arguments).
+class VectorWriter {
+ public:
+  VectorWriter(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, uint32_t x) : m_(m), p_(p) {
+    const fugue_type& xt = call.operand(x);
+    const bool f32 = xt.dtype == FUGUE_DTYPE_F32;
+    doubles_ = sdk::supports_fp64(s);
+    if (!f32) sdk::require_dtype(s, xt.dtype, "pairwise");
+    arithmetic_ = arithmetic_of(m, f32, doubles_);
+    t = f32 ? "float" : "double";
+    at_ = arithmetic_.in_f32 ? "float" : "double";
+    k_ = xt.shape[1];
+    block = vector_block(call.device(), m, arithmetic_.in_f32 ? FUGUE_DTYPE_F32 : FUGUE_DTYPE_F64, k_);
+    vt_ = at_ + std::to_string(block.width);
+  }
+
+  std::string t;  // the data's OpenCL C type
+  VectorBlock block;
+
+  // Doubles where the device has them, the guarded pairs' f64 function, the lanes' sums.
+  std::string preamble() const {
+    std::string code = doubles_ ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+    if (arithmetic_.guarded) code += pair_in_double(m_, p_, k_);
+    code += horizontal("lanes_sum", at_, block.width, false);
+    return m_.max ? code + horizontal("lanes_max", at_, block.width, true) : code;
+  }
+
+  // Row r's and column c's indices (expressions).
+  std::string row(int64_t r) const { return "(i0 + " + std::to_string(r) + ")"; }
+  std::string col(int64_t c) const { return "(j0 + " + std::to_string(c) + ")"; }
+
+  // Declares `const T v<r>_<c>` for the block at longs i0 and j0 (rows and columns past N and M read the
+  // last ones; their values are not to be used).
+  std::string values() const {
+    const std::string W = std::to_string(block.width), K = std::to_string(k_) + "L";
+    auto load = [&](const std::string& address) {
+      const std::string v = "vload" + W + "(0, " + address + ")";
+      return t == at_ ? v : "convert_" + vt_ + "(" + v + ")";
+    };
+    std::string code;
+    for (int64_t r = 0; r < block.rows; ++r)
+      code += "    __global const " + t + "* x" + std::to_string(r) + " = X + min(" + row(r) + ", N - 1) * " + K + ";\n";
+    for (int64_t c = 0; c < block.cols; ++c)
+      code += "    __global const " + t + "* y" + std::to_string(c) + " = Y + min(" + col(c) + ", M - 1) * " + K + ";\n";
+    for (int a = 0; a < m_.accumulators; ++a)
+      for (int64_t r = 0; r < block.rows; ++r)
+        for (int64_t c = 0; c < block.cols; ++c)
+          if (owns(m_, a, r, c)) code += "    " + vt_ + " " + acc_of(m_, a, r, c) + " = (" + vt_ + ")(0);\n";
+    // Whole vectors, then the coordinates left over one at a time into the accumulators' first lanes.
+    code += "    long s = 0;\n    for (; s + " + W + " <= " + K + "; s += " + W + ") {\n";
+    for (int64_t r = 0; r < block.rows; ++r) code += "      const " + vt_ + " xv" + std::to_string(r) + " = " + load("x" + std::to_string(r) + " + s") + ";\n";
+    for (int64_t c = 0; c < block.cols; ++c) code += "      const " + vt_ + " yv" + std::to_string(c) + " = " + load("y" + std::to_string(c) + " + s") + ";\n";
+    code += updates("", true) + "    }\n";
+    if (k_ % block.width != 0) {
+      code += "    for (; s < " + K + "; ++s) {\n";
+      for (int64_t r = 0; r < block.rows; ++r) code += "      const " + at_ + " xv" + std::to_string(r) + " = x" + std::to_string(r) + "[s];\n";
+      for (int64_t c = 0; c < block.cols; ++c) code += "      const " + at_ + " yv" + std::to_string(c) + " = y" + std::to_string(c) + "[s];\n";
+      code += updates(".s0", false) + "    }\n";
+    }
+    // Each element: its accumulators' lanes combined, the measure's value, and where the f32 sums
+    // cannot be trusted (elements inside D only), the pair again in f64.
+    for (int a = 0; a < m_.accumulators; ++a)
+      for (int64_t r = 0; r < block.rows; ++r)
+        for (int64_t c = 0; c < block.cols; ++c)
+          if (owns(m_, a, r, c)) {
+            const std::string acc = acc_of(m_, a, r, c);
+            code += "    const " + at_ + " s" + acc.substr(3) + " = " + (a == 0 && m_.max ? "lanes_max(" : "lanes_sum(") + acc + ");\n";
+          }
+    for (int64_t r = 0; r < block.rows; ++r)
+      for (int64_t c = 0; c < block.cols; ++c) {
+        std::vector<std::string> sums;
+        for (int a = 0; a < m_.accumulators; ++a) sums.push_back("s" + acc_of(m_, a, r, c).substr(3));
+        const std::string fast = "(" + t + ")(" + m_.finish(sums, p_, arithmetic_.in_f32) + ")";
+        const std::string value = arithmetic_.guarded ? "(" + m_.trusted(sums, fast) + " || " + row(r) + " >= N || " + col(c) + " >= M ? " + fast +
+                                                            " : (" + t + ")pair_in_double(X, Y, " + row(r) + ", " + col(c) + "))"
+                                                      : fast;
+        code += "    const " + t + " v" + std::to_string(r) + "_" + std::to_string(c) + " = " + value + ";\n";
+      }
+    return code;
+  }
+
+ private:
+  std::string updates(const std::string& suffix, bool vector) const {
+    std::string code;
+    for (int64_t r = 0; r < block.rows; ++r)
+      for (int64_t c = 0; c < block.cols; ++c)
+        for (int a = 0; a < m_.accumulators; ++a) {
+          if (!owns(m_, a, r, c)) continue;
+          const std::string xv = "xv" + std::to_string(r), yv = "yv" + std::to_string(c), acc = acc_of(m_, a, r, c) + suffix;
+          code += "      " + (vector && m_.vector_update ? m_.vector_update(a, xv, yv, acc, p_, vt_) : m_.update(a, xv, yv, acc, p_, arithmetic_.in_f32)) + "\n";
+        }
+    return code;
+  }
+
+  const Measure& m_;
+  const Parameters& p_;
+  bool doubles_ = false;
+  Arithmetic arithmetic_;
+  std::string at_, vt_;
+  int64_t k_ = 0;
+};
+
+// Work-items for `units` blocks: at most 2^20 work-groups of 64 (the rest in turn).
+size_t launch_size(int64_t units) { return static_cast<size_t>(std::min<int64_t>(units, int64_t{64} << 20)); }
 
 }  // namespace
 
@@ -57,6 +163,11 @@ VectorBlock vector_block(const fugue_device_desc& device, const Measure& m, fugu
   return b;
 }
 
+fugue_dtype vector_dtype(const sdk::Call& call, const Measure& m) {
+  const bool f32 = call.operand(0).dtype == FUGUE_DTYPE_F32;
+  return arithmetic_of(m, f32, (call.device().features & FUGUE_DEVICE_FP64) != 0).in_f32 ? FUGUE_DTYPE_F32 : FUGUE_DTYPE_F64;
+}
+
 std::string vector_text(const VectorBlock& b, const std::string& why) {
   return "blocks of " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + " of D per work-item, " + std::to_string(b.width) +
          " coordinates a vector, no local memory (" + why + ")";
@@ -64,87 +175,84 @@ std::string vector_text(const VectorBlock& b, const std::string& why) {
 
 void enqueue_row_vectors(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, uint32_t x, uint32_t y,
                          uint32_t d) {
-  const fugue_type& xt = call.operand(x);
-  const bool f32 = xt.dtype == FUGUE_DTYPE_F32, doubles = sdk::supports_fp64(s);
-  if (!f32) sdk::require_dtype(s, xt.dtype, "pairwise");
-  const Arithmetic arithmetic = arithmetic_of(m, f32, doubles);
-  const std::string t = f32 ? "float" : "double", at = arithmetic.in_f32 ? "float" : "double";
-  const fugue_dtype at_dtype = arithmetic.in_f32 ? FUGUE_DTYPE_F32 : FUGUE_DTYPE_F64;
-  const int64_t n = xt.shape[0], k = xt.shape[1], mm = call.operand(y).shape[0];
-  const VectorBlock b = vector_block(call.device(), m, at_dtype, k);
-  const std::string W = std::to_string(b.width), vt = at + W, K = std::to_string(k) + "L", R = std::to_string(b.rows), C = std::to_string(b.cols);
-  auto load = [&](const std::string& at_address) {
-    const std::string v = "vload" + W + "(0, " + at_address + ")";
-    return t == at ? v : "convert_" + vt + "(" + v + ")";
-  };
-
-  std::string src = doubles ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
-  if (arithmetic.guarded) src += pair_in_double(m, p, k);
-  src += horizontal("lanes_sum", at, b.width, false);
-  if (m.max) src += horizontal("lanes_max", at, b.width, true);
-  src += "__kernel void pairwise_vectors(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global " + t +
-         "* restrict D, const long N, const long M) {\n";
+  const VectorWriter w(call, s, m, p, x);
+  const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
+  const std::string R = std::to_string(w.block.rows), C = std::to_string(w.block.cols), t = w.t;
+  std::string src = w.preamble() + "__kernel void pairwise_vectors(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global " +
+                    t + "* restrict D, const long N, const long M) {\n";
   src += "  const long col_blocks = (M + " + C + " - 1) / " + C + ", blocks = (N + " + R + " - 1) / " + R + " * col_blocks;\n";
   src += "  for (long b = get_global_id(0); b < blocks; b += get_global_size(0)) {\n";
-  src += "    const long i0 = b / col_blocks * " + R + ", j0 = b % col_blocks * " + C + ";\n";
-  // Rows past the end read the last one (their values are not stored).
-  for (int64_t r = 0; r < b.rows; ++r)
-    src += "    __global const " + t + "* x" + std::to_string(r) + " = X + min(i0 + " + std::to_string(r) + ", N - 1) * " + K + ";\n";
-  for (int64_t c = 0; c < b.cols; ++c)
-    src += "    __global const " + t + "* y" + std::to_string(c) + " = Y + min(j0 + " + std::to_string(c) + ", M - 1) * " + K + ";\n";
-  for (int a = 0; a < m.accumulators; ++a)
-    for (int64_t r = 0; r < b.rows; ++r)
-      for (int64_t c = 0; c < b.cols; ++c)
-        if (owns(m, a, r, c)) src += "    " + vt + " " + acc_of(m, a, r, c) + " = (" + vt + ")(0);\n";
-  // Whole vectors, then the coordinates left over one at a time into the accumulators' first lanes.
-  auto updates = [&](const std::string& suffix, bool vector) {
-    std::string code;
-    for (int64_t r = 0; r < b.rows; ++r)
-      for (int64_t c = 0; c < b.cols; ++c)
-        for (int a = 0; a < m.accumulators; ++a) {
-          if (!owns(m, a, r, c)) continue;
-          const std::string xv = "xv" + std::to_string(r), yv = "yv" + std::to_string(c), acc = acc_of(m, a, r, c) + suffix;
-          code += "      " + (vector && m.vector_update ? m.vector_update(a, xv, yv, acc, p, vt) : m.update(a, xv, yv, acc, p, arithmetic.in_f32)) + "\n";
-        }
-    return code;
-  };
-  src += "    long s = 0;\n    for (; s + " + W + " <= " + K + "; s += " + W + ") {\n";
-  for (int64_t r = 0; r < b.rows; ++r) src += "      const " + vt + " xv" + std::to_string(r) + " = " + load("x" + std::to_string(r) + " + s") + ";\n";
-  for (int64_t c = 0; c < b.cols; ++c) src += "      const " + vt + " yv" + std::to_string(c) + " = " + load("y" + std::to_string(c) + " + s") + ";\n";
-  src += updates("", true) + "    }\n";
-  if (k % b.width != 0) {
-    src += "    for (; s < " + K + "; ++s) {\n";
-    for (int64_t r = 0; r < b.rows; ++r) src += "      const " + at + " xv" + std::to_string(r) + " = x" + std::to_string(r) + "[s];\n";
-    for (int64_t c = 0; c < b.cols; ++c) src += "      const " + at + " yv" + std::to_string(c) + " = y" + std::to_string(c) + "[s];\n";
-    src += updates(".s0", false) + "    }\n";
-  }
-  // Each element: its accumulators' lanes combined, the measure's value (the guarded pairs again in
-  // f64 where the f32 sums cannot be trusted), stored where it lies inside D.
-  for (int a = 0; a < m.accumulators; ++a)
-    for (int64_t r = 0; r < b.rows; ++r)
-      for (int64_t c = 0; c < b.cols; ++c)
-        if (owns(m, a, r, c)) {
-          const std::string acc = acc_of(m, a, r, c);
-          src += "    const " + at + " s" + acc.substr(3) + " = " + (a == 0 && m.max ? "lanes_max(" : "lanes_sum(") + acc + ");\n";
-        }
-  for (int64_t r = 0; r < b.rows; ++r)
-    for (int64_t c = 0; c < b.cols; ++c) {
-      const std::string i = "i0 + " + std::to_string(r), j = "j0 + " + std::to_string(c);
-      std::vector<std::string> sums;
-      for (int a = 0; a < m.accumulators; ++a) sums.push_back("s" + acc_of(m, a, r, c).substr(3));
-      const std::string fast = "(" + t + ")(" + m.finish(sums, p, arithmetic.in_f32) + ")";
-      const std::string value = arithmetic.guarded ? "(" + m.trusted(sums, fast) + " ? " + fast + " : (" + t + ")pair_in_double(X, Y, " + i + ", " + j + "))" : fast;
-      src += "    if (" + i + " < N && " + j + " < M) D[(" + i + ") * M + " + j + "] = " + value + ";\n";
-    }
+  src += "    const long i0 = b / col_blocks * " + R + ", j0 = b % col_blocks * " + C + ";\n" + w.values();
+  for (int64_t r = 0; r < w.block.rows; ++r)
+    for (int64_t c = 0; c < w.block.cols; ++c)
+      src += "    if (" + w.row(r) + " < N && " + w.col(c) + " < M) D[" + w.row(r) + " * M + " + w.col(c) + "] = v" + std::to_string(r) + "_" + std::to_string(c) + ";\n";
   src += "  }\n}\n";
-
   cl_program program = sdk::build_program(s, src);
   sdk::Kernel kernel(program, "pairwise_vectors");
   kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), cl_long{n}, cl_long{mm});
-  // A work-item a block, at most 2^20 work-groups' worth (the rest in turn); work-groups of 64 run
-  // neighbouring column blocks of one band of rows, which share the band's rows of X.
-  const int64_t blocks = (n + b.rows - 1) / b.rows * ((mm + b.cols - 1) / b.cols);
-  kernel.enqueue(s, static_cast<size_t>(std::min<int64_t>(blocks, int64_t{64} << 20)), 64, "pairwise vectors " + R + "x" + C);
+  // Work-groups of 64 take neighbouring column blocks of one band of rows, which share its rows of X.
+  const int64_t blocks = (n + w.block.rows - 1) / w.block.rows * ((mm + w.block.cols - 1) / w.block.cols);
+  kernel.enqueue(s, launch_size(blocks), 64, "pairwise vectors " + R + "x" + C);
+}
+
+void enqueue_nearest_vectors(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, int64_t count, uint32_t x,
+                             uint32_t y, uint32_t d, uint32_t index) {
+  const VectorWriter w(call, s, m, p, x);
+  const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
+  const std::string R = std::to_string(w.block.rows), C = std::to_string(w.block.cols), t = w.t, Q = std::to_string(count);
+  std::string src = w.preamble() + "__kernel void nearest_vectors(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global " +
+                    t + "* restrict Dist, __global long* restrict Index, const long N, const long M) {\n";
+  src += "  for (long band = get_global_id(0); band * " + R + " < N; band += get_global_size(0)) {\n    const long i0 = band * " + R + ";\n";
+  // Each row's list, ascending (value, then index; empty places, index -1, last), in its rows of Dist and
+  // Index; its last place in registers. Y's rows come in order, so an equal value never displaces one.
+  for (int64_t r = 0; r < w.block.rows; ++r) {
+    const std::string e = std::to_string(r);
+    src += "    " + t + " last" + e + " = INFINITY;\n    long lasti" + e + " = -1;\n";
+    src += "    if (" + w.row(r) + " < N) for (int q = 0; q < " + Q + "; ++q) { Dist[" + w.row(r) + " * " + Q + " + q] = INFINITY; Index[" + w.row(r) + " * " + Q +
+           " + q] = -1; }\n";
+  }
+  src += "    for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.values();
+  for (int64_t r = 0; r < w.block.rows; ++r)
+    for (int64_t c = 0; c < w.block.cols; ++c) {
+      const std::string e = std::to_string(r), v = "v" + e + "_" + std::to_string(c), j = w.col(c), row = w.row(r) + " * " + Q;
+      src += "    if (" + w.row(r) + " < N && " + j + " < M && !isnan(" + v + ") && (lasti" + e + " < 0 || " + v + " < last" + e + ")) {\n";
+      src += "      int q = " + Q + " - 1;\n      for (; q > 0; --q) {\n        const " + t + " pv = Dist[" + row + " + q - 1]; const long pi = Index[" + row +
+             " + q - 1];\n";
+      src += "        if (!(pi < 0 || " + v + " < pv)) break;\n        Dist[" + row + " + q] = pv; Index[" + row + " + q] = pi;\n      }\n";
+      src += "      Dist[" + row + " + q] = " + v + "; Index[" + row + " + q] = " + j + ";\n      last" + e + " = Dist[" + row + " + " + Q + " - 1]; lasti" + e +
+             " = Index[" + row + " + " + Q + " - 1];\n    }\n";
+    }
+  src += "    }\n  }\n}\n";
+  cl_program program = sdk::build_program(s, src);
+  sdk::Kernel kernel(program, "nearest_vectors");
+  kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), sdk::buffer(s, index), cl_long{n}, cl_long{mm});
+  kernel.enqueue(s, launch_size((n + w.block.rows - 1) / w.block.rows), 64, "pairwise.nearest vectors " + R + "x" + C);
+}
+
+void enqueue_kernel_sum_vectors(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, uint32_t x, uint32_t y,
+                                uint32_t v, uint32_t out) {
+  const VectorWriter w(call, s, m, p, x);
+  const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
+  const std::string R = std::to_string(w.block.rows), C = std::to_string(w.block.cols), t = w.t;
+  std::string src = w.preamble() + "__kernel void kernel_sum_vectors(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global const " +
+                    t + "* restrict V, __global " + t + "* restrict Out, const long N, const long M) {\n";
+  src += "  for (long band = get_global_id(0); band * " + R + " < N; band += get_global_size(0)) {\n    const long i0 = band * " + R + ";\n";
+  for (int64_t r = 0; r < w.block.rows; ++r) src += "    " + t + " sum" + std::to_string(r) + " = 0;\n";
+  src += "    for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.values();
+  // Columns in order, each row's sum one product at a time (as the rows plan adds them).
+  for (int64_t c = 0; c < w.block.cols; ++c) {
+    src += "    if (" + w.col(c) + " < M) {\n      const " + t + " vj = V[" + w.col(c) + "];\n";
+    for (int64_t r = 0; r < w.block.rows; ++r)
+      src += "      sum" + std::to_string(r) + " += v" + std::to_string(r) + "_" + std::to_string(c) + " * vj;\n";
+    src += "    }\n";
+  }
+  src += "    }\n";
+  for (int64_t r = 0; r < w.block.rows; ++r) src += "    if (" + w.row(r) + " < N) Out[" + w.row(r) + "] = sum" + std::to_string(r) + ";\n";
+  src += "  }\n}\n";
+  cl_program program = sdk::build_program(s, src);
+  sdk::Kernel kernel(program, "kernel_sum_vectors");
+  kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, v), sdk::buffer(s, out), cl_long{n}, cl_long{mm});
+  kernel.enqueue(s, launch_size((n + w.block.rows - 1) / w.block.rows), 64, "pairwise.kernel_sum vectors " + R + "x" + C);
 }
 
 }  // namespace fugue::pairwise

@@ -61,7 +61,7 @@ const std::vector<Row>& table() {
       // 64 x 64 99.6 ms, 32 x 32 146 (cdist 125), canberra 254.6 and 260 (cdist 545). Loops not unrolled.
       // Those with AVX-512; on 2 AVX2 cores, the tiles took 268 ms (euclidean, 32 x 32) and 1,131 (cosine,
       // 64 x 64) against SciPy's 352 and 238; distance and kernel now take blocks in vectors there
-      // (row_vectors.h), the tiles staying for nearest and kernel_sum.
+      // (row_vectors.h), and so do nearest and kernel_sum.
       {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {64, 64}, {32, 32}, 16, true},
       {0, "", "default", {32, 32}, {32, 32}, {32, 32}},
   };
@@ -86,7 +86,7 @@ Blocking from_row(const Row& r, const Measure& m, bool per_row) {
   const int64_t* b = per_row ? r.per_row : m.dear ? r.dear : r.cheap;
   Blocking blocking{std::string(r.name) + " row", b[0], b[1]};
   blocking.dot_depth = r.dot_depth;
-  blocking.vectors = r.vectors && !per_row;
+  blocking.vectors = r.vectors;
   return blocking;
 }
 
@@ -102,13 +102,15 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
     const size_t eq = item.find('=');
     return std::pair{item.substr(0, eq), eq == std::string::npos ? std::string() : item.substr(eq + 1)};
   };
-  bool sides = false;  // rows or cols given
+  bool sides = false;       // rows or cols given
+  std::string vectors, tile;  // vectors=0|1 as given; the first field only tiles read (these take tiles, vectors=1 refuses them)
   for (const std::string& item : items)
     if (const auto [key, value] = split(item); key == "row") b = from_row(row_named(value), m, per_row);
   Blocking base = b.rows > 0 ? b : sized;
   for (const std::string& item : items) {
     const auto [key, value] = split(item);
     if (key == "row") continue;
+    if (key != "vectors" && tile.empty()) tile = item;
     if (key == "prefetch") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected prefetch=0 or prefetch=1");
       b.prefetch = value == "1";
@@ -123,7 +125,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
       b.candidates = v;
     } else if (key == "vectors") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected vectors=0 or vectors=1");
-      b.vectors = value == "1" && !per_row;
+      vectors = value;
     } else if (key == "dot") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected dot=0 or dot=1");
       b.dot_form = value == "1";
@@ -138,12 +140,14 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected " + key + "=N with N one of 16, 32, 48, 64, 80, 96 "
                                    "(or rows=0,cols=0: no tiles, an element of D per work-item)");
       (key == "rows" ? b.rows : b.cols) = v;
-      b.vectors = false;
       sides = true;
     } else {
       throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot, vectors)");
     }
   }
+  if (vectors == "1" && !tile.empty())
+    throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: vectors=1 and \"" + tile + "\": blocks in vectors take none of the tiles' fields");
+  b.vectors = vectors.empty() ? b.vectors && tile.empty() : vectors == "1";
   // One side given on a product small enough for no tiles: the other from the device's table row.
   if (sides && b.rows == 0 && b.cols > 0) b.rows = base.rows;
   if (sides && b.cols == 0 && b.rows > 0) b.cols = base.cols;
@@ -183,14 +187,14 @@ std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Me
   const char* cls = per_row ? "per_row" : m.dear ? "dear" : "cheap";
   const nlohmann::json& sides = table.value(cls, nlohmann::json());
   Blocking b;
-  if (!per_row && sides == "vectors") {
+  if (sides == "vectors") {
     b.vectors = true;
     b.row = "tuned table (" + path + ")";
     return b;
   }
   if (!sides.is_array() || sides.size() != 2 || !sides[0].is_number_integer() || !sides[1].is_number_integer() ||
       !parse_side(std::to_string(sides[0].get<int64_t>()), b.rows) || !parse_side(std::to_string(sides[1].get<int64_t>()), b.cols))
-    throw bad(std::string("\"") + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80 or 96" + (per_row ? "" : ", nor \"vectors\""));
+    throw bad(std::string("\"") + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80 or 96, nor \"vectors\"");
   b.row = "tuned table (" + path + ")";
   return b;
 }
@@ -223,7 +227,10 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
       b = from_row(r, m, per_row);
       break;
     }
-  if (auto tuned = tuned_blocking(device, m, per_row)) b = *tuned;
+  if (auto tuned = tuned_blocking(device, m, per_row)) {
+    if (tuned->vectors) b.row = tuned->row, b.vectors = true;  // the row's tiles stay for vectors=0
+    else b = *tuned;
+  }
   // Small products (n m k below 2^23) keep the ELEMENT plan, which joins the kernels of the operations
   // around it: there a launch saved outweighs the tiles' reuse. FUGUE_PAIRWISE_TUNING still sets tiles.
   const fugue_type &x = call.operand(0), &y = call.operand(1);
@@ -237,7 +244,9 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
                         static_cast<double>((cols + b.cols - 1) / std::max<int64_t>(b.cols, 1) * b.cols) / (static_cast<double>(n) * static_cast<double>(cols));
   if (static_cast<double>(n) * static_cast<double>(cols) * static_cast<double>(x.shape[1]) < kSmallWork)
     b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
-  else if (b.rows > 0 && padded > 4 && !b.vectors)  // blocks in vectors pad a few rows at most
+  else if (b.rows > 0 && padded > 4 && b.vectors)  // blocks in vectors pad a few rows at most; vectors=0 gives an element a work-item
+    b.rows = b.cols = 0;
+  else if (b.rows > 0 && padded > 4)
     b = {b.row + "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item", 0, 0};
   if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, m, per_row, text);
   if (auto given = blocking_attribute(call)) b = *given;  // as given, whatever the sizes (fugue tune times each)

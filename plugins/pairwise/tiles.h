@@ -31,8 +31,8 @@ struct Blocking {
   // staging dot_depth coordinates at a time (the table's; FUGUE_PAIRWISE_TUNING's depth sets both).
   bool dot_form = true;
   int64_t dot_depth = 16;
-  // pairwise.distance and kernel on CPUs: no tiles, each work-item a block of D with the coordinates in
-  // vectors (row_vectors.h); rows and cols are then unused.
+  // CPUs: no tiles, each work-item a block of D (nearest and kernel_sum: a band of rows) with the
+  // coordinates in vectors (row_vectors.h); rows and cols are then unused.
   bool vectors = false;
 };
 

@@ -62,7 +62,10 @@ TEST(Pairwise, DistancesAndKernelsMatchScipy) {
       const std::string program = R"({"fugue": 1, "symbols": {)" + rows("X", s.n, seed + s.n) + ", " + rows("Y", s.m, seed + s.m + 1) +
                                   R"(}, "body": [)" + body + R"(], "outputs": {)" + outputs + "}}";
       const std::string tol = std::string(dtype) == "f32" ? "rtol=2e-5, atol=2e-5" : "rtol=1e-12, atol=1e-12";
-      expect_scipy_agrees(dir, program, R"(X, Y = np.load(d + 'X.npy').astype(np.float64), np.load(d + 'Y.npy').astype(np.float64)
+      // Each size as the device plans it (an element per work-item here), then in CPUs' blocks in vectors.
+      for (const char* tuning : {"", "vectors=1"}) {
+        ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", tuning, 1), 0);
+        expect_scipy_agrees(dir, program, R"(X, Y = np.load(d + 'X.npy').astype(np.float64), np.load(d + 'Y.npy').astype(np.float64)
 def same(name, want):
     got = np.load(d + name + '.npy')
     assert np.allclose(got, want, )" + tol + R"(, equal_nan=True), (name, np.abs(got - want).max())
@@ -78,7 +81,9 @@ same('k_polynomial', (0.7 * dot + 0.5) ** 2)
 same('k_gaussian', np.exp(-0.7 * cdist(X, Y, 'sqeuclidean')))
 same('k_sigmoid', np.tanh(0.7 * dot + 0.5))
 same('k_intersection', np.minimum(X[:, None, :], Y[None, :, :]).sum(-1)))",
-                          what);
+                            what + (*tuning ? std::string(" ") + tuning : std::string()));
+        unsetenv("FUGUE_PAIRWISE_TUNING");
+      }
     }
 }
 
@@ -173,8 +178,12 @@ TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
   EXPECT_NE(named.out.find("tiles of 32 x 32"), std::string::npos) << named.out;
   ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "vectors=2", 1), 0);
   bad = test::run_fugue("explain " + (dir / "p.json").string());
-  unsetenv("FUGUE_PAIRWISE_TUNING");
   EXPECT_NE(bad.out.find("FUGUE_PAIRWISE_TUNING: \"vectors=2\": expected vectors=0 or vectors=1"), std::string::npos) << bad.out;
+  ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "depth=32,vectors=1", 1), 0);
+  bad = test::run_fugue("explain " + (dir / "p.json").string());
+  unsetenv("FUGUE_PAIRWISE_TUNING");
+  EXPECT_NE(bad.out.find("FUGUE_PAIRWISE_TUNING: vectors=1 and \"depth=32\": blocks in vectors take none of the tiles' fields"), std::string::npos)
+      << bad.out;
   // Past 2^23, a side narrower than a tile shrinks the block to it (rounded up to 16); where the padding
   // would still be more than 4 times D, an element per work-item. CPUs take blocks in vectors, which
   // pad a few rows at most.
@@ -188,6 +197,11 @@ TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
     auto narrow = test::run_fugue("explain --device-file " + (test::source_root() / "devices" / device).string() + " " + (dir / "narrow.json").string());
     EXPECT_NE(narrow.out.find(want), std::string::npos) << m << " on " << device << ": " << narrow.out.substr(0, 2000);
   }
+  // There, tiles asked for in place of the vectors would be the padded ones: an element per work-item.
+  auto tiles = test::run_fugue("explain --device-file " + (test::source_root() / "devices" / "pocl-cpu.json").string() + " " + (dir / "narrow.json").string(),
+                               "FUGUE_PAIRWISE_TUNING=vectors=0");
+  EXPECT_NE(tiles.out.find("one element of D per work-item, its rows read from global memory (FUGUE_PAIRWISE_TUNING=vectors=0)"), std::string::npos)
+      << tiles.out.substr(0, 2000);
 }
 
 // pairwise.nearest's and kernel_sum's tiled plans under several blockings, rows and columns multiples of
@@ -232,11 +246,6 @@ print('10 as scipy')
   auto bad = test::run_fugue("validate " + (dir / "bad.json").string());
   EXPECT_EQ(bad.code, 2) << bad.out;
   EXPECT_NE(bad.out.find("attribute blocking: expected \"ROWSxCOLS\" with each 16, 32, 48, 64, 80 or 96"), std::string::npos) << bad.out;
-  test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [7, 3], "from": {"zeros": {}}}},
-    "body": [{"op": "pairwise.nearest", "out": ["d", "i"], "in": ["X", "X"], "attrs": {"blocking": "vectors"}}], "outputs": {}})");
-  bad = test::run_fugue("validate " + (dir / "bad.json").string());
-  EXPECT_EQ(bad.code, 2) << bad.out;
-  EXPECT_NE(bad.out.find("attribute blocking: \"vectors\" is a plan of pairwise.distance and pairwise.kernel only"), std::string::npos) << bad.out;
 }
 
 TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
@@ -249,7 +258,9 @@ TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
       {"euclidean", "rows=16,cols=16", 1}, {"euclidean", "rows=16,cols=16", 128}, {"manhattan", "rows=32,cols=96", 7},
       {"manhattan", "rows=32,cols=96", 1}, {"chi2", "rows=48,cols=32,layout=contiguous", 128},
       // Two candidates a row at a time: a tile whose rows have more (every tile until the lists fill) takes rounds.
-      {"euclidean", "rows=32,cols=32,candidates=2", 7}};
+      {"euclidean", "rows=32,cols=32,candidates=2", 7},
+      // CPUs' blocks in vectors (19 coordinates: vectors and the rest one at a time).
+      {"euclidean", "vectors=1", 128}, {"manhattan", "vectors=1", 1}, {"chi2", "vectors=1", 7}};
   for (const auto& [metric, blocking, count] : cases) {
         const std::string what = std::string(metric) + " " + blocking + " count " + std::to_string(count) + " (seed " + std::to_string(seed) + ")";
         auto rows = [&](const char* name, int64_t n, uint64_t sd) {
@@ -268,9 +279,13 @@ TEST(Pairwise, TiledNearestMatchesAStableSortAndKernelSumsNumpy) {
         auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
         unsetenv("FUGUE_PAIRWISE_TUNING");
         // Euclidean distances rank candidates by the dot form first (nearest_dot.h); the others as they are.
-        EXPECT_NE(explained.out.find(std::string(metric) == "euclidean" ? "candidates a row by |x|^2 + |y|^2 - 2 x.y" : "best of its columns kept in d and index"),
-                  std::string::npos)
-            << what << ": " << explained.out;
+        const std::string plan = std::string(blocking) == "vectors=1"  ? "best kept in d and index, a band of rows walking Y in order; blocks of"
+                                 : std::string(metric) == "euclidean" ? "candidates a row by |x|^2 + |y|^2 - 2 x.y"
+                                                                      : "best of its columns kept in d and index";
+        EXPECT_NE(explained.out.find(plan), std::string::npos) << what << ": " << explained.out;
+        if (std::string(blocking) == "vectors=1") {
+          EXPECT_NE(explained.out.find("K v summed along each row, a band of rows walking Y in order; blocks of"), std::string::npos) << what << ": " << explained.out;
+        }
         ASSERT_EQ(r.code, 0) << what << ": " << r.out;
         test::write_text(dir / "check.py", std::string("import sys, numpy as np\nd = sys.argv[1] + '/'\nmetric = '") + metric + "'\ncount = " +
                                                std::to_string(count) + R"(
@@ -530,20 +545,34 @@ TEST(Pairwise, EdgeCasesFromReview) {
     "Z": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[0, 1]]},
     "P": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[2, 3]]},
     "C1": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[1, 2]]},
-    "C2": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[-1, 2]]}},
+    "C2": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[-1, 2]]},
+    "Z3": {"kind": "array", "dtype": "f64", "shape": [1, 2], "value": [[0, 3]]}},
     "body": [{"op": "array.div", "out": ["N"], "in": ["Z", "Z"]},
              {"op": "pairwise.distance", "out": ["M"], "in": ["X", "Y"], "attrs": {"metric": "minkowski", "p": 50}},
              {"op": "pairwise.distance", "out": ["Cos"], "in": ["X", "Y"], "attrs": {"metric": "cosine"}},
              {"op": "pairwise.kernel", "out": ["I"], "in": ["N", "P"], "attrs": {"kind": "intersection"}},
              {"op": "pairwise.kernel", "out": ["It"], "in": ["P", "N"], "attrs": {"kind": "intersection"}},
-             {"op": "pairwise.distance", "out": ["Chi"], "in": ["C1", "C2"], "attrs": {"metric": "chi2"}}],
-    "outputs": {"M": "M.npy", "Cos": "Cos.npy", "I": "I.npy", "It": "It.npy", "Chi": "Chi.npy"}})");
+             {"op": "pairwise.distance", "out": ["Chi"], "in": ["C1", "C2"], "attrs": {"metric": "chi2"}},
+             {"op": "pairwise.distance", "out": ["MV"], "in": ["X", "Y"], "attrs": {"metric": "minkowski", "p": 50, "blocking": "vectors"}},
+             {"op": "pairwise.distance", "out": ["CosV"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "blocking": "vectors"}},
+             {"op": "pairwise.kernel", "out": ["IV"], "in": ["N", "P"], "attrs": {"kind": "intersection", "blocking": "vectors"}},
+             {"op": "pairwise.kernel", "out": ["ItV"], "in": ["P", "N"], "attrs": {"kind": "intersection", "blocking": "vectors"}},
+             {"op": "pairwise.distance", "out": ["ChiV"], "in": ["C1", "C2"], "attrs": {"metric": "chi2", "blocking": "vectors"}},
+             {"op": "pairwise.distance", "out": ["Chi0"], "in": ["Z", "Z3"], "attrs": {"metric": "chi2", "blocking": "vectors"}},
+             {"op": "pairwise.distance", "out": ["Can0"], "in": ["Z", "Z3"], "attrs": {"metric": "canberra", "blocking": "vectors"}}],
+    "outputs": {"M": "M.npy", "Cos": "Cos.npy", "I": "I.npy", "It": "It.npy", "Chi": "Chi.npy", "MV": "MV.npy", "CosV": "CosV.npy", "IV": "IV.npy",
+                "ItV": "ItV.npy", "ChiV": "ChiV.npy", "Chi0": "Chi0.npy", "Can0": "Can0.npy"}})");
   auto out = test::run_on_device(program);
-  EXPECT_NEAR(out.at("M").get(0), 0.1, 1e-6) << "minkowski p = 50 of (0.1, 0.05)";
-  EXPECT_GE(out.at("Cos").get(2 * 3 + 2), 0.0) << "a row's cosine distance to itself";
-  EXPECT_NEAR(out.at("Cos").get(1 * 3 + 1), 0.2, 1e-6) << "cosine of tiny rows";
-  EXPECT_TRUE(std::isnan(out.at("I").get(0)) && std::isnan(out.at("It").get(0))) << "intersection with NaN";
-  EXPECT_TRUE(std::isinf(out.at("Chi").get(0))) << "chi2 of x + y = 0, x != y";
+  for (const std::string v : {"", "V"}) {  // as the device plans it (an element per work-item), and in blocks in vectors
+    EXPECT_NEAR(out.at("M" + v).get(0), 0.1, 1e-6) << "minkowski p = 50 of (0.1, 0.05) " << v;
+    EXPECT_GE(out.at("Cos" + v).get(2 * 3 + 2), 0.0) << "a row's cosine distance to itself " << v;
+    EXPECT_NEAR(out.at("Cos" + v).get(1 * 3 + 1), 0.2, 1e-6) << "cosine of tiny rows " << v;
+    EXPECT_TRUE(std::isnan(out.at("I" + v).get(0)) && std::isnan(out.at("It" + v).get(0))) << "intersection with NaN " << v;
+    EXPECT_TRUE(std::isinf(out.at("Chi" + v).get(0))) << "chi2 of x + y = 0, x != y " << v;
+  }
+  // 0/0 coordinates add 0 in a vector's lane: (0, 1) against (0, 3).
+  EXPECT_EQ(out.at("Chi0").get(0), 1.0);
+  EXPECT_EQ(out.at("Can0").get(0), 0.5);
   test::expect_same(out, test::run_reference(program), 1e-5, "against the reference");
   test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [2, 2], "from": {"fill": 1}},
     "e": {"kind": "function", "params": ["x", "y"], "body": [{"op": "array.mul", "out": ["p"], "in": ["x", "y"]}], "result": "p"},
@@ -625,13 +654,16 @@ TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
                                                                       [1.0001, 2, 3, 4], [1, 2, 3, 4.0001], [0.5, 0.25, 1, 2.0001]]}},
     "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "blocking": "16x16"}},
              {"op": "pairwise.nearest", "out": ["d", "i"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "count": 7, "blocking": "16x16"}},
-             {"op": "pairwise.distance", "out": ["DV"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "blocking": "vectors"}}],
-    "outputs": {"D": "D.npy", "d": "d.npy", "i": "i.npy", "DV": "DV.npy"}})");
+             {"op": "pairwise.distance", "out": ["DV"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "blocking": "vectors"}},
+             {"op": "pairwise.nearest", "out": ["dV", "iV"], "in": ["X", "Y"], "attrs": {"metric": "cosine", "count": 7, "blocking": "vectors"}}],
+    "outputs": {"D": "D.npy", "d": "d.npy", "i": "i.npy", "DV": "DV.npy", "dV": "dV.npy", "iV": "iV.npy"}})");
   out = test::run_on_device(near);
   ref = test::run_reference(near);
-  for (const char* name : {"D", "d", "DV"})
-    for (int64_t q = 0; q < ref.at(name).elements(); ++q)
-      EXPECT_LE(std::fabs(out.at(name).get(q) - ref.at(name).get(q)), 1e-5 * std::fabs(ref.at(name).get(q)))
-          << "near-duplicates, " << name << "[" << q << "]: " << out.at(name).get(q) << ", expected " << ref.at(name).get(q);
-  for (int64_t q = 0; q < ref.at("i").elements(); ++q) EXPECT_EQ(out.at("i").get(q), ref.at("i").get(q)) << "near-duplicates' order, i[" << q << "]";
+  for (const auto& [name, expected] : {std::pair{"D", "D"}, {"d", "d"}, {"DV", "D"}, {"dV", "d"}})
+    for (int64_t q = 0; q < ref.at(expected).elements(); ++q)
+      EXPECT_LE(std::fabs(out.at(name).get(q) - ref.at(expected).get(q)), 1e-5 * std::fabs(ref.at(expected).get(q)))
+          << "near-duplicates, " << name << "[" << q << "]: " << out.at(name).get(q) << ", expected " << ref.at(expected).get(q);
+  for (const char* name : {"i", "iV"})
+    for (int64_t q = 0; q < ref.at("i").elements(); ++q)
+      EXPECT_EQ(out.at(name).get(q), ref.at("i").get(q)) << "near-duplicates' order, " << name << "[" << q << "]";
 }
