@@ -144,6 +144,12 @@ class VectorWriter {
 
 // Work-items for `units` blocks: at most 2^20 work-groups of 64 (the rest in turn).
 size_t launch_size(int64_t units) { return static_cast<size_t>(std::min<int64_t>(units, int64_t{64} << 20)); }
+// Work-groups of 64, or smaller where there are too few bands of rows to give every compute unit one
+// (PoCL runs a work-group on one core: 256 query rows in bands of 4 would be one work-group).
+size_t band_group(const sdk::Call& call, int64_t bands) {
+  const int64_t units = std::max<int64_t>(call.device().compute_units, 1);
+  return static_cast<size_t>(std::clamp<int64_t>((bands + units - 1) / units, 1, 64));
+}
 
 }  // namespace
 
@@ -226,7 +232,8 @@ void enqueue_nearest_vectors(const sdk::Call& call, const fugue_device_services&
   cl_program program = sdk::build_program(s, src);
   sdk::Kernel kernel(program, "nearest_vectors");
   kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), sdk::buffer(s, index), cl_long{n}, cl_long{mm});
-  kernel.enqueue(s, launch_size((n + w.block.rows - 1) / w.block.rows), 64, "pairwise.nearest vectors " + R + "x" + C);
+  const int64_t bands = (n + w.block.rows - 1) / w.block.rows;
+  kernel.enqueue(s, launch_size(bands), band_group(call, bands), "pairwise.nearest vectors " + R + "x" + C);
 }
 
 void enqueue_kernel_sum_vectors(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, uint32_t x, uint32_t y,
@@ -252,7 +259,8 @@ void enqueue_kernel_sum_vectors(const sdk::Call& call, const fugue_device_servic
   cl_program program = sdk::build_program(s, src);
   sdk::Kernel kernel(program, "kernel_sum_vectors");
   kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, v), sdk::buffer(s, out), cl_long{n}, cl_long{mm});
-  kernel.enqueue(s, launch_size((n + w.block.rows - 1) / w.block.rows), 64, "pairwise.kernel_sum vectors " + R + "x" + C);
+  const int64_t bands = (n + w.block.rows - 1) / w.block.rows;
+  kernel.enqueue(s, launch_size(bands), band_group(call, bands), "pairwise.kernel_sum vectors " + R + "x" + C);
 }
 
 }  // namespace fugue::pairwise

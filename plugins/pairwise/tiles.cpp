@@ -31,7 +31,7 @@ struct Row {
   int64_t per_row[2];
   // pairwise.nearest's sweep in the dot form (nearest_dot.h): the coordinates staged at a time.
   int64_t dot_depth = 16;
-  // pairwise.distance and kernel: blocks of D in vectors (row_vectors.h) rather than tiles.
+  // Blocks of D in vectors (row_vectors.h) rather than tiles, for all four operations.
   bool vectors = false;
 };
 
@@ -102,15 +102,18 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
     const size_t eq = item.find('=');
     return std::pair{item.substr(0, eq), eq == std::string::npos ? std::string() : item.substr(eq + 1)};
   };
-  bool sides = false;       // rows or cols given
-  std::string vectors, tile;  // vectors=0|1 as given; the first field only tiles read (these take tiles, vectors=1 refuses them)
+  bool sides = false;  // rows or cols given
+  // vectors=0|1 as given; the first of the tiles' shape fields (rows, cols, layout, depth, prefetch: they
+  // ask for tiles) and of any field only tiles read (nearest's candidates and dot too: vectors=1 refuses them).
+  std::string vectors, tile, tiles_only;
   for (const std::string& item : items)
     if (const auto [key, value] = split(item); key == "row") b = from_row(row_named(value), m, per_row);
   Blocking base = b.rows > 0 ? b : sized;
   for (const std::string& item : items) {
     const auto [key, value] = split(item);
     if (key == "row") continue;
-    if (key != "vectors" && tile.empty()) tile = item;
+    if (key != "vectors" && tiles_only.empty()) tiles_only = item;
+    if (key != "vectors" && key != "candidates" && key != "dot" && tile.empty()) tile = item;
     if (key == "prefetch") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected prefetch=0 or prefetch=1");
       b.prefetch = value == "1";
@@ -145,8 +148,8 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
       throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot, vectors)");
     }
   }
-  if (vectors == "1" && !tile.empty())
-    throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: vectors=1 and \"" + tile + "\": blocks in vectors take none of the tiles' fields");
+  if (vectors == "1" && !tiles_only.empty())
+    throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: vectors=1 and \"" + tiles_only + "\": blocks in vectors take none of the tiles' fields");
   b.vectors = vectors.empty() ? b.vectors && tile.empty() : vectors == "1";
   // One side given on a product small enough for no tiles: the other from the device's table row.
   if (sides && b.rows == 0 && b.cols > 0) b.rows = base.rows;

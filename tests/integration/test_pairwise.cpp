@@ -202,6 +202,15 @@ TEST(Pairwise, EveryBlockingGivesTheSameDistances) {
                                "FUGUE_PAIRWISE_TUNING=vectors=0");
   EXPECT_NE(tiles.out.find("one element of D per work-item, its rows read from global memory (FUGUE_PAIRWISE_TUNING=vectors=0)"), std::string::npos)
       << tiles.out.substr(0, 2000);
+  // nearest's fields (candidates, dot) leave the other operations' vectors alone; with vectors=1 they are refused.
+  auto nearest_field = test::run_fugue("explain --device-file " + (test::source_root() / "devices" / "pocl-cpu.json").string() + " " +
+                                           (dir / "narrow.json").string(),
+                                       "FUGUE_PAIRWISE_TUNING=dot=0");
+  EXPECT_NE(nearest_field.out.find("coordinates a vector, no local memory (FUGUE_PAIRWISE_TUNING=dot=0)"), std::string::npos) << nearest_field.out.substr(0, 2000);
+  nearest_field = test::run_fugue("explain " + (dir / "narrow.json").string(), "FUGUE_PAIRWISE_TUNING=candidates=2,vectors=1");
+  EXPECT_NE(nearest_field.out.find("FUGUE_PAIRWISE_TUNING: vectors=1 and \"candidates=2\": blocks in vectors take none of the tiles' fields"),
+            std::string::npos)
+      << nearest_field.out;
 }
 
 // pairwise.nearest's and kernel_sum's tiled plans under several blockings, rows and columns multiples of
