@@ -28,18 +28,6 @@ struct Layout {
   std::string b_slot(const std::string& kk, const std::string& jj) const { return b_rows ? slot(kk, jj, pn) : slot(jj, kk, kc); }
 };
 
-// The compute capability of an architecture "sm_XY" (XY), 0 for any other name.
-int64_t nvidia_sm(const fugue_device_desc& device) {
-  const std::string a = sdk::architecture(&device);
-  if (a.size() < 4 || a.size() > 8 || a.compare(0, 3, "sm_") != 0) return 0;
-  int64_t v = 0;
-  for (size_t i = 3; i < a.size(); ++i) {
-    if (a[i] < '0' || a[i] > '9') return 0;
-    v = v * 10 + (a[i] - '0');
-  }
-  return v;
-}
-
 }  // namespace
 
 uint64_t MmaShape::local_bytes() const { return static_cast<uint64_t>((panel_rows() + panel_columns()) * depth * 8); }
@@ -47,10 +35,7 @@ uint64_t MmaShape::local_bytes() const { return static_cast<uint64_t>((panel_row
 bool has_f64_mma(const fugue_device_desc& device) {
   // sm_90 alone: where it was measured (later architectures take mma.sync m16n8k8 f64 too, at rates of
   // their own, and keep the tiles until measured).
-  if (nvidia_sm(device) != 90) return false;
-  for (uint32_t i = 0; i < device.num_subgroup_sizes; ++i)
-    if (device.subgroup_sizes[i] == 32) return true;
-  return false;
+  return sdk::nvidia_compute_capability(&device) == 90 && sdk::has_warps_of_32(&device);
 }
 
 MmaShape mma_shape(const Tuning& t, int64_t m, int64_t n, int64_t k, const fugue_device_desc& device) {

@@ -14,6 +14,10 @@
 //     at least the last candidate's g, so a distance at least g - delta, where delta bounds both forms'
 //     rounding ((5k + 40) u (|x|^2 + max |y|^2), plus as many smallest normals for what underflows); where
 //     g - delta (g finite) exceeds the count-th distance by a margin, the row is decided;
+//     On sm_90 (tf32_sweep) the sweep runs on the tensor cores with the coordinates rounded to tf32 (11
+//     bits): delta then adds twice |x~ - x| (|y| + |y~ - y|) + |x| |y~ - y| for the rounded rows x~, y~
+//     (norms of what the rounding took, measured in step 1), and doubles its factor for the tensor
+//     cores' sums. Data of 11 significant bits or fewer (small integers) loses nothing to the rounding.
 //  4. the rows left undecided (near ties at the edge, norms that overflow, NaN or inf in the data) take
 //     the sweep in the difference form, listed, so the answer is the difference form's in every row.
 #pragma once

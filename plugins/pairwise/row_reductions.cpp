@@ -90,6 +90,11 @@ class Nearest final : public sdk::Operation {
       Blocking deeper = b;
       deeper.depth = b.dot_depth;
       // (Plans' texts hold 255 characters: the blocking's must fit.)
+      if (tf32_sweep(call, deeper))
+        return tiled_plan(call, std::to_string(nearest_width(count, call.operand(kY).shape[0])) +
+                                    " candidates a row by |x|^2 + |y|^2 - 2 x.y on tensor cores (mma.sync m16n8k8 tf32), then (x - y)^2 sums where a bound decides; tiles of " +
+                                    std::to_string(deeper.rows) + " x " + std::to_string(deeper.cols) + " in 8 warps, " + std::to_string(deeper.depth) +
+                                    " coordinates at a time (" + deeper.row + ")");
       return tiled_plan(call, std::to_string(nearest_width(count, call.operand(kY).shape[0])) +
                                   " candidates a row by |x|^2 + |y|^2 - 2 x.y, then (x - y)^2 sums where a rounding bound decides; " + blocking_text(deeper));
     }

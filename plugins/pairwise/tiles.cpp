@@ -33,6 +33,8 @@ struct Row {
   int64_t dot_depth = 16;
   // Blocks of D in vectors (row_vectors.h) rather than tiles, for all four operations.
   bool vectors = false;
+  // pairwise.nearest's dot-form sweep on the tensor cores (tf32_sweep).
+  bool tensor_cores = false;
 };
 
 // The table, most specific first; the last row matches every device.
@@ -53,8 +55,10 @@ const std::vector<Row>& table() {
       // With the rows centred on Y's first row (a subtraction as they are staged), one call, 96 x 96 (64 x
       // 96): depth 16 161.8 ms (189.3), depth 32 110.3 (118.8), depth 16 prefetched 112.6 (192.6), depth
       // 32 prefetched 111.6 (187.4), depth 32 contiguous 113.5 (126.9); the difference form 140.9 in
-      // depth 16, 152.2 in 32.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {96, 96}, 32},
+      // depth 16, 152.2 in 32. The dot form on the tensor cores (tf32_sweep; H200, one call,
+      // TUNING=mma=1 scripts/gpu_nearest_sweep.sh): 96 x 96 60.5 ms, 96 x 64 72.4, 64 x 64 83.0, 64 x 96
+      // 84.1; in the FP32 units (mma=0) 105.2.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {96, 96}, 32, false, true},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
       // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
@@ -87,6 +91,7 @@ Blocking from_row(const Row& r, const Measure& m, bool per_row) {
   Blocking blocking{std::string(r.name) + " row", b[0], b[1]};
   blocking.dot_depth = r.dot_depth;
   blocking.vectors = r.vectors;
+  blocking.tensor_cores = r.tensor_cores;
   return blocking;
 }
 
@@ -104,7 +109,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
   };
   bool sides = false;  // rows or cols given
   // vectors=0|1 as given; the first of the tiles' shape fields (rows, cols, layout, depth, prefetch: they
-  // ask for tiles) and of any field only tiles read (nearest's candidates and dot too: vectors=1 refuses them).
+  // ask for tiles) and of any field only tiles read (nearest's candidates, dot and mma too: vectors=1 refuses them).
   std::string vectors, tile, tiles_only;
   for (const std::string& item : items)
     if (const auto [key, value] = split(item); key == "row") b = from_row(row_named(value), m, per_row);
@@ -113,7 +118,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
     const auto [key, value] = split(item);
     if (key == "row") continue;
     if (key != "vectors" && tiles_only.empty()) tiles_only = item;
-    if (key != "vectors" && key != "candidates" && key != "dot" && tile.empty()) tile = item;
+    if (key != "vectors" && key != "candidates" && key != "dot" && key != "mma" && tile.empty()) tile = item;
     if (key == "prefetch") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected prefetch=0 or prefetch=1");
       b.prefetch = value == "1";
@@ -132,6 +137,9 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
     } else if (key == "dot") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected dot=0 or dot=1");
       b.dot_form = value == "1";
+    } else if (key == "mma") {
+      if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected mma=0 or mma=1");
+      b.tensor_cores = value == "1";
     } else if (key == "layout") {
       if (value != "strided" && value != "contiguous")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
@@ -145,7 +153,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
       (key == "rows" ? b.rows : b.cols) = v;
       sides = true;
     } else {
-      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot, vectors)");
+      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot, mma, vectors)");
     }
   }
   if (vectors == "1" && !tiles_only.empty())
@@ -232,7 +240,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     }
   if (auto tuned = tuned_blocking(device, m, per_row)) {
     if (tuned->vectors) b.row = tuned->row, b.vectors = true;  // the row's tiles stay for vectors=0
-    else b = *tuned;
+    else b = {tuned->row, tuned->rows, tuned->cols, false, 16, false, 0, true, b.dot_depth, false, b.tensor_cores};  // the row's sweep
   }
   // Small products (n m k below 2^23) keep the ELEMENT plan, which joins the kernels of the operations
   // around it: there a launch saved outweighs the tiles' reuse. FUGUE_PAIRWISE_TUNING still sets tiles.
@@ -240,7 +248,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const int64_t n = x.shape[0], cols = y.shape[0];
   // Blocks no larger than the rows need (rounded up to 16): a narrow side wastes less of each tile.
   auto fit = [](int64_t side, int64_t count) { return std::min(side, (count + kSide - 1) / kSide * kSide); };
-  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch, 0, true, b.dot_depth, b.vectors};
+  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch, 0, true, b.dot_depth, b.vectors, b.tensor_cores};
   const Blocking sized = b;
   // The tiles' elements against D's: past 4 times, the padding costs more than the tiles save.
   const double padded = static_cast<double>((n + b.rows - 1) / std::max<int64_t>(b.rows, 1) * b.rows) *
@@ -252,7 +260,11 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   else if (b.rows > 0 && padded > 4)
     b = {b.row + "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item", 0, 0};
   if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, m, per_row, text);
-  if (auto given = blocking_attribute(call)) b = *given;  // as given, whatever the sizes (fugue tune times each)
+  if (auto given = blocking_attribute(call)) {  // as given, whatever the sizes (fugue tune times each); the row's sweep
+    given->dot_depth = b.dot_depth;
+    given->tensor_cores = b.tensor_cores;
+    b = *given;
+  }
   const fugue_dtype dtype = call.operand(0).dtype;
   while (b.rows > 0 && local_bytes(b, dtype, per_row) > device.local_mem_bytes && (b.depth > kSide || b.rows > kSide || b.cols > kSide)) {
     if (b.depth > kSide) b.depth = kSide;
@@ -273,6 +285,12 @@ std::string blocking_text(const Blocking& b) {
          " coordinates at a time in local memory" + (b.prefetch ? ", the next prefetched" : "") + " (" + b.row + ")";
 }
 
+bool tf32_sweep(const sdk::Call& call, const Blocking& b) {
+  const fugue_device_desc& device = call.device();
+  return b.tensor_cores && b.rows > 0 && b.rows % 32 == 0 && b.cols % 32 == 0 && !b.vectors && call.operand(0).dtype == FUGUE_DTYPE_F32 &&
+         sdk::nvidia_compute_capability(&device) == 90 && sdk::has_warps_of_32(&device) && device.max_work_group_size >= 256;
+}
+
 sdk::Plan tiled_plan(const sdk::Call& call, const std::string& variant) {
   sdk::Plan p = sdk::elementwise_plan(call, FUGUE_LEVEL_DEVICE, call.operand(0).shape[0]);
   for (auto& part : p.partitions) part = sdk::partition(FUGUE_PARTITION_NONE);
@@ -286,10 +304,14 @@ namespace {
 // work-item's place, the local tiles), `compute(i0, j0)` the accumulators of the tile of D at row i0 and
 // column j0 (declared, then updated over all k coordinates), after which `value(r, c)` is the measure of
 // the work-item's element (r, c) of its block, at row `row(r)` and column `col(c)` of the tile.
+// With `tensor_cores` (the linear kernel's x.y of f32 rows, tf32_sweep): the 8 warps of the work-group
+// each take rows/2 x cols/4 of the tile as tiles of mma.sync m16n8k8 tf32, the coordinates staged
+// rounded to tf32, and (r, c) of the work-item's block is its place in PTX's accumulator layout.
 class TileWriter {
  public:
-  TileWriter(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x)
-      : m_(m), p_(p), b_(b), k_(call.operand(x).shape[1]) {
+  TileWriter(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
+             bool tensor_cores = false)
+      : m_(m), p_(p), b_(b), k_(call.operand(x).shape[1]), mma_(tensor_cores) {
     const bool f32 = call.operand(x).dtype == FUGUE_DTYPE_F32;
     if (sdk::max_work_group_size(s) < 256)
       throw sdk::Unsupported("the tiled plan runs work-groups of 256 work-items, more than this device's " + std::to_string(sdk::max_work_group_size(s)) +
@@ -313,6 +335,19 @@ class TileWriter {
     // Unrolled on GPUs; a CPU's compiler (PoCL) takes many times longer to build the unrolled loop for
     // no gain.
     unroll_ = call.device().type != FUGUE_DEVICE_CPU;
+    bytes_ = abi::dtype_size(call.operand(x).dtype);
+    if (mma_ && (!f32 || m.accumulators != 1 || !tf32_sweep(call, b)))
+      throw sdk::Unsupported("pairwise: the tensor cores' sweep takes the dot form of f32 rows in tiles of multiples of 32 on sm_90");
+    // The tensor cores' stages: a row of `depth` coordinates per row of the tile, padded by 8 so that a
+    // half warp's 8-byte fragment loads (rows g, coordinates 2 t4 + 0..1) meet 32 different banks.
+    ld_ = b.depth + 8;
+  }
+
+  // The local memory the tiles take.
+  uint64_t tile_bytes() const {
+    if (mma_) return static_cast<uint64_t>((b_.rows + b_.cols) * ld_) * bytes_;
+    const int64_t pad = b_.contiguous ? 4 : 1;
+    return static_cast<uint64_t>(b_.depth * (b_.rows + pad + b_.cols + pad)) * bytes_;
   }
 
   std::string t;       // the data's OpenCL C type
@@ -330,16 +365,31 @@ class TileWriter {
   // computes a pair of rows i and j in f64.
   std::string extensions() const {
     std::string code = doubles_ ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
+    // f32 to tf32, rounded to nearest with ties away from zero (PTX's cvt.rna.tf32.f32): the 13 low
+    // bits of the significand cleared after adding half of the last kept place. nearest_dot.h's norms
+    // round alike.
+    if (mma_) code += "float tf32_rna(const float v) { return as_float((as_uint(v) + 0x1000u) & 0xffffe000u); }\n";
     return guarded_ ? code + pair_in_double(m_, p_, k_) : code;
   }
   std::string prelude() const {
     const std::string Dp = std::to_string(b_.depth);
+    if (mma_)  // warps of 2 x 4 across the tile; g and t4 the lane's group and place in it (PTX's names)
+      return "  const int t = get_local_id(0), lane = t % 32, wr = t / 128, wc = t / 32 % 4, g = lane / 4, t4 = lane % 4;\n  __local float2 xs[" +
+             std::to_string(b_.rows * ld_ / 2) + "], ys[" + std::to_string(b_.cols * ld_ / 2) + "];\n";
     return "  const int t = get_local_id(0), tx = t % 16, ty = t / 16;\n  __local " + t + " xs[" + Dp + " * " + rp_ + "], ys[" + Dp + " * " + cp_ + "];\n";
   }
   // Element r of the work-item's rows (c of its columns) within the tile: strided, ty + 16 r (tx + 16 c);
   // contiguous, ty rx + r (tx ry + c), read from local memory by vector loads.
-  std::string row(int64_t r) const { return b_.contiguous ? "ty * " + std::to_string(rx) + " + " + std::to_string(r) : "ty + " + std::to_string(16 * r); }
-  std::string col(int64_t c) const { return b_.contiguous ? "tx * " + std::to_string(ry) + " + " + std::to_string(c) : "tx + " + std::to_string(16 * c); }
+  // Tensor cores: the warp's rows from wr rows/2, its columns from wc cols/4; r = 2 mt + h is tile mt's row
+  // g + 8 h, c = 2 nt + e tile nt's column 2 t4 + e.
+  std::string row(int64_t r) const {
+    if (mma_) return "wr * " + std::to_string(b_.rows / 2) + " + g + " + std::to_string(r / 2 * 16 + 8 * (r % 2));
+    return b_.contiguous ? "ty * " + std::to_string(rx) + " + " + std::to_string(r) : "ty + " + std::to_string(16 * r);
+  }
+  std::string col(int64_t c) const {
+    if (mma_) return "wc * " + std::to_string(b_.cols / 4) + " + 2 * t4 + " + std::to_string(c / 2 * 8 + c % 2);
+    return b_.contiguous ? "tx * " + std::to_string(ry) + " + " + std::to_string(c) : "tx + " + std::to_string(16 * c);
+  }
 
   std::string compute(const std::string& i0, const std::string& j0) const {
     std::string code;
@@ -352,6 +402,9 @@ class TileWriter {
     // reasons not found; k = 16 and 37 were right.) With prefetch, each work-item holds its share of
     // the next chunk in registers, loaded while the current one is computed.
     const std::string K = std::to_string(k_), Dp = std::to_string(b_.depth);
+    if (mma_)  // coordinates past k staged as zeros: every chunk whole
+      return code + "  for (long s0 = 0; s0 < " + K + "L; s0 += " + Dp + ") {\n" + staging(i0, j0, "s0", false) + "    barrier(CLK_LOCAL_MEM_FENCE);\n" +
+             mma_updates() + "    barrier(CLK_LOCAL_MEM_FENCE);\n  }\n";
     if (b_.prefetch) code += staging(i0, j0, "0", true);
     code += "  for (long s0 = 0; s0 < " + K + "L; s0 += " + Dp + ") {\n    const int zc = (int)min((long)" + Dp + ", " + K + "L - s0);\n";
     code += b_.prefetch ? stores() + "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (s0 + " + Dp + " < " + K + ") {\n" + staging(i0, j0, "s0 + " + Dp, false) + "    }\n"
@@ -417,7 +470,8 @@ class TileWriter {
         std::string element = std::string(source) + "[" + at + " * " + K + " + " + from + " + " + z + "]";
         if (!center.empty()) element = "(" + element + " - " + center + "[" + from + " + " + z + "])";
         const std::string value = g + " < " + total + " && " + from + " + " + z + " < " + K + " ? " + element + " : (" + t + ")0";
-        if (b_.prefetch) code += std::string("    ") + (declare ? t + " " : "") + reg + std::to_string(q) + " = " + value + ";\n";
+        if (mma_) code += std::string("    ((__local float*)") + tile + ")[" + row + " * " + std::to_string(ld_) + " + " + z + "] = tf32_rna(" + value + ");\n";
+        else if (b_.prefetch) code += std::string("    ") + (declare ? t + " " : "") + reg + std::to_string(q) + " = " + value + ";\n";
         else code += std::string("    ") + tile + "[" + z + " * " + P + " + " + row + "] = " + value + ";\n";
       }
     return code;
@@ -447,12 +501,41 @@ class TileWriter {
            "    }\n    } else {\n    for (int z = 0; z < zc; ++z) {\n" + body + "    }\n    }\n";
   }
 
+  // Tensor cores: the chunk in steps of 8 coordinates, each lane loading its fragments (PTX's m16n8k8
+  // tf32 layout: A's a0..a3 at rows g, g + 8 and coordinates t4, t4 + 4; B's b0, b1 at coordinates t4,
+  // t4 + 4 and column g) as pairs, coordinates 2 t4 and 2 t4 + 1 of the step standing for t4 and t4 + 4
+  // in both (x.y sums over them alike), then the warp multiplies every pair of its tiles.
+  std::string mma_updates() const {
+    const int64_t tiles_m = rx / 2, tiles_n = ry / 2, half = ld_ / 2;
+    const std::string H = std::to_string(half);
+    std::string body;
+    for (int64_t mt = 0; mt < tiles_m; ++mt)
+      for (int64_t h = 0; h < 2; ++h)
+        body += "      const float2 a" + std::to_string(mt) + "_" + std::to_string(h) + " = xs[(wr * " + std::to_string(b_.rows / 2) + " + g + " +
+                std::to_string(mt * 16 + 8 * h) + ") * " + H + " + z + t4];\n";
+    for (int64_t nt = 0; nt < tiles_n; ++nt)
+      body += "      const float2 b" + std::to_string(nt) + " = ys[(wc * " + std::to_string(b_.cols / 4) + " + g + " + std::to_string(nt * 8) + ") * " + H +
+              " + z + t4];\n";
+    for (int64_t mt = 0; mt < tiles_m; ++mt)
+      for (int64_t nt = 0; nt < tiles_n; ++nt) {
+        const std::string a = "a" + std::to_string(mt) + "_", b = "b" + std::to_string(nt);
+        auto c = [&](int64_t h, int64_t e) { return "\"+f\"(" + acc_of(0, 2 * mt + h, 2 * nt + e) + ")"; };
+        body += "      asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\" : " + c(0, 0) +
+                ", " + c(0, 1) + ", " + c(1, 0) + ", " + c(1, 1) + " : \"r\"(as_uint(" + a + "0.x)), \"r\"(as_uint(" + a + "1.x)), \"r\"(as_uint(" + a +
+                "0.y)), \"r\"(as_uint(" + a + "1.y)), \"r\"(as_uint(" + b + ".x)), \"r\"(as_uint(" + b + ".y)));\n";
+      }
+    return "    #pragma unroll\n    for (int z = 0; z < " + std::to_string(b_.depth / 2) + "; z += 4) {\n" + body + "    }\n";
+  }
+
   const Measure& m_;
   const Parameters& p_;
   const Blocking& b_;
   int64_t k_;
+  bool mma_ = false;
   bool doubles_ = false, in_f32_ = false, unroll_ = true, guarded_ = false;
   std::string at_, rp_, cp_;
+  int64_t ld_ = 0;
+  uint64_t bytes_ = 4;
 };
 
 constexpr int64_t kMaxGroups = int64_t{1} << 20;  // beyond, work-groups take several tiles
@@ -496,12 +579,17 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
   kernel.enqueue(s, static_cast<size_t>(std::min(tiles, kMaxGroups) * 256), 256, "pairwise tiles " + R + "x" + C);
 }
 
+int64_t slice_tiles(const Blocking& b, int64_t m, int64_t slices) {
+  const int64_t tiles = (m + b.cols - 1) / b.cols;
+  return (tiles + slices - 1) / std::max<int64_t>(slices, 1);
+}
+
 void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, const Blocking& b, uint32_t x,
                            uint32_t y, const NearestSweep& sweep) {
   const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
   const bool dot = sweep.nx != nullptr, mapped = sweep.rows != nullptr;
   // The dot form accumulates x.y (the linear kernel's sums) and ranks by |x|^2 + |y|^2 - 2 x.y.
-  TileWriter w(call, s, dot ? find(kernels(), "linear", "kind") : m, p, b, x);
+  TileWriter w(call, s, dot ? find(kernels(), "linear", "kind") : m, p, b, x, dot && tf32_sweep(call, b));
   if (mapped) w.rows_map = "Rows";
   if (dot) w.center = "Y";  // Y's first row (nearest_dot.h)
   const std::string R = std::to_string(b.rows), C = std::to_string(b.cols), t = w.t, Q = std::to_string(sweep.width);
@@ -511,7 +599,7 @@ void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s
   // A row's candidates of a tile wait in local memory, `cap` a row: as many as the tile's columns where
   // local memory holds them, else a power of two, at most the blocking's `candidates` (a tile whose row
   // has more takes further rounds).
-  const uint64_t fixed = local_bytes(b, call.operand(x).dtype, false) + static_cast<uint64_t>(b.rows) * (value_bytes + 8 + 4) + 64;
+  const uint64_t fixed = w.tile_bytes() + static_cast<uint64_t>(b.rows) * (value_bytes + 8 + 4) + 64;
   const uint64_t room = call.device().local_mem_bytes > fixed ? call.device().local_mem_bytes - fixed : 0;
   int64_t cap = 1;
   while (cap * 2 <= b.cols && static_cast<uint64_t>(cap * 2 * b.rows) * (value_bytes + index_bytes) <= room) cap *= 2;
@@ -519,7 +607,8 @@ void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s
   if (b.candidates > 0) cap = std::min(cap, b.candidates);
   const std::string CAP = std::to_string(cap);
   // A place of the tile's rows (below N) as the row of the lists: X's row, through the row map if any.
-  auto list_row = [&](const std::string& i) { return w.x_row(i); };
+  const bool sliced = sweep.slices > 1;
+  auto list_row = [&](const std::string& i) { return sliced ? "((" + i + ") * S + slice)" : w.x_row(i); };
   // Each work-group takes bands of `rows` rows of X and sweeps Y tile by tile. A row's `width` best so far
   // are kept sorted in its rows of D and Index (pairs ordered by value, then index: ties to the lower
   // index; empty places, index -1, last), and its worst in local memory (thr, thri). After each tile,
@@ -529,8 +618,9 @@ void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s
   std::string src = w.extensions() + "__kernel __attribute__((reqd_work_group_size(256, 1, 1)))\nvoid nearest_tiles(__global const " + t +
                     "* restrict X, __global const " + t + "* restrict Y, __global " + t + "* restrict D, __global long* restrict Index, ";
   src += dot ? "__global const " + t + "* restrict NX, __global const " + t + "* restrict NY, " : "";
-  src += mapped ? "__global const long* restrict Rows, __global const int* restrict Count, const long M) {\n  const long N = Count[0];\n"
-                : "const long N, const long M) {\n";
+  // (The slices are arguments: their count follows the rows listed, which vary from call to call.)
+  src += mapped ? "__global const long* restrict Rows, __global const int* restrict Count, const long M, const long S, const long SPAN) {\n  const long N = Count[0];\n"
+                : "const long N, const long M, const long S, const long SPAN) {\n";
   src += w.prelude();
   src += "  __local " + t + " thr[" + R + "], cv[" + R + " * " + CAP + "];\n  __local long thri[" + R + "];\n  __local " + it + " ci[" + R + " * " + CAP +
          "];\n  __local int cn[" + R + "], more[2];\n";
@@ -539,14 +629,16 @@ void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s
   auto enters = [&](const std::string& v, const std::string& j, const std::string& lr) {
     return "(" + v + " <= thr[" + lr + "] && (" + v + " < thr[" + lr + "] || thri[" + lr + "] < 0 || " + j + " < thri[" + lr + "]))";
   };
+  // Work-groups take (band, slice) pairs in turn; a slice is SPAN of Y's rows, whole tiles.
   src += "  const long bands = (N + " + R + " - 1) / " + R + ";\n";
-  src += "  for (long band = get_group_id(0); band < bands; band += get_num_groups(0)) {\n  const long i0 = band * " + R + ";\n";
+  src += "  for (long pair = get_group_id(0); pair < bands * S; pair += get_num_groups(0)) {\n  const long band = pair / S, slice = pair % S, i0 = band * " + R +
+         ", jb = slice * SPAN, je = min(M, jb + SPAN);\n";
   src += "  if (t < " + R + ") {\n    if (i0 + t < N) for (int q = 0; q < " + Q + "; ++q) { D[" + list_row("i0 + t") + " * " + Q + " + q] = INFINITY; Index[" +
          list_row("i0 + t") + " * " + Q + " + q] = -1; }\n    thr[t] = INFINITY; thri[t] = -1; cn[t] = 0;\n  }\n  if (t < 2) more[t] = 0;\n  barrier(CLK_LOCAL_MEM_FENCE);\n";
   if (dot)
     for (int64_t r = 0; r < w.rx; ++r)
       src += "  const " + t + " nx" + std::to_string(r) + " = i0 + " + w.row(r) + " < N ? NX[i0 + " + w.row(r) + "] : (" + t + ")0;\n";
-  src += "  for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.compute("i0", "j0");
+  src += "  for (long j0 = jb; j0 < je; j0 += " + C + ") {\n" + w.compute("i0", "j0");
   if (dot)
     for (int64_t c = 0; c < w.ry; ++c)
       src += "  const " + t + " ny" + std::to_string(c) + " = j0 + " + w.col(c) + " < M ? NY[j0 + " + w.col(c) + "] : (" + t + ")0;\n";
@@ -582,14 +674,16 @@ void enqueue_nearest_sweep(const sdk::Call& call, const fugue_device_services& s
 
   cl_program program = sdk::build_program(s, src);
   sdk::Kernel tiles(program, "nearest_tiles");
-  const int64_t bands = (n + b.rows - 1) / b.rows;
+  const int64_t bands = ((sweep.listed > 0 ? sweep.listed : n) + b.rows - 1) / b.rows;
   tiles.args(sdk::buffer(s, x), sdk::buffer(s, y), sweep.d, sweep.index);
   cl_uint a = 4;
   for (cl_mem extra : {sweep.nx, sweep.ny, sweep.rows, sweep.count})
     if (extra) tiles.arg(a++, extra);
   if (!mapped) tiles.arg(a++, cl_long{n});
-  tiles.arg(a, cl_long{mm});
-  tiles.enqueue(s, static_cast<size_t>(std::min(bands, kMaxGroups) * 256), 256,
+  tiles.arg(a++, cl_long{mm});
+  tiles.arg(a++, cl_long{sweep.slices});
+  tiles.arg(a, cl_long{slice_tiles(b, mm, sweep.slices) * b.cols});
+  tiles.enqueue(s, static_cast<size_t>(std::min(bands * sweep.slices, kMaxGroups) * 256), 256,
                 std::string("pairwise.nearest tiles ") + (dot ? "(dot form) " : mapped ? "(rows undecided) " : "") + R + "x" + C);
 }
 

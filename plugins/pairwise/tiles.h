@@ -34,7 +34,15 @@ struct Blocking {
   // CPUs: no tiles, each work-item a block of D (nearest and kernel_sum: a band of rows) with the
   // coordinates in vectors (row_vectors.h); rows and cols are then unused.
   bool vectors = false;
+  // pairwise.nearest's dot-form sweep on NVIDIA's tensor cores (mma.sync m16n8k8 tf32) where tf32_sweep
+  // allows; the bound of nearest_dot.h then takes the rounding of the coordinates to tf32.
+  bool tensor_cores = false;
 };
+
+// Whether the dot-form sweep of pairwise.nearest with blocking b runs on the tensor cores: asked for (the
+// table's NVIDIA row, FUGUE_PAIRWISE_TUNING=mma=1), f32 data, rows and cols multiples of 32 (8 warps of
+// rows/2 x cols/4), and an sm_90 device (where it was measured) running warps of 32.
+bool tf32_sweep(const sdk::Call& call, const Blocking& b);
 
 // The blocking for the call's device and measure, or (per_row) for pairwise.nearest and kernel_sum (cheap measures, a multiply-add or two per coordinate,
 // take larger blocks than those with divisions or powers); throws InvalidArgument naming
@@ -74,7 +82,14 @@ struct NearestSweep {
   // Only the rows rows[0 .. count[0]) of X (i64, i32 count), each kept at its own row of the lists; null:
   // every row.
   cl_mem rows = nullptr, count = nullptr;
+  // Y's rows in `slices` runs of whole tiles, a work-group each (so that a few bands still fill the
+  // device); above 1, the lists hold a row per listed row and slice, place i * slices + slice.
+  int64_t slices = 1;
+  int64_t listed = 0;  // the count of rows listed where the host knows it (sizes the launch), else 0
 };
+
+// The tiles in each of nearest's slices of m rows of Y (whole tiles, so that no tile crosses two).
+int64_t slice_tiles(const Blocking& b, int64_t m, int64_t slices);
 
 // Enqueues the tiled loop of pairwise.nearest over rows X [n, k] and Y [m, k] (operands x, y): bands of
 // rows of X sweeping Y, each row's best so far kept sorted in its row of the lists, and each tile's

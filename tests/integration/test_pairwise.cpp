@@ -420,9 +420,34 @@ print('the same', len(files))
       "Y": {"kind": "array", "dtype": "f32", "shape": [100000, 128], "from": {"zeros": {}}}},
       "body": [{"op": "pairwise.nearest", "out": ["d", "i"], "in": ["X", "Y"], "attrs": {"count": 16, "metric": ")" + std::string(metric) + R"("}}], "outputs": {}})");
     auto h100 = test::run_fugue("explain --device-file " + (test::source_root() / "devices" / "nvidia-h100.json").string() + " " + (dir / "h100.json").string());
-    const std::string want = std::string(metric) == "euclidean" ? "24 candidates a row by |x|^2 + |y|^2 - 2 x.y, then (x - y)^2 sums where a rounding bound decides; tiles of 96 x 96 per 16 x 16 work-group, 6 x 6 per work-item (strided), 32 coordinates at a time"
+    const std::string want = std::string(metric) == "euclidean" ? "24 candidates a row by |x|^2 + |y|^2 - 2 x.y on tensor cores (mma.sync m16n8k8 tf32), then (x - y)^2 sums where a bound decides; tiles of 96 x 96 in 8 warps, 32 coordinates at a time (NVIDIA GPU row)"
                                                                 : "16 best of its columns kept in d and index, a tile's values that enter them inserted by the row's work-item; tiles of 96 x 96 per 16 x 16 work-group, 6 x 6 per work-item (strided), 16 coordinates at a time";
     EXPECT_NE(h100.out.find(want), std::string::npos) << h100.out;
+  }
+  // The FP32 units' sweep with mma=0, and wherever the tiles are not multiples of 32 or the architecture
+  // is not sm_90 (where the tensor cores' sweep was measured).
+  const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string();
+  const std::string fp32 = "24 candidates a row by |x|^2 + |y|^2 - 2 x.y, then (x - y)^2 sums where a rounding bound decides; tiles of 96 x 96 per 16 x 16 work-group";
+  test::write_text(dir / "h100.json", R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [100000, 128], "from": {"zeros": {}}},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [100000, 128], "from": {"zeros": {}}}},
+    "body": [{"op": "pairwise.nearest", "out": ["d", "i"], "in": ["X", "Y"], "attrs": {"count": 16}}], "outputs": {}})");
+  auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "h100.json").string(), "FUGUE_PAIRWISE_TUNING=mma=0");
+  EXPECT_NE(r.out.find(fp32), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "h100.json").string(), "FUGUE_PAIRWISE_TUNING=rows=80,cols=96");
+  EXPECT_NE(r.out.find("tiles of 80 x 96 per 16 x 16 work-group"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("tensor cores"), std::string::npos) << r.out;
+  std::string sm80 = test::read_text(h100);
+  sm80.replace(sm80.find("\"architecture\": \"sm_90\""), std::string("\"architecture\": \"sm_90\"").size(), "\"architecture\": \"sm_80\"");
+  test::write_text(dir / "sm80.json", sm80);
+  r = test::run_fugue("explain --device-file " + (dir / "sm80.json").string() + " " + (dir / "h100.json").string());
+  EXPECT_NE(r.out.find(fp32), std::string::npos) << r.out;
+  for (const auto& [setting, message] : std::vector<std::pair<std::string, std::string>>{
+           {"mma=2", "FUGUE_PAIRWISE_TUNING: \"mma=2\": expected mma=0 or mma=1"},
+           {"vectors=1,mma=1", "FUGUE_PAIRWISE_TUNING: vectors=1 and \"mma=1\": blocks in vectors take none of the tiles' fields"}}) {
+    r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "h100.json").string(), "FUGUE_PAIRWISE_TUNING='" + setting + "'");
+    EXPECT_EQ(r.code, 2) << setting << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << setting << ": " << r.out;
   }
 }
 

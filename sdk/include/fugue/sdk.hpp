@@ -1317,6 +1317,27 @@ inline std::string architecture(const fugue_device_desc* device) {
   return device->architecture;
 }
 
+// The compute capability of an NVIDIA architecture "sm_XY" as XY (90 for "sm_90"), 0 for any other.
+inline int nvidia_compute_capability(const fugue_device_desc* device) {
+  const std::string a = architecture(device);
+  if (a.size() < 4 || a.size() > 8 || a.compare(0, 3, "sm_") != 0) return 0;
+  int v = 0;
+  for (size_t i = 3; i < a.size(); ++i) {
+    if (a[i] < '0' || a[i] > '9') return 0;
+    v = v * 10 + (a[i] - '0');
+  }
+  return v;
+}
+
+// Whether the device runs work-items in warps of 32 (its subgroup sizes hold 32): what plans issuing
+// warp-wide instructions (mma.sync, shfl.sync) need.
+inline bool has_warps_of_32(const fugue_device_desc* device) {
+  if (!device) return false;
+  for (uint32_t i = 0; i < device->num_subgroup_sizes; ++i)
+    if (device->subgroup_sizes[i] == 32) return true;
+  return false;
+}
+
 // The path of the tuning table `<tuner>.json` of `device` (ABI 2.8), or "" where the core gives no
 // tuning folder (an older core, a machine without a cache folder).
 inline std::string tuning_table_path(const fugue_device_desc* device, const std::string& tuner) {
