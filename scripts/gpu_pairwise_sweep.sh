@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
-# the seed's 36 blockings of the tiled pairwise plan, in each layout of LAYOUTS (rows and cols of D per work-group, 16 ... 96; set
+# the seed's 36 blockings of the tiled pairwise plan, in each layout of LAYOUTS (rows and cols of D per work-group, 16 ... 96, and SIDES="112 128" for the larger ones; set
 # through FUGUE_PAIRWISE_TUNING) timed on n x n rows of k f32 for each metric in METRICS, the best of each
 # printed last: what plugins/pairwise/tiles.cpp's table rows are made from.
 #   METRICS="euclidean chi2" N=8192 K=128 SIDES="64 96" LAYOUTS=strided EXTRA=depth=32,prefetch=1 scripts/gpu_pairwise_sweep.sh

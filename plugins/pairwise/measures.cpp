@@ -38,6 +38,17 @@ std::string dot_update(int, const std::string& x, const std::string& y, const st
 std::string squares_update(int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
   return acc + " += (" + x + " - " + y + ") * (" + x + " - " + y + ");";
 }
+// Minkowski's term |x - y|^p of type `type` (float, double or their vectors): a small integer power by
+// multiplications, many times cheaper than pow on GPUs (pow of doubles took 107 ms for 8192 x 8192 rows
+// of 128 on the H200, against 1.1 ms for manhattan).
+std::string minkowski_update(const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, const std::string& type) {
+  if (p.p == std::floor(p.p) && p.p <= 8) {
+    std::string power = "d";
+    for (int q = 1; q < static_cast<int>(p.p); ++q) power += " * d";
+    return "{ const " + type + " d = fabs(" + x + " - " + y + "); " + acc + " += " + power + "; }";
+  }
+  return acc + " += pow(fabs(" + x + " - " + y + "), (" + type + ")(" + lit(p.p, type.rfind("float", 0) == 0) + "));";
+}
 // A quotient that is 0 for 0/0 (chi2, canberra), the terms of equal zero coordinates; any other
 // division by 0 gives its infinity.
 std::string zero_safe(const std::string& num, const std::string& den, const std::string& acc) {
@@ -76,14 +87,7 @@ const std::vector<Measure>& metrics() {
        }},
       {"minkowski", "(sum |x - y|^p)^(1/p), p >= 1 (attribute p)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
-         // A small integer power by multiplications, many times cheaper than pow on GPUs (pow of doubles
-         // took 107 ms for 8192 x 8192 rows of 128 on the H200, against 1.1 ms for manhattan).
-         if (p.p == std::floor(p.p) && p.p <= 8) {
-           std::string power = "d";
-           for (int q = 1; q < static_cast<int>(p.p); ++q) power += " * d";
-           return "{ const " + std::string(f32 ? "float" : "double") + " d = fabs(" + x + " - " + y + "); " + acc + " += " + power + "; }";
-         }
-         return acc + " += pow(fabs(" + x + " - " + y + "), " + lit(p.p, f32) + ");";
+         return minkowski_update(x, y, acc, p, f32 ? "float" : "double");
        },
        [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return "pow(" + a[0] + ", " + lit(1 / p.p, f32) + ")"; },
        [](Rows x, Rows y, const Parameters& p) {
@@ -95,12 +99,7 @@ const std::vector<Measure>& metrics() {
        // A finite sum of at least 2^-64: terms lost below FLT_MIN weigh less than k 2^-126 against it.
        [](const std::vector<std::string>& a, const std::string&) { return "(isfinite(" + a[0] + ") && " + a[0] + " >= 0x1p-64f)"; },
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, const std::string& type) {
-         if (p.p == std::floor(p.p) && p.p <= 8) {
-           std::string power = "d";
-           for (int q = 1; q < static_cast<int>(p.p); ++q) power += " * d";
-           return "{ const " + type + " d = fabs(" + x + " - " + y + "); " + acc + " += " + power + "; }";
-         }
-         return acc + " += pow(fabs(" + x + " - " + y + "), (" + type + ")(" + lit(p.p, type.rfind("float", 0) == 0) + "));";
+         return minkowski_update(x, y, acc, p, type);
        }},
       {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (x + y = 0 otherwise gives inf: for histograms, non-negative data)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
@@ -242,7 +241,7 @@ std::vector<sdk::AttrSpec> measure_attrs(bool kernels) {
     attrs = {{"metric", FUGUE_ATTR_STRING, false, 0, "euclidean", "euclidean, sqeuclidean, manhattan, chebyshev, minkowski, chi2, canberra or cosine"},
              {"p", FUGUE_ATTR_NUMBER, false, 2, "", "minkowski: the power, at least 1"}};
   attrs.push_back({"blocking", FUGUE_ATTR_STRING, false, 0, "",
-                   "the tiles: \"ROWSxCOLS\" of D per 16 x 16 work-group (each 16 to 96 in steps of 16: the seed's 36), \"none\" (an "
+                   "the tiles: \"ROWSxCOLS\" of D per 16 x 16 work-group (each 16 to 128 in steps of 16: the seed's 36 and sides of 112 and 128), \"none\" (an "
                    "element of D per work-item), or \"vectors\" (a block of D per work-item, the coordinates in vectors: CPUs' plan); default: the device's table (`fugue tune pairwise`, else the one built in)"});
   return attrs;
 }

@@ -40,12 +40,13 @@ std::string source(const Measure& m, const Parameters& p, bool f32, int64_t k, i
   // centring's (each coordinate's difference off by u of |x_s| + |y_s|: within 4 u (|x|^2 + |y|^2) of
   // the distance) and the difference form's ((k + 3) u of a distance at most 2 (|x|^2 + |y|^2)), with
   // room to spare for the norms' own rounding and contracted multiply-adds.
-  // The tensor cores add their exact tf32 products in f32 with truncation where it was not proved
-  // otherwise: each step's error taken as two units, the factor doubled.
+  // The tensor cores multiply tf32 values exactly and add the products in f32, aligned to the largest
+  // exponent and truncated (as published for NVIDIA's since Volta; PTX does not say): each step's error
+  // taken as two units rather than one, the factor doubled.
   const double u = f32 ? 0x1p-24 : 0x1p-53, factor = (tf32 ? 2 : 1) * (5.0 * static_cast<double>(k) + 40) * u;
   std::string src = f32 ? "" : "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   // As the sweep stages them (tiles.cpp's tf32_rna).
-  if (tf32) src += "float tf32_rna(const float v) { return as_float((as_uint(v) + 0x1000u) & 0xffffe000u); }\n";
+  if (tf32) src += tf32_rounding();
   // A pair's sum of squared differences (the measure's accumulator) and its value.
   src += t + " pair_sum(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, long i, long j) {\n  " + t +
          " a0 = 0;\n  for (long s = 0; s < " + K + "; ++s) {\n    const " + t + " xs = X[i * " + K + " + s], ys = Y[j * " + K + " + s];\n    " +
@@ -92,8 +93,11 @@ std::string source(const Measure& m, const Parameters& p, bool f32, int64_t k, i
   src += "  const " + t + " nx = NX[i], ymax = Bound[0];\n  bool decided = isfinite(nx) && isfinite(ymax) && J[base + " + W + " - 1] >= 0 && lasti >= 0;\n";
   // tf32: x.y of the rounded rows x~, y~ differs from x.y by (x~ - x).y~ + x.(y~ - y), at most
   // |x~ - x| (|y| + |y~ - y|) + |x| |y~ - y| (Cauchy-Schwarz), twice that in the dot form, with room for the
-  // rounding of this sum and its square roots.
-  const std::string rounded = tf32 ? " + 2 * (sqrt(EX[i]) * (sqrt(ymax) + sqrt(Bound[1])) + sqrt(nx) * sqrt(Bound[1])) * " + literal(1 + 0x1p-10, f32) : "";
+  // rounding of the f32 sums of squares it is made from (each within k u of its own, so their square
+  // roots within k u / 2), of this sum and of its square roots.
+  const std::string rounded = tf32 ? " + 2 * (sqrt(EX[i]) * (sqrt(ymax) + sqrt(Bound[1])) + sqrt(nx) * sqrt(Bound[1])) * " +
+                                         literal(1 + 0x1p-10 + 2 * (static_cast<double>(k) + 4) * u, f32)
+                                   : "";
   src += "  if (decided && " + W + " < M) {\n    const " + t + " glast = G[base + " + W + " - 1], delta = " + literal(factor, f32) + " * (nx + ymax) + " +
          literal(5.0 * static_cast<double>(k) + 40, f32) + " * " + (f32 ? "FLT_MIN" : "DBL_MIN") + rounded + ";\n";
   src += "    decided = isfinite(glast) && glast - delta > pair_sum(X, Y, i, lasti) * " + literal(1 + 32 * u, f32) + ";\n  }\n";
@@ -174,14 +178,17 @@ void enqueue_nearest(const sdk::Call& call, const fugue_device_services& s, cons
   // sweeping all of Y on one compute unit would take as long as the whole sweep did on all of them
   // (H200, 10^5 rows of 128: 20 ms for a band), so Y's rows are cut into slices, a work-group each,
   // enough for the bands to fill the device, each slice at least 8 tiles long.
+  // (Where Y is too short for two slices, the count stays on the device and the queue is not drained.)
+  exact.rows = listed;
+  exact.count = undecided;
+  const int64_t tiles = (mm + b.cols - 1) / b.cols;
+  if (tiles / 8 < 2) return enqueue_nearest_sweep(call, s, m, p, b, x, y, exact);
   cl_int listed_rows = 0;
   sdk::check_cl(clEnqueueReadBuffer(s.queue, undecided, CL_TRUE, 0, sizeof listed_rows, &listed_rows, 0, nullptr, nullptr),
                 "pairwise.nearest: reading the count of rows left undecided");
   if (listed_rows <= 0) return;
-  exact.rows = listed;
-  exact.count = undecided;
   exact.listed = listed_rows;
-  const int64_t bands = (listed_rows + b.rows - 1) / b.rows, tiles = (mm + b.cols - 1) / b.cols;
+  const int64_t bands = (listed_rows + b.rows - 1) / b.rows;
   const int64_t wanted = (4 * static_cast<int64_t>(std::max<uint32_t>(call.device().compute_units, 1)) + bands - 1) / bands;
   // The slices' lists: within an eighth of the device's memory and its largest buffer.
   const double list_bytes = static_cast<double>(listed_rows) * static_cast<double>(count) * static_cast<double>(bytes + 8);

@@ -27,7 +27,7 @@ class PairwiseTuner final : public sdk::Tuner {
  public:
   PairwiseTuner() {
     name = "pairwise";
-    doc = "the register blocking of pairwise.distance, kernel, nearest and kernel_sum: the 36 blockings timed for a cheap measure "
+    doc = "the register blocking of pairwise.distance, kernel, nearest and kernel_sum: the 64 blockings timed for a cheap measure "
           "(euclidean), a dear one (chi2) and 16 nearest, f32 (seed 003 §6.4's offline sampling); on CPUs blocks in vectors too";
   }
 
@@ -36,7 +36,7 @@ class PairwiseTuner final : public sdk::Tuner {
     // The figure's size on GPUs; a size PoCL times in well under a second on CPUs.
     const int64_t rows = quick ? 384 : device.type == FUGUE_DEVICE_GPU ? 8192 : 2048, k = quick ? 64 : 128;
     json list = json::array();
-    // The blockings: the 36 tiles, and on CPUs blocks in vectors (row_vectors.h).
+    // The blockings: the 64 tiles, and on CPUs blocks in vectors (row_vectors.h).
     std::vector<std::string> blockings;
     for (int64_t r : kBlockSides)
       for (int64_t c : kBlockSides)

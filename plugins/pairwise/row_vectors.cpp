@@ -201,66 +201,76 @@ void enqueue_row_vectors(const sdk::Call& call, const fugue_device_services& s, 
   kernel.enqueue(s, launch_size(blocks), 64, "pairwise vectors " + R + "x" + C);
 }
 
+namespace {
+
+// Enqueues kernel `name`, a band of rows per work-item walking Y's rows in order: `parameters` (its
+// buffers' OpenCL C, the launch's `buffers`, before N and M), `start` at each band (i0 its first row),
+// `step` after each block of columns' values (v<r>_<c> of the writer, j0 the block's first column),
+// `finish` after the last block.
+void enqueue_bands(const sdk::Call& call, const fugue_device_services& s, const VectorWriter& w, int64_t n, int64_t mm, const std::string& name,
+                   const std::string& parameters, const std::string& start, const std::string& step, const std::string& finish,
+                   const std::vector<cl_mem>& buffers, const std::string& label) {
+  const std::string R = std::to_string(w.block.rows), C = std::to_string(w.block.cols);
+  std::string src = w.preamble() + "__kernel void " + name + "(" + parameters + ", const long N, const long M) {\n";
+  src += "  for (long band = get_global_id(0); band * " + R + " < N; band += get_global_size(0)) {\n    const long i0 = band * " + R + ";\n" + start;
+  src += "    for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.values() + step + "    }\n" + finish + "  }\n}\n";
+  cl_program program = sdk::build_program(s, src);
+  sdk::Kernel kernel(program, name);
+  cl_uint a = 0;
+  for (cl_mem b : buffers) kernel.arg(a++, b);
+  kernel.arg(a++, cl_long{n});
+  kernel.arg(a, cl_long{mm});
+  const int64_t bands = (n + w.block.rows - 1) / w.block.rows;
+  kernel.enqueue(s, launch_size(bands), band_group(call, bands), label + " " + R + "x" + C);
+}
+
+}  // namespace
+
 void enqueue_nearest_vectors(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, int64_t count, uint32_t x,
                              uint32_t y, uint32_t d, uint32_t index) {
   const VectorWriter w(call, s, m, p, x);
-  const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
-  const std::string R = std::to_string(w.block.rows), C = std::to_string(w.block.cols), t = w.t, Q = std::to_string(count);
-  std::string src = w.preamble() + "__kernel void nearest_vectors(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global " +
-                    t + "* restrict Dist, __global long* restrict Index, const long N, const long M) {\n";
-  src += "  for (long band = get_global_id(0); band * " + R + " < N; band += get_global_size(0)) {\n    const long i0 = band * " + R + ";\n";
+  const std::string t = w.t, Q = std::to_string(count);
   // Each row's list, ascending (value, then index; empty places, index -1, last), in its rows of Dist and
   // Index; its last place in registers. Y's rows come in order, so an equal value never displaces one.
+  std::string start, step;
   for (int64_t r = 0; r < w.block.rows; ++r) {
     const std::string e = std::to_string(r);
-    src += "    " + t + " last" + e + " = INFINITY;\n    long lasti" + e + " = -1;\n";
-    src += "    if (" + w.row(r) + " < N) for (int q = 0; q < " + Q + "; ++q) { Dist[" + w.row(r) + " * " + Q + " + q] = INFINITY; Index[" + w.row(r) + " * " + Q +
-           " + q] = -1; }\n";
+    start += "    " + t + " last" + e + " = INFINITY;\n    long lasti" + e + " = -1;\n";
+    start += "    if (" + w.row(r) + " < N) for (int q = 0; q < " + Q + "; ++q) { Dist[" + w.row(r) + " * " + Q + " + q] = INFINITY; Index[" + w.row(r) + " * " +
+             Q + " + q] = -1; }\n";
   }
-  src += "    for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.values();
   for (int64_t r = 0; r < w.block.rows; ++r)
     for (int64_t c = 0; c < w.block.cols; ++c) {
       const std::string e = std::to_string(r), v = "v" + e + "_" + std::to_string(c), j = w.col(c), row = w.row(r) + " * " + Q;
-      src += "    if (" + w.row(r) + " < N && " + j + " < M && !isnan(" + v + ") && (lasti" + e + " < 0 || " + v + " < last" + e + ")) {\n";
-      src += "      int q = " + Q + " - 1;\n      for (; q > 0; --q) {\n        const " + t + " pv = Dist[" + row + " + q - 1]; const long pi = Index[" + row +
-             " + q - 1];\n";
-      src += "        if (!(pi < 0 || " + v + " < pv)) break;\n        Dist[" + row + " + q] = pv; Index[" + row + " + q] = pi;\n      }\n";
-      src += "      Dist[" + row + " + q] = " + v + "; Index[" + row + " + q] = " + j + ";\n      last" + e + " = Dist[" + row + " + " + Q + " - 1]; lasti" + e +
-             " = Index[" + row + " + " + Q + " - 1];\n    }\n";
+      step += "    if (" + w.row(r) + " < N && " + j + " < M && !isnan(" + v + ") && (lasti" + e + " < 0 || " + v + " < last" + e + ")) {\n";
+      step += "      int q = " + Q + " - 1;\n      for (; q > 0; --q) {\n        const " + t + " pv = Dist[" + row + " + q - 1]; const long pi = Index[" + row +
+              " + q - 1];\n";
+      step += "        if (!(pi < 0 || " + v + " < pv)) break;\n        Dist[" + row + " + q] = pv; Index[" + row + " + q] = pi;\n      }\n";
+      step += "      Dist[" + row + " + q] = " + v + "; Index[" + row + " + q] = " + j + ";\n      last" + e + " = Dist[" + row + " + " + Q + " - 1]; lasti" + e +
+              " = Index[" + row + " + " + Q + " - 1];\n    }\n";
     }
-  src += "    }\n  }\n}\n";
-  cl_program program = sdk::build_program(s, src);
-  sdk::Kernel kernel(program, "nearest_vectors");
-  kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), sdk::buffer(s, index), cl_long{n}, cl_long{mm});
-  const int64_t bands = (n + w.block.rows - 1) / w.block.rows;
-  kernel.enqueue(s, launch_size(bands), band_group(call, bands), "pairwise.nearest vectors " + R + "x" + C);
+  enqueue_bands(call, s, w, call.operand(x).shape[0], call.operand(y).shape[0], "nearest_vectors",
+                "__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global " + t + "* restrict Dist, __global long* restrict Index",
+                start, step, "", {sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, d), sdk::buffer(s, index)}, "pairwise.nearest vectors");
 }
 
 void enqueue_kernel_sum_vectors(const sdk::Call& call, const fugue_device_services& s, const Measure& m, const Parameters& p, uint32_t x, uint32_t y,
                                 uint32_t v, uint32_t out) {
   const VectorWriter w(call, s, m, p, x);
-  const int64_t n = call.operand(x).shape[0], mm = call.operand(y).shape[0];
-  const std::string R = std::to_string(w.block.rows), C = std::to_string(w.block.cols), t = w.t;
-  std::string src = w.preamble() + "__kernel void kernel_sum_vectors(__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global const " +
-                    t + "* restrict V, __global " + t + "* restrict Out, const long N, const long M) {\n";
-  src += "  for (long band = get_global_id(0); band * " + R + " < N; band += get_global_size(0)) {\n    const long i0 = band * " + R + ";\n";
-  for (int64_t r = 0; r < w.block.rows; ++r) src += "    " + t + " sum" + std::to_string(r) + " = 0;\n";
-  src += "    for (long j0 = 0; j0 < M; j0 += " + C + ") {\n" + w.values();
+  const std::string t = w.t;
+  std::string start, step, finish;
+  for (int64_t r = 0; r < w.block.rows; ++r) start += "    " + t + " sum" + std::to_string(r) + " = 0;\n";
   // Columns in order, each row's sum one product at a time (as the rows plan adds them).
   for (int64_t c = 0; c < w.block.cols; ++c) {
-    src += "    if (" + w.col(c) + " < M) {\n      const " + t + " vj = V[" + w.col(c) + "];\n";
+    step += "    if (" + w.col(c) + " < M) {\n      const " + t + " vj = V[" + w.col(c) + "];\n";
     for (int64_t r = 0; r < w.block.rows; ++r)
-      src += "      sum" + std::to_string(r) + " += v" + std::to_string(r) + "_" + std::to_string(c) + " * vj;\n";
-    src += "    }\n";
+      step += "      sum" + std::to_string(r) + " += v" + std::to_string(r) + "_" + std::to_string(c) + " * vj;\n";
+    step += "    }\n";
   }
-  src += "    }\n";
-  for (int64_t r = 0; r < w.block.rows; ++r) src += "    if (" + w.row(r) + " < N) Out[" + w.row(r) + "] = sum" + std::to_string(r) + ";\n";
-  src += "  }\n}\n";
-  cl_program program = sdk::build_program(s, src);
-  sdk::Kernel kernel(program, "kernel_sum_vectors");
-  kernel.args(sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, v), sdk::buffer(s, out), cl_long{n}, cl_long{mm});
-  const int64_t bands = (n + w.block.rows - 1) / w.block.rows;
-  kernel.enqueue(s, launch_size(bands), band_group(call, bands), "pairwise.kernel_sum vectors " + R + "x" + C);
+  for (int64_t r = 0; r < w.block.rows; ++r) finish += "    if (" + w.row(r) + " < N) Out[" + w.row(r) + "] = sum" + std::to_string(r) + ";\n";
+  enqueue_bands(call, s, w, call.operand(x).shape[0], call.operand(y).shape[0], "kernel_sum_vectors",
+                "__global const " + t + "* restrict X, __global const " + t + "* restrict Y, __global const " + t + "* restrict V, __global " + t + "* restrict Out",
+                start, step, finish, {sdk::buffer(s, x), sdk::buffer(s, y), sdk::buffer(s, v), sdk::buffer(s, out)}, "pairwise.kernel_sum vectors");
 }
 
 }  // namespace fugue::pairwise

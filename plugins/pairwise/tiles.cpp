@@ -58,7 +58,11 @@ const std::vector<Row>& table() {
       // depth 16, 152.2 in 32. The dot form on the tensor cores (tf32_sweep; H200, one call,
       // TUNING=mma=1 scripts/gpu_nearest_sweep.sh): 96 x 96 60.5 ms, 96 x 64 72.4, 64 x 64 83.0, 64 x 96
       // 84.1; in the FP32 units (mma=0) 105.2.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {96, 96}, {64, 96}, {96, 96}, 32, false, true},
+      // Sides of 112 and 128 too (one call, 8192 x 8192 x 128, strided): 128 x 128 euclidean 0.776 ms (96 x
+      // 96 0.845), manhattan 0.765 (0.833), chebyshev 0.749 (0.815), sqeuclidean 0.774 (0.843); dear: chi2
+      // best 64 x 64 4.67 ms (64 x 96 4.71), cosine 128 x 64 0.895; nearest (tensor cores) 96 x 96 60.1 ms,
+      // 128 x 128 77.2.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {128, 128}, {64, 96}, {96, 96}, 32, false, true},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
       // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
@@ -128,8 +132,8 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
     } else if (key == "candidates") {
       char* end = nullptr;
       const long long v = std::strtoll(value.c_str(), &end, 10);
-      if (value.empty() || *end || v < 1 || v > 6 * kSide)
-        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected candidates=N with N in 1..96");
+      if (value.empty() || *end || v < 1 || v > 8 * kSide)
+        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected candidates=N with N in 1..128");
       b.candidates = v;
     } else if (key == "vectors") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected vectors=0 or vectors=1");
@@ -147,8 +151,8 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
     } else if (key == "rows" || key == "cols") {
       char* end = nullptr;
       const long long v = std::strtoll(value.c_str(), &end, 10);
-      if (value.empty() || *end || v < 0 || v > 6 * kSide || v % kSide)
-        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected " + key + "=N with N one of 16, 32, 48, 64, 80, 96 "
+      if (value.empty() || *end || v < 0 || v > 8 * kSide || v % kSide)
+        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected " + key + "=N with N one of 16, 32, 48, 64, 80, 96, 112, 128 "
                                    "(or rows=0,cols=0: no tiles, an element of D per work-item)");
       (key == "rows" ? b.rows : b.cols) = v;
       sides = true;
@@ -205,7 +209,7 @@ std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Me
   }
   if (!sides.is_array() || sides.size() != 2 || !sides[0].is_number_integer() || !sides[1].is_number_integer() ||
       !parse_side(std::to_string(sides[0].get<int64_t>()), b.rows) || !parse_side(std::to_string(sides[1].get<int64_t>()), b.cols))
-    throw bad(std::string("\"") + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80 or 96, nor \"vectors\"");
+    throw bad(std::string("\"") + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80, 96, 112 or 128, nor \"vectors\"");
   b.row = "tuned table (" + path + ")";
   return b;
 }
@@ -225,10 +229,23 @@ std::optional<Blocking> blocking_attribute(const sdk::Call& call) {
   Blocking b;
   b.row = "attribute blocking";
   if (x == std::string::npos || !parse_side(text.substr(0, x), b.rows) || !parse_side(text.substr(x + 1), b.cols))
-    throw sdk::InvalidArgument("attribute blocking: expected \"ROWSxCOLS\" with each 16, 32, 48, 64, 80 or 96 (\"64x96\"), \"none\" or \"vectors\"; found \"" +
+    throw sdk::InvalidArgument("attribute blocking: expected \"ROWSxCOLS\" with each 16, 32, 48, 64, 80, 96, 112 or 128 (\"64x96\"), \"none\" or \"vectors\"; found \"" +
                                text + "\"");
   return b;
 }
+
+namespace {
+
+// No tiles (an element of D per work-item), `why` added to the reasons; the row's sweep (dot depth,
+// tensor cores) kept for tiles asked for later (FUGUE_PAIRWISE_TUNING, the blocking attribute).
+Blocking element_plan(Blocking b, const std::string& why) {
+  Blocking e{b.row + why, 0, 0};
+  e.dot_depth = b.dot_depth;
+  e.tensor_cores = b.tensor_cores;
+  return e;
+}
+
+}  // namespace
 
 Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const fugue_device_desc& device = call.device();
@@ -254,11 +271,11 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const double padded = static_cast<double>((n + b.rows - 1) / std::max<int64_t>(b.rows, 1) * b.rows) *
                         static_cast<double>((cols + b.cols - 1) / std::max<int64_t>(b.cols, 1) * b.cols) / (static_cast<double>(n) * static_cast<double>(cols));
   if (static_cast<double>(n) * static_cast<double>(cols) * static_cast<double>(x.shape[1]) < kSmallWork)
-    b = {b.row + "; n m k < 2^23: an element per work-item, fusing", 0, 0};
+    b = element_plan(b, "; n m k < 2^23: an element per work-item, fusing");
   else if (b.rows > 0 && padded > 4 && b.vectors)  // blocks in vectors pad a few rows at most; vectors=0 gives an element a work-item
     b.rows = b.cols = 0;
   else if (b.rows > 0 && padded > 4)
-    b = {b.row + "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item", 0, 0};
+    b = element_plan(b, "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item");
   if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, m, per_row, text);
   if (auto given = blocking_attribute(call)) {  // as given, whatever the sizes (fugue tune times each); the row's sweep
     given->dot_depth = b.dot_depth;
@@ -276,6 +293,8 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     deeper.depth = b.dot_depth;
     if (local_bytes(deeper, dtype, per_row) > device.local_mem_bytes) b.dot_depth = b.depth;
   }
+  // The tensor cores' stages: a row of dot_depth + 8 values per row of the tile.
+  if (b.tensor_cores && static_cast<uint64_t>((b.rows + b.cols) * (b.dot_depth + 8)) * abi::dtype_size(dtype) > device.local_mem_bytes) b.tensor_cores = false;
   return b;
 }
 
@@ -283,6 +302,12 @@ std::string blocking_text(const Blocking& b) {
   return "tiles of " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + " per 16 x 16 work-group, " + std::to_string(b.rows / kSide) + " x " +
          std::to_string(b.cols / kSide) + " per work-item (" + (b.contiguous ? "contiguous" : "strided") + "), " + std::to_string(b.depth) +
          " coordinates at a time in local memory" + (b.prefetch ? ", the next prefetched" : "") + " (" + b.row + ")";
+}
+
+std::string tf32_rounding() {
+  // Rounded to nearest with ties away from zero (PTX's cvt.rna.tf32.f32): the 13 low bits of the
+  // significand cleared after adding half of the last kept place; NaN kept as it is.
+  return "float tf32_rna(const float v) { return isnan(v) ? v : as_float((as_uint(v) + 0x1000u) & 0xffffe000u); }\n";
 }
 
 bool tf32_sweep(const sdk::Call& call, const Blocking& b) {
@@ -365,10 +390,7 @@ class TileWriter {
   // computes a pair of rows i and j in f64.
   std::string extensions() const {
     std::string code = doubles_ ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
-    // f32 to tf32, rounded to nearest with ties away from zero (PTX's cvt.rna.tf32.f32): the 13 low
-    // bits of the significand cleared after adding half of the last kept place. nearest_dot.h's norms
-    // round alike.
-    if (mma_) code += "float tf32_rna(const float v) { return as_float((as_uint(v) + 0x1000u) & 0xffffe000u); }\n";
+    if (mma_) code += tf32_rounding();
     return guarded_ ? code + pair_in_double(m_, p_, k_) : code;
   }
   std::string prelude() const {

@@ -1,6 +1,6 @@
 // tiles.h: the tiled plan of pairwise.distance and pairwise.kernel (seed 003 §6.4, clPaDi): work-groups
-// of 16 x 16 work-items, each computing a block of D of `rows` x `cols` (multiples of 16 up to 96: the
-// seed's 36 blockings), every work-item a (rows / 16) x (cols / 16) block in registers, the rows of X and
+// of 16 x 16 work-items, each computing a block of D of `rows` x `cols` (multiples of 16 up to 128: the
+// seed's 36 blockings, 16 to 96, and sides of 112 and 128), every work-item a (rows / 16) x (cols / 16) block in registers, the rows of X and
 // Y passing through local memory 16 coordinates at a time. A DEVICE-level kernel with a 2-D launch; the
 // blocking comes from the call's "blocking" attribute, else FUGUE_PAIRWISE_TUNING (experiments and
 // sweeps: "rows=64,cols=48,layout=contiguous", "row=gpu", "candidates=2", "dot=0"), else the table `fugue tune pairwise` measured
@@ -17,7 +17,7 @@ namespace fugue::pairwise {
 
 struct Blocking {
   std::string row;   // the table row that decided it ("NVIDIA GPU", ...; " table" when overridden)
-  int64_t rows = 0;  // D's rows per work-group (X's), a multiple of 16 up to 96; 0: no tiles (ELEMENT plan)
+  int64_t rows = 0;  // D's rows per work-group (X's), a multiple of 16 up to 128; 0: no tiles (ELEMENT plan)
   int64_t cols = 0;  // D's columns per work-group (Y's)
   // Each work-item's rows and columns of the tile: contiguous runs (vector loads from local memory,
   // vector stores into D), or strided by 16 (scalar).
@@ -44,20 +44,24 @@ struct Blocking {
 // rows/2 x cols/4), and an sm_90 device (where it was measured) running warps of 32.
 bool tf32_sweep(const sdk::Call& call, const Blocking& b);
 
+// The OpenCL C function tf32_rna(float): f32 to tf32 (11 significant bits), as the tensor cores' sweep
+// stages the coordinates and nearest_dot.h's norms measure what that takes off them.
+std::string tf32_rounding();
+
 // The blocking for the call's device and measure, or (per_row) for pairwise.nearest and kernel_sum (cheap measures, a multiply-add or two per coordinate,
 // take larger blocks than those with divisions or powers); throws InvalidArgument naming
 // FUGUE_PAIRWISE_TUNING when it does not parse. Blocks whose local tiles do not fit the device come back
 // halved.
 Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row = false);
 
-// The call's "blocking" attribute: "ROWSxCOLS" (multiples of 16 up to 96), "none" (rows = cols = 0),
+// The call's "blocking" attribute: "ROWSxCOLS" (multiples of 16 up to 128), "none" (rows = cols = 0),
 // "vectors" (row_vectors.h), or nullopt where it is empty (the tables decide); InvalidArgument naming
 // the attribute otherwise.
 std::optional<Blocking> blocking_attribute(const sdk::Call& call);
 
 // The blocking sides a table may hold, and the classes of measure it holds one for: cheap (a multiply-add
 // or two a coordinate), dear (divisions, powers), per_row (pairwise.nearest and kernel_sum's bands).
-inline const int64_t kBlockSides[] = {16, 32, 48, 64, 80, 96};
+inline const int64_t kBlockSides[] = {16, 32, 48, 64, 80, 96, 112, 128};
 inline const char* const kBlockingClasses[] = {"cheap", "dear", "per_row"};
 
 // The text explain shows for a tiled plan.
