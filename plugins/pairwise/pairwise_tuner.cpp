@@ -21,14 +21,17 @@ struct Sample {
   const char* op;
   const char* metric;
 };
-const Sample kSamples[] = {{"cheap", "pairwise.distance", "euclidean"}, {"dear", "pairwise.distance", "chi2"}, {"per_row", "pairwise.nearest", "euclidean"}};
+const Sample kSamples[] = {{"cheap", "pairwise.distance", "euclidean"},
+                           {"dear", "pairwise.distance", "chi2"},
+                           {"normed", "pairwise.distance", "cosine"},
+                           {"per_row", "pairwise.nearest", "euclidean"}};
 
 class PairwiseTuner final : public sdk::Tuner {
  public:
   PairwiseTuner() {
     name = "pairwise";
     doc = "the register blocking of pairwise.distance, kernel, nearest and kernel_sum: the 64 blockings timed for a cheap measure "
-          "(euclidean), a dear one (chi2) and 16 nearest, f32 (seed 003 §6.4's offline sampling); on CPUs blocks in vectors too";
+          "(euclidean), a dear one (chi2), cosine and 16 nearest, f32 (seed 003 §6.4's offline sampling); on CPUs blocks in vectors too";
   }
 
   std::string programs(const fugue_device_desc& device, uint32_t flags) const override {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct Row {
   const char* name;        // the row's name
   int64_t cheap[2];        // rows, cols for measures of a multiply-add or two per coordinate
   int64_t dear[2];         // for the others (Measure::dear)
+  // Measures that keep each row's own sums beside one multiply-add a pair and coordinate (cosine's
+  // norms: Measure::x_only), whose value takes a division and the f32 guard's test a pair.
+  int64_t normed[2];
   // pairwise.nearest and kernel_sum: bands of rows sweep Y (row blocks small enough to keep many
   // work-groups busy)
   int64_t per_row[2];
@@ -62,16 +66,18 @@ const std::vector<Row>& table() {
       // 96 0.845), manhattan 0.765 (0.833), chebyshev 0.749 (0.815), sqeuclidean 0.774 (0.843); dear: chi2
       // best 64 x 64 4.67 ms (64 x 96 4.71), cosine 128 x 64 0.895; nearest (tensor cores) 96 x 96 60.1 ms,
       // 128 x 128 77.2.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {128, 128}, {64, 96}, {96, 96}, 32, false, true},
-      {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {32, 64}},
+      // Cosine, its guard's recomputations after the block (one call): 96 x 128 0.711 ms, 128 x 96 0.742, 64 x
+      // 96 0.853, against chi2 6.53 ms in 96 x 128 (4.71 in 64 x 96): a class of its own.
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {128, 128}, {64, 96}, {96, 128}, {96, 96}, 32, false, true},
+      {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
       // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
       // 64 x 64 99.6 ms, 32 x 32 146 (cdist 125), canberra 254.6 and 260 (cdist 545). Loops not unrolled.
       // Those with AVX-512; on 2 AVX2 cores, the tiles took 268 ms (euclidean, 32 x 32) and 1,131 (cosine,
       // 64 x 64) against SciPy's 352 and 238; distance and kernel now take blocks in vectors there
       // (row_vectors.h), and so do nearest and kernel_sum.
-      {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {64, 64}, {32, 32}, 16, true},
-      {0, "", "default", {32, 32}, {32, 32}, {32, 32}},
+      {FUGUE_DEVICE_CPU, "", "CPU", {32, 32}, {64, 64}, {64, 64}, {32, 32}, 16, true},
+      {0, "", "default", {32, 32}, {32, 32}, {32, 32}, {32, 32}},
   };
   return rows;
 }
@@ -91,7 +97,7 @@ const Row& row_named(std::string name) {
 }
 
 Blocking from_row(const Row& r, const Measure& m, bool per_row) {
-  const int64_t* b = per_row ? r.per_row : m.dear ? r.dear : r.cheap;
+  const int64_t* b = per_row ? r.per_row : m.x_only >= 0 ? r.normed : m.dear ? r.dear : r.cheap;
   Blocking blocking{std::string(r.name) + " row", b[0], b[1]};
   blocking.dot_depth = r.dot_depth;
   blocking.vectors = r.vectors;
@@ -199,8 +205,9 @@ std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Me
   if (table.is_discarded() || !table.is_object()) throw bad("not a JSON object");
   if (table.value("tuner", "") != "pairwise" || table.value("device", "") != (device.name ? device.name : ""))
     throw bad("not the pairwise table of " + std::string(device.name ? device.name : "this device"));
-  const char* cls = per_row ? "per_row" : m.dear ? "dear" : "cheap";
+  const char* cls = per_row ? "per_row" : m.x_only >= 0 ? "normed" : m.dear ? "dear" : "cheap";
   const nlohmann::json& sides = table.value(cls, nlohmann::json());
+  if (sides.is_null() && std::strcmp(cls, "normed") == 0) return std::nullopt;  // a table tuned before the class came: the row's
   Blocking b;
   if (sides == "vectors") {
     b.vectors = true;
@@ -436,16 +443,29 @@ class TileWriter {
 
   // Element (r, c)'s measure, at row i and column j of D (expressions; N and M its rows and columns).
   std::string value(int64_t r, int64_t c, const std::string& i, const std::string& j) const {
-    std::vector<std::string> accs;
-    for (int a = 0; a < m_.accumulators; ++a) accs.push_back(acc_of(a, r, c));
-    const std::string fast = "(" + t + ")(" + m_.finish(accs, p_, in_f32_) + ")";
-    if (!guarded_) return fast;
+    const std::string v = fast(r, c);
+    if (!guarded_) return v;
     // Past D's edge the rows are zeros: no second computation there.
-    return "(" + m_.trusted(accs, fast) + " || (" + i + ") >= N || (" + j + ") >= M ? " + fast + " : (" + t + ")pair_in_double(X, Y, " + x_row(i) + ", " + j +
-           "))";
+    return "(" + trusted(r, c, v) + " || (" + i + ") >= N || (" + j + ") >= M ? " + v + " : " + in_double(i, j) + ")";
   }
 
+  // The parts of a guarded value (guarded(): f32 sums of a wide measure), for kernels that recompute the
+  // pairs that fail the test after the block rather than in its midst: element (r, c)'s value from the f32
+  // sums, whether `value` (that value) can be trusted, and the pair at row i and column j of D in f64.
+  bool guarded() const { return guarded_; }
+  std::string fast(int64_t r, int64_t c) const { return "(" + t + ")(" + m_.finish(accs_of(r, c), p_, in_f32_) + ")"; }
+  std::string trusted(int64_t r, int64_t c, const std::string& value) const { return m_.trusted(accs_of(r, c), value); }
+  std::string in_double(const std::string& i, const std::string& j) const { return "(" + t + ")pair_in_double(X, Y, " + x_row(i) + ", " + j + ")"; }
+  // row(r) and col(c) for r and c known only when the kernel runs (expressions; not the tensor cores').
+  std::string row_at(const std::string& r) const { return b_.contiguous ? "ty * " + std::to_string(rx) + " + " + r : "ty + 16 * " + r; }
+  std::string col_at(const std::string& c) const { return b_.contiguous ? "tx * " + std::to_string(ry) + " + " + c : "tx + 16 * " + c; }
+
  private:
+  std::vector<std::string> accs_of(int64_t r, int64_t c) const {
+    std::vector<std::string> accs;
+    for (int a = 0; a < m_.accumulators; ++a) accs.push_back(acc_of(a, r, c));
+    return accs;
+  }
   static std::string acc(int a, int64_t r, int64_t c) { return "acc" + std::to_string(a) + "_" + std::to_string(r) + "_" + std::to_string(c); }
   // Element (r, c)'s accumulator a: a row's own where it reads only x (Measure::x_only), a column's where
   // only y; `owns` says whether (r, c) is the element that declares and updates it.
@@ -577,11 +597,21 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
   src += "  const long col_tiles = (M + " + C + " - 1) / " + C + ", tiles = (N + " + R + " - 1) / " + R + " * col_tiles;\n";
   src += "  for (long tile = get_group_id(0); tile < tiles; tile += get_num_groups(0)) {\n";
   src += "  const long i0 = tile / col_tiles * " + R + ", j0 = tile % col_tiles * " + C + ";\n" + w.compute("i0", "j0");
+  // A wide measure's f32 values that fail its test are computed again in f64 after the block is stored,
+  // the pairs marked a bit each and recomputed by one call site: a call per element in the block's midst
+  // took registers and code (H200, cosine 8192^2 x 128: 0.896 ms, against 0.685 with no test at all).
+  const bool guarded = w.guarded();
+  if (guarded && w.rx * w.ry > 64) throw std::logic_error("pairwise tiles: a work-item's block of more than 64 values");
+  if (guarded) src += "  ulong untrusted = 0;\n";
   for (int64_t r = 0; r < w.rx; ++r) {
     src += "  {\n    const long i = i0 + " + w.row(r) + ", j = j0 + " + w.col(0) + ";\n";
     std::string values;
     for (int64_t c = 0; c < w.ry; ++c) {
-      src += "    const " + t + " v" + std::to_string(c) + " = " + w.value(r, c, "i", "j0 + " + w.col(c)) + ";\n";
+      const std::string v = "v" + std::to_string(c), jc = "j0 + " + w.col(c);
+      if (guarded)
+        src += "    const " + t + " " + v + " = " + w.fast(r, c) + ";\n    if (!" + w.trusted(r, c, v) + " && i < N && " + jc + " < M) untrusted |= 1UL << " +
+               std::to_string(r * w.ry + c) + ";\n";
+      else src += "    const " + t + " " + v + " = " + w.value(r, c, "i", jc) + ";\n";
       values += (c ? ", v" : "v") + std::to_string(c);
     }
     // A whole run inside D: one vector store; else element by element, each checked.
@@ -592,6 +622,10 @@ void enqueue_tiles(const sdk::Call& call, const fugue_device_services& s, const 
     for (int64_t c = 0; c < w.ry; ++c) src += "      if (j0 + " + w.col(c) + " < M) D[i * M + j0 + " + w.col(c) + "] = v" + std::to_string(c) + ";\n";
     src += "    }\n  }\n";
   }
+  if (guarded)
+    src += "  while (untrusted) {\n    const int e = (int)(63 - clz(untrusted)), r = e / " + std::to_string(w.ry) + ", c = e % " + std::to_string(w.ry) +
+           ";\n    untrusted ^= 1UL << e;\n    const long i = i0 + " + w.row_at("r") + ", j = j0 + " + w.col_at("c") + ";\n    D[i * M + j] = " +
+           w.in_double("i", "j") + ";\n  }\n";
   src += "  }\n}\n";
 
   cl_program program = sdk::build_program(s, src);

@@ -60,9 +60,10 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row = fal
 std::optional<Blocking> blocking_attribute(const sdk::Call& call);
 
 // The blocking sides a table may hold, and the classes of measure it holds one for: cheap (a multiply-add
-// or two a coordinate), dear (divisions, powers), per_row (pairwise.nearest and kernel_sum's bands).
+// or two a coordinate), dear (divisions, powers), normed (each row's own sums beside one multiply-add a
+// pair: cosine), per_row (pairwise.nearest and kernel_sum's bands).
 inline const int64_t kBlockSides[] = {16, 32, 48, 64, 80, 96, 112, 128};
-inline const char* const kBlockingClasses[] = {"cheap", "dear", "per_row"};
+inline const char* const kBlockingClasses[] = {"cheap", "dear", "normed", "per_row"};
 
 // The text explain shows for a tiled plan.
 std::string blocking_text(const Blocking& b);

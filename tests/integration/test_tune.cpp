@@ -105,13 +105,13 @@ TEST(Tune, ThePairwiseBlockingsAreMeasuredAndTaken) {
   const fs::path table_file = quick_file.parent_path() / "pairwise.json";
   fs::copy_file(quick_file, table_file);
   nlohmann::json table = nlohmann::json::parse(std::ifstream(table_file));
-  for (const char* cls : {"cheap", "dear", "per_row"}) {
+  for (const char* cls : {"cheap", "dear", "normed", "per_row"}) {
     if (table[cls] == "vectors") continue;  // CPUs time blocks in vectors too
     ASSERT_EQ(table[cls].size(), 2u) << cls << ": " << table.dump();
     EXPECT_TRUE(table[cls][0] == 32 || table[cls][0] == 64) << cls;  // the quick run's sides
   }
   const bool cpu = test::test_device().info.is_cpu;  // CPUs time blocks in vectors too
-  for (const char* label : {"cheap vectors", "dear vectors", "per_row vectors"}) EXPECT_EQ(table["ms"].contains(label), cpu) << label << ": " << table.dump();
+  for (const char* label : {"cheap vectors", "dear vectors", "normed vectors", "per_row vectors"}) EXPECT_EQ(table["ms"].contains(label), cpu) << label << ": " << table.dump();
   table["cheap"] = {80, 48};
   std::ofstream(table_file) << table.dump();
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [500, 128], "from": {"random": {"seed": 1}}}},
@@ -129,4 +129,14 @@ TEST(Tune, ThePairwiseBlockingsAreMeasuredAndTaken) {
   EXPECT_NE(refused.out.find("the tuning table " + table_file.string() + ": \"cheap\" is not [rows, cols] with each 16, 32, 48, 64, 80, 96, 112 or 128, nor \"vectors\""),
             std::string::npos)
       << refused.out;
+  // A table tuned before cosine had a class of its own (no "normed") leaves cosine to the table built in.
+  table["cheap"] = {80, 48};
+  table.erase("normed");
+  std::ofstream(table_file) << table.dump();
+  test::write_text(dir / "cos.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [500, 128], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "X"], "attrs": {"metric": "cosine"}}], "outputs": {"D": "D.npy"}})");
+  explained = test::run_fugue("explain " + (dir / "cos.json").string(), env);
+  EXPECT_EQ(explained.code, 0) << explained.out;
+  EXPECT_EQ(explained.out.find("tuned table"), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find(" row)"), std::string::npos) << explained.out;
 }
