@@ -34,7 +34,8 @@ struct Measure {
   // torch.cdist does (squares beyond 1.8e19 overflow).
   bool wide = false;
   // More than a multiply-add or two per coordinate (divisions, powers, several accumulators): the
-  // tiled plan gives it smaller register blocks (tiles.h).
+  // tiled plan gives it smaller register blocks (tiles.h); a measure with x_only below takes the normed
+  // class's instead for f32 data.
   bool dear = false;
   // Accumulators that read only x (only y), -1 for none: the tiled plan keeps one per row (per column)
   // of a block rather than one per element (cosine's norms).

@@ -96,8 +96,15 @@ const Row& row_named(std::string name) {
   throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: no table row \"" + name + "\" (rows: " + names + ")");
 }
 
-Blocking from_row(const Row& r, const Measure& m, bool per_row) {
-  const int64_t* b = per_row ? r.per_row : m.x_only >= 0 ? r.normed : m.dear ? r.dear : r.cheap;
+// The class of measure whose blocking a table holds (kBlockingClasses): per_row for the row reductions;
+// normed for f32 data of a measure with each row's own sums (cosine: its f64 blocks, twice the registers,
+// were not measured there and keep dear's); dear; cheap.
+std::string blocking_class(const Measure& m, bool per_row, bool f32) {
+  return per_row ? "per_row" : m.x_only >= 0 && f32 ? "normed" : m.dear ? "dear" : "cheap";
+}
+
+Blocking from_row(const Row& r, const std::string& cls) {
+  const int64_t* b = cls == "per_row" ? r.per_row : cls == "normed" ? r.normed : cls == "dear" ? r.dear : r.cheap;
   Blocking blocking{std::string(r.name) + " row", b[0], b[1]};
   blocking.dot_depth = r.dot_depth;
   blocking.vectors = r.vectors;
@@ -108,7 +115,7 @@ Blocking from_row(const Row& r, const Measure& m, bool per_row) {
 // FUGUE_PAIRWISE_TUNING's fields applied to `b` (the table's blocking; `sized`: the table's blocking
 // for the device before a small product dropped the tiles, so that rows or cols alone keep the other
 // side). A row=NAME item applies first, whatever its place; empty items are skipped.
-Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool per_row, const char* text) {
+Blocking overridden(Blocking b, const Blocking& sized, const std::string& cls, const char* text) {
   std::vector<std::string> items;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');)
@@ -122,7 +129,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const Measure& m, bool pe
   // ask for tiles) and of any field only tiles read (nearest's candidates, dot and mma too: vectors=1 refuses them).
   std::string vectors, tile, tiles_only;
   for (const std::string& item : items)
-    if (const auto [key, value] = split(item); key == "row") b = from_row(row_named(value), m, per_row);
+    if (const auto [key, value] = split(item); key == "row") b = from_row(row_named(value), cls);
   Blocking base = b.rows > 0 ? b : sized;
   for (const std::string& item : items) {
     const auto [key, value] = split(item);
@@ -194,7 +201,7 @@ bool parse_side(const std::string& text, int64_t& side) {
 }
 
 // The blocking `fugue tune pairwise` measured for the device and this class of measure, if there is one.
-std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Measure& m, bool per_row) {
+std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const std::string& cls) {
   const std::string text = sdk::read_tuning_table(&device, "pairwise");
   if (text.empty()) return std::nullopt;  // not tuned: the table built in
   const std::string path = sdk::tuning_table_path(&device, "pairwise");
@@ -205,9 +212,8 @@ std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Me
   if (table.is_discarded() || !table.is_object()) throw bad("not a JSON object");
   if (table.value("tuner", "") != "pairwise" || table.value("device", "") != (device.name ? device.name : ""))
     throw bad("not the pairwise table of " + std::string(device.name ? device.name : "this device"));
-  const char* cls = per_row ? "per_row" : m.x_only >= 0 ? "normed" : m.dear ? "dear" : "cheap";
   const nlohmann::json& sides = table.value(cls, nlohmann::json());
-  if (sides.is_null() && std::strcmp(cls, "normed") == 0) return std::nullopt;  // a table tuned before the class came: the row's
+  if (sides.is_null() && cls == "normed") return std::nullopt;  // a table tuned before the class came: the row's
   Blocking b;
   if (sides == "vectors") {
     b.vectors = true;
@@ -216,7 +222,7 @@ std::optional<Blocking> tuned_blocking(const fugue_device_desc& device, const Me
   }
   if (!sides.is_array() || sides.size() != 2 || !sides[0].is_number_integer() || !sides[1].is_number_integer() ||
       !parse_side(std::to_string(sides[0].get<int64_t>()), b.rows) || !parse_side(std::to_string(sides[1].get<int64_t>()), b.cols))
-    throw bad(std::string("\"") + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80, 96, 112 or 128, nor \"vectors\"");
+    throw bad("\"" + cls + "\" is not [rows, cols] with each 16, 32, 48, 64, 80, 96, 112 or 128, nor \"vectors\"");
   b.row = "tuned table (" + path + ")";
   return b;
 }
@@ -256,13 +262,14 @@ Blocking element_plan(Blocking b, const std::string& why) {
 
 Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const fugue_device_desc& device = call.device();
+  const std::string cls = blocking_class(m, per_row, call.operand(0).dtype == FUGUE_DTYPE_F32);
   Blocking b;
   for (const Row& r : table())  // the first row matching
     if ((r.type == 0 || r.type == device.type) && contains(device.vendor, r.vendor)) {
-      b = from_row(r, m, per_row);
+      b = from_row(r, cls);
       break;
     }
-  if (auto tuned = tuned_blocking(device, m, per_row)) {
+  if (auto tuned = tuned_blocking(device, cls)) {
     if (tuned->vectors) b.row = tuned->row, b.vectors = true;  // the row's tiles stay for vectors=0
     else b = {tuned->row, tuned->rows, tuned->cols, false, 16, false, 0, true, b.dot_depth, false, b.tensor_cores};  // the row's sweep
   }
@@ -283,7 +290,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     b.rows = b.cols = 0;
   else if (b.rows > 0 && padded > 4)
     b = element_plan(b, "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item");
-  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, m, per_row, text);
+  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, cls, text);
   if (auto given = blocking_attribute(call)) {  // as given, whatever the sizes (fugue tune times each); the row's sweep
     given->dot_depth = b.dot_depth;
     given->tensor_cores = b.tensor_cores;

@@ -705,3 +705,65 @@ TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
     for (int64_t q = 0; q < ref.at("i").elements(); ++q)
       EXPECT_EQ(out.at(name).get(q), ref.at("i").get(q)) << "near-duplicates' order, " << name << "[" << q << "]";
 }
+
+// The pairs that fail a wide measure's guard are recomputed after the block is stored, each marked by a
+// bit of its place in the work-item's block: blocks of 8 x 8 (the last place, bit 63: row 127 of X and
+// of Y, near-duplicates) and the contiguous layouts, whose runs are stored as vectors first (3 and 4
+// values). Rows of 1e25 overflow the f32 norms, a zero row of Y gives NaN, as SciPy's.
+TEST(Pairwise, GuardedPairsAreRecomputedAfterTheBlock) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::string what = "seed " + std::to_string(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.5, 1.0);
+  const int64_t k = 19;
+  std::vector<std::vector<double>> x(130, std::vector<double>(k)), y(131, std::vector<double>(k));
+  for (auto* rows : {&x, &y})
+    for (auto& row : *rows)
+      for (double& v : row) v = uniform(rng);
+  for (int64_t s = 0; s < k; ++s) {
+    y[127][s] = x[127][s] * (1 + 1e-3 * uniform(rng));  // cosine near 1e-7: below 2^-8
+    y[3][s] = x[100][s] * (1 + 1e-3 * uniform(rng));
+    x[126][s] *= 1e25;                                   // |x|^2 overflows f32
+    y[120][s] = 0;                                        // NaN
+  }
+  auto text = [](const std::vector<std::vector<double>>& rows) {
+    std::string t = "[";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      t += i ? ", [" : "[";
+      for (size_t s = 0; s < rows[i].size(); ++s) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.9g", rows[i][s]);
+        t += (s ? ", " : "") + std::string(buf);
+      }
+      t += "]";
+    }
+    return t + "]";
+  };
+  const std::string symbols = R"("X": {"kind": "array", "dtype": "f32", "shape": [130, 19], "value": )" + text(x) +
+                              R"(}, "Y": {"kind": "array", "dtype": "f32", "shape": [131, 19], "value": )" + text(y) + "}";
+  for (const char* tuning : {"rows=128,cols=128", "rows=64,cols=48,layout=contiguous", "rows=32,cols=64,layout=contiguous"}) {
+    Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {)" + symbols + R"(},
+      "body": [{"op": "pairwise.distance", "out": ["Cos"], "in": ["X", "Y"], "attrs": {"metric": "cosine"}},
+               {"op": "pairwise.distance", "out": ["M3"], "in": ["X", "Y"], "attrs": {"metric": "minkowski", "p": 3}}],
+      "outputs": {"Cos": "Cos.npy", "M3": "M3.npy"}})");
+    ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", tuning, 1), 0);
+    auto out = test::run_on_device(program);
+    unsetenv("FUGUE_PAIRWISE_TUNING");
+    auto ref = test::run_reference(program);
+    for (const char* name : {"Cos", "M3"}) {
+      const HostArray &a = out.at(name), &e = ref.at(name);
+      ASSERT_EQ(a.elements(), e.elements()) << name;
+      for (int64_t q = 0; q < e.elements(); ++q) {
+        const double av = a.get(q), ev = e.get(q);
+        if (std::isnan(ev)) {
+          EXPECT_TRUE(std::isnan(av)) << tuning << " " << name << "[" << q << "]: " << av << ", expected NaN; " << what;
+          continue;
+        }
+        // Cosine's distances below 2^-8 in f64 (relative), the others f32's sums (absolute).
+        const double bound = std::string(name) == "Cos" ? (ev < 0x1p-8 ? 1e-5 * ev : 2e-5) : 2e-5 * std::fabs(ev);
+        EXPECT_LE(std::fabs(av - ev), bound) << tuning << " " << name << "[" << q << "]: " << av << ", expected " << ev << "; " << what;
+      }
+    }
+  }
+}

@@ -129,14 +129,24 @@ TEST(Tune, ThePairwiseBlockingsAreMeasuredAndTaken) {
   EXPECT_NE(refused.out.find("the tuning table " + table_file.string() + ": \"cheap\" is not [rows, cols] with each 16, 32, 48, 64, 80, 96, 112 or 128, nor \"vectors\""),
             std::string::npos)
       << refused.out;
-  // A table tuned before cosine had a class of its own (no "normed") leaves cosine to the table built in.
+  // Cosine's class is normed (f32 data; f64 takes dear's), and a table tuned before it had a class of
+  // its own (no "normed") leaves cosine to the table built in.
   table["cheap"] = {80, 48};
+  table["normed"] = {48, 112};
+  table["dear"] = {16, 128};
+  std::ofstream(table_file) << table.dump();
+  test::write_text(dir / "cos.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [500, 128], "from": {"random": {"seed": 1}}},
+    "W": {"kind": "array", "dtype": "f64", "shape": [500, 128], "from": {"random": {"seed": 1}}}},
+    "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "X"], "attrs": {"metric": "cosine"}},
+             {"op": "pairwise.distance", "out": ["E"], "in": ["W", "W"], "attrs": {"metric": "cosine"}}], "outputs": {"D": "D.npy", "E": "E.npy"}})");
+  explained = test::run_fugue("explain " + (dir / "cos.json").string(), env);
+  EXPECT_NE(explained.out.find("tiles of 48 x 112 per 16 x 16 work-group"), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("tiles of 16 x 128 per 16 x 16 work-group"), std::string::npos) << explained.out;
   table.erase("normed");
   std::ofstream(table_file) << table.dump();
-  test::write_text(dir / "cos.json", R"({"fugue": 1, "symbols": {"X": {"kind": "array", "dtype": "f32", "shape": [500, 128], "from": {"random": {"seed": 1}}}},
-    "body": [{"op": "pairwise.distance", "out": ["D"], "in": ["X", "X"], "attrs": {"metric": "cosine"}}], "outputs": {"D": "D.npy"}})");
   explained = test::run_fugue("explain " + (dir / "cos.json").string(), env);
   EXPECT_EQ(explained.code, 0) << explained.out;
-  EXPECT_EQ(explained.out.find("tuned table"), std::string::npos) << explained.out;
-  EXPECT_NE(explained.out.find(" row)"), std::string::npos) << explained.out;
+  EXPECT_EQ(explained.out.find("tiles of 48 x 112"), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("tiles of 16 x 128 per 16 x 16 work-group"), std::string::npos) << explained.out;  // f64: dear's
+  EXPECT_NE(explained.out.find(" row)"), std::string::npos) << explained.out;  // f32: the row's
 }
