@@ -108,8 +108,8 @@ std::string source(const Measure& m, const Parameters& p, bool f32, int64_t k, i
          "__global const int* restrict Count, __global " + t + "* restrict D, __global long* restrict Index, const long S) {\n";
   src += "  for (long i = get_global_id(0); i < Count[0]; i += get_global_size(0)) {\n  const long row = Rows[i] * " + Q + ";\n";
   src += "  for (int q = 0; q < " + Q + "; ++q) { D[row + q] = INFINITY; Index[row + q] = -1; }\n  " + t + " last = INFINITY; long lasti = -1;\n";
-  src += "  for (long c = 0; c < S * " + Q + "; ++c) {\n    const long j = SI[i * S * " + Q + " + c];\n    if (j < 0) { c = (c / " + Q + " + 1) * " + Q +
-         " - 1; continue; }\n    const " + t + " v = SD[i * S * " + Q + " + c];\n";
+  src += "  for (long slice = 0; slice < S; ++slice)\n  for (int c = 0; c < " + Q + "; ++c) {\n    const long at = (i * S + slice) * " + Q +
+         " + c, j = SI[at];\n    if (j < 0) break;  // the slice's list ends\n    const " + t + " v = SD[at];\n";
   src += insertion(t, Q) + "  }\n  }\n}\n";
   return src;
 }

@@ -193,6 +193,14 @@ uint64_t local_bytes(const Blocking& b, fugue_dtype dtype, bool per_row) {
   return static_cast<uint64_t>(b.depth * (b.rows + pad + b.cols + pad) + (per_row ? 16 * b.rows : 0)) * abi::dtype_size(dtype);
 }
 
+// The tensor cores' stages: a row of `depth` coordinates per row of the tile, padded by 8 so that a half
+// warp's 8-byte fragment loads (rows g, coordinates 2 t4 + 0..1) meet 32 different banks; their bytes for
+// tiles of rows x cols of values of `bytes`.
+int64_t mma_stage_row(int64_t depth) { return depth + 8; }
+uint64_t mma_stage_bytes(int64_t rows, int64_t cols, int64_t depth, uint64_t bytes) {
+  return static_cast<uint64_t>((rows + cols) * mma_stage_row(depth)) * bytes;
+}
+
 // A side of a blocking from text: one of kBlockSides.
 bool parse_side(const std::string& text, int64_t& side) {
   for (int64_t s : kBlockSides)
@@ -271,7 +279,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     }
   if (auto tuned = tuned_blocking(device, cls)) {
     if (tuned->vectors) b.row = tuned->row, b.vectors = true;  // the row's tiles stay for vectors=0
-    else b = {tuned->row, tuned->rows, tuned->cols, false, 16, false, 0, true, b.dot_depth, false, b.tensor_cores};  // the row's sweep
+    else b.row = tuned->row, b.rows = tuned->rows, b.cols = tuned->cols, b.vectors = false;  // the row's sweep (dot depth, tensor cores) kept
   }
   // Small products (n m k below 2^23) keep the ELEMENT plan, which joins the kernels of the operations
   // around it: there a launch saved outweighs the tiles' reuse. FUGUE_PAIRWISE_TUNING still sets tiles.
@@ -307,8 +315,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     deeper.depth = b.dot_depth;
     if (local_bytes(deeper, dtype, per_row) > device.local_mem_bytes) b.dot_depth = b.depth;
   }
-  // The tensor cores' stages: a row of dot_depth + 8 values per row of the tile.
-  if (b.tensor_cores && static_cast<uint64_t>((b.rows + b.cols) * (b.dot_depth + 8)) * abi::dtype_size(dtype) > device.local_mem_bytes) b.tensor_cores = false;
+  if (b.tensor_cores && mma_stage_bytes(b.rows, b.cols, b.dot_depth, abi::dtype_size(dtype)) > device.local_mem_bytes) b.tensor_cores = false;
   return b;
 }
 
@@ -377,14 +384,12 @@ class TileWriter {
     bytes_ = abi::dtype_size(call.operand(x).dtype);
     if (mma_ && (!f32 || m.accumulators != 1 || !tf32_sweep(call, b)))
       throw sdk::Unsupported("pairwise: the tensor cores' sweep takes the dot form of f32 rows in tiles of multiples of 32 on sm_90");
-    // The tensor cores' stages: a row of `depth` coordinates per row of the tile, padded by 8 so that a
-    // half warp's 8-byte fragment loads (rows g, coordinates 2 t4 + 0..1) meet 32 different banks.
-    ld_ = b.depth + 8;
+    ld_ = mma_stage_row(b.depth);
   }
 
   // The local memory the tiles take.
   uint64_t tile_bytes() const {
-    if (mma_) return static_cast<uint64_t>((b_.rows + b_.cols) * ld_) * bytes_;
+    if (mma_) return mma_stage_bytes(b_.rows, b_.cols, b_.depth, bytes_);
     const int64_t pad = b_.contiguous ? 4 : 1;
     return static_cast<uint64_t>(b_.depth * (b_.rows + pad + b_.cols + pad)) * bytes_;
   }
@@ -420,11 +425,11 @@ class TileWriter {
   // g + 8 h, c = 2 nt + e tile nt's column 2 t4 + e.
   std::string row(int64_t r) const {
     if (mma_) return "wr * " + std::to_string(b_.rows / 2) + " + g + " + std::to_string(r / 2 * 16 + 8 * (r % 2));
-    return b_.contiguous ? "ty * " + std::to_string(rx) + " + " + std::to_string(r) : "ty + " + std::to_string(16 * r);
+    return row_at(std::to_string(r));
   }
   std::string col(int64_t c) const {
     if (mma_) return "wc * " + std::to_string(b_.cols / 4) + " + 2 * t4 + " + std::to_string(c / 2 * 8 + c % 2);
-    return b_.contiguous ? "tx * " + std::to_string(ry) + " + " + std::to_string(c) : "tx + " + std::to_string(16 * c);
+    return col_at(std::to_string(c));
   }
 
   std::string compute(const std::string& i0, const std::string& j0) const {

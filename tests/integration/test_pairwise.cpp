@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -628,6 +629,21 @@ TEST(Pairwise, EdgeCasesFromReview) {
   EXPECT_NE(r.out.find("operand r: expected a function of the combined value, or nothing; found the number 5"), std::string::npos) << r.out;
 }
 
+// EXPECTs that each output `names` of `out` is its reference's within bound(name, expected value), NaN
+// where the reference is NaN; `what` says the case.
+static void expect_within(const std::map<std::string, HostArray>& out, const std::map<std::string, HostArray>& ref, const std::vector<std::string>& names,
+                   const std::function<double(const std::string&, double)>& bound, const std::string& what) {
+  for (const std::string& name : names) {
+    const HostArray &a = out.at(name), &e = ref.at(name);
+    ASSERT_EQ(a.elements(), e.elements()) << name << "; " << what;
+    for (int64_t q = 0; q < e.elements(); ++q) {
+      const double av = a.get(q), ev = e.get(q);
+      if (std::isnan(ev)) EXPECT_TRUE(std::isnan(av)) << name << "[" << q << "]: " << av << ", expected NaN; " << what;
+      else EXPECT_LE(std::fabs(av - ev), bound(name, ev)) << name << "[" << q << "]: " << av << ", expected " << ev << "; " << what;
+    }
+  }
+}
+
 // f32 data of a wide measure (cosine, minkowski) accumulates in f32 in the tiled plans and computes again
 // in f64 only the pairs whose sums overflowed or lost their terms to underflow: rows of 1e25 and 1e-25,
 // zero rows (NaN for cosine, as SciPy's), and for p = 50 rows of 1e4 and 1e-4 (|x - y|^50 overflows f32
@@ -670,20 +686,9 @@ TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
     "outputs": {"Cos": "Cos.npy", "M50": "M50.npy", "M3": "M3.npy", "d": "d.npy", "i": "i.npy", "CosV": "CosV.npy", "M50V": "M50V.npy", "M3V": "M3V.npy"}})");
   auto out = test::run_on_device(program);
   auto ref = test::run_reference(program);
-  for (const char* name : {"Cos", "M50", "M3", "d", "CosV", "M50V", "M3V"}) {
-    const HostArray &a = out.at(name), &e = ref.at(name);
-    ASSERT_EQ(a.elements(), e.elements()) << name;
-    for (int64_t q = 0; q < e.elements(); ++q) {
-      const double av = a.get(q), ev = e.get(q);
-      if (std::isnan(ev)) {
-        EXPECT_TRUE(std::isnan(av)) << name << "[" << q << "]: " << av << ", expected NaN; " << what;
-        continue;
-      }
-      // Cosine's f32 sums: absolute.
-      const double bound = std::string(name).rfind("Cos", 0) == 0 ? 2e-5 : 2e-5 * std::fabs(ev);
-      EXPECT_LE(std::fabs(av - ev), bound) << name << "[" << q << "]: " << av << ", expected " << ev << "; " << what;
-    }
-  }
+  // Cosine's f32 sums: absolute.
+  expect_within(out, ref, {"Cos", "M50", "M3", "d", "CosV", "M50V", "M3V"},
+                [](const std::string& name, double ev) { return name.rfind("Cos", 0) == 0 ? 2e-5 : 2e-5 * std::fabs(ev); }, what);
   // Near-duplicates: cosine distances below 2^-8 are computed in f64, so that they keep their value and
   // their order (in f32 1 - x.y / (|x| |y|) left rounding: 6e-8 for 1.6e-10, the 5th nearest second).
   Program near = test::load_text(dir, R"({"fugue": 1, "symbols": {
@@ -751,19 +756,9 @@ TEST(Pairwise, GuardedPairsAreRecomputedAfterTheBlock) {
     auto out = test::run_on_device(program);
     unsetenv("FUGUE_PAIRWISE_TUNING");
     auto ref = test::run_reference(program);
-    for (const char* name : {"Cos", "M3"}) {
-      const HostArray &a = out.at(name), &e = ref.at(name);
-      ASSERT_EQ(a.elements(), e.elements()) << name;
-      for (int64_t q = 0; q < e.elements(); ++q) {
-        const double av = a.get(q), ev = e.get(q);
-        if (std::isnan(ev)) {
-          EXPECT_TRUE(std::isnan(av)) << tuning << " " << name << "[" << q << "]: " << av << ", expected NaN; " << what;
-          continue;
-        }
-        // Cosine's distances below 2^-8 in f64 (relative), the others f32's sums (absolute).
-        const double bound = std::string(name) == "Cos" ? (ev < 0x1p-8 ? 1e-5 * ev : 2e-5) : 2e-5 * std::fabs(ev);
-        EXPECT_LE(std::fabs(av - ev), bound) << tuning << " " << name << "[" << q << "]: " << av << ", expected " << ev << "; " << what;
-      }
-    }
+    // Cosine's distances below 2^-8 in f64 (relative), the others f32's sums (absolute).
+    expect_within(out, ref, {"Cos", "M3"},
+                  [](const std::string& name, double ev) { return name == "Cos" ? (ev < 0x1p-8 ? 1e-5 * ev : 2e-5) : 2e-5 * std::fabs(ev); },
+                  std::string(tuning) + ", " + what);
   }
 }
