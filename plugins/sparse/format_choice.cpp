@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cocktail.h"
 #include "sparse_kind.h"
 
 namespace fugue::sparse {
@@ -155,14 +156,208 @@ double latency_floor(Layout layout, const Facts& f, const Coordinates& m, int64_
       const double units = static_cast<double>(f.block_rows * f.block_cols / 4);
       return l.fixed_rows_s + walk(super_rows, blocks / super_rows * units, static_cast<double>(longest_blocks) * units, l.entry_s);
     }
+    case Layout::Cocktail: throw std::logic_error("a cocktail is weighed part by part");
   }
   return 0;
 }
 
-Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
-  const bool gpu = device && device->type == FUGUE_DEVICE_GPU;
+namespace {
+
+// What the estimates of one device read: its throughput table and, on GPUs, its latency floors.
+struct Estimator {
+  bool gpu = false;
+  Row row;
+  Latency latency;
+};
+
+Estimator estimator_for(const fugue_device_desc* device) {
+  Estimator e;
+  e.gpu = device && device->type == FUGUE_DEVICE_GPU;
   const std::optional<Row> tuned = tuned_row(device);
-  const Row& row = tuned ? *tuned : gpu ? kGpu : kCpu;
+  e.row = tuned ? *tuned : e.gpu ? kGpu : kCpu;
+  e.latency.resident = e.gpu ? 2048.0 * std::max<uint32_t>(device->compute_units, 1) : 0;
+  return e;
+}
+
+int64_t longest_row(const Coordinates& m) {
+  int64_t longest = 0;
+  for (int64_t length : m.row_lengths()) longest = std::max(longest, length);
+  return longest;
+}
+
+// A layout's estimate (ms) for `m`: its bytes at its throughput at `width` entries a row, on GPUs no less
+// than its latency floor (longest: m's longest row; longest_blocks: the block layouts' most blocks a
+// super-row). hyb: its ell part at ell's speed, its coo part at coo's.
+double layout_ms(const Estimator& e, const Facts& f, const Coordinates& m, double width, int64_t longest, int64_t longest_blocks) {
+  double ns = 0;  // bytes over GB/s
+  if (f.layout != Layout::Hyb) {
+    ns = bytes_moved(f) / throughput(e.row, f.layout, width);
+  } else {
+    const double ell = static_cast<double>(f.width * f.rows) * static_cast<double>(sdk::dtype_size(f.index) + sdk::dtype_size(f.dtype));
+    const double coo = static_cast<double>(f.nnz) * static_cast<double>(2 * sdk::dtype_size(f.index) + sdk::dtype_size(f.dtype));
+    const double vectors = static_cast<double>(sdk::dtype_size(f.dtype)) * static_cast<double>(f.rows + f.cols);
+    ns = (ell + vectors) / throughput(e.row, Layout::Ell, static_cast<double>(f.width)) + coo / throughput(e.row, Layout::Coo, width);
+  }
+  if (e.gpu) ns = std::max(ns, latency_floor(f.layout, f, m, longest, longest_blocks, e.latency) * 1e9);
+  return ns / 1e6;
+}
+
+// A cocktail's estimate: its parts' that hold entries (each reads x and writes y), one after another.
+double cocktail_ms(const Estimator& e, const Facts& f, const std::array<Coordinates, 4>& parts) {
+  double ms = 0;
+  bool any = false;
+  for (size_t k = 0; k < 4; ++k) {
+    const Coordinates& p = parts[k];
+    if (p.entries() == 0) continue;
+    any = true;
+    const Facts& part = f.components[k];
+    int64_t most_blocks = 0;
+    if (part.layout == Layout::Sbell)
+      for (int64_t n : blocks_per_super_row(p, part.block_rows, part.block_cols)) most_blocks = std::max(most_blocks, n);
+    const double width = static_cast<double>(p.entries()) / static_cast<double>(std::max<int64_t>(p.rows, 1));
+    ms += layout_ms(e, part, p, width, e.gpu ? longest_row(p) : 0, most_blocks);
+  }
+  return any ? ms : layout_ms(e, f.components[3], parts[3], 1, 0, 0);
+}
+
+// The sell's width a row for the entries `rest` leaves (the cocktail's flat part, sorted in windows of
+// sigma, slices of C) that makes the sell and the csr of what it leaves fastest together (-1: every
+// entry in the sell). Seed 003 takes the widest ELL whose padded places cost less than its entries in
+// CSR or COO; weighing both parts' estimates at every width also counts the csr's fixed costs.
+int64_t flat_width(const Estimator& e, const Coordinates& rest, fugue_dtype dtype, int64_t slice, int64_t sigma) {
+  const std::vector<int64_t> lengths = rest.row_lengths();
+  const int64_t rows = rest.rows, longest = lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
+  if (rest.entries() == 0 || rows == 0) return -1;
+  // Each slice's longest row: windows of sigma sorted longest first, cut into slices of C.
+  std::vector<int64_t> sorted = lengths, slice_longest;
+  for (int64_t w = 0; w < rows; w += sigma) {
+    const auto begin = sorted.begin() + w, end = sorted.begin() + std::min(rows, w + sigma);
+    std::sort(begin, end, std::greater<int64_t>());
+  }
+  for (int64_t p = 0; p < rows; p += slice) slice_longest.push_back(sorted[static_cast<size_t>(p)]);
+  const int64_t top = std::min<int64_t>(longest, 4096);
+  // rows_at_least[v]: rows of v entries or more; slices_at_least[v]: slices whose longest row has v or more.
+  std::vector<double> rows_at_least(static_cast<size_t>(top) + 2, 0), slices_at_least(static_cast<size_t>(top) + 2, 0);
+  for (int64_t n : lengths) ++rows_at_least[static_cast<size_t>(std::min(n, top))];
+  for (int64_t n : slice_longest) ++slices_at_least[static_cast<size_t>(std::min(n, top))];
+  for (int64_t v = top - 1; v >= 0; --v)
+    rows_at_least[static_cast<size_t>(v)] += rows_at_least[static_cast<size_t>(v) + 1],
+        slices_at_least[static_cast<size_t>(v)] += slices_at_least[static_cast<size_t>(v) + 1];
+  const double value = static_cast<double>(sdk::dtype_size(dtype)), index = 4, n_rows = static_cast<double>(rows);
+  const double vectors = value * static_cast<double>(rest.rows + rest.cols), slices = static_cast<double>(slice_longest.size());
+  const double all = static_cast<double>(rest.entries());
+  double covered = 0, places = 0, best_ms = -1;
+  int64_t best = 0;
+  for (int64_t w = 0; w <= top; ++w) {
+    if (w > 0) covered += rows_at_least[static_cast<size_t>(w)], places += static_cast<double>(slice) * slices_at_least[static_cast<size_t>(w)];
+    double ms = 0;
+    if (w > 0) {
+      double ns = (places * (value + index) + (slices + 1 + slices * static_cast<double>(slice)) * index + vectors) /
+                  throughput(e.row, Layout::Sell, covered / n_rows);
+      if (e.gpu) {
+        const Latency& l = e.latency;
+        const double rounds = std::max(1.0, std::ceil(n_rows / std::max(l.resident, 1.0)));
+        ns = std::max(ns, (l.fixed_rows_s + std::max(rounds * places / n_rows, static_cast<double>(std::min(w, longest))) * l.entry_s) * 1e9);
+      }
+      ms += ns / 1e6;
+    }
+    const double left = all - covered;
+    if (left > 0) {
+      double ns = ((n_rows + 1) * index + left * (value + index) + vectors) / throughput(e.row, Layout::Csr, left / n_rows);
+      if (e.gpu) {
+        const Latency& l = e.latency;
+        const double rounds = std::max(1.0, std::ceil(std::ceil(left / 8) / std::max(l.resident, 1.0)));
+        ns = std::max(ns, (l.fixed_csr_s + rounds * 8 * l.entry_s) * 1e9);
+      }
+      ms += ns / 1e6;
+    }
+    if (best_ms < 0 || ms < best_ms) best_ms = ms, best = w;
+  }
+  return best >= longest ? -1 : best;
+}
+
+}  // namespace
+
+namespace {
+
+// A split chosen for a device: the cut (and why), its parts' entries and facts, and its estimate.
+struct Split {
+  Choice choice;
+  std::array<Coordinates, 4> parts;
+  Facts facts;
+  double ms = 0;
+};
+
+Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, const Estimator& e) {
+  const double width = m.rows ? static_cast<double>(m.entries()) / static_cast<double>(m.rows) : 1.0;
+  const double value = static_cast<double>(sdk::dtype_size(dtype)), index = 4;
+  // ns an entry costs in the faster of csr and sell (the seed's g_f): the price a dense part must beat.
+  const double flat = std::min((value + index) / throughput(e.row, Layout::Csr, width), (value + index) / throughput(e.row, Layout::Sell, width));
+  Choice choice;
+  choice.layout = Layout::Cocktail;
+  Cut& cut = choice.cut;
+  cut.slice = cut.block_slice = sell_slice_for(device);
+  cut.sigma = 64 * cut.slice;
+  // A diagonal is dense where its places in a dia cost less than its entries left flat (seed 003:
+  // e_d > n_d g_f / g_d, in bytes here); a block likewise, its column index shared by its places.
+  cut.diagonal_fill = value / throughput(e.row, Layout::Dia, width) / flat;
+  // The block size that saves most against leaving its dense blocks' entries flat; none where none saves.
+  double best_saving = 0;
+  Cut best_blocks = cut;
+  for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {1, 8}, {2, 8}, {4, 8}, {8, 8}}) {
+    if (m.entries() == 0) break;
+    Cut c = cut;
+    c.block_rows = h, c.block_cols = w;
+    c.block_fill = (static_cast<double>(h * w) * value + index) / static_cast<double>(h * w) / throughput(e.row, Layout::Sbell, width) / flat;
+    const std::array<Coordinates, 4> parts = cocktail_split(m, c);
+    if (parts[1].entries() == 0) {
+      if (h == 1 && w == 4) break;  // no 1 x 4 block is dense: no larger one is weighed
+      continue;
+    }
+    Facts facts;
+    try {
+      facts = facts_for(parts[1], Layout::Sbell, dtype, FUGUE_DTYPE_NONE, [&] {
+        Cut own;
+        own.slice = c.block_slice, own.block_rows = h, own.block_cols = w;
+        return own;
+      }());
+    } catch (const sdk::InvalidArgument&) {
+      continue;
+    }
+    int64_t most = 0;
+    for (int64_t n : blocks_per_super_row(parts[1], h, w)) most = std::max(most, n);
+    const double saving = static_cast<double>(parts[1].entries()) * flat / 1e6 -
+                          layout_ms(e, facts, parts[1], static_cast<double>(parts[1].entries()) / std::max<double>(1.0, static_cast<double>(m.rows)),
+                                    e.gpu ? longest_row(parts[1]) : 0, most);
+    if (saving > best_saving) best_saving = saving, best_blocks = c;
+  }
+  cut = best_blocks;
+  // The flat part's width, for what the dia and the sbell leave.
+  Cut flat_only = cut;
+  flat_only.width = -1;
+  const std::array<Coordinates, 4> before = cocktail_split(m, flat_only);
+  cut.width = flat_width(e, before[2], dtype, cut.slice, cut.sigma);
+  Split split;
+  split.parts = cocktail_split(m, cut);
+  split.facts = cocktail_facts_of_parts(split.parts, dtype, FUGUE_DTYPE_NONE, cut, true);
+  split.ms = cocktail_ms(e, split.facts, split.parts);
+  char text[160];
+  std::snprintf(text, sizeof text, "; estimated %.3g ms (diagonals dense from %.2f full, blocks from %.2f, width %lld)", split.ms,
+                std::min(cut.diagonal_fill, 9.99), std::min(cut.block_fill, 9.99), static_cast<long long>(cut.width));
+  choice.note = "cocktail split for " + e.row.device + ": " + cocktail_summary(split.facts) + text;
+  split.choice = choice;
+  return split;
+}
+
+}  // namespace
+
+Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
+  return split_for(m, dtype, device, estimator_for(device)).choice;
+}
+
+Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
+  const Estimator e = estimator_for(device);
+  const Row& row = e.row;
   const double width = m.rows ? static_cast<double>(m.entries()) / static_cast<double>(m.rows) : 1.0;
   struct Candidate {
     Cut cut;
@@ -172,25 +367,9 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   std::vector<Candidate> candidates;
   std::string refused;
   const int64_t slice = sell_slice_for(device);
-  Latency latency;
-  latency.resident = gpu ? 2048.0 * std::max<uint32_t>(device->compute_units, 1) : 0;
-  int64_t longest = 0;
-  if (gpu)
-    for (int64_t length : m.row_lengths()) longest = std::max(longest, length);
-  // A candidate's estimate: its bytes at its throughput, on GPUs no less than its latency floor.
+  const int64_t longest = e.gpu ? longest_row(m) : 0;
   auto weigh = [&](const Facts& f, const Cut& cut, int64_t longest_blocks) {
-    double seconds = 0;
-    if (f.layout != Layout::Hyb) {
-      seconds = bytes_moved(f) / throughput(row, f.layout, width);
-    } else {  // its ell part at ell's speed, its coo part at coo's
-      const double ell = static_cast<double>(f.width * f.rows) * static_cast<double>(sdk::dtype_size(f.index) + sdk::dtype_size(dtype));
-      const double coo = static_cast<double>(f.nnz) * static_cast<double>(2 * sdk::dtype_size(f.index) + sdk::dtype_size(dtype));
-      const double vectors = static_cast<double>(sdk::dtype_size(dtype)) * static_cast<double>(f.rows + f.cols);
-      seconds = (ell + vectors) / throughput(row, Layout::Ell, static_cast<double>(f.width)) + coo / throughput(row, Layout::Coo, width);
-    }
-    // (`seconds` is in nanoseconds: bytes over GB/s.)
-    if (gpu) seconds = std::max(seconds, latency_floor(f.layout, f, m, longest, longest_blocks, latency) * 1e9);
-    candidates.push_back({cut, f.layout, seconds / 1e6});
+    candidates.push_back({cut, f.layout, layout_ms(e, f, m, width, longest, longest_blocks)});
   };
   auto refuse = [&](const std::string& name) { refused += (refused.empty() ? "" : ", ") + name; };  // too much padding
   for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{{Layout::Csr, 1},
@@ -238,14 +417,23 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
         refuse(std::string(layout_name(layout)) + " " + std::to_string(h) + "x" + std::to_string(w));
       }
   }
+  // The cocktail split for the device, where it makes two parts or more (one is a layout weighed above).
+  std::string split;
+  try {
+    const Split cocktail = split_for(m, dtype, device, e);
+    const auto& parts = cocktail.parts;
+    if (std::count_if(parts.begin(), parts.end(), [](const Coordinates& p) { return p.entries() > 0; }) >= 2) {
+      candidates.push_back({cocktail.choice.cut, Layout::Cocktail, cocktail.ms});
+      split = cocktail_summary(cocktail.facts);
+    }
+  } catch (const sdk::InvalidArgument&) {
+    refuse("cocktail");
+  }
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
   Choice choice;
   const Candidate& best = candidates.front();  // csr and coo never pad, so never refused
   choice.layout = best.layout;
-  choice.slice = best.cut.slice;
-  choice.sigma = best.cut.sigma;
-  choice.block_rows = best.cut.block_rows;
-  choice.block_cols = best.cut.block_cols;
+  choice.cut = best.cut;
   char text[96];
   std::snprintf(text, sizeof text, "%.1f entries a row; estimated ms (", width);
   choice.note = text + row.device + "): ";
@@ -260,6 +448,7 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
     }
     if (c.layout == Layout::Sell || c.layout == Layout::Sbell)
       name += " C=" + std::to_string(c.cut.slice) + (c.cut.sigma > 1 ? " sigma=" + std::to_string(c.cut.sigma) : "");
+    if (c.layout == Layout::Cocktail) name += " (" + split + ")";
     std::snprintf(text, sizeof text, "%s%s %.3g", &c == &candidates.front() ? "" : ", ", name.c_str(), c.ms);
     choice.note += text;
   }

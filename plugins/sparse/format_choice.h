@@ -21,14 +21,15 @@ namespace fugue::sparse {
 
 struct Choice {
   Layout layout = Layout::Csr;
-  int64_t slice = 32, sigma = 1;  // sell; sbell: its slice
-  int64_t block_rows = 2, block_cols = 4;  // bcsr, bell, sbell
-  std::string note;               // why, for fugue explain: every candidate's estimate
+  Cut cut;           // sell's slice and window, sbell's slice, the blocks, a cocktail's split
+  std::string note;  // why, for fugue explain: every candidate's estimate
 };
 
 // `device` null (a program loaded without one): the CPU table. InvalidArgument naming the file when the
 // device's tuned table is there but malformed.
 Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device);
+// The cocktail's split for `m` on the device (seed 003's greedy policies), its estimate in `note`.
+Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device);
 
 // The layouts the tables measure, in their order, and the entries a row they measure them at.
 inline const char* const kTableLayouts[] = {"csr", "coo", "ell", "sell", "dia", "bdia", "bcsr", "bell", "sbell"};

@@ -4,7 +4,8 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
-#include <set>
+
+#include "cocktail.h"
 
 namespace fugue::sparse {
 
@@ -41,15 +42,30 @@ int64_t places(const Facts& f) {
     case Layout::Sbell: return f.blocks * f.block_rows * f.block_cols;
     case Layout::Bdia: return f.diagonals * f.rows;
     case Layout::Bell: return f.width * super_rows(f) * f.block_rows * f.block_cols;
+    case Layout::Cocktail: {
+      int64_t all = 0;
+      for (const Facts& part : f.components) all += places(part);
+      return all;
+    }
   }
   return 0;
 }
 
 // dia, bdia: the offsets of the diagonals that hold entries, ascending.
 std::vector<int64_t> diagonal_offsets(const Coordinates& m) {
-  std::set<int64_t> offsets;
-  for (int64_t e = 0; e < m.entries(); ++e) offsets.insert(m.col[e] - m.row[e]);
-  return {offsets.begin(), offsets.end()};
+  std::vector<int64_t> offsets;
+  if (m.rows + m.cols <= (int64_t{1} << 26)) {  // marked by offset: one pass, no sorting
+    std::vector<char> seen(static_cast<size_t>(m.rows + m.cols + 1), 0);
+    for (int64_t e = 0; e < m.entries(); ++e) seen[static_cast<size_t>(m.col[e] - m.row[e] + m.rows)] = 1;
+    for (size_t k = 0; k < seen.size(); ++k)
+      if (seen[k]) offsets.push_back(static_cast<int64_t>(k) - m.rows);
+    return offsets;
+  }
+  offsets.reserve(static_cast<size_t>(m.entries()));
+  for (int64_t e = 0; e < m.entries(); ++e) offsets.push_back(m.col[e] - m.row[e]);
+  std::sort(offsets.begin(), offsets.end());
+  offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+  return offsets;
 }
 
 // bdia: the bands (runs of consecutive offsets) of ascending offsets, as [first index, end index).
@@ -124,13 +140,14 @@ const char* layout_name(Layout layout) {
     case Layout::Bdia: return "bdia";
     case Layout::Bell: return "bell";
     case Layout::Sbell: return "sbell";
+    case Layout::Cocktail: return "cocktail";
   }
   return "?";
 }
 
 const std::vector<Layout>& every_layout() {
   static const std::vector<Layout> all = {Layout::Csr,  Layout::Coo,  Layout::Ell,  Layout::Sell, Layout::Dia,
-                                             Layout::Bdia, Layout::Hyb,  Layout::Bcsr, Layout::Bell, Layout::Sbell};
+                                             Layout::Bdia, Layout::Hyb,  Layout::Bcsr, Layout::Bell, Layout::Sbell, Layout::Cocktail};
   return all;
 }
 
@@ -144,7 +161,9 @@ const std::vector<std::string>& part_names(Layout layout) {
   static const std::vector<std::string> csr = {"row_ptr", "col", "data"}, coo = {"row", "col", "data"}, ell = {"col", "data"},
                                         sell = {"slice_ptr", "row", "col", "data"}, dia = {"offsets", "data"},
                                         hyb = {"ell_col", "ell_data", "coo_row", "coo_col", "coo_data"}, bcsr = {"row_ptr", "col", "data"},
-                                        bdia = {"offsets", "band_ptr", "data"}, bell = {"col", "data"}, sbell = {"slice_ptr", "col", "data"};
+                                        bdia = {"offsets", "band_ptr", "data"}, bell = {"col", "data"}, sbell = {"slice_ptr", "col", "data"},
+                                        cocktail = {"dia_offsets",    "dia_data", "sbell_slice_ptr", "sbell_col", "sbell_data", "sell_slice_ptr",
+                                                    "sell_row",       "sell_col", "sell_data",       "csr_row_ptr", "csr_col",  "csr_data"};
   switch (layout) {
     case Layout::Csr: return csr;
     case Layout::Coo: return coo;
@@ -156,16 +175,19 @@ const std::vector<std::string>& part_names(Layout layout) {
     case Layout::Bdia: return bdia;
     case Layout::Bell: return bell;
     case Layout::Sbell: return sbell;
+    case Layout::Cocktail: return cocktail;
   }
   return csr;
 }
 
 sdk::Declared declared_type(const Facts& f) {
+  if (f.layout == Layout::Cocktail) return cocktail_type(f);
   sdk::Declared d;
   d.dtype = f.dtype;
   d.shape = {f.rows, f.cols};
   auto part = [&](fugue_dtype t, int64_t n) { d.parts.push_back({t, {n}}); };
   switch (f.layout) {
+    case Layout::Cocktail: break;  // returned above (cocktail.cpp)
     case Layout::Csr: part(f.index, f.rows + 1), part(f.index, f.nnz), part(f.dtype, f.nnz); break;
     case Layout::Coo: part(f.index, f.nnz), part(f.index, f.nnz), part(f.dtype, f.nnz); break;
     case Layout::Ell: part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows); break;
@@ -207,6 +229,7 @@ Facts facts_of(const fugue_type& type) {
   const auto layout = layout_named(type.kind_name ? type.kind_name : "");
   if (!layout || type.rank != 2 || type.num_parts != part_names(*layout).size())
     throw std::logic_error(std::string("not a sparse matrix type: ") + (type.kind_name ? type.kind_name : "?"));
+  if (*layout == Layout::Cocktail) return cocktail_facts_of(type);
   f.layout = *layout;
   f.dtype = type.dtype;
   f.rows = type.shape[0];
@@ -214,6 +237,7 @@ Facts facts_of(const fugue_type& type) {
   auto extent = [&](uint32_t k) { return FUGUE_NTH(fugue_type, type.parts, k)->shape[0]; };
   f.index = FUGUE_NTH(fugue_type, type.parts, 0)->dtype;
   switch (f.layout) {
+    case Layout::Cocktail: break;  // returned above (cocktail.cpp)
     case Layout::Csr:
     case Layout::Coo: f.nnz = extent(2); break;
     case Layout::Ell: f.width = f.rows ? extent(1) / f.rows : 0; break;
@@ -309,6 +333,7 @@ Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dt
     case Layout::Bell:
     case Layout::Sbell:
       return block_facts(m, blocks_per_super_row(m, f.block_rows, f.block_cols), layout, dtype, index, cut, limit_padding);
+    case Layout::Cocktail: return cocktail_facts_for(m, dtype, index, cut, limit_padding);
   }
   return checked(f, m, index, limit_padding);
 }
@@ -348,6 +373,7 @@ std::vector<int64_t> blocks_per_super_row(const Coordinates& m, int64_t h, int64
 }
 
 std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates& m) {
+  if (f.layout == Layout::Cocktail) return cocktail_stored_parts(f, m);
   const sdk::Declared type = declared_type(f);
   std::vector<std::vector<double>> parts;
   for (const auto& p : type.parts) parts.emplace_back(static_cast<size_t>(p.shape[0]), 0.0);
@@ -364,6 +390,7 @@ std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates&
   } value{&parts};
   Writer p0 = value.part(0), p1 = value.part(1);
   switch (f.layout) {
+    case Layout::Cocktail: break;  // returned above (cocktail.cpp)
     case Layout::Csr: {
       Writer data = value.part(2);
       int64_t k = 0;
@@ -678,6 +705,7 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
       }
       break;
     }
+    case Layout::Cocktail: m = cocktail_entries(f, value); break;
   }
   m.sort_unique([](int64_t k) { return "entry " + std::to_string(k); });
   return m;
@@ -691,6 +719,7 @@ std::pair<Facts, Coordinates> rows_of(const Facts& f, const sdk::HostView& value
   if (first < 0 || count < 0 || first + count > f.rows)
     throw InvalidArgument("rows " + std::to_string(first) + " to " + std::to_string(first + count) + " of a matrix of " +
                           std::to_string(f.rows) + " rows");
+  if (f.layout == Layout::Cocktail) return cocktail_rows(f, value, first, count);
   Coordinates rows;
   rows.rows = count;
   rows.cols = f.cols;

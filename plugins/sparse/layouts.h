@@ -28,6 +28,17 @@
 //       largest width that at least max(4096, rows / 3) rows fill, unless the declaration gives "width").
 //                     B, w = 2: ell_col = [0 1 0 1, 1 2 2 3], ell_data = [3 4 1 2, 7 8 5 6],
 //                     coo_row = [2], coo_col = [3], coo_data = [9]
+// cocktail  seed 003's cocktail format, A = A_dia + A_blocks + A_flat + A_rest: the entries on dense
+//       diagonals in a dia, those in dense h x w blocks in a sbell, each remaining row's first entries (up to
+//       a width) in a sell, and the rest in a csr (any of them may hold nothing). Its parts are theirs one
+//       after another, prefixed: dia_offsets, dia_data, sbell_slice_ptr, sbell_col, sbell_data,
+//       sell_slice_ptr, sell_row, sell_col, sell_data, csr_row_ptr, csr_col, csr_data. A diagonal is dense
+//       where it holds at least diagonal_fill of its length, a block where it holds block_fill of h x w.
+//                     B, no diagonal (all are full: a dia would take every entry), 2 x 4 blocks filled
+//                     0.6, slices of 2, width 1: dia offsets = [], data = []; sbell slice_ptr = [0 2],
+//                     col = [0 0], data = [0 0 0 0, 1 0 5 9, 0 0 0 0, 0 2 0 6] (super-row 0 padding);
+//                     sell slice_ptr = [0 2 2], row = [0 1 2 3], col = [0 1], data = [3 4];
+//                     csr row_ptr = [0 1 2 2 2], col = [1 2], data = [7 8]
 // bcsr  blocks of h x w (h 1, 2, 4 or 8; w 4 or 8; "block": [h, w]) aligned to multiples of h and w: row_ptr
 //       [super-rows + 1] over the blocks of each h rows, col [blocks] (each block's first column), data
 //       [blocks * h * w] in 1 x 4 units, unit u of every block before unit u + 1 (u = r * w / 4 + c / 4 for
@@ -69,7 +80,7 @@
 
 namespace fugue::sparse {
 
-enum class Layout { Csr, Coo, Ell, Sell, Dia, Hyb, Bcsr, Bdia, Bell, Sbell };
+enum class Layout { Csr, Coo, Ell, Sell, Dia, Hyb, Bcsr, Bdia, Bell, Sbell, Cocktail };
 
 const char* layout_name(Layout layout);
 std::optional<Layout> layout_named(const std::string& name);
@@ -79,10 +90,15 @@ const std::vector<std::string>& part_names(Layout layout);
 
 // How a layout cuts a matrix, where it has a choice (the declaration's keys): sell's slice height and
 // sorting window (sbell: super-rows a slice), hyb's width (-1: Bell and Garland's), the block layouts' block.
+// A cocktail's split: its dia takes the diagonals filled diagonal_fill or more, its sbell (block, slices of
+// block_slice super-rows) the blocks filled block_fill or more, its sell (slice, sigma) each row's first
+// `width` entries left (-1: all), its csr the rest; a fill above 1 takes nothing.
 struct Cut {
   int64_t slice = 32, sigma = 1;
   int64_t width = -1;
   int64_t block_rows = 2, block_cols = 4;
+  double diagonal_fill = 2, block_fill = 2;
+  int64_t block_slice = 32;
 };
 
 // What fixes the type of a value of a layout.
@@ -100,7 +116,14 @@ struct Facts {
   int64_t bands = 0;      // bdia
   int64_t block_rows = 2, block_cols = 4;  // bcsr, bell, sbell
   int64_t blocks = 0;                      // bcsr; sbell: places for blocks in col (padding too)
+  // cocktail: its dia, sbell, sell and csr (kCocktailParts), and the split that made it (known where it
+  // was made from entries, not from a type).
+  std::vector<Facts> components;
+  Cut split;
 };
+
+// A cocktail's parts, in order.
+inline constexpr Layout kCocktailParts[] = {Layout::Dia, Layout::Sbell, Layout::Sell, Layout::Csr};
 
 // The type (dtype, shape [rows, cols], parts) of a value with these facts.
 sdk::Declared declared_type(const Facts& facts);

@@ -1,5 +1,6 @@
 #include "sparse_kind.h"
 
+#include "cocktail.h"
 #include "format_choice.h"
 
 #include <algorithm>
@@ -34,6 +35,15 @@ fugue_dtype dtype_named(const json& v, const std::string& pointer, bool index) {
   throw InvalidArgument(pointer + ": expected " + expected + ", found " + v.dump());
 }
 
+// The kinds' examples: the seed's matrix B with slices of 2; a cocktail of its dense 2 x 4 blocks, each
+// other row's first entry and the rest (B's diagonals are all full: a dia would take every entry).
+Cut seed_cut(Layout layout) {
+  Cut cut;
+  cut.slice = 2;
+  if (layout == Layout::Cocktail) cut.block_slice = 2, cut.block_fill = 0.6, cut.width = 1;
+  return cut;
+}
+
 class SparseKind final : public sdk::Kind {
  public:
   explicit SparseKind(Layout layout) : layout_(layout) {
@@ -54,12 +64,17 @@ class SparseKind final : public sdk::Kind {
         "a sparse matrix in blocked ELLPACK: dense blocks (\"block\": [h, w], as bcsr's), each super-row padded to the longest: col "
         "[width * super-rows], column-major, data [width * super-rows * h * w] in 1 x 4 units",
         "a sparse matrix in sliced blocked ELLPACK: slices of \"slice\" super-rows (default 32), each a blocked ELLPACK of its own "
-        "width (\"block\": [h, w], as bcsr's): slice_ptr, col [blocks], data [blocks * h * w] in 1 x 4 units"};
+        "width (\"block\": [h, w], as bcsr's): slice_ptr, col [blocks], data [blocks * h * w] in 1 x 4 units",
+        "a sparse matrix as seed 003's cocktail: a dia of its dense diagonals, a sbell of its dense blocks (\"block\", slices of "
+        "\"block_slice\" super-rows), a sell of each row's first entries left (\"slice\", \"sigma\") and a csr of the rest, split for the "
+        "device or as \"diagonal_fill\", \"block_fill\" and \"width\" say: their parts one after another (dia_offsets ... csr_data)"};
     doc = docs[static_cast<int>(layout)];
     keys = {"dtype", "shape", "index", count_key(layout)};
     for (const std::string& key : cut_keys(layout)) keys.push_back(key);
     if (layout == Layout::Hyb) keys.push_back("nnz");
     if (layout == Layout::Bdia) keys.push_back("bands");
+    if (layout == Layout::Cocktail)
+      for (const char* key : {"diagonals", "blocks", "stored"}) keys.push_back(key);
     parts = part_names(layout);
     cuts_rows = true;
     gives_columns = true;
@@ -77,6 +92,10 @@ class SparseKind final : public sdk::Kind {
     return {*low, *high + 1};
   }
   void rows_value(const fugue_host_array& value, int64_t first, int64_t count, fugue_host_array& rows) const override {
+    if (layout_ == Layout::Cocktail) {  // part by part: each part's rows stay in that part
+      cocktail_store_rows(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)), first, count, sdk::HostView(rows));
+      return;
+    }
     const auto [facts, entries] = rows_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)), first, count);
     const sdk::Declared type = declared_type(facts);
     sdk::HostView view(rows);
@@ -90,11 +109,52 @@ class SparseKind final : public sdk::Kind {
     const Requested r = requested(layout_, text);
     if (!r.dtype) throw InvalidArgument("/dtype: expected \"f32\" or \"f64\" (or read the matrix from a file: \"from\": \"A.mtx\")");
     if (!r.rows) throw InvalidArgument("/shape: expected [rows, cols] (or read the matrix from a file: \"from\": \"A.mtx\")");
+    if (layout_ != Layout::Cocktail) return declared_type(declared_facts(layout_, r));
+    // A cocktail's parts, each declared as its layout would be by its own count.
+    Facts f;
+    f.layout = Layout::Cocktail;
+    f.dtype = *r.dtype;
+    f.rows = *r.rows;
+    f.cols = *r.cols;
+    const std::optional<int64_t> counts[4] = {r.diagonals, r.blocks, r.stored, r.count};
+    for (size_t k = 0; k < 4; ++k) {
+      const Layout part = kCocktailParts[k];
+      Requested own = r;
+      own.layout = part;
+      own.count = counts[k];
+      own.cut = Cut{};
+      if (part == Layout::Sell) own.cut.slice = r.cut.slice;
+      if (part == Layout::Sbell) own.cut.slice = r.cut.block_slice, own.cut.block_rows = r.cut.block_rows, own.cut.block_cols = r.cut.block_cols;
+      if (!own.count)
+        throw InvalidArgument(std::string("/") + count_key(part) + ": expected the cocktail's " + layout_name(part) + " part's " + count_key(part) +
+                              " (or read the matrix from a file: \"from\": \"A.mtx\")");
+      f.components.push_back(declared_facts(part, own));
+    }
+    return declared_type(f);
+  }
+
+  // Parts a program gives one by one: every index in range, pointers that only go forward, coo rows in
+  // order, sell's rows each once (what the kernels rely on).
+  void check_value(const fugue_host_array& value) const override {
+    entries_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)));
+  }
+
+  // The seed's matrix B (layouts.h), its parts given inline (slices of 2 rows for sell).
+  std::string example(uint32_t rank, fugue_dtype dtype) const override {
+    if (rank != 2 || (dtype != FUGUE_DTYPE_F32 && dtype != FUGUE_DTYPE_F64))
+      throw InvalidArgument(name + " holds 2-D matrices of f32 or f64");
+    return inline_declaration(seed_matrix_b(), layout_, dtype, seed_cut(layout_));
+  }
+
+ private:
+  // The facts a declaration without "from" gives for a layout other than cocktail (dtype and shape checked).
+  Facts declared_facts(Layout layout, const Requested& r) const {
+    const std::string name = layout_name(layout);
     if (!r.count)
-      throw InvalidArgument(std::string("/") + count_key(layout_) + ": expected the " + name + "'s " + count_key(layout_) +
+      throw InvalidArgument(std::string("/") + count_key(layout) + ": expected the " + name + "'s " + count_key(layout) +
                             " (or read the matrix from a file: \"from\": \"A.mtx\")");
     Facts f;
-    f.layout = layout_;
+    f.layout = layout;
     f.dtype = *r.dtype;
     f.rows = *r.rows;
     f.cols = *r.cols;
@@ -102,7 +162,7 @@ class SparseKind final : public sdk::Kind {
     f.sigma = r.cut.sigma;
     f.block_rows = r.cut.block_rows;
     f.block_cols = r.cut.block_cols;
-    switch (layout_) {
+    switch (layout) {
       case Layout::Csr:
       case Layout::Coo: f.nnz = *r.count; break;
       case Layout::Ell: f.width = *r.count; break;
@@ -129,11 +189,12 @@ class SparseKind final : public sdk::Kind {
         f.blocks = *r.count;
         if (f.blocks % f.slice) throw InvalidArgument("/blocks: expected a multiple of the slice height " + std::to_string(f.slice));
         break;
+      case Layout::Cocktail: throw std::logic_error("a cocktail is declared part by part");
     }
     // Counts that cannot be: more places than the layout can hold, or products past 2^62.
     const auto product = [](int64_t a, int64_t b) { return a == 0 || b <= (int64_t{1} << 62) / a ? a * b : -1; };
     const int64_t cells = product(f.rows, f.cols);
-    const std::string key = std::string("/") + count_key(layout_);
+    const std::string key = std::string("/") + count_key(layout);
     if ((f.layout == Layout::Ell || f.layout == Layout::Hyb) && f.width > f.cols)
       throw InvalidArgument(key + ": a row holds at most " + std::to_string(f.cols) + " entries (the columns), found " + std::to_string(f.width));
     if ((f.layout == Layout::Csr || f.layout == Layout::Coo || f.layout == Layout::Hyb) && cells >= 0 && f.nnz > cells)
@@ -150,25 +211,9 @@ class SparseKind final : public sdk::Kind {
     const bool wide = std::max({f.rows + 1, f.cols, *r.count, pointed}) > (int64_t{1} << 31) - 1;
     f.index = r.index.value_or(wide ? FUGUE_DTYPE_I64 : FUGUE_DTYPE_I32);
     if (f.index == FUGUE_DTYPE_I32 && wide) throw InvalidArgument("/index: i32 cannot count the rows, columns or entries (use \"i64\")");
-    return declared_type(f);
+    return f;
   }
 
-  // Parts a program gives one by one: every index in range, pointers that only go forward, coo rows in
-  // order, sell's rows each once (what the kernels rely on).
-  void check_value(const fugue_host_array& value) const override {
-    entries_of(facts_of(*value.type), sdk::HostView(const_cast<fugue_host_array&>(value)));
-  }
-
-  // The seed's matrix B (layouts.h), its parts given inline (slices of 2 rows for sell).
-  std::string example(uint32_t rank, fugue_dtype dtype) const override {
-    if (rank != 2 || (dtype != FUGUE_DTYPE_F32 && dtype != FUGUE_DTYPE_F64))
-      throw InvalidArgument(name + " holds 2-D matrices of f32 or f64");
-    Cut cut;
-    cut.slice = 2;
-    return inline_declaration(seed_matrix_b(), layout_, dtype, cut);
-  }
-
- private:
   Layout layout_;
 };
 
@@ -186,6 +231,7 @@ const char* count_key(Layout layout) {
     case Layout::Bcsr: return "blocks";
     case Layout::Bell: return "width";
     case Layout::Sbell: return "blocks";
+    case Layout::Cocktail: return "nnz";  // its csr's
   }
   return "nnz";
 }
@@ -193,7 +239,9 @@ const char* count_key(Layout layout) {
 bool blocked(Layout layout) { return layout == Layout::Bcsr || layout == Layout::Bell || layout == Layout::Sbell; }
 
 const std::vector<std::string>& cut_keys(Layout layout) {
-  static const std::vector<std::string> none, sell = {"slice", "sigma"}, sbell = {"block", "slice"}, block = {"block"};
+  static const std::vector<std::string> none, sell = {"slice", "sigma"}, sbell = {"block", "slice"}, block = {"block"},
+                                        cocktail = {"slice", "sigma", "block", "block_slice", "diagonal_fill", "block_fill", "width"};
+  if (layout == Layout::Cocktail) return cocktail;
   return layout == Layout::Sell ? sell : layout == Layout::Sbell ? sbell : blocked(layout) ? block : none;
 }
 
@@ -218,14 +266,36 @@ Requested requested(Layout layout, const std::string& text) {
   if (d.contains(key)) r.count = positive_integer(d[key], std::string("/") + key, 0);
   if (layout == Layout::Hyb && d.contains("nnz")) r.hyb_nnz = positive_integer(d["nnz"], "/nnz", 0);
   if (layout == Layout::Bdia && d.contains("bands")) r.bands = positive_integer(d["bands"], "/bands", 0);
-  if (layout == Layout::Sell || layout == Layout::Sbell) {
-    const char* rows = layout == Layout::Sell ? " rows" : " super-rows";
+  const bool cocktail = layout == Layout::Cocktail;
+  if (layout == Layout::Sell || layout == Layout::Sbell || cocktail) {
+    const char* rows = layout == Layout::Sbell ? " super-rows" : " rows";
     if (d.contains("slice")) r.cut.slice = positive_integer(d["slice"], "/slice", 1);
-    if (layout == Layout::Sell && d.contains("sigma")) r.cut.sigma = positive_integer(d["sigma"], "/sigma", 1);
+    if (layout != Layout::Sbell && d.contains("sigma")) r.cut.sigma = positive_integer(d["sigma"], "/sigma", 1);
     if (r.cut.slice > 1024) throw InvalidArgument("/slice: expected at most 1024" + std::string(rows) + " a slice, found " + std::to_string(r.cut.slice));
   }
+  if (cocktail) {
+    if (d.contains("diagonals")) r.diagonals = positive_integer(d["diagonals"], "/diagonals", 0);
+    if (d.contains("blocks")) r.blocks = positive_integer(d["blocks"], "/blocks", 0);
+    if (d.contains("stored")) r.stored = positive_integer(d["stored"], "/stored", 0);
+    if (d.contains("block_slice")) r.cut.block_slice = positive_integer(d["block_slice"], "/block_slice", 1);
+    if (r.cut.block_slice > 1024)
+      throw InvalidArgument("/block_slice: expected at most 1024 super-rows a slice, found " + std::to_string(r.cut.block_slice));
+    for (const char* key : {"diagonal_fill", "block_fill"})
+      if (d.contains(key)) {
+        const json& v = d[key];
+        if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+          throw InvalidArgument(std::string("/") + key + ": expected a positive number (the least share of its places a " +
+                                (key[0] == 'd' ? "diagonal" : "block") + " must hold to be dense; above 1: none), found " + v.dump());
+        (key[0] == 'd' ? r.cut.diagonal_fill : r.cut.block_fill) = v.get<double>();
+        r.split_given = true;
+      }
+    if (d.contains("width")) {
+      r.cut.width = positive_integer(d["width"], "/width", 0);
+      r.split_given = true;
+    }
+  }
   if (layout == Layout::Hyb && r.count) r.cut.width = *r.count;
-  if (blocked(layout) && d.contains("block")) {
+  if ((blocked(layout) || cocktail) && d.contains("block")) {
     const json& b = d["block"];
     const auto one_of = [](const json& v, std::initializer_list<int64_t> allowed) {
       return v.is_number_integer() && std::find(allowed.begin(), allowed.end(), v.get<int64_t>()) != allowed.end();
@@ -247,11 +317,29 @@ void check_requested(const Requested& r, const Facts& f) {
   if (r.count && *r.count != declared_count(f)) differs(std::string("/") + count_key(f.layout), *r.count, declared_count(f));
   if (r.hyb_nnz && *r.hyb_nnz != f.nnz) differs("coo part's entries (/nnz)", *r.hyb_nnz, f.nnz);
   if (r.bands && *r.bands != f.bands) differs("band count (/bands)", *r.bands, f.bands);
+  if (f.layout == Layout::Cocktail) {
+    if (r.diagonals && *r.diagonals != f.components[0].diagonals) differs("dia part's /diagonals", *r.diagonals, f.components[0].diagonals);
+    if (r.blocks && *r.blocks != f.components[1].blocks) differs("sbell part's /blocks", *r.blocks, f.components[1].blocks);
+    if (r.stored && *r.stored != f.components[2].stored) differs("sell part's /stored", *r.stored, f.components[2].stored);
+  }
 }
 
 std::unique_ptr<sdk::Kind> sparse_kind(Layout layout) { return std::make_unique<SparseKind>(layout); }
 
 void check_fits(const Coordinates& m, fugue_dtype dtype);
+
+namespace {
+
+// The cut a declaration asks for; a cocktail's split chosen for the device where the declaration fixes none
+// (its slices and block kept where given).
+Cut split_of(const Coordinates& m, const Requested& r, fugue_dtype dtype, const fugue_device_desc* device, std::string* note) {
+  if (r.layout != Layout::Cocktail || r.split_given) return r.cut;
+  Choice choice = choose_split(m, dtype, device);
+  if (note) *note = choice.note;
+  return choice.cut;
+}
+
+}  // namespace
 
 Facts facts_as_declared(const Coordinates& m, const std::string& declaration, const fugue_device_desc* device, std::string* note) {
   json d;
@@ -271,13 +359,13 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
     // The cut keys apply to a named format that has them; the automatic choice makes its own cut.
     const bool is_named = format != "auto";
     const Layout named = is_named ? *layout_named(format.get<std::string>()) : Layout::Csr;
-    for (const std::string key : {"slice", "sigma", "block"}) {
+    for (const std::string& key : cut_keys(Layout::Cocktail)) {  // every cut key
       const std::vector<std::string>& own = cut_keys(named);
       const bool applies = is_named && std::find(own.begin(), own.end(), key) != own.end();
       if (d.contains(key) && !applies)
         throw InvalidArgument("/" + key + ": " +
                               (is_named ? std::string("the format ") + layout_name(named) + " has no " + key
-                                        : std::string("applies to a named \"format\" (sell, sbell or a block kind); the automatic choice cuts the matrix itself")));
+                                        : std::string("applies to a named \"format\" (sell, sbell, a block kind or cocktail); the automatic choice cuts the matrix itself")));
     }
     Requested r = requested(Layout::Csr, declaration);  // dtype, index, shape and nnz
     if (r.count && *r.count != m.entries())
@@ -288,16 +376,11 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
     if (format == "auto") {
       const Choice choice = choose_layout(m, dtype, device);
       if (note) *note = choice.note;
-      Cut cut;
-      cut.slice = choice.slice;
-      cut.sigma = choice.sigma;
-      cut.block_rows = choice.block_rows;
-      cut.block_cols = choice.block_cols;
-      f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), cut);
+      f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), choice.cut);
     } else {
       const Requested own = requested(named, declaration);  // sell's and sbell's slice, sigma, the block layouts' block
       if (note) *note = "named by \"format\"";
-      f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), own.cut);
+      f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), split_of(m, own, dtype, device, note));
     }
     check_requested(r, f);
     check_fits(m, f.dtype);
@@ -305,7 +388,8 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
   }
   if (!layout) throw InvalidArgument("makes sparse matrices (" + kinds + ", or sparse), not a '" + kind + "'");
   const Requested r = requested(*layout, declaration);
-  const Facts f = facts_for(m, *layout, r.dtype.value_or(FUGUE_DTYPE_F64), r.index.value_or(FUGUE_DTYPE_NONE), r.cut);
+  const fugue_dtype dtype = r.dtype.value_or(FUGUE_DTYPE_F64);
+  const Facts f = facts_for(m, *layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), split_of(m, r, dtype, device, note));
   check_requested(r, f);
   check_fits(m, f.dtype);
   return f;
@@ -315,10 +399,9 @@ sdk::Declared declared_as(const Coordinates& m, const std::string& declaration, 
   std::string note;
   const Facts f = facts_as_declared(m, declaration, device, &note);
   sdk::Declared d = declared_type(f);
-  if (json::parse(declaration).value("kind", "") == "sparse") {
-    d.kind_name = layout_name(f.layout);
-    d.note = note;
-  }
+  const std::string kind = json::parse(declaration).value("kind", "");
+  if (kind == "sparse") d.kind_name = layout_name(f.layout);
+  if (kind == "sparse" || kind == "cocktail") d.note = note;
   return d;
 }
 
@@ -355,7 +438,8 @@ class SparseChooser final : public sdk::Kind {
     name = "sparse";
     doc = "a sparse matrix whose kind is chosen for it and the device (\"format\": \"auto\", the default) or named (\"format\": "
           "\"ell\"), read from a file or made by a generator (\"from\"); keys as the chosen kind's";
-    keys = {"dtype", "format", "index", "shape", "nnz", "slice", "sigma", "block"};
+    keys = {"dtype", "format", "index", "shape", "nnz"};
+    for (const std::string& key : cut_keys(Layout::Cocktail)) keys.push_back(key);  // every cut key
     chooser = true;
   }
   sdk::Declared declare(const std::string&) const override {
@@ -380,11 +464,19 @@ std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype 
   if (layout == Layout::Sell) decl["slice"] = cut.slice, decl["sigma"] = cut.sigma;
   if (layout == Layout::Sbell) decl["slice"] = cut.slice;
   if (blocked(layout)) decl["block"] = {cut.block_rows, cut.block_cols};
+  if (layout == Layout::Cocktail) {
+    decl["diagonals"] = f.components[0].diagonals, decl["blocks"] = f.components[1].blocks, decl["stored"] = f.components[2].stored;
+    decl["block"] = {cut.block_rows, cut.block_cols}, decl["block_slice"] = cut.block_slice, decl["slice"] = cut.slice;
+    // The split too, so that the same matrix read from a file splits the same way.
+    decl["diagonal_fill"] = cut.diagonal_fill, decl["block_fill"] = cut.block_fill;
+    if (cut.width >= 0) decl["width"] = cut.width;
+  }
   const std::vector<std::vector<double>> parts = stored_parts(f, m);
+  const sdk::Declared type = declared_type(f);
   const bool f32 = dtype == FUGUE_DTYPE_F32;
   for (size_t k = 0; k < parts.size(); ++k) {
     json values = json::array();
-    const bool values_part = k + 1 == parts.size();  // every layout's values come last
+    const bool values_part = type.parts[k].dtype == dtype;  // the others hold indices
     for (double v : parts[k])
       if (!values_part) values.push_back(static_cast<int64_t>(v));
       else values.push_back(f32 ? static_cast<double>(static_cast<float>(v)) : v);

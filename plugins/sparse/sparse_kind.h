@@ -1,10 +1,12 @@
-// sparse_kind.h: the kinds csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell and sbell (layouts.h draws
+// sparse_kind.h: the kinds csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell and cocktail (layouts.h draws
 // them), the kind sparse that chooses among them (format_choice.h), and what a declaration of one says.
 // {"kind": "csr", "dtype": "f32", "from": "A.mtx"} reads a file (the format converts, and checks any of
 // the keys below that the declaration also gives); without "from", an operation or "parts" gives the
 // value and the declaration must fix its type: "shape" [rows, cols] and the layout's count ("nnz" for csr
 // and coo, "width" for ell and bell, "stored" for sell, "diagonals" for dia and bdia (with "bands"),
-// "blocks" for bcsr and sbell; hyb: "width" and "nnz").
+// "blocks" for bcsr and sbell; hyb: "width" and "nnz"; cocktail: its parts' "diagonals", "blocks", "stored"
+// and "nnz", with "block", "block_slice" and "slice"). A cocktail read from a file is split for the device
+// (format_choice.h) unless "diagonal_fill", "block_fill" or "width" fix the split (layouts.h's Cut).
 #pragma once
 
 #include <memory>
@@ -23,7 +25,9 @@ struct Requested {
   std::optional<int64_t> rows, cols, count;  // count: nnz, width, stored or diagonals, by layout (hyb: width)
   std::optional<int64_t> hyb_nnz;            // hyb: its coo part's entries
   std::optional<int64_t> bands;              // bdia
-  Cut cut;                                   // slice, sigma, hyb's width, bcsr's block
+  std::optional<int64_t> diagonals, blocks, stored;  // cocktail: its dia's, sbell's and sell's counts (count: its csr's nnz)
+  Cut cut;                                   // slice, sigma, hyb's width, bcsr's block, a cocktail's split
+  bool split_given = false;                  // cocktail: "diagonal_fill", "block_fill" or "width" given
 };
 
 // The keys of `declaration` (JSON text) for `layout`; InvalidArgument with a pointer inside it.

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cocktail.h"
 #include "layouts.h"
 #include "sparse_kind.h"
 #include "spmv_cl.h"  // kernel_source_spmv, embedded from kernels/spmv.cl
@@ -119,6 +120,10 @@ std::string conformance_cases(bool several) {
   awkward_cut.sigma = 16;
   awkward_cut.block_rows = 4;
   awkward_cut.block_cols = 8;
+  // cocktail: B's dense 2 x 4 block, each other row's first entry and the rest (B's diagonals are all
+  // full); the awkward matrix's diagonals of two entries or more, blocks of 4 or more, two a row, the rest.
+  seed_cut.block_slice = 2, seed_cut.block_fill = 0.6, seed_cut.width = 1;
+  awkward_cut.block_slice = 8, awkward_cut.diagonal_fill = 0.05, awkward_cut.block_fill = 0.12, awkward_cut.width = 2;
   const std::string x = several ? "X" : "x", y0 = several ? "Y0" : "y0", k = several ? ", 3" : "";
   std::string cases;
   for (Layout layout : every_layout())
@@ -147,7 +152,7 @@ class SparseProduct final : public Operation {
                     "[m, k] left out is 0"
                   : "y = alpha * A x + beta * y0: a sparse matrix A [m, n] of any sparse kind times a vector x [n]; y0 [m] left out is 0";
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
-    operands = {in_kind("A", "csr coo ell sell dia bdia hyb bcsr bell sbell", kFloats, "the matrix [m, n]"),
+    operands = {in_kind("A", "csr coo ell sell dia bdia hyb bcsr bell sbell cocktail", kFloats, "the matrix [m, n]"),
                 in(names_.x, array, kFloats, several ? "the vectors [n, k], A's dtype" : "the vector [n], A's dtype"),
                 optional_in(names_.y0, array, kFloats, 0,
                             several ? "added times beta: [m, k], A's dtype, or a number" : "added times beta: [m], A's dtype, or a number"),
@@ -202,46 +207,43 @@ class SparseProduct final : public Operation {
     }
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
+    p.variant = variant_of(call, f);
+    say_rows(p, call);
+    return p;
+  }
+
+  // The plan's text for a device-level product of A (a cocktail: its parts' that hold entries).
+  std::string variant_of(const Call& call, const Facts& f) const {
+    const std::string block = std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks";
     switch (f.layout) {
       case Layout::Csr: {
         char average[32];
         std::snprintf(average, sizeof average, "%.1f", f.rows ? static_cast<double>(f.nnz) / static_cast<double>(f.rows) : 0.0);
-        switch (csr_kernel(call, f, several_)) {
-          case CsrKernel::Chunks:
-            p.variant = "csr: chunks of " + std::to_string(chunk_items()) + " entries a work-item, whatever the rows (" + average +
-                        " entries a row on average); rows that leave their chunk added after";
-            break;
-          case CsrKernel::Lanes:
-            p.variant = "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
-            break;
-        }
-        break;
+        if (csr_kernel(call, f, several_) == CsrKernel::Chunks)
+          return "csr: chunks of " + std::to_string(chunk_items()) + " entries a work-item, whatever the rows (" + average +
+                 " entries a row on average); rows that leave their chunk added after";
+        return "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
       }
       case Layout::Coo:
-        p.variant = "coo: " + std::to_string(coo_chunk(call)) + " entries a work-item, summed row by row; rows that cross chunks added after";
-        break;
-      case Layout::Ell: p.variant = "ell: a row per work-item, " + std::to_string(f.width) + " places a row"; break;
-      case Layout::Sell: p.variant = "sell: a row per work-item, slices of " + std::to_string(f.slice) + " rows"; break;
-      case Layout::Dia: p.variant = "dia: a row per work-item, " + std::to_string(f.diagonals) + " diagonals"; break;
-      case Layout::Bcsr:
-        p.variant = "bcsr: " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks, a row per work-item";
-        break;
-      case Layout::Bdia: p.variant = "bdia: a row per work-item, " + row_walk(f); break;
-      case Layout::Bell:
-        p.variant = "bell: " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks, " + std::to_string(f.width) +
-                    " a super-row, a super-row per work-item";
-        break;
-      case Layout::Sbell:
-        p.variant = "sbell: " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks in slices of " +
-                    std::to_string(f.slice) + " super-rows, a super-row per work-item";
-        break;
+        return "coo: " + std::to_string(coo_chunk(call)) + " entries a work-item, summed row by row; rows that cross chunks added after";
+      case Layout::Ell: return "ell: a row per work-item, " + std::to_string(f.width) + " places a row";
+      case Layout::Sell: return "sell: a row per work-item, slices of " + std::to_string(f.slice) + " rows";
+      case Layout::Dia: return "dia: a row per work-item, " + std::to_string(f.diagonals) + " diagonals";
+      case Layout::Bcsr: return "bcsr: " + block + ", a row per work-item";
+      case Layout::Bdia: return "bdia: a row per work-item, " + row_walk(f);
+      case Layout::Bell: return "bell: " + block + ", " + std::to_string(f.width) + " a super-row, a super-row per work-item";
+      case Layout::Sbell: return "sbell: " + block + " in slices of " + std::to_string(f.slice) + " super-rows, a super-row per work-item";
       case Layout::Hyb:
-        p.variant = "hyb: its ell of " + std::to_string(f.width) + " a row per work-item, then " + std::to_string(f.nnz) + " coo entries, " +
-                    std::to_string(coo_chunk(call)) + " a work-item";
-        break;
+        return "hyb: its ell of " + std::to_string(f.width) + " a row per work-item, then " + std::to_string(f.nnz) + " coo entries, " +
+               std::to_string(coo_chunk(call)) + " a work-item";
+      case Layout::Cocktail: {
+        std::string text;
+        for (const Facts& part : f.components)
+          if (holds_places(part)) text += (text.empty() ? "" : "; then ") + variant_of(call, part);
+        return "cocktail, its parts one after another, each adding to y: " + (text.empty() ? "no entries" : text);
+      }
     }
-    say_rows(p, call);
-    return p;
+    return "";
   }
 
   // The row-per-element kernel (row_per_item): row i's sum, only nonzero values multiplied (padding
@@ -311,11 +313,26 @@ class SparseProduct final : public Operation {
   void execute(const Call& call, const fugue_device_services& s) const override {
     const Facts f = facts_of(call.operand(kA));
     require_dtype(s, f.dtype, name);
+    if (f.rows == 0 || vectors(call) == 0) return;  // nothing to compute
+    if (f.layout != Layout::Cocktail) return run(call, s, f, 0, false);
+    // A cocktail: the first part that holds entries takes y0 and beta, the others add to y.
+    bool added = false;
+    for (size_t k = 0; k < f.components.size(); ++k)
+      if (holds_places(f.components[k])) run(call, s, f.components[k], cocktail_first_part(k), added), added = true;
+    if (!added) {  // no entries: y = beta * y0, as a coo without entries gives it
+      Facts none = f.components[3];
+      none.layout = Layout::Coo;
+      run(call, s, none, cocktail_first_part(3), false);
+    }
+  }
+
+  // The kernels of A's layout `f`, whose parts are A's from `first_part` on; `accumulate`: add alpha * A x
+  // to y (y0 and beta already in it).
+  void run(const Call& call, const fugue_device_services& s, const Facts& f, uint32_t first_part, bool accumulate) const {
     const bool f64 = f.dtype == FUGUE_DTYPE_F64;
     const int lanes = f.layout == Layout::Csr ? lanes_for(call, f) : 1;
     const int64_t chunk = coo_chunk(call);
     const int64_t k = vectors(call);
-    if (f.rows == 0 || k == 0) return;  // nothing to compute
     // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
     auto fitted = [&](size_t size) {
       while (size > 32 && size > max_work_group_size(s)) size /= 2;
@@ -337,11 +354,13 @@ class SparseProduct final : public Operation {
     auto units = [&](int64_t n) { return static_cast<size_t>(n) * static_cast<size_t>(k); };
 
     const fugue_type& y0 = call.operand(kY0);
-    const cl_int y0_array = y0.kind == FUGUE_KIND_ARRAY;
+    const cl_int y0_array = accumulate || y0.kind == FUGUE_KIND_ARRAY;
     cl_mem y = buffer(s, call, names_.y), x = buffer(s, call, names_.x);
-    cl_mem y0_buffer = y0_array ? buffer(s, call, names_.y0) : y;  // not read when y0 is a number
-    const double y0_value = y0_array ? 0.0 : y0.const_value, alpha = call.number("alpha"), beta = call.number("beta");
-    auto part_of = [&](uint32_t k) { return part(s, call, "A", k); };
+    // Not read when y0 is a number; y itself when adding to it (each work-item reads its rows of y before
+    // it writes them).
+    cl_mem y0_buffer = y0.kind == FUGUE_KIND_ARRAY && !accumulate ? buffer(s, call, names_.y0) : y;
+    const double y0_value = y0_array ? 0.0 : y0.const_value, alpha = call.number("alpha"), beta = accumulate ? 1.0 : call.number("beta");
+    auto part_of = [&](uint32_t k) { return part(s, call, "A", first_part + k); };
     // The arguments after the layout's own, from index `i`: y, y0 and the factors in the kernel's REAL.
     auto tail = [&](Kernel& k, cl_uint i) -> Kernel& {
       k.arg(i, y).arg(i + 1, y0_buffer).arg(i + 2, y0_array);
@@ -446,6 +465,7 @@ class SparseProduct final : public Operation {
         tail(bdia, 7).enqueue(s, units(f.rows), group, "spmv bdia");
         break;
       }
+      case Layout::Cocktail: throw std::logic_error("a cocktail runs part by part");
       case Layout::Bell:
       case Layout::Sbell: {
         // bell is a sbell of one slice holding every super-row (its col and data, no slice_ptr).
@@ -470,8 +490,10 @@ class SparseProduct final : public Operation {
     const double k = static_cast<double>(vectors(call));
     const bool y0_array = call.operand(kY0).kind == FUGUE_KIND_ARRAY;
     bytes += static_cast<double>(dtype_size(a.dtype)) * k * static_cast<double>(a.shape[1] + (y0_array ? 2 : 1) * a.shape[0]);
-    const fugue_type& data = *FUGUE_NTH(fugue_type, a.parts, a.num_parts - 1);  // every layout's values come last
-    return {sizeof(fugue_cost), bytes, 2 * k * static_cast<double>(elements(data))};
+    double places = 0;  // the values parts' (a cocktail has four; the others hold indices)
+    for (uint32_t p = 0; p < a.num_parts; ++p)
+      if (const fugue_type& part = *FUGUE_NTH(fugue_type, a.parts, p); part.dtype == a.dtype) places += static_cast<double>(elements(part));
+    return {sizeof(fugue_cost), bytes, 2 * k * places};
   }
 
   void reference(const Call& call, fugue_host_array* arrays) const override {
@@ -495,6 +517,8 @@ class SparseProduct final : public Operation {
   };
   // k: the vectors (spmv: 1).
   int64_t vectors(const Call& call) const { return several_ ? call.operand(kX).shape[1] : 1; }
+  // Whether a layout's value stores any place (a cocktail's part may hold nothing: it is not run).
+  static bool holds_places(const Facts& f) { return declared_type(f).parts.back().shape[0] > 0; }
   // What a row's work-item walks, for the plans' text.
   static std::string row_walk(const Facts& f) {
     auto count = [](int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };

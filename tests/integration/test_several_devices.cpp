@@ -231,7 +231,7 @@ TEST(SeveralDevices, SparseProductsSplitByRows) {
   const std::vector<std::pair<std::string, std::string>> sources = {
       {"rmat", R"({"rmat": {"scale": 10, "edges": 12, "seed": 5}})"},
       {"file", "\"" + (test::source_root() / ".." / "shared" / "data" / "matrices" / "bcsstk13.mtx").string() + "\""}};
-  const std::vector<std::string> layouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell", "auto"};
+  const std::vector<std::string> layouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell", "cocktail", "auto"};
   for (const auto& [name, source] : sources) {
     std::string symbols, body, outputs;
     for (const auto& layout : layouts) {
@@ -239,7 +239,11 @@ TEST(SeveralDevices, SparseProductsSplitByRows) {
       if (name == "rmat" && (layout == "dia" || layout == "bdia" || layout == "ell" || layout == "bell")) continue;
       const std::string kind = layout == "auto" ? R"("sparse", "format": "auto")" : "\"" + layout + "\"";
       symbols += R"("A_)" + layout + R"(": {"kind": )" + kind + R"(, "dtype": "f64", "from": )" + source +
-                 (layout == "sell" ? R"(, "slice": 4, "sigma": 16)" : layout == "bcsr" ? R"(, "block": [4, 8])" : "") + "},\n";
+                 (layout == "sell"       ? R"(, "slice": 4, "sigma": 16)"
+                  : layout == "bcsr"     ? R"(, "block": [4, 8])"
+                  : layout == "cocktail" ? R"(, "diagonal_fill": 0.5, "block_fill": 0.3, "block": [2, 4], "width": 2, "slice": 4)"
+                                         : "") +
+                 "},\n";
       body += R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout + R"(", "x", "y0"], "attrs": {"alpha": 2, "beta": -1}},
                {"op": "array.sub", "out": ["r_)" + layout + R"("], "in": ["b", "y_)" + layout + R"("]},
                {"op": "array.dot", "out": ["rr_)" + layout + R"("], "in": ["r_)" + layout + R"(", "r_)" + layout + R"("]},)";

@@ -2,6 +2,7 @@
 // same matrix; the layouts hold the seed's arrays exactly; bad files and declarations are refused with
 // the file, the line or the key.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -17,7 +18,7 @@ namespace test = fugue::test;
 
 namespace {
 
-const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell"};
+const std::vector<std::string> kLayouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell", "cocktail"};
 
 fs::path matrices() { return test::source_root() / ".." / "shared" / "data" / "matrices"; }
 
@@ -36,10 +37,12 @@ TEST(Sparse, EveryLayoutGivesSciPysProductOnTheRealMatrices) {
       const std::string what = std::string(name) + " " + dtype + " (seed " + std::to_string(seed) + ")";
       std::string symbols, body, outputs;
       for (const auto& layout : kLayouts) {
-        const std::string extra = layout == "sell"    ? R"(, "slice": 8, "sigma": 64)"
-                                  : layout == "sbell" ? R"(, "slice": 8, "block": [2, 8])"
-                                  : layout == "bell"  ? R"(, "block": [4, 4])"
-                                                      : "";
+        // cocktail: a split that fills all four parts on most of the matrices (the device's own is tested below).
+        const std::string extra = layout == "sell"       ? R"(, "slice": 8, "sigma": 64)"
+                                  : layout == "sbell"    ? R"(, "slice": 8, "block": [2, 8])"
+                                  : layout == "bell"     ? R"(, "block": [4, 4])"
+                                  : layout == "cocktail" ? R"(, "diagonal_fill": 0.3, "block_fill": 0.4, "block": [2, 4], "width": 2, "slice": 8, "sigma": 64)"
+                                                         : "";
         symbols += R"("A_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": ")" + dtype + R"(", "from": ")" + file.string() + "\"" +
                    extra + "},\n";
         body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout +
@@ -71,7 +74,7 @@ x, y0 = np.load(d + 'x.npy').astype(np.float64), np.load(d + 'y0.npy').astype(np
 want = -2 * (A @ x) + 0.5 * y0
 scale = max(1.0, np.abs(A).sum(axis=1).max())
 tol = 1e-5 if dtype == 'f32' else 1e-12
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell', 'cocktail']:
     y = np.load(d + 'y_' + layout + '.npy')
     assert y.dtype == (np.float32 if dtype == 'f32' else np.float64), (layout, y.dtype)
     err = np.abs(y - want).max() / scale
@@ -332,11 +335,16 @@ TEST(Sparse, LayoutsHoldTheSeedsArrays) {
   const std::vector<std::pair<std::string, std::string>> parts = {
       {"csr", "row_ptr col data"}, {"coo", "row col data"}, {"ell", "col data"}, {"sell", "slice_ptr row col data"}, {"dia", "offsets data"},
       {"hyb", "ell_col ell_data coo_row coo_col coo_data"}, {"bcsr", "row_ptr col data"}, {"bdia", "offsets band_ptr data"},
-      {"bell", "col data"}, {"sbell", "slice_ptr col data"}};
+      {"bell", "col data"}, {"sbell", "slice_ptr col data"},
+      {"cocktail", "dia_offsets dia_data sbell_slice_ptr sbell_col sbell_data sell_slice_ptr sell_row sell_col sell_data csr_row_ptr csr_col csr_data"}};
   for (const auto& [layout, names] : parts) {
     symbols += std::string(symbols.empty() ? "" : ",\n") + R"("B_)" + layout + R"(": {"kind": ")" + layout +
                R"(", "dtype": "f64", "from": "B.mtx")" +
-               (layout == "sell" ? R"(, "slice": 2)" : layout == "sbell" ? R"(, "slice": 2, "block": [1, 4])" : "") + "}";
+               (layout == "sell"       ? R"(, "slice": 2)"
+                : layout == "sbell"    ? R"(, "slice": 2, "block": [1, 4])"
+                : layout == "cocktail" ? R"(, "block": [2, 4], "block_slice": 2, "slice": 2, "block_fill": 0.6, "width": 1)"
+                                       : "") +
+               "}";
     std::istringstream list(names);
     for (std::string part; list >> part;)
       outputs += std::string(outputs.empty() ? "" : ", ") + R"("B_)" + layout + "." + part + R"(": ")" + layout + "_" + part + R"(.npy")";
@@ -387,11 +395,104 @@ TEST(Sparse, LayoutsHoldTheSeedsArrays) {
       {"dia_offsets", {-2, 0, 1}}, {"dia_data", {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0}},
       {"hyb_ell_col", {0, 1, 0, 1, 1, 2, 2, 3}}, {"hyb_ell_data", {3, 4, 1, 2, 7, 8, 5, 6}}, {"hyb_coo_row", {2}}, {"hyb_coo_col", {3}},
       {"hyb_coo_data", {9}}, {"bcsr_row_ptr", {0, 1, 2}}, {"bcsr_col", {0, 0}},
-      {"bcsr_data", {3, 7, 0, 0, 1, 0, 5, 9, 0, 4, 8, 0, 0, 2, 0, 6}}};
+      {"bcsr_data", {3, 7, 0, 0, 1, 0, 5, 9, 0, 4, 8, 0, 0, 2, 0, 6}},
+      // layouts.h's cocktail of B: its dense 2 x 4 block (rows 2-3), rows 0 and 1's first entries, the rest.
+      {"cocktail_dia_offsets", {}}, {"cocktail_dia_data", {}}, {"cocktail_sbell_slice_ptr", {0, 2}}, {"cocktail_sbell_col", {0, 0}},
+      {"cocktail_sbell_data", {0, 0, 0, 0, 1, 0, 5, 9, 0, 0, 0, 0, 0, 2, 0, 6}}, {"cocktail_sell_slice_ptr", {0, 2, 2}},
+      {"cocktail_sell_row", {0, 1, 2, 3}}, {"cocktail_sell_col", {0, 1}}, {"cocktail_sell_data", {3, 4}},
+      {"cocktail_csr_row_ptr", {0, 1, 2, 2, 2}}, {"cocktail_csr_col", {1, 2}}, {"cocktail_csr_data", {7, 8}}};
   for (const auto& [file, values] : expected) {
     const fugue::HostArray a = fugue::load_npy(dir / "out" / (file + ".npy"), std::nullopt, std::nullopt);
     ASSERT_EQ(a.elements(), static_cast<int64_t>(values.size())) << file;
     for (size_t i = 0; i < values.size(); ++i) EXPECT_EQ(a.get(static_cast<int64_t>(i)), values[i]) << file << " element " << i;
+  }
+}
+
+// The cocktail split (seed 003's greedy policies) read from the device's table: a band of 9 full diagonals
+// with a few rows of 1,500 entries goes to a dia and a csr when a tuned table makes dia ten times faster
+// than the flat layouts (a dia alone would pad every row to the long rows' diagonals), and the automatic
+// choice takes it; the products of the split chosen, of a split declared and of the kind's own choice
+// give SciPy's. Bad cocktail declarations name their key.
+TEST(Sparse, CocktailIsSplitForTheDeviceAndChosen) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  test::write_text(dir / "make.py", R"(import sys, numpy as np, scipy.sparse as sp, scipy.io as sio
+n, rng = 1 << 14, np.random.default_rng(int(sys.argv[2]))
+offsets = [-128, -64, -2, -1, 0, 1, 2, 64, 128]
+A = sp.diags([rng.uniform(-1, 1, n - abs(o)) for o in offsets], offsets, shape=(n, n), format='csr')
+rows = np.repeat(rng.choice(n, 4, replace=False), 1500)
+A = (A + sp.csr_matrix((rng.uniform(-1, 1, rows.size), (rows, rng.integers(0, n, rows.size))), shape=(n, n))).tocoo()
+sio.mmwrite(sys.argv[1], A)
+)");
+  const uint64_t seed = test::fresh_seed();
+  auto made = test::run_command(test::numpy_python() + " " + (dir / "make.py").string() + " " + (dir / "A.mtx").string() + " " + std::to_string(seed));
+  ASSERT_EQ(made.code, 0) << made.out;
+  const std::string env = "FUGUE_CACHE_DIR=" + (dir / "cache").string();
+  auto tuned = test::run_fugue("tune sparse --quick --repeat 1", env);
+  ASSERT_EQ(tuned.code, 0) << tuned.out;
+  const size_t wrote = tuned.out.find("wrote ");
+  ASSERT_NE(wrote, std::string::npos) << tuned.out;
+  const fs::path table_file = fs::path(tuned.out.substr(wrote + 6, tuned.out.find('\n', wrote) - wrote - 6)).parent_path() / "sparse.json";
+  std::string gbps;
+  for (const char* layout : {"csr", "coo", "ell", "sell", "dia", "bdia", "bcsr", "bell", "sbell"})
+    gbps += std::string(gbps.empty() ? "" : ", ") + "\"" + layout + "\": " + (std::string(layout) == "dia" ? "[100, 100, 100, 100]" : "[10, 10, 10, 10]");
+  test::write_text(table_file, R"({"tuner": "sparse", "device": ")" + nlohmann::json::parse(std::ifstream(dir / "cache" / "tuning" /
+                                    table_file.parent_path().filename() / "sparse.quick.json"))["device"].get<std::string>() +
+                                    R"(", "widths": [1, 4, 16, 64], "gbps": {)" + gbps + "}}");
+  const std::string file = (dir / "A.mtx").string();
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "sparse", "dtype": "f64", "from": ")" + file + R"("},
+    "C": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"("},
+    "D": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"(", "diagonal_fill": 0.9, "block_fill": 0.25, "block": [1, 4], "width": 3, "slice": 4, "sigma": 32},
+    "x": {"kind": "array", "dtype": "f64", "shape": [16384], "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}}},
+    "body": [{"op": "sparse.spmv", "out": ["ya"], "in": ["A", "x"]}, {"op": "sparse.spmv", "out": ["yc"], "in": ["C", "x"]},
+             {"op": "sparse.spmv", "out": ["yd"], "in": ["D", "x"], "attrs": {"alpha": -2, "beta": 3}}],
+    "outputs": {"ya": "ya.npy", "yc": "yc.npy", "yd": "yd.npy", "x": "x.npy", "D": "D.mtx"}})");
+  auto explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
+  ASSERT_EQ(explained.code, 0) << explained.out;
+  EXPECT_NE(explained.out.find("A: sparse chose cocktail: "), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("cocktail (dia of 9 diagonals + "), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("cocktail, its parts one after another, each adding to y: dia: a row per work-item, 9 diagonals; then "),
+            std::string::npos) << explained.out;
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string(), env);
+  ASSERT_EQ(r.code, 0) << r.out;
+  test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
+d = sys.argv[1] + '/'
+A = sio.mmread(sys.argv[2]).tocsr()
+x = np.load(d + 'x.npy')
+scale = max(1, abs(A).sum(axis=1).max())
+for y, want in [('ya', A @ x), ('yc', A @ x), ('yd', -2 * (A @ x))]:  # yd: y0 left out is 0
+    assert np.abs(np.load(d + y + '.npy') - want).max() <= 1e-12 * scale, y
+assert abs(sio.mmread(d + 'D.mtx').tocsr() - A).max() == 0
+print('as scipy')
+)");
+  auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " + file);
+  EXPECT_NE(c.out.find("as scipy"), std::string::npos) << "seed " << seed << ": " << c.out;
+  const std::string poisson = R"({"poisson": {"grid": [4, 4]}})";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"({"kind": "cocktail", "dtype": "f64", "shape": [4, 4], "diagonals": 0, "blocks": 0, "stored": 0})",
+       "/symbols/A/nnz: expected the cocktail's csr part's nnz"},
+      {R"({"kind": "cocktail", "dtype": "f64", "shape": [4, 4], "nnz": 0, "blocks": 0, "stored": 0})",
+       "/symbols/A/diagonals: expected the cocktail's dia part's diagonals"},
+      {R"({"kind": "cocktail", "diagonal_fill": 0, "from": )" + poisson + "}", "/symbols/A/diagonal_fill: expected a positive number"},
+      {R"({"kind": "cocktail", "block_fill": "half", "from": )" + poisson + "}", "/symbols/A/block_fill: expected a positive number"},
+      {R"({"kind": "cocktail", "width": -2, "from": )" + poisson + "}", "/symbols/A/width: expected an integer from 0 to 2^40"},
+      {R"({"kind": "cocktail", "block_slice": 2000, "from": )" + poisson + "}", "/symbols/A/block_slice: expected at most 1024 super-rows"},
+      {R"({"kind": "cocktail", "diagonal_fill": 0.5, "diagonals": 3, "from": )" + poisson + "}",
+       "holds a matrix whose dia part's /diagonals is 5; the declaration says 3"},
+      {R"({"kind": "cocktail", "diagonal_fill": 0.0001, "from": {"rmat": {"scale": 16, "edges": 2, "seed": 1}}})",
+       "the cocktail's dia part: dia would hold"},
+      {R"({"kind": "cocktail", "dtype": "f64", "shape": [2, 2], "nnz": 1, "diagonals": 0, "blocks": 0, "stored": 0, "slice": 2, "block_slice": 2, "parts": {
+         "dia_offsets": {"value": []}, "dia_data": {"value": []}, "sbell_slice_ptr": {"value": [0, 0]}, "sbell_col": {"value": []},
+         "sbell_data": {"value": []}, "sell_slice_ptr": {"value": [0, 0]}, "sell_row": {"value": [0, 1]}, "sell_col": {"value": []},
+         "sell_data": {"value": []}, "csr_row_ptr": {"value": [0, 1, 1]}, "csr_col": {"value": [5]}, "csr_data": {"value": [1.5]}}})",
+       "the cocktail's csr part: a csr whose col[0] = 5 is outside 0..1"},
+  };
+  for (size_t k = 0; k < bad.size(); ++k) {  // run: parts given inline are checked before the run
+    test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {"A": )" + bad[k].first + R"(}, "body": [], "outputs": {"A": "A.mtx"}})");
+    auto v = test::run_fugue("run " + (dir / "bad.json").string() + " --out " + (dir / "bad").string());
+    EXPECT_EQ(v.code, 2) << k << ": " << v.out;
+    EXPECT_NE(v.out.find(bad[k].second), std::string::npos) << k << ": " << v.out;
   }
 }
 
@@ -510,6 +611,7 @@ TEST(Sparse, GeneratedMatricesInEveryLayout) {
                   : layout == "bcsr"  ? R"(, "block": [4, 8])"
                   : layout == "bell"  ? R"(, "block": [8, 4])"
                   : layout == "sbell" ? R"(, "slice": 3, "block": [1, 8])"
+                  : layout == "cocktail" ? R"(, "diagonal_fill": 0.5, "block_fill": 0.4, "block": [2, 4], "block_slice": 3, "width": 3, "slice": 4)"
                                       : "") +
                  "},\n";
       body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmv", "out": ["y_)" + layout + R"("], "in": ["A_)" + layout +
@@ -539,7 +641,7 @@ TEST(Sparse, GeneratedMatricesInEveryLayout) {
 d, name = sys.argv[1] + '/', sys.argv[2]
 A = sio.mmread(d + '../shape/A.mtx').tocsr()
 x = np.load(d + 'x.npy')
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell', 'cocktail']:
     err = np.abs(np.load(d + 'y_' + layout + '.npy') - A @ x).max() / max(1.0, abs(A).sum(axis=1).max())
     assert err < 1e-13, (layout, err)
 def laplacian(n):
@@ -586,7 +688,11 @@ TEST(Sparse, SpmmMatchesSciPyInEveryLayout) {
   std::string symbols, body, outputs;
   for (const auto& layout : kLayouts) {
     symbols += R"("A_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": "f64", "from": {"rmat": {"scale": 10, "edges": 20, "seed": 9}})" +
-               (layout == "sell" ? R"(, "slice": 16, "sigma": 128)" : layout == "sbell" ? R"(, "slice": 5)" : "") + "},\n";
+               (layout == "sell"       ? R"(, "slice": 16, "sigma": 128)"
+                : layout == "sbell"    ? R"(, "slice": 5)"
+                : layout == "cocktail" ? R"(, "diagonal_fill": 0.05, "block_fill": 0.2, "block": [1, 4], "width": 4)"
+                                       : "") +
+               "},\n";
     body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.spmm", "out": ["Y_)" + layout + R"("], "in": ["A_)" + layout +
             R"(", "X", "Y0"], "attrs": {"alpha": 1.5, "beta": -1}})";
     outputs += R"("Y_)" + layout + R"(": "Y_)" + layout + R"(.npy", )";
@@ -602,7 +708,7 @@ d = sys.argv[1] + '/'
 A = sio.mmread(d + 'A.mtx').tocsr()
 want = 1.5 * (A @ np.load(d + 'X.npy')) - np.load(d + 'Y0.npy')
 assert max(np.diff(A.indptr)) > 128, 'no row longer than a coo chunk'
-for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell']:
+for layout in ['csr', 'coo', 'ell', 'sell', 'dia', 'bdia', 'hyb', 'bcsr', 'bell', 'sbell', 'cocktail']:
     Y = np.load(d + 'Y_' + layout + '.npy')
     assert Y.shape == want.shape and np.abs(Y - want).max() < 1e-12 * max(1, abs(A).sum(axis=1).max()), layout
 print('as scipy')
@@ -688,13 +794,14 @@ print('as scipy')
       {R"({"kind": "sparse", "format": "sbell", "slice": 2000, "from": {"poisson": {"grid": [4, 4]}}})",
        "/symbols/A/slice: expected at most 1024 super-rows a slice"},
       {R"({"kind": "sparse", "block": [4, 4], "from": {"poisson": {"grid": [4, 4]}}})",
-       "/symbols/A/block: applies to a named \"format\" (sell, sbell or a block kind); the automatic choice cuts the matrix itself"},
+       "/symbols/A/block: applies to a named \"format\" (sell, sbell, a block kind or cocktail); the automatic choice cuts the matrix itself"},
       {R"({"kind": "sparse", "format": "csr", "block": [3, 5], "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/block: the format csr has no block"},
       {R"({"kind": "sparse", "format": "sbell", "sigma": 4, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/sigma: the format sbell has no sigma"},
       {R"({"kind": "sparse", "format": "bcsr", "block": [3, 4], "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/block: expected [h, w] with h 1, 2, 4 or 8"},
       {R"({"kind": "sparse", "nnz": 3, "from": {"poisson": {"grid": [4, 4]}}})", "nnz is 64; the declaration says 3"},
       {R"({"kind": "sparse", "from": "x.npy"})", "a file whose format chooses a kind for a sparse (the npy format does not)"},
-      {R"({"kind": "sparse", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: unknown key"},
+      {R"({"kind": "sparse", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: applies to a named \"format\""},
+      {R"({"kind": "sparse", "format": "sell", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: the format sell has no width"},
   };
   test::write_text(dir / "x.npy", "");
   for (size_t k = 0; k < bad.size(); ++k) {

@@ -484,6 +484,8 @@ class HostView {
   uint32_t parts() const {
     return a_->struct_size >= FUGUE_SIZE_UP_TO(fugue_host_array, parts) && a_->parts ? a_->num_parts : 0;
   }
+  // The array itself: a plugin that composes kinds views a run of its parts as a value of its own.
+  fugue_host_array& raw() const { return *a_; }
   void* data() const { return a_->data; }
   uint64_t bytes() const { return a_->bytes; }
   int64_t size() const { return type().kind == FUGUE_KIND_ARRAY ? elements(type()) : 1; }

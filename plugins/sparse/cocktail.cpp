@@ -1,0 +1,245 @@
+#include "cocktail.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+namespace fugue::sparse {
+
+namespace {
+
+using sdk::InvalidArgument;
+
+// Entries a diagonal can hold: A[i, i + offset] inside rows x cols.
+int64_t diagonal_length(int64_t rows, int64_t cols, int64_t offset) {
+  return std::max<int64_t>(0, offset >= 0 ? std::min(rows, cols - offset) : std::min(rows + offset, cols));
+}
+
+// The cut each part is made with.
+Cut part_cut(const Cut& cut, Layout layout) {
+  Cut c;
+  if (layout == Layout::Sbell) c.slice = cut.block_slice, c.block_rows = cut.block_rows, c.block_cols = cut.block_cols;
+  if (layout == Layout::Sell) c.slice = cut.slice, c.sigma = cut.sigma;
+  return c;
+}
+
+const char* part_word(size_t k) { return layout_name(kCocktailParts[k]); }
+
+}  // namespace
+
+uint32_t cocktail_first_part(size_t k) {
+  uint32_t first = 0;
+  for (size_t j = 0; j < k; ++j) first += static_cast<uint32_t>(part_names(kCocktailParts[j]).size());
+  return first;
+}
+
+std::array<Coordinates, 4> cocktail_split(const Coordinates& m, const Cut& cut) {
+  std::array<Coordinates, 4> parts;
+  for (Coordinates& p : parts) p.rows = m.rows, p.cols = m.cols;
+  const size_t n = static_cast<size_t>(m.entries());
+  std::vector<char> taken(n, 0);
+  // Dense diagonals: those holding diagonal_fill of their length or more.
+  if (cut.diagonal_fill <= 1) {
+    // Entries a diagonal: counted in a vector by offset where the diagonals are few enough, else in a map.
+    const bool few = m.rows + m.cols <= (int64_t{1} << 26);
+    std::vector<int64_t> counted(few ? static_cast<size_t>(m.rows + m.cols + 1) : 0, 0);
+    std::unordered_map<int64_t, int64_t> mapped;
+    auto on = [&](int64_t offset) -> int64_t& { return few ? counted[static_cast<size_t>(offset + m.rows)] : mapped[offset]; };
+    for (size_t e = 0; e < n; ++e) ++on(m.col[e] - m.row[e]);
+    for (size_t e = 0; e < n; ++e) {
+      const int64_t offset = m.col[e] - m.row[e];
+      taken[e] = static_cast<double>(on(offset)) >= cut.diagonal_fill * static_cast<double>(diagonal_length(m.rows, m.cols, offset));
+    }
+  }
+  // Dense blocks among the entries left: aligned h x w blocks holding block_fill of their places or more.
+  std::vector<char> blocked(n, 0);
+  if (cut.block_fill <= 1) {
+    const int64_t h = cut.block_rows, w = cut.block_cols;
+    const double least = cut.block_fill * static_cast<double>(h * w);
+    std::vector<int64_t> columns;  // a super-row's entries' block columns, sorted: a block's entries are a run
+    for (size_t e = 0; e < n;) {
+      const int64_t s = m.row[e] / h;
+      size_t end = e;
+      columns.clear();
+      for (; end < n && m.row[end] / h == s; ++end)
+        if (!taken[end]) columns.push_back(m.col[end] / w);
+      std::sort(columns.begin(), columns.end());
+      for (size_t k = e; k < end; ++k) {
+        if (taken[k]) continue;
+        const auto run = std::equal_range(columns.begin(), columns.end(), m.col[k] / w);
+        blocked[k] = static_cast<double>(run.second - run.first) >= least;
+      }
+      e = end;
+    }
+  }
+  // Each row's first `width` entries left go to the sell, the rest to the csr (entries come row by row).
+  int64_t row = -1, in_row = 0;
+  for (size_t e = 0; e < n; ++e) {
+    const size_t to = taken[e] ? 0 : blocked[e] ? 1 : 2;
+    if (to == 2) {
+      if (m.row[e] != row) row = m.row[e], in_row = 0;
+      if (cut.width >= 0 && in_row++ >= cut.width) {
+        parts[3].add(m.row[e], m.col[e], m.value[e]);
+        continue;
+      }
+    }
+    parts[to].add(m.row[e], m.col[e], m.value[e]);
+  }
+  return parts;
+}
+
+Facts cocktail_facts_for(const Coordinates& m, fugue_dtype dtype, fugue_dtype index, const Cut& cut, bool limit_padding) {
+  return cocktail_facts_of_parts(cocktail_split(m, cut), dtype, index, cut, limit_padding);
+}
+
+Facts cocktail_facts_of_parts(const std::array<Coordinates, 4>& parts, fugue_dtype dtype, fugue_dtype index, const Cut& cut,
+                              bool limit_padding) {
+  Facts f;
+  f.layout = Layout::Cocktail;
+  f.dtype = dtype;
+  f.rows = parts[0].rows;
+  f.cols = parts[0].cols;
+  f.split = cut;
+  f.slice = cut.slice;
+  f.sigma = cut.sigma;
+  f.block_rows = cut.block_rows;
+  f.block_cols = cut.block_cols;
+  f.index = FUGUE_DTYPE_I32;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    try {
+      f.components.push_back(facts_for(parts[k], kCocktailParts[k], dtype, index, part_cut(cut, kCocktailParts[k]), limit_padding));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("the cocktail's ") + part_word(k) + " part: " + e.what());
+    }
+    if (f.components.back().index == FUGUE_DTYPE_I64) f.index = FUGUE_DTYPE_I64;
+  }
+  f.nnz = f.components[3].nnz;
+  return f;
+}
+
+sdk::Declared cocktail_type(const Facts& f) {
+  sdk::Declared d;
+  d.dtype = f.dtype;
+  d.shape = {f.rows, f.cols};
+  for (const Facts& part : f.components) {
+    const sdk::Declared t = declared_type(part);
+    d.parts.insert(d.parts.end(), t.parts.begin(), t.parts.end());
+    if (part.layout == Layout::Sbell) d.metadata = t.metadata;  // its block and slice
+  }
+  return d;
+}
+
+namespace {
+
+// Part k's type: the cocktail's, narrowed to its parts (the sbell keeps the metadata).
+fugue_type part_type(const fugue_type& cocktail, size_t k) {
+  fugue_type t = cocktail;
+  t.kind_name = layout_name(kCocktailParts[k]);
+  t.num_parts = static_cast<uint32_t>(part_names(kCocktailParts[k]).size());
+  t.parts = FUGUE_NTH(fugue_type, cocktail.parts, cocktail_first_part(k));
+  if (kCocktailParts[k] != Layout::Sbell) t.metadata = nullptr, t.metadata_bytes = 0;
+  return t;
+}
+
+}  // namespace
+
+Facts cocktail_facts_of(const fugue_type& type) {
+  if (type.num_parts != part_names(Layout::Cocktail).size()) throw std::logic_error("not a cocktail type");
+  Facts f;
+  f.layout = Layout::Cocktail;
+  f.dtype = type.dtype;
+  f.rows = type.shape[0];
+  f.cols = type.shape[1];
+  f.index = FUGUE_DTYPE_I32;
+  for (size_t k = 0; k < 4; ++k) {
+    f.components.push_back(facts_of(part_type(type, k)));
+    if (f.components.back().index == FUGUE_DTYPE_I64) f.index = FUGUE_DTYPE_I64;
+  }
+  const Facts &sbell = f.components[1], &sell = f.components[2];
+  f.block_rows = sbell.block_rows, f.block_cols = sbell.block_cols, f.slice = sell.slice;
+  f.split.block_rows = sbell.block_rows, f.split.block_cols = sbell.block_cols, f.split.block_slice = sbell.slice;
+  f.split.slice = sell.slice;
+  f.nnz = f.components[3].nnz;
+  return f;
+}
+
+CocktailViews::CocktailViews(const Facts& f, fugue_host_array& value) {
+  (void)f;
+  for (size_t k = 0; k < 4; ++k) {
+    types_[k] = part_type(*value.type, k);
+    values_[k] = value;
+    values_[k].type = &types_[k];
+    values_[k].num_parts = types_[k].num_parts;
+    values_[k].parts = FUGUE_NTH_MUTABLE(fugue_host_array, value.parts, cocktail_first_part(k));
+  }
+}
+
+std::vector<std::vector<double>> cocktail_stored_parts(const Facts& f, const Coordinates& m) {
+  if (f.components.size() != 4) throw std::logic_error("a cocktail's facts without its parts");
+  const std::array<Coordinates, 4> parts = cocktail_split(m, f.split);
+  std::vector<std::vector<double>> stored;
+  for (size_t k = 0; k < 4; ++k) {
+    std::vector<std::vector<double>> own = stored_parts(f.components[k], parts[k]);
+    for (auto& p : own) stored.push_back(std::move(p));
+  }
+  return stored;
+}
+
+Coordinates cocktail_entries(const Facts& f, const sdk::HostView& value) {
+  CocktailViews views(f, value.raw());
+  Coordinates m;
+  m.rows = f.rows;
+  m.cols = f.cols;
+  for (size_t k = 0; k < 4; ++k) {
+    Coordinates part;
+    try {
+      part = entries_of(f.components[k], views.view(k));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("the cocktail's ") + part_word(k) + " part: " + e.what());
+    }
+    for (int64_t e = 0; e < part.entries(); ++e) m.add(part.row[e], part.col[e], part.value[e]);
+  }
+  return m;  // entries_of sorts them and refuses a place two parts both hold
+}
+
+std::pair<Facts, Coordinates> cocktail_rows(const Facts& f, const sdk::HostView& value, int64_t first, int64_t count,
+                                            std::array<Coordinates, 4>* parts) {
+  CocktailViews views(f, value.raw());
+  Facts rows = f;
+  rows.rows = count;
+  rows.components.clear();
+  Coordinates all;
+  all.rows = count;
+  all.cols = f.cols;
+  for (size_t k = 0; k < 4; ++k) {
+    auto [facts, entries] = rows_of(f.components[k], views.view(k), first, count);
+    rows.components.push_back(facts);
+    for (int64_t e = 0; e < entries.entries(); ++e) all.add(entries.row[e], entries.col[e], entries.value[e]);
+    if (parts) (*parts)[k] = std::move(entries);
+  }
+  rows.nnz = rows.components[3].nnz;
+  all.sort_unique([](int64_t k) { return "entry " + std::to_string(k); }, 0);
+  return {rows, std::move(all)};
+}
+
+void cocktail_store_rows(const Facts& f, const sdk::HostView& value, int64_t first, int64_t count, const sdk::HostView& rows) {
+  std::array<Coordinates, 4> parts;
+  const Facts facts = cocktail_rows(f, value, first, count, &parts).first;
+  CocktailViews views(facts, rows.raw());
+  for (size_t k = 0; k < 4; ++k) store(facts.components[k], parts[k], views.view(k));
+}
+
+std::string cocktail_summary(const Facts& f) {
+  std::string text;
+  auto add = [&](const std::string& s) { text += (text.empty() ? "" : " + ") + s; };
+  const Facts &dia = f.components[0], &sbell = f.components[1], &sell = f.components[2], &csr = f.components[3];
+  if (dia.diagonals) add("dia of " + std::to_string(dia.diagonals) + " diagonals");
+  if (sbell.blocks)
+    add("sbell of " + std::to_string(sbell.block_rows) + "x" + std::to_string(sbell.block_cols) + " blocks (" + std::to_string(sbell.blocks) +
+        " places)");
+  if (sell.stored) add("sell of " + std::to_string(sell.stored) + " places (C=" + std::to_string(sell.slice) + ")");
+  if (csr.nnz) add("csr of " + std::to_string(csr.nnz) + " entries");
+  return text.empty() ? "no entries" : text;
+}
+
+}  // namespace fugue::sparse
