@@ -1,0 +1,111 @@
+// The sparse plugin's cocktail split (plugins/sparse/cocktail.h), without a device: which entries each
+// part takes under the fills and the width, the parts' facts, and that the parts hold every entry once.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cocktail.h"
+
+namespace fugue::sparse {
+namespace {
+
+// 8 x 12: the main diagonal full; diagonal 3 at rows 0 and 2; a 2 x 4 block at rows 4-5, columns 8-11
+// with 7 of its 8 places; row 1 with 4 more entries at columns 5, 6, 7 and 11 ((1, 11) alone on diagonal
+// 10, whose length is 2).
+Coordinates example() {
+  Coordinates m;
+  m.rows = 8, m.cols = 12;
+  for (int64_t i = 0; i < 8; ++i) {
+    m.add(i, i, 1.0 + static_cast<double>(i));
+    if (i == 1)
+      for (int64_t j : {5, 6, 7, 11}) m.add(i, j, -static_cast<double>(j));
+    if (i % 2 == 0 && i + 3 < 8 && !(i == 4)) m.add(i, i + 3, 0.5);
+    if (i == 4 || i == 5)
+      for (int64_t j = 8; j < 12; ++j)
+        if (!(i == 5 && j == 11)) m.add(i, j, 10.0 * static_cast<double>(i) + static_cast<double>(j));
+  }
+  m.sort_unique([](int64_t k) { return "entry " + std::to_string(k); }, 0);
+  return m;
+}
+
+std::vector<std::pair<int64_t, int64_t>> places(const Coordinates& m) {
+  std::vector<std::pair<int64_t, int64_t>> p;
+  for (int64_t e = 0; e < m.entries(); ++e) p.push_back({m.row[e], m.col[e]});
+  return p;
+}
+
+TEST(Cocktail, EachPartTakesWhatItsRuleSays) {
+  const Coordinates m = example();
+  Cut cut;
+  cut.diagonal_fill = 1.0;  // the main diagonal alone is full
+  cut.block_fill = 0.75, cut.block_rows = 2, cut.block_cols = 4, cut.block_slice = 2;
+  cut.width = 2, cut.slice = 4;
+  const std::array<Coordinates, 4> parts = cocktail_split(m, cut);
+  std::vector<std::pair<int64_t, int64_t>> diagonal;
+  for (int64_t i = 0; i < 8; ++i) diagonal.push_back({i, i});
+  EXPECT_EQ(places(parts[0]), diagonal);
+  // The block's 7 entries (7/8 >= 0.75); diagonal 3's entry at (4, 7) is not in it (columns 4-7 hold one).
+  EXPECT_EQ(places(parts[1]), (std::vector<std::pair<int64_t, int64_t>>{{4, 8}, {4, 9}, {4, 10}, {4, 11}, {5, 8}, {5, 9}, {5, 10}}));
+  // Each row's first two entries left: row 0 (0, 3), row 1 (1, 5) (1, 6), row 2 (2, 5); row 1's (1, 7) and
+  // (1, 11) go to the csr.
+  EXPECT_EQ(places(parts[2]), (std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {1, 5}, {1, 6}, {2, 5}}));
+  EXPECT_EQ(places(parts[3]), (std::vector<std::pair<int64_t, int64_t>>{{1, 7}, {1, 11}}));
+  // Half full: diagonal 10 too (1 of its 2 places), not diagonal 5 (3 of 7: (1, 6), (4, 9), (5, 10)).
+  cut.diagonal_fill = 0.5;
+  diagonal.insert(diagonal.begin() + 2, {1, 11});
+  EXPECT_EQ(places(cocktail_split(m, cut)[0]), diagonal);
+  // Fills above 1 and no width: everything in the sell.
+  Cut none;
+  const std::array<Coordinates, 4> flat = cocktail_split(m, none);
+  EXPECT_EQ(flat[0].entries() + flat[1].entries() + flat[3].entries(), 0);
+  EXPECT_EQ(places(flat[2]), places(m));
+}
+
+TEST(Cocktail, FactsCountEachPartAsItsLayout) {
+  const Coordinates m = example();
+  Cut cut;
+  cut.diagonal_fill = 1.0, cut.block_fill = 0.75, cut.block_rows = 2, cut.block_cols = 4, cut.block_slice = 2, cut.width = 2, cut.slice = 4;
+  const Facts f = facts_for(m, Layout::Cocktail, FUGUE_DTYPE_F32, FUGUE_DTYPE_NONE, cut);
+  ASSERT_EQ(f.components.size(), 4u);
+  EXPECT_EQ(f.components[0].layout, Layout::Dia);
+  EXPECT_EQ(f.components[0].diagonals, 1);
+  EXPECT_EQ(f.components[1].layout, Layout::Sbell);
+  EXPECT_EQ(f.components[1].blocks, 2);  // slices of 2 super-rows: super-rows 0-1 none, 2-3 one block wide
+  EXPECT_EQ(f.components[2].layout, Layout::Sell);
+  EXPECT_EQ(f.components[2].stored, 4 * 2);  // slice 0 (rows 0-3) 2 wide, slice 1 (rows 4-7) empty
+  EXPECT_EQ(f.components[3].nnz, 2);
+  EXPECT_EQ(f.nnz, 2);
+  // The type's parts are the four layouts' in order, the sbell's block as the metadata.
+  const sdk::Declared type = declared_type(f);
+  EXPECT_EQ(type.parts.size(), part_names(Layout::Cocktail).size());
+  EXPECT_EQ(type.parts[1].shape[0], 8 * 1);  // the dia's data: one diagonal of 8 rows
+  EXPECT_EQ(type.parts.back().shape[0], 2);  // the csr's data
+  EXPECT_EQ(type.metadata.size(), 3 * sizeof(int64_t));
+  EXPECT_EQ(cocktail_first_part(3), 9u);
+}
+
+TEST(Cocktail, PartsHoldEveryEntryOnce) {
+  std::mt19937_64 rng(11);
+  Coordinates m;
+  m.rows = 300, m.cols = 250;
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t j = 0; j < m.cols; ++j)
+      if (std::abs(i - j) <= 2 || rng() % 40 == 0 || (i / 8 == 3 && j / 4 == 10)) m.add(i, j, 1.0);
+  for (double fill : {0.2, 0.6, 1.0, 2.0})
+    for (int64_t width : {-1, 0, 1, 5}) {
+      Cut cut;
+      cut.diagonal_fill = fill, cut.block_fill = fill, cut.block_rows = 8, cut.block_cols = 4, cut.width = width;
+      const std::array<Coordinates, 4> parts = cocktail_split(m, cut);
+      Coordinates all;
+      all.rows = m.rows, all.cols = m.cols;
+      for (const Coordinates& p : parts)
+        for (int64_t e = 0; e < p.entries(); ++e) all.add(p.row[e], p.col[e], p.value[e]);
+      all.sort_unique([](int64_t k) { return "entry " + std::to_string(k); }, 0);  // throws on an entry in two parts
+      EXPECT_EQ(places(all), places(m)) << fill << " " << width;
+      if (width == 0) EXPECT_EQ(parts[2].entries(), 0);
+      if (width == -1) EXPECT_EQ(parts[3].entries(), 0);
+    }
+}
+
+}  // namespace
+}  // namespace fugue::sparse
