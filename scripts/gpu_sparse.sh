@@ -34,6 +34,10 @@ source_of() {
     rmat21) echo '{"rmat": {"scale": 21, "edges": 16, "seed": 1}}' ;;
     rmat20e4) echo '{"rmat": {"scale": 20, "edges": 4, "seed": 1}}' ;;
     rmat18e64) echo '{"rmat": {"scale": 18, "edges": 64, "seed": 1}}' ;;
+    band14) echo '{"banded": {"rows": 16384, "width": 9, "scattered": 1, "long_rows": 4, "long_row_entries": 2000, "seed": 1}}' ;;
+    bandlong21) echo '{"banded": {"rows": 2097152, "width": 9, "long_rows": 16, "seed": 1}}' ;;
+    bandscatter21) echo '{"banded": {"rows": 2097152, "width": 9, "scattered": 2, "seed": 1}}' ;;
+    bandmix20) echo '{"banded": {"rows": 1048576, "width": 16, "scattered": 1, "long_rows": 64, "seed": 1}}' ;;
   esac
 }
 # The environment a layout's runs take (csr:chunks8g256 -> FUGUE_SPARSE_CSR=chunks FUGUE_SPARSE_CHUNK_ITEMS=8

@@ -21,17 +21,19 @@ source_of() {
     rmat18) echo '{"rmat": {"scale": 18, "edges": 16, "seed": 1}}' ;;
     fem300k) echo '{"fem": {"nodes": 300000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
     fem300k4) echo '{"fem": {"nodes": 300000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
+    bandlong21) echo '{"banded": {"rows": 2097152, "width": 9, "long_rows": 16, "seed": 1}}' ;;
+    bandmix20) echo '{"banded": {"rows": 1048576, "width": 16, "scattered": 1, "long_rows": 64, "seed": 1}}' ;;
     *) echo "\"$(realpath "$MTX_DIR/$1.mtx")\"" ;;
   esac
 }
 cols_of() {  # x's length: the matrix's columns
   case $1 in
-    poisson2048) echo 4194304 ;; banded16) echo 1048576 ;; rmat18) echo 262144 ;; fem300k) echo 900000 ;; fem300k4) echo 1200000 ;;
+    poisson2048) echo 4194304 ;; banded16) echo 1048576 ;; bandlong21) echo 2097152 ;; bandmix20) echo 1048576 ;; rmat18) echo 262144 ;; fem300k) echo 900000 ;; fem300k4) echo 1200000 ;;
     *) grep -v '^%' "$MTX_DIR/$1.mtx" | head -1 | awk '{print $2}' ;;
   esac
 }
 # LAYOUTS: the layouts tried (the block kinds at a block as bell@4x4); the fastest of them is the yardstick.
-LAYOUTS=${LAYOUTS:-"csr coo ell sell dia bdia bcsr bell sbell bcsr@1x4 bell@1x4 sbell@1x4 bcsr@4x4 bell@4x4 sbell@4x4"}
+LAYOUTS=${LAYOUTS:-"csr coo ell sell dia bdia bcsr bell sbell bcsr@1x4 bell@1x4 sbell@1x4 bcsr@4x4 bell@4x4 sbell@4x4 cocktail"}
 printf "%-12s %8s" matrix "nnz/row"; for l in $LAYOUTS; do printf " %10s" $l; done; printf "   %-26s %s\n" "auto's choice" "its time / the fastest"
 for m in $MATRICES $MTX; do
   declare -A ms=()

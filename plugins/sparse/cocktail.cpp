@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <unordered_map>
 
 namespace fugue::sparse {
@@ -28,10 +29,27 @@ const char* part_word(size_t k) { return layout_name(kCocktailParts[k]); }
 }  // namespace
 
 uint32_t cocktail_first_part(size_t k) {
-  uint32_t first = 0;
+  uint32_t first = kCocktailParts[k] == Layout::Csr ? 1 : 0;  // the csr's rows come before its own parts
   for (size_t j = 0; j < k; ++j) first += static_cast<uint32_t>(part_names(kCocktailParts[j]).size());
   return first;
 }
+
+namespace {
+
+// The csr's entries, its rows renumbered 0.. in order (`rows` gets the matrix's row of each).
+Coordinates listed_rows(const Coordinates& rest, std::vector<int64_t>& rows) {
+  Coordinates m;
+  m.cols = rest.cols;
+  rows.clear();
+  for (int64_t e = 0; e < rest.entries(); ++e) {
+    if (rows.empty() || rows.back() != rest.row[e]) rows.push_back(rest.row[e]);
+    m.add(static_cast<int64_t>(rows.size()) - 1, rest.col[e], rest.value[e]);
+  }
+  m.rows = static_cast<int64_t>(rows.size());
+  return m;
+}
+
+}  // namespace
 
 std::array<Coordinates, 4> cocktail_split(const Coordinates& m, const Cut& cut) {
   std::array<Coordinates, 4> parts;
@@ -105,9 +123,11 @@ Facts cocktail_facts_of_parts(const std::array<Coordinates, 4>& parts, fugue_dty
   f.block_rows = cut.block_rows;
   f.block_cols = cut.block_cols;
   f.index = FUGUE_DTYPE_I32;
+  std::vector<int64_t> rows;
   for (size_t k = 0; k < parts.size(); ++k) {
     try {
-      f.components.push_back(facts_for(parts[k], kCocktailParts[k], dtype, index, part_cut(cut, kCocktailParts[k]), limit_padding));
+      const Coordinates& own = kCocktailParts[k] == Layout::Csr ? listed_rows(parts[k], rows) : parts[k];
+      f.components.push_back(facts_for(own, kCocktailParts[k], dtype, index, part_cut(cut, kCocktailParts[k]), limit_padding));
     } catch (const InvalidArgument& e) {
       throw InvalidArgument(std::string("the cocktail's ") + part_word(k) + " part: " + e.what());
     }
@@ -123,6 +143,7 @@ sdk::Declared cocktail_type(const Facts& f) {
   d.shape = {f.rows, f.cols};
   for (const Facts& part : f.components) {
     const sdk::Declared t = declared_type(part);
+    if (part.layout == Layout::Csr) d.parts.push_back({part.index, {part.rows}});  // its rows' list
     d.parts.insert(d.parts.end(), t.parts.begin(), t.parts.end());
     if (part.layout == Layout::Sbell) d.metadata = t.metadata;  // its block and slice
   }
@@ -131,9 +152,15 @@ sdk::Declared cocktail_type(const Facts& f) {
 
 namespace {
 
-// Part k's type: the cocktail's, narrowed to its parts (the sbell keeps the metadata).
-fugue_type part_type(const fugue_type& cocktail, size_t k) {
+// Part k's type: the cocktail's, narrowed to its parts (the sbell keeps the metadata; the csr's shape,
+// written to `shape`, has its listed rows).
+fugue_type part_type(const fugue_type& cocktail, size_t k, int64_t* shape) {
   fugue_type t = cocktail;
+  if (kCocktailParts[k] == Layout::Csr) {
+    shape[0] = FUGUE_NTH(fugue_type, cocktail.parts, kCocktailRowsPart)->shape[0];
+    shape[1] = cocktail.shape[1];
+    t.shape = shape;
+  }
   t.kind_name = layout_name(kCocktailParts[k]);
   t.num_parts = static_cast<uint32_t>(part_names(kCocktailParts[k]).size());
   t.parts = FUGUE_NTH(fugue_type, cocktail.parts, cocktail_first_part(k));
@@ -152,7 +179,8 @@ Facts cocktail_facts_of(const fugue_type& type) {
   f.cols = type.shape[1];
   f.index = FUGUE_DTYPE_I32;
   for (size_t k = 0; k < 4; ++k) {
-    f.components.push_back(facts_of(part_type(type, k)));
+    int64_t shape[2];
+    f.components.push_back(facts_of(part_type(type, k, shape)));
     if (f.components.back().index == FUGUE_DTYPE_I64) f.index = FUGUE_DTYPE_I64;
   }
   const Facts &sbell = f.components[1], &sell = f.components[2];
@@ -166,7 +194,7 @@ Facts cocktail_facts_of(const fugue_type& type) {
 CocktailViews::CocktailViews(const Facts& f, fugue_host_array& value) {
   (void)f;
   for (size_t k = 0; k < 4; ++k) {
-    types_[k] = part_type(*value.type, k);
+    types_[k] = part_type(*value.type, k, csr_shape_.data());
     values_[k] = value;
     values_[k].type = &types_[k];
     values_[k].num_parts = types_[k].num_parts;
@@ -179,11 +207,38 @@ std::vector<std::vector<double>> cocktail_stored_parts(const Facts& f, const Coo
   const std::array<Coordinates, 4> parts = cocktail_split(m, f.split);
   std::vector<std::vector<double>> stored;
   for (size_t k = 0; k < 4; ++k) {
-    std::vector<std::vector<double>> own = stored_parts(f.components[k], parts[k]);
+    std::vector<int64_t> rows;
+    const bool listed = kCocktailParts[k] == Layout::Csr;
+    std::vector<std::vector<double>> own = stored_parts(f.components[k], listed ? listed_rows(parts[k], rows) : parts[k]);
+    if (listed) stored.emplace_back(rows.begin(), rows.end());
     for (auto& p : own) stored.push_back(std::move(p));
   }
   return stored;
 }
+
+namespace {
+
+// Part k's entries in the matrix's rows (the csr's mapped through its list, which must ascend within the rows).
+Coordinates part_entries(const Facts& f, const sdk::HostView& value, CocktailViews& views, size_t k) {
+  try {
+    Coordinates part = entries_of(f.components[k], views.view(k));
+    if (kCocktailParts[k] != Layout::Csr) return part;
+    const sdk::HostView rows = value.part(kCocktailRowsPart);
+    for (int64_t r = 0; r < rows.size(); ++r) {
+      const int64_t row = rows.get_int(r);
+      if (row < 0 || row >= f.rows || (r > 0 && row <= rows.get_int(r - 1)))
+        throw InvalidArgument("a csr whose rows[" + std::to_string(r) + "] = " + std::to_string(row) + " is outside 0.." +
+                              std::to_string(f.rows - 1) + " or not above the row before it");
+    }
+    for (int64_t& r : part.row) r = rows.get_int(r);
+    part.rows = f.rows;
+    return part;
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("the cocktail's ") + part_word(k) + " part: " + e.what());
+  }
+}
+
+}  // namespace
 
 Coordinates cocktail_entries(const Facts& f, const sdk::HostView& value) {
   CocktailViews views(f, value.raw());
@@ -191,12 +246,7 @@ Coordinates cocktail_entries(const Facts& f, const sdk::HostView& value) {
   m.rows = f.rows;
   m.cols = f.cols;
   for (size_t k = 0; k < 4; ++k) {
-    Coordinates part;
-    try {
-      part = entries_of(f.components[k], views.view(k));
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument(std::string("the cocktail's ") + part_word(k) + " part: " + e.what());
-    }
+    const Coordinates part = part_entries(f, value, views, k);
     for (int64_t e = 0; e < part.entries(); ++e) m.add(part.row[e], part.col[e], part.value[e]);
   }
   return m;  // entries_of sorts them and refuses a place two parts both hold
@@ -212,7 +262,18 @@ std::pair<Facts, Coordinates> cocktail_rows(const Facts& f, const sdk::HostView&
   all.rows = count;
   all.cols = f.cols;
   for (size_t k = 0; k < 4; ++k) {
-    auto [facts, entries] = rows_of(f.components[k], views.view(k), first, count);
+    Facts facts;
+    Coordinates entries;
+    if (kCocktailParts[k] == Layout::Csr) {  // its listed rows that fall in first..first+count-1
+      const Coordinates all_rows = part_entries(f, value, views, k);
+      entries.rows = count, entries.cols = f.cols;
+      for (int64_t e = 0; e < all_rows.entries(); ++e)
+        if (all_rows.row[e] >= first && all_rows.row[e] < first + count) entries.add(all_rows.row[e] - first, all_rows.col[e], all_rows.value[e]);
+      std::vector<int64_t> listed;
+      facts = facts_for(listed_rows(entries, listed), Layout::Csr, f.dtype, f.components[k].index, {}, false);
+    } else {
+      std::tie(facts, entries) = rows_of(f.components[k], views.view(k), first, count);
+    }
     rows.components.push_back(facts);
     for (int64_t e = 0; e < entries.entries(); ++e) all.add(entries.row[e], entries.col[e], entries.value[e]);
     if (parts) (*parts)[k] = std::move(entries);
@@ -226,7 +287,16 @@ void cocktail_store_rows(const Facts& f, const sdk::HostView& value, int64_t fir
   std::array<Coordinates, 4> parts;
   const Facts facts = cocktail_rows(f, value, first, count, &parts).first;
   CocktailViews views(facts, rows.raw());
-  for (size_t k = 0; k < 4; ++k) store(facts.components[k], parts[k], views.view(k));
+  for (size_t k = 0; k < 4; ++k) {
+    if (kCocktailParts[k] != Layout::Csr) {
+      store(facts.components[k], parts[k], views.view(k));
+      continue;
+    }
+    std::vector<int64_t> listed;
+    store(facts.components[k], listed_rows(parts[k], listed), views.view(k));
+    sdk::HostView list = rows.part(kCocktailRowsPart);
+    for (size_t r = 0; r < listed.size(); ++r) list.set_int(static_cast<int64_t>(r), listed[r]);
+  }
 }
 
 std::string cocktail_summary(const Facts& f) {
@@ -238,7 +308,7 @@ std::string cocktail_summary(const Facts& f) {
     add("sbell of " + std::to_string(sbell.block_rows) + "x" + std::to_string(sbell.block_cols) + " blocks (" + std::to_string(sbell.blocks) +
         " places)");
   if (sell.stored) add("sell of " + std::to_string(sell.stored) + " places (C=" + std::to_string(sell.slice) + ")");
-  if (csr.nnz) add("csr of " + std::to_string(csr.nnz) + " entries");
+  if (csr.nnz) add("csr of " + std::to_string(csr.nnz) + " entries in " + std::to_string(csr.rows) + " rows");
   return text.empty() ? "no entries" : text;
 }
 

@@ -40,6 +40,7 @@ class CocktailViews {
  private:
   std::array<fugue_type, 4> types_{};
   std::array<fugue_host_array, 4> values_{};
+  std::array<int64_t, 2> csr_shape_{};  // the csr's: its listed rows
 };
 
 std::vector<std::vector<double>> cocktail_stored_parts(const Facts& f, const Coordinates& m);

@@ -262,8 +262,10 @@ int64_t flat_width(const Estimator& e, const Coordinates& rest, fugue_dtype dtyp
       ms += ns / 1e6;
     }
     const double left = all - covered;
-    if (left > 0) {
-      double ns = ((n_rows + 1) * index + left * (value + index) + vectors) / throughput(e.row, Layout::Csr, left / n_rows);
+    if (left > 0) {  // the csr holds the rows longer than w alone, listed
+      const double listed = std::max(1.0, rows_at_least[static_cast<size_t>(std::min(w + 1, top))]);
+      double ns = ((2 * listed + 1) * index + left * (value + index) + value * (listed + static_cast<double>(rest.cols))) /
+                  throughput(e.row, Layout::Csr, left / listed);
       if (e.gpu) {
         const Latency& l = e.latency;
         const double rounds = std::max(1.0, std::ceil(std::ceil(left / 8) / std::max(l.resident, 1.0)));

@@ -163,7 +163,7 @@ const std::vector<std::string>& part_names(Layout layout) {
                                         hyb = {"ell_col", "ell_data", "coo_row", "coo_col", "coo_data"}, bcsr = {"row_ptr", "col", "data"},
                                         bdia = {"offsets", "band_ptr", "data"}, bell = {"col", "data"}, sbell = {"slice_ptr", "col", "data"},
                                         cocktail = {"dia_offsets",    "dia_data", "sbell_slice_ptr", "sbell_col", "sbell_data", "sell_slice_ptr",
-                                                    "sell_row",       "sell_col", "sell_data",       "csr_row_ptr", "csr_col",  "csr_data"};
+                                                    "sell_row",       "sell_col", "sell_data",       "csr_rows",    "csr_row_ptr", "csr_col", "csr_data"};
   switch (layout) {
     case Layout::Csr: return csr;
     case Layout::Coo: return coo;

@@ -30,15 +30,17 @@
 //                     coo_row = [2], coo_col = [3], coo_data = [9]
 // cocktail  seed 003's cocktail format, A = A_dia + A_blocks + A_flat + A_rest: the entries on dense
 //       diagonals in a dia, those in dense h x w blocks in a sbell, each remaining row's first entries (up to
-//       a width) in a sell, and the rest in a csr (any of them may hold nothing). Its parts are theirs one
-//       after another, prefixed: dia_offsets, dia_data, sbell_slice_ptr, sbell_col, sbell_data,
-//       sell_slice_ptr, sell_row, sell_col, sell_data, csr_row_ptr, csr_col, csr_data. A diagonal is dense
-//       where it holds at least diagonal_fill of its length, a block where it holds block_fill of h x w.
+//       a width) in a sell, and the rest in a csr of the rows that hold any (any part may hold nothing).
+//       Its parts are theirs one after another, prefixed: dia_offsets, dia_data, sbell_slice_ptr,
+//       sbell_col, sbell_data, sell_slice_ptr, sell_row, sell_col, sell_data, then csr_rows (the csr's
+//       rows, ascending: its row r is the matrix's row csr_rows[r]), csr_row_ptr [csr rows + 1], csr_col,
+//       csr_data. A diagonal is dense where it holds at least diagonal_fill of its length, a block where
+//       it holds block_fill of h x w.
 //                     B, no diagonal (all are full: a dia would take every entry), 2 x 4 blocks filled
 //                     0.6, slices of 2, width 1: dia offsets = [], data = []; sbell slice_ptr = [0 2],
 //                     col = [0 0], data = [0 0 0 0, 1 0 5 9, 0 0 0 0, 0 2 0 6] (super-row 0 padding);
 //                     sell slice_ptr = [0 2 2], row = [0 1 2 3], col = [0 1], data = [3 4];
-//                     csr row_ptr = [0 1 2 2 2], col = [1 2], data = [7 8]
+//                     csr rows = [0 1], row_ptr = [0 1 2], col = [1 2], data = [7 8]
 // bcsr  blocks of h x w (h 1, 2, 4 or 8; w 4 or 8; "block": [h, w]) aligned to multiples of h and w: row_ptr
 //       [super-rows + 1] over the blocks of each h rows, col [blocks] (each block's first column), data
 //       [blocks * h * w] in 1 x 4 units, unit u of every block before unit u + 1 (u = r * w / 4 + c / 4 for
@@ -122,8 +124,10 @@ struct Facts {
   Cut split;
 };
 
-// A cocktail's parts, in order.
+// A cocktail's parts, in order; its csr holds only the rows its entries are in (their list is the
+// cocktail's part kCocktailRowsPart, csr_rows), so that its kernels never walk the rows it leaves empty.
 inline constexpr Layout kCocktailParts[] = {Layout::Dia, Layout::Sbell, Layout::Sell, Layout::Csr};
+inline constexpr uint32_t kCocktailRowsPart = 9;
 
 // The type (dtype, shape [rows, cols], parts) of a value with these facts.
 sdk::Declared declared_type(const Facts& facts);

@@ -109,20 +109,6 @@ Coordinates poisson(const json& p) {
   return m;
 }
 
-Coordinates banded(const json& p) {
-  only_keys(p, {"rows", "width", "seed"});
-  const int64_t rows = integer(p, "rows", 1, int64_t{1} << 31), width = integer(p, "width", 1, 4096);
-  check_entries(static_cast<double>(rows) * static_cast<double>(width));
-  std::mt19937_64 random(static_cast<uint64_t>(integer(p, "seed", 0, int64_t{1} << 53, 0)));
-  Coordinates m;
-  m.rows = m.cols = rows;
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t first = std::clamp<int64_t>(i - width / 2, 0, std::max<int64_t>(rows - width, 0));
-    for (int64_t j = first; j < std::min(rows, first + width); ++j) m.add(i, j, nonzero(random));
-  }
-  return m;
-}
-
 // Sorts by (row, col) and keeps the first of repeated positions.
 void sort_dropping_repeats(Coordinates& m) {
   std::vector<int64_t> order(m.value.size());
@@ -139,6 +125,28 @@ void sort_dropping_repeats(Coordinates& m) {
     kept.add(m.row[e], m.col[e], m.value[e]);
   }
   m = std::move(kept);
+}
+
+// A band of `width` entries a row; optionally `scattered` more a row at random columns and `long_rows` rows
+// (spread evenly) of `long_row_entries` more: a band with irregular parts, what the cocktail splits.
+Coordinates banded(const json& p) {
+  only_keys(p, {"rows", "width", "seed", "scattered", "long_rows", "long_row_entries"});
+  const int64_t rows = integer(p, "rows", 1, int64_t{1} << 31), width = integer(p, "width", 1, 4096);
+  const int64_t scattered = integer(p, "scattered", 0, 4096, 0), long_rows = integer(p, "long_rows", 0, rows, 0);
+  const int64_t long_entries = integer(p, "long_row_entries", 1, rows, std::min<int64_t>(4096, rows));
+  check_entries(static_cast<double>(rows) * static_cast<double>(width + scattered) + static_cast<double>(long_rows) * static_cast<double>(long_entries));
+  std::mt19937_64 random(static_cast<uint64_t>(integer(p, "seed", 0, int64_t{1} << 53, 0)));
+  Coordinates m;
+  m.rows = m.cols = rows;
+  const int64_t every = long_rows ? rows / long_rows : 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t first = std::clamp<int64_t>(i - width / 2, 0, std::max<int64_t>(rows - width, 0));
+    for (int64_t j = first; j < std::min(rows, first + width); ++j) m.add(i, j, nonzero(random));
+    const int64_t more = scattered + (every && i % every == every / 2 && i / every < long_rows ? long_entries : 0);
+    for (int64_t k = 0; k < more; ++k) m.add(i, static_cast<int64_t>(random() % static_cast<uint64_t>(rows)), nonzero(random));
+  }
+  if (scattered || long_rows) sort_dropping_repeats(m);  // a random column may fall in the band or repeat
+  return m;
 }
 
 Coordinates rmat(const json& p) {
@@ -242,7 +250,9 @@ std::vector<std::unique_ptr<sdk::Generator>> matrix_generators() {
   all.push_back(std::make_unique<MatrixGenerator>(
       "poisson", "sparse matrices: the 5-point ({\"grid\": [n1, n2]}) or 7-point ([n1, n2, n3]) Laplacian", poisson));
   all.push_back(std::make_unique<MatrixGenerator>(
-      "banded", "sparse matrices: a dense band of \"width\" entries a row around the diagonal ({\"rows\", \"width\", \"seed\"})", banded));
+      "banded", "sparse matrices: a dense band of \"width\" entries a row around the diagonal, with \"scattered\" more a row at random "
+      "columns and \"long_rows\" rows of \"long_row_entries\" more ({\"rows\", \"width\", \"seed\", \"scattered\", \"long_rows\", "
+      "\"long_row_entries\"})", banded));
   all.push_back(std::make_unique<MatrixGenerator>(
       "rmat", "sparse matrices: an R-MAT power-law graph on 2^scale vertices, about edges * 2^scale entries ({\"scale\", \"edges\", "
               "\"seed\", \"a\", \"b\", \"c\"})", rmat));

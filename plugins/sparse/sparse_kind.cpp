@@ -74,7 +74,7 @@ class SparseKind final : public sdk::Kind {
     if (layout == Layout::Hyb) keys.push_back("nnz");
     if (layout == Layout::Bdia) keys.push_back("bands");
     if (layout == Layout::Cocktail)
-      for (const char* key : {"diagonals", "blocks", "stored"}) keys.push_back(key);
+      for (const char* key : {"diagonals", "blocks", "stored", "csr_rows"}) keys.push_back(key);
     parts = part_names(layout);
     cuts_rows = true;
     gives_columns = true;
@@ -125,6 +125,12 @@ class SparseKind final : public sdk::Kind {
       own.cut = Cut{};
       if (part == Layout::Sell) own.cut.slice = r.cut.slice;
       if (part == Layout::Sbell) own.cut.slice = r.cut.block_slice, own.cut.block_rows = r.cut.block_rows, own.cut.block_cols = r.cut.block_cols;
+      if (part == Layout::Csr) {  // the rows it holds, listed in csr_rows
+        if (!r.csr_rows) throw InvalidArgument("/csr_rows: expected the rows the cocktail's csr part holds (or read the matrix from a file: \"from\": \"A.mtx\")");
+        if (*r.csr_rows > f.rows)
+          throw InvalidArgument("/csr_rows: at most the " + std::to_string(f.rows) + " rows of the matrix, found " + std::to_string(*r.csr_rows));
+        own.rows = r.csr_rows;
+      }
       if (!own.count)
         throw InvalidArgument(std::string("/") + count_key(part) + ": expected the cocktail's " + layout_name(part) + " part's " + count_key(part) +
                               " (or read the matrix from a file: \"from\": \"A.mtx\")");
@@ -277,6 +283,7 @@ Requested requested(Layout layout, const std::string& text) {
     if (d.contains("diagonals")) r.diagonals = positive_integer(d["diagonals"], "/diagonals", 0);
     if (d.contains("blocks")) r.blocks = positive_integer(d["blocks"], "/blocks", 0);
     if (d.contains("stored")) r.stored = positive_integer(d["stored"], "/stored", 0);
+    if (d.contains("csr_rows")) r.csr_rows = positive_integer(d["csr_rows"], "/csr_rows", 0);
     if (d.contains("block_slice")) r.cut.block_slice = positive_integer(d["block_slice"], "/block_slice", 1);
     if (r.cut.block_slice > 1024)
       throw InvalidArgument("/block_slice: expected at most 1024 super-rows a slice, found " + std::to_string(r.cut.block_slice));
@@ -321,6 +328,7 @@ void check_requested(const Requested& r, const Facts& f) {
     if (r.diagonals && *r.diagonals != f.components[0].diagonals) differs("dia part's /diagonals", *r.diagonals, f.components[0].diagonals);
     if (r.blocks && *r.blocks != f.components[1].blocks) differs("sbell part's /blocks", *r.blocks, f.components[1].blocks);
     if (r.stored && *r.stored != f.components[2].stored) differs("sell part's /stored", *r.stored, f.components[2].stored);
+    if (r.csr_rows && *r.csr_rows != f.components[3].rows) differs("csr part's row count (/csr_rows)", *r.csr_rows, f.components[3].rows);
   }
 }
 
@@ -466,6 +474,7 @@ std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype 
   if (blocked(layout)) decl["block"] = {cut.block_rows, cut.block_cols};
   if (layout == Layout::Cocktail) {
     decl["diagonals"] = f.components[0].diagonals, decl["blocks"] = f.components[1].blocks, decl["stored"] = f.components[2].stored;
+    decl["csr_rows"] = f.components[3].rows;
     decl["block"] = {cut.block_rows, cut.block_cols}, decl["block_slice"] = cut.block_slice, decl["slice"] = cut.slice;
     // The split too, so that the same matrix read from a file splits the same way.
     decl["diagonal_fill"] = cut.diagonal_fill, decl["block_fill"] = cut.block_fill;

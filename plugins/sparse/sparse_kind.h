@@ -4,8 +4,8 @@
 // the keys below that the declaration also gives); without "from", an operation or "parts" gives the
 // value and the declaration must fix its type: "shape" [rows, cols] and the layout's count ("nnz" for csr
 // and coo, "width" for ell and bell, "stored" for sell, "diagonals" for dia and bdia (with "bands"),
-// "blocks" for bcsr and sbell; hyb: "width" and "nnz"; cocktail: its parts' "diagonals", "blocks", "stored"
-// and "nnz", with "block", "block_slice" and "slice"). A cocktail read from a file is split for the device
+// "blocks" for bcsr and sbell; hyb: "width" and "nnz"; cocktail: its parts' "diagonals", "blocks", "stored",
+// "csr_rows" and "nnz", with "block", "block_slice" and "slice"). A cocktail read from a file is split for the device
 // (format_choice.h) unless "diagonal_fill", "block_fill" or "width" fix the split (layouts.h's Cut).
 #pragma once
 
@@ -26,6 +26,7 @@ struct Requested {
   std::optional<int64_t> hyb_nnz;            // hyb: its coo part's entries
   std::optional<int64_t> bands;              // bdia
   std::optional<int64_t> diagonals, blocks, stored;  // cocktail: its dia's, sbell's and sell's counts (count: its csr's nnz)
+  std::optional<int64_t> csr_rows;                   // cocktail: the rows its csr holds
   Cut cut;                                   // slice, sigma, hyb's width, bcsr's block, a cocktail's split
   bool split_given = false;                  // cocktail: "diagonal_fill", "block_fill" or "width" given
 };

@@ -314,21 +314,27 @@ class SparseProduct final : public Operation {
     const Facts f = facts_of(call.operand(kA));
     require_dtype(s, f.dtype, name);
     if (f.rows == 0 || vectors(call) == 0) return;  // nothing to compute
-    if (f.layout != Layout::Cocktail) return run(call, s, f, 0, false);
-    // A cocktail: the first part that holds entries takes y0 and beta, the others add to y.
+    if (f.layout != Layout::Cocktail) return run(call, s, f, 0, false, nullptr);
+    // A cocktail: the first part that holds entries takes y0 and beta, the others add to y; its csr holds
+    // only the rows its entries are in, listed.
     bool added = false;
     for (size_t k = 0; k < f.components.size(); ++k)
-      if (holds_places(f.components[k])) run(call, s, f.components[k], cocktail_first_part(k), added), added = true;
+      if (holds_places(f.components[k])) {
+        cl_mem rows = kCocktailParts[k] == Layout::Csr ? part(s, call, "A", kCocktailRowsPart) : nullptr;
+        run(call, s, f.components[k], cocktail_first_part(k), added, rows);
+        added = true;
+      }
     if (!added) {  // no entries: y = beta * y0, as a coo without entries gives it
       Facts none = f.components[3];
       none.layout = Layout::Coo;
-      run(call, s, none, cocktail_first_part(3), false);
+      none.rows = f.rows;
+      run(call, s, none, cocktail_first_part(3), false, nullptr);
     }
   }
 
   // The kernels of A's layout `f`, whose parts are A's from `first_part` on; `accumulate`: add alpha * A x
-  // to y (y0 and beta already in it).
-  void run(const Call& call, const fugue_device_services& s, const Facts& f, uint32_t first_part, bool accumulate) const {
+  // to y (y0 and beta already in it); `row_ids` (csr): the rows of y its rows are (null: its own).
+  void run(const Call& call, const fugue_device_services& s, const Facts& f, uint32_t first_part, bool accumulate, cl_mem row_ids) const {
     const bool f64 = f.dtype == FUGUE_DTYPE_F64;
     const int lanes = f.layout == Layout::Csr ? lanes_for(call, f) : 1;
     const int64_t chunk = coo_chunk(call);
@@ -347,7 +353,7 @@ class SparseProduct final : public Operation {
                                 " -DCHUNK=" + std::to_string(chunk) + " -DVECTORS=" + std::to_string(k) + " -DBLOCK_H=" + std::to_string(f.block_rows) +
                                 " -DBLOCK_W=" + std::to_string(f.block_cols) + " -DCHUNK_ITEMS=" + std::to_string(items) +
                                 " -DCHUNK_ENTRIES=" + std::to_string(chunk_entries) + " -DCHUNK_SHIFT=" +
-                                std::to_string(chunk_shift);
+                                std::to_string(chunk_shift) + (row_ids ? " -DROW_IDS" : "");
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
     // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
@@ -427,16 +433,16 @@ class SparseProduct final : public Operation {
           tail(sums, 6).arg(12, starts).arg(13, pieces).arg(14, tails).arg(15, tail_rows);
           const size_t padded = static_cast<size_t>(chunk_entries + chunk_entries / 32);
           sums.arg(16, LocalMemory{padded * real}).arg(17, LocalMemory{padded * index}).arg(18, LocalMemory{chunk_size * real});
-          sums.arg(19, LocalMemory{chunk_size * sizeof(cl_int)});
+          sums.arg(19, LocalMemory{chunk_size * sizeof(cl_int)}).arg(20, row_ids ? row_ids : part_of(0));
           sums.enqueue(s, static_cast<size_t>(chunks) * chunk_size, chunk_size, "spmv csr chunks");
           Kernel fixup(program, "csr_chunk_fixup");
           fixup.args(cl_long{chunks}, part_of(0), pieces, tails, tail_rows);
-          tail(fixup, 5).enqueue(s, static_cast<size_t>(chunks), group, "spmv csr chunk fixup");
+          tail(fixup, 5).arg(11, row_ids ? row_ids : part_of(0)).enqueue(s, static_cast<size_t>(chunks), group, "spmv csr chunk fixup");
           break;
         }
         Kernel rows(program, "rows_spmv");
         rows.args(m, part_of(0), part_of(1), part_of(2), x);
-        tail(rows, 5).arg(11, LocalMemory{group * dtype_bytes(f.dtype)});
+        tail(rows, 5).arg(11, LocalMemory{group * dtype_bytes(f.dtype)}).arg(12, row_ids ? row_ids : part_of(0));
         rows.enqueue(s, units(f.rows) * static_cast<size_t>(lanes), group, "spmv rows");
         break;
       }

@@ -336,7 +336,7 @@ TEST(Sparse, LayoutsHoldTheSeedsArrays) {
       {"csr", "row_ptr col data"}, {"coo", "row col data"}, {"ell", "col data"}, {"sell", "slice_ptr row col data"}, {"dia", "offsets data"},
       {"hyb", "ell_col ell_data coo_row coo_col coo_data"}, {"bcsr", "row_ptr col data"}, {"bdia", "offsets band_ptr data"},
       {"bell", "col data"}, {"sbell", "slice_ptr col data"},
-      {"cocktail", "dia_offsets dia_data sbell_slice_ptr sbell_col sbell_data sell_slice_ptr sell_row sell_col sell_data csr_row_ptr csr_col csr_data"}};
+      {"cocktail", "dia_offsets dia_data sbell_slice_ptr sbell_col sbell_data sell_slice_ptr sell_row sell_col sell_data csr_rows csr_row_ptr csr_col csr_data"}};
   for (const auto& [layout, names] : parts) {
     symbols += std::string(symbols.empty() ? "" : ",\n") + R"("B_)" + layout + R"(": {"kind": ")" + layout +
                R"(", "dtype": "f64", "from": "B.mtx")" +
@@ -400,7 +400,7 @@ TEST(Sparse, LayoutsHoldTheSeedsArrays) {
       {"cocktail_dia_offsets", {}}, {"cocktail_dia_data", {}}, {"cocktail_sbell_slice_ptr", {0, 2}}, {"cocktail_sbell_col", {0, 0}},
       {"cocktail_sbell_data", {0, 0, 0, 0, 1, 0, 5, 9, 0, 0, 0, 0, 0, 2, 0, 6}}, {"cocktail_sell_slice_ptr", {0, 2, 2}},
       {"cocktail_sell_row", {0, 1, 2, 3}}, {"cocktail_sell_col", {0, 1}}, {"cocktail_sell_data", {3, 4}},
-      {"cocktail_csr_row_ptr", {0, 1, 2, 2, 2}}, {"cocktail_csr_col", {1, 2}}, {"cocktail_csr_data", {7, 8}}};
+      {"cocktail_csr_rows", {0, 1}}, {"cocktail_csr_row_ptr", {0, 1, 2}}, {"cocktail_csr_col", {1, 2}}, {"cocktail_csr_data", {7, 8}}};
   for (const auto& [file, values] : expected) {
     const fugue::HostArray a = fugue::load_npy(dir / "out" / (file + ".npy"), std::nullopt, std::nullopt);
     ASSERT_EQ(a.elements(), static_cast<int64_t>(values.size())) << file;
@@ -468,10 +468,17 @@ print('as scipy')
 )");
   auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string() + " " + file);
   EXPECT_NE(c.out.find("as scipy"), std::string::npos) << "seed " << seed << ": " << c.out;
+  // The csr's kernels of GPUs (chunks of equal entries) on its listed rows, forced here.
+  r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "chunks").string(), env + " FUGUE_SPARSE_CSR=chunks");
+  ASSERT_EQ(r.code, 0) << r.out;
+  c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "chunks").string() + " " + file);
+  EXPECT_NE(c.out.find("as scipy"), std::string::npos) << "chunks, seed " << seed << ": " << c.out;
   const std::string poisson = R"({"poisson": {"grid": [4, 4]}})";
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {R"({"kind": "cocktail", "dtype": "f64", "shape": [4, 4], "diagonals": 0, "blocks": 0, "stored": 0})",
+      {R"({"kind": "cocktail", "dtype": "f64", "shape": [4, 4], "diagonals": 0, "blocks": 0, "stored": 0, "csr_rows": 0})",
        "/symbols/A/nnz: expected the cocktail's csr part's nnz"},
+      {R"({"kind": "cocktail", "dtype": "f64", "shape": [4, 4], "diagonals": 0, "blocks": 0, "stored": 0, "nnz": 0})",
+       "/symbols/A/csr_rows: expected the rows the cocktail's csr part holds"},
       {R"({"kind": "cocktail", "dtype": "f64", "shape": [4, 4], "nnz": 0, "blocks": 0, "stored": 0})",
        "/symbols/A/diagonals: expected the cocktail's dia part's diagonals"},
       {R"({"kind": "cocktail", "diagonal_fill": 0, "from": )" + poisson + "}", "/symbols/A/diagonal_fill: expected a positive number"},
@@ -482,11 +489,16 @@ print('as scipy')
        "holds a matrix whose dia part's /diagonals is 5; the declaration says 3"},
       {R"({"kind": "cocktail", "diagonal_fill": 0.0001, "from": {"rmat": {"scale": 16, "edges": 2, "seed": 1}}})",
        "the cocktail's dia part: dia would hold"},
-      {R"({"kind": "cocktail", "dtype": "f64", "shape": [2, 2], "nnz": 1, "diagonals": 0, "blocks": 0, "stored": 0, "slice": 2, "block_slice": 2, "parts": {
+      {R"({"kind": "cocktail", "dtype": "f64", "shape": [2, 2], "nnz": 1, "csr_rows": 1, "diagonals": 0, "blocks": 0, "stored": 0, "slice": 2, "block_slice": 2, "parts": {
          "dia_offsets": {"value": []}, "dia_data": {"value": []}, "sbell_slice_ptr": {"value": [0, 0]}, "sbell_col": {"value": []},
          "sbell_data": {"value": []}, "sell_slice_ptr": {"value": [0, 0]}, "sell_row": {"value": [0, 1]}, "sell_col": {"value": []},
-         "sell_data": {"value": []}, "csr_row_ptr": {"value": [0, 1, 1]}, "csr_col": {"value": [5]}, "csr_data": {"value": [1.5]}}})",
+         "sell_data": {"value": []}, "csr_rows": {"value": [1]}, "csr_row_ptr": {"value": [0, 1]}, "csr_col": {"value": [5]}, "csr_data": {"value": [1.5]}}})",
        "the cocktail's csr part: a csr whose col[0] = 5 is outside 0..1"},
+      {R"({"kind": "cocktail", "dtype": "f64", "shape": [2, 2], "nnz": 2, "csr_rows": 2, "diagonals": 0, "blocks": 0, "stored": 0, "slice": 2, "block_slice": 2, "parts": {
+         "dia_offsets": {"value": []}, "dia_data": {"value": []}, "sbell_slice_ptr": {"value": [0, 0]}, "sbell_col": {"value": []},
+         "sbell_data": {"value": []}, "sell_slice_ptr": {"value": [0, 0]}, "sell_row": {"value": [0, 1]}, "sell_col": {"value": []},
+         "sell_data": {"value": []}, "csr_rows": {"value": [1, 1]}, "csr_row_ptr": {"value": [0, 1, 2]}, "csr_col": {"value": [0, 1]}, "csr_data": {"value": [1.5, 2]}}})",
+       "the cocktail's csr part: a csr whose rows[1] = 1 is outside 0..1 or not above the row before it"},
   };
   for (size_t k = 0; k < bad.size(); ++k) {  // run: parts given inline are checked before the run
     test::write_text(dir / "bad.json", R"({"fugue": 1, "symbols": {"A": )" + bad[k].first + R"(}, "body": [], "outputs": {"A": "A.mtx"}})");

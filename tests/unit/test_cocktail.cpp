@@ -74,6 +74,7 @@ TEST(Cocktail, FactsCountEachPartAsItsLayout) {
   EXPECT_EQ(f.components[2].layout, Layout::Sell);
   EXPECT_EQ(f.components[2].stored, 4 * 2);  // slice 0 (rows 0-3) 2 wide, slice 1 (rows 4-7) empty
   EXPECT_EQ(f.components[3].nnz, 2);
+  EXPECT_EQ(f.components[3].rows, 1);  // row 1 alone, listed
   EXPECT_EQ(f.nnz, 2);
   // The type's parts are the four layouts' in order, the sbell's block as the metadata.
   const sdk::Declared type = declared_type(f);
@@ -81,7 +82,8 @@ TEST(Cocktail, FactsCountEachPartAsItsLayout) {
   EXPECT_EQ(type.parts[1].shape[0], 8 * 1);  // the dia's data: one diagonal of 8 rows
   EXPECT_EQ(type.parts.back().shape[0], 2);  // the csr's data
   EXPECT_EQ(type.metadata.size(), 3 * sizeof(int64_t));
-  EXPECT_EQ(cocktail_first_part(3), 9u);
+  EXPECT_EQ(type.parts[kCocktailRowsPart].shape[0], 1);  // csr_rows
+  EXPECT_EQ(cocktail_first_part(3), kCocktailRowsPart + 1);
 }
 
 TEST(Cocktail, PartsHoldEveryEntryOnce) {

@@ -8,6 +8,14 @@
 // the same bits.
 
 #define AT(row) ((long)(row) * VECTORS + j)
+// csr's kernels with -D ROW_IDS: the matrix holds only the rows listed in row_ids (a cocktail's csr of
+// the entries its other parts leave: few rows, most of y's rows not touched); row r of the list is row
+// row_ids[r] of y. Without it, row_ids is not read.
+#ifdef ROW_IDS
+#define ROW(r) ((long)row_ids[r])
+#else
+#define ROW(r) (r)
+#endif
 
 inline REAL finish(REAL sum, long at, REAL alpha, REAL beta, __global const REAL* y0, int y0_array, REAL y0_value) {
   return alpha * sum + beta * (y0_array ? y0[at] : y0_value);
@@ -18,7 +26,7 @@ inline REAL product(REAL value, __global const REAL* x, long at) { return value 
 // csr: LANES work-items a (row, column), striding over the row's entries, then a tree sum in local memory.
 __kernel void rows_spmv(const long m, __global const INDEX* row_ptr, __global const INDEX* col, __global const REAL* data,
                         __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
-                        const REAL y0_value, const REAL alpha, const REAL beta, __local REAL* partial) {
+                        const REAL y0_value, const REAL alpha, const REAL beta, __local REAL* partial, __global const INDEX* row_ids) {
   const int lid = get_local_id(0), lane = lid % LANES;
   const long unit = get_global_id(0) / LANES, r = unit / VECTORS, j = unit % VECTORS;
   REAL sum = 0;
@@ -35,7 +43,7 @@ __kernel void rows_spmv(const long m, __global const INDEX* row_ptr, __global co
   }
   sum = partial[lid];
 #endif
-  if (lane == 0 && r < m) y[AT(r)] = finish(sum, AT(r), alpha, beta, y0, y0_array, y0_value);
+  if (lane == 0 && r < m) y[AT(ROW(r))] = finish(sum, AT(ROW(r)), alpha, beta, y0, y0_array, y0_value);
 }
 
 // csr on GPUs (VECTORS 1) in chunks of equal entries: chunk g holds entries [g * CHUNK_ENTRIES,
@@ -106,7 +114,8 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
                              __global const REAL* restrict data, __global const REAL* restrict x, __global REAL* y, __global const REAL* y0,
                              const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta,
                              __global const long* starts, __global REAL* pieces, __global REAL* tails, __global long* tail_rows,
-                             __local REAL* products, __local INDEX* row_at, __local REAL* heads, __local int* ends) {
+                             __local REAL* products, __local INDEX* row_at, __local REAL* heads, __local int* ends,
+                             __global const INDEX* row_ids) {
   // Loops between barriers take the same number of trips in every work-item (PoCL miscompiled others).
   __local int last_start;  // the last work-item whose entries hold a row's start (-1: none)
   const int lid = get_local_id(0), size = get_local_size(0);
@@ -131,12 +140,12 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
   for (int q = 0; q < CHUNK_ITEMS; ++q) products[PADDED(q * size + lid)] = values[q] != (REAL)0 ? values[q] * xs[q] : (REAL)0;
   // The rows starting in the chunk: an empty one is beta * y0 now, the others mark their first entry.
   if (r < r1) {
-    if (b == e) y[r] = finish((REAL)0, r, alpha, beta, y0, y0_array, y0_value);
+    if (b == e) y[ROW(r)] = finish((REAL)0, ROW(r), alpha, beta, y0, y0_array, y0_value);
     else row_at[PADDED(b - c0)] = (INDEX)r;
   }
   for (long later = r + size; later < r1; later += size) {  // a chunk where more rows start than work-items
     const long begins = row_ptr[later];
-    if (begins == row_ptr[later + 1]) y[later] = finish((REAL)0, later, alpha, beta, y0, y0_array, y0_value);
+    if (begins == row_ptr[later + 1]) y[ROW(later)] = finish((REAL)0, ROW(later), alpha, beta, y0, y0_array, y0_value);
     else row_at[PADDED(begins - c0)] = (INDEX)later;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -149,7 +158,7 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
     const long starting = row_at[PADDED(k)];
     if (starting >= 0) {
       if (row < 0) head = run;
-      else y[row] = finish(run, row, alpha, beta, y0, y0_array, y0_value);
+      else y[ROW(row)] = finish(run, ROW(row), alpha, beta, y0, y0_array, y0_value);
       row = starting;
       run = 0;
     }
@@ -194,7 +203,7 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
       }
     }
     if (lid < last_start || last_end <= c0 + count) {
-      y[row] = finish(sum, row, alpha, beta, y0, y0_array, y0_value);
+      y[ROW(row)] = finish(sum, ROW(row), alpha, beta, y0, y0_array, y0_value);
       if (lid == last_start) tail_rows[g] = -1;
     } else {
       tails[g] = sum;
@@ -220,7 +229,7 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
 // The rows that start in chunk g and end after it: the tail, then the following chunks' first runs.
 __kernel void csr_chunk_fixup(const long chunks, __global const INDEX* row_ptr, __global const REAL* pieces, __global const REAL* tails,
                               __global const long* tail_rows, __global REAL* y, __global const REAL* y0, const int y0_array,
-                              const REAL y0_value, const REAL alpha, const REAL beta) {
+                              const REAL y0_value, const REAL alpha, const REAL beta, __global const INDEX* row_ids) {
   const long g = get_global_id(0);
   if (g >= chunks) return;
   const long row = tail_rows[g];
@@ -228,7 +237,7 @@ __kernel void csr_chunk_fixup(const long chunks, __global const INDEX* row_ptr, 
   const long end = row_ptr[row + 1];
   REAL sum = tails[g];
   for (long h = g + 1; h < chunks && (h << CHUNK_SHIFT) < end; ++h) sum += pieces[h];
-  y[row] = finish(sum, row, alpha, beta, y0, y0_array, y0_value);
+  y[ROW(row)] = finish(sum, ROW(row), alpha, beta, y0, y0_array, y0_value);
 }
 
 // ell: a row per unit; place k of row i at k * m + i, so neighbouring rows read neighbours.
