@@ -11,11 +11,6 @@ namespace {
 
 using sdk::InvalidArgument;
 
-// Entries a diagonal can hold: A[i, i + offset] inside rows x cols.
-int64_t diagonal_length(int64_t rows, int64_t cols, int64_t offset) {
-  return std::max<int64_t>(0, offset >= 0 ? std::min(rows, cols - offset) : std::min(rows + offset, cols));
-}
-
 // The cut each part is made with.
 Cut part_cut(const Cut& cut, Layout layout) {
   Cut c;
@@ -56,7 +51,8 @@ std::array<Coordinates, 4> cocktail_split(const Coordinates& m, const Cut& cut) 
   for (Coordinates& p : parts) p.rows = m.rows, p.cols = m.cols;
   const size_t n = static_cast<size_t>(m.entries());
   std::vector<char> taken(n, 0);
-  // Dense diagonals: those holding diagonal_fill of their length or more.
+  // Dense diagonals: those holding diagonal_fill of the places a dia stores for them (a row each, however
+  // short the diagonal) or more.
   if (cut.diagonal_fill <= 1) {
     // Entries a diagonal: counted in a vector by offset where the diagonals are few enough, else in a map.
     const bool few = m.rows + m.cols <= (int64_t{1} << 26);
@@ -66,7 +62,7 @@ std::array<Coordinates, 4> cocktail_split(const Coordinates& m, const Cut& cut) 
     for (size_t e = 0; e < n; ++e) ++on(m.col[e] - m.row[e]);
     for (size_t e = 0; e < n; ++e) {
       const int64_t offset = m.col[e] - m.row[e];
-      taken[e] = static_cast<double>(on(offset)) >= cut.diagonal_fill * static_cast<double>(diagonal_length(m.rows, m.cols, offset));
+      taken[e] = static_cast<double>(on(offset)) >= cut.diagonal_fill * static_cast<double>(m.rows);
     }
   }
   // Dense blocks among the entries left: aligned h x w blocks holding block_fill of their places or more.
@@ -126,8 +122,11 @@ Facts cocktail_facts_of_parts(const std::array<Coordinates, 4>& parts, fugue_dty
   std::vector<int64_t> rows;
   for (size_t k = 0; k < parts.size(); ++k) {
     try {
-      const Coordinates& own = kCocktailParts[k] == Layout::Csr ? listed_rows(parts[k], rows) : parts[k];
-      f.components.push_back(facts_for(own, kCocktailParts[k], dtype, index, part_cut(cut, kCocktailParts[k]), limit_padding));
+      const bool listed = kCocktailParts[k] == Layout::Csr;
+      const Coordinates& own = listed ? listed_rows(parts[k], rows) : parts[k];
+      // The csr's list holds the matrix's rows: an index wide enough for them.
+      const fugue_dtype wide = listed && index == FUGUE_DTYPE_NONE && f.rows >= (int64_t{1} << 31) - 1 ? FUGUE_DTYPE_I64 : index;
+      f.components.push_back(facts_for(own, kCocktailParts[k], dtype, wide, part_cut(cut, kCocktailParts[k]), limit_padding));
     } catch (const InvalidArgument& e) {
       throw InvalidArgument(std::string("the cocktail's ") + part_word(k) + " part: " + e.what());
     }
@@ -286,6 +285,10 @@ std::pair<Facts, Coordinates> cocktail_rows(const Facts& f, const sdk::HostView&
 void cocktail_store_rows(const Facts& f, const sdk::HostView& value, int64_t first, int64_t count, const sdk::HostView& rows) {
   std::array<Coordinates, 4> parts;
   const Facts facts = cocktail_rows(f, value, first, count, &parts).first;
+  const sdk::Declared type = declared_type(facts);
+  bool same = type.parts.size() == rows.parts();
+  for (uint32_t k = 0; same && k < rows.parts(); ++k) same = rows.part(k).size() == type.parts[k].shape[0] && rows.part(k).dtype() == type.parts[k].dtype;
+  if (!same) throw std::logic_error("rows_value: the cocktail's rows are not of the type rows_type gave");
   CocktailViews views(facts, rows.raw());
   for (size_t k = 0; k < 4; ++k) {
     if (kCocktailParts[k] != Layout::Csr) {

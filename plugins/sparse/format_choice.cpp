@@ -290,7 +290,7 @@ struct Split {
   double ms = 0;
 };
 
-Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, const Estimator& e) {
+Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, const Estimator& e, const SplitKeys& given) {
   const double width = m.rows ? static_cast<double>(m.entries()) / static_cast<double>(m.rows) : 1.0;
   const double value = static_cast<double>(sdk::dtype_size(dtype)), index = 4;
   // ns an entry costs in the faster of csr and sell (the seed's g_f): the price a dense part must beat.
@@ -298,22 +298,27 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
   Choice choice;
   choice.layout = Layout::Cocktail;
   Cut& cut = choice.cut;
-  cut.slice = cut.block_slice = sell_slice_for(device);
-  cut.sigma = 64 * cut.slice;
+  cut.slice = given.slice.value_or(sell_slice_for(device));
+  cut.block_slice = given.block_slice.value_or(sell_slice_for(device));
+  cut.sigma = given.sigma.value_or(64 * cut.slice);
   // A diagonal is dense where its places in a dia cost less than its entries left flat (seed 003:
   // e_d > n_d g_f / g_d, in bytes here); a block likewise, its column index shared by its places.
   cut.diagonal_fill = value / throughput(e.row, Layout::Dia, width) / flat;
   // The block size that saves most against leaving its dense blocks' entries flat; none where none saves.
   double best_saving = 0;
   Cut best_blocks = cut;
-  for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {1, 8}, {2, 8}, {4, 8}, {8, 8}}) {
+  const std::vector<std::pair<int64_t, int64_t>> sizes =
+      given.block ? std::vector<std::pair<int64_t, int64_t>>{*given.block}
+                  : std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {1, 8}, {2, 8}, {4, 8}, {8, 8}};
+  if (given.block) best_blocks.block_rows = given.block->first, best_blocks.block_cols = given.block->second;
+  for (const auto& [h, w] : sizes) {
     if (m.entries() == 0) break;
     Cut c = cut;
     c.block_rows = h, c.block_cols = w;
     c.block_fill = (static_cast<double>(h * w) * value + index) / static_cast<double>(h * w) / throughput(e.row, Layout::Sbell, width) / flat;
     const std::array<Coordinates, 4> parts = cocktail_split(m, c);
     if (parts[1].entries() == 0) {
-      if (h == 1 && w == 4) break;  // no 1 x 4 block is dense: no larger one is weighed
+      if (h == 1 && w == 4 && !given.block) break;  // no 1 x 4 block is dense: no larger one is weighed
       continue;
     }
     Facts facts;
@@ -340,8 +345,19 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
   const std::array<Coordinates, 4> before = cocktail_split(m, flat_only);
   cut.width = flat_width(e, before[2], dtype, cut.slice, cut.sigma);
   Split split;
-  split.parts = cocktail_split(m, cut);
-  split.facts = cocktail_facts_of_parts(split.parts, dtype, FUGUE_DTYPE_NONE, cut, true);
+  // A part its layout refuses (too much padding: diagonals whose rows the dia pads) is left out: first the
+  // dia, then the sbell too; a sell and csr alone pad no more than the sell of the rows' widths.
+  for (int attempt = 0;; ++attempt) {
+    split.parts = cocktail_split(m, cut);
+    try {
+      split.facts = cocktail_facts_of_parts(split.parts, dtype, FUGUE_DTYPE_NONE, cut, true);
+      break;
+    } catch (const sdk::InvalidArgument&) {
+      if (attempt == 2) throw;
+      (attempt == 0 ? cut.diagonal_fill : cut.block_fill) = 2;
+      if (attempt == 1) cut.width = 0;
+    }
+  }
   split.ms = cocktail_ms(e, split.facts, split.parts);
   char text[160];
   std::snprintf(text, sizeof text, "; estimated %.3g ms (diagonals dense from %.2f full, blocks from %.2f, width %lld)", split.ms,
@@ -353,8 +369,8 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
 
 }  // namespace
 
-Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
-  return split_for(m, dtype, device, estimator_for(device)).choice;
+Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, const SplitKeys& given) {
+  return split_for(m, dtype, device, estimator_for(device), given).choice;
 }
 
 Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
@@ -422,7 +438,7 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   // The cocktail split for the device, where it makes two parts or more (one is a layout weighed above).
   std::string split;
   try {
-    const Split cocktail = split_for(m, dtype, device, e);
+    const Split cocktail = split_for(m, dtype, device, e, {});
     const auto& parts = cocktail.parts;
     if (std::count_if(parts.begin(), parts.end(), [](const Coordinates& p) { return p.entries() > 0; }) >= 2) {
       candidates.push_back({cocktail.choice.cut, Layout::Cocktail, cocktail.ms});

@@ -1,7 +1,8 @@
 // format_choice.h: the kind a {"kind": "sparse", "format": "auto"} declaration takes: the layout whose
 // SpMV the device's throughput table says is fastest for this matrix (seed 003's offline benchmark and
-// online rules, reduced to one format a matrix: the bytes each layout moves, padding included, over its
-// measured throughput at the matrix's entries a row). The throughputs come from the table `fugue tune
+// online rules: the bytes each layout moves, padding included, over its measured throughput at the
+// matrix's entries a row), or the cocktail split for the device (choose_split: the seed's greedy
+// policies, its parts' estimates added) where that is faster. The throughputs come from the table `fugue tune
 // sparse` measured for the device where there is one (sparse_tuner.h), else from the tables built in.
 // The block layouts (bcsr, bell, sbell) are weighed at every block size of the seed (1 x 4 .. 8 x 8)
 // whose blocks the matrix fills at least 40% (a pass over the entries a size), and not at all where its
@@ -10,7 +11,9 @@
 // its bands' lengths are read at run time, and x is not yet kept in local memory as the seed's kernel keeps it).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <fugue/sdk.hpp>
 
@@ -28,8 +31,14 @@ struct Choice {
 // `device` null (a program loaded without one): the CPU table. InvalidArgument naming the file when the
 // device's tuned table is there but malformed.
 Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device);
-// The cocktail's split for `m` on the device (seed 003's greedy policies), its estimate in `note`.
-Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device);
+// The keys of a cocktail's cut a declaration gives while leaving the split to the device: kept as given.
+struct SplitKeys {
+  std::optional<int64_t> slice, sigma, block_slice;
+  std::optional<std::pair<int64_t, int64_t>> block;
+};
+// The cocktail's split for `m` on the device (seed 003's greedy policies), its estimate in `note`. Where
+// the split would pad a part past what its layout allows, the dia and then the sbell are left out.
+Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, const SplitKeys& given = {});
 
 // The layouts the tables measure, in their order, and the entries a row they measure them at.
 inline const char* const kTableLayouts[] = {"csr", "coo", "ell", "sell", "dia", "bdia", "bcsr", "bell", "sbell"};

@@ -130,6 +130,10 @@ class SparseKind final : public sdk::Kind {
         if (*r.csr_rows > f.rows)
           throw InvalidArgument("/csr_rows: at most the " + std::to_string(f.rows) + " rows of the matrix, found " + std::to_string(*r.csr_rows));
         own.rows = r.csr_rows;
+        // Its list holds the matrix's rows.
+        if (!r.index && f.rows >= (int64_t{1} << 31) - 1) own.index = FUGUE_DTYPE_I64;
+        if (r.index == FUGUE_DTYPE_I32 && f.rows >= (int64_t{1} << 31) - 1)
+          throw InvalidArgument("/index: i32 cannot hold the cocktail's csr_rows (use \"i64\")");
       }
       if (!own.count)
         throw InvalidArgument(std::string("/") + count_key(part) + ": expected the cocktail's " + layout_name(part) + " part's " + count_key(part) +
@@ -280,6 +284,8 @@ Requested requested(Layout layout, const std::string& text) {
     if (r.cut.slice > 1024) throw InvalidArgument("/slice: expected at most 1024" + std::string(rows) + " a slice, found " + std::to_string(r.cut.slice));
   }
   if (cocktail) {
+    if (d.contains("slice")) r.given.slice = r.cut.slice;
+    if (d.contains("sigma")) r.given.sigma = r.cut.sigma;
     if (d.contains("diagonals")) r.diagonals = positive_integer(d["diagonals"], "/diagonals", 0);
     if (d.contains("blocks")) r.blocks = positive_integer(d["blocks"], "/blocks", 0);
     if (d.contains("stored")) r.stored = positive_integer(d["stored"], "/stored", 0);
@@ -287,6 +293,7 @@ Requested requested(Layout layout, const std::string& text) {
     if (d.contains("block_slice")) r.cut.block_slice = positive_integer(d["block_slice"], "/block_slice", 1);
     if (r.cut.block_slice > 1024)
       throw InvalidArgument("/block_slice: expected at most 1024 super-rows a slice, found " + std::to_string(r.cut.block_slice));
+    if (d.contains("block_slice")) r.given.block_slice = r.cut.block_slice;
     for (const char* key : {"diagonal_fill", "block_fill"})
       if (d.contains(key)) {
         const json& v = d[key];
@@ -311,6 +318,7 @@ Requested requested(Layout layout, const std::string& text) {
       throw InvalidArgument("/block: expected [h, w] with h 1, 2, 4 or 8 and w 4 or 8 (the seed's block sizes), found " + b.dump());
     r.cut.block_rows = b[0].get<int64_t>();
     r.cut.block_cols = b[1].get<int64_t>();
+    if (cocktail) r.given.block = std::make_pair(r.cut.block_rows, r.cut.block_cols);
   }
   return r;
 }
@@ -342,7 +350,7 @@ namespace {
 // (its slices and block kept where given).
 Cut split_of(const Coordinates& m, const Requested& r, fugue_dtype dtype, const fugue_device_desc* device, std::string* note) {
   if (r.layout != Layout::Cocktail || r.split_given) return r.cut;
-  Choice choice = choose_split(m, dtype, device);
+  Choice choice = choose_split(m, dtype, device, r.given);
   if (note) *note = choice.note;
   return choice.cut;
 }

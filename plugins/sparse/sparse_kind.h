@@ -14,6 +14,7 @@
 
 #include <fugue/sdk.hpp>
 
+#include "format_choice.h"
 #include "layouts.h"
 
 namespace fugue::sparse {
@@ -29,6 +30,7 @@ struct Requested {
   std::optional<int64_t> csr_rows;                   // cocktail: the rows its csr holds
   Cut cut;                                   // slice, sigma, hyb's width, bcsr's block, a cocktail's split
   bool split_given = false;                  // cocktail: "diagonal_fill", "block_fill" or "width" given
+  SplitKeys given;                           // cocktail: its slices and block as given (the rest chosen)
 };
 
 // The keys of `declaration` (JSON text) for `layout`; InvalidArgument with a pointer inside it.

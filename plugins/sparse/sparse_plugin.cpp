@@ -1,5 +1,5 @@
 // sparse_plugin.cpp: the entry point of the sparse plugin: sparse matrices as kinds (csr, coo, ell, sell,
-// dia, bdia, hyb, bcsr, bell, sbell; layouts.h; sparse chooses among them), Matrix Market and SciPy .npz files and generators, and y = alpha A x + beta y0
+// dia, bdia, hyb, bcsr, bell, sbell, cocktail; layouts.h; sparse chooses among them), Matrix Market and SciPy .npz files and generators, and y = alpha A x + beta y0
 // (sparse.spmv, sparse.spmm), and the
 // Ritz values of a Lanczos run (sparse.ritz).
 #include <fugue/sdk.hpp>
@@ -32,7 +32,7 @@ void populate(fugue::sdk::Plugin& plugin) {
 }  // namespace
 
 FUGUE_SDK_PLUGIN("sparse", "0.1.0",
-                 "Sparse matrices as kinds (csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell, and sparse choosing among them) read from Matrix Market or SciPy .npz files or made by generators (poisson, "
+                 "Sparse matrices as kinds (csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell, cocktail, and sparse choosing among them) read from Matrix Market or SciPy .npz files or made by generators (poisson, "
                  "banded, rmat, fem) in any of them, sparse matrix-vector and matrix-matrix products, the Ritz values and vectors of a "
                  "Lanczos run, and the affinity matrix of an image for normalized cuts",
                  populate)

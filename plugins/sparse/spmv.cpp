@@ -315,19 +315,25 @@ class SparseProduct final : public Operation {
     require_dtype(s, f.dtype, name);
     if (f.rows == 0 || vectors(call) == 0) return;  // nothing to compute
     if (f.layout != Layout::Cocktail) return run(call, s, f, 0, false, nullptr);
-    // A cocktail: the first part that holds entries takes y0 and beta, the others add to y; its csr holds
-    // only the rows its entries are in, listed.
+    // A cocktail: the first part that holds entries takes y0 and beta, the others add to y. Its csr holds
+    // only the rows its entries are in, listed, so it cannot come first: where the other parts hold
+    // nothing, y = beta * y0 is written first (as a coo without entries writes it).
     bool added = false;
-    for (size_t k = 0; k < f.components.size(); ++k)
-      if (holds_places(f.components[k])) {
-        cl_mem rows = kCocktailParts[k] == Layout::Csr ? part(s, call, "A", kCocktailRowsPart) : nullptr;
-        run(call, s, f.components[k], cocktail_first_part(k), added, rows);
+    for (size_t k = 0; k < f.components.size(); ++k) {
+      if (!holds_places(f.components[k])) continue;
+      const bool listed = kCocktailParts[k] == Layout::Csr;
+      if (listed && !added) {
+        Facts none = f.components[k];
+        none.layout = Layout::Coo, none.rows = f.rows, none.nnz = 0;
+        run(call, s, none, cocktail_first_part(k), false, nullptr);
         added = true;
       }
-    if (!added) {  // no entries: y = beta * y0, as a coo without entries gives it
+      run(call, s, f.components[k], cocktail_first_part(k), added, listed ? part(s, call, "A", kCocktailRowsPart) : nullptr);
+      added = true;
+    }
+    if (!added) {  // no entries: y = beta * y0
       Facts none = f.components[3];
-      none.layout = Layout::Coo;
-      none.rows = f.rows;
+      none.layout = Layout::Coo, none.rows = f.rows, none.nnz = 0;
       run(call, s, none, cocktail_first_part(3), false, nullptr);
     }
   }

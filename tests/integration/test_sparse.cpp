@@ -37,7 +37,7 @@ TEST(Sparse, EveryLayoutGivesSciPysProductOnTheRealMatrices) {
       const std::string what = std::string(name) + " " + dtype + " (seed " + std::to_string(seed) + ")";
       std::string symbols, body, outputs;
       for (const auto& layout : kLayouts) {
-        // cocktail: a split that fills all four parts on most of the matrices (the device's own is tested below).
+        // cocktail: a split of its own, several parts on most of the matrices (the device's own is tested below).
         const std::string extra = layout == "sell"       ? R"(, "slice": 8, "sigma": 64)"
                                   : layout == "sbell"    ? R"(, "slice": 8, "block": [2, 8])"
                                   : layout == "bell"     ? R"(, "block": [4, 4])"
@@ -444,24 +444,35 @@ sio.mmwrite(sys.argv[1], A)
     "A": {"kind": "sparse", "dtype": "f64", "from": ")" + file + R"("},
     "C": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"("},
     "D": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"(", "diagonal_fill": 0.9, "block_fill": 0.25, "block": [1, 4], "width": 3, "slice": 4, "sigma": 32},
-    "x": {"kind": "array", "dtype": "f64", "shape": [16384], "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}}},
-    "body": [{"op": "sparse.spmv", "out": ["ya"], "in": ["A", "x"]}, {"op": "sparse.spmv", "out": ["yc"], "in": ["C", "x"]},
-             {"op": "sparse.spmv", "out": ["yd"], "in": ["D", "x"], "attrs": {"alpha": -2, "beta": 3}}],
-    "outputs": {"ya": "ya.npy", "yc": "yc.npy", "yd": "yd.npy", "x": "x.npy", "D": "D.mtx"}})");
+    "E": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"(", "width": 0},
+    "K": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"(", "slice": 8, "sigma": 16},
+    "x": {"kind": "array", "dtype": "f64", "shape": [16384], "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}},
+    "y0": {"kind": "array", "dtype": "f64", "shape": [16384], "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}}},
+    "body": [{"op": "sparse.spmv", "out": ["ya"], "in": ["A", "x"]}, {"op": "sparse.spmv", "out": ["yc"], "in": ["C", "x", "y0"], "attrs": {"alpha": 1.5, "beta": -0.5}},
+             {"op": "sparse.spmv", "out": ["yd"], "in": ["D", "x", "y0"], "attrs": {"alpha": -2, "beta": 3}},
+             {"op": "sparse.spmv", "out": ["ye"], "in": ["E", "x", "y0"], "attrs": {"alpha": 2, "beta": 0.25}},
+             {"op": "sparse.spmv", "out": ["yk"], "in": ["K", "x"]}],
+    "outputs": {"ya": "ya.npy", "yc": "yc.npy", "yd": "yd.npy", "ye": "ye.npy", "yk": "yk.npy", "x": "x.npy", "y0": "y0.npy", "D": "D.mtx"}})");
   auto explained = test::run_fugue("explain " + (dir / "p.json").string(), env);
   ASSERT_EQ(explained.code, 0) << explained.out;
   EXPECT_NE(explained.out.find("A: sparse chose cocktail: "), std::string::npos) << explained.out;
   EXPECT_NE(explained.out.find("cocktail (dia of 9 diagonals + "), std::string::npos) << explained.out;
   EXPECT_NE(explained.out.find("cocktail, its parts one after another, each adding to y: dia: a row per work-item, 9 diagonals; then "),
             std::string::npos) << explained.out;
+  // E: every entry in its csr (no fill given: none; width 0), which lists its rows, so y = beta * y0 first.
+  EXPECT_NE(explained.out.find("each adding to y: csr: "), std::string::npos) << explained.out;
+  // K: the device chooses the split, the sell's slices and window as declared (the table built in puts
+  // the band in the sell).
+  auto built_in = test::run_fugue("explain " + (dir / "p.json").string());
+  EXPECT_NE(built_in.out.find("sell: a row per work-item, slices of 8 rows"), std::string::npos) << built_in.out;
   auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string(), env);
   ASSERT_EQ(r.code, 0) << r.out;
   test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
 d = sys.argv[1] + '/'
 A = sio.mmread(sys.argv[2]).tocsr()
-x = np.load(d + 'x.npy')
+x, y0 = np.load(d + 'x.npy'), np.load(d + 'y0.npy')
 scale = max(1, abs(A).sum(axis=1).max())
-for y, want in [('ya', A @ x), ('yc', A @ x), ('yd', -2 * (A @ x))]:  # yd: y0 left out is 0
+for y, want in [('ya', A @ x), ('yc', 1.5 * (A @ x) - 0.5 * y0), ('yd', -2 * (A @ x) + 3 * y0), ('ye', 2 * (A @ x) + 0.25 * y0), ('yk', A @ x)]:
     assert np.abs(np.load(d + y + '.npy') - want).max() <= 1e-12 * scale, y
 assert abs(sio.mmread(d + 'D.mtx').tocsr() - A).max() == 0
 print('as scipy')
