@@ -58,7 +58,7 @@ TEST(Kinds, BadDeclarationsAreRefusedWithThePointerInsideThem) {
   // Unknown kind, with the nearest name.
   std::string e = load_error(program_with({{"p", {{"kind", "polly"}, {"coefficients", {1}}}}}, use));
   EXPECT_CONTAINS(e, "kinds.json:/symbols/p/kind: unknown kind 'polly' (did you mean 'poly'?)");
-  EXPECT_CONTAINS(e, "the kinds are array, const, function, scalar, bcsr, bdia, bell, coo, csr, dia, ell, hyb, pair, poly, sbell, sell, sparse or stencil");
+  EXPECT_CONTAINS(e, "the kinds are array, const, function, scalar, bcsr, bdia, bell, cocktail, coo, csr, dia, ell, hyb, pair, poly, sbell, sell, sparse or stencil");
   // The plugin's own check, its pointer appended to the symbol's.
   e = load_error(program_with({{"p", {{"kind", "poly"}, {"coefficients", {1, "a"}}}}}, use));
   EXPECT_CONTAINS(e, "kinds.json:/symbols/p/coefficients/1: expected a finite number, found \"a\"");
