@@ -191,9 +191,16 @@ Facts cocktail_facts_of(const fugue_type& type) {
 }
 
 CocktailViews::CocktailViews(const Facts& f, fugue_host_array& value) {
-  (void)f;
+  // The views read their parts through the host arrays' own types; the types here name the layout and
+  // its shape (the csr's: its listed rows, from the facts), and the parts' types where the whole has them.
+  csr_shape_ = {f.components.size() == 4 ? f.components[3].rows : 0, f.cols};
   for (size_t k = 0; k < 4; ++k) {
-    types_[k] = part_type(*value.type, k, csr_shape_.data());
+    types_[k] = *value.type;
+    types_[k].kind_name = layout_name(kCocktailParts[k]);
+    types_[k].num_parts = static_cast<uint32_t>(part_names(kCocktailParts[k]).size());
+    types_[k].parts = value.type->parts ? FUGUE_NTH(fugue_type, value.type->parts, cocktail_first_part(k)) : nullptr;
+    if (kCocktailParts[k] != Layout::Sbell) types_[k].metadata = nullptr, types_[k].metadata_bytes = 0;
+    if (kCocktailParts[k] == Layout::Csr) types_[k].shape = csr_shape_.data(), types_[k].rank = 2;
     values_[k] = value;
     values_[k].type = &types_[k];
     values_[k].num_parts = types_[k].num_parts;
