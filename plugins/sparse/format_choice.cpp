@@ -322,12 +322,10 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
       continue;
     }
     Facts facts;
+    Cut own;  // the sbell's own cut
+    own.slice = c.block_slice, own.block_rows = c.block_rows, own.block_cols = c.block_cols;
     try {
-      facts = facts_for(parts[1], Layout::Sbell, dtype, FUGUE_DTYPE_NONE, [&] {
-        Cut own;
-        own.slice = c.block_slice, own.block_rows = h, own.block_cols = w;
-        return own;
-      }());
+      facts = facts_for(parts[1], Layout::Sbell, dtype, FUGUE_DTYPE_NONE, own);
     } catch (const sdk::InvalidArgument&) {
       continue;
     }
