@@ -151,18 +151,18 @@ sdk::Declared cocktail_type(const Facts& f) {
 
 namespace {
 
-// Part k's type: the cocktail's, narrowed to its parts (the sbell keeps the metadata; the csr's shape,
-// written to `shape`, has its listed rows).
-fugue_type part_type(const fugue_type& cocktail, size_t k, int64_t* shape) {
+// Part k's type: the cocktail's, narrowed to its parts (where the whole's type lists them: a value
+// allocated by hand may not) and its layout's name; the sbell keeps the metadata; the csr's shape, written
+// to `shape`, is its `csr_rows` listed rows by `cols`.
+fugue_type part_type(const fugue_type& cocktail, size_t k, int64_t csr_rows, int64_t cols, int64_t* shape) {
   fugue_type t = cocktail;
   if (kCocktailParts[k] == Layout::Csr) {
-    shape[0] = FUGUE_NTH(fugue_type, cocktail.parts, kCocktailRowsPart)->shape[0];
-    shape[1] = cocktail.shape[1];
-    t.shape = shape;
+    shape[0] = csr_rows, shape[1] = cols;
+    t.shape = shape, t.rank = 2;
   }
   t.kind_name = layout_name(kCocktailParts[k]);
   t.num_parts = static_cast<uint32_t>(part_names(kCocktailParts[k]).size());
-  t.parts = FUGUE_NTH(fugue_type, cocktail.parts, cocktail_first_part(k));
+  t.parts = cocktail.parts ? FUGUE_NTH(fugue_type, cocktail.parts, cocktail_first_part(k)) : nullptr;
   if (kCocktailParts[k] != Layout::Sbell) t.metadata = nullptr, t.metadata_bytes = 0;
   return t;
 }
@@ -179,7 +179,8 @@ Facts cocktail_facts_of(const fugue_type& type) {
   f.index = FUGUE_DTYPE_I32;
   for (size_t k = 0; k < 4; ++k) {
     int64_t shape[2];
-    f.components.push_back(facts_of(part_type(type, k, shape)));
+    const int64_t listed = FUGUE_NTH(fugue_type, type.parts, kCocktailRowsPart)->shape[0];
+    f.components.push_back(facts_of(part_type(type, k, listed, f.cols, shape)));
     if (f.components.back().index == FUGUE_DTYPE_I64) f.index = FUGUE_DTYPE_I64;
   }
   const Facts &sbell = f.components[1], &sell = f.components[2];
@@ -191,16 +192,9 @@ Facts cocktail_facts_of(const fugue_type& type) {
 }
 
 CocktailViews::CocktailViews(const Facts& f, fugue_host_array& value) {
-  // The views read their parts through the host arrays' own types; the types here name the layout and
-  // its shape (the csr's: its listed rows, from the facts), and the parts' types where the whole has them.
-  csr_shape_ = {f.components.size() == 4 ? f.components[3].rows : 0, f.cols};
+  // The views read their parts through the host arrays' own types; the csr's listed rows come from the facts.
   for (size_t k = 0; k < 4; ++k) {
-    types_[k] = *value.type;
-    types_[k].kind_name = layout_name(kCocktailParts[k]);
-    types_[k].num_parts = static_cast<uint32_t>(part_names(kCocktailParts[k]).size());
-    types_[k].parts = value.type->parts ? FUGUE_NTH(fugue_type, value.type->parts, cocktail_first_part(k)) : nullptr;
-    if (kCocktailParts[k] != Layout::Sbell) types_[k].metadata = nullptr, types_[k].metadata_bytes = 0;
-    if (kCocktailParts[k] == Layout::Csr) types_[k].shape = csr_shape_.data(), types_[k].rank = 2;
+    types_[k] = part_type(*value.type, k, f.components.size() == 4 ? f.components[3].rows : 0, f.cols, csr_shape_.data());
     values_[k] = value;
     values_[k].type = &types_[k];
     values_[k].num_parts = types_[k].num_parts;
