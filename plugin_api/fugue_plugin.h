@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 15
+#define FUGUE_ABI_VERSION_MINOR 16
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -712,7 +712,14 @@ struct fugue_op_desc {
  * whose format is chosen for the matrix and the device): it has no parts and no values of its own. A
  * declaration of it must take its value from a file or a generator whose probe_as chooses the kind (sets
  * fugue_declared.kind_name) and says why (note); the symbol is then of the chosen kind. Its declare is
- * called only for declarations without "from", to refuse them with a message. Set alone. */
+ * called only for declarations without "from", to refuse them with a message. Set alone.
+ * 2.16: where the chooser's plugin was built for 2.16 or later and the declaration has no "reads" of its
+ * own, the declaration its source's probe_as (and read_as, generate_as) gets carries "reads": how many
+ * times the program's operations read the value, each statement that takes it as an input counted once
+ * for every iteration of the loops around it (a branch: the larger of its two sides), or -1 where a loop
+ * around such a statement counts to a scalar known only at run time. A chooser weighs what a kind costs to
+ * make against that many uses; such a kind lists "reads" among its keys, so that a program may give the
+ * number itself. */
 #define FUGUE_KIND_FLAG_CHOOSER 4u
 
 /* Where declare writes a symbol's type. The core owns every pointer and says how much room each has;

@@ -48,6 +48,7 @@ env_of() {
 }
 program() {  # matrix layout dtype file outputs
   local extra="" kind=${2%@*}; kind=${kind%:*}; [ "$2" = sell ] && extra=', "slice": 32, "sigma": 1024'
+  [ "$kind" = sparse ] && extra=', "reads": -1'  # auto for the product alone: bench times products, not the conversion
   case $2 in *@*) local b=${2#*@}; extra=", \"block\": [${b%x*}, ${b#*x}]" ;; esac
   cat > "$4" <<JSON
 {"fugue": 1, "symbols": {"A": {"kind": "$kind", "dtype": "$3", "from": $(source_of $1)$extra},

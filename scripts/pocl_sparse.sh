@@ -12,7 +12,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for layout in csr coo ell sell dia bdia bell sbell auto; do
   extra=""; [ $layout = sell ] && extra=', "slice": 32'
-  kind=$layout; [ $layout = auto ] && kind=sparse  # {"kind": "sparse"}: the format chosen for the device
+  # {"kind": "sparse"}: the format chosen for the device, for the product alone ("reads": -1: bench times
+  # the product; the program's one product would weigh the conversion too)
+  kind=$layout; [ $layout = auto ] && kind=sparse extra=', "reads": -1'
   cat > "$work/$layout.json" <<JSON
 {"fugue": 1, "symbols": {"A": {"kind": "$kind", "dtype": "f32", "from": {"poisson": {"grid": [$N, $N]}}$extra},
   "x": {"kind": "array", "dtype": "f32", "shape": [$((N * N))], "from": {"random": {"seed": 7, "low": -1, "high": 1}}}},

@@ -39,7 +39,8 @@ for m in $MATRICES $MTX; do
   declare -A ms=()
   choice="" cut="" per_row=""
   for layout in $LAYOUTS auto; do
-    kind=${layout%@*} extra=""; [ $layout = auto ] && kind=sparse
+    # auto for the product alone ("reads": -1): bench times products, not the conversion a run pays once
+    kind=${layout%@*} extra=""; [ $layout = auto ] && kind=sparse extra=', "reads": -1'
     case $layout in *@*) b=${layout#*@}; extra=", \"block\": [${b%x*}, ${b#*x}]" ;; esac
     cat > "$work/p.json" <<JSON
 {"fugue": 1, "symbols": {"A": {"kind": "$kind", "dtype": "f32", "from": $(source_of $m)$extra},

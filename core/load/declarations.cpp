@@ -1,6 +1,7 @@
 // declarations.cpp: the loader's symbols: the core's kinds and the plugins', initial values from
 // files (through the format registry), inline values and generators, and --set.
 #include "load/loader.h"
+#include "load/reads.h"
 
 namespace fugue::load {
 
@@ -92,6 +93,13 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   json own = decl;  // what the kind's declare reads
   own.erase("from");
   own.erase("parts");
+  // A chooser weighs what each kind costs to make against the value's uses (ABI 2.16).
+  if (kind->chooser() && kind->plugin() && (kind->plugin()->abi_major > 2 || kind->plugin()->abi_minor >= 16) && !own.contains("reads") && body_)
+    own["reads"] = reads_in(*body_, s.name, [&](const std::string& name) -> std::optional<double> {
+      const auto it = program_.symbols.find(name);
+      if (it == program_.symbols.end() || it->second.kind != SymbolKind::Const) return std::nullopt;
+      return it->second.const_value;
+    });
   if ((kind->storage() || kind->chooser()) && decl.contains("from") && !decl.contains("parts") &&
       declare_from_source(s, *kind, decl, own, p))
     return;

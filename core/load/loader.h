@@ -135,6 +135,7 @@ class Loader {
   void check_regular_file(const fs::path& path, const std::string& p) const;
 
   fs::path file_;
+  const json* body_ = nullptr;  // the document's body, for the reads a chooser kind is told (reads.h)
   int nesting_ = 0;  // loops and branches around the statements being read
   // Where each symbol's run-time length comes from (a statement's pointer; a declared input: its name).
   std::map<std::string, std::string> extent_origins_;

@@ -21,6 +21,7 @@ Program Loader::run(const json& doc) {
   if (!doc.contains("fugue")) fail("", "a \"fugue\": 1 version key", "none");
   if (!doc["fugue"].is_number_integer() || doc["fugue"].get<int64_t>() != 1)
     fail("/fugue", "format version 1", describe(doc["fugue"]));
+  if (doc.contains("body")) body_ = &doc["body"];
   if (doc.contains("symbols")) {
     expect_object(doc["symbols"], "/symbols");
     // Consts first (with their --set values): array shapes may name them.

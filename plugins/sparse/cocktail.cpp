@@ -46,60 +46,85 @@ Coordinates listed_rows(const Coordinates& rest, std::vector<int64_t>& rows) {
 
 }  // namespace
 
-std::array<Coordinates, 4> cocktail_split(const Coordinates& m, const Cut& cut) {
-  std::array<Coordinates, 4> parts;
-  for (Coordinates& p : parts) p.rows = m.rows, p.cols = m.cols;
+std::vector<char> dense_diagonal_entries(const Coordinates& m, double diagonal_fill) {
   const size_t n = static_cast<size_t>(m.entries());
   std::vector<char> taken(n, 0);
-  // Dense diagonals: those holding diagonal_fill of the places a dia stores for them (a row each, however
-  // short the diagonal) or more.
-  if (cut.diagonal_fill <= 1) {
-    // Entries a diagonal: counted in a vector by offset where the diagonals are few enough, else in a map.
-    const bool few = m.rows + m.cols <= (int64_t{1} << 26);
-    std::vector<int64_t> counted(few ? static_cast<size_t>(m.rows + m.cols + 1) : 0, 0);
-    std::unordered_map<int64_t, int64_t> mapped;
-    auto on = [&](int64_t offset) -> int64_t& { return few ? counted[static_cast<size_t>(offset + m.rows)] : mapped[offset]; };
-    for (size_t e = 0; e < n; ++e) ++on(m.col[e] - m.row[e]);
-    for (size_t e = 0; e < n; ++e) {
-      const int64_t offset = m.col[e] - m.row[e];
-      taken[e] = static_cast<double>(on(offset)) >= cut.diagonal_fill * static_cast<double>(m.rows);
-    }
-  }
-  // Dense blocks among the entries left: aligned h x w blocks holding block_fill of their places or more.
+  if (diagonal_fill > 1) return taken;
+  // Entries a diagonal: counted in a vector by offset where the diagonals are few enough, else in a map.
+  const bool few = m.rows + m.cols <= (int64_t{1} << 26);
+  std::vector<int64_t> counted(few ? static_cast<size_t>(m.rows + m.cols + 1) : 0, 0);
+  std::unordered_map<int64_t, int64_t> mapped;
+  auto on = [&](int64_t offset) -> int64_t& { return few ? counted[static_cast<size_t>(offset + m.rows)] : mapped[offset]; };
+  for (size_t e = 0; e < n; ++e) ++on(m.col[e] - m.row[e]);
+  const double least = diagonal_fill * static_cast<double>(m.rows);
+  for (size_t e = 0; e < n; ++e) taken[e] = static_cast<double>(on(m.col[e] - m.row[e])) >= least;
+  return taken;
+}
+
+std::vector<char> dense_block_entries(const Coordinates& m, const std::vector<char>& taken, int64_t h, int64_t w, double block_fill) {
+  const size_t n = static_cast<size_t>(m.entries());
   std::vector<char> blocked(n, 0);
-  if (cut.block_fill <= 1) {
-    const int64_t h = cut.block_rows, w = cut.block_cols;
-    const double least = cut.block_fill * static_cast<double>(h * w);
-    std::vector<int64_t> columns;  // a super-row's entries' block columns, sorted: a block's entries are a run
-    for (size_t e = 0; e < n;) {
-      const int64_t s = m.row[e] / h;
-      size_t end = e;
-      columns.clear();
-      for (; end < n && m.row[end] / h == s; ++end)
-        if (!taken[end]) columns.push_back(m.col[end] / w);
-      std::sort(columns.begin(), columns.end());
-      for (size_t k = e; k < end; ++k) {
-        if (taken[k]) continue;
-        const auto run = std::equal_range(columns.begin(), columns.end(), m.col[k] / w);
-        blocked[k] = static_cast<double>(run.second - run.first) >= least;
-      }
-      e = end;
+  if (block_fill > 1) return blocked;
+  const double least = block_fill * static_cast<double>(h * w);
+  // A super-row's entries (their block column, their index), sorted: a block's entries are a run.
+  std::vector<std::pair<int64_t, size_t>> entries;
+  for (size_t e = 0; e < n;) {
+    const int64_t s = m.row[e] / h;
+    size_t end = e;
+    entries.clear();
+    for (; end < n && m.row[end] / h == s; ++end)
+      if (!taken[end]) entries.emplace_back(m.col[end] / w, end);
+    std::sort(entries.begin(), entries.end());
+    for (size_t run = 0, next = 0; run < entries.size(); run = next) {
+      while (next < entries.size() && entries[next].first == entries[run].first) ++next;
+      if (static_cast<double>(next - run) >= least)
+        for (size_t k = run; k < next; ++k) blocked[entries[k].second] = 1;
     }
+    e = end;
   }
-  // Each row's first `width` entries left go to the sell, the rest to the csr (entries come row by row).
+  return blocked;
+}
+
+Coordinates entries_marked(const Coordinates& m, const std::vector<char>& marked) {
+  Coordinates part;
+  part.rows = m.rows, part.cols = m.cols;
+  const size_t n = static_cast<size_t>(m.entries()), count = static_cast<size_t>(std::count(marked.begin(), marked.end(), 1));
+  part.row.reserve(count), part.col.reserve(count), part.value.reserve(count);
+  for (size_t e = 0; e < n; ++e)
+    if (marked[e]) part.add(m.row[e], m.col[e], m.value[e]);
+  return part;
+}
+
+std::array<Coordinates, 4> split_entries(const Coordinates& m, const std::vector<char>& on_diagonals, const std::vector<char>& in_blocks,
+                                         int64_t width) {
+  const size_t n = static_cast<size_t>(m.entries());
+  // Each entry's part: the dia's, the sbell's, else each row's first `width` entries left the sell's and
+  // the rest the csr's (entries come row by row). Counted first, so that each part is allocated once.
+  std::vector<char> to(n);
+  std::array<size_t, 4> counts{};
   int64_t row = -1, in_row = 0;
   for (size_t e = 0; e < n; ++e) {
-    const size_t to = taken[e] ? 0 : blocked[e] ? 1 : 2;
-    if (to == 2) {
+    char k = on_diagonals[e] ? 0 : in_blocks[e] ? 1 : 2;
+    if (k == 2) {
       if (m.row[e] != row) row = m.row[e], in_row = 0;
-      if (cut.width >= 0 && in_row++ >= cut.width) {
-        parts[3].add(m.row[e], m.col[e], m.value[e]);
-        continue;
-      }
+      if (width >= 0 && in_row++ >= width) k = 3;
     }
-    parts[to].add(m.row[e], m.col[e], m.value[e]);
+    to[e] = k;
+    ++counts[static_cast<size_t>(k)];
   }
+  std::array<Coordinates, 4> parts;
+  for (size_t k = 0; k < 4; ++k) {
+    Coordinates& p = parts[k];
+    p.rows = m.rows, p.cols = m.cols;
+    p.row.reserve(counts[k]), p.col.reserve(counts[k]), p.value.reserve(counts[k]);
+  }
+  for (size_t e = 0; e < n; ++e) parts[static_cast<size_t>(to[e])].add(m.row[e], m.col[e], m.value[e]);
   return parts;
+}
+
+std::array<Coordinates, 4> cocktail_split(const Coordinates& m, const Cut& cut) {
+  const std::vector<char> on_diagonals = dense_diagonal_entries(m, cut.diagonal_fill);
+  return split_entries(m, on_diagonals, dense_block_entries(m, on_diagonals, cut.block_rows, cut.block_cols, cut.block_fill), cut.width);
 }
 
 Facts cocktail_facts_for(const Coordinates& m, fugue_dtype dtype, fugue_dtype index, const Cut& cut, bool limit_padding) {

@@ -17,6 +17,16 @@ namespace fugue::sparse {
 
 // `m`'s entries as `cut` splits them: the dia's, the sbell's, the sell's and the csr's (kCocktailParts).
 std::array<Coordinates, 4> cocktail_split(const Coordinates& m, const Cut& cut);
+// The same in steps, so that a choice weighing several block sizes finds the dense diagonals once:
+// a mark for each entry on a diagonal holding diagonal_fill of the places a dia stores for it (a row
+// each, however short the diagonal) or more (none where the fill is above 1); among the entries not
+// `taken`, a mark for each in an aligned h x w block holding block_fill of its places or more; the
+// entries marked; the four parts, each row's first `width` entries left (-1: all) the sell's.
+std::vector<char> dense_diagonal_entries(const Coordinates& m, double diagonal_fill);
+std::vector<char> dense_block_entries(const Coordinates& m, const std::vector<char>& taken, int64_t h, int64_t w, double block_fill);
+Coordinates entries_marked(const Coordinates& m, const std::vector<char>& marked);
+std::array<Coordinates, 4> split_entries(const Coordinates& m, const std::vector<char>& on_diagonals, const std::vector<char>& in_blocks,
+                                         int64_t width);
 // The facts of `m` as a cocktail split by `cut` (each part's checked as its layout checks them; an error
 // names the part).
 Facts cocktail_facts_for(const Coordinates& m, fugue_dtype dtype, fugue_dtype index, const Cut& cut, bool limit_padding);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -96,6 +99,38 @@ double bytes_moved(const Facts& f) {
   double bytes = 0;
   for (const auto& part : type.parts) bytes += static_cast<double>(part.shape[0]) * static_cast<double>(sdk::dtype_size(part.dtype));
   return bytes + static_cast<double>(sdk::dtype_size(f.dtype)) * static_cast<double>(f.rows + f.cols);
+}
+
+// What a layout costs on the host before its first product, for weighing against the products a program
+// runs: a matrix is converted each run, so a program that multiplies once gains nothing from a layout
+// that takes seconds to build. ns an entry on one core of the x86 machine this project builds on (Coordinates
+// to the layout's facts and parts, 17.8 M entries of a band of 16 with scattered entries and 21.0 M of
+// Poisson 2048^2), and the upload of its bytes at a round 16 GB/s to a GPU (a PCIe link) or 8 GB/s to a
+// CPU device (a copy in memory). The layouts that place each entry once measured 21 to 35 ns, apart by
+// no more than their runs varied: one figure for all of them.
+double convert_ns(Layout layout) {
+  switch (layout) {
+    case Layout::Csr:
+    case Layout::Coo:
+    case Layout::Ell:
+    case Layout::Dia:
+    case Layout::Bdia:
+    case Layout::Hyb: return 30;
+    case Layout::Sell: return 45;  // windows of sigma sorted
+    case Layout::Bcsr:
+    case Layout::Bell:
+    case Layout::Sbell: return 95;
+    case Layout::Cocktail: return 240;  // split, then each part's
+  }
+  return 240;
+}
+// The analyses the choice runs before it knows what they would save: one pass a block size (ns an entry),
+// and the cocktail's split for the device (its eight block sizes, its flat width, its parts).
+constexpr double kBlockSizeNs = 12, kSplitSearchNs = 400;
+
+// ms to convert `entries` entries to facts f's layout and upload its parts.
+double convert_ms(const Facts& f, int64_t entries, bool gpu) {
+  return (static_cast<double>(entries) * convert_ns(f.layout) + bytes_moved(f) / (gpu ? 16.0 : 8.0)) / 1e6;
 }
 
 }  // namespace
@@ -311,12 +346,17 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
       given.block ? std::vector<std::pair<int64_t, int64_t>>{*given.block}
                   : std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {1, 8}, {2, 8}, {4, 8}, {8, 8}};
   if (given.block) best_blocks.block_rows = given.block->first, best_blocks.block_cols = given.block->second;
+  // The dense diagonals' entries once; each block size looks for dense blocks among the others.
+  const std::vector<char> on_diagonals = dense_diagonal_entries(m, cut.diagonal_fill);
+  std::vector<char> best_blocked(on_diagonals.size(), 0);
   for (const auto& [h, w] : sizes) {
     if (m.entries() == 0) break;
     Cut c = cut;
     c.block_rows = h, c.block_cols = w;
     c.block_fill = (static_cast<double>(h * w) * value + index) / static_cast<double>(h * w) / throughput(e.row, Layout::Sbell, width) / flat;
-    const std::array<Coordinates, 4> parts = cocktail_split(m, c);
+    std::vector<char> blocked = dense_block_entries(m, on_diagonals, h, w, c.block_fill);
+    std::array<Coordinates, 4> parts;
+    parts[1] = entries_marked(m, blocked);
     if (parts[1].entries() == 0) {
       if (h == 1 && w == 4 && !given.block) break;  // no 1 x 4 block is dense: no larger one is weighed
       continue;
@@ -334,19 +374,16 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
     const double saving = static_cast<double>(parts[1].entries()) * flat / 1e6 -
                           layout_ms(e, facts, parts[1], static_cast<double>(parts[1].entries()) / std::max<double>(1.0, static_cast<double>(m.rows)),
                                     e.gpu ? longest_row(parts[1]) : 0, most);
-    if (saving > best_saving) best_saving = saving, best_blocks = c;
+    if (saving > best_saving) best_saving = saving, best_blocks = c, best_blocked = std::move(blocked);
   }
   cut = best_blocks;
   // The flat part's width, for what the dia and the sbell leave.
-  Cut flat_only = cut;
-  flat_only.width = -1;
-  const std::array<Coordinates, 4> before = cocktail_split(m, flat_only);
-  cut.width = flat_width(e, before[2], dtype, cut.slice, cut.sigma);
+  cut.width = flat_width(e, split_entries(m, on_diagonals, best_blocked, -1)[2], dtype, cut.slice, cut.sigma);
   Split split;
   // A part its layout refuses (too much padding: diagonals whose rows the dia pads) is left out: first the
   // dia, then the sbell too; a sell and csr alone pad no more than the sell of the rows' widths.
   for (int attempt = 0;; ++attempt) {
-    split.parts = cocktail_split(m, cut);
+    split.parts = attempt == 0 ? split_entries(m, on_diagonals, best_blocked, cut.width) : cocktail_split(m, cut);
     try {
       split.facts = cocktail_facts_of_parts(split.parts, dtype, FUGUE_DTYPE_NONE, cut, true);
       break;
@@ -367,25 +404,105 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
 
 }  // namespace
 
-Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, const SplitKeys& given) {
-  return split_for(m, dtype, device, estimator_for(device), given).choice;
+namespace {
+
+// The choices made in this process: a run asks for a value's type when it loads the program and again
+// when it fills the value, and a choice's analyses take seconds on a matrix of tens of millions of
+// entries. Keyed by what decides a choice: the matrix (its entries' hash), the dtype, the device, the
+// keys given and the products.
+std::string matrix_key(const Coordinates& m) {
+  uint64_t hash = 14695981039346656037ull;
+  auto mix = [&](uint64_t word) { hash = (hash ^ word) * 1099511628211ull; };
+  mix(static_cast<uint64_t>(m.rows)), mix(static_cast<uint64_t>(m.cols)), mix(static_cast<uint64_t>(m.entries()));
+  for (int64_t e = 0; e < m.entries(); ++e) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &m.value[static_cast<size_t>(e)], sizeof bits);
+    mix(static_cast<uint64_t>(m.row[static_cast<size_t>(e)]) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(m.col[static_cast<size_t>(e)]));
+    mix(bits);
+  }
+  return std::to_string(hash) + "/" + std::to_string(m.entries());
 }
 
-Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device) {
+std::string device_key(const fugue_device_desc* device) {
+  if (!device) return "none";
+  return std::to_string(device->type) + "/" + (device->name ? device->name : "") + "/" + std::to_string(device->compute_units) + "/" +
+         sdk::read_tuning_table(device, "sparse");
+}
+
+template <class Make>
+Choice remembered(const std::string& key, Make make) {
+  static std::mutex mutex;
+  static std::map<std::string, Choice> made;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = made.find(key); it != made.end()) return it->second;
+  }
+  Choice choice = make();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (made.size() >= 64) made.clear();  // a bound for processes that load many programs
+  made.emplace(key, choice);
+  return choice;
+}
+
+std::string given_key(const SplitKeys& given) {
+  auto text = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
+  return text(given.slice) + "/" + text(given.sigma) + "/" + text(given.block_slice) + "/" +
+         (given.block ? std::to_string(given.block->first) + "x" + std::to_string(given.block->second) : std::string("-"));
+}
+
+Choice choose_layout_now(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, int64_t reads);
+
+}  // namespace
+
+Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, const SplitKeys& given) {
+  const std::string key = "split/" + matrix_key(m) + "/" + std::to_string(dtype) + "/" + device_key(device) + "/" + given_key(given);
+  return remembered(key, [&] { return split_for(m, dtype, device, estimator_for(device), given).choice; });
+}
+
+Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, int64_t reads) {
+  const std::string key = "layout/" + matrix_key(m) + "/" + std::to_string(dtype) + "/" + device_key(device) + "/" + std::to_string(reads);
+  return remembered(key, [&] { return choose_layout_now(m, dtype, device, reads); });
+}
+
+namespace {
+
+Choice choose_layout_now(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, int64_t reads) {
   const Estimator e = estimator_for(device);
   const Row& row = e.row;
   const double width = m.rows ? static_cast<double>(m.entries()) / static_cast<double>(m.rows) : 1.0;
   struct Candidate {
     Cut cut;
     Layout layout;
-    double ms;
+    double ms;          // a product's estimate
+    double convert_ms;  // the conversion's and the upload's, paid once a run
+    double total() const { return convert_ms + ms; }
   };
+  // With the products known, a candidate costs its conversion and that many products; unknown, its
+  // products alone (as many as make the conversion negligible).
+  const bool counted = reads >= 0;
+  const double products = counted ? static_cast<double>(reads) : 1;
   std::vector<Candidate> candidates;
   std::string refused;
   const int64_t slice = sell_slice_for(device);
   const int64_t longest = e.gpu ? longest_row(m) : 0;
   auto weigh = [&](const Facts& f, const Cut& cut, int64_t longest_blocks) {
-    candidates.push_back({cut, f.layout, layout_ms(e, f, m, width, longest, longest_blocks)});
+    candidates.push_back({cut, f.layout, layout_ms(e, f, m, width, longest, longest_blocks) * products,
+                          counted ? convert_ms(f, m.entries(), e.gpu) : 0});
+  };
+  // An analysis is run only where the products could repay it: where it costs more than all the
+  // products would take in the fastest layout weighed so far, no layout it finds can save its cost.
+  const double entries_ms = static_cast<double>(m.entries()) / 1e6;
+  std::string skipped;
+  auto worth = [&](const char* what, double analysis_ms) {
+    if (!counted || candidates.empty()) return true;
+    double fastest = candidates.front().ms;
+    for (const Candidate& c : candidates) fastest = std::min(fastest, c.ms);
+    if (analysis_ms < fastest) return true;
+    char text[160];
+    std::snprintf(text, sizeof text, "%s%s (%s analysis, about %.3g ms, more than the products would take)", skipped.empty() ? "" : "; ", what,
+                  std::strcmp(what, "the cocktail") == 0 ? "its" : "their", analysis_ms);
+    skipped += text;
+    return false;
   };
   auto refuse = [&](const std::string& name) { refused += (refused.empty() ? "" : ", ") + name; };  // too much padding
   for (const auto& [layout, sigma] : std::vector<std::pair<Layout, int64_t>>{{Layout::Csr, 1},
@@ -409,8 +526,9 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   constexpr double kLeastFill = 0.4;
   std::string sizes;
   const double entries = static_cast<double>(m.entries());
+  const bool blocks_worth = worth("the block layouts", entries_ms * kBlockSizeNs * 8);
   for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {1, 8}, {2, 8}, {4, 8}, {8, 8}}) {
-    if (m.entries() == 0) break;
+    if (m.entries() == 0 || !blocks_worth) break;
     const std::vector<int64_t> counts = blocks_per_super_row(m, h, w);
     double blocks = 0;
     int64_t most = 0;
@@ -435,24 +553,30 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
   }
   // The cocktail split for the device, where it makes two parts or more (one is a layout weighed above).
   std::string split;
-  try {
-    const Split cocktail = split_for(m, dtype, device, e, {});
-    const auto& parts = cocktail.parts;
-    if (std::count_if(parts.begin(), parts.end(), [](const Coordinates& p) { return p.entries() > 0; }) >= 2) {
-      candidates.push_back({cocktail.choice.cut, Layout::Cocktail, cocktail.ms});
-      split = cocktail_summary(cocktail.facts);
+  if (worth("the cocktail", entries_ms * kSplitSearchNs)) try {
+      const Split cocktail = split_for(m, dtype, device, e, {});
+      const auto& parts = cocktail.parts;
+      if (std::count_if(parts.begin(), parts.end(), [](const Coordinates& p) { return p.entries() > 0; }) >= 2) {
+        candidates.push_back({cocktail.choice.cut, Layout::Cocktail, cocktail.ms * products,
+                              counted ? convert_ms(cocktail.facts, m.entries(), e.gpu) : 0});
+        split = cocktail_summary(cocktail.facts);
+      }
+    } catch (const sdk::InvalidArgument&) {
+      refuse("cocktail");
     }
-  } catch (const sdk::InvalidArgument&) {
-    refuse("cocktail");
-  }
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; });
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.total() < b.total(); });
   Choice choice;
   const Candidate& best = candidates.front();  // csr and coo never pad, so never refused
   choice.layout = best.layout;
   choice.cut = best.cut;
-  char text[96];
+  char text[160];
   std::snprintf(text, sizeof text, "%.1f entries a row; estimated ms (", width);
   choice.note = text + row.device + "): ";
+  if (counted) {
+    std::snprintf(text, sizeof text, "%lld product%s read%s it: each layout's conversion and upload on the host + the products; ",
+                  static_cast<long long>(reads), reads == 1 ? "" : "s", reads == 1 ? "s" : "");
+    choice.note = text + choice.note;
+  }
   // Each layout once, at its best cut (candidates are sorted), sell at both windows.
   std::vector<std::string> listed;
   for (const Candidate& c : candidates) {
@@ -465,12 +589,18 @@ Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device
     if (c.layout == Layout::Sell || c.layout == Layout::Sbell)
       name += " C=" + std::to_string(c.cut.slice) + (c.cut.sigma > 1 ? " sigma=" + std::to_string(c.cut.sigma) : "");
     if (c.layout == Layout::Cocktail) name += " (" + split + ")";
-    std::snprintf(text, sizeof text, "%s%s %.3g", &c == &candidates.front() ? "" : ", ", name.c_str(), c.ms);
+    if (counted)
+      std::snprintf(text, sizeof text, "%s%s %.3g + %.3g", &c == &candidates.front() ? "" : ", ", name.c_str(), c.convert_ms, c.ms);
+    else
+      std::snprintf(text, sizeof text, "%s%s %.3g", &c == &candidates.front() ? "" : ", ", name.c_str(), c.ms);
     choice.note += text;
   }
   if (!refused.empty()) choice.note += "; too much padding: " + refused;
+  if (!skipped.empty()) choice.note += "; not weighed: " + skipped;
   if (!sizes.empty()) choice.note += "; blocks filled: " + sizes + (sizes.find(',') == std::string::npos ? " (no larger block weighed)" : "");
   return choice;
 }
+
+}  // namespace
 
 }  // namespace fugue::sparse

@@ -29,8 +29,11 @@ struct Choice {
 };
 
 // `device` null (a program loaded without one): the CPU table. InvalidArgument naming the file when the
-// device's tuned table is there but malformed.
-Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device);
+// device's tuned table is there but malformed. `reads`: the products the program runs with the matrix
+// (its operations that read it, times their loops' counts; -1 where unknown): each candidate then costs
+// its conversion and upload on the host besides that many products, and the analyses of the block
+// layouts and the cocktail are skipped where the products could not repay them.
+Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, int64_t reads = -1);
 // The keys of a cocktail's cut a declaration gives while leaving the split to the device: kept as given.
 struct SplitKeys {
   std::optional<int64_t> slice, sigma, block_slice;

@@ -383,6 +383,15 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
                               (is_named ? std::string("the format ") + layout_name(named) + " has no " + key
                                         : std::string("applies to a named \"format\" (sell, sbell, a block kind or cocktail); the automatic choice cuts the matrix itself")));
     }
+    // The products the program runs with the matrix (the core counts them: ABI 2.16), -1 where unknown.
+    int64_t reads = -1;
+    if (d.contains("reads")) {
+      const json& given = d["reads"];
+      if (!given.is_number_integer() || given.get<int64_t>() < -1)
+        throw InvalidArgument("/reads: expected the number of products the program runs with the matrix (an integer, -1 where unknown), found " +
+                              given.dump());
+      reads = given.get<int64_t>();
+    }
     Requested r = requested(Layout::Csr, declaration);  // dtype, index, shape and nnz
     if (r.count && *r.count != m.entries())
       throw InvalidArgument("holds a matrix whose nnz is " + std::to_string(m.entries()) + "; the declaration says " + std::to_string(*r.count));
@@ -390,7 +399,7 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
     const fugue_dtype dtype = r.dtype.value_or(FUGUE_DTYPE_F64);
     Facts f;
     if (format == "auto") {
-      const Choice choice = choose_layout(m, dtype, device);
+      const Choice choice = choose_layout(m, dtype, device, reads);
       if (note) *note = choice.note;
       f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), choice.cut);
     } else {
@@ -454,7 +463,7 @@ class SparseChooser final : public sdk::Kind {
     name = "sparse";
     doc = "a sparse matrix whose kind is chosen for it and the device (\"format\": \"auto\", the default) or named (\"format\": "
           "\"ell\"), read from a file or made by a generator (\"from\"); keys as the chosen kind's";
-    keys = {"dtype", "format", "index", "shape", "nnz"};
+    keys = {"dtype", "format", "index", "shape", "nnz", "reads"};
     for (const std::string& key : cut_keys(Layout::Cocktail)) keys.push_back(key);  // every cut key
     chooser = true;
   }

@@ -441,7 +441,7 @@ sio.mmwrite(sys.argv[1], A)
                                     R"(", "widths": [1, 4, 16, 64], "gbps": {)" + gbps + "}}");
   const std::string file = (dir / "A.mtx").string();
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
-    "A": {"kind": "sparse", "dtype": "f64", "from": ")" + file + R"("},
+    "A": {"kind": "sparse", "dtype": "f64", "reads": -1, "from": ")" + file + R"("},
     "C": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"("},
     "D": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"(", "diagonal_fill": 0.9, "block_fill": 0.25, "block": [1, 4], "width": 3, "slice": 4, "sigma": 32},
     "E": {"kind": "cocktail", "dtype": "f64", "from": ")" + file + R"(", "width": 0},
@@ -741,17 +741,18 @@ print('as scipy')
 }
 
 // {"kind": "sparse"}: the format chosen for the matrix and the device, shown by explain with every
-// candidate's estimate, and the product as SciPy's; "format" names one instead; bad declarations.
+// candidate's estimate, and the product as SciPy's; "format" names one instead; bad declarations. The
+// choices are for the products alone ("reads": -1; AutoFormatWeighsTheConversion... counts them).
 TEST(Sparse, AutoFormatIsChosenForTheDeviceAndExplained) {
   if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;
   const std::string file = (matrices() / "bcsstk13.mtx").string();
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
-    "P": {"kind": "sparse", "dtype": "f64", "from": {"poisson": {"grid": [64, 64]}}},
-    "R": {"kind": "sparse", "dtype": "f64", "from": {"rmat": {"scale": 12, "edges": 16, "seed": 2}}},
-    "M": {"kind": "sparse", "dtype": "f64", "from": ")" + file + R"("},
+    "P": {"kind": "sparse", "dtype": "f64", "reads": -1, "from": {"poisson": {"grid": [64, 64]}}},
+    "R": {"kind": "sparse", "dtype": "f64", "reads": -1, "from": {"rmat": {"scale": 12, "edges": 16, "seed": 2}}},
+    "M": {"kind": "sparse", "dtype": "f64", "reads": -1, "from": ")" + file + R"("},
     "S": {"kind": "sparse", "format": "sell", "slice": 4, "dtype": "f64", "from": ")" + file + R"("},
-    "F": {"kind": "sparse", "dtype": "f32", "from": {"fem": {"nodes": 3000, "block": 4, "neighbours": 4, "seed": 3}}},
+    "F": {"kind": "sparse", "dtype": "f32", "reads": -1, "from": {"fem": {"nodes": 3000, "block": 4, "neighbours": 4, "seed": 3}}},
     "xf": {"kind": "array", "dtype": "f32", "shape": [12000], "from": {"random": {"seed": 3, "low": -1, "high": 1}}},
     "xp": {"kind": "array", "dtype": "f64", "shape": [4096], "from": {"random": {"seed": 1, "low": -1, "high": 1}}},
     "xm": {"kind": "array", "dtype": "f64", "shape": [2003], "from": {"random": {"seed": 2, "low": -1, "high": 1}}}},
@@ -774,8 +775,8 @@ TEST(Sparse, AutoFormatIsChosenForTheDeviceAndExplained) {
   // too thinly for any block to be weighed. On the GPU, 20,000 nodes: at 3,000 the kernels' latency
   // decides.
   test::write_text(dir / "fem.json", R"({"fugue": 1, "symbols": {
-    "F": {"kind": "sparse", "dtype": "f32", "from": {"fem": {"nodes": 20000, "block": 4, "neighbours": 4, "seed": 3}}},
-    "R": {"kind": "sparse", "dtype": "f64", "from": {"rmat": {"scale": 12, "edges": 16, "seed": 2}}}}, "body": [], "outputs": {"F": "F.mtx", "R": "R.mtx"}})");
+    "F": {"kind": "sparse", "dtype": "f32", "reads": -1, "from": {"fem": {"nodes": 20000, "block": 4, "neighbours": 4, "seed": 3}}},
+    "R": {"kind": "sparse", "dtype": "f64", "reads": -1, "from": {"rmat": {"scale": 12, "edges": 16, "seed": 2}}}}, "body": [], "outputs": {"F": "F.mtx", "R": "R.mtx"}})");
   auto gpu_fem = test::run_fugue("explain " + (dir / "fem.json").string() + " --device-file " + (test::source_root() / "devices" / "nvidia-h100.json").string());
   for (const std::string& text : {explained.out, gpu_fem.out}) {
     const size_t f = text.find("F: sparse chose ");
@@ -825,6 +826,10 @@ print('as scipy')
       {R"({"kind": "sparse", "from": "x.npy"})", "a file whose format chooses a kind for a sparse (the npy format does not)"},
       {R"({"kind": "sparse", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: applies to a named \"format\""},
       {R"({"kind": "sparse", "format": "sell", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: the format sell has no width"},
+      {R"({"kind": "sparse", "reads": "many", "from": {"poisson": {"grid": [4, 4]}}})",
+       "/symbols/A/reads: expected the number of products the program runs with the matrix (an integer, -1 where unknown), found \"many\""},
+      {R"({"kind": "sparse", "reads": -2, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/reads: expected the number of products"},
+      {R"({"kind": "sparse", "reads": 1.5, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/reads: expected the number of products"},
   };
   test::write_text(dir / "x.npy", "");
   for (size_t k = 0; k < bad.size(); ++k) {
@@ -832,6 +837,74 @@ print('as scipy')
     auto v = test::run_fugue("validate " + (dir / "bad.json").string());
     EXPECT_EQ(v.code, 2) << k << ": " << v.out;
     EXPECT_NE(v.out.find(bad[k].second), std::string::npos) << k << ": " << v.out;
+  }
+}
+
+// The automatic choice weighs each layout's conversion on the host against the products the program
+// runs with the matrix, which the core counts from its loops (ABI 2.16's "reads"): a FEM-like matrix of
+// dense 4 x 4 blocks (f32), which the products alone put in a block layout, gets a layout that is cheap to make
+// when the program multiplies once, and the block layouts and the cocktail are not even analysed
+// (their analysis would cost more than the product); multiplied 100,000 times (a loop counted by a const),
+// the choice is the products' alone again. A loop counted by a scalar leaves the count unknown; a
+// declaration may give it. Either way the product is SciPy's.
+TEST(Sparse, AutoFormatWeighsTheConversionAgainstTheProducts) {
+  if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
+  test::TempDir dir;
+  const std::string matrix = R"({"fem": {"nodes": 3000, "block": 4, "neighbours": 4, "seed": 3}})";
+  auto program = [&](const std::string& name, const std::string& extra, const std::string& body) {
+    test::write_text(dir / name, R"({"fugue": 1, "symbols": {
+      "A": {"kind": "sparse", "dtype": "f32"REPLACE, "from": )" + matrix + R"(},
+      "n": {"kind": "const", "value": 100000}, "k": {"kind": "scalar", "dtype": "i32", "value": 1},
+      "x": {"kind": "array", "dtype": "f32", "shape": [12000], "from": {"random": {"seed": 5, "low": -1, "high": 1}}}},
+      "body": )" + body + R"(, "outputs": {"y": "y.npy", "x": "x.npy", "A": "A.mtx"}})");
+    std::string text = test::read_text(dir / name);
+    text.replace(text.find("REPLACE"), 7, extra);
+    test::write_text(dir / name, text);
+  };
+  const std::string once = R"([{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}])";
+  program("once.json", "", once);
+  program("loop.json", "", R"([{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]},
+    {"for": "i", "count": "n", "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}]}])");
+  program("scalar.json", "", R"([{"for": "i", "count": "k", "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}]}])");
+  program("unknown.json", R"(, "reads": -1)", once);
+  program("given.json", R"(, "reads": 7)", once);
+  auto chose = [&](const std::string& name) {
+    auto r = test::run_fugue("explain " + (dir / name).string());
+    EXPECT_EQ(r.code, 0) << r.out;
+    const size_t at = r.out.find("A: sparse chose ");
+    if (at == std::string::npos) return std::make_pair(std::string(), r.out);
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    return std::make_pair(line.substr(16, line.find(':', 16) - 16), line);
+  };
+  const auto [products_alone, unknown] = chose("unknown.json");
+  EXPECT_TRUE(products_alone == "sbell" || products_alone == "bcsr" || products_alone == "bell") << unknown;
+  EXPECT_EQ(unknown.find("read it"), std::string::npos) << unknown;
+  const auto [cheap, note] = chose("once.json");
+  EXPECT_NE(cheap, products_alone) << note;
+  EXPECT_NE(note.find("1 product reads it: each layout's conversion and upload on the host + the products; "), std::string::npos) << note;
+  EXPECT_NE(note.find("not weighed: the block layouts (their analysis, about "), std::string::npos) << note;
+  EXPECT_NE(note.find("; the cocktail (its analysis, about "), std::string::npos) << note;
+  const auto [many, many_note] = chose("loop.json");
+  EXPECT_EQ(many, products_alone) << many_note;
+  EXPECT_NE(many_note.find("100001 products read it"), std::string::npos) << many_note;
+  const auto [scalar, scalar_note] = chose("scalar.json");
+  EXPECT_EQ(scalar, products_alone) << scalar_note;
+  EXPECT_EQ(scalar_note.find("read it"), std::string::npos) << scalar_note;
+  const auto [given, given_note] = chose("given.json");
+  EXPECT_NE(given_note.find("7 products read it"), std::string::npos) << given_note;
+  // Each program's product (its layout made twice: for its type when loaded, for its value when run).
+  test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
+d = sys.argv[1] + '/'
+A = sio.mmread(d + 'A.mtx').tocsr()
+want = A @ np.load(d + 'x.npy').astype(np.float64)  # f32 values, written with 9 digits: exact
+assert np.abs(np.load(d + 'y.npy') - want).max() <= 1e-5 * max(1, abs(A).sum(axis=1).max())
+print('as scipy')
+)");
+  for (const char* name : {"once", "scalar", "unknown"}) {
+    auto r = test::run_fugue("run " + (dir / (std::string(name) + ".json")).string() + " --out " + (dir / name).string());
+    ASSERT_EQ(r.code, 0) << name << ": " << r.out;
+    auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / name).string());
+    EXPECT_NE(c.out.find("as scipy"), std::string::npos) << name << ": " << c.out;
   }
 }
 
