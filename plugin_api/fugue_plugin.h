@@ -713,13 +713,13 @@ struct fugue_op_desc {
  * declaration of it must take its value from a file or a generator whose probe_as chooses the kind (sets
  * fugue_declared.kind_name) and says why (note); the symbol is then of the chosen kind. Its declare is
  * called only for declarations without "from", to refuse them with a message. Set alone.
- * 2.16: where the chooser's plugin was built for 2.16 or later and the declaration has no "reads" of its
- * own, the declaration its source's probe_as (and read_as, generate_as) gets carries "reads": how many
+ * 2.16: where the chooser's plugin was built for 2.16 or later, the kind lists "reads" among its keys and
+ * the declaration has no "reads" of its own, the declaration its source's probe_as (and read_as,
+ * generate_as) gets carries "reads": how many
  * times the program's operations read the value, each statement that takes it as an input counted once
  * for every iteration of the loops around it (a branch: the larger of its two sides), or -1 where a loop
  * around such a statement counts to a scalar known only at run time. A chooser weighs what a kind costs to
- * make against that many uses; such a kind lists "reads" among its keys, so that a program may give the
- * number itself. */
+ * make against that many uses; a program may also give the number itself. */
 #define FUGUE_KIND_FLAG_CHOOSER 4u
 
 /* Where declare writes a symbol's type. The core owns every pointer and says how much room each has;

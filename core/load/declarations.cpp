@@ -93,8 +93,12 @@ void Loader::declare_plugin_kind(Symbol& s, const std::string& kind_name, const 
   json own = decl;  // what the kind's declare reads
   own.erase("from");
   own.erase("parts");
-  // A chooser weighs what each kind costs to make against the value's uses (ABI 2.16).
-  if (kind->chooser() && kind->plugin() && (kind->plugin()->abi_major > 2 || kind->plugin()->abi_minor >= 16) && !own.contains("reads") && body_)
+  // A chooser weighs what each kind costs to make against the value's uses (ABI 2.16): told them where it
+  // takes "reads" (a key of its own, which a program may also give).
+  const std::vector<std::string>& kind_keys = kind->keys();
+  const bool takes_reads = kind->chooser() && kind->plugin() && kind->plugin()->abi_minor >= 16 &&
+                           std::find(kind_keys.begin(), kind_keys.end(), "reads") != kind_keys.end();
+  if (takes_reads && !own.contains("reads") && body_)
     own["reads"] = reads_in(*body_, s.name, [&](const std::string& name) -> std::optional<double> {
       const auto it = program_.symbols.find(name);
       if (it == program_.symbols.end() || it->second.kind != SymbolKind::Const) return std::nullopt;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -355,9 +355,8 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
     c.block_rows = h, c.block_cols = w;
     c.block_fill = (static_cast<double>(h * w) * value + index) / static_cast<double>(h * w) / throughput(e.row, Layout::Sbell, width) / flat;
     std::vector<char> blocked = dense_block_entries(m, on_diagonals, h, w, c.block_fill);
-    std::array<Coordinates, 4> parts;
-    parts[1] = entries_marked(m, blocked);
-    if (parts[1].entries() == 0) {
+    const Coordinates in_blocks = entries_marked(m, blocked);
+    if (in_blocks.entries() == 0) {
       if (h == 1 && w == 4 && !given.block) break;  // no 1 x 4 block is dense: no larger one is weighed
       continue;
     }
@@ -365,15 +364,15 @@ Split split_for(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc
     Cut own;  // the sbell's own cut
     own.slice = c.block_slice, own.block_rows = c.block_rows, own.block_cols = c.block_cols;
     try {
-      facts = facts_for(parts[1], Layout::Sbell, dtype, FUGUE_DTYPE_NONE, own);
+      facts = facts_for(in_blocks, Layout::Sbell, dtype, FUGUE_DTYPE_NONE, own);
     } catch (const sdk::InvalidArgument&) {
       continue;
     }
     int64_t most = 0;
-    for (int64_t n : blocks_per_super_row(parts[1], h, w)) most = std::max(most, n);
-    const double saving = static_cast<double>(parts[1].entries()) * flat / 1e6 -
-                          layout_ms(e, facts, parts[1], static_cast<double>(parts[1].entries()) / std::max<double>(1.0, static_cast<double>(m.rows)),
-                                    e.gpu ? longest_row(parts[1]) : 0, most);
+    for (int64_t n : blocks_per_super_row(in_blocks, h, w)) most = std::max(most, n);
+    const double saving = static_cast<double>(in_blocks.entries()) * flat / 1e6 -
+                          layout_ms(e, facts, in_blocks, static_cast<double>(in_blocks.entries()) / std::max<double>(1.0, static_cast<double>(m.rows)),
+                                    e.gpu ? longest_row(in_blocks) : 0, most);
     if (saving > best_saving) best_saving = saving, best_blocks = c, best_blocked = std::move(blocked);
   }
   cut = best_blocks;
@@ -408,18 +407,13 @@ namespace {
 
 // The choices made in this process: a run asks for a value's type when it loads the program and again
 // when it fills the value, and a choice's analyses take seconds on a matrix of tens of millions of
-// entries. Keyed by what decides a choice: the matrix (its entries' hash), the dtype, the device, the
-// keys given and the products.
-std::string matrix_key(const Coordinates& m) {
+// entries. Keyed by what decides a choice: the matrix's structure (its entries' positions, hashed: the
+// values decide nothing), the dtype, the device, the keys given and the products.
+std::string structure_key(const Coordinates& m) {
   uint64_t hash = 14695981039346656037ull;
   auto mix = [&](uint64_t word) { hash = (hash ^ word) * 1099511628211ull; };
   mix(static_cast<uint64_t>(m.rows)), mix(static_cast<uint64_t>(m.cols)), mix(static_cast<uint64_t>(m.entries()));
-  for (int64_t e = 0; e < m.entries(); ++e) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, &m.value[static_cast<size_t>(e)], sizeof bits);
-    mix(static_cast<uint64_t>(m.row[static_cast<size_t>(e)]) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(m.col[static_cast<size_t>(e)]));
-    mix(bits);
-  }
+  for (size_t e = 0; e < m.row.size(); ++e) mix(static_cast<uint64_t>(m.row[e])), mix(static_cast<uint64_t>(m.col[e]));
   return std::to_string(hash) + "/" + std::to_string(m.entries());
 }
 
@@ -429,8 +423,7 @@ std::string device_key(const fugue_device_desc* device) {
          sdk::read_tuning_table(device, "sparse");
 }
 
-template <class Make>
-Choice remembered(const std::string& key, Make make) {
+Choice remembered(const std::string& key, const std::function<Choice()>& make) {
   static std::mutex mutex;
   static std::map<std::string, Choice> made;
   {
@@ -455,12 +448,12 @@ Choice choose_layout_now(const Coordinates& m, fugue_dtype dtype, const fugue_de
 }  // namespace
 
 Choice choose_split(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, const SplitKeys& given) {
-  const std::string key = "split/" + matrix_key(m) + "/" + std::to_string(dtype) + "/" + device_key(device) + "/" + given_key(given);
+  const std::string key = "split/" + structure_key(m) + "/" + std::to_string(dtype) + "/" + device_key(device) + "/" + given_key(given);
   return remembered(key, [&] { return split_for(m, dtype, device, estimator_for(device), given).choice; });
 }
 
 Choice choose_layout(const Coordinates& m, fugue_dtype dtype, const fugue_device_desc* device, int64_t reads) {
-  const std::string key = "layout/" + matrix_key(m) + "/" + std::to_string(dtype) + "/" + device_key(device) + "/" + std::to_string(reads);
+  const std::string key = "layout/" + structure_key(m) + "/" + std::to_string(dtype) + "/" + device_key(device) + "/" + std::to_string(reads);
   return remembered(key, [&] { return choose_layout_now(m, dtype, device, reads); });
 }
 
@@ -473,8 +466,8 @@ Choice choose_layout_now(const Coordinates& m, fugue_dtype dtype, const fugue_de
   struct Candidate {
     Cut cut;
     Layout layout;
-    double ms;          // a product's estimate
-    double convert_ms;  // the conversion's and the upload's, paid once a run
+    double ms;          // the products' estimate: a product's times their count (1 where unknown)
+    double convert_ms;  // the conversion's and the upload's, paid once a run (0 where the products are unknown)
     double total() const { return convert_ms + ms; }
   };
   // With the products known, a candidate costs its conversion and that many products; unknown, its
@@ -493,14 +486,14 @@ Choice choose_layout_now(const Coordinates& m, fugue_dtype dtype, const fugue_de
   // products would take in the fastest layout weighed so far, no layout it finds can save its cost.
   const double entries_ms = static_cast<double>(m.entries()) / 1e6;
   std::string skipped;
-  auto worth = [&](const char* what, double analysis_ms) {
+  auto worth = [&](const char* what, const char* whose, double analysis_ms) {
     if (!counted || candidates.empty()) return true;
     double fastest = candidates.front().ms;
     for (const Candidate& c : candidates) fastest = std::min(fastest, c.ms);
-    if (analysis_ms < fastest) return true;
+    if (analysis_ms <= 0 || analysis_ms < fastest) return true;
     char text[160];
     std::snprintf(text, sizeof text, "%s%s (%s analysis, about %.3g ms, more than the products would take)", skipped.empty() ? "" : "; ", what,
-                  std::strcmp(what, "the cocktail") == 0 ? "its" : "their", analysis_ms);
+                  whose, analysis_ms);
     skipped += text;
     return false;
   };
@@ -526,7 +519,7 @@ Choice choose_layout_now(const Coordinates& m, fugue_dtype dtype, const fugue_de
   constexpr double kLeastFill = 0.4;
   std::string sizes;
   const double entries = static_cast<double>(m.entries());
-  const bool blocks_worth = worth("the block layouts", entries_ms * kBlockSizeNs * 8);
+  const bool blocks_worth = worth("the block layouts", "their", entries_ms * kBlockSizeNs * 8);
   for (const auto& [h, w] : std::vector<std::pair<int64_t, int64_t>>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {1, 8}, {2, 8}, {4, 8}, {8, 8}}) {
     if (m.entries() == 0 || !blocks_worth) break;
     const std::vector<int64_t> counts = blocks_per_super_row(m, h, w);
@@ -553,7 +546,7 @@ Choice choose_layout_now(const Coordinates& m, fugue_dtype dtype, const fugue_de
   }
   // The cocktail split for the device, where it makes two parts or more (one is a layout weighed above).
   std::string split;
-  if (worth("the cocktail", entries_ms * kSplitSearchNs)) try {
+  if (worth("the cocktail", "its", entries_ms * kSplitSearchNs)) try {
       const Split cocktail = split_for(m, dtype, device, e, {});
       const auto& parts = cocktail.parts;
       if (std::count_if(parts.begin(), parts.end(), [](const Coordinates& p) { return p.entries() > 0; }) >= 2) {

@@ -387,7 +387,7 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
     int64_t reads = -1;
     if (d.contains("reads")) {
       const json& given = d["reads"];
-      if (!given.is_number_integer() || given.get<int64_t>() < -1)
+      if (!given.is_number_integer() || (given.is_number_unsigned() && given.get<uint64_t>() > uint64_t{INT64_MAX}) || given.get<int64_t>() < -1)
         throw InvalidArgument("/reads: expected the number of products the program runs with the matrix (an integer, -1 where unknown), found " +
                               given.dump());
       reads = given.get<int64_t>();
@@ -462,7 +462,8 @@ class SparseChooser final : public sdk::Kind {
   SparseChooser() {
     name = "sparse";
     doc = "a sparse matrix whose kind is chosen for it and the device (\"format\": \"auto\", the default) or named (\"format\": "
-          "\"ell\"), read from a file or made by a generator (\"from\"); keys as the chosen kind's";
+          "\"ell\"), read from a file or made by a generator (\"from\"); keys as the chosen kind's, and \"reads\": the products the "
+          "program runs with it (counted from its loops where not given; -1: unknown), against which each kind's conversion is weighed";
     keys = {"dtype", "format", "index", "shape", "nnz", "reads"};
     for (const std::string& key : cut_keys(Layout::Cocktail)) keys.push_back(key);  // every cut key
     chooser = true;

@@ -830,6 +830,7 @@ print('as scipy')
        "/symbols/A/reads: expected the number of products the program runs with the matrix (an integer, -1 where unknown), found \"many\""},
       {R"({"kind": "sparse", "reads": -2, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/reads: expected the number of products"},
       {R"({"kind": "sparse", "reads": 1.5, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/reads: expected the number of products"},
+      {R"({"kind": "sparse", "reads": 18446744073709551615, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/reads: expected the number of products"},
   };
   test::write_text(dir / "x.npy", "");
   for (size_t k = 0; k < bad.size(); ++k) {
