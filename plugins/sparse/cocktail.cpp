@@ -88,7 +88,7 @@ std::vector<char> dense_block_entries(const Coordinates& m, const std::vector<ch
 Coordinates entries_marked(const Coordinates& m, const std::vector<char>& marked) {
   Coordinates part;
   part.rows = m.rows, part.cols = m.cols;
-  const size_t n = static_cast<size_t>(m.entries()), count = static_cast<size_t>(marked.size() - static_cast<size_t>(std::count(marked.begin(), marked.end(), 0)));
+  const size_t n = static_cast<size_t>(m.entries()), count = static_cast<size_t>(std::count_if(marked.begin(), marked.end(), [](char c) { return c != 0; }));
   part.row.reserve(count), part.col.reserve(count), part.value.reserve(count);
   for (size_t e = 0; e < n; ++e)
     if (marked[e]) part.add(m.row[e], m.col[e], m.value[e]);

@@ -488,8 +488,7 @@ Choice choose_layout_now(const Coordinates& m, fugue_dtype dtype, const fugue_de
   std::string skipped;
   auto worth = [&](const char* what, const char* whose, double analysis_ms) {
     if (!counted || candidates.empty()) return true;
-    double fastest = candidates.front().ms;
-    for (const Candidate& c : candidates) fastest = std::min(fastest, c.ms);
+    const double fastest = std::min_element(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) { return a.ms < b.ms; })->ms;
     if (analysis_ms <= 0 || analysis_ms < fastest) return true;
     char text[160];
     std::snprintf(text, sizeof text, "%s%s (%s analysis, about %.3g ms, more than the products would take)", skipped.empty() ? "" : "; ", what,
