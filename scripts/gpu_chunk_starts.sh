@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
-# csr's chunk starts found by a search per chunk against a pass over the rows (FUGUE_SPARSE_CHUNK_STARTS),
+# csr's chunk starts kept from the first product (the default; STARTS="kept search rows"), or found on
+# every product by a search per chunk or by a pass over the rows (FUGUE_SPARSE_CHUNK_STARTS),
 # f32 products on generated matrices (MATRICES: rmat20 rmat21 fem1m poisson4096), each kernel's median
 # time and the whole product's: what plugins/sparse/spmv.cpp's kStartsByRowsMost is made from.
 set -u
@@ -20,8 +21,8 @@ for m in ${MATRICES:-rmat20 rmat21 fem1m poisson4096}; do
   "x": {"kind": "array", "dtype": "f32", "shape": [$n], "from": {"random": {"seed": 7, "low": -1, "high": 1}}}},
  "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}}
 JSON
-  for starts in search rows; do
-    FUGUE_SPARSE_CHUNK_STARTS=$starts $F bench "$work/p.json" --repeat ${REPEAT:-20} --json "$work/b.json" > "$work/log.txt" 2>&1 || { tail -3 "$work/log.txt"; continue; }
+  for starts in ${STARTS:-kept search rows}; do
+    FUGUE_SPARSE_CHUNK_STARTS=${starts#kept} $F bench "$work/p.json" --repeat ${REPEAT:-20} --json "$work/b.json" > "$work/log.txt" 2>&1 || { tail -3 "$work/log.txt"; continue; }
     python3 - "$work/b.json" "$m" "$starts" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))

@@ -144,15 +144,16 @@ int64_t sell_slice_for(const fugue_device_desc* device) { return device && devic
 // work-items (the device holds about compute_units x 2048 at once); a kernel costs a fixed time to run
 // at all; coo's rows that cross its chunks of 8 are added chunk by chunk after the chunks, a chain of
 // longest / 8 additions. csr runs in chunks of 8 entries a work-item whatever the rows (spmv.cpp), so
-// only rounds of chunks and its three kernels' fixed time bound it. Fitted on the H200
+// only rounds of chunks and its two kernels' fixed time bound it (its chunk starts are found once a
+// matrix, on its first product). Fitted on the H200
 // (scripts/sparse_selection.sh, ms): bcsstk13 (2,003 rows, the longest 95) ell 0.0283, coo 0.0174;
 // jagmesh7 (longest 7) ell 0.0058; R-MAT scale 18 (the longest row 15,754) coo 0.468, hyb 0.478, sell
-// 6.03. csr's fixed time is three kernels' (chunk starts, chunks, fixup), not fitted yet.
+// 6.03. csr's fixed time is two kernels' (chunks, fixup), not fitted yet.
 struct Latency {
   double entry_s = 0.25e-6;      // ell, sell, dia, bdia, csr's chunks: one entry of a work-item's walk (the block layouts: one 1 x 4 unit)
   double carry_s = 0.23e-6;      // coo: one addition of a carried row
   double fixed_rows_s = 4.5e-6;  // ell, sell, dia, bdia, the block layouts: the kernel
-  double fixed_csr_s = 13.5e-6;  // csr: its chunk starts, chunks and fixup kernels, each as fixed_rows_s
+  double fixed_csr_s = 9e-6;     // csr: its chunks and fixup kernels, each as fixed_rows_s
   double fixed_coo_s = 15e-6;    // coo: its chunks and carries kernels
   double resident = 0;           // work-items the device holds at once
 };

@@ -82,12 +82,27 @@ int64_t chunk_items() { return power_of_two_setting("FUGUE_SPARSE_CHUNK_ITEMS", 
 // 3 x 10^6 rows 27.3 against 34.3, Poisson 4096^2 (2^24 rows) 36.7 against 91.9. The pass costs about
 // 19 us plus 4.4 us a million rows; the search, 27 to 40 us, less where the rows grow evenly.
 constexpr int64_t kStartsByRowsMost = int64_t{1} << 21;
-bool starts_by_rows(int64_t rows, int64_t chunks) {
+bool starts_by_rows(int64_t rows, int64_t chunks) { return rows <= kStartsByRowsMost || rows <= chunks; }
+// The starts depend on the matrix alone, so they are kept for its next products (a loop's, a bench's
+// repetitions) in a workspace named by its row pointers' buffer and sizes; csr_chunk_spmv checks each
+// against the pointers and finds again those that do not hold (the buffer holds another matrix now).
+// Kept, a product is two kernels. FUGUE_SPARSE_CHUNK_STARTS=rows|search finds them by that kernel on
+// every product instead, and =stale (for tests) gives the chunks starts that do not hold.
+struct StartsSetting {
+  bool keep = true, stale = false;
+  int by_rows = -1;  // 1 rows, 0 search, -1 as starts_by_rows says
+};
+StartsSetting starts_setting() {
   const char* text = std::getenv("FUGUE_SPARSE_CHUNK_STARTS");
-  if (!text || !*text) return rows <= kStartsByRowsMost || rows <= chunks;
-  if (std::string(text) == "rows") return true;
-  if (std::string(text) == "search") return false;
-  throw sdk::InvalidArgument(std::string("FUGUE_SPARSE_CHUNK_STARTS: expected rows or search, found '") + text + "'");
+  if (!text || !*text) return {};
+  const std::string value = text;
+  if (value == "rows" || value == "search") return {false, false, value == "rows" ? 1 : 0};
+  if (value == "stale") return {false, true, -1};
+  throw sdk::InvalidArgument("FUGUE_SPARSE_CHUNK_STARTS: expected rows, search or stale, found '" + value + "'");
+}
+std::string starts_key(cl_mem row_ptr, const Facts& f, int64_t chunk_entries) {
+  return "csr chunk starts " + std::to_string(reinterpret_cast<uintptr_t>(row_ptr)) + " " + std::to_string(f.rows) + " " +
+         std::to_string(f.nnz) + " " + std::to_string(chunk_entries);
 }
 // Work-items a chunk's work-group (the device's largest power of two where smaller).
 size_t chunk_group() { return static_cast<size_t>(power_of_two_setting("FUGUE_SPARSE_CHUNK_GROUP", 128, 32, 1024)); }
@@ -221,7 +236,8 @@ class SparseProduct final : public Operation {
         std::snprintf(average, sizeof average, "%.1f", f.rows ? static_cast<double>(f.nnz) / static_cast<double>(f.rows) : 0.0);
         if (csr_kernel(call, f, several_) == CsrKernel::Chunks)
           return "csr: chunks of " + std::to_string(chunk_items()) + " entries a work-item, whatever the rows (" + average +
-                 " entries a row on average); rows that leave their chunk added after";
+                 " entries a row on average); rows that leave their chunk added after; the chunks' first rows found on the matrix's "
+                 "first product and kept for the next";
         return "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
       }
       case Layout::Coo:
@@ -422,14 +438,20 @@ class SparseProduct final : public Operation {
           // Chunk starts, the chunks, then the rows that leave their chunk.
           const int64_t chunks = std::max<int64_t>((f.nnz + chunk_entries - 1) / chunk_entries, 1);
           const size_t real = dtype_bytes(f.dtype), index = f.index == FUGUE_DTYPE_I64 ? 8 : 4;
-          cl_mem starts = scratch(s, static_cast<size_t>(chunks + 1) * sizeof(cl_long));
           cl_mem pieces = scratch(s, static_cast<size_t>(chunks) * real), tails = scratch(s, static_cast<size_t>(chunks) * real);
           cl_mem tail_rows = scratch(s, static_cast<size_t>(chunks) * sizeof(cl_long));
-          if (starts_by_rows(f.rows, chunks)) {
+          const StartsSetting setting = starts_setting();
+          const size_t starts_bytes = static_cast<size_t>(chunks + 1) * sizeof(cl_long);
+          bool fresh = true;
+          cl_mem starts = setting.keep ? workspace(s, starts_key(part_of(0), f, chunk_entries), starts_bytes, &fresh) : scratch(s, starts_bytes);
+          if (setting.stale) {  // tests: starts that do not hold, for the chunks to find again
+            const cl_long wrong = f.rows / 2;
+            check_cl(clEnqueueFillBuffer(s.queue, starts, &wrong, sizeof wrong, 0, starts_bytes, 0, nullptr, nullptr), "filling the chunk starts");
+          } else if (fresh && (setting.by_rows == 1 || (setting.by_rows < 0 && starts_by_rows(f.rows, chunks)))) {
             Kernel find(program, "csr_chunk_starts_by_rows");
             find.args(m, cl_long{chunks}, part_of(0), starts);
             find.enqueue(s, static_cast<size_t>(f.rows) + 1, group, "spmv csr chunk starts (rows)");
-          } else {
+          } else if (fresh) {
             Kernel find(program, "csr_chunk_starts");
             find.args(m, cl_long{chunks}, part_of(0), starts);
             find.enqueue(s, static_cast<size_t>(chunks) + 1, group, "spmv csr chunk starts");

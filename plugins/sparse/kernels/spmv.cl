@@ -48,8 +48,9 @@ __kernel void rows_spmv(const long m, __global const INDEX* row_ptr, __global co
 
 // csr on GPUs (VECTORS 1) in chunks of equal entries: chunk g holds entries [g * CHUNK_ENTRIES,
 // (g + 1) * CHUNK_ENTRIES) (a power of two, 2^CHUNK_SHIFT) whatever the rows, so a power law's hub rows spread over
-// many work-groups instead of holding one. Three kernels: csr_chunk_starts finds each chunk's first row,
-// csr_chunk_spmv sums every row inside a chunk, csr_chunk_fixup the rows that leave theirs.
+// many work-groups instead of holding one. Three kernels: csr_chunk_starts finds each chunk's first row
+// (once a matrix: the next products check the starts kept), csr_chunk_spmv sums every row inside a
+// chunk, csr_chunk_fixup the rows that leave theirs.
 
 // starts[g]: the first row starting at or after chunk g's first entry (a row r starts in chunk g when
 // g * CHUNK_ENTRIES <= row_ptr[r] < (g + 1) * CHUNK_ENTRIES); starts[chunks] = m. A work-item a chunk,
@@ -57,14 +58,7 @@ __kernel void rows_spmv(const long m, __global const INDEX* row_ptr, __global co
 // step (so at most twice bisection's steps): regular matrices take a few dependent loads instead of
 // bisection's log2(m) (about 1 us each on the H100 under load; a pass over row_ptr, a work-item a row,
 // took 6 us per million rows).
-__kernel void csr_chunk_starts(const long m, const long chunks, __global const INDEX* restrict row_ptr, __global long* restrict starts) {
-  const long g = get_global_id(0);
-  if (g > chunks) return;
-  const long first = g << CHUNK_SHIFT;
-  if (g == chunks || first == 0) {
-    starts[g] = g == chunks ? m : 0;
-    return;
-  }
+long first_row_from(const long m, const long first, __global const INDEX* row_ptr) {
   // row_ptr[low] < first <= row_ptr[high]: the answer is high once they meet.
   long low = 0, high = m, low_value = 0, high_value = row_ptr[m];
   for (int step = 0; high - low > 1; ++step) {
@@ -76,7 +70,18 @@ __kernel void csr_chunk_starts(const long m, const long chunks, __global const I
     if (value < first) low = guess, low_value = value;
     else high = guess, high_value = value;
   }
-  starts[g] = high;
+  return high;
+}
+
+__kernel void csr_chunk_starts(const long m, const long chunks, __global const INDEX* restrict row_ptr, __global long* restrict starts) {
+  const long g = get_global_id(0);
+  if (g > chunks) return;
+  const long first = g << CHUNK_SHIFT;
+  if (g == chunks || first == 0) {
+    starts[g] = g == chunks ? m : 0;
+    return;
+  }
+  starts[g] = first_row_from(m, first, row_ptr);
 }
 
 // The same starts from a pass over row_ptr, a work-item a row (m + 1 of them): row r >= 1 is the first
@@ -113,17 +118,21 @@ __kernel void csr_chunk_starts_by_rows(const long m, const long chunks, __global
 __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX* restrict row_ptr, __global const INDEX* restrict col,
                              __global const REAL* restrict data, __global const REAL* restrict x, __global REAL* y, __global const REAL* y0,
                              const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta,
-                             __global const long* starts, __global REAL* pieces, __global REAL* tails, __global long* tail_rows,
+                             __global long* starts, __global REAL* pieces, __global REAL* tails, __global long* tail_rows,
                              __local REAL* products, __local INDEX* row_at, __local REAL* heads, __local int* ends,
                              __global const INDEX* row_ids) {
   // Loops between barriers take the same number of trips in every work-item (PoCL miscompiled others).
   __local int last_start;  // the last work-item whose entries hold a row's start (-1: none)
+  __local int kept_hold;  // whether the chunk's starts as kept hold
   const int lid = get_local_id(0), size = get_local_size(0);
-  const long g = get_group_id(0), c0 = g << CHUNK_SHIFT, count = min((long)CHUNK_ENTRIES, nnz - c0);
-  const long r0 = starts[g], r1 = starts[g + 1];
-  for (int q = 0; q < CHUNK_ITEMS; ++q) row_at[PADDED(q * size + lid)] = -1;
-  if (lid == 0) last_start = -1;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  const long g = get_group_id(0), c0 = g << CHUNK_SHIFT, c1 = (g + 1) << CHUNK_SHIFT, count = min((long)CHUNK_ENTRIES, nnz - c0);
+  const long chunks = max((nnz + CHUNK_ENTRIES - 1) >> CHUNK_SHIFT, 1L);
+  // The chunk's rows as kept: spmv.cpp keeps a matrix's starts for its next products (a loop's), by its
+  // row pointers' buffer, so they may be another matrix's. Clamped, every load below stays in row_ptr
+  // whatever they hold; work-item 0 checks them (starts[h] = r holds where row_ptr[r - 1] < h *
+  // CHUNK_ENTRIES <= row_ptr[r]) while the other loads are on their way, and where they do not hold
+  // every work-item finds them again after the barrier.
+  long r0 = g == 0 ? 0 : clamp(starts[g], 0L, m), r1 = g + 1 >= chunks ? m : clamp(starts[g + 1], r0, m);
   // Every load issued before any is used: the entries' columns and values, the first pass's rows
   // starting in the chunk, where the last of them ends (the rows after the last start are empty, so
   // row_ptr[r1]), then x at the columns.
@@ -134,10 +143,28 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
     cols[q] = k < count ? col[c0 + k] : 0;
     values[q] = k < count ? data[c0 + k] : (REAL)0;
   }
-  const long r = r0 + lid, last_end = row_ptr[r1];
-  const long b = r < r1 ? row_ptr[r] : 0, e = r < r1 ? row_ptr[r + 1] : 0;
+  long r = r0 + lid, last_end = row_ptr[r1];
+  long b = r < r1 ? row_ptr[r] : 0, e = r < r1 ? row_ptr[r + 1] : 0;
+  if (lid == 0) {
+    kept_hold = (g == 0 || (r0 >= 1 && row_ptr[r0 - 1] < c0 && c0 <= row_ptr[r0])) &&
+                (g + 1 >= chunks || (r1 >= 1 && row_ptr[r1 - 1] < c1 && c1 <= last_end));
+    last_start = -1;
+  }
   for (int q = 0; q < CHUNK_ITEMS; ++q) xs[q] = q * size + lid < count ? x[cols[q]] : (REAL)0;
-  for (int q = 0; q < CHUNK_ITEMS; ++q) products[PADDED(q * size + lid)] = values[q] != (REAL)0 ? values[q] * xs[q] : (REAL)0;
+  for (int q = 0; q < CHUNK_ITEMS; ++q) {
+    products[PADDED(q * size + lid)] = values[q] != (REAL)0 ? values[q] * xs[q] : (REAL)0;
+    row_at[PADDED(q * size + lid)] = -1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!kept_hold) {  // the same in every work-item; written back for the next products
+    r0 = g == 0 ? 0 : first_row_from(m, c0, row_ptr);
+    r1 = g + 1 >= chunks ? m : first_row_from(m, c1, row_ptr);
+    if (lid == 0 && g > 0) starts[g] = r0;
+    r = r0 + lid;
+    last_end = row_ptr[r1];
+    b = r < r1 ? row_ptr[r] : 0;
+    e = r < r1 ? row_ptr[r + 1] : 0;
+  }
   // The rows starting in the chunk: an empty one is beta * y0 now, the others mark their first entry.
   if (r < r1) {
     if (b == e) y[ROW(r)] = finish((REAL)0, ROW(r), alpha, beta, y0, y0_array, y0_value);
