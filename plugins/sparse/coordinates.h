@@ -26,6 +26,10 @@ struct Coordinates {
   }
   // Entries per row (`rows` of them).
   std::vector<int64_t> row_lengths() const;
+  // Whether the entries are in (row, col) order with no position twice, as sort_unique leaves them.
+  bool ordered() const;
+  // The entries' indices in (row, col) order, those at one position in the order given (a stable sort).
+  std::vector<int64_t> row_major_order() const;
   // Sorts by (row, col); a position given twice throws InvalidArgument naming both entries by
   // `where(k)` (k: the entry's index before sorting: "line 12") and the position counted from `base`
   // (Matrix Market's 1, NumPy's 0).

@@ -111,11 +111,8 @@ Coordinates poisson(const json& p) {
 
 // Sorts by (row, col) and keeps the first of repeated positions.
 void sort_dropping_repeats(Coordinates& m) {
-  std::vector<int64_t> order(m.value.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int64_t>(k);
-  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return m.row[a] != m.row[b] ? m.row[a] < m.row[b] : m.col[a] != m.col[b] ? m.col[a] < m.col[b] : a < b;
-  });
+  if (m.ordered()) return;
+  const std::vector<int64_t> order = m.row_major_order();
   Coordinates kept;
   kept.rows = m.rows;
   kept.cols = m.cols;
