@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <vector>
 
 #include "cocktail.h"
 #include "layouts.h"
@@ -87,7 +89,7 @@ bool starts_by_rows(int64_t rows, int64_t chunks) { return rows <= kStartsByRows
 // repetitions) in a workspace named by its row pointers' buffer and sizes; csr_chunk_spmv checks each
 // against the pointers and finds again those that do not hold (the buffer holds another matrix now).
 // Kept, a product is two kernels. FUGUE_SPARSE_CHUNK_STARTS=rows|search finds them by that kernel on
-// every product instead, and =stale (for tests) gives the chunks starts that do not hold.
+// every product instead, and =stale (for tests) keeps starts that do not hold from the first product.
 struct StartsSetting {
   bool keep = true, stale = false;
   int by_rows = -1;  // 1 rows, 0 search, -1 as starts_by_rows says
@@ -97,7 +99,7 @@ StartsSetting starts_setting() {
   if (!text || !*text) return {};
   const std::string value = text;
   if (value == "rows" || value == "search") return {false, false, value == "rows" ? 1 : 0};
-  if (value == "stale") return {false, true, -1};
+  if (value == "stale") return {true, true, -1};
   throw sdk::InvalidArgument("FUGUE_SPARSE_CHUNK_STARTS: expected rows, search or stale, found '" + value + "'");
 }
 std::string starts_key(cl_mem row_ptr, const Facts& f, int64_t chunk_entries) {
@@ -236,8 +238,8 @@ class SparseProduct final : public Operation {
         std::snprintf(average, sizeof average, "%.1f", f.rows ? static_cast<double>(f.nnz) / static_cast<double>(f.rows) : 0.0);
         if (csr_kernel(call, f, several_) == CsrKernel::Chunks)
           return "csr: chunks of " + std::to_string(chunk_items()) + " entries a work-item, whatever the rows (" + average +
-                 " entries a row on average); rows that leave their chunk added after; the chunks' first rows found on the matrix's "
-                 "first product and kept for the next";
+                 " entries a row on average); rows that leave their chunk added after" +
+                 (starts_setting().keep ? "; the chunks' first rows found on the matrix's first product and kept for the next" : "");
         return "csr: " + std::to_string(lanes_for(call, f)) + " work-item(s) a row (" + average + " entries a row on average)";
       }
       case Layout::Coo:
@@ -444,9 +446,13 @@ class SparseProduct final : public Operation {
           const size_t starts_bytes = static_cast<size_t>(chunks + 1) * sizeof(cl_long);
           bool fresh = true;
           cl_mem starts = setting.keep ? workspace(s, starts_key(part_of(0), f, chunk_entries), starts_bytes, &fresh) : scratch(s, starts_bytes);
-          if (setting.stale) {  // tests: starts that do not hold, for the chunks to find again
-            const cl_long wrong = f.rows / 2;
-            check_cl(clEnqueueFillBuffer(s.queue, starts, &wrong, sizeof wrong, 0, starts_bytes, 0, nullptr, nullptr), "filling the chunk starts");
+          if (setting.stale && fresh) {
+            // Tests: kept starts that do not hold (in range and not, negative, the largest), for the chunks
+            // to find again and write back, and the next products to check.
+            std::vector<cl_long> wrong(static_cast<size_t>(chunks + 1));
+            const cl_long kinds[] = {f.rows / 2, -1, f.rows + 7, std::numeric_limits<cl_long>::max(), std::numeric_limits<cl_long>::min()};
+            for (size_t h = 0; h < wrong.size(); ++h) wrong[h] = kinds[h % 5];
+            check_cl(clEnqueueWriteBuffer(s.queue, starts, CL_TRUE, 0, starts_bytes, wrong.data(), 0, nullptr, nullptr), "writing the chunk starts");
           } else if (fresh && (setting.by_rows == 1 || (setting.by_rows < 0 && starts_by_rows(f.rows, chunks)))) {
             Kernel find(program, "csr_chunk_starts_by_rows");
             find.args(m, cl_long{chunks}, part_of(0), starts);

@@ -124,6 +124,7 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
   // Loops between barriers take the same number of trips in every work-item (PoCL miscompiled others).
   __local int last_start;  // the last work-item whose entries hold a row's start (-1: none)
   __local int kept_hold;  // whether the chunk's starts as kept hold
+  __local long kept[2];   // the starts work-item 0 read and checked
   const int lid = get_local_id(0), size = get_local_size(0);
   const long g = get_group_id(0), c0 = g << CHUNK_SHIFT, c1 = (g + 1) << CHUNK_SHIFT, count = min((long)CHUNK_ENTRIES, nnz - c0);
   const long chunks = max((nnz + CHUNK_ENTRIES - 1) >> CHUNK_SHIFT, 1L);
@@ -131,7 +132,9 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
   // row pointers' buffer, so they may be another matrix's. Clamped, every load below stays in row_ptr
   // whatever they hold; work-item 0 checks them (starts[h] = r holds where row_ptr[r - 1] < h *
   // CHUNK_ENTRIES <= row_ptr[r]) while the other loads are on their way, and where they do not hold
-  // every work-item finds them again after the barrier.
+  // every work-item finds them again after the barrier. Another work-group may be writing them back
+  // meanwhile (each writes its own first row where it found it again), so every work-item takes the
+  // starts work-item 0 checked, and loads again where its own read differs.
   long r0 = g == 0 ? 0 : clamp(starts[g], 0L, m), r1 = g + 1 >= chunks ? m : clamp(starts[g + 1], r0, m);
   // Every load issued before any is used: the entries' columns and values, the first pass's rows
   // starting in the chunk, where the last of them ends (the rows after the last start are empty, so
@@ -148,6 +151,8 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
   if (lid == 0) {
     kept_hold = (g == 0 || (r0 >= 1 && row_ptr[r0 - 1] < c0 && c0 <= row_ptr[r0])) &&
                 (g + 1 >= chunks || (r1 >= 1 && row_ptr[r1 - 1] < c1 && c1 <= last_end));
+    kept[0] = r0;
+    kept[1] = r1;
     last_start = -1;
   }
   for (int q = 0; q < CHUNK_ITEMS; ++q) xs[q] = q * size + lid < count ? x[cols[q]] : (REAL)0;
@@ -156,10 +161,11 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
     row_at[PADDED(q * size + lid)] = -1;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (!kept_hold) {  // the same in every work-item; written back for the next products
-    r0 = g == 0 ? 0 : first_row_from(m, c0, row_ptr);
-    r1 = g + 1 >= chunks ? m : first_row_from(m, c1, row_ptr);
-    if (lid == 0 && g > 0) starts[g] = r0;
+  const int found_again = !kept_hold;  // the same in every work-item
+  if (found_again || r0 != kept[0] || r1 != kept[1]) {
+    r0 = found_again ? (g == 0 ? 0 : first_row_from(m, c0, row_ptr)) : kept[0];
+    r1 = found_again ? (g + 1 >= chunks ? m : first_row_from(m, c1, row_ptr)) : kept[1];
+    if (found_again && lid == 0 && g > 0) starts[g] = r0;  // for the next products
     r = r0 + lid;
     last_end = row_ptr[r1];
     b = r < r1 ? row_ptr[r] : 0;
