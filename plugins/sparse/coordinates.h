@@ -29,6 +29,7 @@ struct Coordinates {
   // Whether the entries are in (row, col) order with no position twice, as sort_unique leaves them.
   bool ordered() const;
   // The entries' indices in (row, col) order, those at one position in the order given (a stable sort).
+  // Every row must be in [0, rows), as the sources check before they add an entry.
   std::vector<int64_t> row_major_order() const;
   // Sorts by (row, col); a position given twice throws InvalidArgument naming both entries by
   // `where(k)` (k: the entry's index before sorting: "line 12") and the position counted from `base`
