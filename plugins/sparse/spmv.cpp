@@ -446,21 +446,19 @@ class SparseProduct final : public Operation {
           const size_t starts_bytes = static_cast<size_t>(chunks + 1) * sizeof(cl_long);
           bool fresh = true;
           cl_mem starts = setting.keep ? workspace(s, starts_key(part_of(0), f, chunk_entries), starts_bytes, &fresh) : scratch(s, starts_bytes);
-          if (setting.stale && fresh) {
+          if (fresh && setting.stale) {
             // Tests: kept starts that do not hold (in range and not, negative, the largest), for the chunks
             // to find again and write back, and the next products to check.
             std::vector<cl_long> wrong(static_cast<size_t>(chunks + 1));
             const cl_long kinds[] = {f.rows / 2, -1, f.rows + 7, std::numeric_limits<cl_long>::max(), std::numeric_limits<cl_long>::min()};
             for (size_t h = 0; h < wrong.size(); ++h) wrong[h] = kinds[h % 5];
             check_cl(clEnqueueWriteBuffer(s.queue, starts, CL_TRUE, 0, starts_bytes, wrong.data(), 0, nullptr, nullptr), "writing the chunk starts");
-          } else if (fresh && (setting.by_rows == 1 || (setting.by_rows < 0 && starts_by_rows(f.rows, chunks)))) {
-            Kernel find(program, "csr_chunk_starts_by_rows");
-            find.args(m, cl_long{chunks}, part_of(0), starts);
-            find.enqueue(s, static_cast<size_t>(f.rows) + 1, group, "spmv csr chunk starts (rows)");
           } else if (fresh) {
-            Kernel find(program, "csr_chunk_starts");
+            const bool by_rows = setting.by_rows < 0 ? starts_by_rows(f.rows, chunks) : setting.by_rows == 1;
+            Kernel find(program, by_rows ? "csr_chunk_starts_by_rows" : "csr_chunk_starts");
             find.args(m, cl_long{chunks}, part_of(0), starts);
-            find.enqueue(s, static_cast<size_t>(chunks) + 1, group, "spmv csr chunk starts");
+            find.enqueue(s, static_cast<size_t>(by_rows ? f.rows : chunks) + 1, group,
+                         by_rows ? "spmv csr chunk starts (rows)" : "spmv csr chunk starts");
           }
           Kernel sums(program, "csr_chunk_spmv");
           sums.args(m, cl_long{f.nnz}, part_of(0), part_of(1), part_of(2), x);
