@@ -49,14 +49,37 @@ std::string minkowski_update(const std::string& x, const std::string& y, const s
   }
   return acc + " += pow(fabs(" + x + " - " + y + "), (" + type + ")(" + lit(p.p, type.rfind("float", 0) == 0) + "));";
 }
+// The p-th root of Minkowski's sum: sqrt and cbrt by name for p = 2 and 3, each many times cheaper
+// than pow with a constant exponent on GPUs (a root a pair: one for each element of D).
+std::string minkowski_root(const std::string& sum, const Parameters& p, bool f32) {
+  if (p.p == 1) return sum;
+  if (p.p == 2) return "sqrt(" + sum + ")";
+  if (p.p == 3) return "cbrt(" + sum + ")";
+  return "pow(" + sum + ", " + lit(1 / p.p, f32) + ")";
+}
 // A quotient that is 0 for 0/0 (chi2, canberra), the terms of equal zero coordinates; any other
-// division by 0 gives its infinity.
-std::string zero_safe(const std::string& num, const std::string& den, const std::string& acc) {
-  return "if ((" + num + ") != 0 || (" + den + ") != 0) " + acc + " += (" + num + ") / (" + den + ");";
+// division by 0 gives its infinity. A zero numerator adds 0 whatever the denominator, chosen by select:
+// an `if` here became a branch a coordinate on NVIDIA's compiler.
+std::string zero_safe(const std::string& num, const std::string& den, const std::string& acc, bool f32) {
+  const std::string t = f32 ? "float" : "double";
+  return "{ const " + t + " q_num = " + num + "; " + acc + " += select(q_num / (" + den + "), (" + t + ")0, (" + (f32 ? "int" : "long") +
+         ")(q_num == 0)); }";
 }
 // zero_safe for vectors, branch-free: the lanes of 0/0 add 0.
 std::string zero_safe_vector(const std::string& num, const std::string& den, const std::string& acc, const std::string& type) {
   return acc + " += select((" + num + ") / (" + den + "), (" + type + ")(0), (" + num + ") == 0 && (" + den + ") == 0);";
+}
+// The same in f32 by an approximate reciprocal (Parameters::reciprocal), a zero numerator adding 0 as in
+// zero_safe. The denominator is scaled by 1/8, so that one up to f32's largest stays inside the 2^126
+// that NVIDIA's reciprocal takes (beyond, it gives 0: canberra's 1e38 / 1e38 would add 0, not 1); the
+// sum is then 8 times the measure's (quotient_finish). A denominator below 2^-123 gives inf or NaN,
+// which the plan's guard computes again in f64, as a sum that overflows.
+std::string quotient_update(const std::string& num, const std::string& den, const std::string& acc, const Parameters& p, bool f32) {
+  if (p.reciprocal.empty() || !f32) return zero_safe(num, den, acc, f32);
+  return "{ const float q_num = " + num + "; " + acc + " += select(q_num * " + p.reciprocal + "((" + den + ") * 0.125f), 0.0f, (int)(q_num == 0)); }";
+}
+std::string quotient_finish(const std::vector<std::string>& a, const Parameters& p, bool f32) {
+  return !p.reciprocal.empty() && f32 ? "(" + a[0] + " * 0.125f)" : a[0];
 }
 // The same in the references.
 long double quotient(long double num, long double den) { return num == 0 && den == 0 ? 0 : num / den; }
@@ -89,7 +112,7 @@ const std::vector<Measure>& metrics() {
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
          return minkowski_update(x, y, acc, p, f32 ? "float" : "double");
        },
-       [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return "pow(" + a[0] + ", " + lit(1 / p.p, f32) + ")"; },
+       [](const std::vector<std::string>& a, const Parameters& p, bool f32) { return minkowski_root(a[0], p, f32); },
        [](Rows x, Rows y, const Parameters& p) {
          LD s = 0;
          for (size_t i = 0; i < x.size(); ++i) s += std::pow(std::fabs(x[i] - y[i]), static_cast<LD>(p.p));
@@ -102,29 +125,31 @@ const std::vector<Measure>& metrics() {
          return minkowski_update(x, y, acc, p, type);
        }},
       {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (x + y = 0 otherwise gives inf: for histograms, non-negative data)", 1, false,
-       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
-         return zero_safe("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc);
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
+         return quotient_update("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc, p, f32);
        },
-       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       quotient_finish,
        [](Rows x, Rows y, const Parameters&) {
          return sum_of(x, y, [](LD a, LD b) { return quotient((a - b) * (a - b), a + b); });
        },
        false, true, -1, -1, nullptr,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, const std::string& type) {
          return zero_safe_vector("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc, type);
-       }},
-      {"canberra", "sum |x - y| / (|x| + |y|), 0/0 taken as 0", 1, false,
-       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
-         return zero_safe("fabs(" + x + " - " + y + ")", "fabs(" + x + ") + fabs(" + y + ")", acc);
        },
-       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
+       true},
+      {"canberra", "sum |x - y| / (|x| + |y|), 0/0 taken as 0", 1, false,
+       [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
+         return quotient_update("fabs(" + x + " - " + y + ")", "fabs(" + x + ") + fabs(" + y + ")", acc, p, f32);
+       },
+       quotient_finish,
        [](Rows x, Rows y, const Parameters&) {
          return sum_of(x, y, [](LD a, LD b) { return quotient(std::fabs(a - b), std::fabs(a) + std::fabs(b)); });
        },
        false, true, -1, -1, nullptr,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, const std::string& type) {
          return zero_safe_vector("fabs(" + x + " - " + y + ")", "fabs(" + x + ") + fabs(" + y + ")", acc, type);
-       }},
+       },
+       true},
       {"cosine", "1 - x.y / (|x| |y|), clipped to [0, 2] (NaN for a zero row, as SciPy's)", 3, false,
        [](int k, const std::string& x, const std::string& y, const std::string& acc, const Parameters&, bool) {
          return acc + " += " + (k == 0 ? x + " * " + y : k == 1 ? x + " * " + x : y + " * " + y) + ";";

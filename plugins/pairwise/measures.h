@@ -14,6 +14,11 @@ namespace fugue::pairwise {
 // The parameters a measure reads (attributes): minkowski's p; the kernels' gamma, alpha (coef0) and degree.
 struct Parameters {
   double p = 2, gamma = 1, alpha = 0, degree = 3;
+  // f32 updates of a measure with quotients (Measure::quotients) multiply by this approximate reciprocal
+  // (an OpenCL C function of a float; "" for none: they divide): only in the tiled plans of a table row
+  // that asks for it (Blocking::native_division), which compute again in f64 every pair whose f32 value
+  // is not finite.
+  std::string reciprocal;
 };
 
 struct Measure {
@@ -49,6 +54,10 @@ struct Measure {
   // statements or temporaries of the scalar type; null where `update` serves vectors as written.
   std::string (*vector_update)(int accumulator, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p,
                                const std::string& type) = nullptr;
+  // A quotient a coordinate (chi2, canberra), whose f32 division may be approximate where
+  // Parameters::reciprocal says: a denominator outside the reciprocal's range gives a value that is not
+  // finite (or the exact 0 of a zero numerator), which the tiled plan computes again in f64.
+  bool quotients = false;
 };
 
 // The arithmetic of a measure on data of dtype f32 (else f64) on a device with or without doubles:

@@ -62,7 +62,7 @@ class Pairwise final : public sdk::Operation {
     const Blocking b = blocking_of(call, m);
     if (b.vectors) return tiled_plan(call, vector_text(vector_block(call.device(), m, vector_dtype(call, m), call.operand(kX).shape[1]), b.row));
     if (b.rows == 0) return pair_plan(call, "one element of D per work-item, its rows read from global memory (" + b.row + ")");
-    return tiled_plan(call, blocking_text(b));
+    return tiled_plan(call, blocking_text(b) + native_quotients_text(call, m, b));
   }
 
   void execute(const sdk::Call& call, const fugue_device_services& s) const override {

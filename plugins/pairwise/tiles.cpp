@@ -39,6 +39,10 @@ struct Row {
   bool vectors = false;
   // pairwise.nearest's dot-form sweep on the tensor cores (tf32_sweep).
   bool tensor_cores = false;
+  // f32 quotients by an approximate reciprocal (Blocking::native_division).
+  bool native_division = false;
+  // f32 data of dear measures, where their blocks differ from f64's ({0, 0}: dear's).
+  int64_t dear_f32[2] = {0, 0};
 };
 
 // The table, most specific first; the last row matches every device.
@@ -68,7 +72,13 @@ const std::vector<Row>& table() {
       // 128 x 128 77.2.
       // Cosine, its guard's recomputations after the block (one call): 96 x 128 0.711 ms, 128 x 96 0.742, 64 x
       // 96 0.853, against chi2 6.53 ms in 96 x 128 (4.71 in 64 x 96): a class of its own.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {128, 128}, {64, 96}, {96, 128}, {96, 96}, 32, false, true},
+      // f32 quotients by the reciprocal instruction (division=native; H200, one call, strided, chi2 /
+      // canberra / minkowski p = 3): 128 x 64 2.759 / 2.546 / 1.259 ms, 64 x 128 2.762 / 2.600 / 1.275, 96 x
+      // 96 2.795 / 2.553 / 1.278, 128 x 96 2.834 / 2.532 / 1.246, 64 x 96 2.949 / 2.731 / 1.291, 128 x 128
+      // 3.917 / 2.702 / 1.556; by `/` (division=exact) in 64 x 96, chi2 4.527 ms and canberra 4.213. f64
+      // data keeps 64 x 96 (a later call, chi2 / canberra / cosine / minkowski: 11.95 / 11.80 / 1.323 /
+      // 2.519 ms, against 12.47 / 12.21 / 1.448 / 2.629 in 128 x 64).
+      {FUGUE_DEVICE_GPU, "NVIDIA", "NVIDIA GPU", {128, 128}, {64, 96}, {96, 128}, {96, 96}, 32, false, true, true, {128, 64}},
       {FUGUE_DEVICE_GPU, "", "GPU", {64, 64}, {48, 48}, {48, 48}, {32, 64}},
       // PoCL, 2 cores, 2000 x 2000 rows of 128 f32 (scripts/pocl_pairwise_histogram.sh): euclidean 32 x 32
       // 59.6 ms, 48 x 48 66.3, 64 x 64 121.9 (SciPy's cdist 162-175 ms; the ELEMENT plan 241 ms); cosine
@@ -103,12 +113,15 @@ std::string blocking_class(const Measure& m, bool per_row, bool f32) {
   return per_row ? "per_row" : m.x_only >= 0 && f32 ? "normed" : m.dear ? "dear" : "cheap";
 }
 
+// The row's blocking for a class of measure, or (dear_f32) for f32 data of a dear measure.
 Blocking from_row(const Row& r, const std::string& cls) {
   const int64_t* b = cls == "per_row" ? r.per_row : cls == "normed" ? r.normed : cls == "dear" ? r.dear : r.cheap;
+  if (cls == "dear_f32") b = r.dear_f32[0] > 0 ? r.dear_f32 : r.dear;
   Blocking blocking{std::string(r.name) + " row", b[0], b[1]};
   blocking.dot_depth = r.dot_depth;
   blocking.vectors = r.vectors;
   blocking.tensor_cores = r.tensor_cores;
+  blocking.native_division = r.native_division;
   return blocking;
 }
 
@@ -135,7 +148,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const std::string& cls, c
     const auto [key, value] = split(item);
     if (key == "row") continue;
     if (key != "vectors" && tiles_only.empty()) tiles_only = item;
-    if (key != "vectors" && key != "candidates" && key != "dot" && key != "mma" && tile.empty()) tile = item;
+    if (key != "vectors" && key != "candidates" && key != "dot" && key != "mma" && key != "division" && tile.empty()) tile = item;
     if (key == "prefetch") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected prefetch=0 or prefetch=1");
       b.prefetch = value == "1";
@@ -157,6 +170,10 @@ Blocking overridden(Blocking b, const Blocking& sized, const std::string& cls, c
     } else if (key == "mma") {
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected mma=0 or mma=1");
       b.tensor_cores = value == "1";
+    } else if (key == "division") {
+      if (value != "native" && value != "exact")
+        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected division=native or division=exact");
+      b.native_division = value == "native";
     } else if (key == "layout") {
       if (value != "strided" && value != "contiguous")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
@@ -170,7 +187,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const std::string& cls, c
       (key == "rows" ? b.rows : b.cols) = v;
       sides = true;
     } else {
-      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot, mma, vectors)");
+      throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": unknown field \"" + key + "\" (fields: row, rows, cols, layout, depth, prefetch, candidates, dot, mma, division, vectors)");
     }
   }
   if (vectors == "1" && !tiles_only.empty())
@@ -270,11 +287,12 @@ Blocking element_plan(Blocking b, const std::string& why) {
 
 Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const fugue_device_desc& device = call.device();
-  const std::string cls = blocking_class(m, per_row, call.operand(0).dtype == FUGUE_DTYPE_F32);
+  const bool f32 = call.operand(0).dtype == FUGUE_DTYPE_F32;
+  const std::string cls = blocking_class(m, per_row, f32), row_cls = cls == "dear" && f32 ? "dear_f32" : cls;
   Blocking b;
   for (const Row& r : table())  // the first row matching
     if ((r.type == 0 || r.type == device.type) && contains(device.vendor, r.vendor)) {
-      b = from_row(r, cls);
+      b = from_row(r, row_cls);
       break;
     }
   if (auto tuned = tuned_blocking(device, cls)) {
@@ -287,7 +305,8 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   const int64_t n = x.shape[0], cols = y.shape[0];
   // Blocks no larger than the rows need (rounded up to 16): a narrow side wastes less of each tile.
   auto fit = [](int64_t side, int64_t count) { return std::min(side, (count + kSide - 1) / kSide * kSide); };
-  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch, 0, true, b.dot_depth, b.vectors, b.tensor_cores};
+  if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch, 0, true, b.dot_depth, b.vectors, b.tensor_cores,
+                          b.native_division};
   const Blocking sized = b;
   // The tiles' elements against D's: past 4 times, the padding costs more than the tiles save.
   const double padded = static_cast<double>((n + b.rows - 1) / std::max<int64_t>(b.rows, 1) * b.rows) *
@@ -298,10 +317,11 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     b.rows = b.cols = 0;
   else if (b.rows > 0 && padded > 4)
     b = element_plan(b, "; tiles " + std::to_string(static_cast<int>(padded)) + " times D: an element per work-item");
-  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, cls, text);
+  if (const char* text = std::getenv("FUGUE_PAIRWISE_TUNING"); text && *text) b = overridden(b, sized, row_cls, text);
   if (auto given = blocking_attribute(call)) {  // as given, whatever the sizes (fugue tune times each); the row's sweep
     given->dot_depth = b.dot_depth;
     given->tensor_cores = b.tensor_cores;
+    given->native_division = b.native_division;
     b = *given;
   }
   const fugue_dtype dtype = call.operand(0).dtype;
@@ -316,6 +336,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     if (local_bytes(deeper, dtype, per_row) > device.local_mem_bytes) b.dot_depth = b.depth;
   }
   if (b.tensor_cores && mma_stage_bytes(b.rows, b.cols, b.dot_depth, abi::dtype_size(dtype)) > device.local_mem_bytes) b.tensor_cores = false;
+  if (per_row) b.native_division = false;  // measured for D's tiles only
   return b;
 }
 
@@ -323,6 +344,16 @@ std::string blocking_text(const Blocking& b) {
   return "tiles of " + std::to_string(b.rows) + " x " + std::to_string(b.cols) + " per 16 x 16 work-group, " + std::to_string(b.rows / kSide) + " x " +
          std::to_string(b.cols / kSide) + " per work-item (" + (b.contiguous ? "contiguous" : "strided") + "), " + std::to_string(b.depth) +
          " coordinates at a time in local memory" + (b.prefetch ? ", the next prefetched" : "") + " (" + b.row + ")";
+}
+
+bool native_quotients(const sdk::Call& call, const Measure& m, const Blocking& b) {
+  const fugue_device_desc& device = call.device();
+  const bool doubles = device.extensions && std::strstr(device.extensions, "cl_khr_fp64");
+  return b.native_division && m.quotients && b.rows > 0 && !b.vectors && call.operand(0).dtype == FUGUE_DTYPE_F32 && doubles;
+}
+
+std::string native_quotients_text(const sdk::Call& call, const Measure& m, const Blocking& b) {
+  return native_quotients(call, m, b) ? "; quotients by an approximate reciprocal, pairs not finite again in f64" : "";
 }
 
 std::string tf32_rounding() {
@@ -369,6 +400,14 @@ class TileWriter {
     const Arithmetic arithmetic = arithmetic_of(m, f32, doubles_);
     guarded_ = arithmetic.guarded;
     in_f32_ = arithmetic.in_f32;
+    // Quotients by an approximate reciprocal, the pairs whose value is not finite guarded: on NVIDIA's
+    // GPUs its one instruction (rcp.approx.ftz.f32, as inline PTX), elsewhere native_recip. NVIDIA's
+    // compiler makes `/` (div.full.f32) and native_recip (div.approx.f32) 5 and 4 instructions more
+    // a coordinate than the reciprocal's one.
+    if (!tensor_cores && in_f32_ && doubles_ && native_quotients(call, m, b)) {
+      p_.reciprocal = sdk::nvidia_compute_capability(&call.device()) > 0 ? "rcp_approx" : "native_recip";
+      guarded_ = true;
+    }
     t = f32 ? "float" : "double";
     at_ = in_f32_ ? "float" : "double";
     rx = b.rows / kSide;
@@ -410,6 +449,8 @@ class TileWriter {
   std::string extensions() const {
     std::string code = doubles_ ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
     if (mma_) code += tf32_rounding();
+    if (p_.reciprocal == "rcp_approx")
+      code += "float rcp_approx(const float v) { float r; asm(\"rcp.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : \"f\"(v)); return r; }\n";
     return guarded_ ? code + pair_in_double(m_, p_, k_) : code;
   }
   std::string prelude() const {
@@ -466,7 +507,11 @@ class TileWriter {
   // sums, whether `value` (that value) can be trusted, and the pair at row i and column j of D in f64.
   bool guarded() const { return guarded_; }
   std::string fast(int64_t r, int64_t c) const { return "(" + t + ")(" + m_.finish(accs_of(r, c), p_, in_f32_) + ")"; }
-  std::string trusted(int64_t r, int64_t c, const std::string& value) const { return m_.trusted(accs_of(r, c), value); }
+  std::string trusted(int64_t r, int64_t c, const std::string& value) const {
+    const std::string finite = p_.reciprocal.empty() ? "" : "isfinite(" + value + ")";
+    if (!m_.trusted) return finite;
+    return finite.empty() ? m_.trusted(accs_of(r, c), value) : "(" + finite + " && " + m_.trusted(accs_of(r, c), value) + ")";
+  }
   std::string in_double(const std::string& i, const std::string& j) const { return "(" + t + ")pair_in_double(X, Y, " + x_row(i) + ", " + j + ")"; }
   // row(r) and col(c) for r and c known only when the kernel runs (expressions; not the tensor cores').
   std::string row_at(const std::string& r) const { return b_.contiguous ? "ty * " + std::to_string(rx) + " + " + r : "ty + 16 * " + r; }
@@ -582,7 +627,7 @@ class TileWriter {
   }
 
   const Measure& m_;
-  const Parameters& p_;
+  Parameters p_;  // the call's, with the reciprocal where the tiles' quotients take one
   const Blocking& b_;
   int64_t k_;
   bool mma_ = false;

@@ -3,7 +3,7 @@
 // seed's 36 blockings, 16 to 96, and sides of 112 and 128), every work-item a (rows / 16) x (cols / 16) block in registers, the rows of X and
 // Y passing through local memory 16 coordinates at a time. A DEVICE-level kernel with a 2-D launch; the
 // blocking comes from the call's "blocking" attribute, else FUGUE_PAIRWISE_TUNING (experiments and
-// sweeps: "rows=64,cols=48,layout=contiguous", "row=gpu", "candidates=2", "dot=0"), else the table `fugue tune pairwise` measured
+// sweeps: "rows=64,cols=48,layout=contiguous", "row=gpu", "candidates=2", "dot=0", "division=exact"), else the table `fugue tune pairwise` measured
 // for the device (pairwise_tuner.h), else a typed per-device table built in (CLBlast's database is the model).
 #pragma once
 #include <cstdint>
@@ -37,6 +37,10 @@ struct Blocking {
   // pairwise.nearest's dot-form sweep on NVIDIA's tensor cores (mma.sync m16n8k8 tf32) where tf32_sweep
   // allows; the bound of nearest_dot.h then takes the rounding of the coordinates to tf32.
   bool tensor_cores = false;
+  // f32 quotients (chi2, canberra: Measure::quotients) by an approximate reciprocal, the pairs whose value is not
+  // finite computed again in f64; only on devices with doubles (the table's NVIDIA row,
+  // FUGUE_PAIRWISE_TUNING=division=native or division=exact).
+  bool native_division = false;
 };
 
 // Whether the dot-form sweep of pairwise.nearest with blocking b runs on the tensor cores: asked for (the
@@ -67,6 +71,11 @@ inline const char* const kBlockingClasses[] = {"cheap", "dear", "normed", "per_r
 
 // The text explain shows for a tiled plan.
 std::string blocking_text(const Blocking& b);
+
+// Whether the tiles of measure m with blocking b divide f32 data by an approximate reciprocal (Blocking::native_division;
+// a device with doubles, which the recomputed pairs take); the text explain adds for them ("" if not).
+bool native_quotients(const sdk::Call& call, const Measure& m, const Blocking& b);
+std::string native_quotients_text(const sdk::Call& call, const Measure& m, const Blocking& b);
 
 // The DEVICE-level plan of a tiled operation (its kernels enqueued by execute, no operand reached by
 // generated code), `variant` as explain shows it.

@@ -630,7 +630,7 @@ TEST(Pairwise, EdgeCasesFromReview) {
 }
 
 // EXPECTs that each output `names` of `out` is its reference's within bound(name, expected value), NaN
-// where the reference is NaN; `what` says the case.
+// where the reference is NaN, the same infinity where it is infinite; `what` says the case.
 static void expect_within(const std::map<std::string, HostArray>& out, const std::map<std::string, HostArray>& ref, const std::vector<std::string>& names,
                    const std::function<double(const std::string&, double)>& bound, const std::string& what) {
   for (const std::string& name : names) {
@@ -639,6 +639,7 @@ static void expect_within(const std::map<std::string, HostArray>& out, const std
     for (int64_t q = 0; q < e.elements(); ++q) {
       const double av = a.get(q), ev = e.get(q);
       if (std::isnan(ev)) EXPECT_TRUE(std::isnan(av)) << name << "[" << q << "]: " << av << ", expected NaN; " << what;
+      else if (std::isinf(ev)) EXPECT_EQ(av, ev) << name << "[" << q << "]; " << what;
       else EXPECT_LE(std::fabs(av - ev), bound(name, ev)) << name << "[" << q << "]: " << av << ", expected " << ev << "; " << what;
     }
   }
@@ -709,6 +710,88 @@ TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
   for (const char* name : {"i", "iV"})
     for (int64_t q = 0; q < ref.at("i").elements(); ++q)
       EXPECT_EQ(out.at(name).get(q), ref.at("i").get(q)) << "near-duplicates' order, " << name << "[" << q << "]";
+}
+
+// chi2's and canberra's f32 quotients by an approximate reciprocal (FUGUE_PAIRWISE_TUNING=division=native,
+// the NVIDIA row's; native_recip on other devices): the pairs whose denominators leave the reciprocal's
+// range come out not finite and are computed again in f64, so every value is the reference's to f32's precision: rows of 1e36 (chi2's squares
+// overflow f32), a coordinate of 2e38 (beyond 2^126: canberra's 2e38 / 2e38 is 1, not 0), rows of 1e-39
+// (subnormal), zero rows (0/0 adds 0) and x = -y (chi2's inf, kept).
+TEST(Pairwise, NativeQuotientsRecomputeWhatTheirRangeLoses) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::string what = "seed " + std::to_string(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 10.0);
+  const int64_t k = 19;
+  std::vector<std::vector<double>> x(37, std::vector<double>(k)), y(41, std::vector<double>(k));
+  for (auto* rows : {&x, &y})
+    for (auto& row : *rows)
+      for (double& v : row) v = uniform(rng);
+  for (int64_t s = 0; s < k; ++s) {
+    x[3][s] *= 1e36;
+    x[5][s] *= 1e-39;
+    x[7][s] = 0;
+    y[2][s] *= 1e35;
+    y[4][s] *= 1e-39;
+    y[6][s] = 0;
+    y[8][s] = -x[1][s];
+  }
+  x[9][0] = 2e38;
+  auto text = [](const std::vector<std::vector<double>>& rows) {
+    std::string t = "[";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      t += i ? ", [" : "[";
+      for (size_t s = 0; s < rows[i].size(); ++s) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.9g", rows[i][s]);
+        t += (s ? ", " : "") + std::string(buf);
+      }
+      t += "]";
+    }
+    return t + "]";
+  };
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [37, 19], "value": )" + text(x) + R"(},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [41, 19], "value": )" + text(y) + R"(}},
+    "body": [{"op": "pairwise.distance", "out": ["Chi"], "in": ["X", "Y"], "attrs": {"metric": "chi2", "blocking": "16x32"}},
+             {"op": "pairwise.distance", "out": ["Can"], "in": ["X", "Y"], "attrs": {"metric": "canberra", "blocking": "32x16"}}],
+    "outputs": {"Chi": "Chi.npy", "Can": "Can.npy"}})");
+  ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "division=native", 1), 0);
+  auto out = test::run_on_device(program);
+  const auto explained = test::run_fugue("explain " + (dir / "p.json").string(), "FUGUE_PAIRWISE_TUNING=division=native");
+  unsetenv("FUGUE_PAIRWISE_TUNING");
+  auto ref = test::run_reference(program);
+  expect_within(out, ref, {"Chi", "Can"}, [](const std::string&, double ev) { return 2e-5 * std::fabs(ev) + 1e-30; }, what);
+  EXPECT_TRUE(std::isinf(out.at("Chi").get(1 * 41 + 8))) << "chi2 of x = -y";
+  EXPECT_EQ(out.at("Can").get(7 * 41 + 6), 0.0) << "canberra of two zero rows";
+  EXPECT_NEAR(out.at("Can").get(9 * 41 + 6), 1.0 + (k - 1), 1e-5) << "canberra of 2e38 against 0";
+  EXPECT_EQ(explained.code, 0) << explained.out;
+  size_t mentions = 0;
+  for (size_t at = explained.out.find("quotients by an approximate reciprocal, pairs not finite again in f64"); at != std::string::npos;
+       at = explained.out.find("quotients by an approximate reciprocal, pairs not finite again in f64", at + 1))
+    ++mentions;
+  EXPECT_EQ(mentions, 2u) << explained.out;
+  // Exact division takes no approximate reciprocal, and a bad value is refused by name.
+  const auto exact = test::run_fugue("explain " + (dir / "p.json").string(), "FUGUE_PAIRWISE_TUNING=division=exact");
+  EXPECT_EQ(exact.out.find("approximate reciprocal"), std::string::npos) << exact.out;
+  const auto refused = test::run_fugue("explain " + (dir / "p.json").string(), "FUGUE_PAIRWISE_TUNING=division=fast");
+  EXPECT_NE(refused.out.find("FUGUE_PAIRWISE_TUNING: \"division=fast\": expected division=native or division=exact"), std::string::npos) << refused.out;
+  // On an H100 the table's NVIDIA row divides f32 quotients by the reciprocal in tiles of 128 x 64; f64
+  // data keeps the dear measures' 64 x 96 and divides; minkowski's f32 takes 128 x 64 too, without it.
+  test::write_text(dir / "h100.json", R"({"fugue": 1, "symbols": {
+    "X": {"kind": "array", "dtype": "f32", "shape": [8192, 128], "from": {"zeros": {}}},
+    "Y": {"kind": "array", "dtype": "f64", "shape": [8192, 128], "from": {"zeros": {}}}},
+    "body": [{"op": "pairwise.distance", "out": ["C"], "in": ["X", "X"], "attrs": {"metric": "chi2"}},
+             {"op": "pairwise.distance", "out": ["C64"], "in": ["Y", "Y"], "attrs": {"metric": "canberra"}},
+             {"op": "pairwise.distance", "out": ["M"], "in": ["X", "X"], "attrs": {"metric": "minkowski", "p": 3}}], "outputs": {}})");
+  const auto h100 = test::run_fugue("explain --device-file " + (test::source_root() / "devices" / "nvidia-h100.json").string() + " " +
+                                    (dir / "h100.json").string());
+  const std::string tiles = " per 16 x 16 work-group, ", in_memory = " (strided), 16 coordinates at a time in local memory (NVIDIA GPU row)";
+  EXPECT_NE(h100.out.find("tiles of 128 x 64" + tiles + "8 x 4 per work-item" + in_memory +
+                          "; quotients by an approximate reciprocal, pairs not finite again in f64"), std::string::npos) << h100.out;
+  EXPECT_NE(h100.out.find("tiles of 64 x 96" + tiles + "4 x 6 per work-item" + in_memory + "\n"), std::string::npos) << h100.out;
+  EXPECT_NE(h100.out.find("tiles of 128 x 64" + tiles + "8 x 4 per work-item" + in_memory + "\n"), std::string::npos) << h100.out;
 }
 
 // The pairs that fail a wide measure's guard are recomputed after the block is stored, each marked by a
