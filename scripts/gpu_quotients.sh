@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
 # chi2's and canberra's f32 quotients by native_recip (the NVIDIA row's division=native) against the exact
 # division (FUGUE_PAIRWISE_TUNING=division=exact), and Minkowski (p = 3). First the special values on
-# the GPU against NumPy in f64 (rows of 1e36, a coordinate of 2e38, subnormal rows, zero rows, x = -y;
+# the GPU against NumPy in f64 (rows of 1e36, coordinates of 1.5e38 and 2e38, subnormal rows, zero rows, x = -y;
 # the exact division's f32 squares overflow where the f64 ones do not, and it says MISMATCH there),
 # then 8192 x 8192 rows of 128 f32 timed both ways; the kernels' PTX is kept under $OUT/ptx.
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples; scripts/gpu_quotients.sh
@@ -21,7 +21,7 @@ import numpy as np, sys
 rng = np.random.default_rng()
 X = rng.uniform(0, 10, (301, 128)); Y = rng.uniform(0, 10, (290, 128))
 X[3] *= 1e36; X[5] *= 1e-39; X[7] = 0; X[9, 0] = 2e38
-Y[2] *= 1e35; Y[4] *= 1e-39; Y[6] = 0; Y[8] = -X[1]
+Y[2] *= 1e35; Y[4] *= 1e-39; Y[6] = 0; Y[8] = -X[1]; Y[10, 0] = 2e38; Y[11, 0] = 1.5e38
 np.save(f'{sys.argv[1]}/X.npy', X.astype(np.float32)); np.save(f'{sys.argv[1]}/Y.npy', Y.astype(np.float32))
 PY
 for division in native exact; do

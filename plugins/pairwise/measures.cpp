@@ -70,16 +70,19 @@ std::string zero_safe_vector(const std::string& num, const std::string& den, con
   return acc + " += select((" + num + ") / (" + den + "), (" + type + ")(0), (" + num + ") == 0 && (" + den + ") == 0);";
 }
 // The same in f32 by an approximate reciprocal (Parameters::reciprocal), a zero numerator adding 0 as in
-// zero_safe. The denominator is scaled by 1/8, so that one up to f32's largest stays inside the 2^126
-// that NVIDIA's reciprocal takes (beyond, it gives 0: canberra's 1e38 / 1e38 would add 0, not 1); the
-// sum is then 8 times the measure's (quotient_finish). A denominator below 2^-123 gives inf or NaN,
-// which the plan's guard computes again in f64, as a sum that overflows.
+// zero_safe. A denominator below the reciprocal's range gives inf or NaN, which the plan's guard
+// computes again in f64, as a sum that overflows; above 2^126 NVIDIA's reciprocal gives 0 (canberra
+// scales its denominator for that, chi2 needs not).
 std::string quotient_update(const std::string& num, const std::string& den, const std::string& acc, const Parameters& p, bool f32) {
   if (p.reciprocal.empty() || !f32) return zero_safe(num, den, acc, f32);
-  return "{ const float q_num = " + num + "; " + acc + " += select(q_num * " + p.reciprocal + "((" + den + ") * 0.125f), 0.0f, (int)(q_num == 0)); }";
+  return "{ const float q_num = " + num + "; " + acc + " += select(q_num * " + p.reciprocal + "(" + den + "), 0.0f, (int)(q_num == 0)); }";
 }
-std::string quotient_finish(const std::vector<std::string>& a, const Parameters& p, bool f32) {
-  return !p.reciprocal.empty() && f32 ? "(" + a[0] + " * 0.125f)" : a[0];
+bool by_reciprocal(const Parameters& p, bool f32) { return !p.reciprocal.empty() && f32; }
+// Canberra's sum by the reciprocal is 8 times the measure's: its denominator |x| / 8 + |y| / 8 stays
+// within the reciprocal's range (and f32's: 2e38 against 1.5e38 adds 1/7, where |x| + |y| overflows and
+// would add 0).
+std::string canberra_finish(const std::vector<std::string>& a, const Parameters& p, bool f32) {
+  return by_reciprocal(p, f32) ? "(" + a[0] + " * 0.125f)" : a[0];
 }
 // The same in the references.
 long double quotient(long double num, long double den) { return num == 0 && den == 0 ? 0 : num / den; }
@@ -126,9 +129,11 @@ const std::vector<Measure>& metrics() {
        }},
       {"chi2", "sum (x - y)^2 / (x + y), 0/0 taken as 0 (x + y = 0 otherwise gives inf: for histograms, non-negative data)", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
+         // x + y beyond 2^126 puts |x| or |y| above 2^125, where a nonzero x - y is at least 2^102 and
+         // its square overflows: the term is 0 (x = y) or not finite, with or without the reciprocal.
          return quotient_update("(" + x + " - " + y + ") * (" + x + " - " + y + ")", x + " + " + y, acc, p, f32);
        },
-       quotient_finish,
+       [](const std::vector<std::string>& a, const Parameters&, bool) { return a[0]; },
        [](Rows x, Rows y, const Parameters&) {
          return sum_of(x, y, [](LD a, LD b) { return quotient((a - b) * (a - b), a + b); });
        },
@@ -139,9 +144,10 @@ const std::vector<Measure>& metrics() {
        true},
       {"canberra", "sum |x - y| / (|x| + |y|), 0/0 taken as 0", 1, false,
        [](int, const std::string& x, const std::string& y, const std::string& acc, const Parameters& p, bool f32) {
-         return quotient_update("fabs(" + x + " - " + y + ")", "fabs(" + x + ") + fabs(" + y + ")", acc, p, f32);
+         const std::string den = by_reciprocal(p, f32) ? "fabs(" + x + ") * 0.125f + fabs(" + y + ") * 0.125f" : "fabs(" + x + ") + fabs(" + y + ")";
+         return quotient_update("fabs(" + x + " - " + y + ")", den, acc, p, f32);
        },
-       quotient_finish,
+       canberra_finish,
        [](Rows x, Rows y, const Parameters&) {
          return sum_of(x, y, [](LD a, LD b) { return quotient(std::fabs(a - b), std::fabs(a) + std::fabs(b)); });
        },

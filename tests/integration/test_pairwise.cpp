@@ -714,9 +714,10 @@ TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
 
 // chi2's and canberra's f32 quotients by an approximate reciprocal (FUGUE_PAIRWISE_TUNING=division=native,
 // the NVIDIA row's; native_recip on other devices): the pairs whose denominators leave the reciprocal's
-// range come out not finite and are computed again in f64, so every value is the reference's to f32's precision: rows of 1e36 (chi2's squares
-// overflow f32), a coordinate of 2e38 (beyond 2^126: canberra's 2e38 / 2e38 is 1, not 0), rows of 1e-39
-// (subnormal), zero rows (0/0 adds 0) and x = -y (chi2's inf, kept).
+// range come out not finite and are computed again in f64, so every value is the reference's to f32's
+// precision: rows of 1e36 (chi2's squares overflow f32), coordinates of 2e38 and 1.5e38 (beyond 2^126:
+// canberra's 2e38 / 2e38 is 1, not 0, and 2e38 against 1.5e38 is 1/7 though |x| + |y| overflows f32),
+// rows of 1e-39 (subnormal), zero rows (0/0 adds 0) and x = -y (chi2's inf, kept).
 TEST(Pairwise, NativeQuotientsRecomputeWhatTheirRangeLoses) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
@@ -737,7 +738,9 @@ TEST(Pairwise, NativeQuotientsRecomputeWhatTheirRangeLoses) {
     y[6][s] = 0;
     y[8][s] = -x[1][s];
   }
-  x[9][0] = 2e38;
+  x[9][0] = 2e38;  // against y[10]: x + y overflows, x - y = 0; against y[11]: (x - y)^2 overflows
+  y[10][0] = 2e38;
+  y[11][0] = 1.5e38;
   auto text = [](const std::vector<std::vector<double>>& rows) {
     std::string t = "[";
     for (size_t i = 0; i < rows.size(); ++i) {
