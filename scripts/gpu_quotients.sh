@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see ../shared/gpu/README.md), from the repository root, with the bundle in .gpu:
-# chi2's and canberra's f32 quotients by native_recip (the NVIDIA row's division=native) against the exact
+# chi2's and canberra's f32 quotients by the reciprocal instruction (the NVIDIA row's division=native) against the exact
 # division (FUGUE_PAIRWISE_TUNING=division=exact), and Minkowski (p = 3). First the special values on
 # the GPU against NumPy in f64 (rows of 1e36, coordinates of 1.5e38 and 2e38, subnormal rows, zero rows, x = -y;
 # the exact division's f32 squares overflow where the f64 ones do not, and it says MISMATCH there),

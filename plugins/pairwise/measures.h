@@ -16,8 +16,8 @@ struct Parameters {
   double p = 2, gamma = 1, alpha = 0, degree = 3;
   // f32 updates of a measure with quotients (Measure::quotients) multiply by this approximate reciprocal
   // (an OpenCL C function of a float; "" for none: they divide): only in the tiled plans of a table row
-  // that asks for it (Blocking::native_division), which compute again in f64 every pair whose f32 value
-  // is not finite.
+  // that asks for it (Blocking::division), which compute again in f64 every pair whose f32 value is not
+  // finite.
   std::string reciprocal;
 };
 

@@ -39,7 +39,7 @@ struct Row {
   bool vectors = false;
   // pairwise.nearest's dot-form sweep on the tensor cores (tf32_sweep).
   bool tensor_cores = false;
-  // f32 quotients by an approximate reciprocal (Blocking::native_division).
+  // f32 quotients by NVIDIA's reciprocal instruction (Blocking::division "native").
   bool native_division = false;
   // f32 data of dear measures, where their blocks differ from f64's ({0, 0}: dear's).
   int64_t dear_f32[2] = {0, 0};
@@ -122,7 +122,7 @@ Blocking from_row(const Row& r, const std::string& cls) {
   blocking.dot_depth = r.dot_depth;
   blocking.vectors = r.vectors;
   blocking.tensor_cores = r.tensor_cores;
-  blocking.native_division = r.native_division;
+  blocking.division = r.native_division ? "native" : "exact";
   return blocking;
 }
 
@@ -172,9 +172,9 @@ Blocking overridden(Blocking b, const Blocking& sized, const std::string& cls, c
       if (value != "0" && value != "1") throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected mma=0 or mma=1");
       b.tensor_cores = value == "1";
     } else if (key == "division") {
-      if (value != "native" && value != "exact")
-        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected division=native or division=exact");
-      b.native_division = value == "native";
+      if (value != "native" && value != "exact" && value != "emulated")
+        throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected division=native, division=exact or division=emulated");
+      b.division = value;
     } else if (key == "layout") {
       if (value != "strided" && value != "contiguous")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
@@ -307,7 +307,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   // Blocks no larger than the rows need (rounded up to 16): a narrow side wastes less of each tile.
   auto fit = [](int64_t side, int64_t count) { return std::min(side, (count + kSide - 1) / kSide * kSide); };
   if (b.rows > 0) b = {b.row, fit(b.rows, n), fit(b.cols, cols), b.contiguous, b.depth, b.prefetch, 0, true, b.dot_depth, b.vectors, b.tensor_cores,
-                          b.native_division};
+                          b.division};
   const Blocking sized = b;
   // The tiles' elements against D's: past 4 times, the padding costs more than the tiles save.
   const double padded = static_cast<double>((n + b.rows - 1) / std::max<int64_t>(b.rows, 1) * b.rows) *
@@ -322,7 +322,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
   if (auto given = blocking_attribute(call)) {  // as given, whatever the sizes (fugue tune times each); the row's sweep
     given->dot_depth = b.dot_depth;
     given->tensor_cores = b.tensor_cores;
-    given->native_division = b.native_division;
+    given->division = b.division;
     b = *given;
   }
   const fugue_dtype dtype = call.operand(0).dtype;
@@ -337,7 +337,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     if (local_bytes(deeper, dtype, per_row) > device.local_mem_bytes) b.dot_depth = b.depth;
   }
   if (b.tensor_cores && mma_stage_bytes(b.rows, b.cols, b.dot_depth, abi::dtype_size(dtype)) > device.local_mem_bytes) b.tensor_cores = false;
-  if (per_row) b.native_division = false;  // measured for D's tiles only
+  if (per_row) b.division = "exact";  // measured for D's tiles only
   return b;
 }
 
@@ -347,14 +347,19 @@ std::string blocking_text(const Blocking& b) {
          " coordinates at a time in local memory" + (b.prefetch ? ", the next prefetched" : "") + " (" + b.row + ")";
 }
 
-bool native_quotients(const sdk::Call& call, const Measure& m, const Blocking& b) {
+std::string quotient_reciprocal(const sdk::Call& call, const Measure& m, const Blocking& b) {
   const fugue_device_desc& device = call.device();
-  const bool doubles = device.extensions && std::strstr(device.extensions, "cl_khr_fp64");
-  return b.native_division && m.quotients && b.rows > 0 && !b.vectors && call.operand(0).dtype == FUGUE_DTYPE_F32 && doubles;
+  if (!m.quotients || b.rows == 0 || b.vectors || call.operand(0).dtype != FUGUE_DTYPE_F32 || !(device.features & FUGUE_DEVICE_FP64)) return "";
+  // Other devices' native_recip has a range and an accuracy of their own, which a guard on the values
+  // cannot see: they divide.
+  if (b.division == "native") return sdk::nvidia_compute_capability(&device) > 0 ? "rcp_approx" : "";
+  return b.division == "emulated" ? "rcp_emulated" : "";
 }
 
 std::string native_quotients_text(const sdk::Call& call, const Measure& m, const Blocking& b) {
-  return native_quotients(call, m, b) ? "; quotients by an approximate reciprocal, pairs not finite again in f64" : "";
+  const std::string r = quotient_reciprocal(call, m, b);
+  return r.empty() ? "" : std::string("; quotients by ") + (r == "rcp_approx" ? "rcp.approx.ftz" : "an emulated rcp.approx.ftz") +
+                              ", pairs not finite again in f64";
 }
 
 std::string tf32_rounding() {
@@ -401,12 +406,12 @@ class TileWriter {
     const Arithmetic arithmetic = arithmetic_of(m, f32, doubles_);
     guarded_ = arithmetic.guarded;
     in_f32_ = arithmetic.in_f32;
-    // Quotients by an approximate reciprocal, the pairs whose value is not finite guarded: on NVIDIA's
-    // GPUs its one instruction (rcp.approx.ftz.f32, as inline PTX), elsewhere native_recip. NVIDIA's
-    // compiler makes `/` (div.full.f32) and native_recip (div.approx.f32) 5 and 4 instructions more
-    // a coordinate than the reciprocal's one.
-    if (!tensor_cores && in_f32_ && doubles_ && native_quotients(call, m, b)) {
-      p_.reciprocal = sdk::nvidia_compute_capability(&call.device()) > 0 ? "rcp_approx" : "native_recip";
+    // Quotients by NVIDIA's reciprocal instruction (rcp.approx.ftz.f32, as inline PTX), the pairs whose
+    // value is not finite guarded: its compiler makes `/` (div.full.f32) and native_recip
+    // (div.approx.f32) several instructions a coordinate more than the reciprocal's one.
+    p_.reciprocal = quotient_reciprocal(call, m, b);
+    if (!p_.reciprocal.empty()) {
+      if (tensor_cores || !in_f32_ || !doubles_) throw std::logic_error("pairwise tiles: quotients by a reciprocal in f32 with doubles only");
       guarded_ = true;
     }
     t = f32 ? "float" : "double";
@@ -452,6 +457,10 @@ class TileWriter {
     if (mma_) code += tf32_rounding();
     if (p_.reciprocal == "rcp_approx")
       code += "float rcp_approx(const float v) { float r; asm(\"rcp.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : \"f\"(v)); return r; }\n";
+    // The instruction's range as PTX gives it: a subnormal input is a zero (an infinity out), and a
+    // result below 2^-126 is flushed to zero.
+    if (p_.reciprocal == "rcp_emulated")
+      code += "float rcp_emulated(const float v) { return fabs(v) < 0x1p-126f ? copysign(INFINITY, v) : fabs(v) > 0x1p126f ? copysign(0.0f, v) : 1.0f / v; }\n";
     return guarded_ ? code + pair_in_double(m_, p_, k_) : code;
   }
   std::string prelude() const {

@@ -37,10 +37,12 @@ struct Blocking {
   // pairwise.nearest's dot-form sweep on NVIDIA's tensor cores (mma.sync m16n8k8 tf32) where tf32_sweep
   // allows; the bound of nearest_dot.h then takes the rounding of the coordinates to tf32.
   bool tensor_cores = false;
-  // f32 quotients (chi2, canberra: Measure::quotients) by an approximate reciprocal, the pairs whose value is not
-  // finite computed again in f64; only on devices with doubles (the table's NVIDIA row,
-  // FUGUE_PAIRWISE_TUNING=division=native or division=exact).
-  bool native_division = false;
+  // f32 quotients (chi2, canberra: Measure::quotients) on devices with doubles: "native", by NVIDIA's
+  // reciprocal instruction on NVIDIA's GPUs (by `/` elsewhere), the pairs whose value is not finite
+  // computed again in f64; "emulated", the same with that instruction's range and flushes written out
+  // in OpenCL C on any device (for tests); "exact", by `/` (the table's NVIDIA row: native;
+  // FUGUE_PAIRWISE_TUNING=division=native|exact|emulated).
+  std::string division = "exact";
 };
 
 // Whether the dot-form sweep of pairwise.nearest with blocking b runs on the tensor cores: asked for (the
@@ -72,9 +74,10 @@ inline const char* const kBlockingClasses[] = {"cheap", "dear", "normed", "per_r
 // The text explain shows for a tiled plan.
 std::string blocking_text(const Blocking& b);
 
-// Whether the tiles of measure m with blocking b divide f32 data by an approximate reciprocal (Blocking::native_division;
-// a device with doubles, which the recomputed pairs take); the text explain adds for them ("" if not).
-bool native_quotients(const sdk::Call& call, const Measure& m, const Blocking& b);
+// The OpenCL C function the tiles of measure m with blocking b multiply f32 quotients by (Blocking::division;
+// a device with doubles, which the recomputed pairs take), "" where they divide; the text explain adds
+// for them ("" if none).
+std::string quotient_reciprocal(const sdk::Call& call, const Measure& m, const Blocking& b);
 std::string native_quotients_text(const sdk::Call& call, const Measure& m, const Blocking& b);
 
 // The DEVICE-level plan of a tiled operation (its kernels enqueued by execute, no operand reached by

@@ -712,10 +712,10 @@ TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
       EXPECT_EQ(out.at(name).get(q), ref.at("i").get(q)) << "near-duplicates' order, " << name << "[" << q << "]";
 }
 
-// chi2's and canberra's f32 quotients by an approximate reciprocal (FUGUE_PAIRWISE_TUNING=division=native,
-// the NVIDIA row's; native_recip on other devices): the pairs whose denominators leave the reciprocal's
-// range come out not finite and are computed again in f64, so every value is the reference's to f32's
-// precision: rows of 1e36 (chi2's squares overflow f32), coordinates of 2e38 and 1.5e38 (beyond 2^126:
+// chi2's and canberra's f32 quotients by NVIDIA's reciprocal instruction (the NVIDIA row's
+// division=native), here its range and flushes emulated (division=emulated): the pairs whose
+// denominators leave the reciprocal's range come out not finite and are computed again in f64, so every
+// value is the reference's to f32's rounding of its terms: rows of 1e36 (chi2's squares overflow f32), coordinates of 2e38 and 1.5e38 (beyond 2^126:
 // canberra's 2e38 / 2e38 is 1, not 0, and 2e38 against 1.5e38 is 1/7 though |x| + |y| overflows f32),
 // rows of 1e-39 (subnormal), zero rows (0/0 adds 0) and x = -y (chi2's inf, kept).
 TEST(Pairwise, NativeQuotientsRecomputeWhatTheirRangeLoses) {
@@ -760,26 +760,44 @@ TEST(Pairwise, NativeQuotientsRecomputeWhatTheirRangeLoses) {
     "body": [{"op": "pairwise.distance", "out": ["Chi"], "in": ["X", "Y"], "attrs": {"metric": "chi2", "blocking": "16x32"}},
              {"op": "pairwise.distance", "out": ["Can"], "in": ["X", "Y"], "attrs": {"metric": "canberra", "blocking": "32x16"}}],
     "outputs": {"Chi": "Chi.npy", "Can": "Can.npy"}})");
-  ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "division=native", 1), 0);
+  // NVIDIA's instruction, its range and flushes written out (division=emulated): PoCL's own reciprocal is exact.
+  ASSERT_EQ(setenv("FUGUE_PAIRWISE_TUNING", "division=emulated", 1), 0);
   auto out = test::run_on_device(program);
-  const auto explained = test::run_fugue("explain " + (dir / "p.json").string(), "FUGUE_PAIRWISE_TUNING=division=native");
+  const auto explained = test::run_fugue("explain " + (dir / "p.json").string(), "FUGUE_PAIRWISE_TUNING=division=emulated");
   unsetenv("FUGUE_PAIRWISE_TUNING");
   auto ref = test::run_reference(program);
-  expect_within(out, ref, {"Chi", "Can"}, [](const std::string&, double ev) { return 2e-5 * std::fabs(ev) + 1e-30; }, what);
+  // f32 sums of terms of either sign (y[8] = -x[1] makes x + y of both): within f32's rounding of the
+  // terms' magnitudes; infinite where the reference is.
+  auto quotient = [](double n, double d) { return n == 0 ? 0.0 : n / d; };
+  for (const char* name : {"Chi", "Can"})
+    for (size_t i = 0; i < x.size(); ++i)
+      for (size_t j = 0; j < y.size(); ++j) {
+        double magnitude = 0;
+        for (int64_t s = 0; s < k; ++s) {
+          const double a = static_cast<float>(x[i][s]), b = static_cast<float>(y[j][s]);
+          magnitude += std::fabs(name[1] == 'h' ? quotient((a - b) * (a - b), a + b) : quotient(std::fabs(a - b), std::fabs(a) + std::fabs(b)));
+        }
+        const double got = out.at(name).get(static_cast<int64_t>(i * y.size() + j)), want = ref.at(name).get(static_cast<int64_t>(i * y.size() + j));
+        if (std::isinf(want)) EXPECT_EQ(got, want) << name << "(" << i << ", " << j << "); " << what;
+        else EXPECT_LE(std::fabs(got - want), 2e-5 * magnitude + 1e-30) << name << "(" << i << ", " << j << "): " << got << ", expected " << want << "; " << what;
+      }
   EXPECT_TRUE(std::isinf(out.at("Chi").get(1 * 41 + 8))) << "chi2 of x = -y";
   EXPECT_EQ(out.at("Can").get(7 * 41 + 6), 0.0) << "canberra of two zero rows";
   EXPECT_NEAR(out.at("Can").get(9 * 41 + 6), 1.0 + (k - 1), 1e-5) << "canberra of 2e38 against 0";
   EXPECT_EQ(explained.code, 0) << explained.out;
   size_t mentions = 0;
-  for (size_t at = explained.out.find("quotients by an approximate reciprocal, pairs not finite again in f64"); at != std::string::npos;
-       at = explained.out.find("quotients by an approximate reciprocal, pairs not finite again in f64", at + 1))
-    ++mentions;
+  const std::string emulated = "quotients by an emulated rcp.approx.ftz, pairs not finite again in f64";
+  for (size_t at = explained.out.find(emulated); at != std::string::npos; at = explained.out.find(emulated, at + 1)) ++mentions;
   EXPECT_EQ(mentions, 2u) << explained.out;
-  // Exact division takes no approximate reciprocal, and a bad value is refused by name.
-  const auto exact = test::run_fugue("explain " + (dir / "p.json").string(), "FUGUE_PAIRWISE_TUNING=division=exact");
-  EXPECT_EQ(exact.out.find("approximate reciprocal"), std::string::npos) << exact.out;
+  // Exact division, and native division off NVIDIA's GPUs, take no reciprocal; a bad value is refused by name.
+  for (const char* division : {"exact", "native"}) {
+    const auto exact = test::run_fugue("explain " + (dir / "p.json").string(), std::string("FUGUE_PAIRWISE_TUNING=division=") + division);
+    EXPECT_EQ(exact.out.find("rcp.approx"), std::string::npos) << exact.out;
+  }
   const auto refused = test::run_fugue("explain " + (dir / "p.json").string(), "FUGUE_PAIRWISE_TUNING=division=fast");
-  EXPECT_NE(refused.out.find("FUGUE_PAIRWISE_TUNING: \"division=fast\": expected division=native or division=exact"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("FUGUE_PAIRWISE_TUNING: \"division=fast\": expected division=native, division=exact or division=emulated"),
+            std::string::npos)
+      << refused.out;
   // On an H100 the table's NVIDIA row divides f32 quotients by the reciprocal in tiles of 128 x 64; f64
   // data keeps the dear measures' 64 x 96 and divides; minkowski's f32 takes 128 x 64 too, without it.
   test::write_text(dir / "h100.json", R"({"fugue": 1, "symbols": {
@@ -792,7 +810,7 @@ TEST(Pairwise, NativeQuotientsRecomputeWhatTheirRangeLoses) {
                                     (dir / "h100.json").string());
   const std::string tiles = " per 16 x 16 work-group, ", in_memory = " (strided), 16 coordinates at a time in local memory (NVIDIA GPU row)";
   EXPECT_NE(h100.out.find("tiles of 128 x 64" + tiles + "8 x 4 per work-item" + in_memory +
-                          "; quotients by an approximate reciprocal, pairs not finite again in f64"), std::string::npos) << h100.out;
+                          "; quotients by rcp.approx.ftz, pairs not finite again in f64"), std::string::npos) << h100.out;
   EXPECT_NE(h100.out.find("tiles of 64 x 96" + tiles + "4 x 6 per work-item" + in_memory + "\n"), std::string::npos) << h100.out;
   EXPECT_NE(h100.out.find("tiles of 128 x 64" + tiles + "8 x 4 per work-item" + in_memory + "\n"), std::string::npos) << h100.out;
 }
