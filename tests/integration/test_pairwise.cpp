@@ -712,23 +712,42 @@ TEST(Pairwise, WideMeasuresInTilesRecomputeWhatF32Loses) {
       EXPECT_EQ(out.at(name).get(q), ref.at("i").get(q)) << "near-duplicates' order, " << name << "[" << q << "]";
 }
 
+// n rows of k values drawn uniformly from [low, high), and rows as a JSON array of f32-exact decimals.
+static std::vector<std::vector<double>> random_rows(std::mt19937_64& rng, size_t n, int64_t k, double low, double high) {
+  std::uniform_real_distribution<double> uniform(low, high);
+  std::vector<std::vector<double>> rows(n, std::vector<double>(static_cast<size_t>(k)));
+  for (auto& row : rows)
+    for (double& v : row) v = uniform(rng);
+  return rows;
+}
+static std::string rows_text(const std::vector<std::vector<double>>& rows) {
+  std::string t = "[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    t += i ? ", [" : "[";
+    for (size_t s = 0; s < rows[i].size(); ++s) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.9g", rows[i][s]);
+      t += (s ? ", " : "") + std::string(buf);
+    }
+    t += "]";
+  }
+  return t + "]";
+}
+
 // chi2's and canberra's f32 quotients by NVIDIA's reciprocal instruction (the NVIDIA row's
 // division=native), here its range and flushes emulated (division=emulated): the pairs whose
 // denominators leave the reciprocal's range come out not finite and are computed again in f64, so every
-// value is the reference's to f32's rounding of its terms: rows of 1e36 (chi2's squares overflow f32), coordinates of 2e38 and 1.5e38 (beyond 2^126:
-// canberra's 2e38 / 2e38 is 1, not 0, and 2e38 against 1.5e38 is 1/7 though |x| + |y| overflows f32),
-// rows of 1e-39 (subnormal), zero rows (0/0 adds 0) and x = -y (chi2's inf, kept).
+// value is the reference's to f32's rounding of its terms: rows of 1e36 (chi2's squares overflow f32),
+// coordinates of 2e38 and 1.5e38 (beyond 2^126: canberra's 2e38 / 2e38 is 1, not 0, and 2e38 against
+// 1.5e38 is 1/7 though |x| + |y| overflows f32), rows of 1e-39 (subnormal), zero rows (0/0 adds 0) and
+// x = -y (chi2's inf, kept).
 TEST(Pairwise, NativeQuotientsRecomputeWhatTheirRangeLoses) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   const std::string what = "seed " + std::to_string(seed);
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(0.0, 10.0);
   const int64_t k = 19;
-  std::vector<std::vector<double>> x(37, std::vector<double>(k)), y(41, std::vector<double>(k));
-  for (auto* rows : {&x, &y})
-    for (auto& row : *rows)
-      for (double& v : row) v = uniform(rng);
+  auto x = random_rows(rng, 37, k, 0.0, 10.0), y = random_rows(rng, 41, k, 0.0, 10.0);
   for (int64_t s = 0; s < k; ++s) {
     x[3][s] *= 1e36;
     x[5][s] *= 1e-39;
@@ -741,22 +760,9 @@ TEST(Pairwise, NativeQuotientsRecomputeWhatTheirRangeLoses) {
   x[9][0] = 2e38;  // against y[10]: x + y overflows, x - y = 0; against y[11]: (x - y)^2 overflows
   y[10][0] = 2e38;
   y[11][0] = 1.5e38;
-  auto text = [](const std::vector<std::vector<double>>& rows) {
-    std::string t = "[";
-    for (size_t i = 0; i < rows.size(); ++i) {
-      t += i ? ", [" : "[";
-      for (size_t s = 0; s < rows[i].size(); ++s) {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, "%.9g", rows[i][s]);
-        t += (s ? ", " : "") + std::string(buf);
-      }
-      t += "]";
-    }
-    return t + "]";
-  };
   Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
-    "X": {"kind": "array", "dtype": "f32", "shape": [37, 19], "value": )" + text(x) + R"(},
-    "Y": {"kind": "array", "dtype": "f32", "shape": [41, 19], "value": )" + text(y) + R"(}},
+    "X": {"kind": "array", "dtype": "f32", "shape": [37, 19], "value": )" + rows_text(x) + R"(},
+    "Y": {"kind": "array", "dtype": "f32", "shape": [41, 19], "value": )" + rows_text(y) + R"(}},
     "body": [{"op": "pairwise.distance", "out": ["Chi"], "in": ["X", "Y"], "attrs": {"metric": "chi2", "blocking": "16x32"}},
              {"op": "pairwise.distance", "out": ["Can"], "in": ["X", "Y"], "attrs": {"metric": "canberra", "blocking": "32x16"}}],
     "outputs": {"Chi": "Chi.npy", "Can": "Can.npy"}})");
@@ -826,31 +832,15 @@ TEST(Pairwise, GuardedPairsAreRecomputedAfterTheBlock) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(0.5, 1.0);
   const int64_t k = 19;
-  std::vector<std::vector<double>> x(130, std::vector<double>(k)), y(131, std::vector<double>(k));
-  for (auto* rows : {&x, &y})
-    for (auto& row : *rows)
-      for (double& v : row) v = uniform(rng);
+  auto x = random_rows(rng, 130, k, 0.5, 1.0), y = random_rows(rng, 131, k, 0.5, 1.0);
   for (int64_t s = 0; s < k; ++s) {
     y[127][s] = x[127][s] * (1 + 1e-3 * uniform(rng));  // cosine near 1e-7: below 2^-8
     y[3][s] = x[100][s] * (1 + 1e-3 * uniform(rng));
     x[126][s] *= 1e25;                                   // |x|^2 overflows f32
     y[120][s] = 0;                                        // NaN
   }
-  auto text = [](const std::vector<std::vector<double>>& rows) {
-    std::string t = "[";
-    for (size_t i = 0; i < rows.size(); ++i) {
-      t += i ? ", [" : "[";
-      for (size_t s = 0; s < rows[i].size(); ++s) {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, "%.9g", rows[i][s]);
-        t += (s ? ", " : "") + std::string(buf);
-      }
-      t += "]";
-    }
-    return t + "]";
-  };
-  const std::string symbols = R"("X": {"kind": "array", "dtype": "f32", "shape": [130, 19], "value": )" + text(x) +
-                              R"(}, "Y": {"kind": "array", "dtype": "f32", "shape": [131, 19], "value": )" + text(y) + "}";
+  const std::string symbols = R"("X": {"kind": "array", "dtype": "f32", "shape": [130, 19], "value": )" + rows_text(x) +
+                              R"(}, "Y": {"kind": "array", "dtype": "f32", "shape": [131, 19], "value": )" + rows_text(y) + "}";
   for (const char* tuning : {"rows=128,cols=128", "rows=64,cols=48,layout=contiguous", "rows=32,cols=64,layout=contiguous"}) {
     Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {)" + symbols + R"(},
       "body": [{"op": "pairwise.distance", "out": ["Cos"], "in": ["X", "Y"], "attrs": {"metric": "cosine"}},
