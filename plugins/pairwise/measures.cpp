@@ -73,11 +73,11 @@ std::string zero_safe_vector(const std::string& num, const std::string& den, con
 // zero_safe. A denominator below the reciprocal's range gives inf or NaN, which the plan's guard
 // computes again in f64, as a sum that overflows; above 2^126 NVIDIA's reciprocal gives 0 (canberra
 // scales its denominator for that, chi2 needs not).
+bool by_reciprocal(const Parameters& p, bool f32) { return !p.reciprocal.empty() && f32; }
 std::string quotient_update(const std::string& num, const std::string& den, const std::string& acc, const Parameters& p, bool f32) {
-  if (p.reciprocal.empty() || !f32) return zero_safe(num, den, acc, f32);
+  if (!by_reciprocal(p, f32)) return zero_safe(num, den, acc, f32);
   return "{ const float q_num = " + num + "; " + acc + " += select(q_num * " + p.reciprocal + "(" + den + "), 0.0f, (int)(q_num == 0)); }";
 }
-bool by_reciprocal(const Parameters& p, bool f32) { return !p.reciprocal.empty() && f32; }
 // Canberra's sum by the reciprocal is 8 times the measure's: its denominator |x| / 8 + |y| / 8 stays
 // within the reciprocal's range (and f32's: 2e38 against 1.5e38 adds 1/7, where |x| + |y| overflows and
 // would add 0).

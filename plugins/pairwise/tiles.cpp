@@ -122,7 +122,7 @@ Blocking from_row(const Row& r, const std::string& cls) {
   blocking.dot_depth = r.dot_depth;
   blocking.vectors = r.vectors;
   blocking.tensor_cores = r.tensor_cores;
-  blocking.division = r.native_division ? "native" : "exact";
+  blocking.division = r.native_division ? Division::native : Division::exact;
   return blocking;
 }
 
@@ -174,7 +174,7 @@ Blocking overridden(Blocking b, const Blocking& sized, const std::string& cls, c
     } else if (key == "division") {
       if (value != "native" && value != "exact" && value != "emulated")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected division=native, division=exact or division=emulated");
-      b.division = value;
+      b.division = value == "native" ? Division::native : value == "exact" ? Division::exact : Division::emulated;
     } else if (key == "layout") {
       if (value != "strided" && value != "contiguous")
         throw sdk::InvalidArgument("FUGUE_PAIRWISE_TUNING: \"" + item + "\": expected layout=strided or layout=contiguous");
@@ -337,7 +337,7 @@ Blocking blocking_of(const sdk::Call& call, const Measure& m, bool per_row) {
     if (local_bytes(deeper, dtype, per_row) > device.local_mem_bytes) b.dot_depth = b.depth;
   }
   if (b.tensor_cores && mma_stage_bytes(b.rows, b.cols, b.dot_depth, abi::dtype_size(dtype)) > device.local_mem_bytes) b.tensor_cores = false;
-  if (per_row) b.division = "exact";  // measured for D's tiles only
+  if (per_row) b.division = Division::exact;  // measured for D's tiles only
   return b;
 }
 
@@ -352,8 +352,8 @@ std::string quotient_reciprocal(const sdk::Call& call, const Measure& m, const B
   if (!m.quotients || b.rows == 0 || b.vectors || call.operand(0).dtype != FUGUE_DTYPE_F32 || !(device.features & FUGUE_DEVICE_FP64)) return "";
   // Other devices' native_recip has a range and an accuracy of their own, which a guard on the values
   // cannot see: they divide.
-  if (b.division == "native") return sdk::nvidia_compute_capability(&device) > 0 ? "rcp_approx" : "";
-  return b.division == "emulated" ? "rcp_emulated" : "";
+  if (b.division == Division::native) return sdk::nvidia_compute_capability(&device) > 0 ? "rcp_approx" : "";
+  return b.division == Division::emulated ? "rcp_emulated" : "";
 }
 
 std::string native_quotients_text(const sdk::Call& call, const Measure& m, const Blocking& b) {

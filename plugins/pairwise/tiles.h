@@ -15,6 +15,12 @@
 
 namespace fugue::pairwise {
 
+// How the tiles divide f32 quotients (chi2, canberra: Measure::quotients) on devices with doubles:
+// `native`, by NVIDIA's reciprocal instruction on NVIDIA's GPUs (by `/` elsewhere), the pairs whose
+// value is not finite computed again in f64; `emulated`, the same with that instruction's range and
+// flushes written out in OpenCL C on any device (for tests); `exact`, by `/`.
+enum class Division { exact, native, emulated };
+
 struct Blocking {
   std::string row;   // the table row that decided it ("NVIDIA GPU", ...; " table" when overridden)
   int64_t rows = 0;  // D's rows per work-group (X's), a multiple of 16 up to 128; 0: no tiles (ELEMENT plan)
@@ -37,12 +43,8 @@ struct Blocking {
   // pairwise.nearest's dot-form sweep on NVIDIA's tensor cores (mma.sync m16n8k8 tf32) where tf32_sweep
   // allows; the bound of nearest_dot.h then takes the rounding of the coordinates to tf32.
   bool tensor_cores = false;
-  // f32 quotients (chi2, canberra: Measure::quotients) on devices with doubles: "native", by NVIDIA's
-  // reciprocal instruction on NVIDIA's GPUs (by `/` elsewhere), the pairs whose value is not finite
-  // computed again in f64; "emulated", the same with that instruction's range and flushes written out
-  // in OpenCL C on any device (for tests); "exact", by `/` (the table's NVIDIA row: native;
-  // FUGUE_PAIRWISE_TUNING=division=native|exact|emulated).
-  std::string division = "exact";
+  // The table's NVIDIA row: native; FUGUE_PAIRWISE_TUNING=division=native|exact|emulated.
+  Division division = Division::exact;
 };
 
 // Whether the dot-form sweep of pairwise.nearest with blocking b runs on the tensor cores: asked for (the
