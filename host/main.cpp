@@ -211,18 +211,32 @@ void print_gathers(const Placement& placement, const GatherWindows& windows, int
 }
 
 #ifdef FUGUE_WITH_MPI
-// `fugue run --mpi`, in each process mpirun starts: the rank takes one device (its place among the
-// host's ranks picks it from --device's list), the program is placed over the ranks by their devices'
-// weights, and either split over them (RankRun) or run whole on rank 0. A rank that fails stops all.
-int run_on_ranks(const Options& o) {
-  Ranks ranks;
-  try {
-    PluginRegistry registry = load_plugins(o);
+// What `run --mpi` and `bench --mpi` set up alike in each process mpirun starts: the rank takes one
+// device (its place among the host's ranks picks it from --device's list), reads the program, and
+// places it over the ranks by their devices' weights.
+struct RankPlacement {
+  PluginRegistry registry;
+  std::shared_ptr<const DeviceInfo> device;
+  Program program;
+  Session session;
+  Placement placement;
+  std::string account;  // the placement, each rank's device named: the same text on every rank
+
+  RankPlacement(const Ranks& ranks, const Options& o, bool profile)
+      : registry(load_plugins(o)),
+        device(rank_device(ranks, o)),
+        program(load_program(o.program, registry, load_options(o, device))),
+        session(*device, profile, o.no_disk_cache),
+        placement(place(ranks, o)),
+        account(describe(ranks)) {}
+
+ private:
+  static std::shared_ptr<const DeviceInfo> rank_device(const Ranks& ranks, const Options& o) {
     const std::vector<DeviceInfo> chosen = select_devices(Session::devices(), device_spec(o.device));
-    const auto device = std::make_shared<const DeviceInfo>(chosen[static_cast<size_t>(ranks.local_rank()) % chosen.size()]);
-    Program program = load_program(o.program, registry, load_options(o, device));
-    Session session(*device, o.stats, o.no_disk_cache);
-    // Ranks whose devices are of one model weigh the same (their mean): one throughput, not samples of a clock.
+    return std::make_shared<const DeviceInfo>(chosen[static_cast<size_t>(ranks.local_rank()) % chosen.size()]);
+  }
+  // Ranks whose devices are of one model weigh the same (their mean): one throughput, not samples of a clock.
+  Placement place(const Ranks& ranks, const Options& o) {
     std::vector<double> weights = ranks.gather_all(measured_weight(session.device));
     const std::vector<std::string> models = ranks.gather_texts(device->platform_name + "|" + device->name + "|" +
                                                                device->driver_version + "|" +
@@ -237,10 +251,20 @@ int run_on_ranks(const Options& o) {
       weights[d] = sum / same;
     }
     const LaunchTuning tuning = tuning_for(*device);
-    const Placement placement = place_program(program, lower(program, *device, plan_options(o)), weights,
-                                              static_cast<double>(tuning.split_bytes), tuning.halo_depth,
-                                              tuning.gather_rows);
-    std::vector<DeviceInfo> devices;  // each rank's, for the account: "1:0 (rank 1) NVIDIA H200"
+    return place_program(program, lower(program, *device, plan_options(o)), weights, static_cast<double>(tuning.split_bytes),
+                         tuning.halo_depth, tuning.gather_rows);
+  }
+  std::string describe(const Ranks& ranks) const {
+    const std::string text = describe_placement(placement, rank_devices(ranks), "through MPI");
+    if (!ranks.all_same(text))
+      throw DeviceError("the ranks place the program differently (their devices plan it otherwise); here: " + text);
+    return text;
+  }
+
+ public:
+  // Each rank's device, named for the account: "1:0 (rank 1) NVIDIA H200". Collective.
+  std::vector<DeviceInfo> rank_devices(const Ranks& ranks) const {
+    std::vector<DeviceInfo> devices;
     int r = 0;
     for (const std::string& text : ranks.gather_texts(std::to_string(device->platform_index) + " " +
                                                       std::to_string(device->device_index) + " " + device->name)) {
@@ -251,55 +275,35 @@ int run_on_ranks(const Options& o) {
       info.name = "(rank " + std::to_string(r++) + ") " + info.name;
       devices.push_back(info);
     }
-    const std::string account = describe_placement(placement, devices, "through MPI");
-    if (!ranks.all_same(account))
-      throw DeviceError("the ranks place the program differently (their devices plan it otherwise); here: " + account);
-    spdlog::info("{}", account);
-    OutputRun record;
-    record.options = run_options(o);
-    auto run_whole = [&] {  // rank 0 runs it whole
-      if (ranks.rank() != 0) return 0;
-      Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
-      executor.prepare();
-      executor.initialize();
-      executor.run();
-      write_output_files(program, o.out, [&](const std::string& symbol) { return executor.read(symbol); }, record);
-      if (o.stats) {
-        std::printf("%s", account.c_str());
-        print_stats(session);
-      }
-      return 0;
-    };
-    if (!placement.split) return run_whole();
-    std::unique_ptr<RankRun> made;
-    try {
-      made = std::make_unique<RankRun>(ranks, program, placement, DeviceSlot{&session.device, &session.cache, &session.profiler},
-                                       [&] { return load_program(o.program, registry, load_options(o, device)); }, plan_options(o));
-    } catch (const SplitDeclined& e) {  // every rank declines alike: the windows are rank 0's, sent to all
-      if (ranks.rank() == 0 && o.stats) std::printf("not split after all: %s; it runs on rank 0 alone\n", e.what());
-      else if (ranks.rank() == 0) spdlog::info("not split after all: {}; it runs on rank 0 alone", e.what());
-      return run_whole();
-    }
-    RankRun& part = *made;
-    part.prepare();
-    part.initialize();
-    part.run();
-    std::map<std::string, HostArray> values;  // gathered by every rank, in the same order
-    for (const auto& output : program.outputs)
-      if (!values.count(output.symbol)) values[output.symbol] = part.gather(output.symbol);
-    if (ranks.rank() != 0) return 0;
-    write_output_files(program, o.out, [&](const std::string& symbol) { return values.at(symbol); }, record);
-    if (o.stats) {
-      std::printf("%s", account.c_str());
-      std::printf("rank 0, device %s:\n", session.device.info.name.c_str());
-      print_stats(session);
-      if (placement.ghost_rows > 0)
-        std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(part.trades()));
-      if (!placement.combined.empty())
-        std::printf("reductions combined %lld times\n", static_cast<long long>(part.combinations()));
-      if (!placement.gathered.empty()) print_gathers(placement, part.windows(), part.gathers());
-    }
-    return 0;
+    return devices;
+  }
+};
+
+// This rank's part of the split, planned and built; none where the program is not split or every
+// rank declines it (its gathers would move too much, or the ranks plan their rows otherwise): rank 0
+// then runs it whole, having said why (on stdout where `say` is set, else in the log).
+std::unique_ptr<RankRun> split_on_ranks(const Ranks& ranks, RankPlacement& p, const Options& o, bool say) {
+  if (!p.placement.split) return nullptr;
+  try {
+    auto part = std::make_unique<RankRun>(ranks, p.program, p.placement,
+                                          DeviceSlot{&p.session.device, &p.session.cache, &p.session.profiler},
+                                          [&] { return load_program(o.program, p.registry, load_options(o, p.device)); },
+                                          plan_options(o));
+    part->prepare();
+    return part;
+  } catch (const SplitDeclined& e) {  // collective: every rank declines alike
+    if (ranks.rank() == 0 && say) std::printf("not split after all: %s; it runs on rank 0 alone\n", e.what());
+    else if (ranks.rank() == 0) spdlog::info("not split after all: {}; it runs on rank 0 alone", e.what());
+    return nullptr;
+  }
+}
+
+// Runs `body` on every rank; a failure on any rank is printed with its number and stops all of them
+// (MPI_Abort with fugue's exit code), so that none waits for it in a collective.
+int on_ranks(const std::function<int(const Ranks&)>& body) {
+  Ranks ranks;
+  try {
+    return body(ranks);
   } catch (const std::exception& e) {
     const int code = dynamic_cast<const UserError*>(&e) ? 2 : 1;
     if (ranks.size() == 1) throw;
@@ -308,6 +312,49 @@ int run_on_ranks(const Options& o) {
                   cl_error ? cl_error_message(e.what(), cl_error->err()) : std::string(e.what()));
     ranks.abort(code);
   }
+}
+
+// `fugue run --mpi`: the program split over the ranks (RankRun), or run whole on rank 0.
+int run_on_ranks(const Options& o) {
+  return on_ranks([&](const Ranks& ranks) {
+    RankPlacement p(ranks, o, o.stats);
+    spdlog::info("{}", p.account);
+    OutputRun record;
+    record.options = run_options(o);
+    const std::unique_ptr<RankRun> part = split_on_ranks(ranks, p, o, o.stats);
+    if (!part) {  // rank 0 runs it whole
+      if (ranks.rank() != 0) return 0;
+      Executor executor(p.program, p.session.device, p.session.cache, p.session.profiler, plan_options(o));
+      executor.prepare();
+      executor.initialize();
+      executor.run();
+      write_output_files(p.program, o.out, [&](const std::string& symbol) { return executor.read(symbol); }, record);
+      if (o.stats) {
+        std::printf("%s", p.account.c_str());
+        print_stats(p.session);
+      }
+      return 0;
+    }
+    part->initialize();
+    part->run();
+    std::map<std::string, HostArray> values;  // gathered by every rank, in the same order
+    for (const auto& output : p.program.outputs)
+      if (!values.count(output.symbol)) values[output.symbol] = part->gather(output.symbol);
+    if (ranks.rank() != 0) return 0;
+    write_output_files(p.program, o.out, [&](const std::string& symbol) { return values.at(symbol); }, record);
+    if (o.stats) {
+      const Placement& placement = p.placement;
+      std::printf("%s", p.account.c_str());
+      std::printf("rank 0, device %s:\n", p.session.device.info.name.c_str());
+      print_stats(p.session);
+      if (placement.ghost_rows > 0)
+        std::printf("neighbours' rows traded %lld times\n", static_cast<long long>(part->trades()));
+      if (!placement.combined.empty())
+        std::printf("reductions combined %lld times\n", static_cast<long long>(part->combinations()));
+      if (!placement.gathered.empty()) print_gathers(placement, part->windows(), part->gathers());
+    }
+    return 0;
+  });
 }
 #endif
 
@@ -451,6 +498,41 @@ int cmd_explain(const Options& o) {
 
 // `fugue bench` on several devices: the host's wall time of each run, all devices started to all
 // finished, and each device's kernel time.
+// One device's or rank's part of a split benchmark.
+struct BenchPart {
+  std::string device, id;
+  int64_t rows = 0;
+  double kernel_seconds = 0;  // its kernels' device time in the last repetition
+};
+
+// A split benchmark's figures: the wall time of each repetition (`clock` says whose), and each part's
+// rows and kernel time; with --json, the same as JSON.
+void print_split_bench(const Options& o, const std::string& over, const std::string& clock, std::vector<double> wall,
+                       const Placement& placement, int64_t trades, const std::vector<BenchPart>& parts) {
+  std::sort(wall.begin(), wall.end());
+  const double median = wall[wall.size() / 2];
+  std::printf("%s on %s, %d repetitions (%s)\n", o.program.c_str(), over.c_str(), o.repeat, clock.c_str());
+  std::printf("wall ms: median %.4f, min %.4f, max %.4f\n", median * 1e3, wall.front() * 1e3, wall.back() * 1e3);
+  if (placement.ghost_rows > 0)
+    std::printf("neighbours' rows (%lld of each) traded %lld times a run\n", static_cast<long long>(placement.ghost_rows),
+                static_cast<long long>(trades));
+  nlohmann::json per_device = nlohmann::json::array();
+  for (const BenchPart& part : parts) {
+    std::printf("  %s %s: %lld rows, kernels %.4f ms in the last run\n", part.id.c_str(), part.device.c_str(),
+                static_cast<long long>(part.rows), part.kernel_seconds * 1e3);
+    per_device.push_back({{"device", part.device}, {"id", part.id}, {"rows", part.rows},
+                          {"kernel_seconds_last_run", part.kernel_seconds}});
+  }
+  if (!o.json.empty()) {
+    nlohmann::json j = {{"program", o.program}, {"devices", per_device}, {"repetitions", o.repeat},
+                        {"wall_seconds", {{"median", median}, {"min", wall.front()}, {"max", wall.back()}}},
+                        {"ghost_rows", placement.ghost_rows}, {"trades_per_run", trades}};
+    if (o.mpi) j["ranks"] = parts.size();
+    if (o.json == "-") std::printf("%s\n", j.dump().c_str());
+    else write_file_atomically(o.json, [&](std::ostream& out) { out << j.dump() << "\n"; });
+  }
+}
+
 int bench_split(const Options& o, const PluginRegistry& registry, const Program& program, const Placement& placement,
                 SeveralDevices& sessions) {
   const auto first = std::make_shared<const DeviceInfo>(sessions.sessions.front()->device.info);
@@ -461,58 +543,19 @@ int bench_split(const Options& o, const PluginRegistry& registry, const Program&
     split.prepare();
   }
   const std::vector<double> wall = time_split_runs(split, sessions, o.repeat);
-  std::vector<double> sorted = wall;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2];
-  std::printf("%s on %zu devices, %d repetitions (wall time on the host, all devices started to all finished)\n",
-              o.program.c_str(), split.devices(), o.repeat);
-  std::printf("wall ms: median %.4f, min %.4f, max %.4f\n", median * 1e3, sorted.front() * 1e3, sorted.back() * 1e3);
-  if (placement.ghost_rows > 0)
-    std::printf("neighbours' rows (%lld of each) traded %lld times a run\n", static_cast<long long>(placement.ghost_rows),
-                static_cast<long long>(split.trades()));
-  nlohmann::json per_device = nlohmann::json::array();
+  std::vector<BenchPart> parts;
   for (size_t d = 0; d < split.devices(); ++d) {
     Session& s = *sessions.sessions[d];
-    const RunTime last = median_run({summarize(s.profiler.collect())});  // the last repetition's kernels
-    std::printf("  %s %s: %lld rows, kernels %.4f ms in the last run\n", s.device.info.id().c_str(),
-                s.device.info.name.c_str(), static_cast<long long>(placement.shares[d].count), last.seconds * 1e3);
-    per_device.push_back({{"device", s.device.info.name}, {"id", s.device.info.id()},
-                          {"rows", placement.shares[d].count}, {"kernel_seconds_last_run", last.seconds}});
+    parts.push_back({s.device.info.name, s.device.info.id(), placement.shares[d].count,
+                     median_run({summarize(s.profiler.collect())}).seconds});  // the last repetition's kernels
   }
-  if (!o.json.empty()) {
-    nlohmann::json j = {{"program", o.program}, {"devices", per_device}, {"repetitions", o.repeat},
-                        {"wall_seconds", {{"median", median}, {"min", sorted.front()}, {"max", sorted.back()}}},
-                        {"ghost_rows", placement.ghost_rows}, {"trades_per_run", split.trades()}};
-    if (o.json == "-") std::printf("%s\n", j.dump().c_str());
-    else write_file_atomically(o.json, [&](std::ostream& out) { out << j.dump() << "\n"; });
-  }
+  print_split_bench(o, std::to_string(split.devices()) + " devices",
+                    "wall time on the host, all devices started to all finished", wall, placement, split.trades(), parts);
   return 0;
 }
 
-int cmd_bench(const Options& o) {
-  if (o.repeat < 1) throw UserError("--repeat must be at least 1");
-  // A --json file that cannot be written stops the benchmark before it runs, not after.
-  if (!o.json.empty() && o.json != "-") {
-    try {
-      check_file_writable(o.json);
-    } catch (const UserError& e) {
-      throw UserError("--json " + o.json + ": " + e.what());
-    }
-  }
-  PluginRegistry registry = load_plugins(o);
-  Program program = load_program(o.program, registry, load_options(o, device_for_loading(o)));
-  const std::vector<DeviceInfo> chosen = select_devices(Session::devices(), device_spec(o.device));
-  SeveralDevices sessions(chosen, true, o.no_disk_cache);
-  if (chosen.size() > 1) {
-    const Placement placement = place_on(program, sessions, plan_options(o));
-    std::printf("%s", describe_placement(placement, chosen).c_str());
-    if (placement.split) try {
-        return bench_split(o, registry, program, placement, sessions);
-      } catch (const SplitDeclined& e) {
-        std::printf("not split after all: %s; it runs on %s alone\n", e.what(), chosen.front().id().c_str());
-      }
-  }
-  Session& session = *sessions.sessions.front();
+// `fugue bench` of a program on one device (prepared here).
+int bench_whole(const Options& o, const Program& program, Session& session) {
   Executor executor(program, session.device, session.cache, session.profiler, plan_options(o));
   {
     BuildProgress progress;  // its line ends when the build does
@@ -537,6 +580,76 @@ int cmd_bench(const Options& o) {
     else write_file_atomically(o.json, [&](std::ostream& out) { out << j << "\n"; });
   }
   return 0;
+}
+
+#ifdef FUGUE_WITH_MPI
+// `fugue bench --mpi`: a warm-up, then each repetition started together on every rank (a barrier) and
+// timed on rank 0 until every rank has finished (another); rank 0 prints the figures. A program that is
+// not split is timed on rank 0 alone, as on one device.
+int bench_on_ranks(const Options& o) {
+  return on_ranks([&](const Ranks& ranks) {
+    RankPlacement p(ranks, o, true);
+    if (ranks.rank() == 0) std::printf("%s", p.account.c_str());
+    const std::unique_ptr<RankRun> part = split_on_ranks(ranks, p, o, true);
+    if (!part) return ranks.rank() == 0 ? bench_whole(o, p.program, p.session) : 0;
+    part->initialize();
+    part->run();
+    std::vector<double> wall;
+    for (int r = 0; r < o.repeat; ++r) {
+      part->initialize();
+      p.session.device.queue.finish();
+      p.session.profiler.clear();
+      ranks.barrier();
+      const auto start = std::chrono::steady_clock::now();
+      part->run();
+      p.session.device.queue.finish();
+      ranks.barrier();
+      wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    const std::vector<double> kernels = ranks.gather_all(median_run({summarize(p.session.profiler.collect())}).seconds);
+    const std::vector<DeviceInfo> devices = p.rank_devices(ranks);
+    if (ranks.rank() != 0) return 0;
+    std::vector<BenchPart> parts;
+    for (size_t r = 0; r < devices.size(); ++r)
+      parts.push_back({devices[r].name, devices[r].id(), p.placement.shares[r].count, kernels[r]});
+    print_split_bench(o, std::to_string(ranks.size()) + " ranks",
+                      "wall time on rank 0, all ranks started to all finished", wall, p.placement, part->trades(), parts);
+    return 0;
+  });
+}
+#endif
+
+int cmd_bench(const Options& o) {
+  if (o.repeat < 1) throw UserError("--repeat must be at least 1");
+  // A --json file that cannot be written stops the benchmark before it runs, not after.
+  if (!o.json.empty() && o.json != "-") {
+    try {
+      check_file_writable(o.json);
+    } catch (const UserError& e) {
+      throw UserError("--json " + o.json + ": " + e.what());
+    }
+  }
+  if (o.mpi) {
+#ifdef FUGUE_WITH_MPI
+    return bench_on_ranks(o);
+#else
+    throw UserError("--mpi: this fugue was built without MPI (install libopenmpi-dev and build again)");
+#endif
+  }
+  PluginRegistry registry = load_plugins(o);
+  Program program = load_program(o.program, registry, load_options(o, device_for_loading(o)));
+  const std::vector<DeviceInfo> chosen = select_devices(Session::devices(), device_spec(o.device));
+  SeveralDevices sessions(chosen, true, o.no_disk_cache);
+  if (chosen.size() > 1) {
+    const Placement placement = place_on(program, sessions, plan_options(o));
+    std::printf("%s", describe_placement(placement, chosen).c_str());
+    if (placement.split) try {
+        return bench_split(o, registry, program, placement, sessions);
+      } catch (const SplitDeclined& e) {
+        std::printf("not split after all: %s; it runs on %s alone\n", e.what(), chosen.front().id().c_str());
+      }
+  }
+  return bench_whole(o, program, *sessions.sessions.front());
 }
 
 }  // namespace
@@ -592,6 +705,7 @@ int main(int argc, char** argv) {
   bench->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without the disk cache");
   bench->add_flag("--no-fuse", o.no_fuse, "one kernel per operation");
   bench->add_flag("--no-swap", o.no_swap, "run copies as kernels instead of buffer swaps");
+  bench->add_flag("--mpi", o.mpi, "one of mpirun's processes: the program split by rows over the ranks, timed on rank 0 (as run --mpi)");
 
   TuneOptions tuning;
   auto* tune = app.add_subcommand("tune", "measure on a device what a plugin's choices depend on, and keep the table in the "

@@ -161,6 +161,8 @@ std::vector<std::string> Ranks::gather_texts(const std::string& text) const {
   return out;
 }
 
+void Ranks::barrier() const { check(MPI_Barrier(MPI_COMM_WORLD), "waiting for every rank"); }
+
 void Ranks::abort(int code) const {
   MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);  // MPI_Abort does not return; should it, nothing more runs here
@@ -318,13 +320,19 @@ void RankRun::prepare() {
   executor_->prepare();
   // Every rank must split alike and, trading rows, run the same kernels of the same reach in turn.
   const RowSplit here = split_by_rows(*program_, executor_->plan());
+  std::string otherwise;  // this rank's rows planned so that the split does not hold
+  if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
+      here.whole_symbols != whole_with_copies(placement_) || !here.gathered.empty() || here.reach > placement_.ghost_rows)
+    otherwise = "rank " + std::to_string(ranks_.rank()) + " plans its rows of the program differently" +
+                (here.reason.empty() ? std::string() : " (" + here.reason + ")");
+  // Collective, so that every rank declines alike.
   const bool same = ranks_.all_same(split_signature(
       here, executor_->plan(), placement_.ghost_rows > 0 || !placement_.combined.empty() || !placement_.gathered.empty()));
-  if (!same || !here.reason.empty() || here.split_symbols != placement_.split_symbols ||
-      here.whole_symbols != whole_with_copies(placement_) || !here.gathered.empty() || here.reach > placement_.ghost_rows)
-    throw DeviceError("the ranks plan their rows of the program differently (their devices or their rows differ" +
-                      (here.reason.empty() ? std::string() : "; here: " + here.reason) +
-                      "), so the split would not compute the same; run it on one device");
+  for (const std::string& why : ranks_.gather_texts(otherwise))
+    if (!why.empty()) throw SplitDeclined(why + ", so the split would not compute the same");
+  if (!same)
+    throw SplitDeclined("the ranks plan their rows of the program differently (their devices or their rows differ), so "
+                        "the split would not compute the same");
 }
 
 void RankRun::initialize() {

@@ -36,6 +36,8 @@ class Ranks {
   bool all_same(const std::string& text) const;
   // Every rank's `text`, in rank order.
   std::vector<std::string> gather_texts(const std::string& text) const;
+  // Returns once every rank has called it (MPI_Barrier).
+  void barrier() const;
   // Stops every rank (MPI_Abort): what a failing rank does, so that none waits for it.
   [[noreturn]] void abort(int code) const;
 
@@ -55,7 +57,7 @@ class RankRun {
           const std::function<Program()>& parse, PlanOptions options);
   RankRun(const RankRun&) = delete;  // its executor calls back into it
   RankRun& operator=(const RankRun&) = delete;
-  // Plans and builds; throws DeviceError on every rank where some rank planned its rows otherwise.
+  // Plans and builds; throws SplitDeclined on every rank where some rank planned its rows otherwise.
   void prepare();
   // Rank 0 reads or generates the inputs (once) and hands each rank its part; all upload.
   void initialize();

@@ -462,9 +462,17 @@ void Executor::run_op(const Statement& st) {
             swap_with_shadow(out);
           }
         }
+      // Split with neighbours' rows: its rows come from the same rows of its inputs (the operation says
+      // so, ABI 2.13), so its outputs are good as deep as its inputs are.
+      const int64_t good = trade_stale(read_storage, 0);
       run_device_level(*step.op, replaced);
+      std::vector<std::string> written;
       for (uint32_t o : op.outputs())
-        for (const auto& out : program_.storage_of(st.operands[o])) values_[out].defined = true;
+        for (const auto& out : program_.storage_of(st.operands[o])) {
+          values_[out].defined = true;
+          written.push_back(out);
+        }
+      mark_good(written, good);
       return;
     }
   }
@@ -486,17 +494,7 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
   }
   // Split with neighbours' rows: inputs read deeper into them than they are still good are traded first.
   const int64_t reach = neighbours_.trade ? kernel_reach(group) : 0;
-  int64_t good = neighbours_.ghost;
-  if (neighbours_.trade)
-    for (const auto& s : group.global_reads) {
-      if (!neighbours_.symbols.count(s)) continue;
-      int64_t& depth = good_rows_[s];
-      if (depth < reach) {
-        neighbours_.trade(s);
-        depth = neighbours_.ghost;
-      }
-      good = std::min(good, depth);
-    }
+  const int64_t good = trade_stale(group.global_reads, reach);
   for (const auto& s : group.stored) value_for_write(s);
   for (const auto& s : group.zeroed) {  // outputs updated by atomics start from zero
     const Value& v = values_.at(s);
@@ -541,12 +539,33 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
   // captured at enqueue, so the kernel still writes the buffers it was given.
   for (const auto& s : group.shadowed) swap_with_shadow(s);
   for (const auto& s : group.stored) values_.at(s).defined = true;
-  if (neighbours_.trade)
-    for (const auto& s : group.stored)
-      if (neighbours_.symbols.count(s)) good_rows_[s] = good - reach;
+  mark_good(group.stored, good - reach);
   if (combined_.combine)
     for (const auto& s : group.stored)
       if (combined_.symbols.count(s)) combined_.combine(s);
+}
+
+template <class Names>
+int64_t Executor::trade_stale(const Names& reads, int64_t reach) {
+  int64_t good = neighbours_.ghost;
+  if (!neighbours_.trade) return good;
+  for (const auto& s : reads) {
+    if (!neighbours_.symbols.count(s)) continue;
+    int64_t& depth = good_rows_[s];
+    if (depth < reach) {
+      neighbours_.trade(s);
+      depth = neighbours_.ghost;
+    }
+    good = std::min(good, depth);
+  }
+  return good;
+}
+
+template <class Names>
+void Executor::mark_good(const Names& written, int64_t depth) {
+  if (!neighbours_.trade) return;
+  for (const auto& s : written)
+    if (neighbours_.symbols.count(s)) good_rows_[s] = depth;
 }
 
 void Executor::write_value(const std::string& symbol, const HostArray& value) {
@@ -693,6 +712,8 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
     st.op->execute(op.call, services);
   } catch (const UserError& e) {
     throw UserError(st.where + ": " + e.what());
+  } catch (const DeviceError& e) {  // the device or the plugin failed: at which statement
+    throw DeviceError(st.where + ": " + e.what());
   }
   check_scratch_guards(context.guarded_scratch, st);
   // The pool keeps at most 1/16 of the device's memory (256 MiB at most); the rest is released.

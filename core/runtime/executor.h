@@ -127,6 +127,13 @@ class Executor : public Backend {
   void prepare_kernel(size_t index, const PlanOptions& options);
   void run_kernel(KernelSite& site, const Statement& where);
   void run_swap(const Step& step, const Statement& where);
+  // Split with neighbours' rows: trades those of `reads` that are good fewer rows deep into them than
+  // `reach` (a kernel reading that far around); returns how deep all of them are good then.
+  template <class Names>
+  int64_t trade_stale(const Names& reads, int64_t reach);
+  // `written` is good `depth` rows deep into the neighbours' rows.
+  template <class Names>
+  void mark_good(const Names& written, int64_t depth);
   void run_time_lengths(const FusedGroup& group, const Statement& where);
   // The actual length of a symbol's run-time axis 0 (waits for the device).
   int64_t actual_rows(const std::string& symbol);

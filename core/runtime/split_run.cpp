@@ -420,10 +420,10 @@ void SplitRun::prepare() {
     if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
         here.whole_symbols != whole_with_copies(placement_) || !here.gathered.empty() || here.reach > placement_.ghost_rows ||
         split_signature(here, executors_[d]->plan(), meets) != split_signature(first, executors_.front()->plan(), meets))
-      throw DeviceError("device " + slots_[d].device->info.id() + " (" + slots_[d].device->info.name +
-                        ") plans its rows of the program differently from the first device" +
-                        (here.reason.empty() ? std::string() : " (" + here.reason + ")") +
-                        ", so the split would not compute the same; run it on one device");
+      throw SplitDeclined("device " + slots_[d].device->info.id() + " (" + slots_[d].device->info.name +
+                          ") plans its rows of the program differently from the first device" +
+                          (here.reason.empty() ? std::string() : " (" + here.reason + ")") +
+                          ", so the split would not compute the same");
   }
 }
 
@@ -448,6 +448,22 @@ void SplitRun::initialize() {
   for (auto& e : executors_) e->initialize();
 }
 
+namespace {
+// A device's failure, saying which device failed (the type kept: a bad program still exits 2).
+std::exception_ptr on_device(const DeviceInfo& device, std::exception_ptr failure) {
+  const std::string where = "device " + device.id() + " (" + device.name + "): ";
+  try {
+    std::rethrow_exception(failure);
+  } catch (const UserError& e) {
+    return std::make_exception_ptr(UserError(where + e.what()));
+  } catch (const DeviceError& e) {
+    return std::make_exception_ptr(DeviceError(where + e.what()));
+  } catch (...) {
+    return failure;
+  }
+}
+}  // namespace
+
 void SplitRun::run() {
   std::vector<std::exception_ptr> failures(executors_.size());
   std::exception_ptr first_failure;  // in time: the others may only have been waiting for its rows
@@ -463,7 +479,7 @@ void SplitRun::run() {
           executors_[d]->run();
           if (meeting_) meeting_->leave(d);
         } catch (...) {
-          failures[d] = std::current_exception();
+          failures[d] = on_device(slots_[d].device->info, std::current_exception());
           {
             std::lock_guard<std::mutex> lock(failing);
             if (!first_failure) first_failure = failures[d];

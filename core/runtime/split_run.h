@@ -41,13 +41,15 @@ class SplitRun {
            const std::function<Program()>& parse, PlanOptions options);
   ~SplitRun();
 
-  // Plans every device's program and builds its kernels. Throws DeviceError where a device's plan for
-  // its rows could not be split the same way (another kind of device choosing another variant).
+  // Plans every device's program and builds its kernels. Throws SplitDeclined where a device's plan for
+  // its rows could not be split the same way (another kind of device choosing another variant): the
+  // caller runs the program on one device instead.
   void prepare();
   // Reads or generates the inputs once, gives each device its rows, and uploads them.
   void initialize();
   // Runs every device's program at once; returns when all have finished. A failure on any device is
-  // rethrown (the first one, by device order) once all have stopped.
+  // rethrown, naming the device, once all have stopped: the first in time where the devices meet (the
+  // others may only have failed waiting for it), else the first by device order.
   void run();
   // `symbol`'s value: a split one gathered from every device's rows, any other from the first device.
   HostArray read(const std::string& symbol);

@@ -4,6 +4,7 @@
 // be split runs on rank 0 alone; a bad program stops every rank with exit code 2.
 #include <gtest/gtest.h>
 
+#include "failing_device.h"
 #include "io/npy_io.h"
 #include "test_support.h"
 
@@ -12,14 +13,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// `fugue run ARGS` in `ranks` processes of mpirun (as root where the tests run as root; more ranks than
-// cores), each with a PoCL kernel cache of its own, `env` before it all.
-test::CliResult run_ranks(int ranks, const std::string& args, const std::string& env) {
+// `fugue COMMAND --mpi ARGS` in `ranks` processes of mpirun (as root where the tests run as root; more
+// ranks than cores), each with a PoCL kernel cache of its own, `env` before it all; stopped after two
+// minutes, so that a rank left waiting fails the test rather than hanging it.
+test::CliResult run_ranks(int ranks, const std::string& args, const std::string& env,
+                          const std::string& subcommand = "run") {
   const std::string pocl_cache = (fs::temp_directory_path() / "fugue_ranks_pocl").string();
   const std::string command =
-      "env FUGUE_PROGRAM_CACHE=off OMPI_MCA_btl_vader_single_copy_mechanism=none " + env + " mpirun --allow-run-as-root " +
+      "env FUGUE_PROGRAM_CACHE=off OMPI_MCA_btl_vader_single_copy_mechanism=none " + env + " timeout 120 mpirun --allow-run-as-root " +
       "--oversubscribe -np " + std::to_string(ranks) + " sh -c 'POCL_CACHE_DIR=" + pocl_cache +
-      "/$OMPI_COMM_WORLD_RANK exec \"$0\" \"$@\"' " + test::fugue_executable().string() + " run --mpi " + args;
+      "/$OMPI_COMM_WORLD_RANK exec \"$0\" \"$@\"' " + test::fugue_executable().string() + " " + subcommand + " --mpi " + args;
   return test::run_command(command);
 }
 
@@ -136,4 +139,61 @@ TEST(Ranks, ABadProgramStopsEveryRank) {
   EXPECT_EQ(reference.code, 2) << reference.out;
   EXPECT_NE(reference.out.find("--mpi runs on the ranks' devices; --reference runs one process"), std::string::npos)
       << reference.out;
+}
+
+// A rank failing mid-run (rank 1, whose rows hold the negative number faulty.negative refuses) stops
+// every rank, the one waiting for it in a trade's MPI_Sendrecv or a reduction's MPI_Allgather too: the
+// error names the rank and the statement, the exit code is 1, and no output is written. With no
+// negative number the same programs split and give one device's results.
+TEST(Ranks, ARankFailingMidRunStopsEveryRank) {
+  require_mpirun();
+  test::TempDir dir;
+  test::write_failing_programs(dir.path());
+  const std::string plugin = test::failing_plugin();
+  for (const std::string program : {"trade.json", "combine.json"}) {
+    SCOPED_TRACE(program);
+    const std::string p = (dir / program).string();
+    auto one = test::run_fugue(plugin + " run " + p + " --out " + (dir / ("one" + program)).string() +
+                                   " --set x=" + (dir / "ok.npy").string(),
+                               "FUGUE_PROGRAM_CACHE=off");
+    ASSERT_EQ(one.code, 0) << one.out;
+    auto two = run_ranks(2, p + " --stats --out " + (dir / ("two" + program)).string() + " --set x=" + (dir / "ok.npy").string(),
+                         "FUGUE_TUNING=split_bytes=0,halo_depth=1", plugin + " run");
+    ASSERT_EQ(two.code, 0) << two.out;
+    EXPECT_NE(two.out.find("rows 32..63 (32,"), std::string::npos) << two.out;
+    test::expect_same_npy_files(dir / ("two" + program), dir / ("one" + program), 1e-6);
+    const fs::path out = dir / ("bad" + program);
+    auto bad = run_ranks(2, p + " --out " + out.string() + " --set x=" + (dir / "bad.npy").string(),
+                         "FUGUE_TUNING=split_bytes=0,halo_depth=1", plugin + " run");
+    EXPECT_EQ(bad.code, 1) << bad.out;
+    EXPECT_NE(bad.out.find("rank 1 of 2: " + p + ":/body/0"), std::string::npos) << bad.out;
+    EXPECT_NE(bad.out.find("faulty.negative refuses negative numbers"), std::string::npos) << bad.out;
+    EXPECT_FALSE(fs::exists(out)) << "nothing written";
+  }
+}
+
+// `fugue bench --mpi`: a split program's repetitions timed on rank 0, with each rank's rows and kernel
+// time; a program that cannot be split is timed on rank 0 alone, as on one device.
+TEST(Ranks, BenchTimesTheSplitOnRankZero) {
+  require_mpirun();
+  test::TempDir dir;
+  const fs::path jacobi = test::source_root() / "examples" / "jacobi.json";
+  auto split = run_ranks(2, jacobi.string() + " --repeat 3 --json -", "FUGUE_TUNING=split_bytes=0", "bench");
+  ASSERT_EQ(split.code, 0) << split.out;
+  EXPECT_NE(split.out.find("jacobi.json on 2 ranks, 3 repetitions (wall time on rank 0"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("wall ms: median"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("(rank 1) pthread"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("64 rows, kernels"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("\"ranks\":2"), std::string::npos) << split.out;
+  EXPECT_NE(split.out.find("\"trades_per_run\":1"), std::string::npos) << split.out;
+  test::write_text(dir / "reduce.json", R"({"fugue": 1, "symbols": {
+    "x": {"kind": "array", "dtype": "f32", "shape": [4096], "from": {"random": {"seed": 1}}},
+    "f": {"kind": "function", "params": ["a", "b"], "body": [{"op": "array.add", "out": ["c"], "in": ["a", "b"]}],
+          "result": "c"}},
+    "body": [{"op": "array.reduce", "out": ["s"], "in": ["f", "x"]}], "outputs": {"s": "s.npy"}})");
+  auto whole = run_ranks(2, (dir / "reduce.json").string() + " --repeat 2", "FUGUE_TUNING=split_bytes=0", "bench");
+  ASSERT_EQ(whole.code, 0) << whole.out;
+  EXPECT_NE(whole.out.find("placement on 2 devices: all on 0:0 (rank 0)"), std::string::npos) << whole.out;
+  EXPECT_NE(whole.out.find("2 repetitions (device time from OpenCL events)"), std::string::npos) << whole.out;
+  EXPECT_EQ(whole.out.find("on 2 ranks"), std::string::npos) << whole.out;
 }

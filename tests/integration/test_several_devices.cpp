@@ -3,6 +3,7 @@
 // small to be worth it, stay on the first device and `explain` says why; bad lists are refused.
 #include <gtest/gtest.h>
 
+#include "failing_device.h"
 #include "io/npy_io.h"
 #include "test_support.h"
 
@@ -380,6 +381,49 @@ TEST(SeveralDevices, BenchTimesTheSplitRun) {
   EXPECT_NE(bench.out.find("wall ms: median"), std::string::npos) << bench.out;
   EXPECT_NE(bench.out.find("\"rows\":501"), std::string::npos) << bench.out;
   EXPECT_NE(bench.out.find("\"rows\":500"), std::string::npos) << bench.out;
+}
+
+// A device failing mid-run (0:1, whose rows hold the negative number faulty.negative refuses) stops the
+// run: the other device, met at a trade of neighbours' rows or at a reduction's combination, is
+// released rather than left waiting; the error names the failing device and the statement; the exit
+// code is 1 and no output is written. With no negative number the same programs split and give one
+// device's results.
+TEST(SeveralDevices, ADeviceFailingMidRunStopsEveryDevice) {
+  test::TempDir dir;
+  test::write_failing_programs(dir.path());
+  const std::string env = kSplitAll + ",halo_depth=1";
+  const std::string bounded = env + " timeout 120";  // a device left waiting would hang: fail instead
+  int n = 0;
+  for (const std::string program : {"trade.json", "combine.json"})
+    for (const std::string flags : {"", " --no-fuse"}) {
+      SCOPED_TRACE(program + flags);
+      const std::string tag = std::to_string(n++);
+      const std::string p = (dir / program).string() + flags;
+      auto one = test::run_fugue(test::failing_plugin() + " run " + p + " --device 0:0 --out " +
+                                     (dir / ("one" + tag)).string() + " --set x=" + (dir / "ok.npy").string(),
+                                 kTwoDevices);
+      ASSERT_EQ(one.code, 0) << one.out;
+      auto two = test::run_fugue(test::failing_plugin() + " run " + p + " --device 0:0,0:1 --stats --out " +
+                                     (dir / ("two" + tag)).string() + " --set x=" + (dir / "ok.npy").string(),
+                                 bounded);
+      ASSERT_EQ(two.code, 0) << two.out;
+      EXPECT_NE(two.out.find("rows 32..63 (32,"), std::string::npos) << two.out;
+      EXPECT_NE(two.out.find(program == "trade.json" ? "neighbours' rows traded 2 times" : "reductions combined 1 times"),
+                std::string::npos)
+          << two.out;
+      test::expect_same_npy_files(dir / ("two" + tag), dir / ("one" + tag), 1e-6);
+
+      const fs::path out = dir / ("bad" + tag);
+      auto bad = test::run_fugue(test::failing_plugin() + " run " + p + " --device 0:0,0:1 --out " + out.string() +
+                                     " --set x=" + (dir / "bad.npy").string(),
+                                 bounded);
+      EXPECT_EQ(bad.code, 1) << bad.out;
+      EXPECT_NE(bad.out.find("device 0:1 (pthread"), std::string::npos) << bad.out;
+      EXPECT_NE(bad.out.find(program + ":/body/0"), std::string::npos) << bad.out;
+      EXPECT_NE(bad.out.find("faulty.negative refuses negative numbers"), std::string::npos) << bad.out;
+      EXPECT_EQ(bad.out.find("another device failed"), std::string::npos) << "the first failure is the one said: " << bad.out;
+      EXPECT_FALSE(fs::exists(out)) << "nothing written";
+    }
 }
 
 TEST(SeveralDevices, BadDeviceListsAreRefused) {

@@ -8,10 +8,14 @@
 //   5 array.add        a sound operation under the name the bundled array plugin already has
 //   6 faulty.hang      element level, the reference never returns
 //   7 faulty.scratch   device level, its kernel writes one element past a scratch buffer it asked for
+//   8 faulty.negative  device level, split by rows across devices; execute fails (an error status, as a
+//                      device that fails mid-run does) where its rows of x hold a negative number, so a
+//                      split run fails on the devices holding such rows alone (the several-device tests)
 #include <unistd.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <fugue/sdk.hpp>
 
@@ -26,7 +30,7 @@ using namespace fugue::sdk;
 volatile uintptr_t null_address = 0;
 void crash() { *reinterpret_cast<volatile int*>(null_address) = 1; }
 
-constexpr bool kDeviceLevel = FUGUE_FAULT == 1 || FUGUE_FAULT == 3 || FUGUE_FAULT == 7;
+constexpr bool kDeviceLevel = FUGUE_FAULT == 1 || FUGUE_FAULT == 3 || FUGUE_FAULT == 7 || FUGUE_FAULT == 8;
 
 // y = 2 x on the device; with `overrun`, also at y[n] (one element past the end).
 const char* kSource = R"(
@@ -42,7 +46,8 @@ class Twice : public Operation {
   Twice() {
     name = FUGUE_FAULT == 1 ? "faulty.execute" : FUGUE_FAULT == 2 ? "faulty.reference"
          : FUGUE_FAULT == 3 ? "faulty.overrun" : FUGUE_FAULT == 4 ? "faulty.host"
-         : FUGUE_FAULT == 5 ? "array.add" : FUGUE_FAULT == 6 ? "faulty.hang" : "faulty.scratch";
+         : FUGUE_FAULT == 5 ? "array.add" : FUGUE_FAULT == 6 ? "faulty.hang"
+         : FUGUE_FAULT == 7 ? "faulty.scratch" : "faulty.negative";
     doc = "y = 2 x, with one fault (see the file)";
     operands = {in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32)),
                 out("y", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32))};
@@ -57,6 +62,7 @@ class Twice : public Operation {
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, elements(call.operand(0)));
     p.partitions[0] = partition(FUGUE_PARTITION_NONE);
     p.partitions[1] = partition(FUGUE_PARTITION_NONE);
+    if (FUGUE_FAULT == 8) p.split_rows = 0b11;  // y's row r is 2 x's row r
     return p;
   }
   void emit(const Call&, const Plan&, const Emitter& e) const override { e.emit("${y=} = 2.0f * ${x};\n"); }
@@ -70,6 +76,15 @@ class Twice : public Operation {
     if (err != CL_SUCCESS) throw DeviceFailure("clCreateKernel failed: " + std::to_string(err));
     cl_mem x = s.buffer(s.context, 0), y = s.buffer(s.context, 1);
     cl_long n = elements(call.operand(0)), last = FUGUE_FAULT == 3 ? n : -1;  // fault 3: y[n] is written too
+    if (FUGUE_FAULT == 8) {  // the fault: x's values looked at on the host, a negative one refused
+      std::vector<float> values(static_cast<size_t>(n));
+      err = clEnqueueReadBuffer(s.queue, x, CL_TRUE, 0, values.size() * sizeof(float), values.data(), 0, nullptr, nullptr);
+      if (err != CL_SUCCESS) throw DeviceFailure("clEnqueueReadBuffer failed: " + std::to_string(err));
+      for (size_t i = 0; i < values.size(); ++i)
+        if (values[i] < 0)
+          throw DeviceFailure("x holds " + std::to_string(values[i]) + " at element " + std::to_string(i) +
+                              " of these rows, and faulty.negative refuses negative numbers");
+    }
     if (FUGUE_FAULT == 7) {  // the fault: 2 x into a scratch buffer of n floats, and its element n
       fugue::abi::ErrorBuffer scratch_error;
       if (s.scratch(s.context, static_cast<size_t>(n) * sizeof(float), &y, scratch_error.get()) != FUGUE_OK)
