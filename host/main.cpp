@@ -496,8 +496,6 @@ int cmd_explain(const Options& o) {
   return 0;
 }
 
-// `fugue bench` on several devices: the host's wall time of each run, all devices started to all
-// finished, and each device's kernel time.
 // One device's or rank's part of a split benchmark.
 struct BenchPart {
   std::string device, id;
@@ -533,6 +531,8 @@ void print_split_bench(const Options& o, const std::string& over, const std::str
   }
 }
 
+// `fugue bench` on several devices: the host's wall time of each run, all devices started to all
+// finished, and each device's kernel time.
 int bench_split(const Options& o, const PluginRegistry& registry, const Program& program, const Placement& placement,
                 SeveralDevices& sessions) {
   const auto first = std::make_shared<const DeviceInfo>(sessions.sessions.front()->device.info);

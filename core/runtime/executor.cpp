@@ -451,6 +451,10 @@ void Executor::run_op(const Statement& st) {
           read_storage.insert(held);
         }
       }
+      // Split with neighbours' rows: its rows come from the same rows of its inputs (the operation says
+      // so, ABI 2.13), so its outputs are good as deep as its inputs are (traded, were they not, before
+      // any output takes a fresh buffer).
+      const int64_t good = trade_stale(read_storage, 0);
       std::map<std::string, cl::Buffer> replaced;
       for (uint32_t o : op.outputs())
         for (const auto& out : program_.storage_of(st.operands[o])) {
@@ -462,9 +466,6 @@ void Executor::run_op(const Statement& st) {
             swap_with_shadow(out);
           }
         }
-      // Split with neighbours' rows: its rows come from the same rows of its inputs (the operation says
-      // so, ABI 2.13), so its outputs are good as deep as its inputs are.
-      const int64_t good = trade_stale(read_storage, 0);
       run_device_level(*step.op, replaced);
       std::vector<std::string> written;
       for (uint32_t o : op.outputs())

@@ -449,7 +449,7 @@ void SplitRun::initialize() {
 }
 
 namespace {
-// A device's failure, saying which device failed (the type kept: a bad program still exits 2).
+// A device's failure, saying which device failed (a bad program's error stays one: it still exits 2).
 std::exception_ptr on_device(const DeviceInfo& device, std::exception_ptr failure) {
   const std::string where = "device " + device.id() + " (" + device.name + "): ";
   try {
@@ -458,6 +458,8 @@ std::exception_ptr on_device(const DeviceInfo& device, std::exception_ptr failur
     return std::make_exception_ptr(UserError(where + e.what()));
   } catch (const DeviceError& e) {
     return std::make_exception_ptr(DeviceError(where + e.what()));
+  } catch (const cl::Error& e) {
+    return std::make_exception_ptr(DeviceError(where + cl_error_message(e.what(), e.err())));
   } catch (...) {
     return failure;
   }

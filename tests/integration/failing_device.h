@@ -17,16 +17,18 @@ inline std::string failing_plugin() {
   return "--plugin " + (faulty_plugin_folder() / "libfugue_faulty_negative.so").string();
 }
 
-// Writes into `dir`: ok.npy (x in [0.5, 1)), bad.npy (the same with -1 at row 50), and two programs of x:
+// Writes into `dir`: ok.npy (x in [0.5, 1), multiples of 1/256 from `seed`, so that sums and the stencil's
+// quarters are exact in any order: a split gives one device's bits), bad.npy (the same with -1 at row
+// 50), and two programs of x:
 // trade.json (faulty.negative, then a stencil reading the neighbours' rows it produced, in a loop: the
 // devices trade rows of v at each iteration under halo_depth=1) and combine.json (faulty.negative, then
 // a sum combined from every device's part).
-inline void write_failing_programs(const std::filesystem::path& dir) {
+inline void write_failing_programs(const std::filesystem::path& dir, uint64_t seed) {
   HostArray x(DType::F32, {64, 64});
   float* values = reinterpret_cast<float*>(x.bytes.data());
-  std::mt19937 random(std::random_device{}());
-  std::uniform_real_distribution<float> between(0.5f, 1.0f);
-  for (int64_t i = 0; i < x.elements(); ++i) values[i] = between(random);
+  std::mt19937_64 random(seed);
+  std::uniform_int_distribution<int> k(128, 255);
+  for (int64_t i = 0; i < x.elements(); ++i) values[i] = static_cast<float>(k(random)) / 256.0f;
   save_npy(dir / "ok.npy", x);
   values[50 * 64 + 7] = -1.0f;
   save_npy(dir / "bad.npy", x);
