@@ -220,7 +220,8 @@ struct RankPlacement {
   Program program;
   Session session;
   Placement placement;
-  std::string account;  // the placement, each rank's device named: the same text on every rank
+  std::vector<DeviceInfo> devices;  // each rank's, named for the account: "1:0 (rank 1) NVIDIA H200"
+  std::string account;              // the placement, each rank's device named: the same text on every rank
 
   RankPlacement(const Ranks& ranks, const Options& o, bool profile)
       : registry(load_plugins(o)),
@@ -228,6 +229,7 @@ struct RankPlacement {
         program(load_program(o.program, registry, load_options(o, device))),
         session(*device, profile, o.no_disk_cache),
         placement(place(ranks, o)),
+        devices(rank_devices(ranks)),
         account(describe(ranks)) {}
 
  private:
@@ -255,14 +257,12 @@ struct RankPlacement {
                          tuning.halo_depth, tuning.gather_rows);
   }
   std::string describe(const Ranks& ranks) const {
-    const std::string text = describe_placement(placement, rank_devices(ranks), "through MPI");
+    const std::string text = describe_placement(placement, devices, "through MPI");
     if (!ranks.all_same(text))
       throw DeviceError("the ranks place the program differently (their devices plan it otherwise); here: " + text);
     return text;
   }
-
- public:
-  // Each rank's device, named for the account: "1:0 (rank 1) NVIDIA H200". Collective.
+  // Collective: every rank's device.
   std::vector<DeviceInfo> rank_devices(const Ranks& ranks) const {
     std::vector<DeviceInfo> devices;
     int r = 0;
@@ -607,11 +607,10 @@ int bench_on_ranks(const Options& o) {
       wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     const std::vector<double> kernels = ranks.gather_all(median_run({summarize(p.session.profiler.collect())}).seconds);
-    const std::vector<DeviceInfo> devices = p.rank_devices(ranks);
     if (ranks.rank() != 0) return 0;
     std::vector<BenchPart> parts;
-    for (size_t r = 0; r < devices.size(); ++r)
-      parts.push_back({devices[r].name, devices[r].id(), p.placement.shares[r].count, kernels[r]});
+    for (size_t r = 0; r < p.devices.size(); ++r)
+      parts.push_back({p.devices[r].name, p.devices[r].id(), p.placement.shares[r].count, kernels[r]});
     print_split_bench(o, std::to_string(ranks.size()) + " ranks",
                       "wall time on rank 0, all ranks started to all finished", wall, p.placement, part->trades(), parts);
     return 0;

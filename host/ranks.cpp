@@ -321,8 +321,7 @@ void RankRun::prepare() {
   // Every rank must split alike and, trading rows, run the same kernels of the same reach in turn.
   const RowSplit here = split_by_rows(*program_, executor_->plan());
   std::string otherwise;  // this rank's rows planned so that the split does not hold
-  if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
-      here.whole_symbols != whole_with_copies(placement_) || !here.gathered.empty() || here.reach > placement_.ghost_rows)
+  if (!plans_as_placed(here, placement_))
     otherwise = "rank " + std::to_string(ranks_.rank()) + " plans its rows of the program differently" +
                 (here.reason.empty() ? std::string() : " (" + here.reason + ")");
   // Collective, so that every rank declines alike.

@@ -76,11 +76,12 @@ HostArray rows_of(const HostArray& array, int64_t first, int64_t count) {
   return out;
 }
 
-std::vector<std::string> whole_with_copies(const Placement& placement) {
-  std::vector<std::string> names = placement.whole_symbols;
-  for (const std::string& name : placement.gathered) names.push_back(whole_copy_name(name));
-  std::sort(names.begin(), names.end());
-  return names;
+bool plans_as_placed(const RowSplit& here, const Placement& placement) {
+  std::vector<std::string> whole = placement.whole_symbols;  // as split_by_rows lists them: by name
+  for (const std::string& name : placement.gathered) whole.push_back(whole_copy_name(name));
+  std::sort(whole.begin(), whole.end());
+  return here.reason.empty() && here.split_symbols == placement.split_symbols && here.whole_symbols == whole &&
+         here.gathered.empty() && here.reach <= placement.ghost_rows;
 }
 
 HostArray whole_value(const Program& program, const Symbol& s) {
@@ -417,8 +418,7 @@ void SplitRun::prepare() {
     // be the same ones, reaching as far.
     const RowSplit first = split_by_rows(*programs_.front(), executors_.front()->plan());
     const bool meets = placement_.ghost_rows > 0 || !placement_.combined.empty() || !placement_.gathered.empty();
-    if (!here.reason.empty() || here.split_symbols != placement_.split_symbols ||
-        here.whole_symbols != whole_with_copies(placement_) || !here.gathered.empty() || here.reach > placement_.ghost_rows ||
+    if (!plans_as_placed(here, placement_) ||
         split_signature(here, executors_[d]->plan(), meets) != split_signature(first, executors_.front()->plan(), meets))
       throw SplitDeclined("device " + slots_[d].device->info.id() + " (" + slots_[d].device->info.name +
                           ") plans its rows of the program differently from the first device" +

@@ -86,9 +86,10 @@ class SplitRun {
 // The rows [first, first + count) of `array` along axis 0; rows before 0 or past the end wrap around.
 HostArray rows_of(const HostArray& array, int64_t first, int64_t count);
 
-// What a device's program of `placement` reads whole: its whole symbols and the gathered arrays' copies,
-// by name (as split_by_rows lists them).
-std::vector<std::string> whole_with_copies(const Placement& placement);
+// Whether a device's (or rank's) plan of its rows, `here` (split_by_rows of its program), splits as
+// `placement` does: the same arrays split and read whole (the gathered arrays' copies among the
+// latter), nothing gathered of its own, and no kernel reading past the neighbours' rows held.
+bool plans_as_placed(const RowSplit& here, const Placement& placement);
 
 // The whole value of `s`, a kind with storage of `program`: from its own source (a file, a generator)
 // or its parts' ("parts", checked together by its kind first).
