@@ -39,9 +39,12 @@ LucasKanade::LucasKanade() {
   // Sums of window^2 products in the dtype, in another order than the reference, through a 2 x 2
   // solve, whose error grows with A's condition number. Random gradients in [-1, 1] over windows
   // of distinct pixels keep A well conditioned: a few 1e-6 in f32 (windows 3 to 63). Windows of
-  // real images reach conditions of 1e3 and errors of 2e-4 in f32 (3e-13 in f64). A window of one
-  // pixel (or a 1 x 1 image) is exactly singular, and 0 on both sides.
-  tolerance_f32 = 1e-4;
+  // real images reach conditions of 1e3 and errors of 2e-4 in f32 (3e-13 in f64). The singular test
+  // (det <= 1e-4 trace^2) lets conditions reach 1e4, errors of about 1e-3 in f32: random windows of
+  // a few distinct pixels do (the one-row case clamps its window onto 3 to 5 of them), above 1e-4
+  // on about 0.3% of seeds. A window of one pixel (or a 1 x 1 image) is exactly singular, and 0 on
+  // both sides.
+  tolerance_f32 = 2e-3;
   tolerance_f64 = 1e-11;
   test_cases = R"([
     {"name": "default window", "shape": [7, 5]},
