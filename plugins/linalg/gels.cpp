@@ -26,6 +26,7 @@ struct Sizes {
   int64_t m, n, k, team;
   Tuning tuning;
   bool loops = false;  // one system per work-item, [A | B] in local memory, its loops kept (tuning.h's loop_plan)
+  bool in_columns = false;  // a team with a column of [A | B] in each work-item's registers (tuning.h's column_plan)
   int64_t columns() const { return n + k; }
   int64_t working() const { return m * (n + k); }
 };
@@ -36,6 +37,9 @@ Sizes sizes_of(const sdk::Call& call) {
   // Without a device (the reference) no plan is asked for. The loops keep a row of sums beside W.
   s.loops = call.raw()->device && loop_plan(s.tuning, std::max(s.m, s.columns())) && fits_local(call, s.working() + s.columns(), a.dtype);
   s.team = s.loops ? 1 : team_size(s.tuning, std::max(s.m, s.columns()));
+  // The columns leave the factored [A | B] in local memory for the triangular solve.
+  s.in_columns = call.raw()->device && !s.loops && column_plan(s.tuning, std::max(s.m, s.columns())) &&
+              fits_local(call, s.working() + column_householder_locals(s.m), a.dtype);
   return s;
 }
 
@@ -100,6 +104,14 @@ class Gels final : public sdk::Operation {
       plan.variant = loop_variant_text(s.tuning, std::max(s.m, s.columns()), "[A | B] in local memory, each reflection applied along its rows");
       return plan;
     }
+    if (s.in_columns) {
+      plan.registers = static_cast<uint32_t>(s.m * (Scalars(a.dtype).complex ? 2 : 1) + 16);
+      plan.local_mem_bytes = static_cast<uint64_t>(s.working() + column_householder_locals(s.m)) * abi::dtype_size(a.dtype);
+      plan.variant = "columns: a column of [A | B] per work-item in registers, teams of " + std::to_string(s.team) + " (order " +
+                     std::to_string(std::max(s.m, s.columns())) + " in " + std::to_string(s.tuning.register_order + 1) + ".." +
+                     std::to_string(s.tuning.qr_column_order) + "), then R X = Q^H B from local memory; " + s.tuning.row;
+      return plan;
+    }
     plan.registers = s.team == 1 ? static_cast<uint32_t>(s.working() + 12) : 16;
     if (s.team > 1) {
       const bool local = fits_local(call, s.working(), a.dtype);
@@ -161,8 +173,24 @@ class Gels final : public sdk::Operation {
       code += em.write_at(kInfo, "0") + " = " + info + ";\n";
     } else {
       const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
-      code += team_loop(q, lane, em.local_size(), e, s.working(), std::to_string(s.working()), load) + em.barrier() + "\n";
-      code += team_householder(em, a.dtype, h) + rank;
+      if (s.in_columns) {
+        // Column `lane` of [A | B] in registers (lanes past its columns idle), factored, then into W.
+        const std::string column = em.name("column"), at = "min(" + lane + ", " + C + " - 1)";
+        code += t + " " + column + "[" + std::to_string(s.m) + "];\n";
+        for (int64_t r = 0; r < s.m; ++r) {
+          const std::string R = std::to_string(r);
+          code += column + "[" + R + "] = " + at + " < " + N + " ? " + em.read_at(kA, R + " * " + N + " + " + at) + " : " +
+                  em.read_at(kB, R + " * " + K + " + (" + at + " - " + N + ")") + ";\n";
+        }
+        code += column_householder(em, a.dtype, h, column, lane);
+        code += "if (" + lane + " < " + C + ") {\n";
+        for (int64_t r = 0; r < s.m; ++r) code += "  " + W(std::to_string(r), lane) + " = " + column + "[" + std::to_string(r) + "];\n";
+        code += "}\n" + em.barrier() + "\n";
+      } else {
+        code += team_loop(q, lane, em.local_size(), e, s.working(), std::to_string(s.working()), load) + em.barrier() + "\n";
+        code += team_householder(em, a.dtype, h);
+      }
+      code += rank;
       const ElementAt rhs = [&](const std::string& r, const std::string& col) { return W(r, N + " + " + col); };
       code += team_solve(em, sc, Triangle{W, false, false}, RightHandSides{rhs, rhs, s.n, s.k});
       code += team_loop(q, lane, em.local_size(), e, s.n * s.k, std::to_string(s.n * s.k), store);

@@ -35,6 +35,10 @@ bool loops(const sdk::Call& call, int64_t m, int64_t n) {
   return loop_plan(tuning_of(call), std::max(m, n)) && fits_local(call, m * n + n, call.operand(kA).dtype);
 }
 
+// A team owning a column each in registers (householder.h's column_householder), up to the table's
+// qr_column_order (32 on NVIDIA GPUs); above it teams own columns in local memory.
+bool in_columns(const sdk::Call& call, int64_t m, int64_t n) { return column_plan(tuning_of(call), std::max(m, n)); }
+
 // Kernels over the whole batch, panel by panel (blocked_qr.h; not for variable sizes): above the table's
 // qr_blocked_order, or where the loop plan would take the matrix but it does not fit local memory; and
 // where the panel fits the device (very tall matrices stay in teams).
@@ -108,7 +112,8 @@ class Geqrf final : public sdk::Operation {
     const Tuning tu = tuning_of(call);
     const int64_t m = rows_of(a), n = columns_of(a);
     if (blocked(call, m, n, vbatched_)) return blocked_qr_plan(call, tu, m, n, a.dtype);
-    const bool in_loops = loops(call, m, n), own = in_loops || own_local_array(call, m, n);
+    const bool in_loops = loops(call, m, n), columns = !in_loops && in_columns(call, m, n);
+    const bool own = in_loops || (!columns && own_local_array(call, m, n));
     const int64_t team = in_loops ? 1 : team_size(tu, std::max(m, n));
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kQR)), vector_batch(call.operand(kTau))};
@@ -116,10 +121,16 @@ class Geqrf final : public sdk::Operation {
       plan.partitions.push_back(value_batch(call.operand(kInfo)));
       plan.partitions.push_back(value_batch(call.operand(kN)));
     }
-    plan.registers = team == 1 && !in_loops ? static_cast<uint32_t>(m * n + 12) : 16;
-    if (team > 1 || in_loops)
+    const int64_t parts = Scalars(a.dtype).complex ? 2 : 1;
+    plan.registers = team == 1 && !in_loops ? static_cast<uint32_t>(m * n + 12) : columns ? static_cast<uint32_t>(m * parts + 16) : 16;
+    if (columns)
+      plan.local_mem_bytes = static_cast<uint64_t>(column_householder_locals(m)) * abi::dtype_size(a.dtype);
+    else if (team > 1 || in_loops)
       plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + (in_loops ? n : kTeamHouseholderLocals)) * abi::dtype_size(a.dtype);
-    plan.variant = in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory, each reflection applied along its rows")
+    plan.variant = columns ? "columns: a column per work-item in registers, teams of " + std::to_string(team) + " (order " +
+                                 std::to_string(std::max(m, n)) + " in " + std::to_string(tu.register_order + 1) + ".." +
+                                 std::to_string(tu.qr_column_order) + "), each reflector formed by its column's owner and shared in local memory; " + tu.row
+                   : in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory, each reflection applied along its rows")
                             : variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
     return plan;
   }
@@ -161,6 +172,19 @@ class Geqrf final : public sdk::Operation {
       code += register_householder(em, a.dtype, w);
       for (int64_t e = 0; e < all; ++e) code += em.write_at(kQR, std::to_string(e)) + " = " + f + "[" + std::to_string(e) + "];\n";
       em.append(code);
+      return;
+    }
+    if (in_columns(call, m, n)) {
+      // A column per work-item (lanes past n idle: their column is never stored).
+      const std::string lane = em.builtin(FUGUE_BUILTIN_LOCAL_ID), column = em.name("column");
+      const std::string at = "min(" + lane + ", " + std::to_string(n - 1) + ")";
+      code += sc.type + " " + column + "[" + std::to_string(m) + "];\n";
+      for (int64_t i = 0; i < m; ++i) code += column + "[" + std::to_string(i) + "] = " + load(std::to_string(i) + " * " + N + " + " + at) + ";\n";
+      code += column_householder(em, a.dtype, w, column, lane);
+      code += "if (" + lane + " < " + N + ") {\n";
+      for (int64_t i = 0; i < m; ++i)
+        code += "  " + em.write_at(kQR, std::to_string(i) + " * " + N + " + " + lane) + " = " + column + "[" + std::to_string(i) + "];\n";
+      em.append(code + "}\n");
       return;
     }
     // A team: in a local array of its own (see own_local_array), else in QR's storage.

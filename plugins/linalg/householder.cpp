@@ -162,9 +162,9 @@ ReflectorLimits reflector_limits(fugue_dtype dtype) {
 
 Reflector declare_reflector(const sdk::Emitter& em, fugue_dtype dtype, const std::string& stem, const std::string& alpha,
                             const std::function<std::string(const std::string&)>& x, const std::string& from, const std::string& to,
-                            std::string& code) {
+                            std::string& code, bool unrolled) {
   const Scalars sc(dtype);
-  std::map<std::string, std::string> v = base_vars(sc, HouseholderWork{}, false);
+  std::map<std::string, std::string> v = base_vars(sc, HouseholderWork{}, unrolled);
   for (const char* n : {"i", "x", "ss", "xn", "mx", "go", "beta", "tau", "sc", "sv", "as", "bs"}) v[n] = em.name(stem + "_" + n);
   v["alpha"] = alpha;
   v["from"] = from;
@@ -216,6 +216,50 @@ std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const Ho
                "  $Wkk_ = $beta;\n"
                "}\n",
                v);
+  return code;
+}
+
+std::string column_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, const std::string& column,
+                               const std::string& lane) {
+  const Scalars sc(dtype);
+  const std::string M = std::to_string(w.m), C = std::to_string(w.columns), sync = em.barrier() + "\n";
+  const std::string vs = em.local_array(dtype, 2 * w.m, "reflectors"), taus = em.local_array(dtype, 2, "taus");
+  const std::string i = em.name("i"), tau = em.name("tau"), wd = em.name("wd"), we = em.name("we"), vi = em.name("vi");
+  auto el = [&](const std::string& r) { return column + "[" + r + "]"; };
+  // tau is 0 exactly where there is nothing to reflect (H = I): the others skip the update then, as
+  // the team's code does, so that an infinity in their columns is not multiplied by 0.
+  const std::string reflects = sc.complex ? "(" + tau + ".x != " + sc.real(0) + " || " + tau + ".y != " + sc.real(0) + ")"
+                                          : tau + " != " + sc.real(0);
+  std::string code;
+  for (int64_t k = 0; k < w.steps; ++k) {
+    const std::string K = std::to_string(k), slot = std::to_string((k & 1) * w.m), S = std::to_string(k & 1);
+    auto v_at = [&](const std::string& r) { return vs + "[" + slot + " + " + r + "]"; };
+    code += "if (" + lane + " == " + K + ") {\n";
+    const Reflector h = declare_reflector(em, dtype, "h" + K, el(K), el, std::to_string(k + 1), M, code, true);
+    // v_i = (x_i * sv) * sc, stored below the diagonal and shared; beta on it.
+    code += "  #pragma unroll\n  for (int " + i + " = " + std::to_string(k + 1) + "; " + i + " < " + M + "; ++" + i + ") {\n";
+    code += "    if (" + h.go + ") " + el(i) + " = " + sc.mul("(" + el(i) + ") * " + h.sv, h.sc) + ";\n";
+    code += "    " + v_at(i) + " = " + el(i) + ";\n  }\n";
+    code += "  if (" + h.go + ") " + el(K) + " = " + sc.from_real(h.beta) + ";\n";
+    code += "  " + taus + "[" + S + "] = " + h.tau + ";\n";
+    if (w.keep_tau) code += "  " + w.keep_tau(K, h.tau) + ";\n";
+    code += "}\n" + sync;
+    code += "if (" + lane + " > " + K + " && " + lane + " < " + C + ") {\n";
+    code += "  const " + sc.type + " " + tau + " = " + taus + "[" + S + "];\n";
+    code += "  if (" + reflects + ") {\n";
+    // w = v^H W(k.., c) in two partial sums (half the chain of dependent additions), then
+    // W(k.., c) -= v conj(tau) w.
+    code += "    " + sc.type + " " + wd + " = " + el(K) + ", " + we + " = " + sc.literal(0) + ";\n";
+    code += "    #pragma unroll\n    for (int " + i + " = " + std::to_string(k + 1) + "; " + i + " < " + M + "; ++" + i + ") {\n";
+    code += "      const " + sc.type + " " + vi + " = " + v_at(i) + ";\n";
+    code += "      if (((" + i + " - " + std::to_string(k + 1) + ") & 1) == 0) " + wd + " += " + sc.mul(sc.conj(vi), el(i)) + ";\n";
+    code += "      else " + we + " += " + sc.mul(sc.conj(vi), el(i)) + ";\n    }\n";
+    code += "    " + wd + " = " + sc.mul(sc.conj(tau), "(" + wd + " + " + we + ")") + ";\n";
+    code += "    " + el(K) + " -= " + wd + ";\n";
+    code += "    #pragma unroll\n    for (int " + i + " = " + std::to_string(k + 1) + "; " + i + " < " + M + "; ++" + i + ") " + el(i) +
+            " -= " + sc.mul(wd, v_at(i)) + ";\n";
+    code += "  }\n}\n";
+  }
   return code;
 }
 

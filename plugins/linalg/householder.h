@@ -48,9 +48,10 @@ struct Reflector {
 // declared in one scope): alpha an expression; x(i) element i of x
 // for i from `from` to `to` (OpenCL C expressions; i is the loop's index). The same arithmetic as the
 // factorizations below (the norm safe from overflow and underflow, tiny vectors scaled).
+// `unrolled`: its loops unrolled (x(i) an element of a private array, from and to constants).
 Reflector declare_reflector(const sdk::Emitter& em, fugue_dtype dtype, const std::string& stem, const std::string& alpha,
                             const std::function<std::string(const std::string&)>& x, const std::string& from, const std::string& to,
-                            std::string& code);
+                            std::string& code, bool unrolled = false);
 
 // Code that factors W in place for em's team (every work-item runs it; W must be written and a barrier
 // passed before it; it ends with a barrier): each work-item owns columns (lane, lane + team, ...). At step
@@ -61,6 +62,17 @@ Reflector declare_reflector(const sdk::Emitter& em, fugue_dtype dtype, const std
 std::string team_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w);
 // Values of local memory team_householder declares itself (column norms), beside any W of the caller's.
 constexpr int64_t kTeamHouseholderLocals = 2;
+
+// The same for a team owning a column each in registers (`column`, a private array of the m values of
+// column `lane`, lanes past `columns` idle; W as the caller loaded it, no barrier needed before): at step
+// k column k's owner alone computes the reflector from its registers, stores (beta, v) there and leaves
+// v and tau in local memory (two slots taken in turn, so the next step's writes cannot meet this step's
+// reads), and after one barrier the columns right of k update themselves from it. Every loop unrolled,
+// so every index is a constant. W(i, j) is then column[i] of lane j; w.read and w.write are not used.
+std::string column_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, const std::string& column,
+                               const std::string& lane);
+// Values of local memory column_householder declares (v and tau, two slots each), for m rows.
+constexpr int64_t column_householder_locals(int64_t m) { return 2 * m + 2; }
 
 // The same for one work-item whose W is a private array: every loop unrolled, so every index is a
 // constant and W lives in registers; no barriers.

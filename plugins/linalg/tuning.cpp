@@ -55,10 +55,15 @@ const std::vector<Row>& table() {
       // one call): n = 32 0.0270 ms in tiles -> 0.0203, 64 0.104 -> 0.090, 128 0.560 -> 0.376, 256 4.12 -> 2.28, 512 32.0
       // -> 15.8; panels of 64 x 64 in 4 warps rather than 128 x 128 in 8 from n = 128: 0.426, 3.02 and 22.9 ms. (The
       // stages' depth is gemm_mma.cpp's: 32 where they fit, n = 64 0.0958 -> 0.0874 ms in a later call.)
+      // geqrf and gels with a column per work-item in registers up to 32 (householder.h's column_householder; H200,
+      // OPS=geqrf SIZES="16 24 32" DTYPES="f64 f32 c64" TUNINGS=";qr_column_order=0" scripts/gpu_linalg_sweep.sh, one call): f64
+      // 0.1695 -> 0.1025 ms at 16, 0.0981 -> 0.0669 at 24, 0.1512 -> 0.1023 at 32; f32 0.1039 -> 0.0506, 0.0524 -> 0.0323,
+      // 0.0715 -> 0.0349; c64 0.1421 -> 0.0997, 0.0697 -> 0.0771 (the one loss), 0.1533 -> 0.1210. gels of 2n x n, two
+      // right-hand sides, 20,000: f64 n = 8 0.1202 -> 0.0754 ms, 16 0.7098 -> 0.5216; f32 0.0930 -> 0.0432, 0.5052 -> 0.2327.
       // A single product spreads its tiles over work-groups (gemm_spread.h; H200,
       // scripts/gpu_gemm_spread.sh): one f32 product of 9 x 760 x 56,648 36.3 -> 0.413 ms, 4096^3 693 -> 9.66.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0, 0, 128, 2}},
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2, 32}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0, 0, 128, 2, 16}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
@@ -78,8 +83,8 @@ const std::vector<Row>& table() {
       // 7.92 ms against 41.9, 32 30.1 against 251), and gebrd (one work-item, its steps unchanged: n = 32 39.3 ms against 197).
       // No spread tiles (gemm_spread.h): one f32 product of 9 x 760 x 56,648 took 1,972 ms spread over both cores
       // against 329 in the vectors of one work-group (fugue bench, medians of 3).
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024, 1024, 0, 0, 128, 0}},
-      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0, 0, 128, 0}},
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024, 1024, 0, 0, 128, 0, 0}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0, 0, 128, 0, 0}},
   };
   return rows;
 }
@@ -100,7 +105,7 @@ Tuning row_named(const std::string& name) {
 // FUGUE_LINALG_TUNING's numeric fields, as its errors list them.
 const std::string kFields =
     "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, "
-    "vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order, lu_wide_row_order, mma_order, mma_panel, spread_tiles";
+    "vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order, lu_wide_row_order, mma_order, mma_panel, spread_tiles, qr_column_order";
 
 // FUGUE_LINALG_TUNING's fields applied to `t`.
 Tuning overridden(Tuning t, const char* text) {
@@ -133,7 +138,7 @@ Tuning overridden(Tuning t, const char* text) {
       continue;
     }
     if ((key == "grid_rows" || key == "tile_order" || key == "vector_rows" || key == "loop_order" || key == "blocked_order" ||
-         key == "lu_blocked_order" || key == "qr_blocked_order" || key == "lu_wide_row_order" || key == "mma_order" || key == "spread_tiles") &&
+         key == "lu_blocked_order" || key == "qr_blocked_order" || key == "lu_wide_row_order" || key == "mma_order" || key == "spread_tiles" || key == "qr_column_order") &&
         value == "0") {
       // The default grid shape again; gemm's tiles, vectors, the loop and blocked plans off.
       (key == "grid_rows"     ? t.grid_rows
@@ -145,6 +150,7 @@ Tuning overridden(Tuning t, const char* text) {
        : key == "qr_blocked_order" ? t.qr_blocked_order
        : key == "mma_order" ? t.mma_order
        : key == "spread_tiles" ? t.spread_tiles
+       : key == "qr_column_order" ? t.qr_column_order
                               : t.lu_wide_row_order) = 0;
       continue;
     }
@@ -165,6 +171,7 @@ Tuning overridden(Tuning t, const char* text) {
     else if (key == "lu_wide_row_order") t.lu_wide_row_order = v;
     else if (key == "mma_order") t.mma_order = v;
     else if (key == "spread_tiles") t.spread_tiles = v;
+    else if (key == "qr_column_order") t.qr_column_order = v;
     else if (key == "vector_rows")
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected vector_rows=0..16");
     else
@@ -177,6 +184,9 @@ Tuning overridden(Tuning t, const char* text) {
   if (t.register_order > t.row_order || t.row_order > t.team_max)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected register_order <= row_order <= team_max (a row per work-item of a team), found " +
                                std::to_string(t.register_order) + ", " + std::to_string(t.row_order) + " and " + std::to_string(t.team_max));
+  if (t.qr_column_order > t.team_max)
+    throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected qr_column_order <= team_max (a column per work-item of a team), found " +
+                               std::to_string(t.qr_column_order) + " and " + std::to_string(t.team_max));
   if (t.lu_wide_row_order > t.team_max)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected lu_wide_row_order <= team_max (a row per work-item of a team), found " +
                                std::to_string(t.lu_wide_row_order) + " and " + std::to_string(t.team_max));

@@ -41,16 +41,18 @@ TEST(Linalg, GeqrfOrgqrMatchLapack) {
   const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},   {2, 2},   {3, 3},   {7, 7},   {8, 8},   {8, 5},
                                                            {5, 8},   {9, 9},   {16, 16}, {20, 7},  {7, 20},  {31, 31},
                                                            {32, 32}, {33, 33}, {64, 64}, {100, 60}, {460, 440}};
-  // The device's table, then the blocked plan (blocked_qr.h) from order 9 in panels of 8 columns.
-  // Each plan takes each shape in one dtype, f64 and f32 by turns, and the blocked plan the other way round:
+  // The device's table, then the blocked plan (blocked_qr.h) from order 9 in panels of 8 columns, then
+  // a column per work-item in registers (GPUs' plan from order 9 to their row order) for the orders it takes.
+  // Each plan takes each shape in one dtype, f64 and f32 by turns, and the next plan the other way round:
   // every shape meets both dtypes at half the builds (PoCL's builds are the suite's time).
-  const char* const tunings[] = {"", "qr_blocked_order=8,blocked_panel=8"};
+  const char* const tunings[] = {"", "qr_blocked_order=8,blocked_panel=8", "loop_order=0,qr_column_order=32"};
   for (size_t p = 0; p < std::size(tunings); ++p)
   for (const char* dtype : {"f64", "f32"})
     for (size_t i = 0; i < shapes.size(); ++i) {
       if ((p + i + (std::string(dtype) == "f32" ? 1 : 0)) % 2) continue;
       const char* tuning = tunings[p];
       const auto& [m, n] = shapes[i];
+      if (p == 2 && (std::max(m, n) <= 8 || std::max(m, n) > 32)) continue;
       test::LinalgTuning scope(tuning);
       const bool blocked = *tuning && std::max(m, n) > 8;
       const int64_t count = std::max(m, n) <= 16 ? 200 : std::max(m, n) <= 64 ? 20 : 1;
@@ -111,17 +113,19 @@ TEST(Linalg, GeqrfOrgqrMatchLapack) {
 // sides; (500, 400, 2) needs more than three quarters of PoCL's local memory in f64, so it works in the
 // core's workspace. A rank-deficient matrix (an exactly zero column) gets LAPACK's info and NaNs, beside
 // regular ones that are unaffected. On a CPU the table takes the loop plan above order 8; loop_order=0
-// runs the teams again for the middle sizes.
+// runs the teams again for the middle sizes, and qr_column_order=32 beside it GPUs' columns up to 32.
 TEST(Linalg, GelsMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::tuple<int64_t, int64_t, int64_t>> sizes = {{1, 1, 1},   {3, 2, 1},   {8, 4, 2},    {6, 6, 1},
                                                                     {20, 5, 1},  {40, 12, 3}, {64, 32, 1},  {100, 30, 2},
-                                                                    {500, 400, 2}};
-  for (const char* tuning : {"", "loop_order=0"})
+                                                                    {500, 400, 2}, {32, 24, 8}};
+  // The third: a column of [A | B] per work-item in registers (GPUs' plan where max(m, n + k) is 9..32).
+  for (const char* tuning : {"", "loop_order=0", "loop_order=0,qr_column_order=32"})
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [m, n, k] : sizes) {
       if (*tuning && (m <= 8 || m > 100)) continue;
+      if (std::string(tuning).find("qr_column_order") != std::string::npos && std::max(m, n + k) > 32) continue;
       test::LinalgTuning scope(tuning);
       const int64_t count = m <= 16 ? 200 : m <= 64 ? 20 : 1;
       const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + ", k=" + std::to_string(k) +
@@ -257,7 +261,8 @@ TEST(Linalg, OrgqrOverItsInput) {
 // geqrf of scaled matrices, in every plan: squares that overflow (f32 1e20, f64 1e160), underflow (f32
 // 1e-20, f64 1e-170) or columns of subnormal numbers (f64 1e-310, where 1 / (alpha - beta) overflows)
 // give R scaled and the same tau as the matrix unscaled, never NaN; complex ones too (c64 1e20, where
-// |alpha - beta|^2 overflows, and c128 1e-310). Blocked (blocked_qr.h) too, in panels of 8.
+// |alpha - beta|^2 overflows, and c128 1e-310). Blocked (blocked_qr.h) too, in panels of 8, and a column
+// per work-item (GPUs' plan from order 9) at 12.
 TEST(Linalg, GeqrfOfScaledMatrices) {
   test::TempDir dir;
   struct Case {
@@ -265,11 +270,12 @@ TEST(Linalg, GeqrfOfScaledMatrices) {
     const char* scale;
     double value, tolerance;
   };
-  for (const char* tuning : {"", "qr_blocked_order=8,blocked_panel=8"})
+  for (const char* tuning : {"", "qr_blocked_order=8,blocked_panel=8", "loop_order=0,qr_column_order=32"})
   for (const Case& c : {Case{"f32", "1e20", 1e20, 1e-5}, Case{"f32", "1e-20", 1e-20, 1e-5}, Case{"f64", "1e160", 1e160, 1e-13},
                         Case{"f64", "1e-170", 1e-170, 1e-13}, Case{"f64", "1e-310", 1e-310, 1e-8}, Case{"c64", "1e20", 1e20, 1e-5},
                         Case{"c128", "1e-310", 1e-310, 1e-8}})
     for (const int64_t n : {5, 12, 40}) {
+      if (std::string(tuning).rfind("loop_order", 0) == 0 && n != 12) continue;
       test::LinalgTuning scope(tuning);
       const std::string what = std::string(c.dtype) + " scale " + c.scale + " n=" + std::to_string(n) + ", FUGUE_LINALG_TUNING=" + tuning;
       Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
@@ -397,4 +403,43 @@ TEST(Linalg, GebrdMatchesLapack) {
       EXPECT_LT(first, 10) << "d[0] and tauq[0] against LAPACK's dgebrd, " << what;
       std::printf("gebrd %s: backward %.2f, orthogonality %.2f, singular values %.2f, first step %.2f\n", what.c_str(), backward, orthogonality, singular, first);
     }
+}
+
+// geqrf's plans on an H100 by order: registers to 8, a column per work-item in registers from 9 to the
+// table's qr_column_order (32; tall and wide matrices by their larger side), teams owning columns in local
+// memory above; gels's [A | B] alike; qr_column_order=0 gives the teams back, and more than team_max is refused.
+TEST(Linalg, GeqrfTakesColumnsInRegistersOnGpus) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [10, 16, 16], "from": {"random": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "c64", "shape": [10, 32, 20], "from": {"random": {"seed": 1}}},
+    "C": {"kind": "array", "dtype": "f32", "shape": [10, 40, 40], "from": {"random": {"seed": 1}}},
+    "D": {"kind": "array", "dtype": "f64", "shape": [10, 20, 5], "from": {"random": {"seed": 1}}},
+    "E": {"kind": "array", "dtype": "f64", "shape": [10, 20, 2], "from": {"random": {"seed": 2}}}},
+    "body": [{"op": "linalg.geqrf", "out": ["QA", "ta"], "in": ["A"]},
+             {"op": "linalg.geqrf", "out": ["QB", "tb"], "in": ["B"]},
+             {"op": "linalg.geqrf", "out": ["QC", "tc"], "in": ["C"]},
+             {"op": "linalg.gels", "out": ["X"], "in": ["D", "E"]}],
+    "outputs": {"QA": "QA.npy", "QB": "QB.npy", "QC": "QC.npy", "X": "X.npy"}})");
+  const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string();
+  const std::string columns = "plan: columns: a column per work-item in registers, teams of ";
+  auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(columns + "16 (order 16 in 9..32)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(columns + "32 (order 32 in 9..32)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: team: 64 work-items per matrix owning columns (order 40 > 8), the matrix in a local array of its own"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("plan: columns: a column of [A | B] per work-item in registers, teams of 32 (order 20 in 9..32), then R X = Q^H B"),
+            std::string::npos)
+      << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=qr_column_order=0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("plan: columns:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("plan: team: 16 work-items per matrix owning columns (order 16 > 8), in QR's storage"), std::string::npos) << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=qr_column_order=512");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: expected qr_column_order <= team_max (a column per work-item of a team), found 512 and 256"),
+            std::string::npos)
+      << r.out;
 }

@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "linalg_checks.h"
@@ -241,7 +242,12 @@ TEST(Linalg, LargeOrdersAndLargeBatches) {
 TEST(Linalg, VariableSizesQrAndProducts) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
-  for (const int64_t N : {6, 20}) {
+  // Order 20 twice: the device's table, and a column per work-item in registers (GPUs' plan from order 9).
+  const std::pair<int64_t, const char*> plans[] = {{6, ""}, {20, ""}, {20, "loop_order=0,qr_column_order=32"}};
+  for (const auto& plan : plans) {
+    const int64_t N = plan.first;
+    const char* const tuning = plan.second;
+    test::LinalgTuning scope(tuning);
     const int64_t count = 16;
     std::mt19937_64 random(seed + N);
     std::vector<int64_t> order(static_cast<size_t>(count)), m(order), n(order), k(order);
@@ -256,7 +262,7 @@ TEST(Linalg, VariableSizesQrAndProducts) {
     }
     orders += "]";
     sizes += "]";
-    const std::string what = "N=" + std::to_string(N) + " (seed " + std::to_string(seed) + ")";
+    const std::string what = "N=" + std::to_string(N) + " (seed " + std::to_string(seed) + ", FUGUE_LINALG_TUNING=" + tuning + ")";
     Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
       "A": {"kind": "array", "dtype": "f64", "shape": )" + shape(count, N, N) + R"(, "from": {"random": {"seed": )" + std::to_string(seed) + R"(, "low": -1, "high": 1}}},
       "B": {"kind": "array", "dtype": "f64", "shape": )" + shape(count, N, N) + R"(, "from": {"random": {"seed": )" + std::to_string(seed + 1) + R"(, "low": -1, "high": 1}}},
