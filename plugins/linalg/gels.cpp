@@ -38,7 +38,7 @@ Sizes sizes_of(const sdk::Call& call) {
   s.loops = call.raw()->device && loop_plan(s.tuning, std::max(s.m, s.columns())) && fits_local(call, s.working() + s.columns(), a.dtype);
   s.team = s.loops ? 1 : team_size(s.tuning, std::max(s.m, s.columns()));
   // The columns leave the factored [A | B] in local memory for the triangular solve.
-  s.in_columns = call.raw()->device && !s.loops && column_plan(s.tuning, std::max(s.m, s.columns())) &&
+  s.in_columns = call.raw()->device && !s.loops && column_plan(s.tuning, std::max(s.m, s.columns()), Scalars(a.dtype).complex) &&
               fits_local(call, s.working() + column_householder_locals(s.m), a.dtype);
   return s;
 }
@@ -109,7 +109,7 @@ class Gels final : public sdk::Operation {
       plan.local_mem_bytes = static_cast<uint64_t>(s.working() + column_householder_locals(s.m)) * abi::dtype_size(a.dtype);
       plan.variant = "columns: a column of [A | B] per work-item in registers, teams of " + std::to_string(s.team) + " (order " +
                      std::to_string(std::max(s.m, s.columns())) + " in " + std::to_string(s.tuning.register_order + 1) + ".." +
-                     std::to_string(s.tuning.qr_column_order) + "), then R X = Q^H B from local memory; " + s.tuning.row;
+                     std::to_string(column_order(s.tuning, Scalars(a.dtype).complex)) + "), then R X = Q^H B from local memory; " + s.tuning.row;
       return plan;
     }
     plan.registers = s.team == 1 ? static_cast<uint32_t>(s.working() + 12) : 16;

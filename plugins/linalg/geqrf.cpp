@@ -36,8 +36,10 @@ bool loops(const sdk::Call& call, int64_t m, int64_t n) {
 }
 
 // A team owning a column each in registers (householder.h's column_householder), up to the table's
-// qr_column_order (32 on NVIDIA GPUs); above it teams own columns in local memory.
-bool in_columns(const sdk::Call& call, int64_t m, int64_t n) { return column_plan(tuning_of(call), std::max(m, n)); }
+// qr_column_order (64 on NVIDIA GPUs, 32 for complex values); above it teams own columns in local memory.
+bool in_columns(const sdk::Call& call, int64_t m, int64_t n) {
+  return column_plan(tuning_of(call), std::max(m, n), Scalars(call.operand(kA).dtype).complex);
+}
 
 // Kernels over the whole batch, panel by panel (blocked_qr.h; not for variable sizes): above the table's
 // qr_blocked_order, or where the loop plan would take the matrix but it does not fit local memory; and
@@ -129,7 +131,7 @@ class Geqrf final : public sdk::Operation {
       plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + (in_loops ? n : kTeamHouseholderLocals)) * abi::dtype_size(a.dtype);
     plan.variant = columns ? "columns: a column per work-item in registers, teams of " + std::to_string(team) + " (order " +
                                  std::to_string(std::max(m, n)) + " in " + std::to_string(tu.register_order + 1) + ".." +
-                                 std::to_string(tu.qr_column_order) + "), each reflector formed by its column's owner and shared in local memory; " + tu.row
+                                 std::to_string(column_order(tu, Scalars(a.dtype).complex)) + "), each reflector formed by its column's owner and shared in local memory; " + tu.row
                    : in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory, each reflection applied along its rows")
                             : variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
     return plan;

@@ -3,7 +3,7 @@
 // (householder.h has the algorithm). linalg.orgqr forms Q; linalg.gels solves least squares with it.
 //
 // Plans: one matrix per work-item in registers for m, n <= 8 (fully unrolled); above, on GPUs up to the
-// table's qr_column_order (32 on NVIDIA's), a team with a column of the matrix in each work-item's
+// table's qr_column_order (64 on NVIDIA's, half for complex values), a team with a column of the matrix in each work-item's
 // registers; above that, a team of work-items owning columns, the matrix in a local array of the team's
 // where it fits (above the row order: smaller teams share work-groups, and the core holds their QR in
 // local memory already), else in QR's storage; one barrier a step. CPUs keep their loops, and large

@@ -55,14 +55,18 @@ const std::vector<Row>& table() {
       // one call): n = 32 0.0270 ms in tiles -> 0.0203, 64 0.104 -> 0.090, 128 0.560 -> 0.376, 256 4.12 -> 2.28, 512 32.0
       // -> 15.8; panels of 64 x 64 in 4 warps rather than 128 x 128 in 8 from n = 128: 0.426, 3.02 and 22.9 ms. (The
       // stages' depth is gemm_mma.cpp's: 32 where they fit, n = 64 0.0958 -> 0.0874 ms in a later call.)
-      // geqrf and gels with a column per work-item in registers up to 32 (householder.h's column_householder; H200,
+      // geqrf and gels with a column per work-item in registers up to 64, complex values up to 32 (householder.h's column_householder; H200,
       // OPS=geqrf SIZES="16 24 32" DTYPES="f64 f32 c64" TUNINGS=";qr_column_order=0" scripts/gpu_linalg_sweep.sh, one call): f64
       // 0.1695 -> 0.1025 ms at 16, 0.0981 -> 0.0669 at 24, 0.1512 -> 0.1023 at 32; f32 0.1039 -> 0.0506, 0.0524 -> 0.0323,
       // 0.0715 -> 0.0349; c64 0.1421 -> 0.0997, 0.0697 -> 0.0771 (the one loss), 0.1533 -> 0.1210. gels of 2n x n, two
       // right-hand sides, 20,000: f64 n = 8 0.1202 -> 0.0754 ms, 16 0.7098 -> 0.5216; f32 0.0930 -> 0.0432, 0.5052 -> 0.2327.
+      // From 33 to 64 (OPS=geqrf SIZES="40 48 64" DTYPES="f64 f32" TUNINGS=";qr_column_order=64", one call, 2,000): f64
+      // 0.2576 -> 0.2331, 0.4482 -> 0.2975, 0.7447 -> 0.6116; f32 0.1712 -> 0.0711, 0.2574 -> 0.0909, 0.5621 -> 0.2081; gels
+      // (2n x n) f64 n = 20 0.1876 -> 0.1490, 32 0.5254 -> 0.3106, f32 0.1417 -> 0.0420, 0.3033 -> 0.1421; but complex values
+      // lost (c64 n = 40 0.3002 -> 0.3105, 64 0.8182 -> 0.9676; c128 0.4901 -> 0.9809, 3.166 -> 4.211): they stop at half.
       // A single product spreads its tiles over work-groups (gemm_spread.h; H200,
       // scripts/gpu_gemm_spread.sh): one f32 product of 9 x 760 x 56,648 36.3 -> 0.413 ms, 4096^3 693 -> 9.66.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2, 32}},
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2, 64}},
       {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0, 0, 128, 2, 16}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
@@ -184,6 +188,9 @@ Tuning overridden(Tuning t, const char* text) {
   if (t.register_order > t.row_order || t.row_order > t.team_max)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected register_order <= row_order <= team_max (a row per work-item of a team), found " +
                                std::to_string(t.register_order) + ", " + std::to_string(t.row_order) + " and " + std::to_string(t.team_max));
+  if (t.qr_column_order > 64)
+    throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected qr_column_order <= 64 (a column of the matrix in each work-item's registers), found " +
+                               std::to_string(t.qr_column_order));
   if (t.qr_column_order > t.team_max)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected qr_column_order <= team_max (a column per work-item of a team), found " +
                                std::to_string(t.qr_column_order) + " and " + std::to_string(t.team_max));

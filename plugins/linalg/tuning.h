@@ -37,7 +37,7 @@ struct Tuning {
   int64_t mma_order;          // gemm of f64: on the tensor cores (gemm_mma.h) where m and n are at least this and the device has them, 0: never
   int64_t mma_panel;          // the tensor cores' largest panel side: 128, 64 or 32
   int64_t spread_tiles;       // gemm of fewer entries than compute units: C's tiles spread over work-groups (gemm_spread.h) where an entry has at least this many of 64 x 64, 0: never
-  int64_t qr_column_order;    // geqrf: a column per work-item in registers (householder.h's column_householder) above register_order up to this order, 0: never
+  int64_t qr_column_order;    // geqrf and gels: a column per work-item in registers (householder.h's column_householder) above register_order up to this order for real values, half of it for complex ones (at most 64), 0: never
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;
@@ -52,9 +52,13 @@ Tuning lu_tuning(Tuning t, int64_t value_bytes);
 int64_t team_size(const Tuning& t, int64_t n);
 // Whether potrf and getrf keep a row in each work-item's registers (a team, n up to row_order).
 inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.row_order && n > t.loop_order; }
-// Whether geqrf and gels give each work-item of a team a column in registers (householder.h's
-// column_householder), above register_order up to qr_column_order.
-inline bool column_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.qr_column_order && n > t.loop_order; }
+// The order up to which geqrf and gels give each work-item of a team a column in registers (householder.h's
+// column_householder): qr_column_order for real values, half of it for complex ones, whose arithmetic
+// holds twice the registers (on an H200 columns of c64 lost to the teams from order 40, of c128 by 2x).
+inline int64_t column_order(const Tuning& t, bool complex) { return complex ? t.qr_column_order / 2 : t.qr_column_order; }
+inline bool column_plan(const Tuning& t, int64_t n, bool complex) {
+  return n > t.register_order && n <= column_order(t, complex) && n > t.loop_order;
+}
 // Whether potrf and getrf take one matrix per work-item with loops (a CPU's core runs one work-item's
 // loops in its vector units; teams pay a pass over the work-group at every barrier there).
 inline bool loop_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.loop_order; }
