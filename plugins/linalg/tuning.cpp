@@ -191,9 +191,6 @@ Tuning overridden(Tuning t, const char* text) {
   if (t.qr_column_order > 64)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected qr_column_order <= 64 (a column of the matrix in each work-item's registers), found " +
                                std::to_string(t.qr_column_order));
-  if (t.qr_column_order > t.team_max)
-    throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected qr_column_order <= team_max (a column per work-item of a team), found " +
-                               std::to_string(t.qr_column_order) + " and " + std::to_string(t.team_max));
   if (t.lu_wide_row_order > t.team_max)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected lu_wide_row_order <= team_max (a row per work-item of a team), found " +
                                std::to_string(t.lu_wide_row_order) + " and " + std::to_string(t.team_max));

@@ -8,6 +8,7 @@
 // (tile_order=0 turns gemm's tiles off, mma_order=0 its tensor cores, vector_rows=0 its vectors, loop_order=0 the loop plans,
 // blocked_order=0, lu_blocked_order=0 and qr_blocked_order=0 the blocked ones).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -54,8 +55,11 @@ int64_t team_size(const Tuning& t, int64_t n);
 inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.row_order && n > t.loop_order; }
 // The order up to which geqrf and gels give each work-item of a team a column in registers (householder.h's
 // column_householder): qr_column_order for real values, half of it for complex ones, whose arithmetic
-// holds twice the registers (on an H200 columns of c64 lost to the teams from order 40, of c128 by 2x).
-inline int64_t column_order(const Tuning& t, bool complex) { return complex ? t.qr_column_order / 2 : t.qr_column_order; }
+// holds twice the registers (on an H200 columns of c64 lost to the teams from order 40, of c128 by 2x);
+// never above team_max, as every column needs its work-item.
+inline int64_t column_order(const Tuning& t, bool complex) {
+  return std::min(complex ? t.qr_column_order / 2 : t.qr_column_order, t.team_max);
+}
 inline bool column_plan(const Tuning& t, int64_t n, bool complex) {
   return n > t.register_order && n <= column_order(t, complex) && n > t.loop_order;
 }
