@@ -107,9 +107,8 @@ class Gels final : public sdk::Operation {
     if (s.in_columns) {
       plan.registers = static_cast<uint32_t>(s.m * (Scalars(a.dtype).complex ? 2 : 1) + 16);
       plan.local_mem_bytes = static_cast<uint64_t>(s.working() + column_householder_locals(s.m)) * abi::dtype_size(a.dtype);
-      plan.variant = "columns: a column of [A | B] per work-item in registers, teams of " + std::to_string(s.team) + " (order " +
-                     std::to_string(std::max(s.m, s.columns())) + " in " + std::to_string(s.tuning.register_order + 1) + ".." +
-                     std::to_string(column_order(s.tuning, Scalars(a.dtype).complex)) + "), then R X = Q^H B from local memory; " + s.tuning.row;
+      plan.variant = column_variant_text(s.tuning, std::max(s.m, s.columns()), s.team, Scalars(a.dtype).complex, "a column of [A | B]",
+                                         "then R X = Q^H B from local memory");
       return plan;
     }
     plan.registers = s.team == 1 ? static_cast<uint32_t>(s.working() + 12) : 16;

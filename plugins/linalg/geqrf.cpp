@@ -129,9 +129,8 @@ class Geqrf final : public sdk::Operation {
       plan.local_mem_bytes = static_cast<uint64_t>(column_householder_locals(m)) * abi::dtype_size(a.dtype);
     else if (team > 1 || in_loops)
       plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + (in_loops ? n : kTeamHouseholderLocals)) * abi::dtype_size(a.dtype);
-    plan.variant = columns ? "columns: a column per work-item in registers, teams of " + std::to_string(team) + " (order " +
-                                 std::to_string(std::max(m, n)) + " in " + std::to_string(tu.register_order + 1) + ".." +
-                                 std::to_string(column_order(tu, Scalars(a.dtype).complex)) + "), each reflector formed by its column's owner and shared in local memory; " + tu.row
+    plan.variant = columns ? column_variant_text(tu, std::max(m, n), team, Scalars(a.dtype).complex, "a column",
+                                                 "each reflector formed by its column's owner and shared in local memory")
                    : in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory, each reflection applied along its rows")
                             : variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
     return plan;

@@ -278,4 +278,10 @@ std::string loop_variant_text(const Tuning& t, int64_t order, const std::string&
          std::to_string(t.register_order + 1) + ".." + std::to_string(t.loop_order) + "); " + t.row;
 }
 
+std::string column_variant_text(const Tuning& t, int64_t order, int64_t team, bool complex, const std::string& what,
+                                const std::string& detail) {
+  return "columns: " + what + " per work-item in registers, teams of " + std::to_string(team) + " (order " + std::to_string(order) + " in " +
+         std::to_string(t.register_order + 1) + ".." + std::to_string(column_order(t, complex)) + "), " + detail + "; " + t.row;
+}
+
 }  // namespace fugue::linalg

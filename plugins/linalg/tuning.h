@@ -103,5 +103,8 @@ std::string variant_text(const Tuning& t, int64_t order, int64_t team, bool has_
                          const Grid* grid = nullptr, int64_t rows = 0, int64_t columns = 0);
 // The same for a loop plan (loop_plan): one work-item per matrix, `detail` saying how it works.
 std::string loop_variant_text(const Tuning& t, int64_t order, const std::string& detail);
+// The same for the columns in registers (column_plan): `what` each work-item holds, `detail` what follows.
+std::string column_variant_text(const Tuning& t, int64_t order, int64_t team, bool complex, const std::string& what,
+                                const std::string& detail);
 
 }  // namespace fugue::linalg
