@@ -30,6 +30,31 @@ std::string register_cholesky(const Scalars& sc, int64_t n, const std::string& f
               v);
 }
 
+std::string rows_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n, const std::string& a, const std::string& row,
+                          const std::string& info) {
+  const std::string t = sc.type, rt = sc.real_type, N = std::to_string(n), sync = em.barrier() + "\n";
+  const std::string col = em.local_array(sc.dtype, n, "column");
+  const std::string d = em.name("d"), s = em.name("s"), l = em.name("l"), r = em.name("r"), lr = em.name("lr");
+  auto el = [&](int64_t j) { return a + "[" + std::to_string(j) + "]"; };
+  std::string code = "int " + info + " = 0;\n";
+  for (int64_t k = 0; k < n; ++k) {
+    const std::string K = std::to_string(k);
+    code += "if (" + row + " < " + N + ") " + col + "[" + row + "] = " + el(k) + ";\n" + sync;
+    code += "{\n  const " + rt + " " + d + " = " + sc.real_part(col + "[" + K + "]") + ";\n";
+    code += "  if (" + info + " == 0 && !(" + d + " > " + sc.real(0) + ")) " + info + " = " + std::to_string(k + 1) + ";\n";
+    code += "  const " + rt + " " + s + " = sqrt(" + d + "), " + r + " = " + sc.real(1) + " / " + s + ";\n";
+    code += "  if (" + info + " == 0 && " + row + " == " + K + ") " + el(k) + " = " + sc.from_real(s) + ";\n";
+    code += "  if (" + info + " == 0 && " + row + " > " + K + " && " + row + " < " + N + ") {\n";
+    // One division per step; the column's elements are scaled by multiplying (f64 divisions are slow).
+    code += "    const " + t + " " + l + " = " + el(k) + " * " + r + ";\n    " + el(k) + " = " + l + ";\n";
+    code += "    const " + t + " " + lr + " = " + l + " * " + r + ";\n";
+    for (int64_t j = k + 1; j < n; ++j)
+      code += "    if (" + std::to_string(j) + " <= " + row + ") " + el(j) + " -= " + sc.mul(lr, sc.conj(col + "[" + std::to_string(j) + "]")) + ";\n";
+    code += "  }\n}\n" + sync;  // the column is overwritten next
+  }
+  return code;
+}
+
 std::string loop_cholesky(const Scalars& sc, int64_t n, bool lower, const std::function<std::string(const std::string&, const std::string&)>& A,
                           const std::function<std::string(const std::string&, const std::string&)>& U,
                           const std::function<std::string(const char*)>& name, const std::string& info) {

@@ -28,6 +28,15 @@ std::string team_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n,
                           const std::function<std::string(const std::string&)>& read,
                           const std::function<std::string(const std::string&)>& write, const std::string& info);
 
+// The same for em's team with a row of the matrix in each work-item's registers: `a[n]` holds row `row`
+// (the work-item's local id) of the lower triangle, zeros right of the diagonal and in rows past n, which
+// stay idle. At step k every row leaves its element of column k in local memory, and every row below k
+// updates itself from that column (two barriers a step; the code ends with one). The loops are unrolled,
+// so every register index is a constant. Declares `int info` as above; the rows' elements from column
+// info - 1 on are then left as they were (partly updated).
+std::string rows_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n, const std::string& a, const std::string& row,
+                          const std::string& info);
+
 // The same for one work-item with its loops kept (a CPU's loop plan: tuning.h's loop_plan) on U = L^H
 // in a local array reached as U(row, col) (an lvalue), filled first from A (A(row, col) an rvalue of A's
 // element): U's row r from A's row r (upper), or U's column r from A's row r conjugated (lower: A's lower

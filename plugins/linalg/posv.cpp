@@ -26,6 +26,17 @@ bool in_local(const sdk::Call& call) {
   return fits_local(call, n * n + n * k, call.operand(kA).dtype);
 }
 
+// The rows plan's local memory, in values: potrf's column, the factor's rows a spare element apart (for
+// the backward solve) and a slot per solved row of right-hand sides.
+int64_t rows_locals(int64_t n, int64_t k) { return n + n * (n + 1) + n * k; }
+
+// Whether a team takes potrf's rows plan (tuning.h's row_plan), with a row of B in each work-item's
+// registers too, where its local arrays fit.
+bool in_rows(const sdk::Call& call) {
+  const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB));
+  return row_plan(tuning_of(call), n) && fits_local(call, rows_locals(n, k), call.operand(kA).dtype);
+}
+
 class Posv final : public sdk::Operation {
  public:
   Posv() {
@@ -78,6 +89,13 @@ class Posv final : public sdk::Operation {
     sdk::Plan plan = team_plan(batch_count(a), team);
     plan.partitions = {matrix_batch(a), matrix_batch(b), matrix_batch(call.operand(kX)), value_batch(call.operand(kInfo))};
     plan.registers = static_cast<uint32_t>(team == 1 ? n * n + n + 8 : 16);
+    if (team > 1 && in_rows(call)) {
+      plan.registers = static_cast<uint32_t>((n + k) * (Scalars(a.dtype).complex ? 2 : 1) + 8);
+      plan.local_mem_bytes = static_cast<uint64_t>(rows_locals(n, k)) * abi::dtype_size(a.dtype);
+      plan.walks_rows = true;  // A's rows (lower) and B's, every work-item its own
+      plan.variant = variant_text(tu, n, team, true, "B's row in registers beside A's, both solves by rows");
+      return plan;
+    }
     if (team > 1) {
       if (in_local(call)) plan.local_mem_bytes = static_cast<uint64_t>(n * n + n * k) * abi::dtype_size(a.dtype);
       else plan.workspaces = {{a.dtype, n * n}};
@@ -116,6 +134,10 @@ class Posv final : public sdk::Operation {
       em.append(code);
       return;
     }
+    if (em.local_size() > 1 && in_rows(call)) {
+      em.append(rows_solve(em, dtype, n, k, lower));
+      return;
+    }
     if (em.local_size() == 1) {
       const std::string f = em.name("f"), x = em.name("x");
       const ElementAt F = [&](const std::string& i, const std::string& j) { return f + "[(" + i + ") * " + N + " + (" + j + ")]"; };
@@ -149,6 +171,66 @@ class Posv final : public sdk::Operation {
                       "    if (" + info + " != 0) " + em.write_at(kX, e) + " = " + nan + ";\n");
     code += "if (" + lane + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
     em.append(code);
+  }
+
+  // potrf's rows plan (cholesky.h's rows_cholesky), each work-item row i of L and of B in its registers
+  // (rows past n idle), then L y = b and L^H x = y by rows, one barrier a step: at step p row p divides
+  // its right-hand sides by L(p, p) and leaves them in local memory (slot p, written once per solve), and
+  // the rows still to solve update theirs from them. Forward, row i's update needs L(i, p), its own;
+  // backward, it needs conj(L(p, i)), row p's, so the rows leave L in local memory between the solves.
+  static std::string rows_solve(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, int64_t k, bool lower) {
+    const Scalars sc(dtype);
+    const std::string t = sc.type, N = std::to_string(n), K = std::to_string(k), zero = sc.literal(0), sync = em.barrier() + "\n";
+    const std::string row = em.builtin(FUGUE_BUILTIN_LOCAL_ID), last = std::to_string(n - 1);
+    const std::string a = em.name("a"), x = em.name("x"), info = em.name("info"), inv = em.name("inv"), l = em.name("l");
+    auto el = [&](int64_t j) { return a + "[" + std::to_string(j) + "]"; };
+    auto xe = [&](int64_t c) { return x + "[" + std::to_string(c) + "]"; };
+    std::string code = t + " " + a + "[" + N + "], " + x + "[" + K + "];\n";
+    for (int64_t j = 0; j < n; ++j) {
+      const std::string J = std::to_string(j);
+      code += el(j) + " = " + row + " < " + N + " && " + J + " <= " + row + " ? " +
+              (lower ? em.read_at(kA, "min(" + row + ", " + last + ") * " + N + " + " + J)
+                     : sc.conj(em.read_at(kA, J + " * " + N + " + min(" + row + ", " + last + ")"))) +
+              " : " + zero + ";\n";
+    }
+    for (int64_t c = 0; c < k; ++c)
+      code += xe(c) + " = " + row + " < " + N + " ? " + em.read_at(kB, "min(" + row + ", " + last + ") * " + K + " + " + std::to_string(c)) +
+              " : " + zero + ";\n";
+    code += rows_cholesky(em, sc, n, a, row, info);
+    const std::string slots = em.local_array(dtype, n * k, "solved"), factor = em.local_array(dtype, n * (n + 1), "factor");
+    auto slot = [&](int64_t p, int64_t c) { return slots + "[" + std::to_string(p * k + c) + "]"; };
+    // Row p's step: x(p) /= L(p, p), left in slot p.
+    auto solve_row = [&](int64_t p, bool publish) {
+      std::string s = "if (" + row + " == " + std::to_string(p) + ") {\n  const " + sc.real_type + " " + inv + " = " + sc.real(1) +
+                      " / " + sc.real_part(el(p)) + ";\n";
+      for (int64_t c = 0; c < k; ++c) s += "  " + xe(c) + " *= " + inv + ";\n" + (publish ? "  " + slot(p, c) + " = " + xe(c) + ";\n" : "");
+      return s + "}\n";
+    };
+    for (int64_t p = 0; p < n; ++p) {
+      code += solve_row(p, p + 1 < n) + (p + 1 < n ? sync : "");
+      if (p + 1 == n) break;
+      code += "if (" + row + " > " + std::to_string(p) + " && " + row + " < " + N + ") {\n";
+      for (int64_t c = 0; c < k; ++c) code += "  " + xe(c) + " -= " + sc.mul(el(p), slot(p, c)) + ";\n";
+      code += "}\n";
+    }
+    // L's rows a spare element apart: row p's elements, read by consecutive rows, in consecutive banks.
+    code += "if (" + row + " < " + N + ") {\n";
+    for (int64_t j = 0; j < n; ++j) code += "  " + factor + "[" + row + " * " + std::to_string(n + 1) + " + " + std::to_string(j) + "] = " + el(j) + ";\n";
+    code += "}\n" + sync;
+    for (int64_t p = n - 1; p >= 0; --p) {
+      code += solve_row(p, p > 0) + (p > 0 ? sync : "");
+      if (p == 0) break;
+      code += "if (" + row + " < " + std::to_string(p) + ") {\n  const " + t + " " + l + " = " +
+              sc.conj(factor + "[" + std::to_string(p * (n + 1)) + " + " + row + "]") + ";\n";
+      for (int64_t c = 0; c < k; ++c) code += "  " + xe(c) + " -= " + sc.mul(l, slot(p, c)) + ";\n";
+      code += "}\n";
+    }
+    // Not positive definite: NaN (info is the same in every work-item: each read the same pivots).
+    code += "if (" + row + " < " + N + ") {\n";
+    for (int64_t c = 0; c < k; ++c)
+      code += "  " + em.write_at(kX, row + " * " + K + " + " + std::to_string(c)) + " = " + info + " == 0 ? " + xe(c) + " : " + sc.nan() + ";\n";
+    code += "}\nif (" + row + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
+    return code;
   }
 
   // One matrix per work-item with its loops kept (a CPU's plan, tuning.h's loop_plan), where the factor

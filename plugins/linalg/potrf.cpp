@@ -226,16 +226,13 @@ class Potrf final : public sdk::Operation {
     return code;
   }
 
-  // A team with a row of the matrix in each work-item's registers (rows past n idle): at step k every row
-  // leaves its element of column k in local memory, and every row below k updates itself from that
-  // column. The loops are unrolled, so every register index is a constant.
+  // A team with a row of the matrix in each work-item's registers (rows past n idle), factored by
+  // cholesky.h's rows_cholesky.
   static std::string in_rows(const sdk::Emitter& em, fugue_dtype dtype, int64_t n, bool lower, const VariableOrder& v) {
     const Scalars sc(dtype);
-    const std::string t = sc.type, rt = sc.real_type, N = std::to_string(n), zero = sc.literal(0);
-    const std::string row = em.builtin(FUGUE_BUILTIN_LOCAL_ID), sync = em.barrier() + "\n";
-    const std::string col = em.local_array(dtype, n, "column");
-    const std::string a = em.name("a"), info = em.name("info"), d = em.name("d"), s = em.name("s"), l = em.name("l"),
-                      r = em.name("r"), lr = em.name("lr");
+    const std::string t = sc.type, N = std::to_string(n), zero = sc.literal(0);
+    const std::string row = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const std::string a = em.name("a"), info = em.name("info");
     auto el = [&](int64_t j) { return a + "[" + std::to_string(j) + "]"; };
     std::string code = t + " " + a + "[" + N + "];\n";
     for (int64_t j = 0; j < n; ++j)
@@ -245,22 +242,7 @@ class Potrf final : public sdk::Operation {
                              : sc.conj(em.read_at(kA, std::to_string(j) + " * " + N + " + min(" + row + ", " + std::to_string(n - 1) + ")")),
                        row, std::to_string(j), sc.literal(1), zero) +
               " : " + zero + ";\n";
-    code += "int " + info + " = 0;\n";
-    for (int64_t k = 0; k < n; ++k) {
-      const std::string K = std::to_string(k);
-      code += "if (" + row + " < " + N + ") " + col + "[" + row + "] = " + el(k) + ";\n" + sync;
-      code += "{\n  const " + rt + " " + d + " = " + sc.real_part(col + "[" + K + "]") + ";\n";
-      code += "  if (" + info + " == 0 && !(" + d + " > " + sc.real(0) + ")) " + info + " = " + std::to_string(k + 1) + ";\n";
-      code += "  const " + rt + " " + s + " = sqrt(" + d + "), " + r + " = " + sc.real(1) + " / " + s + ";\n";
-      code += "  if (" + info + " == 0 && " + row + " == " + K + ") " + el(k) + " = " + sc.from_real(s) + ";\n";
-      code += "  if (" + info + " == 0 && " + row + " > " + K + " && " + row + " < " + N + ") {\n";
-      // One division per step; the column's elements are scaled by multiplying (f64 divisions are slow).
-      code += "    const " + t + " " + l + " = " + el(k) + " * " + r + ";\n    " + el(k) + " = " + l + ";\n";
-      code += "    const " + t + " " + lr + " = " + l + " * " + r + ";\n";
-      for (int64_t j = k + 1; j < n; ++j)
-        code += "    if (" + std::to_string(j) + " <= " + row + ") " + el(j) + " -= " + sc.mul(lr, sc.conj(col + "[" + std::to_string(j) + "]")) + ";\n";
-      code += "  }\n}\n" + sync;  // the column is overwritten next
-    }
+    code += rows_cholesky(em, sc, n, a, row, info);
     // Out: the row (its first info - 1 elements when the factor failed), zeros elsewhere; upper: as a column.
     code += "if (" + row + " < " + N + ") {\n";
     for (int64_t j = 0; j < n; ++j) {

@@ -37,13 +37,16 @@ TEST(Linalg, PosvMatchesLapack) {
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1},  {2, 1},  {3, 2},  {8, 3},   {9, 1},  {16, 4},
                                                           {18, 16}, {33, 2}, {64, 1}, {100, 3}, {450, 2}};
-  // The device's table (on a CPU, loops above order 8), then the teams GPUs take.
-  for (const char* tuning : {"", "loop_order=0"})
+  // The device's table (on a CPU, loops above order 8), then the rows (9 to 16) and teams GPUs take, and
+  // the rows up to 32 as NVIDIA's row takes them (18 with 16 right-hand sides).
+  for (const char* tuning : {"", "loop_order=0", "loop_order=0,row_order=32"})
   for (const char* dtype : {"f64", "f32"})
     for (const auto& [n, k] : sizes)
       for (const bool lower : {true, false}) {
-        if (!lower && n % 2 == 0 && n != 8) continue;  // upper on the odd sizes and 8 (registers): each plan meets both
+        if (!lower && n % 2 == 0 && n != 8 && n != 18) continue;  // upper on the odd sizes, 8 (registers) and 18 (rows): each plan meets both
         if (*tuning && (n <= 8 || n == 450)) continue;  // registers, and 450 (too large for the loops' local memory): the same plan
+        if (std::string(tuning).find("row_order") != std::string::npos && n != 18) continue;
+        if (std::string(tuning) == "loop_order=0" && n == 18 && !lower) continue;
         test::LinalgTuning scope(tuning);
         const int64_t count = n <= 16 ? 200 : n <= 64 ? 20 : 2;
         const std::string what = std::string(dtype) + " n=" + std::to_string(n) + ", k=" + std::to_string(k) +
