@@ -24,16 +24,22 @@ constexpr uint32_t kA = 0, kB = 1, kX = 2, kInfo = 3;
 struct Sizes {
   int64_t n, k;
   Tuning tuning;
-  int64_t team;  // by the order of [A | B]
+  int64_t team;  // by the order of [A | B] (rows: of A)
   bool loops;    // one matrix per work-item, [A | B] in local memory, its loops kept (tuning.h's loop_plan)
+  bool rows;     // a row of [A | B] in each work-item's registers (tuning.h's row_plan, k up to row_order)
 };
+
+// The rows plan's local memory, in values: the pivot row and the pivot, twice (taken in turn without
+// pivoting), and a magnitude per row (pivoting).
+int64_t rows_locals(int64_t n, int64_t k) { return 2 * (n + k + 1) + n; }
 
 Sizes sizes_of(const sdk::Call& call) {
   const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB));
   const Tuning t = tuning_of(call);
   // Without a device (the reference) no plan is asked for.
   const bool loops = call.raw()->device && loop_plan(t, n) && fits_local(call, n * (n + k), call.operand(kA).dtype);
-  return {n, k, t, loops ? 1 : team_size(t, n + k), loops};
+  const bool rows = call.raw()->device && !loops && row_plan(t, n) && k <= t.row_order && fits_local(call, rows_locals(n, k), call.operand(kA).dtype);
+  return {n, k, t, loops ? 1 : team_size(t, rows ? n : n + k), loops, rows};
 }
 
 class GaussJordan final : public sdk::Operation {
@@ -95,6 +101,14 @@ class GaussJordan final : public sdk::Operation {
       plan.variant = loop_variant_text(s.tuning, s.n, "[A | B] in local memory, eliminated along its rows");
       return plan;
     }
+    if (s.rows) {
+      plan.registers = static_cast<uint32_t>((s.n + s.k) * (Scalars(a.dtype).complex ? 2 : 1) + 8);
+      plan.local_mem_bytes = static_cast<uint64_t>(rows_locals(s.n, s.k)) * abi::dtype_size(a.dtype);
+      plan.walks_rows = true;  // A's rows and B's, every work-item its own
+      plan.variant = variant_text(s.tuning, s.n, s.team, true, std::string("[A | B]'s row in registers, ") +
+                                                                   (pivoting_ ? "two barriers a step" : "one barrier a step"));
+      return plan;
+    }
     plan.registers = s.team == 1 ? static_cast<uint32_t>(s.n * (s.n + s.k) + 8) : 16;
     if (s.team > 1) {
       if (fits_local(call, s.n * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.n * s.n) * abi::dtype_size(a.dtype);
@@ -115,6 +129,10 @@ class GaussJordan final : public sdk::Operation {
     const std::string kk = v["kk"], i = v["i"], e = v["e"];
     if (s.loops) {
       em.append(loop_elimination(call, em, sc, s, v));
+      return;
+    }
+    if (s.rows) {
+      em.append(rows_elimination(em, sc, s));
       return;
     }
     if (em.local_size() == 1) {
@@ -270,6 +288,59 @@ class GaussJordan final : public sdk::Operation {
   }
 
  private:
+  // The rows plan: work-item `row` holds row `row` of [A | B] in registers (rows past n idle), every loop
+  // unrolled. At step p the rows from p on leave the magnitudes of their elements of column p in local
+  // memory, and every work-item picks the same pivot row from them (LAPACK's: the first of the largest
+  // magnitude); rows are swapped by renaming (`me`, the row a work-item now holds; X is written at it).
+  // Row p then scales itself by the pivot and leaves its elements right of p and the pivot in local
+  // memory; after a barrier every other row eliminates column p with them. Without pivoting the row and
+  // the pivot alternate between two slots, so that a step needs one barrier (step p + 1 writes the slot
+  // nobody reads any more); with it, the magnitudes' barrier already separates the steps.
+  std::string rows_elimination(const sdk::Emitter& em, const Scalars& sc, const Sizes& s) const {
+    const int64_t n = s.n, k = s.k, width = n + k;
+    const std::string N = std::to_string(n), K = std::to_string(k), last = std::to_string(n - 1), zero = sc.literal(0);
+    const std::string sync = em.barrier() + "\n", row = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
+    const std::string a = em.name("a"), me = em.name("me"), info = em.name("info"), p = em.name("p"), r = em.name("r"), f = em.name("f"),
+                      pr = em.name("pr"), mx = em.name("mx"), ax = em.name("ax"), i = em.name("i");
+    const fugue_dtype dtype = sc.dtype;
+    const std::string pivots = em.local_array(dtype, 2 * (width + 1), "pivot_row");
+    const std::string magnitudes = pivoting_ ? em.local_array(part_dtype(dtype), n, "magnitude") : "";
+    auto el = [&](int64_t j) { return a + "[" + std::to_string(j) + "]"; };
+    std::string code = sc.type + " " + a + "[" + std::to_string(width) + "];\n";
+    for (int64_t j = 0; j < n; ++j)
+      code += el(j) + " = " + row + " < " + N + " ? " + em.read_at(kA, "min(" + row + ", " + last + ") * " + N + " + " + std::to_string(j)) + " : " +
+              zero + ";\n";
+    for (int64_t c = 0; c < k; ++c)
+      code += el(n + c) + " = " + row + " < " + N + " ? " + em.read_at(kB, "min(" + row + ", " + last + ") * " + K + " + " + std::to_string(c)) +
+              " : " + zero + ";\n";
+    code += "int " + me + " = " + row + ", " + info + " = 0;\n";
+    for (int64_t q = 0; q < n; ++q) {
+      const std::string Q = std::to_string(q);
+      const int64_t slot = pivoting_ ? 0 : (q % 2) * (width + 1);  // the pivot at slot + width
+      auto pivot_at = [&](int64_t j) { return pivots + "[" + std::to_string(slot + j) + "]"; };
+      code += "{\n";
+      if (pivoting_) {
+        code += "if (" + me + " >= " + Q + " && " + me + " < " + N + ") " + magnitudes + "[" + me + "] = " + sc.pivot_magnitude(el(q)) + ";\n" + sync;
+        code += "int " + pr + " = " + Q + ";\n" + sc.real_type + " " + mx + " = " + magnitudes + "[" + Q + "];\n";
+        code += "for (int " + i + " = " + std::to_string(q + 1) + "; " + i + " < " + N + "; ++" + i + ") { const " + sc.real_type + " " + ax + " = " +
+                magnitudes + "[" + i + "]; if (" + ax + " > " + mx + ") { " + mx + " = " + ax + "; " + pr + " = " + i + "; } }\n";
+        code += "if (" + me + " == " + pr + ") " + me + " = " + Q + "; else if (" + me + " == " + Q + ") " + me + " = " + pr + ";\n";
+      }
+      code += "if (" + me + " == " + Q + ") {\n  const " + sc.type + " " + p + " = " + el(q) + ";\n  " + sc.declare_reciprocal(r, p);
+      for (int64_t j = q + 1; j < width; ++j)
+        code += "  " + el(j) + " = " + sc.by_pivot(el(j), p, r) + ";\n  " + pivot_at(j) + " = " + el(j) + ";\n";
+      code += "  " + pivot_at(width) + " = " + p + ";\n}\n" + sync;
+      code += "if (" + info + " == 0 && " + sc.is_zero(pivot_at(width)) + ") " + info + " = " + std::to_string(q + 1) + ";\n";
+      code += "if (" + info + " == 0 && " + me + " != " + Q + " && " + me + " < " + N + ") {\n  const " + sc.type + " " + f + " = " + el(q) + ";\n";
+      for (int64_t j = q + 1; j < width; ++j) code += "  " + el(j) + " -= " + sc.mul(f, pivot_at(j)) + ";\n";
+      code += "}\n}\n";
+    }
+    code += "if (" + me + " < " + N + ") {\n";
+    for (int64_t c = 0; c < k; ++c)
+      code += "  " + em.write_at(kX, me + " * " + K + " + " + std::to_string(c)) + " = " + info + " == 0 ? " + el(n + c) + " : " + sc.nan() + ";\n";
+    return code + "}\nif (" + row + " == 0) " + em.write_at(kInfo, "0") + " = " + info + ";\n";
+  }
+
   // The loop plan (a CPU's: its core runs the one work-item's loops in its vector units, where a team
   // would pay a pass over the work-group at every barrier): [A | B] in local memory, row-major, and at
   // each step the pivot row scaled, then every other row updated along its length (contiguous).

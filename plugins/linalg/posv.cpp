@@ -31,10 +31,11 @@ bool in_local(const sdk::Call& call) {
 int64_t rows_locals(int64_t n, int64_t k) { return n + n * (n + 1) + n * k; }
 
 // Whether a team takes potrf's rows plan (tuning.h's row_plan), with a row of B in each work-item's
-// registers too, where its local arrays fit.
+// registers too (k up to row_order), where its local arrays fit.
 bool in_rows(const sdk::Call& call) {
   const int64_t n = columns_of(call.operand(kA)), k = columns_of(call.operand(kB));
-  return row_plan(tuning_of(call), n) && fits_local(call, rows_locals(n, k), call.operand(kA).dtype);
+  const Tuning t = tuning_of(call);
+  return row_plan(t, n) && k <= t.row_order && fits_local(call, rows_locals(n, k), call.operand(kA).dtype);
 }
 
 class Posv final : public sdk::Operation {

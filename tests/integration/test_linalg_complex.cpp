@@ -88,13 +88,16 @@ TEST(Linalg, ComplexGesvMatchesLapack) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   const std::vector<std::pair<int64_t, int64_t>> sizes = {{1, 1}, {2, 2}, {3, 4}, {5, 3}, {9, 1}, {18, 16}, {33, 2}, {100, 3}, {450, 1}};
+  for (const char* tuning : {"", "loop_order=0"})  // the GPUs' rows at 9
   for (const char* op : {"linalg.gesv", "linalg.gesv_nopiv"})
     for (const char* dtype : {"c128", "c64"})
       for (const auto& [n, k] : sizes) {
+        if (*tuning && n != 9) continue;
+        test::LinalgTuning scope(tuning);
         const bool pivoting = std::string(op) == "linalg.gesv";
         const int64_t count = n <= 18 ? 100 : n <= 100 ? 5 : 1;
         const std::string what = std::string(op) + " " + dtype + " n=" + std::to_string(n) + ", k=" + std::to_string(k) + " (seed " +
-                                 std::to_string(seed) + ")";
+                                 std::to_string(seed) + ", FUGUE_LINALG_TUNING=" + tuning + ")";
         const std::string a_from = pivoting ? R"({"random": {"seed": )" + std::to_string(seed + n) + R"(, "low": -1, "high": 1}})"
                                             : R"({"spd": {"seed": )" + std::to_string(seed + n) + R"(, "cond": 100}})";
         Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
