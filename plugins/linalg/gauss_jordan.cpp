@@ -26,7 +26,7 @@ struct Sizes {
   Tuning tuning;
   int64_t team;  // by the order of [A | B] (rows: of A)
   bool loops;    // one matrix per work-item, [A | B] in local memory, its loops kept (tuning.h's loop_plan)
-  bool rows;     // a row of [A | B] in each work-item's registers (tuning.h's row_plan, k up to row_order)
+  bool rows;     // a row of [A | B] in each work-item's registers (tuning.h's row_plan, k up to row_order; sizes_of says where)
 };
 
 // The rows plan's local memory, in values: the pivot row and the pivot, twice (taken in turn without
@@ -38,7 +38,15 @@ Sizes sizes_of(const sdk::Call& call) {
   const Tuning t = tuning_of(call);
   // Without a device (the reference) no plan is asked for.
   const bool loops = call.raw()->device && loop_plan(t, n) && fits_local(call, n * (n + k), call.operand(kA).dtype);
-  const bool rows = call.raw()->device && !loops && row_plan(t, n) && k <= t.row_order && fits_local(call, rows_locals(n, k), call.operand(kA).dtype);
+  // Rows of values of 8 bytes or more only where B is at most half as wide as A: on an H200 (20,000 f64
+  // systems of 16 with 4 right-hand sides, scripts/gpu_solve.sh beside row_order=8) gesv_nopiv took 0.069
+  // ms in rows against 0.169 in teams, gesv 0.083 against 0.224, and at 32 (2,000) 0.130 against 0.158 and
+  // 0.151 against 0.209; but STAP's 18 x 18 with 16 (4,096) lost, f64 0.193 against 0.136 and 0.196
+  // against 0.112, c64 0.156 against 0.108, c128 0.399 against 0.158 (14 of the team's 32 rows idle and
+  // 34 values a row), where f32 gained (0.055 against 0.069 and 0.094).
+  const bool narrow = abi::dtype_size(call.operand(kA).dtype) < 8 || 2 * k <= n;
+  const bool rows = call.raw()->device && !loops && row_plan(t, n) && k <= t.row_order && narrow &&
+                    fits_local(call, rows_locals(n, k), call.operand(kA).dtype);
   return {n, k, t, loops ? 1 : team_size(t, rows ? n : n + k), loops, rows};
 }
 

@@ -180,3 +180,42 @@ TEST(Linalg, GesvInfoIsLapacks) {
     EXPECT_GT(out.at("info").get(2), 0) << n;
   }
 }
+
+// The solvers' plans on an H100 by order and width: posv takes potrf's rows (9 to 32, B's row beside A's);
+// gesv and gesv_nopiv a row of [A | B] per work-item where values are of 4 bytes or B is at most half as
+// wide as A, else teams (STAP's 18 x 18 with 16 in f64); the tests' setting gives PoCL the rows.
+TEST(Linalg, SolversTakeRowsOnGpus) {
+  test::TempDir dir;
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [10, 16, 16], "from": {"spd": {"seed": 1}}},
+    "B": {"kind": "array", "dtype": "f64", "shape": [10, 16, 4], "from": {"random": {"seed": 2}}},
+    "S": {"kind": "array", "dtype": "f64", "shape": [10, 18, 18], "from": {"spd": {"seed": 3}}},
+    "T": {"kind": "array", "dtype": "f64", "shape": [10, 18, 16], "from": {"random": {"seed": 4}}},
+    "S4": {"kind": "array", "dtype": "f32", "shape": [10, 18, 18], "from": {"spd": {"seed": 5}}},
+    "T4": {"kind": "array", "dtype": "f32", "shape": [10, 18, 16], "from": {"random": {"seed": 6}}}},
+    "body": [{"op": "linalg.posv", "out": ["X1"], "in": ["A", "B"]},
+             {"op": "linalg.gesv", "out": ["X2"], "in": ["A", "B"]},
+             {"op": "linalg.gesv_nopiv", "out": ["X3"], "in": ["S", "T"]},
+             {"op": "linalg.gesv_nopiv", "out": ["X4"], "in": ["S4", "T4"]},
+             {"op": "linalg.posv", "out": ["X5"], "in": ["S", "T"]}],
+    "outputs": {"X1": "X1.npy", "X2": "X2.npy", "X3": "X3.npy", "X4": "X4.npy", "X5": "X5.npy"}})");
+  const std::string h100 = (test::source_root() / "devices" / "nvidia-h100.json").string();
+  const std::string rows = "plan: rows: a row per work-item, teams of ";
+  auto r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(rows + "16 (order 16 in 9..32), B's row in registers beside A's, both solves by rows; NVIDIA GPU table"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(rows + "32 (order 18 in 9..32), B's row in registers beside A's"), std::string::npos) << "posv, 16 right-hand sides\n" << r.out;
+  EXPECT_NE(r.out.find(rows + "16 (order 16 in 9..32), [A | B]'s row in registers, two barriers a step"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(rows + "32 (order 18 in 9..32), [A | B]'s row in registers, one barrier a step"), std::string::npos) << "f32\n" << r.out;
+  EXPECT_NE(r.out.find("plan: team: 64 work-items per matrix owning columns (order 34 > 8), A in local memory"), std::string::npos)
+      << "f64, B nearly as wide as A\n" << r.out;
+  r = test::run_fugue("explain --device-file " + h100 + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=row_order=8");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out.find("plan: rows:"), std::string::npos) << r.out;
+  const std::string pocl = (test::source_root() / "devices" / "pocl-cpu.json").string();
+  r = test::run_fugue("explain --device-file " + pocl + " " + (dir / "p.json").string(), "FUGUE_LINALG_TUNING=loop_order=0");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find(rows + "16 (order 16 in 9..16), B's row in registers beside A's"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(rows + "16 (order 16 in 9..16), [A | B]'s row in registers, two barriers a step"), std::string::npos) << r.out;
+}
