@@ -64,6 +64,10 @@ const std::vector<Row>& table() {
       // 0.2576 -> 0.2331, 0.4482 -> 0.2975, 0.7447 -> 0.6116; f32 0.1712 -> 0.0711, 0.2574 -> 0.0909, 0.5621 -> 0.2081; gels
       // (2n x n) f64 n = 20 0.1876 -> 0.1490, 32 0.5254 -> 0.3106, f32 0.1417 -> 0.0420, 0.3033 -> 0.1421; but complex values
       // lost (c64 n = 40 0.3002 -> 0.3105, 64 0.8182 -> 0.9676; c128 0.4901 -> 0.9809, 3.166 -> 4.211): they stop at half.
+      // posv, gesv and gesv_nopiv in rows too (a row of B, of [A | B], in each work-item's registers; H200, scripts/gpu_solve.sh
+      // beside FUGUE_LINALG_TUNING=row_order=8, 4 right-hand sides): f64 n = 16 (20,000) 0.2348 -> 0.0756 ms, 0.1688 -> 0.0692,
+      // 0.2236 -> 0.0829; n = 32 (2,000) 0.1573 -> 0.0456, 0.1583 -> 0.1298, 0.2088 -> 0.1511 (README: the other cases, and where
+      // Gauss-Jordan keeps its teams).
       // A single product spreads its tiles over work-groups (gemm_spread.h; H200,
       // scripts/gpu_gemm_spread.sh): one f32 product of 9 x 760 x 56,648 36.3 -> 0.413 ms, 4096^3 693 -> 9.66.
       {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2, 64}},

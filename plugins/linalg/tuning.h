@@ -19,7 +19,7 @@ namespace fugue::linalg {
 struct Tuning {
   std::string row;         // the table row that matched ("NVIDIA GPU", "CPU", ...)
   int64_t register_order;  // one matrix per work-item, every loop unrolled, up to this order
-  int64_t row_order;       // potrf and getrf: a row per work-item up to this order
+  int64_t row_order;       // potrf, getrf, posv, gesv and gesv_nopiv: a row per work-item up to this order
   int64_t team_max;        // the largest team of work-items sharing a matrix (a power of two)
   int64_t grid_order;      // potrf, getrf: a grid of work-items, each a block of the matrix in registers, up to this order
   int64_t grid_elements;   // the most elements of the matrix a work-item of a grid holds
@@ -51,7 +51,8 @@ Tuning lu_tuning(Tuning t, int64_t value_bytes);
 // Work-items sharing a matrix of order n: one up to the row's register_order (the matrix in its
 // registers), else one per row, rounded up to a power of two, at most team_max.
 int64_t team_size(const Tuning& t, int64_t n);
-// Whether potrf and getrf keep a row in each work-item's registers (a team, n up to row_order).
+// Whether potrf and getrf keep a row in each work-item's registers (a team, n up to row_order); posv,
+// gesv and gesv_nopiv too, with limits of their own on B's width.
 inline bool row_plan(const Tuning& t, int64_t n) { return n > t.register_order && n <= t.row_order && n > t.loop_order; }
 // The order up to which geqrf and gels give each work-item of a team a column in registers (householder.h's
 // column_householder): qr_column_order for real values, half of it for complex ones, whose arithmetic
