@@ -93,7 +93,7 @@ class Posv final : public sdk::Operation {
     if (team > 1 && in_rows(call)) {
       plan.registers = static_cast<uint32_t>((n + k) * (Scalars(a.dtype).complex ? 2 : 1) + 8);
       plan.local_mem_bytes = static_cast<uint64_t>(rows_locals(n, k)) * abi::dtype_size(a.dtype);
-      plan.walks_rows = true;  // A's rows (lower) and B's, every work-item its own
+      plan.walks_rows = true;  // B's rows and X's (and A's where lower), every work-item its own
       plan.variant = variant_text(tu, n, team, true, "B's row in registers beside A's, both solves by rows");
       return plan;
     }
