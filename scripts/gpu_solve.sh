@@ -6,7 +6,8 @@
 # systems of cond 100), OP=posv (the same systems) or OP=gesv (Gauss-Jordan with partial pivoting, on
 # uniform [-1, 1) systems); n = 4 ... 64 with 4 right-hand sides (batches of 20,000 up to n = 16, 2,000
 # above) and STAP's 18 x 18 with 16 (4,096 systems); DTYPES="f64 f32" (the default) or "c64 c128" (complex;
-# Hermitian positive definite systems). The GPU's X is checked against NumPy first (relative to cond(A)).
+# Hermitian positive definite systems); ATTRS the operation's attributes (posv reads A's upper triangle
+# unless ATTRS='"lower": true'). The GPU's X is checked against NumPy first (relative to cond(A)).
 # Build and bundle first:  ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
 set -u
 source .gpu/env.sh
@@ -17,13 +18,14 @@ export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
 CASES=${CASES:-"4:4:20000 8:4:20000 16:4:20000 18:16:4096 32:4:2000 64:4:2000"}
 OP=${OP:-gesv_nopiv}
 DTYPES=${DTYPES:-"f64 f32"}
+ATTRS=${ATTRS:-}  # the operation's attributes, e.g. ATTRS='"lower": true' for posv from A's lower triangle
 if [ "$OP" = gesv ]; then A_FROM='{"random": {"seed": 1, "low": -1, "high": 1}}'; else A_FROM='{"spd": {"seed": 1, "cond": 100}}'; fi
 
 program() {  # count n k dtype file
   cat > "$5" <<JSON
 {"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "$4", "shape": [$1, $2, $2], "from": $A_FROM},
                          "B": {"kind": "array", "dtype": "$4", "shape": [$1, $2, $3], "from": {"random": {"seed": 2, "low": -1, "high": 1}}}},
- "body": [{"op": "linalg.$OP", "out": ["X", "info"], "in": ["A", "B"]}],
+ "body": [{"op": "linalg.$OP", "out": ["X", "info"], "in": ["A", "B"], "attrs": {$ATTRS}}],
  "outputs": {"X": "X.npy", "info": "info.npy", "A": "A.npy", "B": "B.npy"}}
 JSON
 }
