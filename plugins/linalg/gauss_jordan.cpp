@@ -306,7 +306,7 @@ class GaussJordan final : public sdk::Operation {
   // nobody reads any more); with it, the magnitudes' barrier already separates the steps.
   std::string rows_elimination(const sdk::Emitter& em, const Scalars& sc, const Sizes& s) const {
     const int64_t n = s.n, k = s.k, width = n + k;
-    const std::string N = std::to_string(n), K = std::to_string(k), last = std::to_string(n - 1), zero = sc.literal(0);
+    const std::string N = std::to_string(n), K = std::to_string(k), zero = sc.literal(0);
     const std::string sync = em.barrier() + "\n", row = em.builtin(FUGUE_BUILTIN_LOCAL_ID);
     const std::string a = em.name("a"), me = em.name("me"), info = em.name("info"), p = em.name("p"), r = em.name("r"), f = em.name("f"),
                       pr = em.name("pr"), mx = em.name("mx"), ax = em.name("ax"), i = em.name("i");
@@ -315,12 +315,7 @@ class GaussJordan final : public sdk::Operation {
     const std::string magnitudes = pivoting_ ? em.local_array(part_dtype(dtype), n, "magnitude") : "";
     auto el = [&](int64_t j) { return a + "[" + std::to_string(j) + "]"; };
     std::string code = sc.type + " " + a + "[" + std::to_string(width) + "];\n";
-    for (int64_t j = 0; j < n; ++j)
-      code += el(j) + " = " + row + " < " + N + " ? " + em.read_at(kA, "min(" + row + ", " + last + ") * " + N + " + " + std::to_string(j)) + " : " +
-              zero + ";\n";
-    for (int64_t c = 0; c < k; ++c)
-      code += el(n + c) + " = " + row + " < " + N + " ? " + em.read_at(kB, "min(" + row + ", " + last + ") * " + K + " + " + std::to_string(c)) +
-              " : " + zero + ";\n";
+    code += row_into_registers(em, kA, row, n, n, a, 0, zero) + row_into_registers(em, kB, row, n, k, a, n, zero);
     code += "int " + me + " = " + row + ", " + info + " = 0;\n";
     for (int64_t q = 0; q < n; ++q) {
       const std::string Q = std::to_string(q);

@@ -25,6 +25,15 @@ std::string fill(const std::string& pattern, const std::map<std::string, std::st
   return out;
 }
 
+std::string row_into_registers(const sdk::Emitter& em, uint32_t operand, const std::string& row, int64_t rows, int64_t columns,
+                               const std::string& into, int64_t offset, const std::string& zero) {
+  const std::string inside = row + " < " + std::to_string(rows), start = "min(" + row + ", " + std::to_string(rows - 1) + ") * " + std::to_string(columns);
+  std::string code;
+  for (int64_t j = 0; j < columns; ++j)
+    code += into + "[" + std::to_string(offset + j) + "] = " + inside + " ? " + em.read_at(operand, start + " + " + std::to_string(j)) + " : " + zero + ";\n";
+  return code;
+}
+
 std::string team_loop(const std::string& trip, const std::string& lane, int64_t team, const std::string& index,
                       int64_t count, const std::string& bound, const std::string& body) {
   const int64_t trips = count <= 0 ? 0 : (count + team - 1) / team;

@@ -22,6 +22,12 @@ std::string fill(const std::string& pattern, const std::map<std::string, std::st
 std::string team_loop(const std::string& trip, const std::string& lane, int64_t team, const std::string& index,
                       int64_t count, const std::string& bound, const std::string& body);
 
+// Code that fills the registers into[offset] .. into[offset + columns - 1] with row `row` (an OpenCL C
+// expression, a work-item's lane in the rows plans) of the operand's row-major rows x columns matrix, and
+// with `zero` where row is past the matrix (the read clamped to its last row, so that it stays inside).
+std::string row_into_registers(const sdk::Emitter& em, uint32_t operand, const std::string& row, int64_t rows, int64_t columns,
+                               const std::string& into, int64_t offset, const std::string& zero);
+
 // How a grid of work-items (tuning.h's Grid) names its part of an m x n matrix in a kernel: work-item
 // (p, q) of lane p * Q + q holds element (row(bi), col(bj)) = (p + bi P, q + bj Q) as el(bi, bj), for
 // bi < BR, bj < BC (rows and columns past the matrix included: callers keep them out of what is stored).

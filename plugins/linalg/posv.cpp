@@ -194,9 +194,7 @@ class Posv final : public sdk::Operation {
                      : sc.conj(em.read_at(kA, J + " * " + N + " + min(" + row + ", " + last + ")"))) +
               " : " + zero + ";\n";
     }
-    for (int64_t c = 0; c < k; ++c)
-      code += xe(c) + " = " + row + " < " + N + " ? " + em.read_at(kB, "min(" + row + ", " + last + ") * " + K + " + " + std::to_string(c)) +
-              " : " + zero + ";\n";
+    code += row_into_registers(em, kB, row, n, k, x, 0, zero);
     code += rows_cholesky(em, sc, n, a, row, info);
     const std::string slots = em.local_array(dtype, n * k, "solved"), factor = em.local_array(dtype, n * (n + 1), "factor");
     auto slot = [&](int64_t p, int64_t c) { return slots + "[" + std::to_string(p * k + c) + "]"; };
