@@ -22,6 +22,9 @@ struct Launch {
   // (grid-stride; neighbouring items touch neighbouring elements, which GPUs coalesce), true =
   // blocked (each item a contiguous run, which CPUs stream through their caches).
   bool blocked = false;
+  // BLOCK level without teams: each work-group takes a contiguous run of entries (CPUs), not entries a
+  // stride of work-groups apart.
+  bool entry_runs = false;
   int64_t unroll = 1;  // grid-stride: elements per work-item per loop trip
   // Tiled walk of a [grid_rows, grid_cols] iteration space (tile_cols 0: flat): each work-group takes
   // tiles of tile_rows x tile_cols cells in turn, tile_cols * tile_rows = local_size.

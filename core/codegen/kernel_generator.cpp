@@ -917,7 +917,13 @@ std::string KernelWriter::batched_body(const std::string& it) {
                              "      const int fugue_slot = fugue_t / " + n + ", " + local_index_ + " = fugue_t % " + n + ";\n" + copy);
     };
   } else {
-    code += "  for (long " + entry_ + " = get_group_id(0); " + entry_ + " < fugue_n; " + entry_ + " += get_num_groups(0)) {\n";
+    // A CPU's work-group takes a contiguous run of entries (LaunchTuning::entry_runs), which its core's
+    // prefetchers follow.
+    if (launch_.entry_runs)
+      code += "  const long fugue_run = (fugue_n + (long)get_num_groups(0) - 1) / (long)get_num_groups(0), fugue_run_end = min(((long)get_group_id(0) + 1) * "
+              "fugue_run, fugue_n);\n  for (long " + entry_ + " = (long)get_group_id(0) * fugue_run; " + entry_ + " < fugue_run_end; ++" + entry_ + ") {\n";
+    else
+      code += "  for (long " + entry_ + " = get_group_id(0); " + entry_ + " < fugue_n; " + entry_ + " += get_num_groups(0)) {\n";
     // Walks element j of an entry of `per_entry` elements, by the work-items of the group in turn.
     walk = [&](int64_t per_entry, bool copy, const std::string& body) {
       return "    " + spread(local_index_, std::to_string(per_entry), per_entry, copy, body);

@@ -48,6 +48,7 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "grid3_planes") t.grid3_planes = std::clamp<int64_t>(value, 1, 64);
     else if (key == "block_groups_per_cu") t.block_groups_per_cu = std::max<int64_t>(value, 0);
     else if (key == "block_local") t.block_local = std::max<int64_t>(value, 0);
+    else if (key == "entry_runs") t.entry_runs = value != 0;
     else if (key == "block_team_items") t.block_team_items = std::max<int64_t>(value, 1);
     else if (key == "extent_args") t.extent_arguments = value != 0;
     else if (key == "pad_rows") t.pad_rows = value != 0;
@@ -57,7 +58,7 @@ void apply_overrides(LaunchTuning& t) {
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, grid_strip_groups_per_cu, "
-                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, block_team_items, extent_args, pad_rows, split_bytes, halo_depth, gather_rows)");
+                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, entry_runs, block_team_items, extent_args, pad_rows, split_bytes, halo_depth, gather_rows)");
   }
 }
 }  // namespace
@@ -81,6 +82,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     // 32 24.4 and 3.4; potrf of 20,000 of 8 4.7 and 2.5; softmax of 1024-wide rows 564 and 448 ms; the
     // rows of 16 of examples/bench/softmax_rows16.json 79.7 either way).
     t.block_team_items = 1;
+    t.entry_runs = true;
     t.extent_arguments = true;
     t.grid_strip_rows = 0;  // blocked runs already walk rows in order
     t.stage_tile_cols = 0;  // tile stages: see LaunchTuning
@@ -114,10 +116,12 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
   launch.extent_arguments = tuning.extent_arguments;
   int64_t n = range.iteration[0];
   if (plan.level == FUGUE_LEVEL_BLOCK) {
-    // A work-group per entry, up to enough groups to fill the device; each then takes entries in turn.
+    // A work-group per entry, up to enough groups to fill the device; each then takes entries in turn, or
+    // a run of them.
     const int64_t cap = tuning.block_groups_per_cu * std::max<unsigned>(device.compute_units, 1u);
     launch.num_groups = cap > 0 ? std::min(n, cap) : n;
     launch.blocked = tuning.blocked_items;  // copies of entries into local memory: a contiguous run per work-item
+    launch.entry_runs = tuning.entry_runs;
     return launch;
   }
   int64_t groups = (n + local - 1) / local;
@@ -147,6 +151,7 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
     entries = std::max<int64_t>(entries, 1);
     launch.team = team;
     launch.entries_per_group = entries;
+    launch.entry_runs = false;  // rounds of entries side by side
     launch.local_size = team * entries;
     const int64_t rounds = (group.entries + entries - 1) / entries;
     const int64_t cap = tuning.block_groups_per_cu * std::max<unsigned>(device.compute_units, 1u);

@@ -32,7 +32,7 @@ std::string local_text(const Program& program, const FusedGroup& g) {
 
 // How a batched kernel's work-groups take its entries.
 std::string entries_text(const Launch& launch) {
-  if (launch.team == 0) return "each takes entries in turn";
+  if (launch.team == 0) return launch.entry_runs ? "each takes a run of consecutive entries" : "each takes entries in turn";
   const std::string side = std::to_string(launch.entries_per_group) + " entries side by side, ";
   return (launch.team == 1 ? side + "one work-item each (thread model)"
                            : side + "a team of " + std::to_string(launch.team) + " work-items each") +
