@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 16
+#define FUGUE_ABI_VERSION_MINOR 17
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -440,6 +440,14 @@ typedef struct fugue_plan {
   uint64_t read_at_columns;
   uint32_t columns_of;
   /* end of 2.14 */
+  /* 2.17, BLOCK level: the operands (bit k: operand k, the first 64) that the operation reads once per
+   * entry, each element at most once (a factorization copying its matrix into storage of its own first).
+   * Where the core would copy such an input into local memory before the operation's first read, so that
+   * reads again and again find it there, it reads it where it is instead; an input that another
+   * operation of the kernel reads again and again is still copied. (The padding after columns_of holds
+   * nothing: a 2.16 plugin's struct ends before this field, and the core reads it as 0.) */
+  uint64_t reads_once;
+  /* end of 2.17 */
 } fugue_plan;
 
 #define FUGUE_ENDS_UNSAID 0u

@@ -211,6 +211,7 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
   struct Access {
     size_t op;
     bool write;
+    size_t operand;
   };
   std::map<std::string, std::vector<Access>> accesses;
   std::vector<std::string> order;  // symbols in order of first access
@@ -221,8 +222,8 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
       const std::string& s = op.statement->operands[k];
       auto [it, fresh] = accesses.try_emplace(s);
       if (fresh) order.push_back(s);
-      if (op.reads(k)) it->second.push_back({i, false});
-      if (op.writes(k)) it->second.push_back({i, true});
+      if (op.reads(k)) it->second.push_back({i, false, k});
+      if (op.writes(k)) it->second.push_back({i, true, k});
     }
   }
   const SymbolSet& live_after = flow.at(g.ops.back()->statement).live_out;
@@ -247,7 +248,9 @@ void promote_batched(const Program& program, const Dataflow& flow, const DeviceI
       }
       if (!written) {
         g.global_reads.insert(s);
-        if (block && array) stage_candidates.push_back(s);
+        // An operation that reads its entry once (fugue_plan.reads_once, ABI 2.17) reads it where it is.
+        const bool once = a.operand < 64 && ((g.ops[a.op]->plan.reads_once >> a.operand) & 1u);
+        if (block && array && !once) stage_candidates.push_back(s);
       } else if (writer && (block || g.ops[*writer]->level() == FUGUE_LEVEL_BLOCK ||
                             segment[*writer] != segment[a.op])) {
         needs_local = true;  // read in another segment than the one that wrote it

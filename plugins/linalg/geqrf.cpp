@@ -125,6 +125,7 @@ class Geqrf final : public sdk::Operation {
     }
     const int64_t parts = Scalars(a.dtype).complex ? 2 : 1;
     plan.registers = team == 1 && !in_loops ? static_cast<uint32_t>(m * n + 12) : columns ? static_cast<uint32_t>(m * parts + 16) : 16;
+    if (in_loops) plan.reads_once = uint64_t{1} << kA;  // copied into the matrix it factors
     if (columns)
       plan.local_mem_bytes = static_cast<uint64_t>(column_householder_locals(m)) * abi::dtype_size(a.dtype);
     else if (team > 1 || in_loops)

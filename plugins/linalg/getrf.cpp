@@ -122,6 +122,7 @@ class Getrf final : public sdk::Operation {
     if (s.loop) {
       plan.registers = 16;
       plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;
+      plan.reads_once = uint64_t{1} << kA;  // copied into the matrix it factors
       plan.variant = loop_variant_text(s.tuning, std::max(s.m, s.n), "the matrix in local memory, rows swapped whole and updated along them");
       return plan;
     }

@@ -85,6 +85,7 @@ class Potrf final : public sdk::Operation {
       add_partitions(call, plan);
       plan.registers = 16;
       plan.local_mem_bytes = static_cast<uint64_t>(n * n * bytes);
+      plan.reads_once = uint64_t{1} << kA;  // copied into the matrix it factors
       plan.variant = loop_variant_text(tu, n, "the matrix in local memory, factored as U = L^H along its rows");
       return plan;
     }

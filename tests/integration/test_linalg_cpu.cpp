@@ -194,3 +194,32 @@ TEST(LinalgCpu, LoopFactorsJoinTheirSolvesAndProducers) {
         test::expect_same(out, test::run_reference(program), 1e-9, what);
       }
 }
+
+// The loop plans copy their matrix into storage of their own, so they say they read A once
+// (fugue_plan.reads_once, ABI 2.17) and the core reads it where it is; gemm reads A and B again and again
+// and gets them in local memory, and so does a factorization's A that a solve in its kernel reads too.
+// On CPUs the kernels' work-groups each take a run of consecutive entries.
+TEST(LinalgCpu, LoopFactorizationsReadTheirMatrixWhereItIs) {
+  test::TempDir dir;
+  auto explain = [&](const std::string& body) {
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+      "A": {"kind": "array", "dtype": "f64", "shape": [10, 16, 16], "from": {"spd": {"seed": 1}}}},
+      "body": [)" + body + R"(], "outputs": {"Y": "Y.npy"}})");
+    auto r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + (dir / "p.json").string());
+    EXPECT_EQ(r.code, 0) << r.out;
+    return r.out;
+  };
+  const std::string held = "A (2.0 kB, an input read again and again)";
+  for (const char* op : {R"({"op": "linalg.potrf", "out": ["Y"], "in": ["A"]})", R"({"op": "linalg.getrf", "out": ["Y", "ipiv"], "in": ["A"]})",
+                         R"({"op": "linalg.geqrf", "out": ["Y", "tau"], "in": ["A"]})"}) {
+    const std::string out = explain(op);
+    EXPECT_NE(out.find("plan: loops"), std::string::npos) << op << "\n" << out;
+    EXPECT_EQ(out.find(held), std::string::npos) << op << "\n" << out;
+    EXPECT_NE(out.find("each takes a run of consecutive entries"), std::string::npos) << op << "\n" << out;
+  }
+  EXPECT_NE(explain(R"({"op": "linalg.gemm", "out": ["Y"], "in": ["A", "A"]})").find(held), std::string::npos);
+  // potrs takes A as its right-hand sides in potrf's kernel, and reads them again and again.
+  const std::string both = explain(R"({"op": "linalg.potrf", "out": ["L"], "in": ["A"]}, {"op": "linalg.potrs", "out": ["Y"], "in": ["L", "A"]})");
+  EXPECT_NE(both.find("Kernels (1)"), std::string::npos) << both;
+  EXPECT_NE(both.find(held), std::string::npos) << "potrs reads A again and again in the kernel\n" << both;
+}

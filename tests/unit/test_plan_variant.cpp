@@ -36,3 +36,21 @@ TEST(PlanVariant, APlanOfAnEarlierMinorVersionCarriesNone) {
   EXPECT_EQ(c.variant[0], before) << "nothing written past a 2.3 plan's end";
   EXPECT_EQ(fugue::abi::PlanBuffer::read(c).variant, "");
 }
+
+// fugue_plan.reads_once (ABI 2.17) crosses the boundary; a plan the size of 2.16's carries none and has
+// nothing written past its end.
+TEST(PlanVariant, ReadsOnceCrossesTheBoundaryFrom217) {
+  fugue::abi::Plan plan;
+  plan.partitions.resize(3);
+  plan.reads_once = 0b101;
+  fugue::abi::PlanBuffer buffer(std::vector<uint32_t>{3, 3, 1});
+  buffer.write(plan);
+  EXPECT_EQ(fugue::abi::PlanBuffer::read(*buffer.get()).reads_once, 0b101u);
+  fugue_plan& c = *buffer.get();
+  c.reads_once = 0;
+  c.struct_size = FUGUE_SIZE_UP_TO(fugue_plan, columns_of);  // as a 2.16 core builds it
+  buffer.write(plan);
+  EXPECT_EQ(c.reads_once, 0u) << "nothing written past a 2.16 plan's end";
+  c.reads_once = 0b11;  // what lies past a 2.16 plugin's plan is not read
+  EXPECT_EQ(fugue::abi::PlanBuffer::read(c).reads_once, 0u);
+}

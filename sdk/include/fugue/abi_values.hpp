@@ -223,6 +223,9 @@ struct Plan {
   // (fugue_plan.read_at_columns, bit k: operand k; x of y = A x, columns_of naming A).
   uint64_t read_at_columns = 0;
   uint32_t columns_of = 0;
+  // 2.17, BLOCK level: the operands read once per entry, each element at most once (fugue_plan.reads_once,
+  // bit k: operand k): the core then leaves them where they are rather than copying them into local memory.
+  uint64_t reads_once = 0;
 };
 
 // Fills a C plan whose room (partitions with their ranks, workspaces) another party provided. Checks
@@ -282,6 +285,7 @@ inline void write_plan(const Plan& plan, fugue_plan& c) {
     c.read_at_columns = plan.read_at_columns;
     c.columns_of = plan.columns_of;
   }
+  if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, reads_once)) c.reads_once = plan.reads_once;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0) {
     const size_t length = std::min(plan.variant.size(), static_cast<size_t>(c.variant_capacity - 1));  // cut to the room
     std::memcpy(c.variant, plan.variant.data(), length);
@@ -359,6 +363,7 @@ class PlanBuffer {
       plan.read_at_columns = c.read_at_columns;
       plan.columns_of = c.columns_of;
     }
+    plan.reads_once = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, reads_once) ? c.reads_once : 0;
     if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0)
       plan.variant.assign(c.variant, std::find(c.variant, c.variant + c.variant_capacity, '\0'));
     return plan;
