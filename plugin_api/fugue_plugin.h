@@ -441,10 +441,12 @@ typedef struct fugue_plan {
   uint32_t columns_of;
   /* end of 2.14 */
   /* 2.17, BLOCK level: the operands (bit k: operand k, the first 64) that the operation reads once per
-   * entry, each element at most once (a factorization copying its matrix into storage of its own first).
-   * Where the core would copy such an input into local memory before the operation's first read, so that
-   * reads again and again find it there, it reads it where it is instead; an input that another
-   * operation of the kernel reads again and again is still copied. (The padding after columns_of holds
+   * entry, each element at most once and all of them before it writes any output (a factorization copying
+   * its matrix into storage of its own first: its output may then be written over the input). Without
+   * teams, where the core would copy such an input into local memory before the operation's first read,
+   * so that reads again and again find it there, it reads it where it is instead; an input that another
+   * operation of the kernel reads again and again is still copied. Teams hold every operand in local
+   * memory either way. (The padding after columns_of holds
    * nothing: a 2.16 plugin's struct ends before this field, and the core reads it as 0.) */
   uint64_t reads_once;
   /* end of 2.17 */

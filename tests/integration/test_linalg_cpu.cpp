@@ -222,4 +222,11 @@ TEST(LinalgCpu, LoopFactorizationsReadTheirMatrixWhereItIs) {
   const std::string both = explain(R"({"op": "linalg.potrf", "out": ["L"], "in": ["A"]}, {"op": "linalg.potrs", "out": ["Y"], "in": ["L", "A"]})");
   EXPECT_NE(both.find("Kernels (1)"), std::string::npos) << both;
   EXPECT_NE(both.find(held), std::string::npos) << "potrs reads A again and again in the kernel\n" << both;
+  // Read where they are, the factors written over their matrices (A over A, B over B) match the reference.
+  Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [50, 16, 16], "from": {"spd": {"seed": )" + std::to_string(test::fresh_seed()) + R"(}}}},
+    "body": [{"op": "array.mul", "out": ["B"], "in": ["A", 2.0]}, {"op": "linalg.getrf", "out": ["B", "ipiv"], "in": ["B"]},
+             {"op": "linalg.potrf", "out": ["A"], "in": ["A"]}],
+    "outputs": {"A": "A.npy", "B": "B.npy", "ipiv": "ipiv.npy"}})");
+  test::expect_same(test::run_on_device(program), test::run_reference(program), 1e-12, "factors over their matrices");
 }
