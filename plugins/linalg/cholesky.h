@@ -42,7 +42,8 @@ std::string rows_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n, 
 // element): U's row r from A's row r (upper), or U's column r from A's row r conjugated (lower: A's lower
 // triangle), so that A is read along its rows. Factored right-looking in its upper form, so that every
 // update runs along a row, consecutive values the compiler turns into vector operations (L's columns
-// would be a stride of n apart). Declares `int info` as above; the rows from info - 1 on are then left as
+// would be a stride of n apart), in blocks of rows: the rows below a block are updated by all of its rows
+// at once, each of their elements read and written once a block. Declares `int info` as above; the rows from info - 1 on are then left as
 // they were. `name` makes the temporaries' names (em.name).
 std::string loop_cholesky(const Scalars& sc, int64_t n, bool lower, const std::function<std::string(const std::string&, const std::string&)>& A,
                           const std::function<std::string(const std::string&, const std::string&)>& U,
