@@ -106,6 +106,7 @@ class GaussJordan final : public sdk::Operation {
     if (s.loops) {
       plan.registers = 16;
       plan.local_mem_bytes = static_cast<uint64_t>(s.n * (s.n + s.k)) * abi::dtype_size(a.dtype);
+      plan.reads_once = uint64_t{1} << kA | uint64_t{1} << kB;  // copied into [A | B] first
       plan.variant = loop_variant_text(s.tuning, s.n, "[A | B] in local memory, eliminated along its rows");
       return plan;
     }

@@ -101,6 +101,7 @@ class Gels final : public sdk::Operation {
     if (s.loops) {
       plan.registers = 16;
       plan.local_mem_bytes = static_cast<uint64_t>(s.working() + s.columns()) * abi::dtype_size(a.dtype);
+      plan.reads_once = uint64_t{1} << kA | uint64_t{1} << kB;  // copied into [A | B] first
       plan.variant = loop_variant_text(s.tuning, std::max(s.m, s.columns()), "[A | B] in local memory, each reflection applied along its rows");
       return plan;
     }

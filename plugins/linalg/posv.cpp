@@ -83,6 +83,7 @@ class Posv final : public sdk::Operation {
       plan.partitions = {matrix_batch(a), matrix_batch(b), matrix_batch(call.operand(kX)), value_batch(call.operand(kInfo))};
       plan.registers = 16;
       plan.local_mem_bytes = static_cast<uint64_t>(n * n + n * k) * abi::dtype_size(a.dtype);
+      plan.reads_once = uint64_t{1} << kA;  // copied into the factor first (B is read by the solves)
       plan.variant = loop_variant_text(tu, n, "the factor and the solution in local memory, factored as U = L^H along its rows");
       return plan;
     }

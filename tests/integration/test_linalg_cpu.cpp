@@ -195,7 +195,7 @@ TEST(LinalgCpu, LoopFactorsJoinTheirSolvesAndProducers) {
       }
 }
 
-// The loop plans copy their matrix into storage of their own, so they say they read A once
+// The loop plans copy their matrix (the solvers: [A | B]) into storage of their own, so they say they read it once
 // (fugue_plan.reads_once, ABI 2.17) and the core reads it where it is; gemm reads A and B again and again
 // and gets them in local memory, and so does a factorization's A that a solve in its kernel reads too.
 // On CPUs the kernels' work-groups each take a run of consecutive entries.
@@ -203,7 +203,8 @@ TEST(LinalgCpu, LoopFactorizationsReadTheirMatrixWhereItIs) {
   test::TempDir dir;
   auto explain = [&](const std::string& body) {
     test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
-      "A": {"kind": "array", "dtype": "f64", "shape": [10, 16, 16], "from": {"spd": {"seed": 1}}}},
+      "A": {"kind": "array", "dtype": "f64", "shape": [10, 16, 16], "from": {"spd": {"seed": 1}}},
+      "R": {"kind": "array", "dtype": "f64", "shape": [10, 16, 3], "from": {"random": {"seed": 2}}}},
       "body": [)" + body + R"(], "outputs": {"Y": "Y.npy"}})");
     auto r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + (dir / "p.json").string());
     EXPECT_EQ(r.code, 0) << r.out;
@@ -217,6 +218,15 @@ TEST(LinalgCpu, LoopFactorizationsReadTheirMatrixWhereItIs) {
     EXPECT_EQ(out.find(held), std::string::npos) << op << "\n" << out;
     EXPECT_NE(out.find("each takes a run of consecutive entries"), std::string::npos) << op << "\n" << out;
   }
+  // The solvers' loop plans copy [A | B] (posv: A) into storage of their own first, too.
+  const std::string held_b = "R (384 B, an input read again and again)";
+  for (const char* op : {"gesv", "gesv_nopiv", "gels", "posv"}) {
+    const std::string out = explain(std::string(R"({"op": "linalg.)") + op + R"(", "out": ["Y"], "in": ["A", "R"]})");
+    EXPECT_NE(out.find("plan: loops"), std::string::npos) << op << "\n" << out;
+    EXPECT_EQ(out.find(held), std::string::npos) << op << "\n" << out;
+    if (std::string(op) != "posv") EXPECT_EQ(out.find(held_b), std::string::npos) << op << "\n" << out;
+  }
+  EXPECT_NE(explain(R"({"op": "linalg.gemm", "out": ["Y"], "in": ["A", "R"]})").find(held_b), std::string::npos) << "gemm holds B";
   EXPECT_NE(explain(R"({"op": "linalg.gemm", "out": ["Y"], "in": ["A", "A"]})").find(held), std::string::npos);
   // potrs takes A as its right-hand sides in potrf's kernel, and reads them again and again.
   const std::string both = explain(R"({"op": "linalg.potrf", "out": ["L"], "in": ["A"]}, {"op": "linalg.potrs", "out": ["Y"], "in": ["L", "A"]})");
