@@ -80,7 +80,7 @@ std::optional<VectorShape> vectors_of(const sdk::Call& call, const Sizes& s) {
   const Tuning tu = tuning_of(call);
   const fugue_dtype dtype = call.operand(kA).dtype;
   if (tiles_of(call, s) || !vector_plan(tu, dtype, call.device())) return std::nullopt;
-  return vector_shape(tu, s.n, dtype, call.device());
+  return vector_shape(tu, s.m, s.n, dtype, call.device());
 }
 
 class Gemm final : public sdk::Operation {

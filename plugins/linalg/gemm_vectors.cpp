@@ -11,10 +11,10 @@ bool vector_plan(const Tuning& t, fugue_dtype dtype, const fugue_device_desc& de
   return t.vector_rows > 0 && !Scalars(dtype).complex && sdk::native_vector_width(&device, dtype) >= 2;
 }
 
-VectorShape vector_shape(const Tuning& t, int64_t n, fugue_dtype dtype, const fugue_device_desc& device) {
+VectorShape vector_shape(const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype, const fugue_device_desc& device) {
   int64_t width = std::min<int64_t>(sdk::native_vector_width(&device, dtype), 16);  // OpenCL's widest vector
   while (width > 2 && width / 2 >= n) width /= 2;
-  return {t.vector_rows, width};
+  return {std::max<int64_t>(1, std::min(t.vector_rows, m)), width};
 }
 
 std::string vector_product(const sdk::Emitter& em, const Scalars& sc, const VectorShape& shape, const TileOperands& ops,

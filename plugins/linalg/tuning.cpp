@@ -83,7 +83,10 @@ const std::vector<Row>& table() {
       // 72 ms in blocks, 330 in tiles, 459 read ahead; FUGUE_LINALG_TUNING=tile_order=1, fugue bench).
       // gemm in vectors of the native width, 4 rows a block (2,000 f64 products, fugue bench, 2 cores,
       // AVX-512): n = 64 16-23 ms against 60 in blocks of 4 x 4; rows of 8 took n = 128 to 121-130 ms
-      // against 114-143 with 4, but n = 64 to 17.6 against 16.7, and 2 rows 202-210 ms. potrf, getrf and
+      // against 114-143 with 4, but n = 64 to 17.6 against 16.7, and 2 rows 202-210 ms. With AVX2 (vectors of 4
+      // f64, 8 f32) 8 rows gain throughout (FUGUE_LINALG_TUNING=vector_rows=4 against 8, two runs alternating): f64
+      // n = 16 (20,000) 12.2-12.9 ms against 10.1-11.4, 32 6.2-7.0 against 5.6-5.8, 64 36-38 against 28-30, 128
+      // 267-276 against 220-222; f32 64 20-23 against 14-19, 128 120-151 against 99-108; so 8. potrf, getrf and
       // geqrf in loops at every order above 8 (scripts/pocl_linalg.sh, f64 at n = 32: potrf 6.3 ms, getrf
       // 7.7, geqrf 36, where teams had taken 26, 47 and 100 in the table before); posv with them (2,000 f64
       // systems, two right-hand sides: n = 32 17.8 ms against 84.1 in teams, 64 84.7 against 763); gesv too (n = 16
@@ -91,7 +94,7 @@ const std::vector<Row>& table() {
       // 7.92 ms against 41.9, 32 30.1 against 251), and gebrd (one work-item, its steps unchanged: n = 32 39.3 ms against 197).
       // No spread tiles (gemm_spread.h): one f32 product of 9 x 760 x 56,648 took 1,972 ms spread over both cores
       // against 329 in the vectors of one work-group (fugue bench, medians of 3).
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 4, 1024, 1024, 32, 1024, 1024, 0, 0, 128, 0, 0}},
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 8, 1024, 1024, 32, 1024, 1024, 0, 0, 128, 0, 0}},
       {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0, 0, 128, 0, 0}},
   };
   return rows;
