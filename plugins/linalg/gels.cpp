@@ -35,7 +35,7 @@ Sizes sizes_of(const sdk::Call& call) {
   const fugue_type &a = call.operand(kA), &b = call.operand(kB);
   Sizes s{rows_of(a), columns_of(a), columns_of(b), 0, tuning_of(call)};
   // Without a device (the reference) no plan is asked for. The loops keep a row of sums beside W.
-  s.loops = call.raw()->device && loop_plan(s.tuning, std::max(s.m, s.columns())) && fits_local(call, s.working() + s.columns(), a.dtype);
+  s.loops = call.raw()->device && loop_plan(s.tuning, std::max(s.m, s.columns())) && fits_local(call, s.working() + 2 * s.columns(), a.dtype);
   s.team = s.loops ? 1 : team_size(s.tuning, std::max(s.m, s.columns()));
   // The columns leave the factored [A | B] in local memory for the triangular solve.
   s.in_columns = call.raw()->device && !s.loops && column_plan(s.tuning, std::max(s.m, s.columns()), Scalars(a.dtype).complex) &&
@@ -100,7 +100,7 @@ class Gels final : public sdk::Operation {
                        value_batch(call.operand(kInfo))};
     if (s.loops) {
       plan.registers = 16;
-      plan.local_mem_bytes = static_cast<uint64_t>(s.working() + s.columns()) * abi::dtype_size(a.dtype);
+      plan.local_mem_bytes = static_cast<uint64_t>(s.working() + 2 * s.columns()) * abi::dtype_size(a.dtype);
       plan.reads_once = uint64_t{1} << kA | uint64_t{1} << kB;  // copied into [A | B] first
       plan.variant = loop_variant_text(s.tuning, std::max(s.m, s.columns()), "[A | B] in local memory, each reflection applied along its rows");
       return plan;
@@ -148,7 +148,7 @@ class Gels final : public sdk::Operation {
     std::string code;
     if (s.loops) {
       // The loops of the register plan below, kept: W in local memory, a row of sums beside it.
-      const std::string sums = em.local_array(a.dtype, s.columns(), "row_sums");
+      const std::string sums = em.local_array(a.dtype, 2 * s.columns(), "row_sums");
       code += "for (int " + e + " = 0; " + e + " < " + std::to_string(s.working()) + "; ++" + e + ") {\n" + load + "}\n";
       code += loop_householder(em, a.dtype, h, sums) + rank;
       code += "if (" + info + " == 0)\n  for (int " + c + " = " + N + "; " + c + " < " + C + "; ++" + c + ")\n";

@@ -32,7 +32,7 @@ bool own_local_array(const sdk::Call& call, int64_t m, int64_t n) {
 // One work-item per matrix with its loops kept (tuning.h's loop_plan, householder.h's loop_householder):
 // the matrix and a row of sums in local memory.
 bool loops(const sdk::Call& call, int64_t m, int64_t n) {
-  return loop_plan(tuning_of(call), std::max(m, n)) && fits_local(call, m * n + n, call.operand(kA).dtype);
+  return loop_plan(tuning_of(call), std::max(m, n)) && fits_local(call, m * n + 2 * n, call.operand(kA).dtype);
 }
 
 // A team owning a column each in registers (householder.h's column_householder), up to the table's
@@ -129,7 +129,7 @@ class Geqrf final : public sdk::Operation {
     if (columns)
       plan.local_mem_bytes = static_cast<uint64_t>(column_householder_locals(m)) * abi::dtype_size(a.dtype);
     else if (team > 1 || in_loops)
-      plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + (in_loops ? n : kTeamHouseholderLocals)) * abi::dtype_size(a.dtype);
+      plan.local_mem_bytes = static_cast<uint64_t>((own ? m * n : 0) + (in_loops ? 2 * n : kTeamHouseholderLocals)) * abi::dtype_size(a.dtype);
     plan.variant = columns ? column_variant_text(tu, std::max(m, n), team, Scalars(a.dtype).complex, "a column",
                                                  "each reflector formed by its column's owner and shared in local memory")
                    : in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory, each reflection applied along its rows")
@@ -157,7 +157,7 @@ class Geqrf final : public sdk::Operation {
     if (vbatched_) code += "if (" + em.builtin(FUGUE_BUILTIN_LOCAL_ID) + " == 0) " + em.write_at(kInfo, "0") + " = " + stored_info(v, "0") + ";\n";
     if (em.local_size() == 1 && loops(call, m, n)) {
       // One work-item with its loops: W row-major in local memory, a row of sums beside it.
-      const std::string local = em.local_array(a.dtype, all, "matrix"), sums = em.local_array(a.dtype, n, "row_sums"), e = em.name("e");
+      const std::string local = em.local_array(a.dtype, all, "matrix"), sums = em.local_array(a.dtype, 2 * n, "row_sums"), e = em.name("e");
       w.read = w.write = [&](const std::string& i, const std::string& j) { return local + "[" + flat(i, j) + "]"; };
       code += "for (int " + e + " = 0; " + e + " < " + std::to_string(all) + "; ++" + e + ") " + local + "[" + e + "] = " + load(e) + ";\n";
       code += loop_householder(em, a.dtype, w, sums);

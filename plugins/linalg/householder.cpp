@@ -180,42 +180,132 @@ std::string team_householder(const sdk::Emitter& em, fugue_dtype dtype, const Ho
 std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, const std::string& row_sums) {
   const Scalars sc(dtype);
   std::map<std::string, std::string> v = base_vars(sc, w, false);
-  for (const char* n : {"k", "i", "c", "vi", "ct"}) v[n] = em.name(n);
-  const std::string k = v["k"], i = v["i"], c = v["c"];
-  std::string code = fill("for (int $k = 0; $k < $K; ++$k) {\n", v);
-  const Reflector h = declare_reflector(em, dtype, "h", w.read(k, k), [&](const std::string& x) { return w.read(x, k); }, k + " + 1", v["M"], code);
+  for (const char* n : {"k", "i", "c", "vi", "ui", "ct", "ct2", "d", "z"}) v[n] = em.name(n);
+  const std::string k = v["k"], i = v["i"], c = v["c"], k1 = k + " + 1";
+  v["k1"] = k1;
+  // H = I - ct v v^H on W's columns from `first` on, rows kk.. (v_kk = 1, v_i = W(i, kk) below it).
+  auto reflect = [&](const std::string& kk, const std::string& first, const std::string& ct) {
+    std::map<std::string, std::string> u = v;
+    u["kk"] = kk;
+    u["first"] = first;
+    u["wc"] = row_sums + "[" + c + "]";
+    u["Wkc"] = w.read(kk, c);
+    u["Wkc_"] = w.write(kk, c);
+    u["Wic_"] = w.write(i, c);
+    u["vi_conj"] = sc.conj(w.read(i, kk));
+    u["vi_of"] = w.read(i, kk);
+    u["sum"] = sc.mul(v["vi"], w.read(i, c));
+    u["scaled"] = sc.mul(ct, u["wc"]);
+    u["minus"] = sc.mul(v["vi"], u["wc"]);
+    return fill("    for (int $c = $first; $c < $C; ++$c) $wc = $Wkc;\n"
+                "    for (int $i = $kk + 1; $i < $M; ++$i) {\n"
+                "      const $t $vi = $vi_conj;\n"
+                "      for (int $c = $first; $c < $C; ++$c) $wc += $sum;\n"
+                "    }\n"
+                "    for (int $c = $first; $c < $C; ++$c) { $wc = $scaled; $Wkc_ -= $wc; }\n"
+                "    for (int $i = $kk + 1; $i < $M; ++$i) {\n"
+                "      const $t $vi = $vi_of;\n"
+                "      for (int $c = $first; $c < $C; ++$c) $Wic_ -= $minus;\n"
+                "    }\n",
+                u);
+  };
+  // Steps two at a time: H_k's reflection of column k + 1 alone, then H_k+1's reflector, then both applied
+  // to the columns right of them in one pass that forms both sums and one that updates (H_k+1^H H_k^H W =
+  // W - v z1 - u z2, z1 = conj(tau_k) v^H W, z2 = conj(tau_k+1) (u^H W - (u^H v) z1)), each element of W
+  // read twice a pair of steps instead of four times.
+  std::string code = fill("for (int $k = 0; $k < $K; $k += 2) {\n", v);
+  const Reflector h = declare_reflector(em, dtype, "h", w.read(k, k), [&](const std::string& x) { return w.read(x, k); }, k1, v["M"], code);
   if (w.keep_tau) code += "  " + w.keep_tau(k, h.tau) + ";\n";
   v["go"] = h.go;
+  v["ct_of"] = sc.conj(h.tau);
   v["Wik_"] = w.write(i, k);
   v["v_of"] = sc.mul("(" + w.read(i, k) + ") * " + h.sv, h.sc);  // v_i, as the team's code rounds it
-  v["wc"] = row_sums + "[" + c + "]";
-  v["Wkc"] = w.read(k, c);
-  v["Wkc_"] = w.write(k, c);
-  v["Wic_"] = w.write(i, c);
-  v["vi_conj"] = sc.conj(w.read(i, k));
-  v["sum"] = sc.mul(v["vi"], w.read(i, c));
-  v["ct_of"] = sc.conj(h.tau);
-  v["scaled"] = sc.mul(v["ct"], v["wc"]);
-  v["minus"] = sc.mul(v["vi"], v["wc"]);
   v["Wkk_"] = w.write(k, k);
   v["beta"] = sc.from_real(h.beta);
-  code += fill("  if ($go) {\n"
-               "    for (int $i = $k + 1; $i < $M; ++$i) $Wik_ = $v_of;\n"
-               "    for (int $c = $k + 1; $c < $C; ++$c) $wc = $Wkc;\n"
-               "    for (int $i = $k + 1; $i < $M; ++$i) {\n"
-               "      const $t $vi = $vi_conj;\n"
-               "      for (int $c = $k + 1; $c < $C; ++$c) $wc += $sum;\n"
-               "    }\n"
-               "    const $t $ct = $ct_of;\n"
-               "    for (int $c = $k + 1; $c < $C; ++$c) { $wc = $scaled; $Wkc_ -= $wc; }\n"
-               "    for (int $i = $k + 1; $i < $M; ++$i) {\n"
-               "      const $t $vi = $Wik_;\n"
-               "      for (int $c = $k + 1; $c < $C; ++$c) $Wic_ -= $minus;\n"
-               "    }\n"
-               "  }\n"
-               "  $Wkk_ = $beta;\n"
-               "}\n",
+  code += fill("  const $t $ct = $ct_of;\n"
+               "  if ($go) for (int $i = $k1; $i < $M; ++$i) $Wik_ = $v_of;\n"
+               "  if ($k1 == $K) {  /* the last step of an odd count: H_k alone */\n"
+               "    if ($go) {\n",
                v);
+  code += reflect(k, k1, v["ct"]);
+  code += fill("    }\n    $Wkk_ = $beta;\n    break;\n  }\n", v);
+  // Column k + 1 by H_k, then H_k+1 from it.
+  code += fill("  if ($go) {\n", v);
+  {
+    std::map<std::string, std::string> u = v;
+    u["y"] = v["z"];
+    u["Wk1"] = w.read(k, k1);
+    u["Wk1_"] = w.write(k, k1);
+    u["Wi1_"] = w.write(i, k1);
+    u["add"] = sc.mul(sc.conj(w.read(i, k)), w.read(i, k1));
+    u["times"] = sc.mul(v["ct"], v["z"]);
+    u["minus"] = sc.mul(w.read(i, k), v["z"]);
+    code += fill("    $t $y = $Wk1;\n"
+                 "    for (int $i = $k1; $i < $M; ++$i) $y += $add;\n"
+                 "    $y = $times;\n"
+                 "    $Wk1_ -= $y;\n"
+                 "    for (int $i = $k1; $i < $M; ++$i) $Wi1_ -= $minus;\n"
+                 "  }\n"
+                 "  $Wkk_ = $beta;\n",
+                 u);
+  }
+  const Reflector g = declare_reflector(em, dtype, "g", w.read(k1, k1), [&](const std::string& x) { return w.read(x, k1); }, k + " + 2", v["M"], code);
+  if (w.keep_tau) code += "  " + w.keep_tau("(" + k1 + ")", g.tau) + ";\n";
+  {
+    std::map<std::string, std::string> u = v;
+    u["go2"] = g.go;
+    u["ct2_of"] = sc.conj(g.tau);
+    u["Wi1_"] = w.write(i, k1);
+    u["u_of"] = sc.mul("(" + w.read(i, k1) + ") * " + g.sv, g.sc);
+    u["W11_"] = w.write(k1, k1);
+    u["beta2"] = sc.from_real(g.beta);
+    // d = u^H v: u_k = 0, u_k+1 = 1.
+    u["d_of"] = w.read(k1, k);
+    u["d_add"] = sc.mul(sc.conj(w.read(i, k1)), w.read(i, k));
+    u["y1"] = row_sums + "[" + c + "]";
+    u["y2"] = row_sums + "[" + std::to_string(w.columns) + " + " + c + "]";
+    u["y1_of"] = w.read(k, c) + " + " + sc.mul(sc.conj(w.read(k1, k)), w.read(k1, c));
+    u["y2_of"] = w.read(k1, c);
+    u["add1"] = sc.mul(v["vi"], w.read(i, c));
+    u["add2"] = sc.mul(v["ui"], w.read(i, c));
+    u["vi_conj"] = sc.conj(w.read(i, k));
+    u["ui_conj"] = sc.conj(w.read(i, k1));
+    u["vi_of"] = w.read(i, k);
+    u["ui_of"] = w.read(i, k1);
+    u["z1_of"] = sc.mul(v["ct"], u["y1"]);
+    u["z2_of"] = sc.mul(v["ct2"], "(" + u["y2"] + " - " + sc.mul(v["d"], u["y1"]) + ")");
+    u["Wkc_"] = w.write(k, c);
+    u["W1c_"] = w.write(k1, c);
+    u["row1"] = sc.mul(w.read(k1, k), u["y1"]);
+    u["Wic_"] = w.write(i, c);
+    u["both"] = sc.mul(v["vi"], u["y1"]) + " + " + sc.mul(v["ui"], u["y2"]);
+    code += fill("  const $t $ct2 = $ct2_of;\n"
+                 "  if ($go2) for (int $i = $k + 2; $i < $M; ++$i) $Wi1_ = $u_of;\n"
+                 "  if ($go && $go2) {\n"
+                 "    $t $d = $d_of;\n"
+                 "    for (int $i = $k + 2; $i < $M; ++$i) $d += $d_add;\n"
+                 "    for (int $c = $k + 2; $c < $C; ++$c) { $y1 = $y1_of; $y2 = $y2_of; }\n"
+                 "    for (int $i = $k + 2; $i < $M; ++$i) {\n"
+                 "      const $t $vi = $vi_conj, $ui = $ui_conj;\n"
+                 "      for (int $c = $k + 2; $c < $C; ++$c) { $y1 += $add1; $y2 += $add2; }\n"
+                 "    }\n"
+                 "    for (int $c = $k + 2; $c < $C; ++$c) {\n"
+                 "      $y1 = $z1_of;\n"
+                 "      $y2 = $z2_of;\n"
+                 "      $Wkc_ -= $y1;\n"
+                 "      $W1c_ -= $row1 + $y2;\n"
+                 "    }\n"
+                 "    for (int $i = $k + 2; $i < $M; ++$i) {\n"
+                 "      const $t $vi = $vi_of, $ui = $ui_of;\n"
+                 "      for (int $c = $k + 2; $c < $C; ++$c) $Wic_ -= $both;\n"
+                 "    }\n"
+                 "  } else if ($go) {\n",
+                 u);
+    code += reflect(k, k + " + 2", v["ct"]);
+    code += fill("  } else if ($go2) {\n", u);
+    code += reflect(k1, k + " + 2", v["ct2"]);
+    code += fill("  }\n  $W11_ = $beta2;\n}\n", u);
+  }
   return code;
 }
 

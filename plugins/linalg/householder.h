@@ -78,9 +78,10 @@ constexpr int64_t column_householder_locals(int64_t m) { return 2 * m + 2; }
 // constant and W lives in registers; no barriers.
 std::string register_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w);
 
-// The same for one work-item with its loops kept (a CPU's plan), W row-major: each step forms
-// w = v^H W right of k (a row of W at a time into `w`, an array of `columns` values) and then
-// W -= v (conj(tau) w), both along rows, consecutive values the compiler turns into vector operations.
+// The same for one work-item with its loops kept (a CPU's plan), W row-major, two steps at a time: the
+// sums v^H W and u^H W right of both reflectors (a row of W at a time into `row_sums`, an array of
+// 2 x `columns` values) and then W -= v z1 + u z2, both along rows, consecutive values the compiler turns
+// into vector operations.
 std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, const std::string& row_sums);
 
 // The reference: factors w (row-major m x columns) in place in complex extended precision, keeping the
