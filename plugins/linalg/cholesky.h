@@ -43,8 +43,9 @@ std::string rows_cholesky(const sdk::Emitter& em, const Scalars& sc, int64_t n, 
 // triangle), so that A is read along its rows. Factored right-looking in its upper form, so that every
 // update runs along a row, consecutive values the compiler turns into vector operations (L's columns
 // would be a stride of n apart), in blocks of rows: the rows below a block are updated by all of its rows
-// at once, each of their elements read and written once a block. Declares `int info` as above; the rows from info - 1 on are then left as
-// they were. `name` makes the temporaries' names (em.name).
+// at once, each of their elements read and written once a block. Declares `int info` as above; the rows
+// from info - 1 on then hold partial updates, which no caller keeps. `name` makes the temporaries' names
+// (em.name). potrf's lower factors of real values take a plan of their own (potrf.cpp's by_rows_of_l).
 std::string loop_cholesky(const Scalars& sc, int64_t n, bool lower, const std::function<std::string(const std::string&, const std::string&)>& A,
                           const std::function<std::string(const std::string&, const std::string&)>& U,
                           const std::function<std::string(const char*)>& name, const std::string& info);

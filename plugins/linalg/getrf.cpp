@@ -331,7 +331,7 @@ class Getrf final : public sdk::Operation {
                             "      for (int $r = $k + 1; $r < $M; ++$r) $wrk = $scaled;\n"
                             "    }\n"
                             "  }\n"
-                            "  if ($kend < $N)  /* a block short of KB rows is the last: no rows below it, or no columns right */\n"
+                            "  if ($kend < $N)  /* a block short of KB columns is the last: no rows below it, or no columns right */\n"
                             "    for (int $r = $kend; $r < $M; ++$r) {\n"
                             "$block_l"
                             "      for (int $j = $kend; $j < $N; ++$j) $wrj -= $block_update;\n"

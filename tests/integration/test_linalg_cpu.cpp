@@ -52,8 +52,8 @@ TEST(LinalgCpu, ExplainSaysVectorsAndLoops) {
         "k in order; CPU table",
         "plan: vectors: blocks of C of 4 x 4 (a float4 a row, the device's native width 16) per work-item, one work-item per product (1 block)",
         "plan: blocks of C of 4 x 4 per work-item, a team of 16 per product (16 blocks)",
-        "plan: loops: one matrix per work-item, its loops kept, the matrix in local memory, factored as U = L^H along its rows (order 32 in "
-        "9..1024); CPU table",
+        "plan: loops: one matrix per work-item, its loops kept, L in local memory, built 4 rows at a time from dot products along its rows "
+        "(order 32 in 9..1024); CPU table",
         "plan: loops: one matrix per work-item, its loops kept, the solution in local memory (order 32 in 9..1024); CPU table",
         "plan: loops: one matrix per work-item, its loops kept, the matrix in local memory, rows swapped whole and updated along them (order 32 in "
         "9..1024); CPU table"})
