@@ -180,14 +180,15 @@ std::string team_householder(const sdk::Emitter& em, fugue_dtype dtype, const Ho
 std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const HouseholderWork& w, const std::string& row_sums) {
   const Scalars sc(dtype);
   std::map<std::string, std::string> v = base_vars(sc, w, false);
-  for (const char* n : {"k", "i", "c", "vi", "ui", "ct", "ct2", "d", "z"}) v[n] = em.name(n);
+  for (const char* n : {"k", "i", "c", "vi", "ui", "ct", "ct2", "d"}) v[n] = em.name(n);
   const std::string k = v["k"], i = v["i"], c = v["c"], k1 = k + " + 1";
   v["k1"] = k1;
-  // H = I - ct v v^H on W's columns from `first` on, rows kk.. (v_kk = 1, v_i = W(i, kk) below it).
-  auto reflect = [&](const std::string& kk, const std::string& first, const std::string& ct) {
+  // H = I - ct v v^H on W's columns first..end - 1, rows kk.. (v_kk = 1, v_i = W(i, kk) below it).
+  auto reflect = [&](const std::string& kk, const std::string& first, const std::string& end, const std::string& ct) {
     std::map<std::string, std::string> u = v;
     u["kk"] = kk;
     u["first"] = first;
+    u["end"] = end;
     u["wc"] = row_sums + "[" + c + "]";
     u["Wkc"] = w.read(kk, c);
     u["Wkc_"] = w.write(kk, c);
@@ -197,15 +198,15 @@ std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const Ho
     u["sum"] = sc.mul(v["vi"], w.read(i, c));
     u["scaled"] = sc.mul(ct, u["wc"]);
     u["minus"] = sc.mul(v["vi"], u["wc"]);
-    return fill("    for (int $c = $first; $c < $C; ++$c) $wc = $Wkc;\n"
+    return fill("    for (int $c = $first; $c < $end; ++$c) $wc = $Wkc;\n"
                 "    for (int $i = $kk + 1; $i < $M; ++$i) {\n"
                 "      const $t $vi = $vi_conj;\n"
-                "      for (int $c = $first; $c < $C; ++$c) $wc += $sum;\n"
+                "      for (int $c = $first; $c < $end; ++$c) $wc += $sum;\n"
                 "    }\n"
-                "    for (int $c = $first; $c < $C; ++$c) { $wc = $scaled; $Wkc_ -= $wc; }\n"
+                "    for (int $c = $first; $c < $end; ++$c) { $wc = $scaled; $Wkc_ -= $wc; }\n"
                 "    for (int $i = $kk + 1; $i < $M; ++$i) {\n"
                 "      const $t $vi = $vi_of;\n"
-                "      for (int $c = $first; $c < $C; ++$c) $Wic_ -= $minus;\n"
+                "      for (int $c = $first; $c < $end; ++$c) $Wic_ -= $minus;\n"
                 "    }\n",
                 u);
   };
@@ -227,28 +228,10 @@ std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const Ho
                "  if ($k1 == $K) {  /* the last step of an odd count: H_k alone */\n"
                "    if ($go) {\n",
                v);
-  code += reflect(k, k1, v["ct"]);
+  code += reflect(k, k1, v["C"], v["ct"]);
   code += fill("    }\n    $Wkk_ = $beta;\n    break;\n  }\n", v);
   // Column k + 1 by H_k, then H_k+1 from it.
-  code += fill("  if ($go) {\n", v);
-  {
-    std::map<std::string, std::string> u = v;
-    u["y"] = v["z"];
-    u["Wk1"] = w.read(k, k1);
-    u["Wk1_"] = w.write(k, k1);
-    u["Wi1_"] = w.write(i, k1);
-    u["add"] = sc.mul(sc.conj(w.read(i, k)), w.read(i, k1));
-    u["times"] = sc.mul(v["ct"], v["z"]);
-    u["minus"] = sc.mul(w.read(i, k), v["z"]);
-    code += fill("    $t $y = $Wk1;\n"
-                 "    for (int $i = $k1; $i < $M; ++$i) $y += $add;\n"
-                 "    $y = $times;\n"
-                 "    $Wk1_ -= $y;\n"
-                 "    for (int $i = $k1; $i < $M; ++$i) $Wi1_ -= $minus;\n"
-                 "  }\n"
-                 "  $Wkk_ = $beta;\n",
-                 u);
-  }
+  code += fill("  if ($go) {\n", v) + reflect(k, k1, k + " + 2", v["ct"]) + fill("  }\n  $Wkk_ = $beta;\n", v);
   const Reflector g = declare_reflector(em, dtype, "g", w.read(k1, k1), [&](const std::string& x) { return w.read(x, k1); }, k + " + 2", v["M"], code);
   if (w.keep_tau) code += "  " + w.keep_tau("(" + k1 + ")", g.tau) + ";\n";
   {
@@ -301,9 +284,9 @@ std::string loop_householder(const sdk::Emitter& em, fugue_dtype dtype, const Ho
                  "    }\n"
                  "  } else if ($go) {\n",
                  u);
-    code += reflect(k, k + " + 2", v["ct"]);
+    code += reflect(k, k + " + 2", v["C"], v["ct"]);
     code += fill("  } else if ($go2) {\n", u);
-    code += reflect(k1, k + " + 2", v["ct2"]);
+    code += reflect(k1, k + " + 2", v["C"], v["ct2"]);
     code += fill("  }\n  $W11_ = $beta2;\n}\n", u);
   }
   return code;
