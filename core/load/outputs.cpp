@@ -123,9 +123,22 @@ void Loader::outputs(const json& v) {
     if (!format)
       error(p, "no format writes '" + name + "' (" + std::string(dtype_name(s.dtype)) + " " + s.kind_text() +
                    (s.kind == SymbolKind::Array ? " " + s.shape_text() : "") + ") to a " + ext + " file: " + reasons);
-    for (const auto& other : program_.outputs)
-      if (other.file.lexically_normal() == out.lexically_normal())
-        error(p, "'" + name + "' and '" + other.symbol + "' are both written to " + out.string());
+    for (const auto& other : program_.outputs) {
+      const fs::path mine = out.lexically_normal(), theirs = other.file.lexically_normal();
+      if (mine == theirs) error(p, "'" + name + "' and '" + other.symbol + "' are both written to " + out.string());
+      // One file inside the other's name would need it as a file and as a folder at once.
+      auto inside = [](const fs::path& file, const fs::path& folder) {
+        auto f = file.begin(), d = folder.begin();
+        for (; d != folder.end() && !d->empty(); ++d, ++f)
+          if (f == file.end() || *f != *d) return false;
+        return f != file.end();
+      };
+      if (inside(mine, theirs) || inside(theirs, mine)) {
+        const bool under = inside(mine, theirs);
+        error(p, "'" + name + "' is written to " + out.string() + " and '" + other.symbol + "' to " + other.file.string() + ": " +
+                     (under ? other.file.string() : out.string()) + " would have to be a file and a folder at once");
+      }
+    }
     program_.outputs.push_back({name, out, format});
   }
 }
