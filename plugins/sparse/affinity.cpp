@@ -4,7 +4,9 @@
 
 #include <fugue/sdk_device.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,13 @@ Neighbours neighbours_within(int64_t radius) {
     for (int64_t dx = -radius; dx <= radius; ++dx)
       if (dy * dy + dx * dx <= radius * radius) n.dy.push_back(static_cast<int>(dy)), n.dx.push_back(static_cast<int>(dx));
   return n;
+}
+
+// 1 / sigma^2, at most the dtype's largest finite value: a sigma so small that this overflows (or that
+// its square underflows) would give 0 * infinity = NaN for a pixel and itself, where the weight is 1.
+double inverse_square(double sigma, fugue_dtype dtype) {
+  const double largest = dtype == FUGUE_DTYPE_F64 ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
+  return std::min(1 / (sigma * sigma), largest);
 }
 
 class Affinity final : public Operation {
@@ -97,6 +106,14 @@ class Affinity final : public Operation {
   }
 
   Plan plan(const Call& call) const override {
+    // W's declaration sizes its parts (infer's cannot cross to the core): they must hold what is made.
+    const int64_t diagonals = neighbours_within(call.integer("radius")).count();
+    const fugue_type& w = call.operand(kW);
+    const fugue_type* offsets = w.num_parts == 2 ? FUGUE_NTH(fugue_type, w.parts, 0) : nullptr;
+    if (!offsets || offsets->rank != 1 || offsets->shape[0] != diagonals)
+      throw InvalidArgument("operand W: radius " + std::to_string(call.integer("radius")) + " makes a dia of " + std::to_string(diagonals) +
+                            " diagonals, but W is declared with " + (offsets && offsets->rank == 1 ? std::to_string(offsets->shape[0]) : std::string("other parts")) +
+                            ": declare \"diagonals\": " + std::to_string(diagonals));
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
     p.variant = "a pixel per work-item: row sums, then " + std::to_string(neighbours_within(call.integer("radius")).count()) + " diagonals";
@@ -120,8 +137,8 @@ class Affinity final : public Operation {
     cl_mem degree = scratch(s, static_cast<size_t>(pixels) * dtype_bytes(image.dtype));
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_affinity;
     cl_program program = build_program(s, source, std::string("-DREAL=") + (f64 ? "double" : "float"));
-    const double inv_intensity2 = 1 / (call.number("sigma_intensity") * call.number("sigma_intensity"));
-    const double inv_distance2 = 1 / (call.number("sigma_distance") * call.number("sigma_distance"));
+    const double inv_intensity2 = inverse_square(call.number("sigma_intensity"), image.dtype);
+    const double inv_distance2 = inverse_square(call.number("sigma_distance"), image.dtype);
     size_t group = kGroup;
     while (group > 1 && group > max_work_group_size(s)) group /= 2;
     auto scales = [&](Kernel& k, cl_uint i) -> Kernel& {
@@ -154,8 +171,8 @@ class Affinity final : public Operation {
     HostView offsets = w.part(0), data = w.part(1);
     const Neighbours n = neighbours_within(call.integer("radius"));
     const int64_t height = type.shape[0], width = type.shape[1], pixels = height * width;
-    const double inv_intensity2 = 1 / (call.number("sigma_intensity") * call.number("sigma_intensity"));
-    const double inv_distance2 = 1 / (call.number("sigma_distance") * call.number("sigma_distance"));
+    const double inv_intensity2 = inverse_square(call.number("sigma_intensity"), type.dtype);
+    const double inv_distance2 = inverse_square(call.number("sigma_distance"), type.dtype);
     auto weight = [&](int64_t p, int k) {
       const int64_t y = p / width + n.dy[k], x = p % width + n.dx[k];
       if (y < 0 || y >= height || x < 0 || x >= width) return 0.0;

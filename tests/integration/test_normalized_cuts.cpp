@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "io/npy_io.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -68,4 +69,36 @@ print('as scipy', int(np.load(d + 'steps.npy')))
 )");
   auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
   EXPECT_NE(c.out.find("as scipy"), std::string::npos) << c.out;
+}
+
+// Scales so small that 1 / sigma^2 overflows the dtype (or sigma^2 underflows to 0) leave each pixel
+// coupled to itself alone: W = I, and the Laplacian I - D^-1/2 W D^-1/2 = 0, never 0 * infinity = NaN.
+TEST(NormalizedCuts, AffinityOfVanishingScalesIsTheIdentity) {
+  test::TempDir dir;
+  struct Case {
+    const char* dtype;
+    const char* scale;
+    const char* matrix;
+    double diagonal;  // W's, so y = diagonal * x
+  };
+  for (const Case& c : {Case{"f32", "sigma_distance", "weights", 1}, Case{"f32", "sigma_intensity", "weights", 1},
+                        Case{"f32", "sigma_distance", "laplacian", 0}, Case{"f64", "sigma_distance", "weights", 1},
+                        Case{"f64", "sigma_intensity", "laplacian", 0}}) {
+    const std::string tiny = std::string(c.dtype) == "f32" ? "1e-25" : "1e-200";
+    const std::string other = std::string(c.scale) == "sigma_distance" ? "sigma_intensity" : "sigma_distance";
+    test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {
+      "image": {"kind": "array", "dtype": ")") + c.dtype + R"(", "shape": [4, 5], "from": {"arange": {"start": 0, "step": 7}}},
+      "W": {"kind": "dia", "dtype": ")" + c.dtype + R"(", "shape": [20, 20], "diagonals": 5},
+      "x": {"kind": "array", "dtype": ")" + c.dtype + R"(", "shape": [20], "from": {"arange": {"start": 1, "step": 1}}}},
+      "body": [{"op": "sparse.affinity", "out": ["W"], "in": ["image"], "attrs": {"radius": 1, ")" + c.scale + R"(": )" + tiny +
+                         R"(, ")" + other + R"(": 3, "matrix": ")" + c.matrix + R"("}},
+               {"op": "sparse.spmv", "out": ["y"], "in": ["W", "x"]}],
+      "outputs": {"y": "y.npy"}})");
+    const std::string label = std::string(c.dtype) + " " + c.scale + " " + c.matrix;
+    fs::remove_all(dir / "out");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    ASSERT_EQ(r.code, 0) << label << ": " << r.out;
+    const fugue::HostArray y = fugue::load_npy(dir / "out" / "y.npy", std::nullopt, std::nullopt);
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(y.get(i), c.diagonal * (i + 1)) << label << " row " << i;
+  }
 }
