@@ -43,8 +43,8 @@ class RitzOperation final : public Operation {
           "theta is NaN, S 0 and bound +inf; where alpha or beta is not finite (a run that divided by a zero beta), "
           "theta, S and bound are NaN and converged 0. T_n splits where an off-diagonal is below the merging tolerance "
           "(a run that found an invariant subspace), and the filter looks at each part alone; eigenvectors of one part "
-          "whose values are within 1e-3 |T_n| are made orthogonal. Computed on the host in double precision, T_n scaled to "
-          "norm 1";
+          "whose values are within 1e-3 |T_n| are made orthogonal. Computed on the host in double precision, T_n scaled "
+          "by the power of two at its largest element";
     const uint32_t array = FUGUE_KIND_BIT(FUGUE_KIND_ARRAY);
     operands = {in("alpha", array, kFloats, "the diagonal, alpha[j] from step j: [m]"),
                 in("beta", array, kFloats, "beta[j] = |r| after step j: [m], alpha's dtype"),
@@ -207,22 +207,27 @@ class RitzOperation final : public Operation {
       std::fill(r.bound.begin(), r.bound.end(), nan);
       return r;
     }
-    // Scaled to norm 1 (as LAPACK's stebz does), so that squares in the Sturm counts neither overflow
-    // nor underflow whatever the matrix's scale.
-    const double norm = t.norm(), scale = norm > 0 ? norm : 1.0;
+    // Scaled near norm 1 (as LAPACK's stebz does), so that squares in the Sturm counts neither overflow
+    // nor underflow whatever the matrix's scale: by the power of two at its largest element, found before
+    // any sum (the norm of elements near the largest double would itself overflow), so the scaling is exact.
+    double largest = 0;
+    for (double v : t.diagonal) largest = std::max(largest, std::abs(v));
+    for (double v : t.offdiagonal) largest = std::max(largest, std::abs(v));
+    const double scale = largest > 0 ? std::ldexp(1.0, std::ilogb(largest)) : 1.0;
     for (double& v : t.diagonal) v /= scale;
     for (double& v : t.offdiagonal) v /= scale;
-    const double given = call.number("tolerance");
+    const double norm = t.norm() > 0 ? t.norm() : 1.0, given = call.number("tolerance");
+    // Compared in T's scaled units: |beta_n z_n| / scale <= tolerance |T| / scale, which cannot overflow.
     const double tolerance = (given > 0 ? given : std::sqrt(eps)) * norm;
-    const std::vector<RitzValue> values = smallest_ritz_values(t, count, 1e3 * eps, call.string("filter") == "cullum_willoughby");
-    const std::vector<std::vector<double>> vectors = ritz_vectors(t, values, 1e-3);
+    const std::vector<RitzValue> values = smallest_ritz_values(t, count, 1e3 * eps * norm, call.string("filter") == "cullum_willoughby");
+    const std::vector<std::vector<double>> vectors = ritz_vectors(t, values, 1e-3 * norm);
     bool leading = true;
     for (size_t i = 0; i < values.size(); ++i) {
       const std::vector<double>& z = vectors[i];
       for (int64_t row = 0; row < n; ++row) r.s[static_cast<size_t>(row * count) + i] = z[static_cast<size_t>(row)];
       r.theta[i] = values[i].value * scale;
       r.bound[i] = std::abs(beta[static_cast<size_t>(n - 1)] * z[static_cast<size_t>(n - 1)]);
-      leading = leading && r.bound[i] <= tolerance;
+      leading = leading && std::isfinite(r.theta[i]) && std::abs(beta[static_cast<size_t>(n - 1)] / scale * z[static_cast<size_t>(n - 1)]) <= tolerance;
       if (leading) ++r.converged;
     }
     return r;

@@ -123,20 +123,24 @@ TEST(Lanczos, RitzAndPutRefuseWhatTheyCannotDo) {
 }
 
 // T = s [[1, 1, 0], [1, 2, 1], [0, 1, 3]]: eigenvalues s (2 - sqrt 3, 2, 2 + sqrt 3) at any scale s (the
-// Sturm counts square beta); a NaN makes every output NaN, and nothing converges.
+// Sturm counts square beta; at 4.6e307 the rows' sums, 4 s, pass the largest double while every element
+// and eigenvalue fits); a NaN makes every output NaN, and nothing converges.
 TEST(Lanczos, RitzAtAnyScaleAndAfterABreakdown) {
   test::TempDir dir;
-  for (const char* scale : {"1e-200", "1e-160", "1", "1e160", "1e300"}) {
+  for (const char* scale : {"1e-200", "1e-160", "1", "1e160", "1e300", "4.6e307"}) {
     test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {
       "alpha": {"kind": "array", "dtype": "f64", "shape": [3], "from": {"arange": {"start": )") + scale + R"(, "step": )" + scale + R"(}}},
       "beta": {"kind": "array", "dtype": "f64", "shape": [3], "from": {"fill": )" + scale + R"(}}},
       "body": [{"op": "sparse.ritz", "out": ["theta", "S", "bound", "converged"], "in": ["alpha", "beta", 3], "attrs": {"count": 3, "filter": "none"}}],
-      "outputs": {"theta": "theta.npy"}})");
+      "outputs": {"theta": "theta.npy", "converged": "converged.npy"}})");
+    fs::remove_all(dir / "out");
     auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
     ASSERT_EQ(r.code, 0) << scale << ": " << r.out;
     const fugue::HostArray theta = fugue::load_npy(dir / "out" / "theta.npy", std::nullopt, std::nullopt);
     const double s = std::stod(scale), want[3] = {2 - std::sqrt(3.0), 2, 2 + std::sqrt(3.0)};
     for (int i = 0; i < 3; ++i) EXPECT_NEAR(theta.get(i) / s, want[i], 1e-13) << scale << " value " << i;
+    // beta_3 = s, as large as T: no residual is small at any scale.
+    EXPECT_EQ(fugue::load_npy(dir / "out" / "converged.npy", std::nullopt, std::nullopt).get(0), 0) << scale;
   }
   test::write_text(dir / "nan.json", R"({"fugue": 1, "symbols": {
     "alpha": {"kind": "array", "dtype": "f32", "shape": [3], "from": {"fill": 1}}, "beta": {"kind": "array", "dtype": "f32", "shape": [3], "from": {"fill": 1}}},
