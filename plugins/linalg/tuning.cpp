@@ -68,6 +68,12 @@ const std::vector<Row>& table() {
       // beside FUGUE_LINALG_TUNING=row_order=8, 4 right-hand sides): f64 n = 16 (20,000) 0.2348 -> 0.0756 ms, 0.1688 -> 0.0692,
       // 0.2236 -> 0.0829; n = 32 (2,000) 0.1573 -> 0.0456, 0.1583 -> 0.1298, 0.2088 -> 0.1511 (README: the other cases, and where
       // Gauss-Jordan keeps its teams).
+      // Grid shapes and the blocked plan at 48 and 64 (H200, OPS=potrf SIZES="48 64" DTYPES=f64 TUNINGS=";blocked_order=32;
+      // blocked_order=32,blocked_panel=16;grid_elements=16;grid_elements=128;grid_rows=8" scripts/gpu_linalg_sweep.sh, one call,
+      // 2,000 matrices): the 16 x 8 grid stays, n = 48 0.1059 ms against 0.2653, 0.2068, 0.1659 (16 x 16), 0.1377 (8 x 8) and
+      // 0.1318 (8 x 16); n = 64 0.2466 against 0.3162, 0.2954, 0.2600, 0.2874 and 0.2786 (torch 0.3297 there). getrf f64 in the
+      // same call (TUNINGS=";row_order=8;register_order=4;lu_wide_row_order=8", 20,000): n = 8 0.0198 ms in registers against
+      // 0.0196 in rows, n = 16 0.0617 in rows against 0.0631-0.0674: within the noise, so the table stays.
       // A single product spreads its tiles over work-groups (gemm_spread.h; H200,
       // scripts/gpu_gemm_spread.sh): one f32 product of 9 x 760 x 56,648 36.3 -> 0.413 ms, 4096^3 693 -> 9.66.
       {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2, 64}},
