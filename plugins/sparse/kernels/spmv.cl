@@ -365,6 +365,77 @@ __kernel void dia_spmv(const long m, const long n, const long diagonals, __globa
   y[AT(i)] = finish(sum, AT(i), alpha, beta, y0, y0_array, y0_value);
 }
 
+#ifdef ROWS
+// dia on CPUs (VECTORS 1, -D ROWS=the native vector width): ROWS consecutive rows a work-item, in one vector,
+// so that each diagonal's values and x are read as vectors; a diagonal whose columns for the block leave
+// the matrix reads x element by element (its values there are 0). Each row's sum runs diagonal by diagonal,
+// as dia_spmv's.
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define REAL_ROWS CAT(REAL, ROWS)
+#define VLOAD_ROWS CAT(vload, ROWS)
+#define VSTORE_ROWS CAT(vstore, ROWS)
+__kernel void dia_spmv_rows(const long m, const long n, const long diagonals, __global const INDEX* offsets,
+                            __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
+                            const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
+  const long first = get_global_id(0) * ROWS, j = 0;
+  if (first >= m) return;
+  if (first + ROWS > m) {  // the last rows, one by one
+    for (long i = first; i < m; ++i) {
+      REAL sum = 0;
+      for (long d = 0; d < diagonals; ++d) {
+        const long c = i + offsets[d];
+        if (c >= 0 && c < n) sum += product(data[d * m + i], x, c);
+      }
+      y[i] = finish(sum, i, alpha, beta, y0, y0_array, y0_value);
+    }
+    return;
+  }
+  REAL_ROWS sum = (REAL_ROWS)(0);
+  for (long d = 0; d < diagonals; ++d) {
+    const long c = first + offsets[d];
+    const REAL_ROWS v = VLOAD_ROWS(0, data + d * m + first);
+    REAL_ROWS xs;
+    if (c >= 0 && c + ROWS <= n) {
+      xs = VLOAD_ROWS(0, x + c);
+    } else {
+      REAL edge[ROWS];
+      for (int r = 0; r < ROWS; ++r) edge[r] = c + r >= 0 && c + r < n ? x[c + r] : (REAL)0;
+      xs = VLOAD_ROWS(0, edge);
+    }
+    sum += select((REAL_ROWS)(0), v * xs, v != (REAL_ROWS)(0));
+  }
+  const REAL_ROWS old = y0_array ? VLOAD_ROWS(0, y0 + first) : (REAL_ROWS)(y0_value);
+  VSTORE_ROWS(alpha * sum + beta * old, 0, y + first);
+}
+
+// ell on CPUs, as dia_spmv_rows: ROWS consecutive rows a work-item, each place's values read as a vector
+// (column-major: neighbouring rows are neighbours), x gathered at their columns one by one.
+__kernel void ell_spmv_rows(const long m, const long width, __global const INDEX* col, __global const REAL* data,
+                            __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
+                            const REAL y0_value, const REAL alpha, const REAL beta) {
+  const long first = get_global_id(0) * ROWS, j = 0;
+  if (first >= m) return;
+  if (first + ROWS > m) {  // the last rows, one by one
+    for (long i = first; i < m; ++i) {
+      REAL sum = 0;
+      for (long k = 0; k < width; ++k) sum += product(data[k * m + i], x, col[k * m + i]);
+      y[i] = finish(sum, i, alpha, beta, y0, y0_array, y0_value);
+    }
+    return;
+  }
+  REAL_ROWS sum = (REAL_ROWS)(0);
+  for (long k = 0; k < width; ++k) {
+    const REAL_ROWS v = VLOAD_ROWS(0, data + k * m + first);
+    REAL gathered[ROWS];
+    for (int r = 0; r < ROWS; ++r) gathered[r] = x[col[k * m + first + r]];
+    sum += select((REAL_ROWS)(0), v * VLOAD_ROWS(0, gathered), v != (REAL_ROWS)(0));
+  }
+  const REAL_ROWS old = y0_array ? VLOAD_ROWS(0, y0 + first) : (REAL_ROWS)(y0_value);
+  VSTORE_ROWS(alpha * sum + beta * old, 0, y + first);
+}
+#endif
+
 // bcsr: a row per unit, block by block over its super-row; a block's row r, column c at 1 x 4 unit
 // u = r * w / 4 + c / 4 of the block, units of every block before the next unit.
 __kernel void bcsr_spmv(const long m, const long n, const long blocks, const long h, const long w, __global const INDEX* row_ptr,
