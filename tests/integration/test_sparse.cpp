@@ -1013,3 +1013,30 @@ print('as scipy')
     EXPECT_NE(c.out.find("as scipy"), std::string::npos) << block << ": " << c.out;
   }
 }
+
+// An ell's padding (value 0) may name any column, even one far outside x (parts given inline are checked
+// where a value is not 0): no product reads x there, neither in vectors of rows (CPUs) nor a row per
+// work-item. 16 rows, so that the vectors' path runs; row 3 alone has a second entry.
+TEST(Sparse, EllPaddingColumnsAreNeverRead) {
+  test::TempDir dir;
+  const int rows = 16;
+  std::string col, data;
+  for (int place = 0; place < 2 * rows; ++place) {
+    const bool first = place < rows, second_of_3 = place == rows + 3;
+    col += (place ? ", " : "") + std::to_string(first ? place : second_of_3 ? 5 : 2000000000);
+    data += (place ? ", " : "") + std::to_string(first ? place + 1 : second_of_3 ? 7 : 0);
+  }
+  for (const char* dtype : {"f32", "f64"})
+    for (const char* environment : {"", "FUGUE_SPARSE_VECTOR_ROWS=0"}) {
+      test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {
+        "A": {"kind": "ell", "dtype": ")") + dtype + R"(", "shape": [16, 16], "width": 2, "parts": {"col": {"value": [)" + col +
+                                           R"(]}, "data": {"value": [)" + data + R"(]}}},
+        "x": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [16], "from": {"arange": {"start": 1, "step": 1}}}},
+        "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}})");
+      fs::remove_all(dir / "out");
+      auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string(), environment);
+      ASSERT_EQ(r.code, 0) << dtype << " " << environment << ": " << r.out;
+      const fugue::HostArray y = fugue::load_npy(dir / "out" / "y.npy", std::nullopt, std::nullopt);
+      for (int i = 0; i < rows; ++i) EXPECT_EQ(y.get(i), (i + 1) * (i + 1) + (i == 3 ? 7 * 6 : 0)) << dtype << " " << environment << " row " << i;
+    }
+}

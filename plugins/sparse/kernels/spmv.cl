@@ -8,6 +8,9 @@
 // the same bits.
 
 #define AT(row) ((long)(row) * VECTORS + j)
+// CAT(float, 8): float8 (the vector kernels' types and loads, from their -D ROWS).
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
 // csr's kernels with -D ROW_IDS: the matrix holds only the rows listed in row_ids (a cocktail's csr of
 // the entries its other parts leave: few rows, most of y's rows not touched); row r of the list is row
 // row_ids[r] of y. Without it, row_ids is not read.
@@ -370,8 +373,6 @@ __kernel void dia_spmv(const long m, const long n, const long diagonals, __globa
 // so that each diagonal's values and x are read as vectors; a diagonal whose columns for the block leave
 // the matrix reads x element by element (its values there are 0). Each row's sum runs diagonal by diagonal,
 // as dia_spmv's.
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #define REAL_ROWS CAT(REAL, ROWS)
 #define VLOAD_ROWS CAT(vload, ROWS)
 #define VSTORE_ROWS CAT(vstore, ROWS)
@@ -428,7 +429,8 @@ __kernel void ell_spmv_rows(const long m, const long width, __global const INDEX
   for (long k = 0; k < width; ++k) {
     const REAL_ROWS v = VLOAD_ROWS(0, data + k * m + first);
     REAL gathered[ROWS];
-    for (int r = 0; r < ROWS; ++r) gathered[r] = x[col[k * m + first + r]];
+    // Only where the value is not 0: padding's columns are not checked when a value is read.
+    for (int r = 0; r < ROWS; ++r) gathered[r] = data[k * m + first + r] != (REAL)0 ? x[col[k * m + first + r]] : (REAL)0;
     sum += select((REAL_ROWS)(0), v * VLOAD_ROWS(0, gathered), v != (REAL_ROWS)(0));
   }
   const REAL_ROWS old = y0_array ? VLOAD_ROWS(0, y0 + first) : (REAL_ROWS)(y0_value);
