@@ -22,8 +22,8 @@ namespace {
 // row, by device class, measured with scripts/sparse_table.sh (the seed's offline benchmark: dense
 // banded matrices, f32; the block layouts with 2 x 4 blocks, their padding counted as bytes moved), every
 // row in one run: CPU: PoCL on 2 cores, 2^20 rows, the mean of two runs (REPEAT=10 and 20, which
-// differed by up to 2x: PoCL's times vary on this machine; sell and sbell from two later runs at C = 8,
-// the slice the choice weighs on CPUs). GPU: an NVIDIA H100 through NVIDIA's OpenCL, 2^21 rows,
+// differed by up to 2x: PoCL's times vary on this machine), measured again once dia and ell ran in
+// vectors of rows on CPUs (dia had been 30.9, 6.6, 3.2, 1.6 and csr 11.6, 10.7, 11.2, 13.0 on a faster day). GPU: an NVIDIA H100 through NVIDIA's OpenCL, 2^21 rows,
 // REPEAT=10, SLICE=32, every row again once csr ran in chunks of equal entries (csr had been 1075,
 // 1381, 1109, 1491: one entry a row now pays the chunks' three kernels; coo at 64 was 1697, bcsr 1242,
 // in the run before); only the ratios between layouts decide.
@@ -33,15 +33,15 @@ struct Row {
 };
 
 const Row kCpu = {"CPU table (PoCL, measured)",
-                  {{11.6, 10.7, 11.2, 13.0},
-                   {5.0, 11.9, 11.4, 15.6},
-                   {26.8, 10.5, 2.7, 1.5},
-                   {8.6, 11.9, 11.6, 10.2},
-                   {30.9, 6.6, 3.2, 1.6},
-                   {7.0, 9.0, 3.2, 1.7},
-                   {6.9, 6.3, 7.3, 7.0},
-                   {11.6, 11.8, 11.0, 8.8},
-                   {6.6, 8.3, 8.6, 7.2}}};
+                  {{8.0, 7.3, 7.7, 8.3},
+                   {6.4, 7.0, 9.8, 9.4},
+                   {9.2, 7.9, 4.1, 2.2},
+                   {6.3, 7.1, 6.3, 5.7},
+                   {16.0, 17.1, 5.3, 4.0},
+                   {4.7, 5.0, 2.4, 1.3},
+                   {4.2, 4.0, 3.2, 2.9},
+                   {4.5, 6.3, 6.4, 2.2},
+                   {5.5, 6.0, 6.8, 4.5}}};
 const Row kGpu = {"GPU table (H100, measured)",
                   {{789.6, 1427.2, 1930.0, 2245.8},
                    {749.0, 1412.1, 1626.6, 828.5},

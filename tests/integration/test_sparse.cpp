@@ -471,10 +471,13 @@ sio.mmwrite(sys.argv[1], A)
   EXPECT_NE(explained.out.find(" rows a work-item in vectors of the native width, 9 diagonals; then "), std::string::npos) << explained.out;
   // E: every entry in its csr (no fill given: none; width 0), which lists its rows, so y = beta * y0 first.
   EXPECT_NE(explained.out.find("each adding to y: csr: "), std::string::npos) << explained.out;
-  // K: the device chooses the split, the sell's slices and window as declared (the table built in puts
-  // the band in the sell).
+  // K: the device chooses the split, its slices and window as declared. The tables built in put the band in
+  // the dia and the long rows in the csr (once CPUs ran dia in vectors; before, the CPU table put the band
+  // in the sell); the GPU's too.
   auto built_in = test::run_fugue("explain " + (dir / "p.json").string());
-  EXPECT_NE(built_in.out.find("sell: a row per work-item, slices of 8 rows"), std::string::npos) << built_in.out;
+  EXPECT_NE(built_in.out.find(" rows a work-item in vectors of the native width, 9 diagonals; then csr: "), std::string::npos) << built_in.out;
+  auto gpu = test::run_fugue("explain " + (dir / "p.json").string() + " --device-file " + (test::source_root() / "devices" / "nvidia-h100.json").string());
+  EXPECT_NE(gpu.out.find("dia: a row per work-item, 9 diagonals; then csr: chunks of 8 entries a work-item"), std::string::npos) << gpu.out;
   auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string(), env);
   ASSERT_EQ(r.code, 0) << r.out;
   test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
