@@ -129,7 +129,12 @@ class Affinity final : public Operation {
     std::vector<cl_int> offsets(n.dy.size());
     for (size_t k = 0; k < offsets.size(); ++k) offsets[k] = static_cast<cl_int>(n.dy[k] * width + n.dx[k]);
     const size_t table = offsets.size() * sizeof(cl_int);
-    check_cl(clEnqueueWriteBuffer(s.queue, part(s, call, "W", 0), CL_TRUE, 0, table, offsets.data(), 0, nullptr, nullptr), name + ": offsets");
+    // W's offsets in the index dtype its declaration gives (i32 unless it says i64).
+    const std::vector<cl_long> wide(offsets.begin(), offsets.end());
+    const bool long_index = FUGUE_NTH(fugue_type, call.operand(kW).parts, 0)->dtype == FUGUE_DTYPE_I64;
+    check_cl(clEnqueueWriteBuffer(s.queue, part(s, call, "W", 0), CL_TRUE, 0, long_index ? wide.size() * sizeof(cl_long) : table,
+                                  long_index ? static_cast<const void*>(wide.data()) : offsets.data(), 0, nullptr, nullptr),
+             name + ": offsets");
     cl_mem dy = scratch(s, table), dx = scratch(s, table);
     check_cl(clEnqueueWriteBuffer(s.queue, dy, CL_TRUE, 0, table, n.dy.data(), 0, nullptr, nullptr), name + ": dy");
     check_cl(clEnqueueWriteBuffer(s.queue, dx, CL_TRUE, 0, table, n.dx.data(), 0, nullptr, nullptr), name + ": dx");

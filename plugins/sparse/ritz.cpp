@@ -216,18 +216,23 @@ class RitzOperation final : public Operation {
     const double scale = largest > 0 ? std::ldexp(1.0, std::ilogb(largest)) : 1.0;
     for (double& v : t.diagonal) v /= scale;
     for (double& v : t.offdiagonal) v /= scale;
-    const double norm = t.norm() > 0 ? t.norm() : 1.0, given = call.number("tolerance");
+    // |T| / scale; values merge and vectors are orthogonalized within fixed shares of it (of 1 where T is 0).
+    const double norm = t.norm(), unit = norm > 0 ? norm : 1.0, given = call.number("tolerance");
     // Compared in T's scaled units: |beta_n z_n| / scale <= tolerance |T| / scale, which cannot overflow.
     const double tolerance = (given > 0 ? given : std::sqrt(eps)) * norm;
-    const std::vector<RitzValue> values = smallest_ritz_values(t, count, 1e3 * eps * norm, call.string("filter") == "cullum_willoughby");
-    const std::vector<std::vector<double>> vectors = ritz_vectors(t, values, 1e-3 * norm);
+    const std::vector<RitzValue> values = smallest_ritz_values(t, count, 1e3 * eps * unit, call.string("filter") == "cullum_willoughby");
+    const std::vector<std::vector<double>> vectors = ritz_vectors(t, values, 1e-3 * unit);
+    // A value the output's dtype cannot hold is never converged (it is written as an infinity).
+    const double largest_stored = dtype == FUGUE_DTYPE_F64 ? std::numeric_limits<double>::max() : std::numeric_limits<float>::max();
     bool leading = true;
     for (size_t i = 0; i < values.size(); ++i) {
       const std::vector<double>& z = vectors[i];
       for (int64_t row = 0; row < n; ++row) r.s[static_cast<size_t>(row * count) + i] = z[static_cast<size_t>(row)];
       r.theta[i] = values[i].value * scale;
       r.bound[i] = std::abs(beta[static_cast<size_t>(n - 1)] * z[static_cast<size_t>(n - 1)]);
-      leading = leading && std::isfinite(r.theta[i]) && std::abs(beta[static_cast<size_t>(n - 1)] / scale * z[static_cast<size_t>(n - 1)]) <= tolerance;
+      const double last = z[static_cast<size_t>(n - 1)];  // 0 in a block T splits off from the last row
+      const double scaled_bound = last == 0 ? 0.0 : std::abs(beta[static_cast<size_t>(n - 1)] / scale) * std::abs(last);
+      leading = leading && std::abs(r.theta[i]) <= largest_stored && scaled_bound <= tolerance;
       if (leading) ++r.converged;
     }
     return r;

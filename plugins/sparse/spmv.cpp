@@ -282,7 +282,7 @@ class SparseProduct final : public Operation {
       case Layout::Bell: return "bell: " + block + ", " + std::to_string(f.width) + " a super-row, a super-row per work-item";
       case Layout::Sbell: return "sbell: " + block + " in slices of " + std::to_string(f.slice) + " super-rows, a super-row per work-item";
       case Layout::Hyb:
-        return "hyb: its ell of " + std::to_string(f.width) + " " +
+        return "hyb: its ell of width " + std::to_string(f.width) + ", " +
                (vector_rows(call, f, several_) ? std::to_string(vector_rows(call, f, several_)) + " rows a work-item in vectors"
                                                : std::string("a row per work-item")) + ", then " + std::to_string(f.nnz) + " coo entries, " +
                std::to_string(coo_chunk(call)) + " a work-item";
@@ -311,10 +311,9 @@ class SparseProduct final : public Operation {
     std::string code = "const long " + i + " = " + em.builtin(FUGUE_BUILTIN_INDEX) + ";\n" + real + " " + sum + " = 0;\n";
     switch (f.layout) {
       case Layout::Dia:
-        // Branch-free: a column outside the matrix is clamped into it, where the diagonal's value is 0.
-        code += "for (long " + k + " = 0; " + k + " < " + std::to_string(f.diagonals) + "L; ++" + k + ") {\n  const long " + c + " = clamp(" +
-                i + " + (long)" + part(0, k) + ", 0L, " + cols + " - 1);\n  const " + real + " " + v + " = " + part(1, k + " * " + rows + " + " + i) +
-                ";\n  " + sum + " += " + v + " != (" + real + ")0 ? " + v + " * " + em.read_at(kX, c) + " : (" + real + ")0;\n}\n";
+        code += "for (long " + k + " = 0; " + k + " < " + std::to_string(f.diagonals) + "L; ++" + k + ") {\n  const long " + c + " = " +
+                i + " + (long)" + part(0, k) + ";\n  if (" + c + " >= 0 && " + c + " < " + cols + ") {\n" +
+                add(part(1, k + " * " + rows + " + " + i), c) + "  }\n}\n";
         break;
       case Layout::Bdia: {
         // Band by band: the band's diagonals read x at consecutive columns.

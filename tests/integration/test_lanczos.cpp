@@ -156,3 +156,28 @@ TEST(Lanczos, RitzAtAnyScaleAndAfterABreakdown) {
   EXPECT_TRUE(std::isnan(S.get(0)));
   EXPECT_EQ(converged.get(0), 0);
 }
+
+// What sparse.ritz counts as converged: never a value the output's dtype cannot hold (f32 T = [[-3e38,
+// 3e38], [3e38, -3e38]] has -6e38, written as -infinity), and with T = 0 a bound only where it is 0 (one
+// step with beta_1 = 1e-10: the values are +-1e-10, not T's 0).
+TEST(Lanczos, RitzConvergesOnlyOnValuesItCanHold) {
+  test::TempDir dir;
+  struct Case {
+    const char* dtype;
+    const char* alpha;
+    const char* beta;
+    int steps;
+  };
+  for (const Case& c : {Case{"f32", "[-3e38, -3e38]", "[3e38, 0]", 2}, Case{"f64", "[0, 0]", "[1e-10, 0]", 1}}) {
+    test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {
+      "alpha": {"kind": "array", "dtype": ")") + c.dtype + R"(", "shape": [2], "value": )" + c.alpha + R"(},
+      "beta": {"kind": "array", "dtype": ")" + c.dtype + R"(", "shape": [2], "value": )" + c.beta + R"(}},
+      "body": [{"op": "sparse.ritz", "out": ["theta", "S", "bound", "converged"], "in": ["alpha", "beta", )" + std::to_string(c.steps) +
+                                       R"(], "attrs": {"count": 1, "filter": "none"}}],
+      "outputs": {"theta": "theta.npy", "converged": "converged.npy"}})");
+    fs::remove_all(dir / "out");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    ASSERT_EQ(r.code, 0) << c.dtype << ": " << r.out;
+    EXPECT_EQ(fugue::load_npy(dir / "out" / "converged.npy", std::nullopt, std::nullopt).get(0), 0) << c.dtype;
+  }
+}

@@ -3,9 +3,11 @@
 // vectors against SciPy's shift-invert eigensolver on that matrix.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "io/npy_io.h"
 #include "test_support.h"
@@ -100,5 +102,29 @@ TEST(NormalizedCuts, AffinityOfVanishingScalesIsTheIdentity) {
     ASSERT_EQ(r.code, 0) << label << ": " << r.out;
     const fugue::HostArray y = fugue::load_npy(dir / "out" / "y.npy", std::nullopt, std::nullopt);
     for (int i = 0; i < 20; ++i) EXPECT_EQ(y.get(i), c.diagonal * (i + 1)) << label << " row " << i;
+  }
+}
+
+// W's offsets are written in the index dtype its declaration gives: i64 gives the product i32 gives.
+TEST(NormalizedCuts, AffinityWritesTheDeclaredIndexWidth) {
+  test::TempDir dir;
+  std::vector<double> first;
+  for (const char* index : {"i32", "i64"}) {
+    test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {
+      "image": {"kind": "array", "dtype": "f64", "shape": [6, 7], "from": {"random": {"seed": 3, "low": 0, "high": 1}}},
+      "W": {"kind": "dia", "dtype": "f64", "index": ")") + index + R"(", "shape": [42, 42], "diagonals": 13},
+      "x": {"kind": "array", "dtype": "f64", "shape": [42], "from": {"arange": {"start": 1, "step": 1}}}},
+      "body": [{"op": "sparse.affinity", "out": ["W"], "in": ["image"], "attrs": {"radius": 2, "sigma_intensity": 0.3}},
+               {"op": "sparse.spmv", "out": ["y"], "in": ["W", "x"]}],
+      "outputs": {"y": "y.npy"}})");
+    fs::remove_all(dir / "out");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    ASSERT_EQ(r.code, 0) << index << ": " << r.out;
+    const fugue::HostArray y = fugue::load_npy(dir / "out" / "y.npy", std::nullopt, std::nullopt);
+    for (int i = 0; i < 42; ++i) {
+      if (first.size() < 42) first.push_back(y.get(i));
+      else EXPECT_EQ(y.get(i), first[static_cast<size_t>(i)]) << index << " row " << i;
+      EXPECT_TRUE(std::isfinite(y.get(i))) << index << " row " << i;
+    }
   }
 }

@@ -1043,3 +1043,24 @@ TEST(Sparse, EllPaddingColumnsAreNeverRead) {
       for (int i = 0; i < rows; ++i) EXPECT_EQ(y.get(i), (i + 1) * (i + 1) + (i == 3 ? 7 * 6 : 0)) << dtype << " " << environment << " row " << i;
     }
 }
+
+// A dia's diagonal may lie wholly outside the matrix (its values 0), even at an offset near the index's
+// limit: no product reads x there. (In vectors of rows, c + rows <= n wrapped there and read a vector a few
+// bytes before x, which this run cannot see; it checks the product.)
+TEST(Sparse, DiaOffsetsFarOutsideAreNeverRead) {
+  test::TempDir dir;
+  std::string data;
+  for (int place = 0; place < 32; ++place) data += (place ? ", " : "") + std::to_string(place < 16 ? place + 1 : 0);
+  for (const char* environment : {"", "FUGUE_SPARSE_VECTOR_ROWS=0"}) {
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+      "A": {"kind": "dia", "dtype": "f32", "index": "i64", "shape": [16, 16], "diagonals": 2,
+            "parts": {"offsets": {"value": [0, 9223372036854775800]}, "data": {"value": [)" + data + R"(]}}},
+      "x": {"kind": "array", "dtype": "f32", "shape": [16], "from": {"arange": {"start": 1, "step": 1}}}},
+      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}})");
+    fs::remove_all(dir / "out");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string(), environment);
+    ASSERT_EQ(r.code, 0) << environment << ": " << r.out;
+    const fugue::HostArray y = fugue::load_npy(dir / "out" / "y.npy", std::nullopt, std::nullopt);
+    for (int i = 0; i < 16; ++i) EXPECT_EQ(y.get(i), (i + 1) * (i + 1)) << environment << " row " << i;
+  }
+}

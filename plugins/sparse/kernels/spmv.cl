@@ -2,7 +2,8 @@
 // row-major (VECTORS = 1: y = A x). Built with -D REAL=float|double (VEC4 its 4-vector), -D INDEX=int|long, -D VECTORS=k,
 // -D LANES=1..32 (csr: work-items a row, a power of two) and -D CHUNK=n (coo: entries a work-item).
 // Work-item gid computes column j = gid % VECTORS of its unit (row, place or chunk) gid / VECTORS, so
-// neighbouring work-items read neighbouring elements of X.
+// neighbouring work-items read neighbouring elements of X; dia_spmv_rows and ell_spmv_rows (CPUs, VECTORS 1)
+// take ROWS consecutive rows each instead.
 // Only nonzero values are multiplied: a zero is padding in ell, sell and dia, and contributes nothing in
 // every layout, so an infinite x beside one stays out of y. Sums run in storage order, so every run gives
 // the same bits.
@@ -397,7 +398,7 @@ __kernel void dia_spmv_rows(const long m, const long n, const long diagonals, __
     const long c = first + offsets[d];
     const REAL_ROWS v = VLOAD_ROWS(0, data + d * m + first);
     REAL_ROWS xs;
-    if (c >= 0 && c + ROWS <= n) {
+    if (c >= 0 && c <= n - ROWS) {  // (not c + ROWS <= n: an offset near the index's limit would wrap)
       xs = VLOAD_ROWS(0, x + c);
     } else {
       REAL edge[ROWS];
