@@ -133,11 +133,9 @@ void Loader::outputs(const json& v) {
           if (f == file.end() || *f != *d) return false;
         return f != file.end();
       };
-      if (inside(mine, theirs) || inside(theirs, mine)) {
-        const bool under = inside(mine, theirs);
+      if (const bool under = inside(mine, theirs); under || inside(theirs, mine))
         error(p, "'" + name + "' is written to " + out.string() + " and '" + other.symbol + "' to " + other.file.string() + ": " +
                      (under ? other.file.string() : out.string()) + " would have to be a file and a folder at once");
-      }
     }
     program_.outputs.push_back({name, out, format});
   }

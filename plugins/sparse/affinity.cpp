@@ -116,7 +116,7 @@ class Affinity final : public Operation {
                             ": declare \"diagonals\": " + std::to_string(diagonals));
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
-    p.variant = "a pixel per work-item: row sums, then " + std::to_string(neighbours_within(call.integer("radius")).count()) + " diagonals";
+    p.variant = "a pixel per work-item: row sums, then " + std::to_string(diagonals) + " diagonals";
     return p;
   }
 

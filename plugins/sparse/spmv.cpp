@@ -253,6 +253,8 @@ class SparseProduct final : public Operation {
 
   // The plan's text for a device-level product of A (a cocktail: its parts' that hold entries).
   std::string variant_of(const Call& call, const Facts& f) const {
+    const int64_t rows_a_vector = vector_rows(call, f, several_);
+    const std::string walk = rows_a_vector ? std::to_string(rows_a_vector) + " rows a work-item in vectors of the native width" : "a row per work-item";
     const std::string block = std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks";
     switch (f.layout) {
       case Layout::Csr: {
@@ -266,25 +268,15 @@ class SparseProduct final : public Operation {
       }
       case Layout::Coo:
         return "coo: " + std::to_string(coo_chunk(call)) + " entries a work-item, summed row by row; rows that cross chunks added after";
-      case Layout::Ell:
-        if (const int64_t rows = vector_rows(call, f, several_))
-          return "ell: " + std::to_string(rows) + " rows a work-item in vectors of the native width, " + std::to_string(f.width) +
-                 (f.width == 1 ? " place a row" : " places a row");
-        return "ell: a row per work-item, " + std::to_string(f.width) + (f.width == 1 ? " place a row" : " places a row");
+      case Layout::Ell: return "ell: " + walk + ", " + std::to_string(f.width) + (f.width == 1 ? " place a row" : " places a row");
       case Layout::Sell: return "sell: a row per work-item, slices of " + std::to_string(f.slice) + " rows";
-      case Layout::Dia:
-        if (const int64_t rows = vector_rows(call, f, several_))
-          return "dia: " + std::to_string(rows) + " rows a work-item in vectors of the native width, " + std::to_string(f.diagonals) +
-                 (f.diagonals == 1 ? " diagonal" : " diagonals");
-        return "dia: a row per work-item, " + std::to_string(f.diagonals) + " diagonals";
+      case Layout::Dia: return "dia: " + walk + ", " + std::to_string(f.diagonals) + (f.diagonals == 1 ? " diagonal" : " diagonals");
       case Layout::Bcsr: return "bcsr: " + block + ", a row per work-item";
       case Layout::Bdia: return "bdia: a row per work-item, " + row_walk(f);
       case Layout::Bell: return "bell: " + block + ", " + std::to_string(f.width) + " a super-row, a super-row per work-item";
       case Layout::Sbell: return "sbell: " + block + " in slices of " + std::to_string(f.slice) + " super-rows, a super-row per work-item";
       case Layout::Hyb:
-        return "hyb: its ell of width " + std::to_string(f.width) + ", " +
-               (vector_rows(call, f, several_) ? std::to_string(vector_rows(call, f, several_)) + " rows a work-item in vectors"
-                                               : std::string("a row per work-item")) + ", then " + std::to_string(f.nnz) + " coo entries, " +
+        return "hyb: its ell of width " + std::to_string(f.width) + ", " + walk + ", then " + std::to_string(f.nnz) + " coo entries, " +
                std::to_string(coo_chunk(call)) + " a work-item";
       case Layout::Cocktail: {
         std::string text;
@@ -395,6 +387,9 @@ class SparseProduct final : public Operation {
     const int lanes = f.layout == Layout::Csr ? lanes_for(call, f) : 1;
     const int64_t chunk = coo_chunk(call);
     const int64_t k = vectors(call);
+    // dia's and ell's rows a work-item on CPUs (0: a row each), and their kernels' work-items.
+    const int64_t rows_a_vector = vector_rows(call, f, several_);
+    const size_t row_blocks = rows_a_vector ? static_cast<size_t>((f.rows + rows_a_vector - 1) / rows_a_vector) : 0;
     // Work-groups of 128, or of the device's largest power of two below that (csr's lanes divide it).
     auto fitted = [&](size_t size) {
       while (size > 32 && size > max_work_group_size(s)) size /= 2;
@@ -410,7 +405,7 @@ class SparseProduct final : public Operation {
                                 " -DBLOCK_W=" + std::to_string(f.block_cols) + " -DCHUNK_ITEMS=" + std::to_string(items) +
                                 " -DCHUNK_ENTRIES=" + std::to_string(chunk_entries) + " -DCHUNK_SHIFT=" +
                                 std::to_string(chunk_shift) + (row_ids ? " -DROW_IDS" : "") +
-                                (vector_rows(call, f, several_) ? " -DROWS=" + std::to_string(vector_rows(call, f, several_)) : "");
+                                (rows_a_vector ? " -DROWS=" + std::to_string(rows_a_vector) : "");
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
     cl_program program = build_program(s, source, options);
     // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
@@ -461,10 +456,9 @@ class SparseProduct final : public Operation {
         break;
       }
       case Layout::Hyb: {
-        const int64_t rows = vector_rows(call, f, several_);
-        Kernel ell(program, rows ? "ell_spmv_rows" : "ell_spmv");  // y = alpha * (ell part) x + beta * y0, then the coo part added
+        Kernel ell(program, rows_a_vector ? "ell_spmv_rows" : "ell_spmv");  // y = alpha * (ell part) x + beta * y0, then the coo part added
         ell.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
-        tail(ell, 5).enqueue(s, rows ? static_cast<size_t>((f.rows + rows - 1) / rows) : units(f.rows), group, "spmv hyb ell");
+        tail(ell, 5).enqueue(s, rows_a_vector ? row_blocks : units(f.rows), group, "spmv hyb ell");
         if (f.nnz > 0) coo(2, 1);
         break;
       }
@@ -513,10 +507,9 @@ class SparseProduct final : public Operation {
         break;
       }
       case Layout::Ell: {
-        const int64_t rows = vector_rows(call, f, several_);
-        Kernel ell(program, rows ? "ell_spmv_rows" : "ell_spmv");
+        Kernel ell(program, rows_a_vector ? "ell_spmv_rows" : "ell_spmv");
         ell.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
-        tail(ell, 5).enqueue(s, rows ? static_cast<size_t>((f.rows + rows - 1) / rows) : units(f.rows), group, "spmv ell");
+        tail(ell, 5).enqueue(s, rows_a_vector ? row_blocks : units(f.rows), group, "spmv ell");
         break;
       }
       case Layout::Sell: {
@@ -527,10 +520,9 @@ class SparseProduct final : public Operation {
         break;
       }
       case Layout::Dia: {
-        const int64_t rows = vector_rows(call, f, several_);
-        Kernel dia(program, rows ? "dia_spmv_rows" : "dia_spmv");
+        Kernel dia(program, rows_a_vector ? "dia_spmv_rows" : "dia_spmv");
         dia.args(m, cl_long{f.cols}, cl_long{f.diagonals}, part_of(0), part_of(1), x);
-        tail(dia, 6).enqueue(s, rows ? static_cast<size_t>((f.rows + rows - 1) / rows) : units(f.rows), group, "spmv dia");
+        tail(dia, 6).enqueue(s, rows_a_vector ? row_blocks : units(f.rows), group, "spmv dia");
         break;
       }
       case Layout::Bdia: {
