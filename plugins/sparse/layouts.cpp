@@ -213,6 +213,12 @@ sdk::Declared declared_type(const Facts& f) {
       part(f.index, ceil_div(super_rows(f), f.slice) + 1), part(f.index, f.blocks), part(f.dtype, f.blocks * f.block_rows * f.block_cols);
       break;
   }
+  if (f.layout == Layout::Sell) {
+    // The sorting window: the parts hold the order a window made, not the window, and a conversion into
+    // a declared sell sorts as its declaration says.
+    d.metadata.resize(sizeof(int64_t));
+    std::memcpy(d.metadata.data(), &f.sigma, sizeof(int64_t));
+  }
   if (f.layout == Layout::Bcsr || f.layout == Layout::Bell || f.layout == Layout::Sbell) {
     // The block's height and width (and sbell's slice): the parts' sizes alone cannot tell 4 x 8 from
     // 8 x 4 on few rows.
@@ -245,7 +251,8 @@ Facts facts_of(const fugue_type& type) {
       const int64_t slices = extent(0) - 1;
       f.slice = slices > 0 ? extent(1) / slices : 1;
       f.stored = extent(2);
-      f.sigma = 0;  // not recorded in the type: the row part holds the order
+      f.sigma = 0;  // 0: not recorded (a cocktail's sell part); the row part holds the order either way
+      if (type.metadata && type.metadata_bytes == sizeof(int64_t)) std::memcpy(&f.sigma, type.metadata, sizeof(int64_t));
       break;
     }
     case Layout::Dia: f.diagonals = extent(0); break;

@@ -481,9 +481,11 @@ class SparseChooser final : public sdk::Kind {
 
 std::unique_ptr<sdk::Kind> sparse_chooser_kind() { return std::make_unique<SparseChooser>(); }
 
-std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, const Cut& cut) {
-  const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, cut);
-  json decl = {{"kind", layout_name(layout)}, {"dtype", dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};
+namespace {
+
+json declaration_json(const Facts& f, const Cut& cut) {
+  const Layout layout = f.layout;
+  json decl = {{"kind", layout_name(layout)}, {"dtype", f.dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};
   decl[count_key(layout)] = declared_count(f);
   if (layout == Layout::Hyb) decl["nnz"] = f.nnz;
   if (layout == Layout::Bdia) decl["bands"] = f.bands;
@@ -498,6 +500,20 @@ std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype 
     decl["diagonal_fill"] = cut.diagonal_fill, decl["block_fill"] = cut.block_fill;
     if (cut.width >= 0) decl["width"] = cut.width;
   }
+  return decl;
+}
+
+}  // namespace
+
+std::string counts_declaration(const Facts& facts, const Cut& cut) {
+  json decl = declaration_json(facts, cut);
+  decl["index"] = facts.index == FUGUE_DTYPE_I64 ? "i64" : "i32";
+  return decl.dump();
+}
+
+std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, const Cut& cut) {
+  const Facts f = facts_for(m, layout, dtype, FUGUE_DTYPE_NONE, cut);
+  json decl = declaration_json(f, cut);
   const std::vector<std::vector<double>> parts = stored_parts(f, m);
   const sdk::Declared type = declared_type(f);
   const bool f32 = dtype == FUGUE_DTYPE_F32;

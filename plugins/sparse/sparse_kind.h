@@ -64,6 +64,9 @@ std::unique_ptr<sdk::Kind> sparse_chooser_kind();
 // A declaration (JSON text) of `m` in `layout` with its parts given inline: the kinds' examples and the
 // conformance cases. Small matrices only (every part's values are written out).
 std::string inline_declaration(const Coordinates& m, Layout layout, fugue_dtype dtype, const Cut& cut = {});
+// A declaration (JSON text) of a value with `facts`, cut as `cut` says, without its parts: its shape, counts
+// and index dtype, what an operation's result of that type is declared with.
+std::string counts_declaration(const Facts& facts, const Cut& cut = {});
 // The seed's matrix B (layouts.h).
 Coordinates seed_matrix_b();
 

@@ -1,0 +1,186 @@
+#include "convert.h"
+
+#include <CL/cl.h>
+
+#include <fugue/sdk_device.hpp>
+
+#include <string>
+#include <vector>
+
+#include "layouts.h"
+#include "sparse_kind.h"
+
+namespace fugue::sparse {
+
+namespace {
+
+using namespace fugue::sdk;
+
+constexpr uint32_t kB = 0, kA = 1;
+constexpr uint32_t kFloats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
+const char* const kEveryKind = "csr coo ell sell dia bdia hyb bcsr bell sbell cocktail";
+const char* const kTargets = "csr coo ell sell dia bdia hyb bcsr bell sbell";
+
+// A copy on the host of a value of a kind with storage: each part's bytes, viewed as the core's host arrays are.
+class HostCopy {
+ public:
+  explicit HostCopy(const fugue_type& type) : bytes_(type.num_parts), parts_(type.num_parts) {
+    for (uint32_t k = 0; k < type.num_parts; ++k) {
+      const fugue_type& part = *FUGUE_NTH(fugue_type, type.parts, k);
+      bytes_[k].resize(static_cast<size_t>(elements(part)) * dtype_bytes(part.dtype));
+      parts_[k] = fugue_host_array{sizeof(fugue_host_array), &part, bytes_[k].data(), bytes_[k].size(), 0, 0, nullptr};
+    }
+    whole_ = fugue_host_array{sizeof(fugue_host_array), &type, nullptr, 0, 0, type.num_parts, parts_.data()};
+  }
+  HostView view() { return HostView(whole_); }
+  std::vector<unsigned char>& bytes(uint32_t k) { return bytes_[k]; }
+
+ private:
+  std::vector<std::vector<unsigned char>> bytes_;
+  std::vector<fugue_host_array> parts_;
+  fugue_host_array whole_{};
+};
+
+// The counts a layout's declaration gives, by key, as `f` has them.
+std::vector<std::pair<std::string, int64_t>> counts_of(const Facts& f) {
+  std::vector<std::pair<std::string, int64_t>> counts = {{count_key(f.layout), declared_count(f)}};
+  if (f.layout == Layout::Hyb) counts = {{"nnz", f.nnz}};  // its width is B's, the entries past it counted
+  if (f.layout == Layout::Bdia) counts.emplace_back("bands", f.bands);
+  return counts;
+}
+
+// A's entries in B's layout: the facts of B's type when they are what the entries make, else
+// InvalidArgument naming the counts to declare.
+Facts target_facts(const Coordinates& m, const fugue_type& b) {
+  const Facts declared = facts_of(b);
+  Cut cut;
+  cut.slice = declared.slice;
+  cut.sigma = declared.sigma > 0 ? declared.sigma : 1;
+  cut.width = declared.width;
+  cut.block_rows = declared.block_rows;
+  cut.block_cols = declared.block_cols;
+  // Padding is B's declaration's to choose: no limit as for files.
+  const Facts made = facts_for(m, declared.layout, declared.dtype, declared.index, cut, false);
+  std::string differ, declare;
+  const auto want = counts_of(made), have = counts_of(declared);
+  for (size_t k = 0; k < want.size(); ++k)
+    if (want[k].second != have[k].second) {
+      differ += std::string(differ.empty() ? "" : " and ") + "\"" + want[k].first + "\": " + std::to_string(have[k].second);
+      declare += std::string(declare.empty() ? "" : ", ") + "\"" + want[k].first + "\": " + std::to_string(want[k].second);
+    }
+  if (!differ.empty())
+    throw InvalidArgument("operand B: A's " + std::to_string(m.entries()) + " entries need " + declare + " in the " + layout_name(declared.layout) +
+                          " B, which is declared with " + differ + ": declare " + declare);
+  const Declared type = declared_type(made);
+  bool same = type.parts.size() == b.num_parts;
+  for (uint32_t k = 0; same && k < b.num_parts; ++k)
+    same = FUGUE_NTH(fugue_type, b.parts, k)->shape[0] == type.parts[k].shape[0] && FUGUE_NTH(fugue_type, b.parts, k)->dtype == type.parts[k].dtype;
+  if (!same) throw std::logic_error("sparse.convert: the same counts gave other parts");
+  return made;
+}
+
+class Convert final : public Operation {
+ public:
+  Convert() {
+    name = "sparse.convert";
+    doc = "B = A in another sparse layout: A's entries (its padding left out) stored as B's declaration says (\"format\" names B's "
+          "kind; sell's slice and sigma, hyb's width and the block layouts' block come from B's declaration). The counts of B "
+          "(nnz, width, stored, diagonals, bands, blocks) come from A's entries: B's declaration must give them, and a run that "
+          "counts others stops and names them. A and B hold the same dtype. Computed on the host";
+    operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
+                in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
+    attrs = {{"format", FUGUE_ATTR_STRING, true, 0, "", std::string("B's kind: one of ") + kTargets}};
+    test_cases = conformance_cases();
+  }
+
+  void infer(const Call& call, std::vector<Type>& types) const override {
+    const fugue_type& a = call.operand(kA);
+    if (a.rank != 2) throw InvalidArgument("operand A: expected a sparse matrix [m, n], found " + type_string(a));
+    const std::string format = call.string("format");
+    const auto layout = layout_named(format);
+    if (!layout || *layout == Layout::Cocktail)
+      throw InvalidArgument("attribute format: expected one of " + std::string(kTargets) + ", found \"" + format + "\"" +
+                            (layout ? " (a cocktail is split for the device when it is read: declare it \"from\" the file)" : ""));
+    Type b(FUGUE_KIND_PLUGIN, a.dtype, {a.shape[0], a.shape[1]});
+    b.kind_name = layout_name(*layout);  // the plugin's string: it outlives the call
+    types[kB] = b;
+  }
+
+  Plan plan(const Call& call) const override {
+    Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
+    for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
+    const Facts b = facts_of(call.operand(kB));
+    std::string counts;
+    for (const auto& [key, value] : counts_of(b)) counts += std::string(counts.empty() ? "" : ", ") + key + " " + std::to_string(value);
+    p.variant = std::string("on the host: ") + call.operand(kA).kind_name + " -> " + layout_name(b.layout) + " (" + counts + ", as declared)";
+    return p;
+  }
+
+  void execute(const Call& call, const fugue_device_services& s) const override {
+    const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+    HostCopy from(a), to(b);
+    for (uint32_t k = 0; k < a.num_parts; ++k)
+      if (!from.bytes(k).empty())
+        check_cl(clEnqueueReadBuffer(s.queue, part(s, call, "A", k), CL_TRUE, 0, from.bytes(k).size(), from.bytes(k).data(), 0, nullptr, nullptr),
+                 name + ": reading A");
+    convert(a, from.view(), b, to.view());
+    for (uint32_t k = 0; k < b.num_parts; ++k)
+      if (!to.bytes(k).empty())
+        check_cl(clEnqueueWriteBuffer(s.queue, part(s, call, "B", k), CL_TRUE, 0, to.bytes(k).size(), to.bytes(k).data(), 0, nullptr, nullptr),
+                 name + ": writing B");
+  }
+
+  fugue_cost cost(const Call& call) const override {
+    double bytes = 0;
+    for (uint32_t operand : {kA, kB}) {
+      const fugue_type& t = call.operand(operand);
+      for (uint32_t k = 0; k < t.num_parts; ++k) {
+        const fugue_type& part = *FUGUE_NTH(fugue_type, t.parts, k);
+        bytes += static_cast<double>(elements(part)) * static_cast<double>(dtype_bytes(part.dtype));
+      }
+    }
+    return {sizeof(fugue_cost), 2 * bytes, 0};  // over the bus and back, on top of the host's walk
+  }
+
+  void reference(const Call& call, fugue_host_array* arrays) const override {
+    convert(call.operand(kA), HostView(arrays[kA]), call.operand(kB), HostView(arrays[kB]));
+  }
+
+ private:
+  static void convert(const fugue_type& a, const HostView& from, const fugue_type& b, const HostView& to) {
+    const Coordinates m = entries_of(facts_of(a), from);
+    store(target_facts(m, b), m, to);
+  }
+
+  // The seed's B from every layout into every other, and a matrix with empty rows, a long row and
+  // columns past its rows' into every layout from csr; the counts as the conversion makes them.
+  static std::string conformance_cases() {
+    Coordinates wide;
+    wide.rows = 7, wide.cols = 19;
+    for (int64_t c = 0; c < 19; c += 2) wide.add(1, c, 1.0 + static_cast<double>(c));
+    for (int64_t r = 3; r < 7; ++r) wide.add(r, r + 5, -0.5 * static_cast<double>(r)), wide.add(r, 18, 0.25);
+    Cut cut;
+    cut.slice = 2, cut.sigma = 4, cut.block_rows = 1, cut.block_cols = 4;
+    std::string cases;
+    auto add = [&](const Coordinates& m, Layout from, Layout to, fugue_dtype dtype, const std::string& what) {
+      Cut own = cut;
+      if (to == Layout::Hyb) own.width = 1;
+      const Facts made = facts_for(m, to, dtype, FUGUE_DTYPE_NONE, own, false);
+      cases += std::string(cases.empty() ? "" : ",\n") + R"({"name": ")" + what + " from " + layout_name(from) + " to " + layout_name(to) +
+               R"(", "dtypes": [")" + (dtype == FUGUE_DTYPE_F64 ? "f64" : "f32") + R"("], "attrs": {"format": ")" + layout_name(to) +
+               R"("}, "inputs": {"A": )" + inline_declaration(m, from, dtype, cut) + R"(}, "outputs": {"B": )" + counts_declaration(made, own) + "}}";
+    };
+    for (Layout from : every_layout())
+      for (Layout to : every_layout())
+        if (to != Layout::Cocktail && to != from) add(seed_matrix_b(), from, to, FUGUE_DTYPE_F64, "the seed's B");
+    for (Layout to : every_layout())
+      if (to != Layout::Cocktail) add(wide, Layout::Csr, to, FUGUE_DTYPE_F32, "7 by 19");
+    return "[" + cases + "]";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Operation> convert_operation() { return std::make_unique<Convert>(); }
+
+}  // namespace fugue::sparse

@@ -1,0 +1,194 @@
+// sparse.convert: a matrix converted from any layout into any other holds the arrays that reading it
+// into that layout gives (which test_sparse.cpp checks against the seed's figures and SciPy); a matrix an
+// operation made converts on the device's copy; a declaration whose counts are not the conversion's is
+// refused before anything is written.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/npy_io.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+namespace test = fugue::test;
+
+namespace {
+
+// Every layout, cut as its declaration says (cocktail: a split of its own, so that it has several parts).
+const std::vector<std::pair<std::string, std::string>> kLayouts = {
+    {"csr", ""},
+    {"coo", ""},
+    {"ell", ""},
+    {"sell", R"(, "slice": 4, "sigma": 8)"},
+    {"dia", ""},
+    {"bdia", ""},
+    {"hyb", R"(, "width": 2)"},
+    {"bcsr", R"(, "block": [2, 4])"},
+    {"bell", R"(, "block": [1, 4])"},
+    {"sbell", R"(, "block": [4, 8], "slice": 2)"},
+    {"cocktail", R"(, "diagonal_fill": 0.3, "block_fill": 0.4, "block": [2, 4], "width": 2, "slice": 4, "sigma": 8)"}};
+
+const std::map<std::string, std::vector<std::string>> kParts = {
+    {"csr", {"row_ptr", "col", "data"}},
+    {"coo", {"row", "col", "data"}},
+    {"ell", {"col", "data"}},
+    {"sell", {"slice_ptr", "row", "col", "data"}},
+    {"dia", {"offsets", "data"}},
+    {"bdia", {"offsets", "band_ptr", "data"}},
+    {"hyb", {"ell_col", "ell_data", "coo_row", "coo_col", "coo_data"}},
+    {"bcsr", {"row_ptr", "col", "data"}},
+    {"bell", {"col", "data"}},
+    {"sbell", {"slice_ptr", "col", "data"}},
+    {"cocktail", {"dia_offsets", "dia_data", "sbell_slice_ptr", "sbell_col", "sbell_data", "sell_slice_ptr", "sell_row", "sell_col",
+                  "sell_data", "csr_rows", "csr_row_ptr", "csr_col", "csr_data"}}};
+
+fs::path matrices() { return test::source_root() / ".." / "shared" / "data" / "matrices"; }
+
+std::string outputs_of(const std::string& symbol, const std::string& layout) {
+  std::string outputs;
+  for (const auto& part : kParts.at(layout)) outputs += R"(, ")" + symbol + "." + part + R"(": ")" + symbol + "_" + part + R"(.npy")";
+  return outputs;
+}
+
+int64_t length(const fs::path& folder, const std::string& symbol, const std::string& part) {
+  return fugue::load_npy(folder / (symbol + "_" + part + ".npy"), std::nullopt, std::nullopt).elements();
+}
+
+// The declaration of `symbol`'s result: its layout's counts as the arrays read directly hold them.
+std::string counted_declaration(const fs::path& read, const std::string& layout, const std::string& cut, const std::string& dtype,
+                                const std::string& index, int64_t rows, int64_t cols) {
+  const std::string direct = "R_" + layout;
+  auto n = [&](const std::string& part) { return length(read, direct, part); };
+  std::string counts;
+  if (layout == "csr" || layout == "coo") counts = R"("nnz": )" + std::to_string(n("data"));
+  if (layout == "ell") counts = R"("width": )" + std::to_string(n("col") / rows);
+  if (layout == "sell") counts = R"("stored": )" + std::to_string(n("data"));
+  if (layout == "dia") counts = R"("diagonals": )" + std::to_string(n("offsets"));
+  if (layout == "bdia") counts = R"("diagonals": )" + std::to_string(n("data") / rows) + R"(, "bands": )" + std::to_string(n("offsets"));
+  if (layout == "hyb") counts = R"("nnz": )" + std::to_string(n("coo_data"));  // its width is in `cut`
+  if (layout == "bcsr" || layout == "sbell") counts = R"("blocks": )" + std::to_string(n("col"));
+  if (layout == "bell") counts = R"("width": )" + std::to_string(n("col") / rows);  // 1 x 4: a super-row a row
+  return R"({"kind": ")" + layout + R"(", "dtype": ")" + dtype + R"(", "index": ")" + index + R"(", "shape": [)" + std::to_string(rows) + ", " +
+         std::to_string(cols) + "], " + counts + cut + "}";
+}
+
+}  // namespace
+
+// The seed's B, a rectangular matrix and a mesh, read into every layout and converted from each into
+// every other (cocktail only as a source): each conversion's parts are, byte for byte, those of the
+// matrix read into that layout, i64 indices where the result's declaration asks for them.
+TEST(SparseConvert, EveryLayoutIntoEveryOtherHoldsWhatReadingGives) {
+  test::TempDir dir;
+  test::write_text(dir / "B.mtx", "%%MatrixMarket matrix coordinate real general\n4 4 9\n1 1 3\n1 2 7\n2 2 4\n2 3 8\n3 1 1\n3 3 5\n3 4 9\n4 2 2\n4 4 6\n");
+  struct Case {
+    fs::path file;
+    std::string dtype, index;
+    int64_t rows, cols;
+  };
+  const std::vector<Case> cases = {{dir / "B.mtx", "f64", "i32", 4, 4},
+                                   {matrices() / "lp_afiro.mtx", "f32", "i32", 27, 51},
+                                   {matrices() / "jagmesh7.mtx", "f64", "i64", 1138, 1138}};
+  for (const Case& c : cases) {
+    const std::string what = c.file.filename().string() + " " + c.dtype;
+    ASSERT_TRUE(fs::exists(c.file)) << c.file;
+    // Read directly into every layout, and as the conversions' sources.
+    std::string symbols, outputs;
+    for (const auto& [layout, cut] : kLayouts) {
+      symbols += std::string(symbols.empty() ? "" : ",\n") + R"("R_)" + layout + R"(": {"kind": ")" + layout + R"(", "dtype": ")" + c.dtype +
+                 R"(", "index": ")" + (layout == "cocktail" ? "i32" : c.index) + R"(", "from": ")" + c.file.string() + "\"" + cut + "}";
+      outputs += outputs_of("R_" + layout, layout);
+    }
+    test::write_text(dir / "read.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [], "outputs": {)" + outputs.substr(2) + "}}");
+    fs::remove_all(dir / "read");
+    auto r = test::run_fugue("run " + (dir / "read.json").string() + " --out " + (dir / "read").string());
+    ASSERT_EQ(r.code, 0) << what << ": " << r.out;
+
+    // Every source into every other layout.
+    std::string body;
+    outputs.clear();
+    int conversions = 0;
+    for (const auto& [to, cut] : kLayouts) {
+      if (to == "cocktail") continue;
+      const std::string declaration = counted_declaration(dir / "read", to, cut, c.dtype, c.index, c.rows, c.cols);
+      for (const auto& from : kLayouts) {
+        if (from.first == to) continue;
+        const std::string result = "C_" + from.first + "_" + to;
+        symbols += ",\n\"" + result + "\": " + declaration;
+        body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.convert", "out": [")" + result + R"("], "in": ["R_)" + from.first +
+                R"("], "attrs": {"format": ")" + to + R"("}})";
+        outputs += outputs_of(result, to);
+        ++conversions;
+      }
+    }
+    EXPECT_EQ(conversions, 100);
+    test::write_text(dir / "convert.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [)" + body + R"(], "outputs": {)" +
+                                               outputs.substr(2) + "}}");
+    fs::remove_all(dir / "converted");
+    r = test::run_fugue("run " + (dir / "convert.json").string() + " --out " + (dir / "converted").string());
+    ASSERT_EQ(r.code, 0) << what << ": " << r.out;
+    for (const auto& [to, cut] : kLayouts) {
+      if (to == "cocktail") continue;
+      for (const auto& from : kLayouts) {
+        if (from.first == to) continue;
+        for (const auto& part : kParts.at(to)) {
+          const auto want = fugue::load_npy(dir / "read" / ("R_" + to + "_" + part + ".npy"), std::nullopt, std::nullopt);
+          const auto got = fugue::load_npy(dir / "converted" / ("C_" + from.first + "_" + to + "_" + part + ".npy"), std::nullopt, std::nullopt);
+          EXPECT_TRUE(got.dtype == want.dtype && got.shape == want.shape && got.bytes == want.bytes)
+              << what << ": " << from.first << " -> " << to << ", part " << part << ": " << got.type_text() << " vs " << want.type_text();
+        }
+      }
+    }
+  }
+}
+
+// A matrix an operation made on the device (the affinity of an image, a dia) converted into csr and
+// ell: their products give the dia's, and a run whose declared counts are not the conversion's stops
+// with the counts to declare, writing nothing.
+TEST(SparseConvert, AMatrixMadeOnTheDeviceConvertsAndWrongCountsStop) {
+  test::TempDir dir;
+  // radius 1 on a 6 x 7 image: each pixel and its 4 neighbours, those inside the image.
+  const int64_t h = 6, w = 7, pixels = h * w, nnz = pixels + 2 * (h * (w - 1) + (h - 1) * w);
+  auto program = [&](int64_t csr_nnz) {
+    return R"({"fugue": 1, "symbols": {
+      "image": {"kind": "array", "dtype": "f64", "shape": [6, 7], "from": {"random": {"seed": 3}}},
+      "W": {"kind": "dia", "dtype": "f64", "shape": [42, 42], "diagonals": 5},
+      "C": {"kind": "csr", "dtype": "f64", "shape": [42, 42], "nnz": )" + std::to_string(csr_nnz) + R"(},
+      "E": {"kind": "ell", "dtype": "f64", "shape": [42, 42], "width": 5},
+      "x": {"kind": "array", "dtype": "f64", "shape": [42], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
+     "body": [{"op": "sparse.affinity", "out": ["W"], "in": ["image"], "attrs": {"radius": 1, "sigma_intensity": 0.5}},
+              {"op": "sparse.convert", "out": ["C"], "in": ["W"], "attrs": {"format": "csr"}},
+              {"op": "sparse.convert", "out": ["E"], "in": ["C"], "attrs": {"format": "ell"}},
+              {"op": "sparse.spmv", "out": ["y_dia"], "in": ["W", "x"]},
+              {"op": "sparse.spmv", "out": ["y_csr"], "in": ["C", "x"]},
+              {"op": "sparse.spmv", "out": ["y_ell"], "in": ["E", "x"]}],
+     "outputs": {"y_dia": "y_dia.npy", "y_csr": "y_csr.npy", "y_ell": "y_ell.npy", "C.row_ptr": "row_ptr.npy"}})";
+  };
+  test::write_text(dir / "p.json", program(nnz));
+  auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto y = fugue::load_npy(dir / "out" / "y_dia.npy", std::nullopt, std::nullopt);
+  double largest = 0;
+  for (int64_t i = 0; i < y.elements(); ++i) largest = std::max(largest, std::fabs(y.get(i)));
+  EXPECT_GT(largest, 0.0);
+  for (const char* other : {"y_csr.npy", "y_ell.npy"}) {
+    const auto z = fugue::load_npy(dir / "out" / other, std::nullopt, std::nullopt);
+    ASSERT_EQ(z.elements(), pixels) << other;
+    for (int64_t i = 0; i < pixels; ++i) EXPECT_NEAR(z.get(i), y.get(i), 1e-13 * largest) << other << " row " << i;
+  }
+  const auto row_ptr = fugue::load_npy(dir / "out" / "row_ptr.npy", std::nullopt, std::nullopt);
+  EXPECT_EQ(row_ptr.get(pixels), static_cast<double>(nnz));
+
+  test::write_text(dir / "wrong.json", program(nnz + 1));
+  r = test::run_fugue("run " + (dir / "wrong.json").string() + " --out " + (dir / "wrong").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("wrong.json:/body/1: sparse.convert: operand B: A's " + std::to_string(nnz) + " entries need \"nnz\": " +
+                       std::to_string(nnz) + " in the csr B, which is declared with \"nnz\": " + std::to_string(nnz + 1) +
+                       ": declare \"nnz\": " + std::to_string(nnz)),
+            std::string::npos)
+      << r.out;
+  EXPECT_FALSE(fs::exists(dir / "wrong" / "y_dia.npy"));
+}
