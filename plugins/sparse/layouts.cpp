@@ -550,14 +550,14 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
   m.cols = f.cols;
   const std::string kind = layout_name(f.layout);
   // An index in low..high-1; a pointer (low: the one before it) that goes back is named so.
-  auto index = [&](const sdk::HostView& part, int64_t k, int64_t low, int64_t high, const std::string& what) {
+  auto index = [&](const sdk::HostView& part, int64_t k, int64_t low, int64_t high, const char* what) {
     const int64_t v = part.get_int(k);
+    if (v >= low && v < high) return v;  // the message only for a value at fault: this runs once an entry
     const std::string at = "a " + kind + " whose " + what + "[" + std::to_string(k) + "] = " + std::to_string(v);
     if (v < low && low > 0 && k > 0)
       throw InvalidArgument(at + " is less than " + what + "[" + std::to_string(k - 1) + "] = " + std::to_string(low) +
                             " (pointers only go forward)");
-    if (v < low || v >= high) throw InvalidArgument(at + " is outside " + std::to_string(low) + ".." + std::to_string(high - 1));
-    return v;
+    throw InvalidArgument(at + " is outside " + std::to_string(low) + ".." + std::to_string(high - 1));
   };
   switch (f.layout) {
     case Layout::Csr: {
