@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 17
+#define FUGUE_ABI_VERSION_MINOR 18
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -268,7 +268,11 @@ typedef struct fugue_call {
   uint32_t struct_size;
   uint32_t num_operands;         /* the signature's operand count */
   const fugue_type* operands;    /* signature order, walk with FUGUE_NTH; OUT entries are valid only
-                                    after infer (INOUT entries always: they are inputs too) */
+                                    after infer (INOUT entries always: they are inputs too). 2.18: in
+                                    infer, an OUT entry whose symbol the program declared with a kind
+                                    with storage holds that declared type (kind_name, parts, metadata):
+                                    an operation whose result's layout the program chooses
+                                    (sparse.convert) reads it there; any other OUT entry is kind NONE */
   uint32_t num_attrs;            /* the signature's attribute count */
   const fugue_attr_value* attrs; /* signature order, walk with FUGUE_NTH; the core fills in defaults */
   /* The device the call is planned for: set for plan, emit and execute; NULL for infer, cost and

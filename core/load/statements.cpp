@@ -296,7 +296,11 @@ Statement Loader::op_call(const json& v, const std::string& p) {
     st.operands[slot] = symbol;
   }
 
-  // Infer and reconcile with declarations and earlier assignments.
+  // Infer and reconcile with declarations and earlier assignments. An output declared with a kind with
+  // storage shows infer its declaration (ABI 2.18): the program chooses that result's layout.
+  for (uint32_t slot : op.outputs())
+    if (auto it = program_.symbols.find(st.operands[slot]); !op.reads(slot) && it != program_.symbols.end() && it->second.compound())
+      call.values[slot] = it->second.type();
   call.bind(st.attrs, nullptr);
   std::vector<abi::Type> inferred;
   try {

@@ -51,7 +51,9 @@ std::vector<Mutation> invalid_calls(const Operation& op, const Program& program)
   program.call(st, call);
   base.values = call.values;
   base.attrs = st.attrs;
-  for (uint32_t o : op.outputs()) base.values[o] = abi::Type{};
+  // OUT entries as the loader passes them: kind NONE, or the declaration of a kind with storage (ABI 2.18).
+  for (uint32_t o : op.outputs())
+    if (op.reads(o) || !program.symbol(st.operands[o]).compound()) base.values[o] = abi::Type{};
   std::vector<Mutation> out;
   auto add = [&](const std::string& label, const std::function<void(RawCall&)>& change) {
     Mutation m{label, base};

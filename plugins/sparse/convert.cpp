@@ -83,24 +83,28 @@ class Convert final : public Operation {
  public:
   Convert() {
     name = "sparse.convert";
-    doc = "B = A in another sparse layout: A's entries (its padding left out) stored as B's declaration says (\"format\" names B's "
-          "kind; sell's slice and sigma, hyb's width and the block layouts' block come from B's declaration). The counts of B "
+    doc = "B = A in another sparse layout: A's entries (its padding left out) stored as B's declaration says (its kind; sell's "
+          "slice and sigma, hyb's width, the block layouts' block and the index dtype). The counts of B "
           "(nnz, width, stored, diagonals, bands, blocks) come from A's entries: B's declaration must give them, and a run that "
           "counts others stops and names them. A and B hold the same dtype. Computed on the host";
     operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
                 in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
-    attrs = {{"format", FUGUE_ATTR_STRING, true, 0, "", std::string("B's kind: one of ") + kTargets}};
     test_cases = conformance_cases();
   }
 
   void infer(const Call& call, std::vector<Type>& types) const override {
     const fugue_type& a = call.operand(kA);
     if (a.rank != 2) throw InvalidArgument("operand A: expected a sparse matrix [m, n], found " + type_string(a));
-    const std::string format = call.string("format");
-    const auto layout = layout_named(format);
+    // B's declaration names the layout (ABI 2.18 shows it to infer).
+    const fugue_type& declared = call.operand(kB);
+    const std::string kind = declared.kind == FUGUE_KIND_PLUGIN && declared.kind_name ? declared.kind_name : "";
+    const auto layout = layout_named(kind);
     if (!layout || *layout == Layout::Cocktail)
-      throw InvalidArgument("attribute format: expected one of " + std::string(kTargets) + ", found \"" + format + "\"" +
-                            (layout ? " (a cocktail is split for the device when it is read: declare it \"from\" the file)" : ""));
+      throw InvalidArgument("operand B: declare it as the kind it is converted into, one of " + std::string(kTargets) + " (" +
+                            (kind == "cocktail" ? "a cocktail is split for the device when it is read: declare it \"from\" the file"
+                             : kind.empty()     ? "with its shape and counts: {\"kind\": \"ell\", \"dtype\": \"f32\", \"shape\": [m, n], \"width\": 5}"
+                                                : "found " + kind) +
+                            ")");
     Type b(FUGUE_KIND_PLUGIN, a.dtype, {a.shape[0], a.shape[1]});
     b.kind_name = layout_name(*layout);  // the plugin's string: it outlives the call
     types[kB] = b;
@@ -167,8 +171,7 @@ class Convert final : public Operation {
       if (to == Layout::Hyb) own.width = 1;
       const Facts made = facts_for(m, to, dtype, FUGUE_DTYPE_NONE, own, false);
       cases += std::string(cases.empty() ? "" : ",\n") + R"({"name": ")" + what + " from " + layout_name(from) + " to " + layout_name(to) +
-               R"(", "dtypes": [")" + (dtype == FUGUE_DTYPE_F64 ? "f64" : "f32") + R"("], "attrs": {"format": ")" + layout_name(to) +
-               R"("}, "inputs": {"A": )" + inline_declaration(m, from, dtype, cut) + R"(}, "outputs": {"B": )" + counts_declaration(made, own) + "}}";
+               R"(", "dtypes": [")" + (dtype == FUGUE_DTYPE_F64 ? "f64" : "f32") + R"("], "inputs": {"A": )" + inline_declaration(m, from, dtype, cut) + R"(}, "outputs": {"B": )" + counts_declaration(made, own) + "}}";
     };
     for (Layout from : every_layout())
       for (Layout to : every_layout())

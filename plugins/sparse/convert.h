@@ -1,6 +1,7 @@
 // convert.h: sparse.convert, a sparse matrix from one layout into another (layouts.h): B holds A's
 // entries (A's padding left out) in the layout B is declared with, cut as its declaration says (sell's
-// slice and sigma, the block layouts' block, hyb's width). The counts a conversion makes (nnz, width,
+// slice and sigma, the block layouts' block, hyb's width, the index dtype), which infer reads from the
+// call (ABI 2.18). The counts a conversion makes (nnz, width,
 // stored, diagonals, bands, blocks) come from counting A's entries; B's declaration must give them, and a
 // run that finds others stops naming the count to declare, before B is written. A cocktail is split when
 // it is read ("from"), not converted into.

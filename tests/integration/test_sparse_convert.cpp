@@ -119,7 +119,7 @@ TEST(SparseConvert, EveryLayoutIntoEveryOtherHoldsWhatReadingGives) {
         const std::string result = "C_" + from.first + "_" + to;
         symbols += ",\n\"" + result + "\": " + declaration;
         body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.convert", "out": [")" + result + R"("], "in": ["R_)" + from.first +
-                R"("], "attrs": {"format": ")" + to + R"("}})";
+                R"("]})";
         outputs += outputs_of(result, to);
         ++conversions;
       }
@@ -160,8 +160,8 @@ TEST(SparseConvert, AMatrixMadeOnTheDeviceConvertsAndWrongCountsStop) {
       "E": {"kind": "ell", "dtype": "f64", "shape": [42, 42], "width": 5},
       "x": {"kind": "array", "dtype": "f64", "shape": [42], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
      "body": [{"op": "sparse.affinity", "out": ["W"], "in": ["image"], "attrs": {"radius": 1, "sigma_intensity": 0.5}},
-              {"op": "sparse.convert", "out": ["C"], "in": ["W"], "attrs": {"format": "csr"}},
-              {"op": "sparse.convert", "out": ["E"], "in": ["C"], "attrs": {"format": "ell"}},
+              {"op": "sparse.convert", "out": ["C"], "in": ["W"]},
+              {"op": "sparse.convert", "out": ["E"], "in": ["C"]},
               {"op": "sparse.spmv", "out": ["y_dia"], "in": ["W", "x"]},
               {"op": "sparse.spmv", "out": ["y_csr"], "in": ["C", "x"]},
               {"op": "sparse.spmv", "out": ["y_ell"], "in": ["E", "x"]}],
