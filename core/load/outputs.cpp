@@ -62,6 +62,11 @@ void Loader::assign_output(const std::string& name, const abi::Type& t, const st
   defined_.insert(name);
 }
 
+// "a csr", "an ell": the kind's name with its article (by its first letter, as kind names are read).
+std::string a_kind(const std::string& kind) {
+  return (!kind.empty() && std::string("aeiou").find(kind[0]) != std::string::npos ? "an " : "a ") + kind;
+}
+
 // An output of a plugin's kind: only a kind with storage, into a symbol declared with that kind (its
 // declaration gives the parts), with the declared dtype and shape.
 void Loader::assign_compound_output(const std::string& name, const abi::Type& t, const std::string& p,
@@ -72,13 +77,13 @@ void Loader::assign_compound_output(const std::string& name, const abi::Type& t,
                       (kind ? "which has no storage" : "which no plugin defines"));
   auto it = program_.symbols.find(name);
   if (it == program_.symbols.end() || it->second.kind_name != t.kind_name)
-    error(p, op_name + " produces a " + t.kind_name + "; declare '" + name + "' as one (\"kind\": \"" + t.kind_name +
+    error(p, op_name + " produces " + a_kind(t.kind_name) + "; declare '" + name + "' as one (\"kind\": \"" + t.kind_name +
                  "\") so that its parts are known" +
-                 (it == program_.symbols.end() ? "" : " ('" + name + "' is a " + it->second.kind_text() + ", " +
+                 (it == program_.symbols.end() ? "" : " ('" + name + "' is " + a_kind(it->second.kind_text()) + ", " +
                                                           it->second.where + ")"));
   const Symbol& s = it->second;
   if (static_cast<DType>(t.dtype) != s.dtype || t.shape != s.shape)
-    error(p, op_name + " produces a " + t.kind_name + " of " + std::string(dtype_name(static_cast<DType>(t.dtype))) + " " +
+    error(p, op_name + " produces " + a_kind(t.kind_name) + " of " + std::string(dtype_name(static_cast<DType>(t.dtype))) + " " +
                  shape_string(t.shape) + " but '" + name + "' is declared " + std::string(dtype_name(s.dtype)) + " " +
                  shape_string(s.shape) + " (" + s.where + ")");
   defined_.insert(name);

@@ -189,7 +189,13 @@ void ReferenceExecutor::run_op(const Statement& st) {
   }
   std::vector<GuardedView> guarded;
   if (guard_bytes_ > 0) guarded = guard_views(guard_bytes_, views);
-  st.op->reference(call.call, views.data());
+  try {  // the statement at fault, as the device run names it
+    st.op->reference(call.call, views.data());
+  } catch (const UserError& e) {
+    throw UserError(st.where + ": " + e.what());
+  } catch (const DeviceError& e) {
+    throw DeviceError(st.where + ": " + e.what());
+  }
   if (guard_bytes_ > 0)
     for (auto& d : check_guards(st, guard_bytes_, guarded)) guard_damage_.push_back(std::move(d));
   for (uint32_t o : st.op->outputs()) {

@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, int64_t>> counts_of(const Facts& f) {
 
 // A's entries in B's layout: the facts of B's type when they are what the entries make, else
 // InvalidArgument naming the counts to declare.
-Facts target_facts(const Coordinates& m, const fugue_type& b) {
+Facts target_facts(const Coordinates& m, Layout from, const fugue_type& b) {
   const Facts declared = facts_of(b);
   Cut cut;
   cut.slice = declared.slice;
@@ -69,7 +69,10 @@ Facts target_facts(const Coordinates& m, const fugue_type& b) {
       declare += std::string(declare.empty() ? "" : ", ") + "\"" + want[k].first + "\": " + std::to_string(want[k].second);
     }
   if (!differ.empty())
-    throw InvalidArgument("operand B: A's " + std::to_string(m.entries()) + " entries need " + declare + " in the " + layout_name(declared.layout) +
+    throw InvalidArgument("operand B: A's " + std::to_string(m.entries()) + " entries" +
+                          // where zeros are padding, the count follows A's values (a loop's may change it)
+                          (from == Layout::Csr || from == Layout::Coo ? "" : std::string(" (its nonzero values: zeros are padding in a ") + layout_name(from) + ")") +
+                          " need " + declare + " in the " + layout_name(declared.layout) +
                           " B, which is declared with " + differ + ": declare " + declare);
   const Declared type = declared_type(made);
   bool same = type.parts.size() == b.num_parts;
@@ -152,8 +155,9 @@ class Convert final : public Operation {
 
  private:
   static void convert(const fugue_type& a, const HostView& from, const fugue_type& b, const HostView& to) {
-    const Coordinates m = entries_of(facts_of(a), from);
-    store(target_facts(m, b), m, to);
+    const Facts source = facts_of(a);
+    const Coordinates m = entries_of(source, from);
+    store(target_facts(m, source.layout, b), m, to);
   }
 
   // The seed's B from every layout into every other, and a matrix with empty rows, a long row and

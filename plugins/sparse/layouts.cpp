@@ -714,7 +714,7 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
     }
     case Layout::Cocktail: m = cocktail_entries(f, value); break;
   }
-  m.sort_unique([](int64_t k) { return "entry " + std::to_string(k); });
+  m.sort_unique([](int64_t k) { return "entry " + std::to_string(k); }, 0);  // parts count from 0
   return m;
 }
 

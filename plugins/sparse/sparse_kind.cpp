@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -210,9 +211,10 @@ class SparseKind final : public sdk::Kind {
     if ((f.layout == Layout::Csr || f.layout == Layout::Coo || f.layout == Layout::Hyb) && cells >= 0 && f.nnz > cells)
       throw InvalidArgument(std::string(f.layout == Layout::Hyb ? "/nnz" : key) + ": a " + std::to_string(f.rows) + " by " +
                             std::to_string(f.cols) + " matrix holds at most " + std::to_string(cells) + " entries, found " + std::to_string(f.nnz));
-    if ((f.layout == Layout::Dia || f.layout == Layout::Bdia) && f.diagonals > f.rows + f.cols)
+    const int64_t most_diagonals = f.rows > 0 && f.cols > 0 ? f.rows + f.cols - 1 : 0;
+    if ((f.layout == Layout::Dia || f.layout == Layout::Bdia) && f.diagonals > most_diagonals)
       throw InvalidArgument(key + ": a " + std::to_string(f.rows) + " by " + std::to_string(f.cols) + " matrix has at most " +
-                            std::to_string(f.rows + f.cols) + " diagonals, found " + std::to_string(f.diagonals));
+                            std::to_string(most_diagonals) + " diagonals, found " + std::to_string(f.diagonals));
     if (product(f.width, f.rows) < 0 || product(f.diagonals, f.rows) < 0 || product(product(f.blocks, f.block_rows), f.block_cols) < 0 ||
         product(product(f.width, super_rows(f)), f.block_rows * f.block_cols) < 0)
       throw InvalidArgument(key + ": the " + name + " would hold more than 2^62 places");
@@ -449,9 +451,12 @@ void store_as_declared(const Coordinates& m, const std::string& declaration, con
 void check_fits(const Coordinates& m, fugue_dtype dtype) {
   if (dtype != FUGUE_DTYPE_F32) return;
   for (int64_t e = 0; e < m.entries(); ++e)
-    if (std::fabs(m.value[e]) > std::numeric_limits<float>::max())
-      throw InvalidArgument("entry (" + std::to_string(m.row[e] + 1) + ", " + std::to_string(m.col[e] + 1) + ") = " + std::to_string(m.value[e]) +
+    if (std::fabs(m.value[e]) > std::numeric_limits<float>::max()) {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.9g", m.value[e]);
+      throw InvalidArgument("entry (" + std::to_string(m.row[e] + 1) + ", " + std::to_string(m.col[e] + 1) + ") = " + value +
                             " does not fit f32 (declare \"dtype\": \"f64\")");
+    }
 }
 
 namespace {

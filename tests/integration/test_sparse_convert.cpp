@@ -147,7 +147,7 @@ TEST(SparseConvert, EveryLayoutIntoEveryOtherHoldsWhatReadingGives) {
 
 // A matrix an operation made on the device (the affinity of an image, a dia) converted into csr and
 // ell: their products give the dia's, and a run whose declared counts are not the conversion's stops
-// with the counts to declare, writing nothing.
+// with the counts to declare, writing nothing, naming the statement on the device and in the reference.
 TEST(SparseConvert, AMatrixMadeOnTheDeviceConvertsAndWrongCountsStop) {
   test::TempDir dir;
   // radius 1 on a 6 x 7 image: each pixel and its 4 neighbours, those inside the image.
@@ -185,10 +185,16 @@ TEST(SparseConvert, AMatrixMadeOnTheDeviceConvertsAndWrongCountsStop) {
   test::write_text(dir / "wrong.json", program(nnz + 1));
   r = test::run_fugue("run " + (dir / "wrong.json").string() + " --out " + (dir / "wrong").string());
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("wrong.json:/body/1: sparse.convert: operand B: A's " + std::to_string(nnz) + " entries need \"nnz\": " +
+  EXPECT_NE(r.out.find("wrong.json:/body/1: sparse.convert: operand B: A's " + std::to_string(nnz) +
+                       " entries (its nonzero values: zeros are padding in a dia) need \"nnz\": " +
                        std::to_string(nnz) + " in the csr B, which is declared with \"nnz\": " + std::to_string(nnz + 1) +
                        ": declare \"nnz\": " + std::to_string(nnz)),
             std::string::npos)
       << r.out;
   EXPECT_FALSE(fs::exists(dir / "wrong" / "y_dia.npy"));
+  // The reference run names the statement too.
+  r = test::run_fugue("run --reference " + (dir / "wrong.json").string() + " --out " + (dir / "wrong_reference").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("wrong.json:/body/1: sparse.convert: operand B: A's " + std::to_string(nnz) + " entries (its nonzero values"), std::string::npos)
+      << r.out;
 }
