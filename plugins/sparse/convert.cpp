@@ -24,6 +24,8 @@ const char* const kTargets = "csr coo ell sell dia bdia hyb bcsr bell sbell";
 // A copy on the host of a value of a kind with storage: each part's bytes, viewed as the core's host arrays are.
 class HostCopy {
  public:
+  HostCopy(const HostCopy&) = delete;  // whole_ points into parts_
+  HostCopy& operator=(const HostCopy&) = delete;
   explicit HostCopy(const fugue_type& type) : bytes_(type.num_parts), parts_(type.num_parts) {
     for (uint32_t k = 0; k < type.num_parts; ++k) {
       const fugue_type& part = *FUGUE_NTH(fugue_type, type.parts, k);
@@ -40,6 +42,12 @@ class HostCopy {
   std::vector<fugue_host_array> parts_;
   fugue_host_array whole_{};
 };
+
+// "a dia", "an ell".
+std::string a_layout(Layout layout) {
+  const std::string name = layout_name(layout);
+  return (std::string("aeiou").find(name[0]) != std::string::npos ? "an " : "a ") + name;
+}
 
 // The counts a layout's declaration gives, by key, as `f` has them.
 std::vector<std::pair<std::string, int64_t>> counts_of(const Facts& f) {
@@ -71,7 +79,7 @@ Facts target_facts(const Coordinates& m, Layout from, const fugue_type& b) {
   if (!differ.empty())
     throw InvalidArgument("operand B: A's " + std::to_string(m.entries()) + " entries" +
                           // where zeros are padding, the count follows A's values (a loop's may change it)
-                          (from == Layout::Csr || from == Layout::Coo ? "" : std::string(" (its nonzero values: zeros are padding in a ") + layout_name(from) + ")") +
+                          (from == Layout::Csr || from == Layout::Coo ? "" : std::string(" (its nonzero values: zeros are padding in ") + a_layout(from) + ")") +
                           " need " + declare + " in the " + layout_name(declared.layout) +
                           " B, which is declared with " + differ + ": declare " + declare);
   const Declared type = declared_type(made);
@@ -109,7 +117,7 @@ class Convert final : public Operation {
                                                 : "found " + kind) +
                             ")");
     Type b(FUGUE_KIND_PLUGIN, a.dtype, {a.shape[0], a.shape[1]});
-    b.kind_name = layout_name(*layout);  // the plugin's string: it outlives the call
+    b.kind_name = layout_name(*layout);
     types[kB] = b;
   }
 

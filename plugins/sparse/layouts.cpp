@@ -774,8 +774,8 @@ std::pair<Facts, Coordinates> rows_of(const Facts& f, const sdk::HostView& value
   }
   Cut cut;
   cut.slice = f.slice;
-  // A sell's window is not in its type (its rows' order holds it): its rows sorted all together pad
-  // no more than any window would.
+  // A sell's rows are sorted all together (the rows' own type records that window): they pad no more
+  // than any window would.
   cut.sigma = f.layout == Layout::Sell ? std::max<int64_t>(count, 1) : f.sigma;
   cut.width = f.layout == Layout::Hyb ? f.width : -1;
   cut.block_rows = f.block_rows;
