@@ -297,9 +297,11 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   }
 
   // Infer and reconcile with declarations and earlier assignments. An output declared with a kind with
-  // storage shows infer its declaration (ABI 2.18): the program chooses that result's layout.
+  // storage shows infer its declaration (ABI 2.18: the program chooses that result's layout); a plugin
+  // built before 2.18 sees kind NONE there, as it did then.
   for (uint32_t slot : op.outputs())
-    if (auto it = program_.symbols.find(st.operands[slot]); !op.reads(slot) && it != program_.symbols.end() && it->second.compound())
+    if (auto it = program_.symbols.find(st.operands[slot]);
+        op.plugin().abi_minor >= 18 && !op.reads(slot) && it != program_.symbols.end() && it->second.compound())
       call.values[slot] = it->second.type();
   call.bind(st.attrs, nullptr);
   std::vector<abi::Type> inferred;

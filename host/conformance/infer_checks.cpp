@@ -53,7 +53,7 @@ std::vector<Mutation> invalid_calls(const Operation& op, const Program& program)
   base.attrs = st.attrs;
   // OUT entries as the loader passes them: kind NONE, or the declaration of a kind with storage (ABI 2.18).
   for (uint32_t o : op.outputs())
-    if (op.reads(o) || !program.symbol(st.operands[o]).compound()) base.values[o] = abi::Type{};
+    if (op.reads(o) || !program.symbol(st.operands[o]).compound() || op.plugin().abi_minor < 18) base.values[o] = abi::Type{};
   std::vector<Mutation> out;
   auto add = [&](const std::string& label, const std::function<void(RawCall&)>& change) {
     Mutation m{label, base};
