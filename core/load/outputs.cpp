@@ -63,7 +63,7 @@ void Loader::assign_output(const std::string& name, const abi::Type& t, const st
 }
 
 // "a csr", "an ell": the kind's name with its article (by its first letter, as kind names are read).
-std::string a_kind(const std::string& kind) {
+static std::string a_kind(const std::string& kind) {
   return (!kind.empty() && std::string("aeiou").find(kind[0]) != std::string::npos ? "an " : "a ") + kind;
 }
 
