@@ -71,6 +71,15 @@ std::vector<Mutation> invalid_calls(const Operation& op, const Program& program)
       if (t.rank() > 1) add(name + " with one axis fewer", [&](RawCall& r) { r.values[i].shape.pop_back(); });
       if (t.rank() >= 1) add(name + " empty (extent 0)", [&](RawCall& r) { r.values[i].shape[0] = 0; });
     }
+    // A kind with storage: its value's dtype one its signature excludes (the parts left as they are: infer
+    // reads the type's dtype).
+    if (t.kind == FUGUE_KIND_PLUGIN && program.symbol(st.operands[i]).compound())
+      for (fugue_dtype other : {FUGUE_DTYPE_F32, FUGUE_DTYPE_F64, FUGUE_DTYPE_I32, FUGUE_DTYPE_U8, FUGUE_DTYPE_C64})
+        if (!(d.dtypes & FUGUE_DTYPE_BIT(other))) {
+          add(name + " as " + std::string(dtype_name(static_cast<DType>(other))) + " (outside its dtype mask)",
+              [&](RawCall& r) { r.values[i].dtype = other; });
+          break;
+        }
     if (t.kind == FUGUE_KIND_ARRAY || t.kind == FUGUE_KIND_SCALAR) {
       for (fugue_dtype other : {FUGUE_DTYPE_F32, FUGUE_DTYPE_F64, FUGUE_DTYPE_I32, FUGUE_DTYPE_U8, FUGUE_DTYPE_C64}) {
         if (other == t.dtype) continue;
@@ -129,8 +138,8 @@ const char* status_name(fugue_status s) {
 }
 
 // The child's work: every candidate through the loader, then the invalid calls straight through the
-// C ABI. Lines: "start I", "ok I", "rejected I MSG", "fault I MSG"; "mstart L", "maccept L", "mreject L",
-// "mfault L\tMSG".
+// C ABI. Lines: "start I", "ok I", "rejected I MSG", "fault I MSG"; "mnone" (a valid call, but nothing
+// to change in it), "mstart L", "maccept L", "mreject L", "mfault L\tMSG".
 void child_work(const Operation& op, const PluginRegistry& registry, const std::vector<TestCall>& candidates,
                 const std::function<void(const std::string&)>& say) {
   std::unique_ptr<Program> base;
@@ -151,7 +160,9 @@ void child_work(const Operation& op, const PluginRegistry& registry, const std::
     }
   }
   if (!base) return;
-  for (auto& m : invalid_calls(op, *base)) {
+  const std::vector<Mutation> mutations = invalid_calls(op, *base);
+  if (mutations.empty()) say("mnone");
+  for (auto& m : mutations) {
     say("mstart " + m.label);
     std::vector<abi::Type> result;
     abi::ErrorBuffer error;
@@ -188,6 +199,7 @@ std::vector<TestCall> check_infer(const Operation& op, const PluginRegistry& reg
   std::map<size_t, std::string> status;  // candidate -> "ok", "rejected MSG", "fault MSG"
   std::vector<std::string> accepted, rejected, faults;
   std::string last_started;
+  bool nothing_to_change = false;
   size_t crashed_candidate = SIZE_MAX;  // the valid call running when the output stopped, if any
   std::istringstream lines(child.output);
   for (std::string line; std::getline(lines, line);) {
@@ -203,6 +215,8 @@ std::vector<TestCall> check_infer(const Operation& op, const PluginRegistry& reg
     } else if (tag == "mstart") {
       crashed_candidate = SIZE_MAX;
       last_started = "invalid call (" + rest + ")";
+    } else if (tag == "mnone") {
+      nothing_to_change = true;
     } else if (tag == "maccept") {
       accepted.push_back(rest);
     } else if (tag == "mreject") {
@@ -268,7 +282,8 @@ std::vector<TestCall> check_infer(const Operation& op, const PluginRegistry& reg
     invalid_result.detail = faults.front() + (faults.size() > 1 ? " (and " + std::to_string(faults.size() - 1) + " more)" : "");
   } else if (accepted.empty() && rejected.empty()) {
     invalid_result.verdict = Verdict::Skip;
-    invalid_result.detail = "no valid call to start from";
+    invalid_result.detail = nothing_to_change ? "nothing to make invalid: no input whose shape or dtype can change, no attribute"
+                                              : "no valid call to start from";
   } else {
     invalid_result.detail = std::to_string(rejected.size()) + " rejected with a message, " +
                             std::to_string(accepted.size()) + " accepted with well-formed types";

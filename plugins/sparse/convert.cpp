@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "convert_device.h"
 #include "layouts.h"
 #include "sparse_kind.h"
 
@@ -97,7 +98,8 @@ class Convert final : public Operation {
     doc = "B = A in another sparse layout: A's entries (its padding left out) stored as B's declaration says (its kind; sell's "
           "slice and sigma, hyb's width, the block layouts' block and the index dtype). The counts of B "
           "(nnz, width, stored, diagonals, bands, blocks) come from A's entries: B's declaration must give them, and a run that "
-          "counts others stops and names them. A and B hold the same dtype. Computed on the host";
+          "counts others stops and names them. A and B hold the same dtype. From a csr into a coo, an ell or a dia and from a dia "
+          "into a csr on the device, between other layouts on the host";
     operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
                 in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
     test_cases = conformance_cases();
@@ -127,11 +129,17 @@ class Convert final : public Operation {
     const Facts b = facts_of(call.operand(kB));
     std::string counts;
     for (const auto& [key, value] : counts_of(b)) counts += std::string(counts.empty() ? "" : ", ") + key + " " + std::to_string(value);
-    p.variant = std::string("on the host: ") + call.operand(kA).kind_name + " -> " + layout_name(b.layout) + " (" + counts + ", as declared)";
+    p.variant = std::string(converts_on_device(facts_of(call.operand(kA)), b) ? "on the device: " : "on the host: ") +
+                call.operand(kA).kind_name + " -> " + layout_name(b.layout) + " (" + counts + ", as declared)";
     return p;
   }
 
   void execute(const Call& call, const fugue_device_services& s) const override {
+    if (!(converts_on_device(facts_of(call.operand(kA)), facts_of(call.operand(kB))) && convert_on_device(call, s))) convert_on_host(call, s);
+  }
+
+  // A's parts read back, converted by the layouts' own code, and B's parts written.
+  void convert_on_host(const Call& call, const fugue_device_services& s) const {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     HostCopy from(a), to(b);
     for (uint32_t k = 0; k < a.num_parts; ++k)
@@ -154,7 +162,9 @@ class Convert final : public Operation {
         bytes += static_cast<double>(elements(part)) * static_cast<double>(dtype_bytes(part.dtype));
       }
     }
-    return {sizeof(fugue_cost), 2 * bytes, 0};  // over the bus and back, on top of the host's walk
+    // On the host: over the bus and back, on top of the host's walk.
+    const bool device = converts_on_device(facts_of(call.operand(kA)), facts_of(call.operand(kB)));
+    return {sizeof(fugue_cost), (device ? 1 : 2) * bytes, 0};
   }
 
   void reference(const Call& call, fugue_host_array* arrays) const override {

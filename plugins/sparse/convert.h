@@ -4,7 +4,8 @@
 // call (ABI 2.18). The counts a conversion makes (nnz, width,
 // stored, diagonals, bands, blocks) come from counting A's entries; B's declaration must give them, and a
 // run that finds others stops naming the count to declare, before B is written. A cocktail is split when
-// it is read ("from"), not converted into.
+// it is read ("from"), not converted into. The pairs convert_device.h names convert on the device, the
+// others on the host (A's parts read back, converted by layouts.cpp, B's written).
 #pragma once
 
 #include <memory>

@@ -198,3 +198,132 @@ TEST(SparseConvert, AMatrixMadeOnTheDeviceConvertsAndWrongCountsStop) {
   EXPECT_NE(r.out.find("wrong.json:/body/1: sparse.convert: operand B: A's " + std::to_string(nnz) + " entries (its nonzero values"), std::string::npos)
       << r.out;
 }
+
+// From a csr into a coo, an ell or a dia, and from a dia into a csr, the device converts (explain says
+// so), with the index dtype the result declares, on rows left empty and a row longer than any
+// work-group: the parts are those of the matrix read into that layout, byte for byte. Counts other than
+// the matrix's fall back to the host's conversion, which names the count to declare.
+TEST(SparseConvert, OnTheDeviceHoldsWhatReadingGivesAndChecksTheCounts) {
+  test::TempDir dir;
+  // 6 x 700: row 1 holds 600 entries (explicit zeros among them), rows 0, 3 and 5 none.
+  std::string entries;
+  int64_t nnz = 0;
+  auto add = [&](int64_t r, int64_t c, double v) { entries += std::to_string(r + 1) + " " + std::to_string(c + 1) + " " + std::to_string(v) + "\n", ++nnz; };
+  for (int64_t c = 0; c < 600; ++c) add(1, c + 50, c % 7 == 0 ? 0.0 : 0.25 * static_cast<double>(c % 13) - 1.125);
+  add(2, 0, 2.5), add(2, 699, -3.0), add(4, 350, 1.0), add(4, 351, 0.5);
+  const int64_t zeros = 600 / 7 + 1, diagonals = 600 + 2;  // row 4's entries lie on row 1's diagonals
+  test::write_text(dir / "M.mtx", "%%MatrixMarket matrix coordinate real general\n6 700 " + std::to_string(nnz) + "\n" + entries);
+  const std::string m = (dir / "M.mtx").string();
+  auto program = [&](int64_t ell_width, int64_t coo_nnz, int64_t dia_diagonals, int64_t csr_nnz) {
+    return R"({"fugue": 1, "symbols": {
+      "A": {"kind": "csr", "dtype": "f32", "index": "i64", "from": ")" + m + R"("},
+      "R_csr": {"kind": "csr", "dtype": "f32", "index": "i32", "from": ")" + m + R"("},
+      "R_coo": {"kind": "coo", "dtype": "f32", "index": "i32", "from": ")" + m + R"("},
+      "R_ell": {"kind": "ell", "dtype": "f32", "index": "i64", "from": ")" + m + R"("},
+      "R_dia": {"kind": "dia", "dtype": "f32", "index": "i32", "from": ")" + m + R"("},
+      "C_coo": {"kind": "coo", "dtype": "f32", "index": "i32", "shape": [6, 700], "nnz": )" + std::to_string(coo_nnz) + R"(},
+      "C_ell": {"kind": "ell", "dtype": "f32", "index": "i64", "shape": [6, 700], "width": )" + std::to_string(ell_width) + R"(},
+      "C_dia": {"kind": "dia", "dtype": "f32", "index": "i32", "shape": [6, 700], "diagonals": )" + std::to_string(dia_diagonals) + R"(},
+      "C_csr": {"kind": "csr", "dtype": "f32", "index": "i32", "shape": [6, 700], "nnz": )" + std::to_string(csr_nnz) + R"(}},
+     "body": [{"op": "sparse.convert", "out": ["C_coo"], "in": ["A"]},
+              {"op": "sparse.convert", "out": ["C_ell"], "in": ["R_csr"]},
+              {"op": "sparse.convert", "out": ["C_dia"], "in": ["A"]},
+              {"op": "sparse.convert", "out": ["C_csr"], "in": ["R_dia"]}],
+     "outputs": {)" + (outputs_of("R_coo", "coo") + outputs_of("R_ell", "ell") + outputs_of("R_dia", "dia") + outputs_of("R_csr", "csr") +
+                       outputs_of("C_coo", "coo") + outputs_of("C_ell", "ell") + outputs_of("C_dia", "dia") + outputs_of("C_csr", "csr")).substr(2) + "}}";
+  };
+  const int64_t csr_nnz = nnz - zeros;  // the dia's explicit zeros are padding
+  test::write_text(dir / "p.json", program(600, nnz, diagonals, csr_nnz));
+  auto r = test::run_fugue("explain " + (dir / "p.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const std::string& line : {"on the device: csr -> coo (nnz " + std::to_string(nnz) + ", as declared)",
+                                  std::string("on the device: csr -> ell (width 600, as declared)"),
+                                  "on the device: csr -> dia (diagonals " + std::to_string(diagonals) + ", as declared)",
+                                  "on the device: dia -> csr (nnz " + std::to_string(csr_nnz) + ", as declared)"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  r = test::run_fugue("run --stats " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* kernel : {"convert: csr -> coo", "convert: csr -> ell", "convert: csr -> dia", "convert: dia -> csr"})
+    EXPECT_NE(r.out.find(kernel), std::string::npos) << kernel << "\n" << r.out;
+  auto same = [&](const std::string& got_symbol, const std::string& want_symbol, const std::string& layout) {
+    for (const auto& part : kParts.at(layout)) {
+      const auto want = fugue::load_npy(dir / "out" / (want_symbol + "_" + part + ".npy"), std::nullopt, std::nullopt);
+      const auto got = fugue::load_npy(dir / "out" / (got_symbol + "_" + part + ".npy"), std::nullopt, std::nullopt);
+      EXPECT_TRUE(got.dtype == want.dtype && got.shape == want.shape && got.bytes == want.bytes)
+          << got_symbol << " part " << part << ": " << got.type_text() << " vs " << want.type_text();
+    }
+  };
+  same("C_coo", "R_coo", "coo");
+  same("C_ell", "R_ell", "ell");
+  same("C_dia", "R_dia", "dia");
+  EXPECT_EQ(length(dir / "out", "C_ell", "col"), 600 * 6);
+  EXPECT_EQ(length(dir / "out", "C_dia", "offsets"), diagonals);
+  // The dia's zeros are padding: the csr made from it holds the nonzero entries, as the mtx holds them.
+  const auto ptr = fugue::load_npy(dir / "out" / "C_csr_row_ptr.npy", std::nullopt, std::nullopt);
+  const auto col = fugue::load_npy(dir / "out" / "C_csr_col.npy", std::nullopt, std::nullopt);
+  const auto data = fugue::load_npy(dir / "out" / "C_csr_data.npy", std::nullopt, std::nullopt);
+  const auto want_ptr = fugue::load_npy(dir / "out" / "R_csr_row_ptr.npy", std::nullopt, std::nullopt);
+  const auto want_col = fugue::load_npy(dir / "out" / "R_csr_col.npy", std::nullopt, std::nullopt);
+  const auto want_data = fugue::load_npy(dir / "out" / "R_csr_data.npy", std::nullopt, std::nullopt);
+  ASSERT_EQ(ptr.elements(), 7);
+  ASSERT_EQ(col.elements(), csr_nnz);
+  int64_t e = 0;
+  for (int64_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(ptr.get(i), static_cast<double>(e)) << "row " << i;
+    for (int64_t k = static_cast<int64_t>(want_ptr.get(i)); k < static_cast<int64_t>(want_ptr.get(i + 1)); ++k)
+      if (want_data.get(k) != 0) {
+        ASSERT_LT(e, csr_nnz);
+        EXPECT_EQ(col.get(e), want_col.get(k)) << "entry " << e;
+        EXPECT_EQ(data.get(e), want_data.get(k)) << "entry " << e;
+        ++e;
+      }
+  }
+  EXPECT_EQ(e, csr_nnz);
+  EXPECT_EQ(ptr.get(6), static_cast<double>(csr_nnz));
+
+  // Counts the matrix does not have: the host's conversion names them, and nothing is written.
+  struct Wrong {
+    std::string name;
+    int64_t ell_width, coo_nnz, dia_diagonals, csr_nnz;
+    std::string statement, message;
+  };
+  const std::vector<Wrong> wrong = {
+      {"wide", 601, nnz, diagonals, csr_nnz, "/body/1", "need \"width\": 600 in the ell B, which is declared with \"width\": 601: declare \"width\": 600"},
+      {"fewer", 600, nnz - 1, diagonals, csr_nnz, "/body/0",
+       "need \"nnz\": " + std::to_string(nnz) + " in the coo B, which is declared with \"nnz\": " + std::to_string(nnz - 1)},
+      {"diagonals", 600, nnz, diagonals - 1, csr_nnz, "/body/2",
+       "need \"diagonals\": " + std::to_string(diagonals) + " in the dia B, which is declared with \"diagonals\": " + std::to_string(diagonals - 1)},
+      {"zeros", 600, nnz, diagonals, nnz, "/body/3",
+       "(its nonzero values: zeros are padding in a dia) need \"nnz\": " + std::to_string(csr_nnz) + " in the csr B, which is declared with \"nnz\": " +
+           std::to_string(nnz)}};
+  for (const Wrong& w : wrong) {
+    test::write_text(dir / (w.name + ".json"), program(w.ell_width, w.coo_nnz, w.dia_diagonals, w.csr_nnz));
+    r = test::run_fugue("run " + (dir / (w.name + ".json")).string() + " --out " + (dir / w.name).string());
+    EXPECT_EQ(r.code, 2) << w.name << ": " << r.out;
+    EXPECT_NE(r.out.find(w.name + ".json:" + w.statement + ": sparse.convert: operand B: A's "), std::string::npos) << w.name << ": " << r.out;
+    EXPECT_NE(r.out.find(w.message), std::string::npos) << w.name << ": " << r.out;
+    EXPECT_FALSE(fs::exists(dir / w.name / "C_coo_row.npy")) << w.name;
+  }
+  test::write_text(dir / "fewer.json", program(600, nnz - 1, diagonals, csr_nnz));
+  r = test::run_fugue("explain " + (dir / "fewer.json").string());
+  EXPECT_NE(r.out.find("on the host: csr -> coo"), std::string::npos) << r.out;
+
+  // A csr whose row lists its columns out of order (parts given inline may): the device's check sees
+  // it, and the host's conversion stores the entries by column, as it reads every matrix.
+  test::write_text(dir / "unordered.json", R"({"fugue": 1, "symbols": {
+      "A": {"kind": "csr", "dtype": "f32", "shape": [2, 4], "nnz": 3,
+            "parts": {"row_ptr": {"value": [0, 2, 3]}, "col": {"value": [3, 1, 0]}, "data": {"value": [1, 2, 3]}}},
+      "C": {"kind": "coo", "dtype": "f32", "shape": [2, 4], "nnz": 3}},
+     "body": [{"op": "sparse.convert", "out": ["C"], "in": ["A"]}],
+     "outputs": {"C.row": "row.npy", "C.col": "col.npy", "C.data": "data.npy"}})");
+  r = test::run_fugue("run --stats " + (dir / "unordered.json").string() + " --out " + (dir / "unordered").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("convert: csr check"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("convert: csr -> coo"), std::string::npos) << r.out;
+  const std::vector<std::pair<std::string, std::vector<double>>> coo = {{"row", {0, 0, 1}}, {"col", {1, 3, 0}}, {"data", {2, 1, 3}}};
+  for (const auto& [part, want] : coo) {
+    const auto got = fugue::load_npy(dir / "unordered" / (part + ".npy"), std::nullopt, std::nullopt);
+    ASSERT_EQ(got.elements(), 3) << part;
+    for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(got.get(k), want[static_cast<size_t>(k)]) << part << "[" << k << "]";
+  }
+}

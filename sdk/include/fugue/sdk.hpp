@@ -703,12 +703,15 @@ class Operation {
                                   fugue_error* error) {
     return guard(error, [&] {
       check_call(op, call);
+      // Outputs start empty: an operation whose infer forgets one fails the signature check below,
+      // even where the call's entry holds the program's declaration (ABI 2.18), which infer reads
+      // through call.operand(i) when it needs it.
+      const Operation& o = self(op);
       std::vector<Type> result;
       for (uint32_t i = 0; i < call->num_operands; ++i)
-        result.emplace_back(*FUGUE_NTH(fugue_type, call->operands, i));
+        result.push_back(o.operands[i].role == FUGUE_ROLE_OUT ? Type() : Type(*FUGUE_NTH(fugue_type, call->operands, i)));
       // The signature's masks hold for every call, whoever makes it: the operation's own infer then
       // only checks what is particular to it, and never returns a type its signature excludes.
-      const Operation& o = self(op);
       for (uint32_t i = 0; i < call->num_operands; ++i)
         if (o.operands[i].role != FUGUE_ROLE_OUT) o.check_signature(i, result[i]);
       o.infer(o.view(call), result);
