@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# sparse.convert on a GPU, in one call: the conformance suite's calls of sparse.convert on the device,
+# then Poisson matrices (GRIDS, default "2048 4096") converted from csr into dia, ell and coo and from dia
+# into csr on the device, and from coo into dia on the host for contrast. For each: the conversion's
+# kernels (fugue run --stats), fugue run's wall time against the same program without the conversion,
+# and the product of the result against the source's (max |difference| / max |y|). Run from the
+# repository root with the bundle in .gpu (../shared/gpu/README.md); FUGUE=path runs another build.
+set -euo pipefail
+[ -f .gpu/env.sh ] && source .gpu/env.sh
+FUGUE=${FUGUE:-.gpu/build/host/fugue}
+[ -x "$FUGUE" ] || FUGUE=build/host/fugue
+GRIDS=${GRIDS:-"2048 4096"}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$FUGUE" devices
+"$FUGUE" conformance sparse --op sparse.convert | tail -n 14
+
+# program NAME SOURCE_KIND TARGET_DECLARATION|none: y = A x, and z = B x for B = convert(A).
+program() {
+  local name=$1 source=$2 target=$3 g=$4
+  local n=$((g * g))
+  local b="" body='{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}' outputs='"y": "y.npy"'
+  if [ "$target" != none ]; then
+    b=", \"B\": $target"
+    body="{\"op\": \"sparse.convert\", \"out\": [\"B\"], \"in\": [\"A\"]}, $body, {\"op\": \"sparse.spmv\", \"out\": [\"z\"], \"in\": [\"B\", \"x\"]}"
+    outputs="$outputs, \"z\": \"z.npy\""
+  fi
+  cat > "$work/$name.json" <<JSON
+{"fugue": 1, "symbols": {
+  "A": {"kind": "$source", "dtype": "f32", "from": {"poisson": {"grid": [$g, $g]}}},
+  "x": {"kind": "array", "dtype": "f32", "shape": [$n], "from": {"random": {"seed": 1, "low": -1, "high": 1}}}$b},
+ "body": [$body],
+ "outputs": {$outputs}}
+JSON
+}
+
+now() { date +%s.%N; }
+printf '\n%-8s %-22s %12s %14s %12s\n' grid conversion "kernels ms" "added wall s" "product err" > "$work/table"
+for g in $GRIDS; do
+  n=$((g * g)); nnz=$((5 * n - 4 * g))
+  shape="\"shape\": [$n, $n]"
+  program base_csr csr none "$g"
+  program base_dia dia none "$g"
+  program base_coo coo none "$g"
+  program csr_dia csr "{\"kind\": \"dia\", \"dtype\": \"f32\", $shape, \"diagonals\": 5}" "$g"
+  program csr_ell csr "{\"kind\": \"ell\", \"dtype\": \"f32\", $shape, \"width\": 5}" "$g"
+  program csr_coo csr "{\"kind\": \"coo\", \"dtype\": \"f32\", $shape, \"nnz\": $nnz}" "$g"
+  program dia_csr dia "{\"kind\": \"csr\", \"dtype\": \"f32\", $shape, \"nnz\": $nnz}" "$g"
+  program coo_dia_host coo "{\"kind\": \"dia\", \"dtype\": \"f32\", $shape, \"diagonals\": 5}" "$g"
+  declare -A wall
+  for p in base_csr base_dia base_coo csr_dia csr_ell csr_coo dia_csr coo_dia_host; do
+    best=""
+    for rep in 1 2; do
+      t0=$(now)
+      "$FUGUE" run --stats "$work/$p.json" --out "$work/out_$p" > "$work/$p.stats" 2>&1 || { cat "$work/$p.stats"; exit 1; }
+      t1=$(now)
+      t=$(echo "$t1 - $t0" | bc)
+      if [ -z "$best" ] || (( $(echo "$t < $best" | bc) )); then best=$t; fi
+    done
+    wall[$p]=$best
+  done
+  for p in csr_dia csr_ell csr_coo dia_csr coo_dia_host; do
+    base=base_${p%%_*}
+    kernels=$(awk '/sparse.convert/ {s += $(NF-2)} END {printf "%.3f", s}' "$work/$p.stats")
+    err=$(${PYTHON:-python3} - "$work/out_$p" <<'PY'
+import sys, numpy as np
+y = np.load(sys.argv[1] + "/y.npy").astype(np.float64); z = np.load(sys.argv[1] + "/z.npy").astype(np.float64)
+print("%.2e" % (np.abs(y - z).max() / max(np.abs(y).max(), 1e-300)))
+PY
+)
+    printf '%-8s %-22s %12s %14.2f %12s\n' "$g²" "$p" "$kernels" "$(echo "${wall[$p]} - ${wall[$base]}" | bc)" "$err" >> "$work/table"
+  done
+  grep -h "sparse.convert" "$work/csr_dia.stats" "$work/dia_csr.stats" | sed "s/^/$g² /"
+done
+cat "$work/table"
