@@ -6,9 +6,10 @@
 # and the product of the result against the source's (max |difference| / max |y|). Run from the
 # repository root with the bundle in .gpu (../shared/gpu/README.md); FUGUE=path runs another build.
 set -euo pipefail
-[ -f .gpu/env.sh ] && source .gpu/env.sh
-FUGUE=${FUGUE:-.gpu/build/host/fugue}
-[ -x "$FUGUE" ] || FUGUE=build/host/fugue
+if [ -z "${FUGUE:-}" ]; then
+  source .gpu/env.sh
+  FUGUE=.gpu/build/host/fugue
+fi
 GRIDS=${GRIDS:-"2048 4096"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -54,8 +55,7 @@ for g in $GRIDS; do
       t0=$(now)
       "$FUGUE" run --stats "$work/$p.json" --out "$work/out_$p" > "$work/$p.stats" 2>&1 || { cat "$work/$p.stats"; exit 1; }
       t1=$(now)
-      t=$(echo "$t1 - $t0" | bc)
-      if [ -z "$best" ] || (( $(echo "$t < $best" | bc) )); then best=$t; fi
+      best=$(awk -v a="$t0" -v b="$t1" -v best="$best" 'BEGIN {t = b - a; if (best == "" || t < best) best = t; printf "%.3f", best}')
     done
     wall[$p]=$best
   done
@@ -68,7 +68,7 @@ y = np.load(sys.argv[1] + "/y.npy").astype(np.float64); z = np.load(sys.argv[1] 
 print("%.2e" % (np.abs(y - z).max() / max(np.abs(y).max(), 1e-300)))
 PY
 )
-    printf '%-8s %-22s %12s %14.2f %12s\n' "$g²" "$p" "$kernels" "$(echo "${wall[$p]} - ${wall[$base]}" | bc)" "$err" >> "$work/table"
+    printf '%-8s %-22s %12s %14.2f %12s\n' "$g²" "$p" "$kernels" "$(awk -v a="${wall[$base]}" -v b="${wall[$p]}" 'BEGIN {print b - a}')" "$err" >> "$work/table"
   done
   grep -h "sparse.convert" "$work/csr_dia.stats" "$work/dia_csr.stats" | sed "s/^/$g² /"
 done
