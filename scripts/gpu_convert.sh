@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sparse.convert on a GPU, in one call: the conformance suite's calls of sparse.convert on the device,
-# then Poisson matrices (GRIDS, default "2048 4096") converted from csr into dia, ell and coo and from dia
-# into csr on the device, and from coo into dia on the host for contrast. For each: the conversion's
+# then Poisson matrices (GRIDS, default "2048 4096") converted between csr, coo, ell and dia on the
+# device, and from csr into bdia on the host for contrast. For each: the conversion's
 # kernels (fugue run --stats), fugue run's wall time against the same program without the conversion,
 # and the product of the result against the source's (max |difference| / max |y|). Run from the
 # repository root with the bundle in .gpu (../shared/gpu/README.md); FUGUE=path runs another build.
@@ -40,16 +40,23 @@ printf '\n%-8s %-22s %12s %14s %12s\n' grid conversion "kernels ms" "added wall 
 for g in $GRIDS; do
   n=$((g * g)); nnz=$((5 * n - 4 * g))
   shape="\"shape\": [$n, $n]"
-  program base_csr csr none "$g"
-  program base_dia dia none "$g"
-  program base_coo coo none "$g"
-  program csr_dia csr "{\"kind\": \"dia\", \"dtype\": \"f32\", $shape, \"diagonals\": 5}" "$g"
-  program csr_ell csr "{\"kind\": \"ell\", \"dtype\": \"f32\", $shape, \"width\": 5}" "$g"
-  program csr_coo csr "{\"kind\": \"coo\", \"dtype\": \"f32\", $shape, \"nnz\": $nnz}" "$g"
-  program dia_csr dia "{\"kind\": \"csr\", \"dtype\": \"f32\", $shape, \"nnz\": $nnz}" "$g"
-  program coo_dia_host coo "{\"kind\": \"dia\", \"dtype\": \"f32\", $shape, \"diagonals\": 5}" "$g"
+  dia="{\"kind\": \"dia\", \"dtype\": \"f32\", $shape, \"diagonals\": 5}"
+  ell="{\"kind\": \"ell\", \"dtype\": \"f32\", $shape, \"width\": 5}"
+  coo="{\"kind\": \"coo\", \"dtype\": \"f32\", $shape, \"nnz\": $nnz}"
+  csr="{\"kind\": \"csr\", \"dtype\": \"f32\", $shape, \"nnz\": $nnz}"
+  bdia="{\"kind\": \"bdia\", \"dtype\": \"f32\", $shape, \"diagonals\": 5, \"bands\": 3}"
+  for k in csr dia coo ell; do program "base_$k" "$k" none "$g"; done
+  program csr_dia csr "$dia" "$g"
+  program csr_ell csr "$ell" "$g"
+  program csr_coo csr "$coo" "$g"
+  program dia_csr dia "$csr" "$g"
+  program coo_csr coo "$csr" "$g"
+  program ell_csr ell "$csr" "$g"
+  program coo_dia coo "$dia" "$g"
+  program dia_ell dia "$ell" "$g"
+  program csr_bdia_host csr "$bdia" "$g"
   declare -A wall
-  for p in base_csr base_dia base_coo csr_dia csr_ell csr_coo dia_csr coo_dia_host; do
+  for p in base_csr base_dia base_coo base_ell csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_bdia_host; do
     best=""
     for rep in 1 2; do
       t0=$(now)
@@ -59,7 +66,7 @@ for g in $GRIDS; do
     done
     wall[$p]=$best
   done
-  for p in csr_dia csr_ell csr_coo dia_csr coo_dia_host; do
+  for p in csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_bdia_host; do
     base=base_${p%%_*}
     kernels=$(awk '/sparse.convert/ {s += $(NF-2)} END {printf "%.3f", s}' "$work/$p.stats")
     err=$(${PYTHON:-python3} - "$work/out_$p" <<'PY'
@@ -70,6 +77,6 @@ PY
 )
     printf '%-8s %-22s %12s %14.2f %12s\n' "$g²" "$p" "$kernels" "$(awk -v a="${wall[$base]}" -v b="${wall[$p]}" 'BEGIN {print b - a}')" "$err" >> "$work/table"
   done
-  grep -h "sparse.convert" "$work/csr_dia.stats" "$work/dia_csr.stats" | sed "s/^/$g² /"
+  grep -h "sparse.convert" "$work/csr_dia.stats" "$work/coo_dia.stats" | sed "s/^/$g² /"
 done
 cat "$work/table"

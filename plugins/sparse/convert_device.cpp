@@ -20,17 +20,18 @@ const char* const kWhat = "sparse.convert";
 
 std::string opencl_index(fugue_dtype index) { return index == FUGUE_DTYPE_I64 ? "long" : "int"; }
 
-// The conversion's program and queue, with the helpers its steps share.
+// The conversion's program for one source index dtype and one result index dtype, with the helpers its
+// steps share.
 struct Device {
   const fugue_device_services& s;
   cl_program program = nullptr;
 
-  Device(const fugue_device_services& services, const Facts& a, const Facts& b) : s(services) {
-    require_dtype(s, a.dtype, kWhat);
-    const bool f64 = a.dtype == FUGUE_DTYPE_F64;
+  Device(const fugue_device_services& services, fugue_dtype dtype, fugue_dtype a_index, fugue_dtype b_index) : s(services) {
+    require_dtype(s, dtype, kWhat);
+    const bool f64 = dtype == FUGUE_DTYPE_F64;
     program = build_program(s, std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_convert,
-                            std::string("-DREAL=") + (f64 ? "double" : "float") + " -DA_INDEX=" + opencl_index(a.index) +
-                                " -DB_INDEX=" + opencl_index(b.index) + " -DSCAN_GROUP=" + std::to_string(kScanGroup));
+                            std::string("-DREAL=") + (f64 ? "double" : "float") + " -DA_INDEX=" + opencl_index(a_index) +
+                                " -DB_INDEX=" + opencl_index(b_index) + " -DSCAN_GROUP=" + std::to_string(kScanGroup));
   }
   // Whether the sums' work-groups fit the device.
   bool scans() const { return Kernel(program, "scan_groups").work_group_size(s.device) >= kScanGroup; }
@@ -42,6 +43,13 @@ struct Device {
   template <class T>
   void read(cl_mem buffer, size_t offset, T* value, const char* what) const {
     check_cl(clEnqueueReadBuffer(s.queue, buffer, CL_TRUE, offset, sizeof(T), value, 0, nullptr, nullptr), std::string(kWhat) + ": reading " + what);
+  }
+  // A check's verdict: [0] 1 where the source is not one as the host reads it, [1] a count (a longest row).
+  cl_mem verdict() const {
+    const cl_int zeros[2] = {0, 0};
+    cl_mem v = scratch(s, sizeof zeros);
+    check_cl(clEnqueueWriteBuffer(s.queue, v, CL_TRUE, 0, sizeof zeros, zeros, 0, nullptr, nullptr), std::string(kWhat) + ": the check");
+    return v;
   }
   // values[0 .. n-1] replaced by their inclusive sums: a work-group's, then the groups' (recursively).
   void scan(cl_mem values, int64_t n) const {
@@ -57,20 +65,22 @@ struct Device {
   }
 };
 
+// ---- From a csr ----------------------------------------------------------------------------------
+
 // The csr's pointers and columns as the host reads them (0 .. nnz, ascending columns within a row):
 // false where they are not; `longest` its longest row.
 bool csr_holds(const Device& d, const Facts& a, cl_mem row_ptr, cl_mem col, cl_int& longest) {
-  cl_int verdict[2] = {0, 0};
-  cl_mem verdict_buffer = scratch(d.s, sizeof verdict);
-  check_cl(clEnqueueWriteBuffer(d.s.queue, verdict_buffer, CL_TRUE, 0, sizeof verdict, verdict, 0, nullptr, nullptr), std::string(kWhat) + ": the check");
+  cl_mem verdict = d.verdict();
   Kernel check(d.program, "csr_check");
-  check.args(cl_long{a.rows}, cl_long{a.cols}, cl_long{a.nnz}, row_ptr, col, verdict_buffer)
+  check.args(cl_long{a.rows}, cl_long{a.cols}, cl_long{a.nnz}, row_ptr, col, verdict)
       .enqueue(d.s, static_cast<size_t>(std::max(a.rows, a.nnz)), 0, "convert: csr check");
-  check_cl(clEnqueueReadBuffer(d.s.queue, verdict_buffer, CL_TRUE, 0, sizeof verdict, verdict, 0, nullptr, nullptr), std::string(kWhat) + ": the check");
-  longest = verdict[1];
-  return verdict[0] == 0;
+  cl_int result[2] = {0, 0};
+  check_cl(clEnqueueReadBuffer(d.s.queue, verdict, CL_TRUE, 0, sizeof result, result, 0, nullptr, nullptr), std::string(kWhat) + ": the check");
+  longest = result[1];
+  return result[0] == 0;
 }
 
+// A csr `a` (parts `from`) into B's coo, ell or dia (parts `to`).
 bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to) {
   cl_int longest = 0;
   if (!csr_holds(d, a, from[0], from[1], longest)) return false;
@@ -78,6 +88,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
   const size_t rows = static_cast<size_t>(m);
   switch (b.layout) {
     case Layout::Coo: {
+      if (b.nnz != a.nnz) return false;
       Kernel fill(d.program, "csr_to_coo");
       fill.args(m, from[0], from[1], from[2], to[0], to[1], to[2]).enqueue(d.s, rows, 0, "convert: csr -> coo");
       return true;
@@ -110,26 +121,66 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
   }
 }
 
-bool dia_to_csr(const Device& d, const Facts& a, const Facts& b, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to) {
-  const cl_long m = a.rows;
-  cl_int verdict = 0;
-  cl_mem verdict_buffer = scratch(d.s, sizeof verdict);
-  check_cl(clEnqueueWriteBuffer(d.s.queue, verdict_buffer, CL_TRUE, 0, sizeof verdict, &verdict, 0, nullptr, nullptr), std::string(kWhat) + ": the check");
-  cl_mem sums = scratch(d.s, static_cast<size_t>(m) * sizeof(cl_long));
-  Kernel check(d.program, "dia_check");
-  check.args(m, cl_long{a.cols}, cl_long{a.diagonals}, from[0], from[1], sums, verdict_buffer)
-      .enqueue(d.s, static_cast<size_t>(std::max(a.rows, a.diagonals)), 0, "convert: dia check");
-  d.read(verdict_buffer, 0, &verdict, "the check");
-  if (verdict != 0) return false;
-  d.scan(sums, m);
-  cl_long nnz = 0;
-  d.read(sums, static_cast<size_t>(m - 1) * sizeof(cl_long), &nnz, "the entries' count");
-  if (nnz != b.nnz) return false;
-  Kernel fill(d.program, "dia_to_csr");
-  fill.args(m, cl_long{a.cols}, cl_long{a.diagonals}, from[0], from[1], sums, to[0], to[1], to[2])
-      .enqueue(d.s, static_cast<size_t>(m), 0, "convert: dia -> csr");
-  return true;
-}
+// ---- Into a csr ----------------------------------------------------------------------------------
+
+// A coo, ell or dia `a` (parts `from`) on its way into a csr: checked and counted first, so that the
+// csr's parts can be sized, then stored.
+class IntoCsr {
+ public:
+  IntoCsr(const Device& d, const Facts& a, const std::vector<cl_mem>& from) : d_(d), a_(a), from_(from) {}
+
+  // The csr's entries; -1 where the source is not one as the host reads it.
+  int64_t count() {
+    const cl_long m = a_.rows, n = a_.cols;
+    cl_mem verdict = d_.verdict();
+    if (a_.layout == Layout::Coo) {
+      Kernel check(d_.program, "coo_check");
+      check.args(m, n, cl_long{a_.nnz}, from_[0], from_[1], verdict).enqueue(d_.s, static_cast<size_t>(a_.nnz), 0, "convert: coo check");
+    } else {
+      sums_ = scratch(d_.s, static_cast<size_t>(m) * sizeof(cl_long));
+      Kernel check(d_.program, a_.layout == Layout::Ell ? "ell_check" : "dia_check");
+      check.args(m, n, cl_long{a_.layout == Layout::Ell ? a_.width : a_.diagonals}, from_[0], from_[1], sums_, verdict)
+          .enqueue(d_.s, static_cast<size_t>(std::max(a_.rows, a_.layout == Layout::Dia ? a_.diagonals : 0)), 0,
+                   std::string("convert: ") + layout_name(a_.layout) + " check");
+    }
+    cl_int fault = 0;
+    d_.read(verdict, 0, &fault, "the check");
+    if (fault != 0) return -1;
+    if (a_.layout == Layout::Coo) return a_.nnz;
+    d_.scan(sums_, m);
+    cl_long nnz = 0;
+    d_.read(sums_, static_cast<size_t>(m - 1) * sizeof(cl_long), &nnz, "the entries' count");
+    return nnz;
+  }
+
+  // Stores the entries counted into a csr's row_ptr, col and data.
+  void store(const std::vector<cl_mem>& to) const {
+    const cl_long m = a_.rows;
+    const std::string label = std::string("convert: ") + layout_name(a_.layout) + " -> csr";
+    if (a_.layout == Layout::Coo) {
+      Kernel pointers(d_.program, "coo_row_ptr");
+      pointers.args(m, cl_long{a_.nnz}, from_[0], to[0]).enqueue(d_.s, static_cast<size_t>(a_.nnz) + 1, 0, label);
+      Kernel entries(d_.program, "copy_entries");
+      entries.args(cl_long{a_.nnz}, from_[1], from_[2], to[1], to[2]).enqueue(d_.s, static_cast<size_t>(a_.nnz), 0, label);
+    } else if (a_.layout == Layout::Ell) {
+      Kernel fill(d_.program, "ell_to_csr");
+      fill.args(m, cl_long{a_.width}, from_[0], from_[1], sums_, to[0], to[1], to[2]).enqueue(d_.s, static_cast<size_t>(m), 0, label);
+    } else {
+      Kernel fill(d_.program, "dia_to_csr");
+      fill.args(m, cl_long{a_.cols}, cl_long{a_.diagonals}, from_[0], from_[1], sums_, to[0], to[1], to[2])
+          .enqueue(d_.s, static_cast<size_t>(m), 0, label);
+    }
+  }
+
+ private:
+  const Device& d_;
+  const Facts& a_;
+  const std::vector<cl_mem>& from_;
+  cl_mem sums_ = nullptr;  // ell, dia: the rows' entries, then their inclusive sums
+};
+
+bool is_csr_source(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia; }
+bool is_csr_target(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia; }
 
 // An index of `index` holds every row, column and offset of a matrix of `from`'s facts, and every
 // entry's place up to `count`.
@@ -140,12 +191,13 @@ bool index_holds(fugue_dtype index, const Facts& from, int64_t count) {
 }  // namespace
 
 bool converts_on_device(const Facts& from, const Facts& to) {
-  if (from.rows == 0 || from.cols == 0 || !index_holds(to.index, from, 0)) return false;
-  if (from.layout == Layout::Csr) {
-    if (to.layout == Layout::Coo) return to.nnz == from.nnz;  // an ell's width and a dia's diagonals are counted as it runs
-    return to.layout == Layout::Ell || to.layout == Layout::Dia;
-  }
-  return from.layout == Layout::Dia && to.layout == Layout::Csr && index_holds(to.index, from, to.nnz);
+  if (from.rows == 0 || from.cols == 0 || from.layout == to.layout || !index_holds(to.index, from, 0)) return false;
+  // Between a csr and a coo the count is known now: one the host is to name does not start here.
+  if ((from.layout == Layout::Csr && to.layout == Layout::Coo) || (from.layout == Layout::Coo && to.layout == Layout::Csr))
+    return from.nnz == to.nnz;
+  if (from.layout == Layout::Csr) return is_csr_target(to.layout);
+  if (to.layout == Layout::Csr) return is_csr_source(from.layout) && index_holds(to.index, from, to.nnz);
+  return is_csr_source(from.layout) && is_csr_target(to.layout);  // through a csr of the device's own
 }
 
 bool convert_on_device(const sdk::Call& call, const fugue_device_services& s) {
@@ -155,9 +207,31 @@ bool convert_on_device(const sdk::Call& call, const fugue_device_services& s) {
   for (uint32_t k = 0; k < call.operand("B").num_parts; ++k) to.push_back(part(s, call, "B", k));
   for (cl_mem m : to)
     if (std::find(from.begin(), from.end(), m) != from.end()) return false;
-  const Device d(s, a, b);
-  if (!d.scans()) return false;
-  return a.layout == Layout::Csr ? from_csr(d, a, b, from, to) : dia_to_csr(d, a, b, from, to);
+  if (a.layout == Layout::Csr) {
+    const Device d(s, a.dtype, a.index, b.index);
+    return from_csr(d, a, b, from, to);
+  }
+  const bool into_b = b.layout == Layout::Csr;
+  // Through a csr of the device's own (i64 indices) where B is not one.
+  const Device first(s, a.dtype, a.index, into_b ? b.index : FUGUE_DTYPE_I64);
+  if (!first.scans()) return false;
+  IntoCsr source(first, a, from);
+  const int64_t nnz = source.count();
+  if (nnz < 0 || (into_b && nnz != b.nnz)) return false;
+  if (into_b) {
+    source.store(to);
+    return true;
+  }
+  Facts csr = a;
+  csr.layout = Layout::Csr;
+  csr.index = FUGUE_DTYPE_I64;
+  csr.nnz = nnz;
+  const std::vector<cl_mem> middle = {scratch(s, static_cast<size_t>(a.rows + 1) * sizeof(cl_long)),
+                                      scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * sizeof(cl_long)),
+                                      scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * dtype_bytes(a.dtype))};
+  source.store(middle);
+  const Device second(s, a.dtype, FUGUE_DTYPE_I64, b.index);
+  return second.scans() && from_csr(second, csr, b, middle, to);
 }
 
 }  // namespace fugue::sparse

@@ -142,3 +142,69 @@ __kernel void dia_to_csr(const long m, const long n, const long diagonals, __glo
     }
   }
 }
+
+// coo -> csr, first: verdict[0] becomes 1 where the coo is not one as the host reads it (a row or column
+// outside the matrix, rows not ascending, a row's columns not ascending or a position twice).
+__kernel void coo_check(const long m, const long n, const long nnz, __global const A_INDEX* row,
+                        __global const A_INDEX* col, __global int* verdict) {
+  const long e = get_global_id(0);
+  if (e >= nnz) return;
+  const long r = row[e], c = col[e];
+  if (r < 0 || r >= m || c < 0 || c >= n) verdict[0] = 1;
+  if (e > 0 && (r < row[e - 1] || (r == row[e - 1] && c <= col[e - 1]))) verdict[0] = 1;
+}
+
+// Then the row pointers: a work-item an entry e (and one for the end) writes those of the rows from
+// the previous entry's row (exclusive) to its own (inclusive).
+__kernel void coo_row_ptr(const long m, const long nnz, __global const A_INDEX* row, __global B_INDEX* row_ptr) {
+  const long e = get_global_id(0);
+  if (e > nnz) return;
+  const long previous = e == 0 ? -1 : row[e - 1], own = e == nnz ? m : row[e];
+  for (long r = previous + 1; r <= own; ++r) row_ptr[r] = (B_INDEX)e;
+}
+
+// The entries' columns and values as they are (a coo's into a csr's).
+__kernel void copy_entries(const long nnz, __global const A_INDEX* a_col, __global const REAL* a_data,
+                           __global B_INDEX* col, __global REAL* data) {
+  const long e = get_global_id(0);
+  if (e >= nnz) return;
+  col[e] = (B_INDEX)a_col[e];
+  data[e] = a_data[e];
+}
+
+// ell -> csr, first: each row's entries (its nonzero values: zeros are padding) into counts[g];
+// verdict[0] becomes 1 where a nonzero value's column is outside the matrix or the row's columns are not
+// ascending.
+__kernel void ell_check(const long m, const long n, const long width, __global const A_INDEX* a_col,
+                        __global const REAL* a_data, __global long* counts, __global int* verdict) {
+  const long g = get_global_id(0);
+  if (g >= m) return;
+  long count = 0, last = -1;
+  for (long k = 0; k < width; ++k)
+    if (a_data[k * m + g] != (REAL)0) {
+      const long c = a_col[k * m + g];
+      if (c < 0 || c >= n || c <= last) verdict[0] = 1;
+      last = c;
+      ++count;
+    }
+  counts[g] = count;
+}
+
+// Then, from the counts' inclusive sums, row g's nonzero entries at sums[g - 1] on.
+__kernel void ell_to_csr(const long m, const long width, __global const A_INDEX* a_col, __global const REAL* a_data,
+                         __global const long* sums, __global B_INDEX* row_ptr, __global B_INDEX* col,
+                         __global REAL* data) {
+  const long g = get_global_id(0);
+  if (g >= m) return;
+  long e = g == 0 ? 0 : sums[g - 1];
+  row_ptr[g] = (B_INDEX)e;
+  if (g == m - 1) row_ptr[m] = (B_INDEX)sums[g];
+  for (long k = 0; k < width; ++k) {
+    const REAL v = a_data[k * m + g];
+    if (v != (REAL)0) {
+      col[e] = (B_INDEX)a_col[k * m + g];
+      data[e] = v;
+      ++e;
+    }
+  }
+}
