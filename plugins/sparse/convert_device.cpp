@@ -26,11 +26,10 @@ struct Device {
   const fugue_device_services& s;
   cl_program program = nullptr;
 
+  // Values move as their bits (uint, ulong): no device needs doubles for it.
   Device(const fugue_device_services& services, fugue_dtype dtype, fugue_dtype a_index, fugue_dtype b_index) : s(services) {
-    require_dtype(s, dtype, kWhat);
-    const bool f64 = dtype == FUGUE_DTYPE_F64;
-    program = build_program(s, std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_convert,
-                            std::string("-DREAL=") + (f64 ? "double" : "float") + " -DA_INDEX=" + opencl_index(a_index) +
+    program = build_program(s, kernel_source_convert,
+                            std::string("-DREAL=") + (dtype == FUGUE_DTYPE_F64 ? "ulong" : "uint") + " -DA_INDEX=" + opencl_index(a_index) +
                                 " -DB_INDEX=" + opencl_index(b_index) + " -DSCAN_GROUP=" + std::to_string(kScanGroup));
   }
   // Whether the sums' work-groups fit the device.
@@ -100,6 +99,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
       return true;
     }
     case Layout::Dia: {
+      if (!d.scans()) return false;
       // The diagonals holding entries flagged by offset, their sums numbering them.
       const int64_t places = a.rows + a.cols - 1;
       cl_mem sums = scratch(d.s, static_cast<size_t>(places) * sizeof(cl_long));
@@ -182,21 +182,38 @@ class IntoCsr {
 bool is_csr_source(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia; }
 bool is_csr_target(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia; }
 
-// An index of `index` holds every row, column and offset of a matrix of `from`'s facts, and every
-// entry's place up to `count`.
-bool index_holds(fugue_dtype index, const Facts& from, int64_t count) {
-  return index == FUGUE_DTYPE_I64 || std::max({from.rows, from.cols, count}) <= std::numeric_limits<int32_t>::max();
+// The places a layout of these facts holds (entries and padding), as layouts.cpp counts them.
+int64_t places_of(const Facts& f) {
+  switch (f.layout) {
+    case Layout::Ell: return f.width * f.rows;
+    case Layout::Dia: return f.diagonals * f.rows;
+    default: return f.nnz;  // csr, coo
+  }
+}
+
+// An i32 index holds what the host allows it to (layouts.cpp's `checked`): rows + 1, the columns and
+// the places of `to`; an i64 index anything.
+bool index_holds(const Facts& to) {
+  return to.index == FUGUE_DTYPE_I64 || std::max({to.rows + 1, to.cols, places_of(to)}) <= std::numeric_limits<int32_t>::max();
+}
+
+// Into a dia, the diagonals are flagged by offset: rows + cols - 1 flags, which must stay near the
+// source's size (a few entries far apart in a wide matrix are left to the host, which sorts them).
+bool flags_fit(const Facts& from) {
+  const int64_t flags = from.rows + from.cols - 1;
+  return flags <= (int64_t{1} << 24) || flags <= 4 * (from.rows + places_of(from));
 }
 
 }  // namespace
 
 bool converts_on_device(const Facts& from, const Facts& to) {
-  if (from.rows == 0 || from.cols == 0 || from.layout == to.layout || !index_holds(to.index, from, 0)) return false;
+  if (from.rows == 0 || from.cols == 0 || from.layout == to.layout || !index_holds(to)) return false;
+  if (to.layout == Layout::Dia && !flags_fit(from)) return false;
   // Between a csr and a coo the count is known now: one the host is to name does not start here.
   if ((from.layout == Layout::Csr && to.layout == Layout::Coo) || (from.layout == Layout::Coo && to.layout == Layout::Csr))
     return from.nnz == to.nnz;
   if (from.layout == Layout::Csr) return is_csr_target(to.layout);
-  if (to.layout == Layout::Csr) return is_csr_source(from.layout) && index_holds(to.index, from, to.nnz);
+  if (to.layout == Layout::Csr) return is_csr_source(from.layout);
   return is_csr_source(from.layout) && is_csr_target(to.layout);  // through a csr of the device's own
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -302,76 +303,104 @@ TEST(SparseConvert, OnTheDeviceHoldsWhatReadingGivesAndChecksTheCounts) {
     EXPECT_EQ(r.code, 2) << w.name << ": " << r.out;
     EXPECT_NE(r.out.find(w.name + ".json:" + w.statement + ": sparse.convert: operand B: A's "), std::string::npos) << w.name << ": " << r.out;
     EXPECT_NE(r.out.find(w.message), std::string::npos) << w.name << ": " << r.out;
-    EXPECT_FALSE(fs::exists(dir / w.name / "C_coo_row.npy")) << w.name;
   }
   test::write_text(dir / "fewer.json", program(600, nnz - 1, diagonals, csr_nnz));
   r = test::run_fugue("explain " + (dir / "fewer.json").string());
   EXPECT_NE(r.out.find("on the host: csr -> coo"), std::string::npos) << r.out;
 
-  // A csr whose row lists its columns out of order (parts given inline may): the device's check sees
-  // it, and the host's conversion stores the entries by column, as it reads every matrix.
+  // A csr, an ell and a coo whose first row lists its columns out of order (parts given inline may):
+  // the device's check sees it and stores nothing, and the host's conversion stores the entries by
+  // column, as it reads every matrix.
   test::write_text(dir / "unordered.json", R"({"fugue": 1, "symbols": {
       "A": {"kind": "csr", "dtype": "f32", "shape": [2, 4], "nnz": 3,
             "parts": {"row_ptr": {"value": [0, 2, 3]}, "col": {"value": [3, 1, 0]}, "data": {"value": [1, 2, 3]}}},
-      "C": {"kind": "coo", "dtype": "f32", "shape": [2, 4], "nnz": 3}},
-     "body": [{"op": "sparse.convert", "out": ["C"], "in": ["A"]}],
-     "outputs": {"C.row": "row.npy", "C.col": "col.npy", "C.data": "data.npy"}})");
-  r = test::run_fugue("run --stats " + (dir / "unordered.json").string() + " --out " + (dir / "unordered").string());
+      "E": {"kind": "ell", "dtype": "f32", "shape": [2, 4], "width": 2, "parts": {"col": {"value": [3, 0, 1, 0]}, "data": {"value": [1, 3, 2, 0]}}},
+      "O": {"kind": "coo", "dtype": "f64", "shape": [2, 4], "nnz": 3,
+            "parts": {"row": {"value": [0, 0, 1]}, "col": {"value": [3, 1, 0]}, "data": {"value": [1, 2, 3]}}},
+      "C": {"kind": "coo", "dtype": "f32", "shape": [2, 4], "nnz": 3},
+      "F": {"kind": "csr", "dtype": "f32", "shape": [2, 4], "nnz": 3},
+      "D": {"kind": "dia", "dtype": "f64", "shape": [2, 4], "diagonals": 3}},
+     "body": [{"op": "sparse.convert", "out": ["C"], "in": ["A"]}, {"op": "sparse.convert", "out": ["F"], "in": ["E"]},
+              {"op": "sparse.convert", "out": ["D"], "in": ["O"]}],
+     "outputs": {"C.row": "row.npy", "C.col": "col.npy", "C.data": "data.npy", "F.row_ptr": "f_row_ptr.npy", "F.col": "f_col.npy",
+                 "F.data": "f_data.npy", "D.offsets": "d_offsets.npy", "D.data": "d_data.npy"}})");
+  r = test::run_fugue("run --profile " + (dir / "unordered_trace.json").string() + " " + (dir / "unordered.json").string() + " --out " +
+                      (dir / "unordered").string());
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("convert: csr check"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("convert: csr -> coo"), std::string::npos) << r.out;
-  const std::vector<std::pair<std::string, std::vector<double>>> coo = {{"row", {0, 0, 1}}, {"col", {1, 3, 0}}, {"data", {2, 1, 3}}};
-  for (const auto& [part, want] : coo) {
+  const std::string trace = test::read_text(dir / "unordered_trace.json");
+  for (const char* check : {"C = (A) / convert: csr check", "F = (E) / convert: ell check", "D = (O) / convert: coo check"})
+    EXPECT_NE(trace.find(check), std::string::npos) << check;
+  for (const char* fill : {"convert: csr -> coo", "convert: ell -> csr", "convert: coo -> csr", "convert: csr -> dia"})
+    EXPECT_EQ(trace.find(fill), std::string::npos) << fill;
+  const std::vector<std::pair<std::string, std::vector<double>>> want = {
+      {"row", {0, 0, 1}},        {"col", {1, 3, 0}},     {"data", {2, 1, 3}},        {"f_row_ptr", {0, 2, 3}},
+      {"f_col", {1, 3, 0}},      {"f_data", {2, 1, 3}},  {"d_offsets", {-1, 1, 3}},  {"d_data", {0, 3, 2, 0, 1, 0}}};
+  for (const auto& [part, values] : want) {
     const auto got = fugue::load_npy(dir / "unordered" / (part + ".npy"), std::nullopt, std::nullopt);
-    ASSERT_EQ(got.elements(), 3) << part;
-    for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(got.get(k), want[static_cast<size_t>(k)]) << part << "[" << k << "]";
+    ASSERT_EQ(got.elements(), static_cast<int64_t>(values.size())) << part;
+    for (size_t k = 0; k < values.size(); ++k) EXPECT_EQ(got.get(static_cast<int64_t>(k)), values[k]) << part << "[" << k << "]";
   }
 }
 
-// Between csr, coo, ell and dia every way round the device converts (explain says so for all twelve
-// pairs; coo, ell and dia into each other through a csr of its own): on a matrix with rows left empty, a
-// row longer than any work-group and columns past its rows', each result holds, byte for byte, what
-// reading the matrix into its layout gives, with the index dtype it declares.
-TEST(SparseConvert, BetweenCsrCooEllAndDiaTheDeviceConvertsEveryWay) {
+// A matrix given by its entries (row, column, value; no position twice, no value 0), written as a
+// Matrix Market file, with the counts each of csr, coo, ell and dia holds it with.
+struct Entries {
+  int64_t rows = 0, cols = 0;
+  std::map<std::pair<int64_t, int64_t>, double> at;
+  void add(int64_t r, int64_t c, double v) { at[{r, c}] = v; }
+  std::string mtx() const {
+    std::string text = "%%MatrixMarket matrix coordinate real general\n" + std::to_string(rows) + " " + std::to_string(cols) + " " +
+                       std::to_string(at.size()) + "\n";
+    for (const auto& [position, v] : at) text += std::to_string(position.first + 1) + " " + std::to_string(position.second + 1) + " " + std::to_string(v) + "\n";
+    return text;
+  }
+  std::map<std::string, std::string> counts() const {
+    std::map<int64_t, int64_t> per_row;
+    std::set<int64_t> offsets;
+    int64_t width = 0;
+    for (const auto& [position, v] : at) width = std::max(width, ++per_row[position.first]), offsets.insert(position.second - position.first);
+    return {{"csr", R"("nnz": )" + std::to_string(at.size())},
+            {"coo", R"("nnz": )" + std::to_string(at.size())},
+            {"ell", R"("width": )" + std::to_string(width)},
+            {"dia", R"("diagonals": )" + std::to_string(offsets.size())}};
+  }
+};
+
+// `m` read into csr, coo, ell and dia, and converted from each into each other: explain says the device
+// converts all twelve pairs, the trace shows its kernels storing each, and each result holds, byte for
+// byte, what reading the matrix into its layout gives, with the index dtype it declares.
+void converts_every_way_on_the_device(const Entries& m, const std::string& dtype) {
   test::TempDir dir;
-  std::string entries;
-  int64_t nnz = 0;
-  auto add = [&](int64_t r, int64_t c, double v) { entries += std::to_string(r + 1) + " " + std::to_string(c + 1) + " " + std::to_string(v) + "\n", ++nnz; };
-  for (int64_t c = 0; c < 500; ++c) add(2, c + 100, 0.25 * static_cast<double>(c % 13) - 1.125);
-  add(0, 0, 2.5), add(0, 699, -3.0), add(4, 350, 1.0), add(4, 351, 0.5), add(6, 3, 4.0);
-  test::write_text(dir / "M.mtx", "%%MatrixMarket matrix coordinate real general\n7 700 " + std::to_string(nnz) + "\n" + entries);
-  const std::string m = (dir / "M.mtx").string();
+  test::write_text(dir / "M.mtx", m.mtx());
+  const std::string file = (dir / "M.mtx").string(), shape = "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "]";
   const std::vector<std::string> layouts = {"csr", "coo", "ell", "dia"};
+  const auto counts = m.counts();
   std::string symbols, body, outputs;
   for (size_t k = 0; k < layouts.size(); ++k) {
     const std::string& l = layouts[k];
     // Sources with i32 and i64 indices in turn, so that every pair meets both.
-    symbols += std::string(symbols.empty() ? "" : ",\n") + R"("R_)" + l + R"(": {"kind": ")" + l + R"(", "dtype": "f64", "index": ")" +
-               (k % 2 ? "i64" : "i32") + R"(", "from": ")" + m + "\"}";
+    symbols += std::string(symbols.empty() ? "" : ",\n") + R"("R_)" + l + R"(": {"kind": ")" + l + R"(", "dtype": ")" + dtype + R"(", "index": ")" +
+               (k % 2 ? "i64" : "i32") + R"(", "from": ")" + file + "\"}";
     outputs += outputs_of("R_" + l, l);
   }
-  const std::map<std::string, std::string> counts = {{"csr", R"("nnz": )" + std::to_string(nnz)},
-                                                     {"coo", R"("nnz": )" + std::to_string(nnz)},
-                                                     {"ell", R"("width": 500)"},
-                                                     {"dia", R"("diagonals": 503)"}};
   std::vector<std::string> variants;
   for (size_t k = 0; k < layouts.size(); ++k)
     for (const auto& from : layouts) {
       const std::string& to = layouts[k];
       if (from == to) continue;
-      const std::string result = "C_" + from + "_" + to;
-      symbols += ",\n\"" + result + R"(": {"kind": ")" + to + R"(", "dtype": "f64", "index": ")" + (k % 2 ? "i64" : "i32") +
-                 R"(", "shape": [7, 700], )" + counts.at(to) + "}";
+      const std::string result = "C_" + from + "_" + to, count = counts.at(to);
+      symbols += ",\n\"" + result + R"(": {"kind": ")" + to + R"(", "dtype": ")" + dtype + R"(", "index": ")" + (k % 2 ? "i64" : "i32") +
+                 R"(", "shape": )" + shape + ", " + count + "}";
       body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.convert", "out": [")" + result + R"("], "in": ["R_)" + from + R"("]})";
       outputs += outputs_of(result, to);
-      variants.push_back("on the device: " + from + " -> " + to + " (" + counts.at(to).substr(1, counts.at(to).find('"', 1) - 1) + " " +
-                         counts.at(to).substr(counts.at(to).find(':') + 2) + ", as declared)");
+      variants.push_back("on the device: " + from + " -> " + to + " (" + count.substr(1, count.find('"', 1) - 1) + " " +
+                         count.substr(count.find(':') + 2) + ", as declared)");
     }
   ASSERT_EQ(variants.size(), 12u);
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [)" + body + R"(], "outputs": {)" + outputs.substr(2) + "}}");
   auto r = test::run_fugue("explain " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const auto& v : variants) EXPECT_NE(r.out.find(v), std::string::npos) << v << "\n" << r.out;
+  for (const auto& v : variants) EXPECT_NE(r.out.find(v), std::string::npos) << shape << ": " << v << "\n" << r.out;
   r = test::run_fugue("run --profile " + (dir / "trace.json").string() + " " + (dir / "p.json").string() + " --out " + (dir / "out").string());
   ASSERT_EQ(r.code, 0) << r.out;
   const std::string trace = test::read_text(dir / "trace.json");
@@ -381,13 +410,42 @@ TEST(SparseConvert, BetweenCsrCooEllAndDiaTheDeviceConvertsEveryWay) {
       if (from == to) continue;
       // The device's kernels stored the result (a fault found by the check would leave it to the host).
       const std::string kernels = "/body/" + std::to_string(statement++) + " sparse.convert C_" + from + "_" + to + " = (R_" + from + ") / convert: ";
-      if (from != "csr") EXPECT_NE(trace.find(kernels + from + " -> csr"), std::string::npos) << kernels;
-      if (to != "csr") EXPECT_NE(trace.find(kernels + "csr -> " + to), std::string::npos) << kernels;
+      if (from != "csr") EXPECT_NE(trace.find(kernels + from + " -> csr"), std::string::npos) << shape << ": " << kernels;
+      if (to != "csr") EXPECT_NE(trace.find(kernels + "csr -> " + to), std::string::npos) << shape << ": " << kernels;
       for (const auto& part : kParts.at(to)) {
         const auto want = fugue::load_npy(dir / "out" / ("R_" + to + "_" + part + ".npy"), std::nullopt, std::nullopt);
         const auto got = fugue::load_npy(dir / "out" / ("C_" + from + "_" + to + "_" + part + ".npy"), std::nullopt, std::nullopt);
         EXPECT_TRUE(got.dtype == want.dtype && got.shape == want.shape && got.bytes == want.bytes)
-            << from << " -> " << to << ", part " << part << ": " << got.type_text() << " vs " << want.type_text();
+            << shape << ": " << from << " -> " << to << ", part " << part << ": " << got.type_text() << " vs " << want.type_text();
       }
     }
+}
+
+// Rows left empty, a row longer than any work-group and columns past its rows'.
+TEST(SparseConvert, BetweenCsrCooEllAndDiaTheDeviceConvertsEveryWay) {
+  Entries m;
+  m.rows = 7, m.cols = 700;
+  for (int64_t c = 0; c < 500; ++c) m.add(2, c + 100, 0.25 * static_cast<double>(c % 13) - 1.125);
+  m.add(0, 0, 2.5), m.add(0, 699, -3.0), m.add(4, 350, 1.0), m.add(4, 351, 0.5), m.add(6, 3, 4.0);
+  converts_every_way_on_the_device(m, "f64");
+}
+
+// 70,000 rows and columns, entries on 20 diagonals far apart (the sums over 139,999 diagonals' flags and
+// over the rows take three and two levels of work-groups), and a matrix with no entry at all.
+TEST(SparseConvert, WideAndEmptyMatricesConvertOnTheDeviceEveryWay) {
+  Entries wide;
+  wide.rows = wide.cols = 70000;
+  uint64_t state = 12345;
+  auto next = [&] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+  std::vector<int64_t> offsets;
+  for (int k = 0; k < 20; ++k) offsets.push_back(static_cast<int64_t>(next() % 139999) - 69999);
+  for (int k = 0; k < 600; ++k) {
+    const int64_t r = static_cast<int64_t>(next() % 70000), c = r + offsets[static_cast<size_t>(k % 20)];
+    if (c >= 0 && c < 70000) wide.add(r, c, 0.5 + static_cast<double>(k % 7));
+  }
+  ASSERT_GT(wide.at.size(), 100u);
+  converts_every_way_on_the_device(wide, "f32");
+  Entries empty;
+  empty.rows = 5, empty.cols = 3;
+  converts_every_way_on_the_device(empty, "f32");
 }

@@ -1,7 +1,12 @@
 // sparse.convert on the device (plugins/sparse/convert_device.cpp): the layouts of
 // plugins/sparse/layouts.h, each entry where the host's conversion stores it, a work-item a row.
-// REAL is float or double; A_INDEX the source's index type, B_INDEX the result's (int or long);
-// SCAN_GROUP the work-group of the sums (a power of 2).
+// Values move as their bits: REAL is uint (f32) or ulong (f64), so no device needs doubles, every bit
+// is kept, and a value is padding where it is +0 or -0, as the host's `v != 0` says (ENTRY below).
+// A_INDEX is the source's index type, B_INDEX the result's (int or long); SCAN_GROUP the work-group of
+// the sums (a power of 2).
+
+// Whether a value's bits are an entry's: anything but a zero of either sign (NaN and subnormals too).
+#define ENTRY(bits) (((bits) << 1) != (REAL)0)
 
 // Inclusive sums of values[0 .. n-1] within each work-group of SCAN_GROUP, in place; each group's total
 // to totals[group]. scan_add then adds the sums of the groups before (convert_device.cpp recurses over
@@ -116,7 +121,7 @@ __kernel void dia_check(const long m, const long n, const long diagonals, __glob
   long count = 0;
   for (long d = 0; d < diagonals; ++d) {
     const long c = g + offsets[d];
-    if (a_data[d * m + g] != (REAL)0) {
+    if (ENTRY(a_data[d * m + g])) {
       if (c < 0 || c >= n) verdict[0] = 1;
       ++count;
     }
@@ -135,7 +140,7 @@ __kernel void dia_to_csr(const long m, const long n, const long diagonals, __glo
   if (g == m - 1) row_ptr[m] = (B_INDEX)sums[g];
   for (long d = 0; d < diagonals; ++d) {
     const REAL v = a_data[d * m + g];
-    if (v != (REAL)0) {
+    if (ENTRY(v)) {
       col[e] = (B_INDEX)(g + offsets[d]);
       data[e] = v;
       ++e;
@@ -181,7 +186,7 @@ __kernel void ell_check(const long m, const long n, const long width, __global c
   if (g >= m) return;
   long count = 0, last = -1;
   for (long k = 0; k < width; ++k)
-    if (a_data[k * m + g] != (REAL)0) {
+    if (ENTRY(a_data[k * m + g])) {
       const long c = a_col[k * m + g];
       if (c < 0 || c >= n || c <= last) verdict[0] = 1;
       last = c;
@@ -201,7 +206,7 @@ __kernel void ell_to_csr(const long m, const long width, __global const A_INDEX*
   if (g == m - 1) row_ptr[m] = (B_INDEX)sums[g];
   for (long k = 0; k < width; ++k) {
     const REAL v = a_data[k * m + g];
-    if (v != (REAL)0) {
+    if (ENTRY(v)) {
       col[e] = (B_INDEX)a_col[k * m + g];
       data[e] = v;
       ++e;
