@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sparse.convert on a GPU, in one call: the conformance suite's calls of sparse.convert on the device,
 # then Poisson matrices (GRIDS, default "2048 4096") converted between csr, coo, ell and dia on the
-# device, and from csr into bdia on the host for contrast. For each: the conversion's
+# device (and from csr into hyb), and from csr into bdia on the host for contrast. For each: the conversion's
 # kernels (fugue run --stats), fugue run's wall time against the same program without the conversion,
 # and the product of the result against the source's (max |difference| / max |y|). Run from the
 # repository root with the bundle in .gpu (../shared/gpu/README.md); FUGUE=path runs another build.
@@ -38,7 +38,7 @@ JSON
 now() { date +%s.%N; }
 printf '\n%-8s %-22s %12s %14s %12s\n' grid conversion "kernels ms" "added wall s" "product err" > "$work/table"
 for g in $GRIDS; do
-  n=$((g * g)); nnz=$((5 * n - 4 * g))
+  n=$((g * g)); nnz=$((5 * n - 4 * g)); hyb=$(((g - 2) * (g - 2)))  # hyb of width 4: the inner rows' fifth entries
   shape="\"shape\": [$n, $n]"
   dia="{\"kind\": \"dia\", \"dtype\": \"f32\", $shape, \"diagonals\": 5}"
   ell="{\"kind\": \"ell\", \"dtype\": \"f32\", $shape, \"width\": 5}"
@@ -54,9 +54,10 @@ for g in $GRIDS; do
   program ell_csr ell "$csr" "$g"
   program coo_dia coo "$dia" "$g"
   program dia_ell dia "$ell" "$g"
+  program csr_hyb csr "{\"kind\": \"hyb\", \"dtype\": \"f32\", $shape, \"width\": 4, \"nnz\": $hyb}" "$g"
   program csr_bdia_host csr "$bdia" "$g"
   declare -A wall
-  for p in base_csr base_dia base_coo base_ell csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_bdia_host; do
+  for p in base_csr base_dia base_coo base_ell csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia_host; do
     best=""
     for rep in 1 2; do
       t0=$(now)
@@ -66,7 +67,7 @@ for g in $GRIDS; do
     done
     wall[$p]=$best
   done
-  for p in csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_bdia_host; do
+  for p in csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia_host; do
     base=base_${p%%_*}
     kernels=$(awk '/sparse.convert/ {s += $(NF-2)} END {printf "%.3f", s}' "$work/$p.stats")
     err=$(${PYTHON:-python3} - "$work/out_$p" <<'PY'

@@ -79,7 +79,7 @@ bool csr_holds(const Device& d, const Facts& a, cl_mem row_ptr, cl_mem col, cl_i
   return result[0] == 0;
 }
 
-// A csr `a` (parts `from`) into B's coo, ell or dia (parts `to`).
+// A csr `a` (parts `from`) into B's coo, ell, dia or hyb (parts `to`).
 bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to) {
   cl_int longest = 0;
   if (!csr_holds(d, a, from[0], from[1], longest)) return false;
@@ -115,6 +115,21 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
       d.zero(to[1], static_cast<size_t>(b.diagonals * a.rows) * dtype_bytes(b.dtype), "B's data");
       Kernel fill(d.program, "csr_to_dia");
       fill.args(m, from[0], from[1], from[2], sums, to[1]).enqueue(d.s, rows, 0, "convert: csr -> dia");
+      return true;
+    }
+    case Layout::Hyb: {
+      if (!d.scans()) return false;
+      // The coo part's entries a row, their sums placing each row's.
+      cl_mem sums = scratch(d.s, rows * sizeof(cl_long));
+      Kernel count(d.program, "hyb_counts");
+      count.args(m, cl_long{b.width}, from[0], sums).enqueue(d.s, rows, 0, "convert: hyb counts");
+      d.scan(sums, m);
+      cl_long rest = 0;
+      d.read(sums, (rows - 1) * sizeof(cl_long), &rest, "the coo part's count");
+      if (rest != b.nnz) return false;
+      Kernel fill(d.program, "csr_to_hyb");
+      fill.args(m, cl_long{b.width}, from[0], from[1], from[2], sums, to[0], to[1], to[2]).arg(9, to[3]).arg(10, to[4]);
+      fill.enqueue(d.s, rows, 0, "convert: csr -> hyb");
       return true;
     }
     default: return false;
@@ -180,13 +195,14 @@ class IntoCsr {
 };
 
 bool is_csr_source(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia; }
-bool is_csr_target(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia; }
+bool is_csr_target(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia || l == Layout::Hyb; }
 
 // The places a layout of these facts holds (entries and padding), as layouts.cpp counts them.
 int64_t places_of(const Facts& f) {
   switch (f.layout) {
     case Layout::Ell: return f.width * f.rows;
     case Layout::Dia: return f.diagonals * f.rows;
+    case Layout::Hyb: return f.width * f.rows + f.nnz;
     default: return f.nnz;  // csr, coo
   }
 }

@@ -215,7 +215,7 @@ TEST(SparseConvert, OnTheDeviceHoldsWhatReadingGivesAndChecksTheCounts) {
   const int64_t zeros = 600 / 7 + 1, diagonals = 600 + 2;  // row 4's entries lie on row 1's diagonals
   test::write_text(dir / "M.mtx", "%%MatrixMarket matrix coordinate real general\n6 700 " + std::to_string(nnz) + "\n" + entries);
   const std::string m = (dir / "M.mtx").string();
-  auto program = [&](int64_t ell_width, int64_t coo_nnz, int64_t dia_diagonals, int64_t csr_nnz) {
+  auto program = [&](int64_t ell_width, int64_t coo_nnz, int64_t dia_diagonals, int64_t csr_nnz, int64_t hyb_nnz = 598) {
     return R"({"fugue": 1, "symbols": {
       "A": {"kind": "csr", "dtype": "f32", "index": "i64", "from": ")" + m + R"("},
       "R_csr": {"kind": "csr", "dtype": "f32", "index": "i32", "from": ")" + m + R"("},
@@ -225,11 +225,13 @@ TEST(SparseConvert, OnTheDeviceHoldsWhatReadingGivesAndChecksTheCounts) {
       "C_coo": {"kind": "coo", "dtype": "f32", "index": "i32", "shape": [6, 700], "nnz": )" + std::to_string(coo_nnz) + R"(},
       "C_ell": {"kind": "ell", "dtype": "f32", "index": "i64", "shape": [6, 700], "width": )" + std::to_string(ell_width) + R"(},
       "C_dia": {"kind": "dia", "dtype": "f32", "index": "i32", "shape": [6, 700], "diagonals": )" + std::to_string(dia_diagonals) + R"(},
-      "C_csr": {"kind": "csr", "dtype": "f32", "index": "i32", "shape": [6, 700], "nnz": )" + std::to_string(csr_nnz) + R"(}},
+      "C_csr": {"kind": "csr", "dtype": "f32", "index": "i32", "shape": [6, 700], "nnz": )" + std::to_string(csr_nnz) + R"(},
+      "C_hyb": {"kind": "hyb", "dtype": "f32", "index": "i32", "shape": [6, 700], "width": 2, "nnz": )" + std::to_string(hyb_nnz) + R"(}},
      "body": [{"op": "sparse.convert", "out": ["C_coo"], "in": ["A"]},
               {"op": "sparse.convert", "out": ["C_ell"], "in": ["R_csr"]},
               {"op": "sparse.convert", "out": ["C_dia"], "in": ["A"]},
-              {"op": "sparse.convert", "out": ["C_csr"], "in": ["R_dia"]}],
+              {"op": "sparse.convert", "out": ["C_csr"], "in": ["R_dia"]},
+              {"op": "sparse.convert", "out": ["C_hyb"], "in": ["A"]}],
      "outputs": {)" + (outputs_of("R_coo", "coo") + outputs_of("R_ell", "ell") + outputs_of("R_dia", "dia") + outputs_of("R_csr", "csr") +
                        outputs_of("C_coo", "coo") + outputs_of("C_ell", "ell") + outputs_of("C_dia", "dia") + outputs_of("C_csr", "csr")).substr(2) + "}}";
   };
@@ -296,9 +298,10 @@ TEST(SparseConvert, OnTheDeviceHoldsWhatReadingGivesAndChecksTheCounts) {
        "need \"diagonals\": " + std::to_string(diagonals) + " in the dia B, which is declared with \"diagonals\": " + std::to_string(diagonals - 1)},
       {"zeros", 600, nnz, diagonals, nnz, "/body/3",
        "(its nonzero values: zeros are padding in a dia) need \"nnz\": " + std::to_string(csr_nnz) + " in the csr B, which is declared with \"nnz\": " +
-           std::to_string(nnz)}};
+           std::to_string(nnz)},
+      {"hyb", 600, nnz, diagonals, csr_nnz, "/body/4", "need \"nnz\": 598 in the hyb B, which is declared with \"nnz\": 597: declare \"nnz\": 598"}};
   for (const Wrong& w : wrong) {
-    test::write_text(dir / (w.name + ".json"), program(w.ell_width, w.coo_nnz, w.dia_diagonals, w.csr_nnz));
+    test::write_text(dir / (w.name + ".json"), program(w.ell_width, w.coo_nnz, w.dia_diagonals, w.csr_nnz, w.name == "hyb" ? 597 : 598));
     r = test::run_fugue("run " + (dir / (w.name + ".json")).string() + " --out " + (dir / w.name).string());
     EXPECT_EQ(r.code, 2) << w.name << ": " << r.out;
     EXPECT_NE(r.out.find(w.name + ".json:" + w.statement + ": sparse.convert: operand B: A's "), std::string::npos) << w.name << ": " << r.out;
@@ -357,35 +360,41 @@ struct Entries {
   std::map<std::string, std::string> counts() const {
     std::map<int64_t, int64_t> per_row;
     std::set<int64_t> offsets;
-    int64_t width = 0;
-    for (const auto& [position, v] : at) width = std::max(width, ++per_row[position.first]), offsets.insert(position.second - position.first);
+    int64_t width = 0, past_two = 0;  // hyb of width 2: the entries past each row's first two
+    for (const auto& [position, v] : at) {
+      width = std::max(width, ++per_row[position.first]);
+      offsets.insert(position.second - position.first);
+      if (per_row[position.first] > 2) ++past_two;
+    }
     return {{"csr", R"("nnz": )" + std::to_string(at.size())},
             {"coo", R"("nnz": )" + std::to_string(at.size())},
             {"ell", R"("width": )" + std::to_string(width)},
-            {"dia", R"("diagonals": )" + std::to_string(offsets.size())}};
+            {"dia", R"("diagonals": )" + std::to_string(offsets.size())},
+            {"hyb", R"("nnz": )" + std::to_string(past_two) + R"(, "width": 2)"}};
   }
 };
 
-// `m` read into csr, coo, ell and dia, and converted from each into each other: explain says the device
-// converts all twelve pairs, the trace shows its kernels storing each, and each result holds, byte for
-// byte, what reading the matrix into its layout gives, with the index dtype it declares.
+// `m` read into csr, coo, ell, dia and hyb (of width 2), and converted from each of the first four into
+// each other layout: explain says the device converts all sixteen pairs, the trace shows its kernels
+// storing each, and each result holds, byte for byte, what reading the matrix into its layout gives, with
+// the index dtype it declares.
 void converts_every_way_on_the_device(const Entries& m, const std::string& dtype) {
   test::TempDir dir;
   test::write_text(dir / "M.mtx", m.mtx());
   const std::string file = (dir / "M.mtx").string(), shape = "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "]";
-  const std::vector<std::string> layouts = {"csr", "coo", "ell", "dia"};
+  const std::vector<std::string> layouts = {"csr", "coo", "ell", "dia", "hyb"}, sources = {"csr", "coo", "ell", "dia"};
   const auto counts = m.counts();
   std::string symbols, body, outputs;
   for (size_t k = 0; k < layouts.size(); ++k) {
     const std::string& l = layouts[k];
     // Sources with i32 and i64 indices in turn, so that every pair meets both.
     symbols += std::string(symbols.empty() ? "" : ",\n") + R"("R_)" + l + R"(": {"kind": ")" + l + R"(", "dtype": ")" + dtype + R"(", "index": ")" +
-               (k % 2 ? "i64" : "i32") + R"(", "from": ")" + file + "\"}";
+               (k % 2 ? "i64" : "i32") + R"(", "from": ")" + file + "\"" + (l == "hyb" ? R"(, "width": 2)" : "") + "}";
     outputs += outputs_of("R_" + l, l);
   }
   std::vector<std::string> variants;
   for (size_t k = 0; k < layouts.size(); ++k)
-    for (const auto& from : layouts) {
+    for (const auto& from : sources) {
       const std::string& to = layouts[k];
       if (from == to) continue;
       const std::string result = "C_" + from + "_" + to, count = counts.at(to);
@@ -393,10 +402,11 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
                  R"(", "shape": )" + shape + ", " + count + "}";
       body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.convert", "out": [")" + result + R"("], "in": ["R_)" + from + R"("]})";
       outputs += outputs_of(result, to);
-      variants.push_back("on the device: " + from + " -> " + to + " (" + count.substr(1, count.find('"', 1) - 1) + " " +
-                         count.substr(count.find(':') + 2) + ", as declared)");
+      const std::string first = count.substr(0, count.find(','));  // hyb's width is its declaration's cut
+      variants.push_back("on the device: " + from + " -> " + to + " (" + first.substr(1, first.find('"', 1) - 1) + " " +
+                         first.substr(first.find(':') + 2) + ", as declared)");
     }
-  ASSERT_EQ(variants.size(), 12u);
+  ASSERT_EQ(variants.size(), 16u);
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [)" + body + R"(], "outputs": {)" + outputs.substr(2) + "}}");
   auto r = test::run_fugue("explain " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
@@ -406,7 +416,7 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
   const std::string trace = test::read_text(dir / "trace.json");
   int statement = 0;
   for (const auto& to : layouts)
-    for (const auto& from : layouts) {
+    for (const auto& from : sources) {
       if (from == to) continue;
       // The device's kernels stored the result (a fault found by the check would leave it to the host).
       const std::string kernels = "/body/" + std::to_string(statement++) + " sparse.convert C_" + from + "_" + to + " = (R_" + from + ") / convert: ";
@@ -422,7 +432,7 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
 }
 
 // Rows left empty, a row longer than any work-group and columns past its rows'.
-TEST(SparseConvert, BetweenCsrCooEllAndDiaTheDeviceConvertsEveryWay) {
+TEST(SparseConvert, BetweenCsrCooEllDiaAndHybTheDeviceConvertsEveryWay) {
   Entries m;
   m.rows = 7, m.cols = 700;
   for (int64_t c = 0; c < 500; ++c) m.add(2, c + 100, 0.25 * static_cast<double>(c % 13) - 1.125);

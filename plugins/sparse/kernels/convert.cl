@@ -213,3 +213,31 @@ __kernel void ell_to_csr(const long m, const long width, __global const A_INDEX*
     }
   }
 }
+
+// csr -> hyb of ell width `width`, first: each row's entries past the width (the coo part's) into counts[g].
+__kernel void hyb_counts(const long m, const long width, __global const A_INDEX* row_ptr, __global long* counts) {
+  const long g = get_global_id(0);
+  if (g < m) counts[g] = max(row_ptr[g + 1] - row_ptr[g] - width, 0L);
+}
+
+// Then row g's first `width` entries into the ell part (k * m + g, column 0 and value 0 past its length)
+// and the rest into the coo part from sums[g - 1] on.
+__kernel void csr_to_hyb(const long m, const long width, __global const A_INDEX* row_ptr, __global const A_INDEX* a_col,
+                         __global const REAL* a_data, __global const long* sums, __global B_INDEX* ell_col,
+                         __global REAL* ell_data, __global B_INDEX* coo_row, __global B_INDEX* coo_col,
+                         __global REAL* coo_data) {
+  const long g = get_global_id(0);
+  if (g >= m) return;
+  const long begin = row_ptr[g], length = row_ptr[g + 1] - begin;
+  for (long k = 0; k < width; ++k) {
+    const bool entry = k < length;
+    ell_col[k * m + g] = entry ? (B_INDEX)a_col[begin + k] : (B_INDEX)0;
+    ell_data[k * m + g] = entry ? a_data[begin + k] : (REAL)0;
+  }
+  long e = g == 0 ? 0 : sums[g - 1];
+  for (long k = width; k < length; ++k, ++e) {
+    coo_row[e] = (B_INDEX)g;
+    coo_col[e] = (B_INDEX)a_col[begin + k];
+    coo_data[e] = a_data[begin + k];
+  }
+}
