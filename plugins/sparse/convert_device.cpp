@@ -74,7 +74,7 @@ bool csr_holds(const Device& d, const Facts& a, cl_mem row_ptr, cl_mem col, cl_i
   check.args(cl_long{a.rows}, cl_long{a.cols}, cl_long{a.nnz}, row_ptr, col, verdict)
       .enqueue(d.s, static_cast<size_t>(std::max(a.rows, a.nnz)), 0, "convert: csr check");
   cl_int result[2] = {0, 0};
-  check_cl(clEnqueueReadBuffer(d.s.queue, verdict, CL_TRUE, 0, sizeof result, result, 0, nullptr, nullptr), std::string(kWhat) + ": the check");
+  d.read(verdict, 0, &result, "the check");
   longest = result[1];
   return result[0] == 0;
 }

@@ -69,18 +69,25 @@ __kernel void csr_to_coo(const long m, __global const A_INDEX* row_ptr, __global
   }
 }
 
-// ell of `width`: row g's k-th entry at k * m + g, column 0 and value 0 past its length.
-__kernel void csr_to_ell(const long m, const long width, __global const A_INDEX* row_ptr,
-                         __global const A_INDEX* a_col, __global const REAL* a_data, __global B_INDEX* col,
-                         __global REAL* data) {
-  const long g = get_global_id(0);
-  if (g >= m) return;
-  const long begin = row_ptr[g], length = row_ptr[g + 1] - begin;
+// Row g of a csr (its `length` entries from `begin`) as an ell of `width`: its k-th entry at k * m + g,
+// column 0 and value 0 past its length (an ell, and a hyb's ell part).
+void store_ell_row(const long m, const long g, const long width, const long begin, const long length,
+                   __global const A_INDEX* a_col, __global const REAL* a_data, __global B_INDEX* col,
+                   __global REAL* data) {
   for (long k = 0; k < width; ++k) {
     const bool entry = k < length;
     col[k * m + g] = entry ? (B_INDEX)a_col[begin + k] : (B_INDEX)0;
     data[k * m + g] = entry ? a_data[begin + k] : (REAL)0;
   }
+}
+
+__kernel void csr_to_ell(const long m, const long width, __global const A_INDEX* row_ptr,
+                         __global const A_INDEX* a_col, __global const REAL* a_data, __global B_INDEX* col,
+                         __global REAL* data) {
+  const long g = get_global_id(0);
+  if (g >= m) return;
+  const long begin = row_ptr[g];
+  store_ell_row(m, g, width, begin, row_ptr[g + 1] - begin, a_col, a_data, col, data);
 }
 
 // csr -> dia, first: flags[c - i + m - 1] = 1 for every entry (i, c) (explicit zeros too: a diagonal
@@ -229,11 +236,7 @@ __kernel void csr_to_hyb(const long m, const long width, __global const A_INDEX*
   const long g = get_global_id(0);
   if (g >= m) return;
   const long begin = row_ptr[g], length = row_ptr[g + 1] - begin;
-  for (long k = 0; k < width; ++k) {
-    const bool entry = k < length;
-    ell_col[k * m + g] = entry ? (B_INDEX)a_col[begin + k] : (B_INDEX)0;
-    ell_data[k * m + g] = entry ? a_data[begin + k] : (REAL)0;
-  }
+  store_ell_row(m, g, width, begin, length, a_col, a_data, ell_col, ell_data);
   long e = g == 0 ? 0 : sums[g - 1];
   for (long k = width; k < length; ++k, ++e) {
     coo_row[e] = (B_INDEX)g;
