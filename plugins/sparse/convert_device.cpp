@@ -16,9 +16,20 @@ namespace {
 using namespace fugue::sdk;
 
 constexpr size_t kScanGroup = 256;  // SCAN_GROUP
+// The widest sell sorting window sorted on the device (its keys fill 16 KB of local memory).
+constexpr int64_t kSortMax = 2048;
 const char* const kWhat = "sparse.convert";
 
 std::string opencl_index(fugue_dtype index) { return index == FUGUE_DTYPE_I64 ? "long" : "int"; }
+
+// The keys a sell result's windows are sorted in: its window (no more than its rows) rounded up to a
+// power of 2; 1 where nothing is sorted.
+int64_t sort_size(const Facts& to) {
+  if (to.layout != Layout::Sell || to.sigma <= 1) return 1;
+  int64_t size = 1;
+  while (size < std::min(to.sigma, to.rows)) size <<= 1;
+  return size;
+}
 
 // The conversion's program for one source index dtype and one result index dtype, with the helpers its
 // steps share.
@@ -26,11 +37,23 @@ struct Device {
   const fugue_device_services& s;
   cl_program program = nullptr;
 
-  // Values move as their bits (uint, ulong): no device needs doubles for it.
-  Device(const fugue_device_services& services, fugue_dtype dtype, fugue_dtype a_index, fugue_dtype b_index) : s(services) {
+  // Values move as their bits (uint, ulong): no device needs doubles for it. A bdia source's offsets
+  // reach the dia kernels expanded into longs, a diagonal each; a sell result's windows are sorted in
+  // `sort_size` keys.
+  Device(const fugue_device_services& services, fugue_dtype dtype, fugue_dtype a_index, fugue_dtype b_index, Layout source = Layout::Csr,
+         int64_t sort_size = 1)
+      : s(services) {
     program = build_program(s, kernel_source_convert,
                             std::string("-DREAL=") + (dtype == FUGUE_DTYPE_F64 ? "ulong" : "uint") + " -DA_INDEX=" + opencl_index(a_index) +
-                                " -DB_INDEX=" + opencl_index(b_index) + " -DSCAN_GROUP=" + std::to_string(kScanGroup));
+                                " -DB_INDEX=" + opencl_index(b_index) + " -DDIA_OFFSET=" +
+                                (source == Layout::Bdia ? "long" : opencl_index(a_index)) + " -DSCAN_GROUP=" + std::to_string(kScanGroup) +
+                                " -DSORT_SIZE=" + std::to_string(sort_size));
+  }
+  // A check's verdict read back: whether the source is one as the host reads it.
+  bool holds(cl_mem verdict) const {
+    cl_int fault = 0;
+    read(verdict, 0, &fault, "the check");
+    return fault == 0;
   }
   // Whether the sums' work-groups fit the device.
   bool scans() const { return Kernel(program, "scan_groups").work_group_size(s.device) >= kScanGroup; }
@@ -98,23 +121,62 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
       fill.args(m, cl_long{b.width}, from[0], from[1], from[2], to[0], to[1]).enqueue(d.s, rows, 0, "convert: csr -> ell");
       return true;
     }
-    case Layout::Dia: {
+    case Layout::Dia:
+    case Layout::Bdia: {
       if (!d.scans()) return false;
       // The diagonals holding entries flagged by offset, their sums numbering them.
       const int64_t places = a.rows + a.cols - 1;
-      cl_mem sums = scratch(d.s, static_cast<size_t>(places) * sizeof(cl_long));
-      d.zero(sums, static_cast<size_t>(places) * sizeof(cl_long), "the diagonals' flags");
+      const size_t bytes = static_cast<size_t>(places) * sizeof(cl_long);
+      cl_mem sums = scratch(d.s, bytes);
+      d.zero(sums, bytes, "the diagonals' flags");
       Kernel flag(d.program, "csr_diagonals");
       flag.args(m, from[0], from[1], sums).enqueue(d.s, rows, 0, "convert: csr diagonals");
       d.scan(sums, places);
       cl_long diagonals = 0;
       d.read(sums, static_cast<size_t>(places - 1) * sizeof(cl_long), &diagonals, "the diagonals' count");
       if (diagonals != b.diagonals) return false;
-      Kernel offsets(d.program, "dia_offsets");
-      offsets.args(m, cl_long{places}, sums, to[0]).enqueue(d.s, static_cast<size_t>(places), 0, "convert: dia offsets");
-      d.zero(to[1], static_cast<size_t>(b.diagonals * a.rows) * dtype_bytes(b.dtype), "B's data");
+      const std::string label = std::string("convert: csr -> ") + layout_name(b.layout);
+      if (b.layout == Layout::Dia) {
+        Kernel offsets(d.program, "dia_offsets");
+        offsets.args(m, cl_long{places}, sums, to[0]).enqueue(d.s, static_cast<size_t>(places), 0, "convert: dia offsets");
+      } else {
+        // A band begins at each diagonal with entries whose neighbour below has none; their sums number the bands.
+        cl_mem starts = scratch(d.s, bytes);
+        Kernel begin(d.program, "band_starts");
+        begin.args(cl_long{places}, sums, starts).enqueue(d.s, static_cast<size_t>(places), 0, "convert: bdia bands");
+        d.scan(starts, places);
+        cl_long bands = 0;
+        d.read(starts, static_cast<size_t>(places - 1) * sizeof(cl_long), &bands, "the bands' count");
+        if (bands != b.bands) return false;
+        Kernel store(d.program, "bdia_bands");
+        store.args(m, cl_long{places}, sums, starts, to[0], to[1]).enqueue(d.s, static_cast<size_t>(places), 0, "convert: bdia bands");
+      }
+      cl_mem data = to.back();
+      d.zero(data, static_cast<size_t>(b.diagonals * a.rows) * dtype_bytes(b.dtype), "B's data");
       Kernel fill(d.program, "csr_to_dia");
-      fill.args(m, from[0], from[1], from[2], sums, to[1]).enqueue(d.s, rows, 0, "convert: csr -> dia");
+      fill.args(m, from[0], from[1], from[2], sums, data).enqueue(d.s, rows, 0, label);
+      return true;
+    }
+    case Layout::Sell: {
+      if (!d.scans() || longest == std::numeric_limits<cl_int>::max()) return false;  // the sort's keys hold lengths below INT_MAX
+      const int64_t slices = ceil_div(a.rows, b.slice), places = slices * b.slice;
+      Kernel order(d.program, "sell_rows_in_order");
+      order.args(m, cl_long{places}, to[1]).enqueue(d.s, static_cast<size_t>(places), 0, "convert: sell rows");
+      if (b.sigma > 1 && a.rows > 1) {
+        Kernel sort(d.program, "sell_sort_window");
+        const size_t items = std::min<size_t>({256, static_cast<size_t>(sort_size(b) / 2), sort.work_group_size(d.s.device)});
+        sort.args(m, cl_long{b.sigma}, from[0], to[1]).enqueue(d.s, static_cast<size_t>(ceil_div(a.rows, b.sigma)) * items, items, "convert: sell rows");
+      }
+      cl_mem sums = scratch(d.s, static_cast<size_t>(slices) * sizeof(cl_long));
+      Kernel sizes(d.program, "sell_slice_sizes");
+      sizes.args(cl_long{slices}, cl_long{b.slice}, from[0], to[1], sums).enqueue(d.s, static_cast<size_t>(slices), 0, "convert: sell slices");
+      d.scan(sums, slices);
+      cl_long stored = 0;
+      d.read(sums, static_cast<size_t>(slices - 1) * sizeof(cl_long), &stored, "the places' count");
+      if (stored != b.stored) return false;
+      Kernel fill(d.program, "csr_to_sell");
+      fill.args(cl_long{slices}, cl_long{b.slice}, from[0], from[1], from[2], sums, to[1], to[0]).arg(8, to[2]).arg(9, to[3]);
+      fill.enqueue(d.s, static_cast<size_t>(places), 0, "convert: csr -> sell");
       return true;
     }
     case Layout::Hyb: {
@@ -138,8 +200,8 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
 
 // ---- Into a csr ----------------------------------------------------------------------------------
 
-// A coo, ell or dia `a` (parts `from`) on its way into a csr: checked and counted first, so that the
-// csr's parts can be sized, then stored.
+// A coo, ell, dia, bdia or hyb `a` (parts `from`) on its way into a csr: checked and counted first, so
+// that the csr's parts can be sized, then stored.
 class IntoCsr {
  public:
   IntoCsr(const Device& d, const Facts& a, const std::vector<cl_mem>& from) : d_(d), a_(a), from_(from) {}
@@ -147,21 +209,36 @@ class IntoCsr {
   // The csr's entries; -1 where the source is not one as the host reads it.
   int64_t count() {
     const cl_long m = a_.rows, n = a_.cols;
+    const std::string label = std::string("convert: ") + layout_name(a_.layout) + " check";
     cl_mem verdict = d_.verdict();
-    if (a_.layout == Layout::Coo) {
+    if (a_.layout == Layout::Coo || a_.layout == Layout::Hyb) {
+      // A hyb's coo part first, then (below) its rows with their ell part.
+      const int64_t nnz = a_.nnz;
+      const size_t first = a_.layout == Layout::Coo ? 0 : 2;
       Kernel check(d_.program, "coo_check");
-      check.args(m, n, cl_long{a_.nnz}, from_[0], from_[1], verdict).enqueue(d_.s, static_cast<size_t>(a_.nnz), 0, "convert: coo check");
-    } else {
-      sums_ = scratch(d_.s, static_cast<size_t>(m) * sizeof(cl_long));
-      Kernel check(d_.program, a_.layout == Layout::Ell ? "ell_check" : "dia_check");
-      check.args(m, n, cl_long{a_.layout == Layout::Ell ? a_.width : a_.diagonals}, from_[0], from_[1], sums_, verdict)
-          .enqueue(d_.s, static_cast<size_t>(std::max(a_.rows, a_.layout == Layout::Dia ? a_.diagonals : 0)), 0,
-                   std::string("convert: ") + layout_name(a_.layout) + " check");
+      check.args(m, n, cl_long{nnz}, from_[first], from_[first + 1], verdict).enqueue(d_.s, static_cast<size_t>(nnz), 0, label);
+      if (!d_.holds(verdict)) return -1;
+      if (a_.layout == Layout::Coo) return nnz;
+      coo_starts_ = scratch(d_.s, static_cast<size_t>(m + 1) * sizeof(cl_long));
+      Kernel starts(d_.program, "coo_row_starts");
+      starts.args(m, cl_long{nnz}, from_[2], coo_starts_).enqueue(d_.s, static_cast<size_t>(nnz) + 1, 0, label);
     }
-    cl_int fault = 0;
-    d_.read(verdict, 0, &fault, "the check");
-    if (fault != 0) return -1;
-    if (a_.layout == Layout::Coo) return a_.nnz;
+    sums_ = scratch(d_.s, static_cast<size_t>(m) * sizeof(cl_long));
+    if (a_.layout == Layout::Sell) {
+      if (!check_sell(verdict, label)) return -1;
+    } else if (a_.layout == Layout::Hyb) {
+      Kernel check(d_.program, "hyb_check");
+      check.args(m, n, cl_long{a_.width}, from_[0], from_[1], from_[3], coo_starts_, sums_).arg(8, verdict).enqueue(d_.s, static_cast<size_t>(m), 0, label);
+    } else if (a_.layout == Layout::Ell) {
+      Kernel check(d_.program, "ell_check");
+      check.args(m, n, cl_long{a_.width}, from_[0], from_[1], sums_, verdict).enqueue(d_.s, static_cast<size_t>(m), 0, label);
+    } else {
+      if (a_.layout == Layout::Bdia && !expand_bands(verdict, label)) return -1;
+      Kernel check(d_.program, "dia_check");
+      check.args(m, n, cl_long{a_.diagonals}, offsets(), data(), sums_, verdict)
+          .enqueue(d_.s, static_cast<size_t>(std::max(a_.rows, a_.diagonals)), 0, label);
+    }
+    if (!d_.holds(verdict)) return -1;
     d_.scan(sums_, m);
     cl_long nnz = 0;
     d_.read(sums_, static_cast<size_t>(m - 1) * sizeof(cl_long), &nnz, "the entries' count");
@@ -180,28 +257,74 @@ class IntoCsr {
     } else if (a_.layout == Layout::Ell) {
       Kernel fill(d_.program, "ell_to_csr");
       fill.args(m, cl_long{a_.width}, from_[0], from_[1], sums_, to[0], to[1], to[2]).enqueue(d_.s, static_cast<size_t>(m), 0, label);
+    } else if (a_.layout == Layout::Sell) {
+      Kernel fill(d_.program, "sell_to_csr");
+      fill.args(m, cl_long{a_.slice}, cl_long{sell_places()}, from_[0], from_[1], from_[2], from_[3], sums_).arg(8, to[0]).arg(9, to[1]).arg(10, to[2]);
+      fill.enqueue(d_.s, static_cast<size_t>(sell_places()), 0, label);
+    } else if (a_.layout == Layout::Hyb) {
+      Kernel fill(d_.program, "hyb_to_csr");
+      fill.args(m, cl_long{a_.width}, from_[0], from_[1], from_[3], from_[4], coo_starts_, sums_).arg(8, to[0]).arg(9, to[1]).arg(10, to[2]);
+      fill.enqueue(d_.s, static_cast<size_t>(m), 0, label);
     } else {
       Kernel fill(d_.program, "dia_to_csr");
-      fill.args(m, cl_long{a_.cols}, cl_long{a_.diagonals}, from_[0], from_[1], sums_, to[0], to[1], to[2])
+      fill.args(m, cl_long{a_.cols}, cl_long{a_.diagonals}, offsets(), data(), sums_, to[0], to[1], to[2])
           .enqueue(d_.s, static_cast<size_t>(m), 0, label);
     }
   }
 
  private:
+  int64_t sell_places() const { return ceil_div(a_.rows, a_.slice) * a_.slice; }
+  // A sell's slices checked, then its places (each row at one place), counting each row's entries.
+  bool check_sell(cl_mem verdict, const std::string& label) {
+    const cl_long m = a_.rows, slices = ceil_div(a_.rows, a_.slice), places = sell_places();
+    Kernel slices_check(d_.program, "sell_slices_check");
+    slices_check.args(slices, cl_long{a_.slice}, cl_long{a_.stored}, from_[0], verdict).enqueue(d_.s, static_cast<size_t>(slices) + 1, 0, label);
+    if (!d_.holds(verdict)) return false;
+    cl_mem seen = scratch(d_.s, static_cast<size_t>(m) * sizeof(cl_int));
+    d_.zero(seen, static_cast<size_t>(m) * sizeof(cl_int), "the rows' places");
+    Kernel check(d_.program, "sell_check");
+    check.args(m, cl_long{a_.cols}, cl_long{a_.slice}, places, from_[0], from_[1], from_[2], from_[3]).arg(8, seen).arg(9, sums_).arg(10, verdict);
+    check.enqueue(d_.s, static_cast<size_t>(places), 0, label);
+    Kernel once(d_.program, "sell_seen");
+    once.args(m, seen, verdict).enqueue(d_.s, static_cast<size_t>(m), 0, label);
+    return true;
+  }
+  // A bdia's bands checked, then their diagonals' offsets one by one (the dia kernels read them so):
+  // false where the bands are not as the host reads them.
+  bool expand_bands(cl_mem verdict, const std::string& label) {
+    const cl_long m = a_.rows, bands = a_.bands;
+    Kernel check(d_.program, "bdia_check");
+    check.args(m, bands, cl_long{a_.diagonals}, from_[0], from_[1], verdict).enqueue(d_.s, static_cast<size_t>(bands) + 1, 0, label);
+    if (!d_.holds(verdict)) return false;
+    diagonal_offsets_ = scratch(d_.s, static_cast<size_t>(std::max<int64_t>(a_.diagonals, 1)) * sizeof(cl_long));
+    Kernel expand(d_.program, "bdia_diagonals");
+    expand.args(m, bands, from_[0], from_[1], diagonal_offsets_).enqueue(d_.s, static_cast<size_t>(bands), 0, label);
+    return true;
+  }
+  // A dia's offsets and data, or a bdia's expanded offsets and its data.
+  cl_mem offsets() const { return a_.layout == Layout::Bdia ? diagonal_offsets_ : from_[0]; }
+  cl_mem data() const { return from_.back(); }
+
   const Device& d_;
   const Facts& a_;
   const std::vector<cl_mem>& from_;
-  cl_mem sums_ = nullptr;  // ell, dia: the rows' entries, then their inclusive sums
+  cl_mem sums_ = nullptr;              // the rows' entries, then their inclusive sums (all but a coo)
+  cl_mem coo_starts_ = nullptr;        // hyb: each row's first entry in the coo part [m + 1]
+  cl_mem diagonal_offsets_ = nullptr;  // bdia: each diagonal's offset (longs)
 };
 
-bool is_csr_source(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia; }
-bool is_csr_target(Layout l) { return l == Layout::Coo || l == Layout::Ell || l == Layout::Dia || l == Layout::Hyb; }
+bool is_csr_source(Layout l) {
+  return l == Layout::Coo || l == Layout::Ell || l == Layout::Sell || l == Layout::Dia || l == Layout::Bdia || l == Layout::Hyb;
+}
+bool is_csr_target(Layout l) { return is_csr_source(l); }
 
 // The places a layout of these facts holds (entries and padding), as layouts.cpp counts them.
 int64_t places_of(const Facts& f) {
   switch (f.layout) {
     case Layout::Ell: return f.width * f.rows;
-    case Layout::Dia: return f.diagonals * f.rows;
+    case Layout::Sell: return std::max(f.stored, ceil_div(f.rows, f.slice) * f.slice);  // its places, its row part
+    case Layout::Dia:
+    case Layout::Bdia: return f.diagonals * f.rows;
     case Layout::Hyb: return f.width * f.rows + f.nnz;
     default: return f.nnz;  // csr, coo
   }
@@ -224,7 +347,8 @@ bool flags_fit(const Facts& from) {
 
 bool converts_on_device(const Facts& from, const Facts& to) {
   if (from.rows == 0 || from.cols == 0 || from.layout == to.layout || !index_holds(to)) return false;
-  if (to.layout == Layout::Dia && !flags_fit(from)) return false;
+  if ((to.layout == Layout::Dia || to.layout == Layout::Bdia) && !flags_fit(from)) return false;
+  if (sort_size(to) > kSortMax) return false;  // a window wider than local memory sorts on the host
   // Between a csr and a coo the count is known now: one the host is to name does not start here.
   if ((from.layout == Layout::Csr && to.layout == Layout::Coo) || (from.layout == Layout::Coo && to.layout == Layout::Csr))
     return from.nnz == to.nnz;
@@ -241,12 +365,12 @@ bool convert_on_device(const sdk::Call& call, const fugue_device_services& s) {
   for (cl_mem m : to)
     if (std::find(from.begin(), from.end(), m) != from.end()) return false;
   if (a.layout == Layout::Csr) {
-    const Device d(s, a.dtype, a.index, b.index);
+    const Device d(s, a.dtype, a.index, b.index, a.layout, sort_size(b));
     return from_csr(d, a, b, from, to);
   }
   const bool into_b = b.layout == Layout::Csr;
   // Through a csr of the device's own (i64 indices) where B is not one.
-  const Device first(s, a.dtype, a.index, into_b ? b.index : FUGUE_DTYPE_I64);
+  const Device first(s, a.dtype, a.index, into_b ? b.index : FUGUE_DTYPE_I64, a.layout);
   if (!first.scans()) return false;
   IntoCsr source(first, a, from);
   const int64_t nnz = source.count();
@@ -263,7 +387,7 @@ bool convert_on_device(const sdk::Call& call, const fugue_device_services& s) {
                                       scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * sizeof(cl_long)),
                                       scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * dtype_bytes(a.dtype))};
   source.store(middle);
-  const Device second(s, a.dtype, FUGUE_DTYPE_I64, b.index);
+  const Device second(s, a.dtype, FUGUE_DTYPE_I64, b.index, Layout::Csr, sort_size(b));
   return second.scans() && from_csr(second, csr, b, middle, to);
 }
 

@@ -18,8 +18,6 @@ constexpr int64_t kI32Limit = (int64_t{1} << 31) - 1;
 constexpr int64_t kPaddedPlaces = int64_t{1} << 26;
 constexpr int64_t kPaddingFactor = 20;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Per place of a sell value, the matrix row it holds (-1: padding), rows sorted within windows of sigma.
 std::vector<int64_t> sell_rows(const std::vector<int64_t>& lengths, int64_t rows, int64_t slice, int64_t sigma) {
   std::vector<int64_t> order(static_cast<size_t>(ceil_div(rows, slice) * slice), -1);

@@ -149,6 +149,8 @@ Facts block_facts(const Coordinates& m, const std::vector<int64_t>& counts, Layo
 int64_t declared_count(const Facts& facts);
 // The block layouts' super-rows: groups of block_rows rows, the last one short where they do not divide.
 int64_t super_rows(const Facts& facts);
+// a / b rounded up (a >= 0, b > 0): sell's slices, the block layouts' super-rows.
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The parts of `m` stored with `facts`, each as numbers (indices are exact up to 2^53).
 std::vector<std::vector<double>> stored_parts(const Facts& facts, const Coordinates& m);

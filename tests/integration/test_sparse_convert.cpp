@@ -4,6 +4,7 @@
 // refused before anything is written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -346,7 +347,8 @@ TEST(SparseConvert, OnTheDeviceHoldsWhatReadingGivesAndChecksTheCounts) {
 }
 
 // A matrix given by its entries (row, column, value; no position twice, no value 0), written as a
-// Matrix Market file, with the counts each of csr, coo, ell and dia holds it with.
+// Matrix Market file, with the counts each of csr, coo, ell, sell (slices of `slice` rows sorted in windows
+// of `sigma`), dia, bdia and hyb holds it with.
 struct Entries {
   int64_t rows = 0, cols = 0;
   std::map<std::pair<int64_t, int64_t>, double> at;
@@ -357,7 +359,7 @@ struct Entries {
     for (const auto& [position, v] : at) text += std::to_string(position.first + 1) + " " + std::to_string(position.second + 1) + " " + std::to_string(v) + "\n";
     return text;
   }
-  std::map<std::string, std::string> counts() const {
+  std::map<std::string, std::string> counts(int64_t slice, int64_t sigma) const {
     std::map<int64_t, int64_t> per_row;
     std::set<int64_t> offsets;
     int64_t width = 0, past_two = 0;  // hyb of width 2: the entries past each row's first two
@@ -366,30 +368,50 @@ struct Entries {
       offsets.insert(position.second - position.first);
       if (per_row[position.first] > 2) ++past_two;
     }
+    int64_t bands = 0;  // runs of consecutive offsets
+    for (int64_t o : offsets) bands += offsets.count(o - 1) ? 0 : 1;
+    // sell: the rows sorted by length (longest first, stably) in each window; each slice as wide as its longest
+    std::vector<int64_t> lengths(static_cast<size_t>(rows), 0), order;
+    for (const auto& [row, n] : per_row) lengths[static_cast<size_t>(row)] = n;
+    for (int64_t w = 0; w < rows; w += sigma) {
+      std::vector<int64_t> window;
+      for (int64_t i = w; i < std::min(rows, w + sigma); ++i) window.push_back(i);
+      std::stable_sort(window.begin(), window.end(), [&](int64_t a, int64_t b) { return lengths[static_cast<size_t>(a)] > lengths[static_cast<size_t>(b)]; });
+      order.insert(order.end(), window.begin(), window.end());
+    }
+    int64_t stored = 0;
+    for (size_t first = 0; first < order.size(); first += static_cast<size_t>(slice)) {
+      int64_t longest = 0;
+      for (size_t p = first; p < std::min(order.size(), first + static_cast<size_t>(slice)); ++p) longest = std::max(longest, lengths[static_cast<size_t>(order[p])]);
+      stored += longest * slice;
+    }
     return {{"csr", R"("nnz": )" + std::to_string(at.size())},
             {"coo", R"("nnz": )" + std::to_string(at.size())},
             {"ell", R"("width": )" + std::to_string(width)},
+            {"sell", R"("stored": )" + std::to_string(stored) + R"(, "slice": )" + std::to_string(slice) + R"(, "sigma": )" + std::to_string(sigma)},
             {"dia", R"("diagonals": )" + std::to_string(offsets.size())},
+            {"bdia", R"("diagonals": )" + std::to_string(offsets.size()) + R"(, "bands": )" + std::to_string(bands)},
             {"hyb", R"("nnz": )" + std::to_string(past_two) + R"(, "width": 2)"}};
   }
 };
 
-// `m` read into csr, coo, ell, dia and hyb (of width 2), and converted from each of the first four into
-// each other layout: explain says the device converts all sixteen pairs, the trace shows its kernels
-// storing each, and each result holds, byte for byte, what reading the matrix into its layout gives, with
-// the index dtype it declares.
-void converts_every_way_on_the_device(const Entries& m, const std::string& dtype) {
+// `m` read into csr, coo, ell, sell (cut as `slice` and `sigma` say), dia, bdia and hyb (of width 2), and
+// converted from each into each other layout: explain says the device converts all forty-two pairs, the trace shows its kernels storing each,
+// and each result holds, byte for byte, what reading the matrix into its layout gives, with the index
+// dtype it declares.
+void converts_every_way_on_the_device(const Entries& m, const std::string& dtype, int64_t slice, int64_t sigma) {
   test::TempDir dir;
   test::write_text(dir / "M.mtx", m.mtx());
   const std::string file = (dir / "M.mtx").string(), shape = "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "]";
-  const std::vector<std::string> layouts = {"csr", "coo", "ell", "dia", "hyb"}, sources = {"csr", "coo", "ell", "dia"};
-  const auto counts = m.counts();
+  const std::vector<std::string> layouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb"}, sources = layouts;
+  const auto counts = m.counts(slice, sigma);
+  const std::string sell_cut = R"(, "slice": )" + std::to_string(slice) + R"(, "sigma": )" + std::to_string(sigma);
   std::string symbols, body, outputs;
   for (size_t k = 0; k < layouts.size(); ++k) {
     const std::string& l = layouts[k];
     // Sources with i32 and i64 indices in turn, so that every pair meets both.
     symbols += std::string(symbols.empty() ? "" : ",\n") + R"("R_)" + l + R"(": {"kind": ")" + l + R"(", "dtype": ")" + dtype + R"(", "index": ")" +
-               (k % 2 ? "i64" : "i32") + R"(", "from": ")" + file + "\"" + (l == "hyb" ? R"(, "width": 2)" : "") + "}";
+               (k % 2 ? "i64" : "i32") + R"(", "from": ")" + file + "\"" + (l == "hyb" ? R"(, "width": 2)" : l == "sell" ? sell_cut : "") + "}";
     outputs += outputs_of("R_" + l, l);
   }
   std::vector<std::string> variants;
@@ -402,11 +424,14 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
                  R"(", "shape": )" + shape + ", " + count + "}";
       body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.convert", "out": [")" + result + R"("], "in": ["R_)" + from + R"("]})";
       outputs += outputs_of(result, to);
-      const std::string first = count.substr(0, count.find(','));  // hyb's width is its declaration's cut
-      variants.push_back("on the device: " + from + " -> " + to + " (" + first.substr(1, first.find('"', 1) - 1) + " " +
-                         first.substr(first.find(':') + 2) + ", as declared)");
+      // explain's counts: `"diagonals": 5, "bands": 2` as "diagonals 5, bands 2"; hyb's width and sell's slice
+      // and sigma are their cut, not counts
+      std::string shown = to == "hyb" || to == "sell" ? count.substr(0, count.find(',')) : count;
+      for (size_t q; (q = shown.find('"')) != std::string::npos;) shown.erase(q, 1);
+      for (size_t q; (q = shown.find(':')) != std::string::npos;) shown.erase(q, 1);
+      variants.push_back("on the device: " + from + " -> " + to + " (" + shown + ", as declared)");
     }
-  ASSERT_EQ(variants.size(), 16u);
+  ASSERT_EQ(variants.size(), 42u);
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [)" + body + R"(], "outputs": {)" + outputs.substr(2) + "}}");
   auto r = test::run_fugue("explain " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
@@ -432,16 +457,17 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
 }
 
 // Rows left empty, a row longer than any work-group and columns past its rows'.
-TEST(SparseConvert, BetweenCsrCooEllDiaAndHybTheDeviceConvertsEveryWay) {
+TEST(SparseConvert, BetweenCsrCooEllDiaBdiaAndHybTheDeviceConvertsEveryWay) {
   Entries m;
   m.rows = 7, m.cols = 700;
   for (int64_t c = 0; c < 500; ++c) m.add(2, c + 100, 0.25 * static_cast<double>(c % 13) - 1.125);
   m.add(0, 0, 2.5), m.add(0, 699, -3.0), m.add(4, 350, 1.0), m.add(4, 351, 0.5), m.add(6, 3, 4.0);
-  converts_every_way_on_the_device(m, "f64");
+  converts_every_way_on_the_device(m, "f64", 4, 8);
 }
 
 // 70,000 rows and columns, entries on 20 diagonals far apart (the sums over 139,999 diagonals' flags and
-// over the rows take three and two levels of work-groups), and a matrix with no entry at all.
+// over the rows take three and two levels of work-groups; sell's windows of 1,500 rows, the last one
+// short, cross its slices of 32, the last one padded), and a matrix with no entry at all.
 TEST(SparseConvert, WideAndEmptyMatricesConvertOnTheDeviceEveryWay) {
   Entries wide;
   wide.rows = wide.cols = 70000;
@@ -454,8 +480,66 @@ TEST(SparseConvert, WideAndEmptyMatricesConvertOnTheDeviceEveryWay) {
     if (c >= 0 && c < 70000) wide.add(r, c, 0.5 + static_cast<double>(k % 7));
   }
   ASSERT_GT(wide.at.size(), 100u);
-  converts_every_way_on_the_device(wide, "f32");
+  converts_every_way_on_the_device(wide, "f32", 32, 1500);
   Entries empty;
   empty.rows = 5, empty.cols = 3;
-  converts_every_way_on_the_device(empty, "f32");
+  converts_every_way_on_the_device(empty, "f32", 2, 1);
+}
+
+// A hyb whose row lists a coo part's column before its ell part's, and bdias whose bands overlap or hold
+// part of a diagonal (parts given inline may): the device's checks see them and store nothing; the
+// host's conversion sorts the hyb's row and names the bdias' faults. A bands count one off is named too.
+TEST(SparseConvert, BdiaAndHybSourcesTheDeviceCannotReadGoToTheHost) {
+  test::TempDir dir;
+  test::write_text(dir / "hyb.json", R"({"fugue": 1, "symbols": {
+      "H": {"kind": "hyb", "dtype": "f32", "shape": [2, 4], "width": 1, "nnz": 1,
+            "parts": {"ell_col": {"value": [3, 0]}, "ell_data": {"value": [1, 3]}, "coo_row": {"value": [0]}, "coo_col": {"value": [1]},
+                      "coo_data": {"value": [2]}}},
+      "C": {"kind": "csr", "dtype": "f32", "shape": [2, 4], "nnz": 3}},
+     "body": [{"op": "sparse.convert", "out": ["C"], "in": ["H"]}],
+     "outputs": {"C.row_ptr": "row_ptr.npy", "C.col": "col.npy", "C.data": "data.npy"}})");
+  auto r = test::run_fugue("explain " + (dir / "hyb.json").string());
+  EXPECT_NE(r.out.find("on the device: hyb -> csr (nnz 3, as declared)"), std::string::npos) << r.out;
+  r = test::run_fugue("run --profile " + (dir / "trace.json").string() + " " + (dir / "hyb.json").string() + " --out " + (dir / "hyb").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string trace = test::read_text(dir / "trace.json");
+  EXPECT_NE(trace.find("convert: hyb check"), std::string::npos);
+  EXPECT_EQ(trace.find("convert: hyb -> csr"), std::string::npos);
+  const std::vector<std::pair<std::string, std::vector<double>>> want = {{"row_ptr", {0, 2, 3}}, {"col", {1, 3, 0}}, {"data", {2, 1, 3}}};
+  for (const auto& [part, values] : want) {
+    const auto got = fugue::load_npy(dir / "hyb" / (part + ".npy"), std::nullopt, std::nullopt);
+    ASSERT_EQ(got.elements(), static_cast<int64_t>(values.size())) << part;
+    for (size_t k = 0; k < values.size(); ++k) EXPECT_EQ(got.get(static_cast<int64_t>(k)), values[k]) << part << "[" << k << "]";
+  }
+
+  // 3 x 3, two bands of three diagonals; the second band starts inside the first, or band_ptr splits a diagonal.
+  struct Bad {
+    std::string name, offsets, band_ptr, message;
+  };
+  const std::vector<Bad> bad = {{"overlap", "[-1, 0]", "[0, 6, 9]", "a bdia whose bands are not ascending or overlap (band 1)"},
+                                {"split", "[-1, 1]", "[0, 4, 9]", "a bdia whose band 0 holds 4 places, not whole diagonals of 3 rows"}};
+  for (const Bad& b : bad) {
+    test::write_text(dir / (b.name + ".json"), R"({"fugue": 1, "symbols": {
+        "B": {"kind": "bdia", "dtype": "f64", "shape": [3, 3], "diagonals": 3, "bands": 2,
+              "parts": {"offsets": {"value": )" + b.offsets + R"(}, "band_ptr": {"value": )" + b.band_ptr + R"(},
+                        "data": {"value": [0, 1, 2, 3, 4, 5, 6, 7, 0]}}},
+        "C": {"kind": "csr", "dtype": "f64", "shape": [3, 3], "nnz": 7}},
+       "body": [{"op": "sparse.convert", "out": ["C"], "in": ["B"]}], "outputs": {"C.data": "data.npy"}})");
+    r = test::run_fugue("run " + (dir / (b.name + ".json")).string() + " --out " + (dir / b.name).string());
+    EXPECT_EQ(r.code, 2) << b.name << ": " << r.out;
+    EXPECT_NE(r.out.find(b.message), std::string::npos) << b.name << ": " << r.out;
+    EXPECT_FALSE(fs::exists(dir / b.name / "data.npy")) << b.name;
+  }
+
+  // csr -> bdia with one band too many declared: the device counts two, and the host names them.
+  test::write_text(dir / "bands.json", R"({"fugue": 1, "symbols": {
+      "A": {"kind": "csr", "dtype": "f32", "shape": [3, 5], "nnz": 4,
+            "parts": {"row_ptr": {"value": [0, 2, 3, 4]}, "col": {"value": [0, 1, 4, 2]}, "data": {"value": [1, 2, 3, 4]}}},
+      "B": {"kind": "bdia", "dtype": "f32", "shape": [3, 5], "diagonals": 3, "bands": 3}},
+     "body": [{"op": "sparse.convert", "out": ["B"], "in": ["A"]}], "outputs": {"B.data": "data.npy"}})");
+  r = test::run_fugue("explain " + (dir / "bands.json").string());
+  EXPECT_NE(r.out.find("on the device: csr -> bdia (diagonals 3, bands 3, as declared)"), std::string::npos) << r.out;
+  r = test::run_fugue("run " + (dir / "bands.json").string() + " --out " + (dir / "bands").string());
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("need \"bands\": 2 in the bdia B, which is declared with \"bands\": 3: declare \"bands\": 2"), std::string::npos) << r.out;
 }

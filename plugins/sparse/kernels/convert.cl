@@ -2,8 +2,9 @@
 // plugins/sparse/layouts.h, each entry where the host's conversion stores it, a work-item a row.
 // Values move as their bits: REAL is uint (f32) or ulong (f64), so no device needs doubles, every bit
 // is kept, and a value is padding where it is +0 or -0, as the host's `v != 0` says (ENTRY below).
-// A_INDEX is the source's index type, B_INDEX the result's (int or long); SCAN_GROUP the work-group of
-// the sums (a power of 2).
+// A_INDEX is the source's index type, B_INDEX the result's (int or long), DIA_OFFSET the type of the
+// offsets the dia kernels read (A_INDEX; long where they are a bdia's, expanded); SCAN_GROUP the
+// work-group of the sums and SORT_SIZE a sell's sorting window rounded up (powers of 2).
 
 // Whether a value's bits are an entry's: anything but a zero of either sign (NaN and subnormals too).
 #define ENTRY(bits) (((bits) << 1) != (REAL)0)
@@ -69,15 +70,16 @@ __kernel void csr_to_coo(const long m, __global const A_INDEX* row_ptr, __global
   }
 }
 
-// Row g of a csr (its `length` entries from `begin`) as an ell of `width`: its k-th entry at k * m + g,
-// column 0 and value 0 past its length (an ell, and a hyb's ell part).
-void store_ell_row(const long m, const long g, const long width, const long begin, const long length,
-                   __global const A_INDEX* a_col, __global const REAL* a_data, __global B_INDEX* col,
-                   __global REAL* data) {
+// A csr row (its `length` entries from `begin`) stored strided, as an ell's (at first = g, stride m) and a
+// sell's rows are (at first = the slice's start + the place's row in it, stride C): its k-th entry at
+// first + k * stride for k < width, column 0 and value 0 past its length.
+void store_strided_row(const long first, const long stride, const long width, const long begin, const long length,
+                       __global const A_INDEX* a_col, __global const REAL* a_data, __global B_INDEX* col,
+                       __global REAL* data) {
   for (long k = 0; k < width; ++k) {
     const bool entry = k < length;
-    col[k * m + g] = entry ? (B_INDEX)a_col[begin + k] : (B_INDEX)0;
-    data[k * m + g] = entry ? a_data[begin + k] : (REAL)0;
+    col[first + k * stride] = entry ? (B_INDEX)a_col[begin + k] : (B_INDEX)0;
+    data[first + k * stride] = entry ? a_data[begin + k] : (REAL)0;
   }
 }
 
@@ -87,7 +89,66 @@ __kernel void csr_to_ell(const long m, const long width, __global const A_INDEX*
   const long g = get_global_id(0);
   if (g >= m) return;
   const long begin = row_ptr[g];
-  store_ell_row(m, g, width, begin, row_ptr[g + 1] - begin, a_col, a_data, col, data);
+  store_strided_row(g, m, width, begin, row_ptr[g + 1] - begin, a_col, a_data, col, data);
+}
+
+// csr -> sell, first: the rows in order at their places (sell's row part), -1 past the last row. With
+// sigma above 1, sell_sort_window then orders each window.
+__kernel void sell_rows_in_order(const long m, const long places, __global B_INDEX* row) {
+  const long p = get_global_id(0);
+  if (p < places) row[p] = (B_INDEX)(p < m ? p : -1);
+}
+
+// A work-group a window of sigma rows (the last one may be short) sorts them by length, longest first,
+// stably, as the host's stable sort does: a bitonic sort in local memory of keys (INT_MAX - length) << 32
+// | the row's place in the window, padded to SORT_SIZE with the largest key. Lengths are below INT_MAX
+// (convert_device.cpp checks the longest row).
+__kernel void sell_sort_window(const long m, const long sigma, __global const A_INDEX* row_ptr, __global B_INDEX* row) {
+  __local ulong keys[SORT_SIZE];
+  const long first = get_group_id(0) * sigma, count = min(sigma, m - first);
+  const int l = get_local_id(0), items = get_local_size(0);
+  for (int j = l; j < SORT_SIZE; j += items)
+    keys[j] = j < count ? ((ulong)(INT_MAX - (row_ptr[first + j + 1] - row_ptr[first + j])) << 32) | (ulong)j : ULONG_MAX;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int size = 2; size <= SORT_SIZE; size <<= 1)
+    for (int stride = size >> 1; stride > 0; stride >>= 1) {
+      for (int t = l; t < SORT_SIZE / 2; t += items) {
+        const int a = 2 * t - (t & (stride - 1)), b = a + stride;  // the pair t compares
+        const ulong x = keys[a], y = keys[b];
+        if ((x > y) == ((a & size) == 0)) {
+          keys[a] = y;
+          keys[b] = x;
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  for (int j = l; j < count; j += items) row[first + j] = (B_INDEX)(first + (long)(keys[j] & 0xffffffffUL));
+}
+
+// Then each slice's places: its rows' longest length times C.
+__kernel void sell_slice_sizes(const long slices, const long c, __global const A_INDEX* row_ptr, __global const B_INDEX* row,
+                               __global long* sizes) {
+  const long s = get_global_id(0);
+  if (s >= slices) return;
+  long width = 0;
+  for (long r = 0; r < c; ++r) {
+    const long i = row[s * c + r];
+    if (i >= 0) width = max(width, (long)(row_ptr[i + 1] - row_ptr[i]));
+  }
+  sizes[s] = width * c;
+}
+
+// Then, from the sizes' inclusive sums, slice_ptr and each place's row, padded to its slice's width.
+__kernel void csr_to_sell(const long slices, const long c, __global const A_INDEX* row_ptr, __global const A_INDEX* a_col,
+                          __global const REAL* a_data, __global const long* sums, __global const B_INDEX* row,
+                          __global B_INDEX* slice_ptr, __global B_INDEX* col, __global REAL* data) {
+  const long p = get_global_id(0);
+  if (p >= slices * c) return;
+  const long s = p / c, r = p % c, start = s == 0 ? 0 : sums[s - 1];
+  if (r == 0) slice_ptr[s] = (B_INDEX)start;
+  if (p == slices * c - 1) slice_ptr[slices] = (B_INDEX)sums[s];
+  const long i = row[p], begin = i >= 0 ? row_ptr[i] : 0, length = i >= 0 ? row_ptr[i + 1] - begin : 0;
+  store_strided_row(start + r, c, (sums[s] - start) / c, begin, length, a_col, a_data, col, data);
 }
 
 // csr -> dia, first: flags[c - i + m - 1] = 1 for every entry (i, c) (explicit zeros too: a diagonal
@@ -108,7 +169,30 @@ __kernel void dia_offsets(const long m, const long places, __global const long* 
   if (sums[k] != before) offsets[before] = (B_INDEX)(k - (m - 1));
 }
 
-// Then each entry into its diagonal's row (data is zero first).
+// csr -> bdia, after the flags' sums: starts[k] = 1 where place k's diagonal holds entries and the one
+// before it does not (a band begins there).
+__kernel void band_starts(const long places, __global const long* sums, __global long* starts) {
+  const long k = get_global_id(0);
+  if (k >= places) return;
+  const long before = k == 0 ? 0 : sums[k - 1], two_before = k <= 1 ? 0 : sums[k - 2];
+  starts[k] = sums[k] != before && before == two_before ? 1 : 0;
+}
+
+// Then, from the starts' inclusive sums, band b's first offset and where it begins in data (its first
+// diagonal's number times m); the last place closes band_ptr with every diagonal's m places.
+__kernel void bdia_bands(const long m, const long places, __global const long* sums, __global const long* starts,
+                         __global B_INDEX* offsets, __global B_INDEX* band_ptr) {
+  const long k = get_global_id(0);
+  if (k >= places) return;
+  const long b = k == 0 ? 0 : starts[k - 1];
+  if (starts[k] != b) {
+    offsets[b] = (B_INDEX)(k - (m - 1));
+    band_ptr[b] = (B_INDEX)((sums[k] - 1) * m);
+  }
+  if (k == places - 1) band_ptr[starts[k]] = (B_INDEX)(sums[k] * m);
+}
+
+// Then each entry into its diagonal's row (data is zero first; a bdia's data is a dia's).
 __kernel void csr_to_dia(const long m, __global const A_INDEX* row_ptr, __global const A_INDEX* col,
                          __global const REAL* a_data, __global const long* sums, __global REAL* data) {
   const long g = get_global_id(0);
@@ -117,10 +201,19 @@ __kernel void csr_to_dia(const long m, __global const A_INDEX* row_ptr, __global
   for (long e = row_ptr[g]; e < end; ++e) data[(sums[col[e] - g + m - 1] - 1) * m + g] = a_data[e];
 }
 
+// Row g's csr row pointer, from the counts' inclusive sums (and the end, from the last row): its first
+// entry's place, where the caller stores them.
+long csr_row_start(const long m, const long g, __global const long* sums, __global B_INDEX* row_ptr) {
+  const long e = g == 0 ? 0 : sums[g - 1];
+  row_ptr[g] = (B_INDEX)e;
+  if (g == m - 1) row_ptr[m] = (B_INDEX)sums[g];
+  return e;
+}
+
 // dia -> csr, first: each row's entries (its nonzero values: zeros are padding) into counts[g]; verdict[0]
 // becomes 1 where the dia is not one as the host reads it (offsets not ascending; a value outside the
 // matrix), so the host's conversion runs instead and names the fault.
-__kernel void dia_check(const long m, const long n, const long diagonals, __global const A_INDEX* offsets,
+__kernel void dia_check(const long m, const long n, const long diagonals, __global const DIA_OFFSET* offsets,
                         __global const REAL* a_data, __global long* counts, __global int* verdict) {
   const long g = get_global_id(0);
   if (g < diagonals && g > 0 && offsets[g] <= offsets[g - 1]) verdict[0] = 1;
@@ -137,14 +230,12 @@ __kernel void dia_check(const long m, const long n, const long diagonals, __glob
 }
 
 // Then, from the counts' inclusive sums, row g's entries at sums[g - 1] on, by diagonal (so by column).
-__kernel void dia_to_csr(const long m, const long n, const long diagonals, __global const A_INDEX* offsets,
+__kernel void dia_to_csr(const long m, const long n, const long diagonals, __global const DIA_OFFSET* offsets,
                          __global const REAL* a_data, __global const long* sums, __global B_INDEX* row_ptr,
                          __global B_INDEX* col, __global REAL* data) {
   const long g = get_global_id(0);
   if (g >= m) return;
-  long e = g == 0 ? 0 : sums[g - 1];
-  row_ptr[g] = (B_INDEX)e;
-  if (g == m - 1) row_ptr[m] = (B_INDEX)sums[g];
+  long e = csr_row_start(m, g, sums, row_ptr);
   for (long d = 0; d < diagonals; ++d) {
     const REAL v = a_data[d * m + g];
     if (ENTRY(v)) {
@@ -153,6 +244,32 @@ __kernel void dia_to_csr(const long m, const long n, const long diagonals, __glo
       ++e;
     }
   }
+}
+
+// bdia -> csr, first: verdict[0] becomes 1 where the bdia is not one as the host reads it (band_ptr not
+// from 0 to diagonals * m, going back, or holding part of a diagonal; a band starting below the end of
+// the one before), so that bdia_diagonals stays inside its buffers. Work-item b checks band_ptr[b] and
+// band b (bands + 1 of them).
+__kernel void bdia_check(const long m, const long bands, const long diagonals, __global const A_INDEX* offsets,
+                         __global const A_INDEX* band_ptr, __global int* verdict) {
+  const long b = get_global_id(0);
+  if (b > bands) return;
+  const long at = band_ptr[b];
+  if ((b == 0 && at != 0) || (b == bands && at != diagonals * m)) verdict[0] = 1;
+  if (b == bands) return;
+  const long next = band_ptr[b + 1];
+  if (next < at || next > diagonals * m || (next - at) % m != 0) verdict[0] = 1;
+  else if (b > 0 && offsets[b] < offsets[b - 1] + (at - band_ptr[b - 1]) / m) verdict[0] = 1;
+}
+
+// Then each band's diagonals' offsets, in the order data holds them (diagonal j of band b: offsets[b] + j),
+// for dia_check and dia_to_csr (DIA_OFFSET long).
+__kernel void bdia_diagonals(const long m, const long bands, __global const A_INDEX* offsets,
+                             __global const A_INDEX* band_ptr, __global long* diagonal_offsets) {
+  const long b = get_global_id(0);
+  if (b >= bands) return;
+  const long first = band_ptr[b] / m, count = band_ptr[b + 1] / m - first;
+  for (long j = 0; j < count; ++j) diagonal_offsets[first + j] = offsets[b] + j;
 }
 
 // coo -> csr, first: verdict[0] becomes 1 where the coo is not one as the host reads it (a row or column
@@ -167,13 +284,17 @@ __kernel void coo_check(const long m, const long n, const long nnz, __global con
 }
 
 // Then the row pointers: a work-item an entry e (and one for the end) writes those of the rows from
-// the previous entry's row (exclusive) to its own (inclusive).
-__kernel void coo_row_ptr(const long m, const long nnz, __global const A_INDEX* row, __global B_INDEX* row_ptr) {
-  const long e = get_global_id(0);
-  if (e > nnz) return;
-  const long previous = e == 0 ? -1 : row[e - 1], own = e == nnz ? m : row[e];
-  for (long r = previous + 1; r <= own; ++r) row_ptr[r] = (B_INDEX)e;
-}
+// the previous entry's row (exclusive) to its own (inclusive). As a csr's (coo_row_ptr), and as longs
+// where they place a hyb's coo part (coo_row_starts).
+#define ROW_POINTERS(name, T)                                                                           \
+  __kernel void name(const long m, const long nnz, __global const A_INDEX* row, __global T* row_ptr) {  \
+    const long e = get_global_id(0);                                                                    \
+    if (e > nnz) return;                                                                                \
+    const long previous = e == 0 ? -1 : row[e - 1], own = e == nnz ? m : row[e];                        \
+    for (long r = previous + 1; r <= own; ++r) row_ptr[r] = (T)e;                                       \
+  }
+ROW_POINTERS(coo_row_ptr, B_INDEX)
+ROW_POINTERS(coo_row_starts, long)
 
 // The entries' columns and values as they are (a coo's into a csr's).
 __kernel void copy_entries(const long nnz, __global const A_INDEX* a_col, __global const REAL* a_data,
@@ -184,22 +305,46 @@ __kernel void copy_entries(const long nnz, __global const A_INDEX* a_col, __glob
   data[e] = a_data[e];
 }
 
-// ell -> csr, first: each row's entries (its nonzero values: zeros are padding) into counts[g];
-// verdict[0] becomes 1 where a nonzero value's column is outside the matrix or the row's columns are not
-// ascending.
+// A row stored strided (an ell's or a hyb's ell part's: first g, stride m; a sell's: first its slice's
+// start + its place in the slice, stride C), `width` places: its entries (its nonzero values: zeros are
+// padding), with verdict[0] set to 1 where one's column is outside the matrix or they are not ascending;
+// *last is the last one's column (-1: none).
+long strided_row_entries(const long n, const long first, const long stride, const long width, __global const A_INDEX* a_col,
+                         __global const REAL* a_data, long* last, __global int* verdict) {
+  long count = 0;
+  *last = -1;
+  for (long k = 0; k < width; ++k)
+    if (ENTRY(a_data[first + k * stride])) {
+      const long c = a_col[first + k * stride];
+      if (c < 0 || c >= n || c <= *last) verdict[0] = 1;
+      *last = c;
+      ++count;
+    }
+  return count;
+}
+
+// ell -> csr, first: each row's entries into counts[g], checked as strided_row_entries says.
 __kernel void ell_check(const long m, const long n, const long width, __global const A_INDEX* a_col,
                         __global const REAL* a_data, __global long* counts, __global int* verdict) {
   const long g = get_global_id(0);
   if (g >= m) return;
-  long count = 0, last = -1;
-  for (long k = 0; k < width; ++k)
-    if (ENTRY(a_data[k * m + g])) {
-      const long c = a_col[k * m + g];
-      if (c < 0 || c >= n || c <= last) verdict[0] = 1;
-      last = c;
-      ++count;
+  long last = -1;
+  counts[g] = strided_row_entries(n, g, m, width, a_col, a_data, &last, verdict);
+}
+
+// A row stored strided (as strided_row_entries reads it): its nonzero entries into a csr at e on; the
+// place after them.
+long store_csr_row_strided(const long first, const long stride, const long width, __global const A_INDEX* a_col,
+                           __global const REAL* a_data, long e, __global B_INDEX* col, __global REAL* data) {
+  for (long k = 0; k < width; ++k) {
+    const REAL v = a_data[first + k * stride];
+    if (ENTRY(v)) {
+      col[e] = (B_INDEX)a_col[first + k * stride];
+      data[e] = v;
+      ++e;
     }
-  counts[g] = count;
+  }
+  return e;
 }
 
 // Then, from the counts' inclusive sums, row g's nonzero entries at sums[g - 1] on.
@@ -208,16 +353,82 @@ __kernel void ell_to_csr(const long m, const long width, __global const A_INDEX*
                          __global REAL* data) {
   const long g = get_global_id(0);
   if (g >= m) return;
-  long e = g == 0 ? 0 : sums[g - 1];
-  row_ptr[g] = (B_INDEX)e;
-  if (g == m - 1) row_ptr[m] = (B_INDEX)sums[g];
-  for (long k = 0; k < width; ++k) {
-    const REAL v = a_data[k * m + g];
-    if (ENTRY(v)) {
-      col[e] = (B_INDEX)a_col[k * m + g];
-      data[e] = v;
-      ++e;
-    }
+  store_csr_row_strided(g, m, width, a_col, a_data, csr_row_start(m, g, sums, row_ptr), col, data);
+}
+
+// sell -> csr, first: verdict[0] becomes 1 where slice_ptr does not run from 0 to `stored`, goes back,
+// or gives a slice that is not whole columns of C places, so that sell_check stays inside its buffers.
+// Work-item s checks slice_ptr[s] and slice s (slices + 1 of them).
+__kernel void sell_slices_check(const long slices, const long c, const long stored, __global const A_INDEX* slice_ptr,
+                                __global int* verdict) {
+  const long s = get_global_id(0);
+  if (s > slices) return;
+  const long at = slice_ptr[s];
+  if ((s == 0 && at != 0) || (s == slices && at != stored)) verdict[0] = 1;
+  if (s == slices) return;
+  const long next = slice_ptr[s + 1];
+  if (next < at || next > stored || (next - at) % c != 0) verdict[0] = 1;
+}
+
+// Then each place's row (-1 .. m-1; `seen` counts each row's places, sell_seen wants one) and its
+// entries into counts[row], checked as strided_row_entries says.
+__kernel void sell_check(const long m, const long n, const long c, const long places, __global const A_INDEX* slice_ptr,
+                         __global const A_INDEX* row, __global const A_INDEX* a_col, __global const REAL* a_data,
+                         __global int* seen, __global long* counts, __global int* verdict) {
+  const long p = get_global_id(0);
+  if (p >= places) return;
+  const long i = row[p];
+  if (i < -1 || i >= m) verdict[0] = 1;
+  if (i < 0 || i >= m) return;
+  atomic_inc(&seen[i]);
+  const long s = p / c, begin = slice_ptr[s];
+  long last = -1;
+  counts[i] = strided_row_entries(n, begin + p % c, c, (slice_ptr[s + 1] - begin) / c, a_col, a_data, &last, verdict);
+}
+
+__kernel void sell_seen(const long m, __global const int* seen, __global int* verdict) {
+  const long i = get_global_id(0);
+  if (i < m && seen[i] != 1) verdict[0] = 1;
+}
+
+// Then, from the counts' inclusive sums, each place's row's nonzero entries at sums[row - 1] on.
+__kernel void sell_to_csr(const long m, const long c, const long places, __global const A_INDEX* slice_ptr,
+                          __global const A_INDEX* row, __global const A_INDEX* a_col, __global const REAL* a_data,
+                          __global const long* sums, __global B_INDEX* row_ptr, __global B_INDEX* col, __global REAL* data) {
+  const long p = get_global_id(0);
+  if (p >= places) return;
+  const long i = row[p];
+  if (i < 0) return;
+  const long s = p / c, begin = slice_ptr[s];
+  store_csr_row_strided(begin + p % c, c, (slice_ptr[s + 1] - begin) / c, a_col, a_data, csr_row_start(m, i, sums, row_ptr), col, data);
+}
+
+// hyb -> csr, after its coo part is checked (coo_check) and placed by row (coo_row_starts): each row's
+// entries, its ell part's then its coo part's, into counts[g]; verdict[0] becomes 1 where the ell part
+// fails strided_row_entries's check or the row's first coo column is not past its last ell column.
+__kernel void hyb_check(const long m, const long n, const long width, __global const A_INDEX* ell_col,
+                        __global const REAL* ell_data, __global const A_INDEX* coo_col, __global const long* coo_starts,
+                        __global long* counts, __global int* verdict) {
+  const long g = get_global_id(0);
+  if (g >= m) return;
+  long last = -1;
+  const long count = strided_row_entries(n, g, m, width, ell_col, ell_data, &last, verdict);
+  const long begin = coo_starts[g], end = coo_starts[g + 1];
+  if (begin < end && coo_col[begin] <= last) verdict[0] = 1;
+  counts[g] = count + end - begin;
+}
+
+// Then row g's entries: its ell part's nonzero ones, then its coo part's (zeros too: a coo holds entries).
+__kernel void hyb_to_csr(const long m, const long width, __global const A_INDEX* ell_col, __global const REAL* ell_data,
+                         __global const A_INDEX* coo_col, __global const REAL* coo_data, __global const long* coo_starts,
+                         __global const long* sums, __global B_INDEX* row_ptr, __global B_INDEX* col,
+                         __global REAL* data) {
+  const long g = get_global_id(0);
+  if (g >= m) return;
+  long e = store_csr_row_strided(g, m, width, ell_col, ell_data, csr_row_start(m, g, sums, row_ptr), col, data);
+  for (long k = coo_starts[g]; k < coo_starts[g + 1]; ++k, ++e) {
+    col[e] = (B_INDEX)coo_col[k];
+    data[e] = coo_data[k];
   }
 }
 
@@ -236,7 +447,7 @@ __kernel void csr_to_hyb(const long m, const long width, __global const A_INDEX*
   const long g = get_global_id(0);
   if (g >= m) return;
   const long begin = row_ptr[g], length = row_ptr[g + 1] - begin;
-  store_ell_row(m, g, width, begin, length, a_col, a_data, ell_col, ell_data);
+  store_strided_row(g, m, width, begin, length, a_col, a_data, ell_col, ell_data);
   long e = g == 0 ? 0 : sums[g - 1];
   for (long k = width; k < length; ++k, ++e) {
     coo_row[e] = (B_INDEX)g;
