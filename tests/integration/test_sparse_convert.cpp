@@ -486,31 +486,63 @@ TEST(SparseConvert, WideAndEmptyMatricesConvertOnTheDeviceEveryWay) {
   converts_every_way_on_the_device(empty, "f32", 2, 1);
 }
 
-// A hyb whose row lists a coo part's column before its ell part's, and bdias whose bands overlap or hold
-// part of a diagonal (parts given inline may): the device's checks see them and store nothing; the
-// host's conversion sorts the hyb's row and names the bdias' faults. A bands count one off is named too.
-TEST(SparseConvert, BdiaAndHybSourcesTheDeviceCannotReadGoToTheHost) {
+// A hyb whose row lists a coo part's column before its ell part's, a sell whose row lists its columns out
+// of order, sells whose row part repeats a row or whose slice is not whole columns, and bdias whose bands
+// overlap or hold part of a diagonal (parts given inline may): the device's checks see them and store
+// nothing; the host's conversion sorts the rows given out of order and names the other faults. A bands
+// count one off is named too.
+TEST(SparseConvert, SellBdiaAndHybSourcesTheDeviceCannotReadGoToTheHost) {
   test::TempDir dir;
-  test::write_text(dir / "hyb.json", R"({"fugue": 1, "symbols": {
-      "H": {"kind": "hyb", "dtype": "f32", "shape": [2, 4], "width": 1, "nnz": 1,
+  // 2 x 4; each source's row 0 holds (0, 1) = 2 and (0, 3) = 1 out of order, row 1 (1, 0) = 3.
+  struct Unordered {
+    std::string name, declaration;
+  };
+  const std::vector<Unordered> unordered = {
+      {"hyb", R"({"kind": "hyb", "dtype": "f32", "shape": [2, 4], "width": 1, "nnz": 1,
             "parts": {"ell_col": {"value": [3, 0]}, "ell_data": {"value": [1, 3]}, "coo_row": {"value": [0]}, "coo_col": {"value": [1]},
-                      "coo_data": {"value": [2]}}},
-      "C": {"kind": "csr", "dtype": "f32", "shape": [2, 4], "nnz": 3}},
-     "body": [{"op": "sparse.convert", "out": ["C"], "in": ["H"]}],
-     "outputs": {"C.row_ptr": "row_ptr.npy", "C.col": "col.npy", "C.data": "data.npy"}})");
-  auto r = test::run_fugue("explain " + (dir / "hyb.json").string());
-  EXPECT_NE(r.out.find("on the device: hyb -> csr (nnz 3, as declared)"), std::string::npos) << r.out;
-  r = test::run_fugue("run --profile " + (dir / "trace.json").string() + " " + (dir / "hyb.json").string() + " --out " + (dir / "hyb").string());
-  ASSERT_EQ(r.code, 0) << r.out;
-  const std::string trace = test::read_text(dir / "trace.json");
-  EXPECT_NE(trace.find("convert: hyb check"), std::string::npos);
-  EXPECT_EQ(trace.find("convert: hyb -> csr"), std::string::npos);
-  const std::vector<std::pair<std::string, std::vector<double>>> want = {{"row_ptr", {0, 2, 3}}, {"col", {1, 3, 0}}, {"data", {2, 1, 3}}};
-  for (const auto& [part, values] : want) {
-    const auto got = fugue::load_npy(dir / "hyb" / (part + ".npy"), std::nullopt, std::nullopt);
-    ASSERT_EQ(got.elements(), static_cast<int64_t>(values.size())) << part;
-    for (size_t k = 0; k < values.size(); ++k) EXPECT_EQ(got.get(static_cast<int64_t>(k)), values[k]) << part << "[" << k << "]";
+                      "coo_data": {"value": [2]}}})"},
+      {"sell", R"({"kind": "sell", "dtype": "f32", "shape": [2, 4], "slice": 2, "stored": 4,
+             "parts": {"slice_ptr": {"value": [0, 4]}, "row": {"value": [0, 1]}, "col": {"value": [3, 0, 1, 0]}, "data": {"value": [1, 3, 2, 0]}}})"}};
+  for (const Unordered& u : unordered) {
+    const fs::path folder = dir / u.name;
+    test::write_text(dir / (u.name + ".json"), R"({"fugue": 1, "symbols": {"H": )" + u.declaration + R"(,
+        "C": {"kind": "csr", "dtype": "f32", "shape": [2, 4], "nnz": 3}},
+       "body": [{"op": "sparse.convert", "out": ["C"], "in": ["H"]}],
+       "outputs": {"C.row_ptr": "row_ptr.npy", "C.col": "col.npy", "C.data": "data.npy"}})");
+    auto r = test::run_fugue("explain " + (dir / (u.name + ".json")).string());
+    EXPECT_NE(r.out.find("on the device: " + u.name + " -> csr (nnz 3, as declared)"), std::string::npos) << r.out;
+    r = test::run_fugue("run --profile " + (dir / "trace.json").string() + " " + (dir / (u.name + ".json")).string() + " --out " + folder.string());
+    ASSERT_EQ(r.code, 0) << u.name << ": " << r.out;
+    const std::string trace = test::read_text(dir / "trace.json");
+    EXPECT_NE(trace.find("convert: " + u.name + " check"), std::string::npos) << u.name;
+    EXPECT_EQ(trace.find("convert: " + u.name + " -> csr"), std::string::npos) << u.name;
+    const std::vector<std::pair<std::string, std::vector<double>>> want = {{"row_ptr", {0, 2, 3}}, {"col", {1, 3, 0}}, {"data", {2, 1, 3}}};
+    for (const auto& [part, values] : want) {
+      const auto got = fugue::load_npy(folder / (part + ".npy"), std::nullopt, std::nullopt);
+      ASSERT_EQ(got.elements(), static_cast<int64_t>(values.size())) << u.name << " " << part;
+      for (size_t k = 0; k < values.size(); ++k) EXPECT_EQ(got.get(static_cast<int64_t>(k)), values[k]) << u.name << " " << part << "[" << k << "]";
+    }
   }
+
+  // 3 x 3 in slices of 2: row 0 at two places (row 1 at none), or a slice of 3 places.
+  struct BadSell {
+    std::string name, slice_ptr, row, message;
+  };
+  const std::vector<BadSell> bad_sells = {{"repeated", "[0, 2, 4]", "[0, 0, 2, -1]", "a sell whose row[1] = 0 is outside -1..2 or repeats a row"},
+                                          {"ragged", "[0, 3, 4]", "[0, 1, 2, -1]", "a sell whose slice 0 holds 3 places, not a multiple of its slice height 2"}};
+  for (const BadSell& b : bad_sells) {
+    test::write_text(dir / (b.name + ".json"), R"({"fugue": 1, "symbols": {
+        "S": {"kind": "sell", "dtype": "f64", "shape": [3, 3], "slice": 2, "stored": 4,
+              "parts": {"slice_ptr": {"value": )" + b.slice_ptr + R"(}, "row": {"value": )" + b.row + R"(}, "col": {"value": [0, 1, 2, 0]},
+                        "data": {"value": [1, 2, 3, 0]}}},
+        "C": {"kind": "csr", "dtype": "f64", "shape": [3, 3], "nnz": 3}},
+       "body": [{"op": "sparse.convert", "out": ["C"], "in": ["S"]}], "outputs": {"C.data": "data.npy"}})");
+    auto r = test::run_fugue("run " + (dir / (b.name + ".json")).string() + " --out " + (dir / b.name).string());
+    EXPECT_EQ(r.code, 2) << b.name << ": " << r.out;
+    EXPECT_NE(r.out.find(b.message), std::string::npos) << b.name << ": " << r.out;
+    EXPECT_FALSE(fs::exists(dir / b.name / "data.npy")) << b.name;
+  }
+  test::CliResult r;
 
   // 3 x 3, two bands of three diagonals; the second band starts inside the first, or band_ptr splits a diagonal.
   struct Bad {
