@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # sparse.convert on a GPU, in one call: the conformance suite's calls of sparse.convert on the device,
-# then Poisson matrices (GRIDS, default "2048 4096") converted between csr, coo, ell and dia on the
-# device (and from csr into hyb), and from csr into bdia on the host for contrast. For each: the conversion's
+# then Poisson matrices (GRIDS, default "2048 4096") converted on the device between csr, coo, ell and
+# dia, from csr into hyb, sell (slices of 32, windows of 2048 rows), bdia, bcsr, bell and sbell (blocks
+# of 2 x 4, sbell's slices of 32 super-rows) and back, and from dia into sell and bcsr (through a csr); CONVERSIONS (e.g. "hyb_csr coo_csr") runs some of them. For each: the conversion's
 # kernels (fugue run --stats), fugue run's wall time against the same program without the conversion,
-# and the product of the result against the source's (max |difference| / max |y|). Run from the
+# and the product of the result against the source's (max |difference| / max |y|). The wall times are
+# the best of REPS runs (default 2). Run from the
 # repository root with the bundle in .gpu (../shared/gpu/README.md); FUGUE=path runs another build.
 set -euo pipefail
 if [ -z "${FUGUE:-}" ]; then
@@ -45,7 +47,34 @@ for g in $GRIDS; do
   coo="{\"kind\": \"coo\", \"dtype\": \"f32\", $shape, \"nnz\": $nnz}"
   csr="{\"kind\": \"csr\", \"dtype\": \"f32\", $shape, \"nnz\": $nnz}"
   bdia="{\"kind\": \"bdia\", \"dtype\": \"f32\", $shape, \"diagonals\": 5, \"bands\": 3}"
-  for k in csr dia coo ell; do program "base_$k" "$k" none "$g"; done
+  # sell: each window's rows by length, longest first; each slice as wide as its longest row
+  stored=$(${PYTHON:-python3} - "$g" <<'PY'
+import sys, numpy as np
+g = int(sys.argv[1]); i, j = np.divmod(np.arange(g * g), g)
+lengths = 5 - (i == 0) - (i == g - 1) - (j == 0) - (j == g - 1)
+windows = [-np.sort(-lengths[w:w + 2048], kind="stable") for w in range(0, g * g, 2048)]
+order = np.concatenate(windows); order = np.pad(order, (0, -len(order) % 32))
+print(int(order.reshape(-1, 32).max(axis=1).sum()) * 32)
+PY
+)
+  sell="{\"kind\": \"sell\", \"dtype\": \"f32\", $shape, \"slice\": 32, \"sigma\": 2048, \"stored\": $stored}"
+  # the block layouts of 2 x 4: each super-row's blocks; a bcsr's and a sbell's (slices of 32) places for blocks, a bell's width
+  read -r bcsr_blocks bell_width sbell_blocks < <(${PYTHON:-python3} - "$g" <<'PY'
+import sys, numpy as np
+g = int(sys.argv[1]); n = g * g; r = np.arange(n)
+keys = []
+for d, ok in ((-g, r >= g), (-1, r % g != 0), (0, r >= 0), (1, r % g != g - 1), (g, r < n - g)):
+    keys.append((r[ok] // 2) * ((n + 3) // 4) + (r[ok] + d) // 4)
+counts = np.bincount(np.unique(np.concatenate(keys)) // ((n + 3) // 4), minlength=(n + 1) // 2)
+widths = np.pad(counts, (0, -len(counts) % 32)).reshape(-1, 32).max(axis=1)
+print(int(counts.sum()), int(counts.max()), int(widths.sum()) * 32)
+PY
+)
+  block='"block": [2, 4]'
+  bcsr="{\"kind\": \"bcsr\", \"dtype\": \"f32\", $shape, $block, \"blocks\": $bcsr_blocks}"
+  bell="{\"kind\": \"bell\", \"dtype\": \"f32\", $shape, $block, \"width\": $bell_width}"
+  sbell_b="{\"kind\": \"sbell\", \"dtype\": \"f32\", $shape, $block, \"slice\": 32, \"blocks\": $sbell_blocks}"
+  for k in csr dia coo ell bdia sell hyb bcsr bell sbell; do program "base_$k" "$k" none "$g"; done
   program csr_dia csr "$dia" "$g"
   program csr_ell csr "$ell" "$g"
   program csr_coo csr "$coo" "$g"
@@ -55,11 +84,25 @@ for g in $GRIDS; do
   program coo_dia coo "$dia" "$g"
   program dia_ell dia "$ell" "$g"
   program csr_hyb csr "{\"kind\": \"hyb\", \"dtype\": \"f32\", $shape, \"width\": 4, \"nnz\": $hyb}" "$g"
-  program csr_bdia_host csr "$bdia" "$g"
+  program csr_bdia csr "$bdia" "$g"
+  program bdia_csr bdia "$csr" "$g"
+  program csr_sell csr "$sell" "$g"
+  program sell_csr sell "$csr" "$g"
+  program hyb_csr hyb "$csr" "$g"
+  program dia_sell dia "$sell" "$g"
+  program csr_bcsr csr "$bcsr" "$g"
+  program bcsr_csr bcsr "$csr" "$g"
+  program csr_bell csr "$bell" "$g"
+  program bell_csr bell "$csr" "$g"
+  program csr_sbell csr "$sbell_b" "$g"
+  program sbell_csr sbell "$csr" "$g"
+  program dia_bcsr dia "$bcsr" "$g"
+  conversions=${CONVERSIONS:-"csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia bdia_csr csr_sell sell_csr hyb_csr dia_sell csr_bcsr bcsr_csr csr_bell bell_csr csr_sbell sbell_csr dia_bcsr"}
+  bases=$(for p in $conversions; do echo "base_${p%%_*}"; done | sort -u)
   declare -A wall
-  for p in base_csr base_dia base_coo base_ell csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia_host; do
+  for p in $bases $conversions; do
     best=""
-    for rep in 1 2; do
+    for rep in $(seq "${REPS:-2}"); do
       t0=$(now)
       "$FUGUE" run --stats "$work/$p.json" --out "$work/out_$p" > "$work/$p.stats" 2>&1 || { cat "$work/$p.stats"; exit 1; }
       t1=$(now)
@@ -67,7 +110,7 @@ for g in $GRIDS; do
     done
     wall[$p]=$best
   done
-  for p in csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia_host; do
+  for p in $conversions; do
     base=base_${p%%_*}
     kernels=$(awk '/sparse.convert/ {s += $(NF-2)} END {printf "%.3f", s}' "$work/$p.stats")
     err=$(${PYTHON:-python3} - "$work/out_$p" <<'PY'
@@ -78,6 +121,6 @@ PY
 )
     printf '%-8s %-22s %12s %14.2f %12s\n' "$g²" "$p" "$kernels" "$(awk -v a="${wall[$base]}" -v b="${wall[$p]}" 'BEGIN {print b - a}')" "$err" >> "$work/table"
   done
-  grep -h "sparse.convert" "$work/csr_dia.stats" "$work/coo_dia.stats" | sed "s/^/$g² /"
+  for p in $conversions; do grep -h "sparse.convert" "$work/$p.stats" | sed "s/^/$g² $p /" || true; done
 done
 cat "$work/table"

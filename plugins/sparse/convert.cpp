@@ -98,8 +98,8 @@ class Convert final : public Operation {
     doc = "B = A in another sparse layout: A's entries (its padding left out) stored as B's declaration says (its kind; sell's "
           "slice and sigma, hyb's width, the block layouts' block and the index dtype). The counts of B "
           "(nnz, width, stored, diagonals, bands, blocks) come from A's entries: B's declaration must give them, and a run that "
-          "counts others stops and names them. A and B hold the same dtype. Between csr, coo, ell, dia, bdia and hyb on the device; "
-          "between other layouts on the host";
+          "counts others stops and names them. A and B hold the same dtype. Between any two of csr, coo, ell, sell, dia, bdia, hyb, "
+          "bcsr, bell and sbell on the device; from a cocktail on the host";
     operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
                 in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
     test_cases = conformance_cases();

@@ -31,6 +31,21 @@ int64_t sort_size(const Facts& to) {
   return size;
 }
 
+// The places a layout of these facts holds (entries and padding), as layouts.cpp counts them.
+int64_t places_of(const Facts& f) {
+  switch (f.layout) {
+    case Layout::Ell: return f.width * f.rows;
+    case Layout::Sell: return std::max(f.stored, ceil_div(f.rows, f.slice) * f.slice);  // its places, its row part
+    case Layout::Dia:
+    case Layout::Bdia: return f.diagonals * f.rows;
+    case Layout::Hyb: return f.width * f.rows + f.nnz;
+    case Layout::Bcsr:
+    case Layout::Sbell: return f.blocks * f.block_rows * f.block_cols;
+    case Layout::Bell: return f.width * ceil_div(f.rows, f.block_rows) * f.block_rows * f.block_cols;
+    default: return f.nnz;  // csr, coo
+  }
+}
+
 // The conversion's program for one source index dtype and one result index dtype, with the helpers its
 // steps share.
 struct Device {
@@ -87,6 +102,26 @@ struct Device {
   }
 };
 
+// ---- The block layouts' shape --------------------------------------------------------------------
+
+bool is_block(Layout l) { return l == Layout::Bcsr || l == Layout::Bell || l == Layout::Sbell; }
+
+// A bcsr's, bell's or sbell's kind and shape as kernels/convert.cl's blocks_of reads them (its slice
+// height: a sbell's; a bell's every super-row; a bcsr's one).
+struct BlockShape {
+  cl_int kind = 0;
+  cl_long8 shape{};
+  int64_t super_rows = 0, slices = 0;
+
+  explicit BlockShape(const Facts& f) : super_rows(ceil_div(f.rows, f.block_rows)) {
+    const int64_t c = f.layout == Layout::Sbell ? f.slice : f.layout == Layout::Bell ? std::max<int64_t>(super_rows, 1) : 1;
+    kind = f.layout == Layout::Bcsr ? 0 : f.layout == Layout::Bell ? 1 : 2;  // KIND_BCSR, KIND_BELL, KIND_SBELL
+    slices = ceil_div(super_rows, c);
+    const int64_t values[8] = {f.rows, f.cols, f.block_rows, f.block_cols, super_rows, c, f.width, f.blocks};
+    for (int k = 0; k < 8; ++k) shape.s[k] = values[k];
+  }
+};
+
 // ---- From a csr ----------------------------------------------------------------------------------
 
 // The csr's pointers and columns as the host reads them (0 .. nnz, ascending columns within a row):
@@ -102,7 +137,42 @@ bool csr_holds(const Device& d, const Facts& a, cl_mem row_ptr, cl_mem col, cl_i
   return result[0] == 0;
 }
 
-// A csr `a` (parts `from`) into B's coo, ell, dia or hyb (parts `to`).
+// A csr (parts `from`) into B's bcsr, bell or sbell (parts `to`): each super-row's blocks counted,
+// checked against B's declaration (a bcsr's and a sbell's blocks, a bell's width), then stored.
+bool csr_to_blocks(const Device& d, const Facts& b, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to) {
+  if (!d.scans()) return false;
+  const BlockShape block(b);
+  const size_t super_rows = static_cast<size_t>(block.super_rows);
+  cl_mem counts = scratch(d.s, super_rows * sizeof(cl_long)), verdict = d.verdict();
+  Kernel count(d.program, "block_counts");
+  count.args(block.kind, block.shape, from[0], from[1], counts, verdict).enqueue(d.s, super_rows, 0, "convert: block counts");
+  cl_mem sums = counts;  // bcsr: the super-rows' blocks; sbell: the slices' places
+  if (b.layout == Layout::Bell) {
+    cl_int widest[2] = {0, 0};
+    d.read(verdict, 0, &widest, "the widest super-row");
+    if (widest[1] != b.width) return false;
+  } else {
+    int64_t n = block.super_rows;
+    if (b.layout == Layout::Sbell) {
+      n = block.slices;
+      sums = scratch(d.s, static_cast<size_t>(n) * sizeof(cl_long));
+      Kernel sizes(d.program, "sbell_slice_sizes");
+      sizes.args(cl_long{n}, cl_long{b.slice}, cl_long{block.super_rows}, counts, sums).enqueue(d.s, static_cast<size_t>(n), 0, "convert: sbell slices");
+    }
+    d.scan(sums, n);
+    cl_long blocks = 0;
+    d.read(sums, static_cast<size_t>(n - 1) * sizeof(cl_long), &blocks, "the blocks' count");
+    if (blocks != b.blocks) return false;
+  }
+  cl_mem data = to.back(), col = to[to.size() - 2], ptr = to.front();  // a bell has no pointers: ptr is its col, unwritten
+  d.zero(data, static_cast<size_t>(places_of(b)) * dtype_bytes(b.dtype), "B's data");
+  Kernel fill(d.program, "csr_to_blocks");
+  fill.args(block.kind, block.shape, from[0], from[1], from[2], sums, ptr, col).arg(8, data);
+  fill.enqueue(d.s, static_cast<size_t>(block.slices * block.shape.s[5]), 0, std::string("convert: csr -> ") + layout_name(b.layout));
+  return true;
+}
+
+// A csr `a` (parts `from`) into B's coo, ell, sell, dia, bdia, hyb or block layout (parts `to`).
 bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to) {
   cl_int longest = 0;
   if (!csr_holds(d, a, from[0], from[1], longest)) return false;
@@ -194,6 +264,9 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
       fill.enqueue(d.s, rows, 0, "convert: csr -> hyb");
       return true;
     }
+    case Layout::Bcsr:
+    case Layout::Bell:
+    case Layout::Sbell: return csr_to_blocks(d, b, from, to);
     default: return false;
   }
 }
@@ -221,11 +294,13 @@ class IntoCsr {
       if (a_.layout == Layout::Coo) return nnz;
       coo_starts_ = scratch(d_.s, static_cast<size_t>(m + 1) * sizeof(cl_long));
       Kernel starts(d_.program, "coo_row_starts");
-      starts.args(m, cl_long{nnz}, from_[2], coo_starts_).enqueue(d_.s, static_cast<size_t>(nnz) + 1, 0, label);
+      starts.args(m, cl_long{nnz}, from_[2], coo_starts_).enqueue(d_.s, static_cast<size_t>(m) + 1, 0, label);
     }
     sums_ = scratch(d_.s, static_cast<size_t>(m) * sizeof(cl_long));
     if (a_.layout == Layout::Sell) {
       if (!check_sell(verdict, label)) return -1;
+    } else if (is_block(a_.layout)) {
+      if (!check_blocks(verdict, label)) return -1;
     } else if (a_.layout == Layout::Hyb) {
       Kernel check(d_.program, "hyb_check");
       check.args(m, n, cl_long{a_.width}, from_[0], from_[1], from_[3], coo_starts_, sums_).arg(8, verdict).enqueue(d_.s, static_cast<size_t>(m), 0, label);
@@ -251,7 +326,7 @@ class IntoCsr {
     const std::string label = std::string("convert: ") + layout_name(a_.layout) + " -> csr";
     if (a_.layout == Layout::Coo) {
       Kernel pointers(d_.program, "coo_row_ptr");
-      pointers.args(m, cl_long{a_.nnz}, from_[0], to[0]).enqueue(d_.s, static_cast<size_t>(a_.nnz) + 1, 0, label);
+      pointers.args(m, cl_long{a_.nnz}, from_[0], to[0]).enqueue(d_.s, static_cast<size_t>(m) + 1, 0, label);
       Kernel entries(d_.program, "copy_entries");
       entries.args(cl_long{a_.nnz}, from_[1], from_[2], to[1], to[2]).enqueue(d_.s, static_cast<size_t>(a_.nnz), 0, label);
     } else if (a_.layout == Layout::Ell) {
@@ -261,6 +336,11 @@ class IntoCsr {
       Kernel fill(d_.program, "sell_to_csr");
       fill.args(m, cl_long{a_.slice}, cl_long{sell_places()}, from_[0], from_[1], from_[2], from_[3], sums_).arg(8, to[0]).arg(9, to[1]).arg(10, to[2]);
       fill.enqueue(d_.s, static_cast<size_t>(sell_places()), 0, label);
+    } else if (is_block(a_.layout)) {
+      const BlockShape block(a_);
+      Kernel fill(d_.program, "blocks_to_csr");
+      fill.args(block.kind, block.shape, from_.front(), from_[from_.size() - 2], from_.back(), sums_, to[0], to[1]).arg(8, to[2]);
+      fill.enqueue(d_.s, static_cast<size_t>(m), 0, label);
     } else if (a_.layout == Layout::Hyb) {
       Kernel fill(d_.program, "hyb_to_csr");
       fill.args(m, cl_long{a_.width}, from_[0], from_[1], from_[3], from_[4], coo_starts_, sums_).arg(8, to[0]).arg(9, to[1]).arg(10, to[2]);
@@ -277,7 +357,7 @@ class IntoCsr {
   // A sell's slices checked, then its places (each row at one place), counting each row's entries.
   bool check_sell(cl_mem verdict, const std::string& label) {
     const cl_long m = a_.rows, slices = ceil_div(a_.rows, a_.slice), places = sell_places();
-    Kernel slices_check(d_.program, "sell_slices_check");
+    Kernel slices_check(d_.program, "slices_check");
     slices_check.args(slices, cl_long{a_.slice}, cl_long{a_.stored}, from_[0], verdict).enqueue(d_.s, static_cast<size_t>(slices) + 1, 0, label);
     if (!d_.holds(verdict)) return false;
     cl_mem seen = scratch(d_.s, static_cast<size_t>(m) * sizeof(cl_int));
@@ -287,6 +367,21 @@ class IntoCsr {
     check.enqueue(d_.s, static_cast<size_t>(places), 0, label);
     Kernel once(d_.program, "sell_seen");
     once.args(m, seen, verdict).enqueue(d_.s, static_cast<size_t>(m), 0, label);
+    return true;
+  }
+  // A bcsr's row_ptr or a sbell's slice_ptr checked, then the rows of every super-row, counting each
+  // row's entries (a bell's col is its first part: its pointers are not read).
+  bool check_blocks(cl_mem verdict, const std::string& label) {
+    const BlockShape block(a_);
+    if (a_.layout != Layout::Bell) {
+      const int64_t c = a_.layout == Layout::Sbell ? a_.slice : 1;
+      Kernel slices_check(d_.program, "slices_check");
+      slices_check.args(cl_long{block.slices}, cl_long{c}, cl_long{a_.blocks}, from_[0], verdict).enqueue(d_.s, static_cast<size_t>(block.slices) + 1, 0, label);
+      if (!d_.holds(verdict)) return false;
+    }
+    Kernel check(d_.program, "blocks_check");
+    check.args(block.kind, block.shape, from_.front(), from_[from_.size() - 2], from_.back(), sums_, verdict)
+        .enqueue(d_.s, static_cast<size_t>(block.super_rows * a_.block_rows), 0, label);
     return true;
   }
   // A bdia's bands checked, then their diagonals' offsets one by one (the dia kernels read them so):
@@ -314,21 +409,9 @@ class IntoCsr {
 };
 
 bool is_csr_source(Layout l) {
-  return l == Layout::Coo || l == Layout::Ell || l == Layout::Sell || l == Layout::Dia || l == Layout::Bdia || l == Layout::Hyb;
+  return l == Layout::Coo || l == Layout::Ell || l == Layout::Sell || l == Layout::Dia || l == Layout::Bdia || l == Layout::Hyb || is_block(l);
 }
 bool is_csr_target(Layout l) { return is_csr_source(l); }
-
-// The places a layout of these facts holds (entries and padding), as layouts.cpp counts them.
-int64_t places_of(const Facts& f) {
-  switch (f.layout) {
-    case Layout::Ell: return f.width * f.rows;
-    case Layout::Sell: return std::max(f.stored, ceil_div(f.rows, f.slice) * f.slice);  // its places, its row part
-    case Layout::Dia:
-    case Layout::Bdia: return f.diagonals * f.rows;
-    case Layout::Hyb: return f.width * f.rows + f.nnz;
-    default: return f.nnz;  // csr, coo
-  }
-}
 
 // An i32 index holds what the host allows it to (layouts.cpp's `checked`): rows + 1, the columns and
 // the places of `to`; an i64 index anything.
@@ -349,6 +432,8 @@ bool converts_on_device(const Facts& from, const Facts& to) {
   if (from.rows == 0 || from.cols == 0 || from.layout == to.layout || !index_holds(to)) return false;
   if ((to.layout == Layout::Dia || to.layout == Layout::Bdia) && !flags_fit(from)) return false;
   if (sort_size(to) > kSortMax) return false;  // a window wider than local memory sorts on the host
+  for (const Facts* f : {&from, &to})  // blocks of up to 8 rows (a super-row's cursors) and whole 1 x 4 units
+    if (is_block(f->layout) && (f->block_rows < 1 || f->block_rows > 8 || f->block_cols < 4 || f->block_cols % 4)) return false;
   // Between a csr and a coo the count is known now: one the host is to name does not start here.
   if ((from.layout == Layout::Csr && to.layout == Layout::Coo) || (from.layout == Layout::Coo && to.layout == Layout::Csr))
     return from.nnz == to.nnz;

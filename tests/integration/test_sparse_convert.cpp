@@ -346,9 +346,21 @@ TEST(SparseConvert, OnTheDeviceHoldsWhatReadingGivesAndChecksTheCounts) {
   }
 }
 
+// The block layouts' cuts in converts_every_way_on_the_device: blocks of 8 x 4 (a bcsr), 2 x 8 (a bell),
+// and 4 x 4 in slices of 3 super-rows (a sbell).
+struct BlockCut {
+  std::string layout;
+  int64_t h, w, slice;
+  std::string declaration() const {
+    return R"(, "block": [)" + std::to_string(h) + ", " + std::to_string(w) + "]" + (slice ? R"(, "slice": )" + std::to_string(slice) : "");
+  }
+};
+const std::vector<BlockCut> kBlockCuts = {{"bcsr", 8, 4, 0}, {"bell", 2, 8, 0}, {"sbell", 4, 4, 3}};
+
 // A matrix given by its entries (row, column, value; no position twice, no value 0), written as a
 // Matrix Market file, with the counts each of csr, coo, ell, sell (slices of `slice` rows sorted in windows
-// of `sigma`), dia, bdia and hyb holds it with.
+// of `sigma`), dia, bdia, hyb and the block layouts (cut as kBlockCuts) holds it with; each layout's
+// count first, its cut after it.
 struct Entries {
   int64_t rows = 0, cols = 0;
   std::map<std::pair<int64_t, int64_t>, double> at;
@@ -385,33 +397,52 @@ struct Entries {
       for (size_t p = first; p < std::min(order.size(), first + static_cast<size_t>(slice)); ++p) longest = std::max(longest, lengths[static_cast<size_t>(order[p])]);
       stored += longest * slice;
     }
-    return {{"csr", R"("nnz": )" + std::to_string(at.size())},
+    std::map<std::string, std::string> counted = {{"csr", R"("nnz": )" + std::to_string(at.size())},
             {"coo", R"("nnz": )" + std::to_string(at.size())},
             {"ell", R"("width": )" + std::to_string(width)},
             {"sell", R"("stored": )" + std::to_string(stored) + R"(, "slice": )" + std::to_string(slice) + R"(, "sigma": )" + std::to_string(sigma)},
             {"dia", R"("diagonals": )" + std::to_string(offsets.size())},
             {"bdia", R"("diagonals": )" + std::to_string(offsets.size()) + R"(, "bands": )" + std::to_string(bands)},
             {"hyb", R"("nnz": )" + std::to_string(past_two) + R"(, "width": 2)"}};
+    // The block layouts: each super-row's blocks (distinct columns / w among its rows' entries)
+    for (const BlockCut& cut : kBlockCuts) {
+      std::vector<std::set<int64_t>> blocks(static_cast<size_t>((rows + cut.h - 1) / cut.h));
+      for (const auto& [position, v] : at) blocks[static_cast<size_t>(position.first / cut.h)].insert(position.second / cut.w);
+      int64_t all = 0, widest = 0, sliced = 0, slice_widest = 0;
+      for (size_t s = 0; s < blocks.size(); ++s) {
+        const int64_t n = static_cast<int64_t>(blocks[s].size());
+        all += n, widest = std::max(widest, n), slice_widest = std::max(slice_widest, n);
+        if (cut.slice && ((static_cast<int64_t>(s) + 1) % cut.slice == 0 || s + 1 == blocks.size())) sliced += slice_widest * cut.slice, slice_widest = 0;
+      }
+      const int64_t count = cut.layout == "bcsr" ? all : cut.layout == "bell" ? widest : sliced;
+      counted[cut.layout] = std::string(cut.layout == "bell" ? R"("width": )" : R"("blocks": )") + std::to_string(count) + cut.declaration();
+    }
+    return counted;
   }
 };
 
-// `m` read into csr, coo, ell, sell (cut as `slice` and `sigma` say), dia, bdia and hyb (of width 2), and
-// converted from each into each other layout: explain says the device converts all forty-two pairs, the trace shows its kernels storing each,
+// `m` read into csr, coo, ell, sell (cut as `slice` and `sigma` say), dia, bdia, hyb (of width 2), bcsr,
+// bell and sbell (cut as kBlockCuts), and converted from each into each other layout: explain says the
+// device converts all ninety pairs, the trace shows its kernels storing each,
 // and each result holds, byte for byte, what reading the matrix into its layout gives, with the index
 // dtype it declares.
 void converts_every_way_on_the_device(const Entries& m, const std::string& dtype, int64_t slice, int64_t sigma) {
   test::TempDir dir;
   test::write_text(dir / "M.mtx", m.mtx());
   const std::string file = (dir / "M.mtx").string(), shape = "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "]";
-  const std::vector<std::string> layouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb"}, sources = layouts;
+  const std::vector<std::string> layouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell"}, sources = layouts;
   const auto counts = m.counts(slice, sigma);
-  const std::string sell_cut = R"(, "slice": )" + std::to_string(slice) + R"(, "sigma": )" + std::to_string(sigma);
+  // A source's cut: its count's declaration less the count
+  auto cut_of = [&](const std::string& l) {
+    const std::string& count = counts.at(l);
+    return l == "bdia" || count.find(',') == std::string::npos ? std::string() : count.substr(count.find(','));
+  };
   std::string symbols, body, outputs;
   for (size_t k = 0; k < layouts.size(); ++k) {
     const std::string& l = layouts[k];
     // Sources with i32 and i64 indices in turn, so that every pair meets both.
     symbols += std::string(symbols.empty() ? "" : ",\n") + R"("R_)" + l + R"(": {"kind": ")" + l + R"(", "dtype": ")" + dtype + R"(", "index": ")" +
-               (k % 2 ? "i64" : "i32") + R"(", "from": ")" + file + "\"" + (l == "hyb" ? R"(, "width": 2)" : l == "sell" ? sell_cut : "") + "}";
+               (k % 2 ? "i64" : "i32") + R"(", "from": ")" + file + "\"" + cut_of(l) + "}";
     outputs += outputs_of("R_" + l, l);
   }
   std::vector<std::string> variants;
@@ -424,14 +455,14 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
                  R"(", "shape": )" + shape + ", " + count + "}";
       body += std::string(body.empty() ? "" : ",\n") + R"({"op": "sparse.convert", "out": [")" + result + R"("], "in": ["R_)" + from + R"("]})";
       outputs += outputs_of(result, to);
-      // explain's counts: `"diagonals": 5, "bands": 2` as "diagonals 5, bands 2"; hyb's width and sell's slice
-      // and sigma are their cut, not counts
-      std::string shown = to == "hyb" || to == "sell" ? count.substr(0, count.find(',')) : count;
+      // explain's counts: `"diagonals": 5, "bands": 2` as "diagonals 5, bands 2"; hyb's width, sell's slice
+      // and sigma and the block layouts' block and slice are their cut, not counts
+      std::string shown = to == "bdia" ? count : count.substr(0, count.find(','));
       for (size_t q; (q = shown.find('"')) != std::string::npos;) shown.erase(q, 1);
       for (size_t q; (q = shown.find(':')) != std::string::npos;) shown.erase(q, 1);
       variants.push_back("on the device: " + from + " -> " + to + " (" + shown + ", as declared)");
     }
-  ASSERT_EQ(variants.size(), 42u);
+  ASSERT_EQ(variants.size(), 90u);
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [)" + body + R"(], "outputs": {)" + outputs.substr(2) + "}}");
   auto r = test::run_fugue("explain " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
@@ -456,8 +487,9 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
     }
 }
 
-// Rows left empty, a row longer than any work-group and columns past its rows'.
-TEST(SparseConvert, BetweenCsrCooEllDiaBdiaAndHybTheDeviceConvertsEveryWay) {
+// Rows left empty, a row longer than any work-group and columns past its rows' (rows that fill no whole
+// super-row of blocks).
+TEST(SparseConvert, BetweenEveryLayoutButTheCocktailTheDeviceConvertsEveryWay) {
   Entries m;
   m.rows = 7, m.cols = 700;
   for (int64_t c = 0; c < 500; ++c) m.add(2, c + 100, 0.25 * static_cast<double>(c % 13) - 1.125);
@@ -574,4 +606,68 @@ TEST(SparseConvert, SellBdiaAndHybSourcesTheDeviceCannotReadGoToTheHost) {
   r = test::run_fugue("run " + (dir / "bands.json").string() + " --out " + (dir / "bands").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("need \"bands\": 2 in the bdia B, which is declared with \"bands\": 3: declare \"bands\": 2"), std::string::npos) << r.out;
+}
+
+// A bcsr, a bell and a sbell whose super-row lists its blocks out of order, and block sources the host
+// names (a bcsr's row_ptr short of its blocks, a sbell's slice not whole columns of super-rows, a bell's
+// block column outside the matrix or blocks that overlap, a bcsr's value past its last column; parts
+// given inline may): the device's checks see them and store nothing; the host's conversion sorts the
+// rows given out of order and names the other faults.
+TEST(SparseConvert, BlockSourcesTheDeviceCannotReadGoToTheHost) {
+  test::TempDir dir;
+  // 2 x 8 in blocks of 2 x 4, a super-row of two blocks: the one at column 4 first, holding (0, 5) = 1,
+  // then the one at column 0, holding (0, 0) = 2 and (1, 1) = 3. Each layout keeps a block's row r at
+  // data[(r * 2 + block) * 4 ..] here.
+  const std::string blocks = R"("col": {"value": [4, 0]}, "data": {"value": [0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0]})";
+  const std::vector<std::pair<std::string, std::string>> unordered = {
+      {"bcsr", R"("blocks": 2, "parts": {"row_ptr": {"value": [0, 2]}, )" + blocks + "}"},
+      {"bell", R"("width": 2, "parts": {)" + blocks + "}"},
+      {"sbell", R"("blocks": 2, "slice": 1, "parts": {"slice_ptr": {"value": [0, 2]}, )" + blocks + "}"}};
+  for (const auto& [layout, declaration] : unordered) {
+    const fs::path folder = dir / layout;
+    test::write_text(dir / (layout + ".json"), R"({"fugue": 1, "symbols": {
+        "K": {"kind": ")" + layout + R"(", "dtype": "f32", "shape": [2, 8], "block": [2, 4], )" + declaration + R"(},
+        "C": {"kind": "csr", "dtype": "f32", "shape": [2, 8], "nnz": 3}},
+       "body": [{"op": "sparse.convert", "out": ["C"], "in": ["K"]}],
+       "outputs": {"C.row_ptr": "row_ptr.npy", "C.col": "col.npy", "C.data": "data.npy"}})");
+    auto r = test::run_fugue("explain " + (dir / (layout + ".json")).string());
+    EXPECT_NE(r.out.find("on the device: " + layout + " -> csr (nnz 3, as declared)"), std::string::npos) << r.out;
+    r = test::run_fugue("run --profile " + (dir / "trace.json").string() + " " + (dir / (layout + ".json")).string() + " --out " + folder.string());
+    ASSERT_EQ(r.code, 0) << layout << ": " << r.out;
+    const std::string trace = test::read_text(dir / "trace.json");
+    EXPECT_NE(trace.find("convert: " + layout + " check"), std::string::npos) << layout;
+    EXPECT_EQ(trace.find("convert: " + layout + " -> csr"), std::string::npos) << layout;
+    const std::vector<std::pair<std::string, std::vector<double>>> want = {{"row_ptr", {0, 2, 3}}, {"col", {0, 5, 1}}, {"data", {2, 1, 3}}};
+    for (const auto& [part, values] : want) {
+      const auto got = fugue::load_npy(folder / (part + ".npy"), std::nullopt, std::nullopt);
+      ASSERT_EQ(got.elements(), static_cast<int64_t>(values.size())) << layout << " " << part;
+      for (size_t k = 0; k < values.size(); ++k) EXPECT_EQ(got.get(static_cast<int64_t>(k)), values[k]) << layout << " " << part << "[" << k << "]";
+    }
+  }
+
+  struct Bad {
+    std::string name, shape, declaration, message;
+  };
+  const std::vector<Bad> bad = {
+      {"short", "[2, 8]", R"("kind": "bcsr", "block": [2, 4], "blocks": 2, "parts": {"row_ptr": {"value": [0, 1]}, )" + blocks + "}",
+       "a bcsr whose row_ptr does not run from 0 to its 2 blocks"},
+      {"ragged", "[4, 4]", R"("kind": "sbell", "block": [1, 4], "slice": 2, "blocks": 4,
+         "parts": {"slice_ptr": {"value": [0, 3, 4]}, "col": {"value": [0, 0, 0, 0]}, "data": {"value": [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0]}})",
+       "a sbell whose slice 0 holds 3 blocks, not a multiple of its slice height 2"},
+      {"outside", "[1, 8]", R"("kind": "bell", "block": [1, 4], "width": 2, "parts": {"col": {"value": [0, 9]}, "data": {"value": [1, 0, 0, 0, 2, 0, 0, 0]}})",
+       "a bell whose col[1] = 9 is outside 0..7"},
+      {"overlap", "[1, 8]", R"("kind": "bell", "block": [1, 4], "width": 2, "parts": {"col": {"value": [0, 2]}, "data": {"value": [1, 0, 5, 0, 5, 0, 0, 0]}})",
+       "entry (0, 2) is given twice"},
+      {"past", "[3, 6]", R"("kind": "bcsr", "block": [2, 4], "blocks": 2,
+         "parts": {"row_ptr": {"value": [0, 1, 2]}, "col": {"value": [4, 0]}, "data": {"value": [0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}})",
+       "a bcsr with a value outside the matrix (block 0)"}};
+  for (const Bad& b : bad) {
+    test::write_text(dir / (b.name + ".json"), R"({"fugue": 1, "symbols": {"K": {"dtype": "f64", "shape": )" + b.shape + ", " + b.declaration + R"(},
+        "C": {"kind": "csr", "dtype": "f64", "shape": )" + b.shape + R"(, "nnz": 2}},
+       "body": [{"op": "sparse.convert", "out": ["C"], "in": ["K"]}], "outputs": {"C.data": "data.npy"}})");
+    auto r = test::run_fugue("run " + (dir / (b.name + ".json")).string() + " --out " + (dir / b.name).string());
+    EXPECT_EQ(r.code, 2) << b.name << ": " << r.out;
+    EXPECT_NE(r.out.find(b.message), std::string::npos) << b.name << ": " << r.out;
+    EXPECT_FALSE(fs::exists(dir / b.name / "data.npy")) << b.name;
+  }
 }

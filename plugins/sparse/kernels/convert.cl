@@ -283,15 +283,20 @@ __kernel void coo_check(const long m, const long n, const long nnz, __global con
   if (e > 0 && (r < row[e - 1] || (r == row[e - 1] && c <= col[e - 1]))) verdict[0] = 1;
 }
 
-// Then the row pointers: a work-item an entry e (and one for the end) writes those of the rows from
-// the previous entry's row (exclusive) to its own (inclusive). As a csr's (coo_row_ptr), and as longs
-// where they place a hyb's coo part (coo_row_starts).
+// Then the row pointers: row_ptr[r] is the first entry whose row is r or more (nnz past the last), for
+// r = 0 .. m, a work-item each finding it by bisection, so that a run of empty rows costs no more than
+// any other rows. As a csr's (coo_row_ptr), and as longs where they place a hyb's coo part (coo_row_starts).
 #define ROW_POINTERS(name, T)                                                                           \
   __kernel void name(const long m, const long nnz, __global const A_INDEX* row, __global T* row_ptr) {  \
-    const long e = get_global_id(0);                                                                    \
-    if (e > nnz) return;                                                                                \
-    const long previous = e == 0 ? -1 : row[e - 1], own = e == nnz ? m : row[e];                        \
-    for (long r = previous + 1; r <= own; ++r) row_ptr[r] = (T)e;                                       \
+    const long r = get_global_id(0);                                                                    \
+    if (r > m) return;                                                                                  \
+    long low = 0, high = nnz;                                                                           \
+    while (low < high) {                                                                                \
+      const long middle = low + (high - low) / 2;                                                       \
+      if (row[middle] < r) low = middle + 1;                                                            \
+      else high = middle;                                                                               \
+    }                                                                                                   \
+    row_ptr[r] = (T)low;                                                                                \
   }
 ROW_POINTERS(coo_row_ptr, B_INDEX)
 ROW_POINTERS(coo_row_starts, long)
@@ -356,10 +361,12 @@ __kernel void ell_to_csr(const long m, const long width, __global const A_INDEX*
   store_csr_row_strided(g, m, width, a_col, a_data, csr_row_start(m, g, sums, row_ptr), col, data);
 }
 
-// sell -> csr, first: verdict[0] becomes 1 where slice_ptr does not run from 0 to `stored`, goes back,
-// or gives a slice that is not whole columns of C places, so that sell_check stays inside its buffers.
-// Work-item s checks slice_ptr[s] and slice s (slices + 1 of them).
-__kernel void sell_slices_check(const long slices, const long c, const long stored, __global const A_INDEX* slice_ptr,
+// sell, bcsr and sbell -> csr, first: verdict[0] becomes 1 where slice_ptr does not run from 0 to
+// `stored`, goes back, or gives a slice that is not whole columns of C places, so that the checks after
+// it stay inside their buffers. A sell's slice_ptr over its places; a sbell's over its blocks' places (C
+// super-rows a slice); a bcsr's row_ptr over its blocks (a slice a super-row, C = 1). Work-item s checks
+// slice_ptr[s] and slice s (slices + 1 of them).
+__kernel void slices_check(const long slices, const long c, const long stored, __global const A_INDEX* slice_ptr,
                                 __global int* verdict) {
   const long s = get_global_id(0);
   if (s > slices) return;
@@ -454,4 +461,183 @@ __kernel void csr_to_hyb(const long m, const long width, __global const A_INDEX*
     coo_col[e] = (B_INDEX)a_col[begin + k];
     coo_data[e] = a_data[begin + k];
   }
+}
+
+// ---- The block layouts: bcsr, bell and sbell (layouts.h) ----------------------------------------
+
+#define KIND_BCSR 0
+#define KIND_BELL 1
+#define KIND_SBELL 2
+
+// A block layout's shape, as convert_device.cpp passes it: `kind` (KIND_*) and a long8 of the matrix's
+// rows m and columns n, the block's h x w, the super-rows, the slice height c (sbell's; a bell is one
+// slice of every super-row, a bcsr a slice a super-row), a bell's width (blocks a super-row) and the
+// places for blocks (a bcsr's or a sbell's col).
+typedef struct {
+  int kind;
+  long m, n, h, w, super_rows, c, width, blocks;
+} Blocks;
+
+Blocks blocks_of(const int kind, const long8 shape) {
+  const Blocks b = {kind, shape.s0, shape.s1, shape.s2, shape.s3, shape.s4, shape.s5, shape.s6, shape.s7};
+  return b;
+}
+
+// Where super-row s's blocks lie: block k's first column at col[col_base + first + k * stride] for
+// k < count, unit u of it (its row r and columns 4u' .. 4u' + 3, u = r * w / 4 + u') at
+// data[data_base + (u * places + first + k * stride) * 4]. `begin` and `end` are a bcsr's row_ptr[s] and
+// row_ptr[s + 1], a sbell's slice_ptr of s's slice and the next (a bell's are not read).
+typedef struct {
+  long col_base, first, stride, count, data_base, places;
+} BlockRow;
+
+BlockRow block_row(const Blocks b, const long s, const long begin, const long end) {
+  BlockRow row = {0, begin, 1, end - begin, 0, b.blocks};  // bcsr
+  if (b.kind == KIND_BELL) {
+    row.first = s, row.stride = b.super_rows, row.count = b.width, row.places = b.width * b.super_rows;
+  } else if (b.kind == KIND_SBELL) {
+    row.col_base = begin, row.first = s % b.c, row.stride = b.c, row.count = (end - begin) / b.c;
+    row.data_base = begin * b.h * b.w, row.places = end - begin;
+  }
+  return row;
+}
+
+// The place of column `j` of block k's row r in data.
+long block_value_at(const Blocks b, const BlockRow row, const long k, const long r, const long j) {
+  return row.data_base + ((r * (b.w / 4) + j / 4) * row.places + row.first + k * row.stride) * 4 + j % 4;
+}
+
+// A source's super-row s, where its pointers say (ptr: a bcsr's row_ptr, a sbell's slice_ptr).
+BlockRow source_block_row(const Blocks b, const long s, __global const A_INDEX* ptr) {
+  if (b.kind == KIND_BELL) return block_row(b, s, 0, 0);
+  const long at = b.kind == KIND_BCSR ? s : s / b.c;
+  return block_row(b, s, ptr[at], ptr[at + 1]);
+}
+
+// bcsr, bell and sbell -> csr, after slices_check (bcsr, sbell): a work-item a row i of the super-rows
+// (super_rows * h of them) walks its super-row's blocks in order and counts its entries (nonzero values:
+// zeros are padding) into counts[i]; verdict[0] becomes 1 where a block's column is outside the matrix, a
+// value is (past its last row or column), or the row's columns are not ascending, so that the host's
+// conversion names the fault or sorts the row.
+__kernel void blocks_check(const int kind, const long8 shape, __global const A_INDEX* ptr, __global const A_INDEX* a_col,
+                           __global const REAL* a_data, __global long* counts, __global int* verdict) {
+  const Blocks b = blocks_of(kind, shape);
+  const long i = get_global_id(0);
+  if (i >= b.super_rows * b.h) return;
+  const long s = i / b.h, r = i % b.h;
+  const BlockRow row = source_block_row(b, s, ptr);
+  long count = 0, last = -1;
+  for (long k = 0; k < row.count; ++k) {
+    const long first = a_col[row.col_base + row.first + k * row.stride];
+    if (first < 0 || first >= b.n) verdict[0] = 1;
+    for (long j = 0; j < b.w; ++j)
+      if (ENTRY(a_data[block_value_at(b, row, k, r, j)])) {
+        const long c = first + j;
+        if (i >= b.m || c >= b.n || c <= last) verdict[0] = 1;
+        last = c;
+        ++count;
+      }
+  }
+  if (i < b.m) counts[i] = count;
+}
+
+// Then, from the counts' inclusive sums, row i's nonzero values at sums[i - 1] on.
+__kernel void blocks_to_csr(const int kind, const long8 shape, __global const A_INDEX* ptr, __global const A_INDEX* a_col,
+                            __global const REAL* a_data, __global const long* sums, __global B_INDEX* row_ptr,
+                            __global B_INDEX* col, __global REAL* data) {
+  const Blocks b = blocks_of(kind, shape);
+  const long i = get_global_id(0);
+  if (i >= b.m) return;
+  const long s = i / b.h, r = i % b.h;
+  const BlockRow row = source_block_row(b, s, ptr);
+  long e = csr_row_start(b.m, i, sums, row_ptr);
+  for (long k = 0; k < row.count; ++k) {
+    const long first = a_col[row.col_base + row.first + k * row.stride];
+    for (long j = 0; j < b.w; ++j) {
+      const REAL v = a_data[block_value_at(b, row, k, r, j)];
+      if (ENTRY(v)) {
+        col[e] = (B_INDEX)(first + j);
+        data[e] = v;
+        ++e;
+      }
+    }
+  }
+}
+
+// csr -> bcsr, bell and sbell: a work-item a super-row merges its h rows (h <= 8), whose columns ascend,
+// by block column (column / w). The rows' cursors start at their first entries.
+void super_row_cursors(const Blocks b, const long s, __global const A_INDEX* row_ptr, long* at, long* end) {
+  for (long r = 0; r < b.h; ++r) {
+    const long i = s * b.h + r;
+    at[r] = i < b.m ? row_ptr[i] : 0;
+    end[r] = i < b.m ? row_ptr[i + 1] : 0;
+  }
+}
+
+// The least block column among the rows' entries from their cursors on; -1 where none is left.
+long next_block_column(const Blocks b, const long* at, const long* end, __global const A_INDEX* col) {
+  long least = -1;
+  for (long r = 0; r < b.h; ++r)
+    if (at[r] < end[r]) {
+      const long block = col[at[r]] / b.w;
+      if (least < 0 || block < least) least = block;
+    }
+  return least;
+}
+
+// First: super-row s's blocks into counts[s], the most of any super-row into verdict[1] (a bell's width).
+__kernel void block_counts(const int kind, const long8 shape, __global const A_INDEX* row_ptr, __global const A_INDEX* col,
+                           __global long* counts, __global int* verdict) {
+  const Blocks b = blocks_of(kind, shape);
+  const long s = get_global_id(0);
+  if (s >= b.super_rows) return;
+  long at[8], end[8], count = 0;
+  super_row_cursors(b, s, row_ptr, at, end);
+  for (long block; (block = next_block_column(b, at, end, col)) >= 0; ++count)
+    for (long r = 0; r < b.h; ++r)
+      while (at[r] < end[r] && col[at[r]] / b.w == block) ++at[r];
+  counts[s] = count;
+  atomic_max(&verdict[1], (int)min(count, (long)INT_MAX));
+}
+
+// Into a sbell, then: each slice's places, its widest super-row's blocks times c.
+__kernel void sbell_slice_sizes(const long slices, const long c, const long super_rows, __global const long* counts,
+                                __global long* sizes) {
+  const long t = get_global_id(0);
+  if (t >= slices) return;
+  long width = 0;
+  for (long s = t * c; s < min(super_rows, t * c + c); ++s) width = max(width, counts[s]);
+  sizes[t] = width * c;
+}
+
+// Then, from the sums of the counts (bcsr) or of the slices' sizes (sbell), super-row s's pointers
+// (bcsr's row_ptr, sbell's slice_ptr at a slice's first super-row; a bell has none), its blocks' columns
+// (the padding's 0) and its entries' values (data is zero first, so padding is 0). A work-item for each
+// super-row of every slice: a sbell's last slice may hold places for super-rows past the last, column 0.
+__kernel void csr_to_blocks(const int kind, const long8 shape, __global const A_INDEX* row_ptr, __global const A_INDEX* a_col,
+                            __global const REAL* a_data, __global const long* sums, __global B_INDEX* ptr,
+                            __global B_INDEX* col, __global REAL* data) {
+  const Blocks b = blocks_of(kind, shape);
+  const long s = get_global_id(0);
+  if (s >= (b.super_rows + b.c - 1) / b.c * b.c) return;
+  long begin = 0, end = 0;
+  if (kind == KIND_BCSR) {
+    begin = csr_row_start(b.super_rows, s, sums, ptr);
+    end = sums[s];
+  } else if (kind == KIND_SBELL) {
+    const long t = s / b.c;
+    begin = t == 0 ? 0 : sums[t - 1];
+    end = sums[t];
+    if (s % b.c == 0) ptr[t] = (B_INDEX)begin;
+    if (s == b.super_rows - 1) ptr[t + 1] = (B_INDEX)end;
+  }
+  const BlockRow row = block_row(b, s, begin, end);
+  long at[8], stop[8], k = 0;
+  super_row_cursors(b, s, row_ptr, at, stop);
+  for (long block; (block = next_block_column(b, at, stop, a_col)) >= 0; ++k) {
+    col[row.col_base + row.first + k * row.stride] = (B_INDEX)(block * b.w);
+    for (long r = 0; r < b.h; ++r)
+      for (; at[r] < stop[r] && a_col[at[r]] / b.w == block; ++at[r]) data[block_value_at(b, row, k, r, a_col[at[r]] - block * b.w)] = a_data[at[r]];
+  }
+  for (; k < row.count; ++k) col[row.col_base + row.first + k * row.stride] = (B_INDEX)0;
 }
