@@ -2,7 +2,9 @@
 # sparse.convert on a GPU, in one call: the conformance suite's calls of sparse.convert on the device,
 # then Poisson matrices (GRIDS, default "2048 4096") converted on the device between csr, coo, ell and
 # dia, from csr into hyb, sell (slices of 32, windows of 2048 rows), bdia, bcsr, bell and sbell (blocks
-# of 2 x 4, sbell's slices of 32 super-rows) and back, and from dia into sell and bcsr (through a csr); CONVERSIONS (e.g. "hyb_csr coo_csr") runs some of them. For each: the conversion's
+# of 2 x 4, sbell's slices of 32 super-rows) and back, from dia into sell and bcsr (through a csr), and
+# from a cocktail (each row's first 3 entries a sell's, the rest a csr's) into csr and dia; CONVERSIONS
+# (e.g. "hyb_csr coo_csr") runs some of them. For each: the conversion's
 # kernels (fugue run --stats), fugue run's wall time against the same program without the conversion,
 # and the product of the result against the source's (max |difference| / max |y|). The wall times are
 # the best of REPS runs (default 2). Run from the
@@ -18,9 +20,9 @@ trap 'rm -rf "$work"' EXIT
 "$FUGUE" devices
 "$FUGUE" conformance sparse --op sparse.convert | tail -n 14
 
-# program NAME SOURCE_KIND TARGET_DECLARATION|none: y = A x, and z = B x for B = convert(A).
+# program NAME SOURCE_KIND TARGET_DECLARATION|none GRID [SOURCE_KEYS]: y = A x, and z = B x for B = convert(A).
 program() {
-  local name=$1 source=$2 target=$3 g=$4
+  local name=$1 source=$2 target=$3 g=$4 keys=${5:-}
   local n=$((g * g))
   local b="" body='{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}' outputs='"y": "y.npy"'
   if [ "$target" != none ]; then
@@ -30,7 +32,7 @@ program() {
   fi
   cat > "$work/$name.json" <<JSON
 {"fugue": 1, "symbols": {
-  "A": {"kind": "$source", "dtype": "f32", "from": {"poisson": {"grid": [$g, $g]}}},
+  "A": {"kind": "$source", "dtype": "f32", "from": {"poisson": {"grid": [$g, $g]}}$keys},
   "x": {"kind": "array", "dtype": "f32", "shape": [$n], "from": {"random": {"seed": 1, "low": -1, "high": 1}}}$b},
  "body": [$body],
  "outputs": {$outputs}}
@@ -97,7 +99,12 @@ PY
   program csr_sbell csr "$sbell_b" "$g"
   program sbell_csr sbell "$csr" "$g"
   program dia_bcsr dia "$bcsr" "$g"
-  conversions=${CONVERSIONS:-"csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia bdia_csr csr_sell sell_csr hyb_csr dia_sell csr_bcsr bcsr_csr csr_bell bell_csr csr_sbell sbell_csr dia_bcsr"}
+  # a cocktail of each row's first 3 entries in a sell and the rest in a csr (no dense diagonals or blocks taken)
+  split=', "diagonal_fill": 2, "block_fill": 2, "width": 3, "slice": 32'
+  program base_cocktail cocktail none "$g" "$split"
+  program cocktail_csr cocktail "$csr" "$g" "$split"
+  program cocktail_dia cocktail "$dia" "$g" "$split"
+  conversions=${CONVERSIONS:-"csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia bdia_csr csr_sell sell_csr hyb_csr dia_sell csr_bcsr bcsr_csr csr_bell bell_csr csr_sbell sbell_csr dia_bcsr cocktail_csr cocktail_dia"}
   bases=$(for p in $conversions; do echo "base_${p%%_*}"; done | sort -u)
   declare -A wall
   for p in $bases $conversions; do

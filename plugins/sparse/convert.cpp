@@ -99,7 +99,7 @@ class Convert final : public Operation {
           "slice and sigma, hyb's width, the block layouts' block and the index dtype). The counts of B "
           "(nnz, width, stored, diagonals, bands, blocks) come from A's entries: B's declaration must give them, and a run that "
           "counts others stops and names them. A and B hold the same dtype. Between any two of csr, coo, ell, sell, dia, bdia, hyb, "
-          "bcsr, bell and sbell on the device; from a cocktail on the host";
+          "bcsr, bell and sbell, and from a cocktail into any of them, on the device";
     operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
                 in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
     test_cases = conformance_cases();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cocktail.h"
 #include "convert_cl.h"  // kernel_source_convert, embedded from kernels/convert.cl
 
 namespace fugue::sparse {
@@ -42,6 +43,11 @@ int64_t places_of(const Facts& f) {
     case Layout::Bcsr:
     case Layout::Sbell: return f.blocks * f.block_rows * f.block_cols;
     case Layout::Bell: return f.width * ceil_div(f.rows, f.block_rows) * f.block_rows * f.block_cols;
+    case Layout::Cocktail: {
+      int64_t places = 0;
+      for (const Facts& part : f.components) places += places_of(part);
+      return places;
+    }
     default: return f.nnz;  // csr, coo
   }
 }
@@ -408,6 +414,95 @@ class IntoCsr {
   cl_mem diagonal_offsets_ = nullptr;  // bdia: each diagonal's offset (longs)
 };
 
+// ---- From a cocktail -----------------------------------------------------------------------------
+
+// A cocktail `a` (parts `from`) on its way into a csr: its dia, sbell and sell parts each into a csr of
+// the device's own (each checked as IntoCsr checks its layout), its csr part's pointers and listed rows
+// checked; then each row's entries merged by column from the four (two parts holding one position fail
+// the check, as the host refuses them).
+class CocktailIntoCsr {
+ public:
+  CocktailIntoCsr(const fugue_device_services& s, const Facts& a, const std::vector<cl_mem>& from, fugue_dtype b_index)
+      : s_(s), a_(a), from_(from), merge_(s, a.dtype, a.components[3].index, b_index) {}
+
+  // The csr's entries; -1 where the cocktail is not one as the host reads it.
+  int64_t count() {
+    if (!merge_.scans()) return -1;
+    for (size_t k = 0; k < 3; ++k)
+      if (!part_into_csr(k)) return -1;
+    const Facts& csr = a_.components[3];
+    const cl_long m = a_.rows, listed = csr.rows;
+    const size_t rows = static_cast<size_t>(m);
+    const std::string label = "convert: cocktail check";
+    cl_mem verdict = merge_.verdict();
+    if (listed > 0) {
+      Kernel check(merge_.program, "csr_check");
+      check.args(listed, cl_long{a_.cols}, cl_long{csr.nnz}, part(3, 0), part(3, 1), verdict).enqueue(s_, static_cast<size_t>(std::max(listed, csr.nnz)), 0, label);
+    } else {  // no rows listed: no entries, its one pointer 0
+      cl_long first = 0;
+      if (csr.index == FUGUE_DTYPE_I64) {
+        merge_.read(part(3, 0), 0, &first, "the csr part's pointer");
+      } else {
+        cl_int pointer = 0;
+        merge_.read(part(3, 0), 0, &pointer, "the csr part's pointer");
+        first = pointer;
+      }
+      if (csr.nnz != 0 || first != 0) return -1;
+    }
+    listed_ = scratch(s_, rows * sizeof(cl_long));
+    merge_.zero(listed_, rows * sizeof(cl_long), "the csr part's rows");
+    Kernel rows_check(merge_.program, "cocktail_listed_rows");
+    rows_check.args(m, listed, from_[kCocktailRowsPart], listed_, verdict).enqueue(s_, static_cast<size_t>(listed), 0, label);
+    if (!merge_.holds(verdict)) return -1;
+    sums_ = scratch(s_, rows * sizeof(cl_long));
+    Kernel check(merge_.program, "cocktail_check");
+    sources(check).arg(14, sums_).arg(15, verdict).enqueue(s_, rows, 0, label);
+    if (!merge_.holds(verdict)) return -1;
+    merge_.scan(sums_, m);
+    cl_long nnz = 0;
+    merge_.read(sums_, (rows - 1) * sizeof(cl_long), &nnz, "the entries' count");
+    return nnz;
+  }
+
+  // Stores the entries counted into a csr's row_ptr, col and data.
+  void store(const std::vector<cl_mem>& to) const {
+    Kernel fill(merge_.program, "cocktail_to_csr");
+    sources(fill).arg(14, sums_).arg(15, to[0]).arg(16, to[1]).arg(17, to[2]).enqueue(s_, static_cast<size_t>(a_.rows), 0, "convert: cocktail -> csr");
+  }
+
+ private:
+  // Part j of the cocktail's k-th part (kCocktailParts).
+  cl_mem part(size_t k, size_t j) const { return from_[cocktail_first_part(k) + j]; }
+  // The dia, sbell or sell part (k) checked and stored into a csr of the device's own.
+  bool part_into_csr(size_t k) {
+    const Facts& f = a_.components[k];
+    std::vector<cl_mem> parts;
+    for (size_t j = 0; j < part_names(f.layout).size(); ++j) parts.push_back(part(k, j));
+    const Device d(s_, a_.dtype, f.index, FUGUE_DTYPE_I64, f.layout);
+    IntoCsr source(d, f, parts);
+    const int64_t nnz = source.count();
+    if (nnz < 0) return false;
+    const size_t entries = static_cast<size_t>(std::max<int64_t>(nnz, 1));
+    csrs_[k] = {scratch(s_, static_cast<size_t>(a_.rows + 1) * sizeof(cl_long)), scratch(s_, entries * sizeof(cl_long)),
+                scratch(s_, entries * dtype_bytes(a_.dtype))};
+    source.store(csrs_[k]);
+    return true;
+  }
+  // The merge's arguments 0 .. 13: the rows, the three csrs, the listed rows and the csr part.
+  Kernel& sources(Kernel& kernel) const {
+    return kernel.args(cl_long{a_.rows}, csrs_[0][0], csrs_[0][1], csrs_[0][2], csrs_[1][0], csrs_[1][1], csrs_[1][2], csrs_[2][0], csrs_[2][1],
+                       csrs_[2][2], listed_, part(3, 0), part(3, 1), part(3, 2));
+  }
+
+  const fugue_device_services& s_;
+  const Facts& a_;
+  const std::vector<cl_mem>& from_;
+  const Device merge_;  // the csr part's index in, B's (or the device's csr's) out
+  std::vector<cl_mem> csrs_[3];  // the dia's, the sbell's and the sell's entries, each a csr (long indices)
+  cl_mem listed_ = nullptr;  // each row's place among the csr part's listed rows, plus 1 (0: not listed)
+  cl_mem sums_ = nullptr;    // the rows' entries, then their inclusive sums
+};
+
 bool is_csr_source(Layout l) {
   return l == Layout::Coo || l == Layout::Ell || l == Layout::Sell || l == Layout::Dia || l == Layout::Bdia || l == Layout::Hyb || is_block(l);
 }
@@ -426,20 +521,46 @@ bool flags_fit(const Facts& from) {
   return flags <= (int64_t{1} << 24) || flags <= 4 * (from.rows + places_of(from));
 }
 
+// A source (IntoCsr, CocktailIntoCsr) counted and stored into B where B is a csr, else into a csr of
+// the device's own (i64 indices) and from it into B.
+template <class Source>
+bool through_csr(Source& source, const fugue_device_services& s, const Facts& a, const Facts& b, const std::vector<cl_mem>& to) {
+  const bool into_b = b.layout == Layout::Csr;
+  const int64_t nnz = source.count();
+  if (nnz < 0 || (into_b && nnz != b.nnz)) return false;
+  if (into_b) {
+    source.store(to);
+    return true;
+  }
+  Facts csr = a;
+  csr.layout = Layout::Csr;
+  csr.index = FUGUE_DTYPE_I64;
+  csr.nnz = nnz;
+  csr.components.clear();
+  const std::vector<cl_mem> middle = {scratch(s, static_cast<size_t>(a.rows + 1) * sizeof(cl_long)),
+                                      scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * sizeof(cl_long)),
+                                      scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * dtype_bytes(a.dtype))};
+  source.store(middle);
+  const Device second(s, a.dtype, FUGUE_DTYPE_I64, b.index, Layout::Csr, sort_size(b));
+  return second.scans() && from_csr(second, csr, b, middle, to);
+}
+
 }  // namespace
 
 bool converts_on_device(const Facts& from, const Facts& to) {
   if (from.rows == 0 || from.cols == 0 || from.layout == to.layout || !index_holds(to)) return false;
   if ((to.layout == Layout::Dia || to.layout == Layout::Bdia) && !flags_fit(from)) return false;
   if (sort_size(to) > kSortMax) return false;  // a window wider than local memory sorts on the host
-  for (const Facts* f : {&from, &to})  // blocks of up to 8 rows (a super-row's cursors) and whole 1 x 4 units
+  for (const Facts* f : {&from, &to, from.layout == Layout::Cocktail ? &from.components[1] : &to})  // a cocktail's sbell too:
+    // blocks of up to 8 rows (a super-row's cursors) and whole 1 x 4 units
     if (is_block(f->layout) && (f->block_rows < 1 || f->block_rows > 8 || f->block_cols < 4 || f->block_cols % 4)) return false;
   // Between a csr and a coo the count is known now: one the host is to name does not start here.
   if ((from.layout == Layout::Csr && to.layout == Layout::Coo) || (from.layout == Layout::Coo && to.layout == Layout::Csr))
     return from.nnz == to.nnz;
   if (from.layout == Layout::Csr) return is_csr_target(to.layout);
-  if (to.layout == Layout::Csr) return is_csr_source(from.layout);
-  return is_csr_source(from.layout) && is_csr_target(to.layout);  // through a csr of the device's own
+  const bool source = is_csr_source(from.layout) || from.layout == Layout::Cocktail;
+  if (to.layout == Layout::Csr) return source;
+  return source && is_csr_target(to.layout);  // through a csr of the device's own
 }
 
 bool convert_on_device(const sdk::Call& call, const fugue_device_services& s) {
@@ -453,27 +574,18 @@ bool convert_on_device(const sdk::Call& call, const fugue_device_services& s) {
     const Device d(s, a.dtype, a.index, b.index, a.layout, sort_size(b));
     return from_csr(d, a, b, from, to);
   }
-  const bool into_b = b.layout == Layout::Csr;
   // Through a csr of the device's own (i64 indices) where B is not one.
-  const Device first(s, a.dtype, a.index, into_b ? b.index : FUGUE_DTYPE_I64, a.layout);
+  const fugue_dtype csr_index = b.layout == Layout::Csr ? b.index : FUGUE_DTYPE_I64;
+  if (a.layout == Layout::Cocktail) {
+    // The csr part's listed rows are read with its pointers' index type.
+    if (FUGUE_NTH(fugue_type, call.operand("A").parts, kCocktailRowsPart)->dtype != a.components[3].index) return false;
+    CocktailIntoCsr source(s, a, from, csr_index);
+    return through_csr(source, s, a, b, to);
+  }
+  const Device first(s, a.dtype, a.index, csr_index, a.layout);
   if (!first.scans()) return false;
   IntoCsr source(first, a, from);
-  const int64_t nnz = source.count();
-  if (nnz < 0 || (into_b && nnz != b.nnz)) return false;
-  if (into_b) {
-    source.store(to);
-    return true;
-  }
-  Facts csr = a;
-  csr.layout = Layout::Csr;
-  csr.index = FUGUE_DTYPE_I64;
-  csr.nnz = nnz;
-  const std::vector<cl_mem> middle = {scratch(s, static_cast<size_t>(a.rows + 1) * sizeof(cl_long)),
-                                      scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * sizeof(cl_long)),
-                                      scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * dtype_bytes(a.dtype))};
-  source.store(middle);
-  const Device second(s, a.dtype, FUGUE_DTYPE_I64, b.index, Layout::Csr, sort_size(b));
-  return second.scans() && from_csr(second, csr, b, middle, to);
+  return through_csr(source, s, a, b, to);
 }
 
 }  // namespace fugue::sparse

@@ -1,6 +1,7 @@
 // convert_device.h: the conversions sparse.convert makes on the device (kernels/convert.cl) rather than
-// on the host: between csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell and sbell, each way (from a csr;
-// into a csr; between the others through a csr of the device's own). Each stores every
+// on the host: between csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell and sbell, each way, and from a
+// cocktail into any of them (from a csr; into a csr; between the others through a csr of the device's
+// own; a cocktail's parts each into a csr of the device's own, merged by row). Each stores every
 // entry where the host's conversion (layouts.cpp) stores it, so the result is the host's byte for byte;
 // each first checks the source as the host reads it and counts what B's declaration must give, and
 // where either does not hold, writes nothing and leaves the pair to the host, which names the fault.

@@ -356,6 +356,9 @@ struct BlockCut {
   }
 };
 const std::vector<BlockCut> kBlockCuts = {{"bcsr", 8, 4, 0}, {"bell", 2, 8, 0}, {"sbell", 4, 4, 3}};
+// A cocktail's split, fixed (its sell's slice and sigma are added): diagonals holding 30% of their
+// places, blocks of 2 x 4 holding 40% of theirs, each row's first 2 entries left to the sell.
+const std::string kCocktailCut = R"(, "diagonal_fill": 0.3, "block_fill": 0.4, "block": [2, 4], "block_slice": 2, "width": 2)";
 
 // A matrix given by its entries (row, column, value; no position twice, no value 0), written as a
 // Matrix Market file, with the counts each of csr, coo, ell, sell (slices of `slice` rows sorted in windows
@@ -422,15 +425,17 @@ struct Entries {
 };
 
 // `m` read into csr, coo, ell, sell (cut as `slice` and `sigma` say), dia, bdia, hyb (of width 2), bcsr,
-// bell and sbell (cut as kBlockCuts), and converted from each into each other layout: explain says the
-// device converts all ninety pairs, the trace shows its kernels storing each,
-// and each result holds, byte for byte, what reading the matrix into its layout gives, with the index
-// dtype it declares.
+// bell and sbell (cut as kBlockCuts), and converted from each into each other layout, and from a cocktail
+// (split as kCocktailCut says) into each: explain says the device converts all hundred pairs, the trace
+// shows its kernels storing each, and each result holds, byte for byte, what reading the matrix into its
+// layout gives, with the index dtype it declares.
 void converts_every_way_on_the_device(const Entries& m, const std::string& dtype, int64_t slice, int64_t sigma) {
   test::TempDir dir;
   test::write_text(dir / "M.mtx", m.mtx());
   const std::string file = (dir / "M.mtx").string(), shape = "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "]";
-  const std::vector<std::string> layouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell"}, sources = layouts;
+  const std::vector<std::string> layouts = {"csr", "coo", "ell", "sell", "dia", "bdia", "hyb", "bcsr", "bell", "sbell"};
+  std::vector<std::string> sources = layouts;
+  sources.push_back("cocktail");
   const auto counts = m.counts(slice, sigma);
   // A source's cut: its count's declaration less the count
   auto cut_of = [&](const std::string& l) {
@@ -445,6 +450,10 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
                (k % 2 ? "i64" : "i32") + R"(", "from": ")" + file + "\"" + cut_of(l) + "}";
     outputs += outputs_of("R_" + l, l);
   }
+  // The cocktail split as the caller says, its sell cut as the sell's.
+  symbols += R"(,
+"R_cocktail": {"kind": "cocktail", "dtype": ")" + dtype + R"(", "index": "i32", "from": ")" + file + "\"" + kCocktailCut + R"(, "slice": )" +
+             std::to_string(slice) + R"(, "sigma": )" + std::to_string(sigma) + "}";
   std::vector<std::string> variants;
   for (size_t k = 0; k < layouts.size(); ++k)
     for (const auto& from : sources) {
@@ -462,7 +471,7 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
       for (size_t q; (q = shown.find(':')) != std::string::npos;) shown.erase(q, 1);
       variants.push_back("on the device: " + from + " -> " + to + " (" + shown + ", as declared)");
     }
-  ASSERT_EQ(variants.size(), 90u);
+  ASSERT_EQ(variants.size(), 100u);
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(}, "body": [)" + body + R"(], "outputs": {)" + outputs.substr(2) + "}}");
   auto r = test::run_fugue("explain " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
@@ -489,12 +498,69 @@ void converts_every_way_on_the_device(const Entries& m, const std::string& dtype
 
 // Rows left empty, a row longer than any work-group and columns past its rows' (rows that fill no whole
 // super-row of blocks).
-TEST(SparseConvert, BetweenEveryLayoutButTheCocktailTheDeviceConvertsEveryWay) {
+TEST(SparseConvert, BetweenEveryTwoLayoutsTheDeviceConvertsEveryWay) {
   Entries m;
   m.rows = 7, m.cols = 700;
   for (int64_t c = 0; c < 500; ++c) m.add(2, c + 100, 0.25 * static_cast<double>(c % 13) - 1.125);
   m.add(0, 0, 2.5), m.add(0, 699, -3.0), m.add(4, 350, 1.0), m.add(4, 351, 0.5), m.add(6, 3, 4.0);
   converts_every_way_on_the_device(m, "f64", 4, 8);
+}
+
+// A cocktail whose four parts all hold entries (two dense diagonals, a dense block, rows with more
+// entries than the sell's width of 2 and a long row whose rest goes to the csr part) converts on the
+// device into every layout; a csr part whose row lists its columns out of order goes to the host.
+TEST(SparseConvert, ACocktailOfFourPartsConvertsOnTheDeviceEveryWay) {
+  Entries m;
+  m.rows = 41, m.cols = 60;
+  for (int64_t i = 0; i < 41; ++i) m.add(i, i, 1.0 + static_cast<double>(i % 5)), m.add(i, i + 1, -0.5 - static_cast<double>(i % 3));
+  for (int64_t r = 10; r < 12; ++r)
+    for (int64_t c = 40; c < 44; ++c) m.add(r, c, 0.25 * static_cast<double>(r + c));
+  for (int64_t r = 20; r < 30; ++r)
+    for (int64_t k = 0; k < 3; ++k) {
+      const int64_t c = (r * 7 + 3 + 20 * k) % 60;
+      if (c != r && c != r + 1) m.add(r, c, 1.5 + static_cast<double>(k));
+    }
+  for (int64_t c = 40; c < 60; c += 2) m.add(35, c, -2.0 - static_cast<double>(c % 7));
+  // The split holds something in each part.
+  test::TempDir dir;
+  test::write_text(dir / "M.mtx", m.mtx());
+  test::write_text(dir / "read.json", R"({"fugue": 1, "symbols": {"C": {"kind": "cocktail", "dtype": "f32", "from": ")" + (dir / "M.mtx").string() +
+                                          "\"" + kCocktailCut + R"(, "slice": 4, "sigma": 8}}, "body": [], "outputs": {)" +
+                                          outputs_of("C", "cocktail").substr(2) + "}}");
+  auto r = test::run_fugue("run " + (dir / "read.json").string() + " --out " + (dir / "read").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(length(dir / "read", "C", "dia_offsets"), 2);
+  EXPECT_EQ(length(dir / "read", "C", "sbell_col"), 2);  // the block, in slices of 2 super-rows
+  EXPECT_GT(length(dir / "read", "C", "sell_data"), 0);
+  EXPECT_GT(length(dir / "read", "C", "csr_rows"), 1);
+  converts_every_way_on_the_device(m, "f32", 4, 8);
+
+  // 2 x 3: the dia's diagonal 2 holds (0, 2) = 5; the csr part's row 0 lists (0, 1) = 3 before (0, 0) = 4
+  // (parts given inline may), its row 1 (1, 0) = 6. The device's check of the csr part sees it and stores
+  // nothing; the host's conversion sorts the row.
+  test::write_text(dir / "unordered.json", R"({"fugue": 1, "symbols": {
+      "A": {"kind": "cocktail", "dtype": "f64", "shape": [2, 3], "nnz": 3, "csr_rows": 2, "diagonals": 1, "blocks": 0, "stored": 0,
+            "slice": 2, "block_slice": 2, "parts": {"dia_offsets": {"value": [2]}, "dia_data": {"value": [5, 0]},
+            "sbell_slice_ptr": {"value": [0, 0]}, "sbell_col": {"value": []}, "sbell_data": {"value": []},
+            "sell_slice_ptr": {"value": [0, 0]}, "sell_row": {"value": [0, 1]}, "sell_col": {"value": []}, "sell_data": {"value": []},
+            "csr_rows": {"value": [0, 1]}, "csr_row_ptr": {"value": [0, 2, 3]}, "csr_col": {"value": [1, 0, 0]}, "csr_data": {"value": [3, 4, 6]}}},
+      "C": {"kind": "csr", "dtype": "f64", "shape": [2, 3], "nnz": 4}},
+     "body": [{"op": "sparse.convert", "out": ["C"], "in": ["A"]}],
+     "outputs": {"C.row_ptr": "row_ptr.npy", "C.col": "col.npy", "C.data": "data.npy"}})");
+  r = test::run_fugue("explain " + (dir / "unordered.json").string());
+  EXPECT_NE(r.out.find("on the device: cocktail -> csr (nnz 4, as declared)"), std::string::npos) << r.out;
+  r = test::run_fugue("run --profile " + (dir / "trace.json").string() + " " + (dir / "unordered.json").string() + " --out " +
+                      (dir / "unordered").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const std::string trace = test::read_text(dir / "trace.json");
+  EXPECT_NE(trace.find("convert: cocktail check"), std::string::npos);
+  EXPECT_EQ(trace.find("convert: cocktail -> csr"), std::string::npos);
+  const std::vector<std::pair<std::string, std::vector<double>>> want = {{"row_ptr", {0, 3, 4}}, {"col", {0, 1, 2, 0}}, {"data", {4, 3, 5, 6}}};
+  for (const auto& [part, values] : want) {
+    const auto got = fugue::load_npy(dir / "unordered" / (part + ".npy"), std::nullopt, std::nullopt);
+    ASSERT_EQ(got.elements(), static_cast<int64_t>(values.size())) << part;
+    for (size_t k = 0; k < values.size(); ++k) EXPECT_EQ(got.get(static_cast<int64_t>(k)), values[k]) << part << "[" << k << "]";
+  }
 }
 
 // 70,000 rows and columns, entries on 20 diagonals far apart (the sums over 139,999 diagonals' flags and

@@ -641,3 +641,78 @@ __kernel void csr_to_blocks(const int kind, const long8 shape, __global const A_
   }
   for (; k < row.count; ++k) col[row.col_base + row.first + k * row.stride] = (B_INDEX)0;
 }
+
+// ---- cocktail -> csr -----------------------------------------------------------------------------
+// A cocktail's dia, sbell and sell parts each become a csr of the device's own over the matrix's rows
+// (long indices, their padding left out); its csr part holds only its listed rows. Row g's entries are
+// then those four sources merged by column, as the host sorts the parts' entries together.
+
+// listed[rows[r]] = r + 1 for each of the csr part's `count` listed rows (listed is zero first: 0 for a
+// row it leaves empty); verdict[0] becomes 1 where a listed row is outside 0..m-1 or not above the one
+// before it.
+__kernel void cocktail_listed_rows(const long m, const long count, __global const A_INDEX* rows, __global long* listed,
+                                   __global int* verdict) {
+  const long r = get_global_id(0);
+  if (r >= count) return;
+  const long row = rows[r];
+  if (row < 0 || row >= m || (r > 0 && row <= rows[r - 1])) {
+    verdict[0] = 1;
+    return;
+  }
+  listed[row] = r + 1;
+}
+
+// The four sources' kernel arguments: the dia's, the sbell's and the sell's csrs, then the csr part's
+// listed rows (as cocktail_listed_rows leaves them) and its parts.
+#define COCKTAIL_SOURCES                                                                                           \
+  __global const long *d_ptr, __global const long *d_col, __global const REAL *d_data, __global const long *b_ptr, \
+      __global const long *b_col, __global const REAL *b_data, __global const long *s_ptr, __global const long *s_col, \
+      __global const REAL *s_data, __global const long *listed, __global const A_INDEX *c_ptr,                      \
+      __global const A_INDEX *c_col, __global const REAL *c_data
+#define COCKTAIL_SOURCE_NAMES d_ptr, d_col, d_data, b_ptr, b_col, b_data, s_ptr, s_col, s_data, listed, c_ptr, c_col, c_data
+
+// Row g's entries merged by column from the four sources, stored into a csr at e on where `col` is not
+// null (the values as they are: padding is gone and a csr part's zeros are entries); its count, or -1
+// where two sources hold one position (the host names it).
+long cocktail_row(const long g, COCKTAIL_SOURCES, long e, __global B_INDEX* col, __global REAL* data) {
+  long at[4] = {d_ptr[g], b_ptr[g], s_ptr[g], 0}, end[4] = {d_ptr[g + 1], b_ptr[g + 1], s_ptr[g + 1], 0};
+  const long r = listed[g] - 1;
+  if (r >= 0) at[3] = c_ptr[r], end[3] = c_ptr[r + 1];
+  long count = 0, last = -1;
+  for (;;) {
+    long source = -1, least = LONG_MAX;
+    for (int k = 0; k < 4; ++k)
+      if (at[k] < end[k]) {
+        const long c = k == 0 ? d_col[at[k]] : k == 1 ? b_col[at[k]] : k == 2 ? s_col[at[k]] : (long)c_col[at[k]];
+        if (c < least) least = c, source = k;
+      }
+    if (source < 0) return count;
+    if (least == last) return -1;
+    if (col) {
+      const long a = at[source];
+      col[e] = (B_INDEX)least;
+      data[e] = source == 0 ? d_data[a] : source == 1 ? b_data[a] : source == 2 ? s_data[a] : c_data[a];
+      ++e;
+    }
+    last = least;
+    ++at[source];
+    ++count;
+  }
+}
+
+// First: each row's entries into counts[g]; verdict[0] becomes 1 where two parts hold one position.
+__kernel void cocktail_check(const long m, COCKTAIL_SOURCES, __global long* counts, __global int* verdict) {
+  const long g = get_global_id(0);
+  if (g >= m) return;
+  const long count = cocktail_row(g, COCKTAIL_SOURCE_NAMES, 0, 0, 0);
+  if (count < 0) verdict[0] = 1;
+  counts[g] = max(count, 0L);
+}
+
+// Then, from the counts' inclusive sums, row g's entries at sums[g - 1] on.
+__kernel void cocktail_to_csr(const long m, COCKTAIL_SOURCES, __global const long* sums, __global B_INDEX* row_ptr,
+                              __global B_INDEX* col, __global REAL* data) {
+  const long g = get_global_id(0);
+  if (g >= m) return;
+  cocktail_row(g, COCKTAIL_SOURCE_NAMES, csr_row_start(m, g, sums, row_ptr), col, data);
+}
