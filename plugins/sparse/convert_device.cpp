@@ -57,13 +57,14 @@ int64_t places_of(const Facts& f) {
 struct Device {
   const fugue_device_services& s;
   cl_program program = nullptr;
+  fugue_dtype b_index;  // B_INDEX's
 
   // Values move as their bits (uint, ulong): no device needs doubles for it. A bdia source's offsets
   // reach the dia kernels expanded into longs, a diagonal each; a sell result's windows are sorted in
   // `sort_size` keys.
   Device(const fugue_device_services& services, fugue_dtype dtype, fugue_dtype a_index, fugue_dtype b_index, Layout source = Layout::Csr,
          int64_t sort_size = 1)
-      : s(services) {
+      : s(services), b_index(b_index) {
     program = build_program(s, kernel_source_convert,
                             std::string("-DREAL=") + (dtype == FUGUE_DTYPE_F64 ? "ulong" : "uint") + " -DA_INDEX=" + opencl_index(a_index) +
                                 " -DB_INDEX=" + opencl_index(b_index) + " -DDIA_OFFSET=" +
@@ -78,10 +79,20 @@ struct Device {
   }
   // Whether the sums' work-groups fit the device.
   bool scans() const { return Kernel(program, "scan_groups").work_group_size(s.device) >= kScanGroup; }
-  void zero(cl_mem buffer, size_t bytes, const char* what) const {
-    const cl_uint pattern = 0;  // every part's bytes are a multiple of 4
+  void zero(cl_mem buffer, size_t bytes, const char* what) const { fill(buffer, bytes, 0, what); }
+  // Every 4 bytes of `buffer` `pattern` (every part's bytes are a multiple of 4).
+  void fill(cl_mem buffer, size_t bytes, cl_uint pattern, const char* what) const {
     if (bytes > 0)
-      check_cl(clEnqueueFillBuffer(s.queue, buffer, &pattern, sizeof pattern, 0, bytes, 0, nullptr, nullptr), std::string(kWhat) + ": zeroing " + what);
+      check_cl(clEnqueueFillBuffer(s.queue, buffer, &pattern, sizeof pattern, 0, bytes, 0, nullptr, nullptr), std::string(kWhat) + ": filling " + what);
+  }
+  // A coo's row pointers (kernels/convert.cl's ROW_POINTERS: `name` and name_firsts), into `ptr` of
+  // `index` (-1 before, in either width).
+  void row_pointers(const char* name, cl_long m, cl_long nnz, cl_mem row, cl_mem ptr, fugue_dtype index, const std::string& label) const {
+    fill(ptr, static_cast<size_t>(m + 1) * dtype_bytes(index), 0xFFFFFFFFu, "the row pointers");
+    Kernel firsts(program, std::string(name) + "_firsts");
+    firsts.args(nnz, row, ptr).enqueue(s, static_cast<size_t>(nnz), 0, label);
+    Kernel rest(program, name);
+    rest.args(m, nnz, row, ptr).enqueue(s, static_cast<size_t>(m) + 1, 0, label);
   }
   template <class T>
   void read(cl_mem buffer, size_t offset, T* value, const char* what) const {
@@ -188,7 +199,9 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
     case Layout::Coo: {
       if (b.nnz != a.nnz) return false;
       Kernel fill(d.program, "csr_to_coo");
-      fill.args(m, from[0], from[1], from[2], to[0], to[1], to[2]).enqueue(d.s, rows, 0, "convert: csr -> coo");
+      fill.args(m, from[0], to[0]).enqueue(d.s, rows, 0, "convert: csr -> coo");
+      Kernel entries(d.program, "copy_entries");
+      entries.args(cl_long{a.nnz}, from[1], from[2], to[1], to[2]).enqueue(d.s, static_cast<size_t>(a.nnz), 0, "convert: csr -> coo");
       return true;
     }
     case Layout::Ell: {
@@ -299,8 +312,7 @@ class IntoCsr {
       if (!d_.holds(verdict)) return -1;
       if (a_.layout == Layout::Coo) return nnz;
       coo_starts_ = scratch(d_.s, static_cast<size_t>(m + 1) * sizeof(cl_long));
-      Kernel starts(d_.program, "coo_row_starts");
-      starts.args(m, cl_long{nnz}, from_[2], coo_starts_).enqueue(d_.s, static_cast<size_t>(m) + 1, 0, label);
+      d_.row_pointers("coo_row_starts", m, nnz, from_[2], coo_starts_, FUGUE_DTYPE_I64, label);
     }
     sums_ = scratch(d_.s, static_cast<size_t>(m) * sizeof(cl_long));
     if (a_.layout == Layout::Sell) {
@@ -331,8 +343,7 @@ class IntoCsr {
     const cl_long m = a_.rows;
     const std::string label = std::string("convert: ") + layout_name(a_.layout) + " -> csr";
     if (a_.layout == Layout::Coo) {
-      Kernel pointers(d_.program, "coo_row_ptr");
-      pointers.args(m, cl_long{a_.nnz}, from_[0], to[0]).enqueue(d_.s, static_cast<size_t>(m) + 1, 0, label);
+      d_.row_pointers("coo_row_ptr", m, a_.nnz, from_[0], to[0], d_.b_index, label);
       Kernel entries(d_.program, "copy_entries");
       entries.args(cl_long{a_.nnz}, from_[1], from_[2], to[1], to[2]).enqueue(d_.s, static_cast<size_t>(a_.nnz), 0, label);
     } else if (a_.layout == Layout::Ell) {

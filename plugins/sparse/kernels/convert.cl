@@ -9,6 +9,13 @@
 // Whether a value's bits are an entry's: anything but a zero of either sign (NaN and subnormals too).
 #define ENTRY(bits) (((bits) << 1) != (REAL)0)
 
+// *most = max(*most, value), atomically where value is above what *most holds already: a row or
+// super-row no longer than the longest seen so far (most of them) leaves the one address alone, which
+// millions of atomics would queue on.
+void raise_to(__global int* most, const int value) {
+  if (value > *(volatile __global int*)most) atomic_max(most, value);
+}
+
 // Inclusive sums of values[0 .. n-1] within each work-group of SCAN_GROUP, in place; each group's total
 // to totals[group]. scan_add then adds the sums of the groups before (convert_device.cpp recurses over
 // the totals).
@@ -45,7 +52,7 @@ __kernel void csr_check(const long m, const long n, const long nnz, __global con
     if ((g == 0 && begin != 0) || (g == m - 1 && end != nnz) || begin < 0 || end < begin || end > nnz) {
       verdict[0] = 1;
     } else {
-      atomic_max(&verdict[1], (int)min(end - begin, (long)INT_MAX));
+      raise_to(&verdict[1], (int)min(end - begin, (long)INT_MAX));
       for (long e = begin + 1; e < end; ++e)
         if (col[e] <= col[e - 1]) verdict[0] = 1;
     }
@@ -56,18 +63,12 @@ __kernel void csr_check(const long m, const long n, const long nnz, __global con
   }
 }
 
-// coo: each entry's row, its column and value as the csr holds them.
-__kernel void csr_to_coo(const long m, __global const A_INDEX* row_ptr, __global const A_INDEX* a_col,
-                         __global const REAL* a_data, __global B_INDEX* row, __global B_INDEX* col,
-                         __global REAL* data) {
+// coo: each entry's row (copy_entries copies the columns and values, a work-item an entry).
+__kernel void csr_to_coo(const long m, __global const A_INDEX* row_ptr, __global B_INDEX* row) {
   const long g = get_global_id(0);
   if (g >= m) return;
   const long end = row_ptr[g + 1];
-  for (long e = row_ptr[g]; e < end; ++e) {
-    row[e] = (B_INDEX)g;
-    col[e] = (B_INDEX)a_col[e];
-    data[e] = a_data[e];
-  }
+  for (long e = row_ptr[g]; e < end; ++e) row[e] = (B_INDEX)g;
 }
 
 // A csr row (its `length` entries from `begin`) stored strided, as an ell's (at first = g, stride m) and a
@@ -284,12 +285,20 @@ __kernel void coo_check(const long m, const long n, const long nnz, __global con
 }
 
 // Then the row pointers: row_ptr[r] is the first entry whose row is r or more (nnz past the last), for
-// r = 0 .. m, a work-item each finding it by bisection, so that a run of empty rows costs no more than
-// any other rows. As a csr's (coo_row_ptr), and as longs where they place a hyb's coo part (coo_row_starts).
+// r = 0 .. m. A work-item an entry stores its row's where it is the row's first (name_firsts; row_ptr is
+// -1 before), then a work-item a row finds the others (rows without entries, and m) by bisection, so that
+// a run of empty rows costs no more than any other rows. As a csr's (coo_row_ptr), and as longs where
+// they place a hyb's coo part (coo_row_starts).
 #define ROW_POINTERS(name, T)                                                                           \
+  __kernel void name##_firsts(const long nnz, __global const A_INDEX* row, __global T* row_ptr) {       \
+    const long e = get_global_id(0);                                                                    \
+    if (e >= nnz) return;                                                                               \
+    const long r = row[e];                                                                              \
+    if (e == 0 || r != row[e - 1]) row_ptr[r] = (T)e;                                                   \
+  }                                                                                                     \
   __kernel void name(const long m, const long nnz, __global const A_INDEX* row, __global T* row_ptr) {  \
     const long r = get_global_id(0);                                                                    \
-    if (r > m) return;                                                                                  \
+    if (r > m || (r < m && row_ptr[r] >= 0)) return;                                                    \
     long low = 0, high = nnz;                                                                           \
     while (low < high) {                                                                                \
       const long middle = low + (high - low) / 2;                                                       \
@@ -301,7 +310,7 @@ __kernel void coo_check(const long m, const long n, const long nnz, __global con
 ROW_POINTERS(coo_row_ptr, B_INDEX)
 ROW_POINTERS(coo_row_starts, long)
 
-// The entries' columns and values as they are (a coo's into a csr's).
+// The entries' columns and values as they are (a coo's into a csr's, a csr's into a coo's).
 __kernel void copy_entries(const long nnz, __global const A_INDEX* a_col, __global const REAL* a_data,
                            __global B_INDEX* col, __global REAL* data) {
   const long e = get_global_id(0);
@@ -597,7 +606,7 @@ __kernel void block_counts(const int kind, const long8 shape, __global const A_I
     for (long r = 0; r < b.h; ++r)
       while (at[r] < end[r] && col[at[r]] / b.w == block) ++at[r];
   counts[s] = count;
-  atomic_max(&verdict[1], (int)min(count, (long)INT_MAX));
+  raise_to(&verdict[1], (int)min(count, (long)INT_MAX));
 }
 
 // Into a sbell, then: each slice's places, its widest super-row's blocks times c.
