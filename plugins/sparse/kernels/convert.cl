@@ -159,7 +159,10 @@ __kernel void csr_diagonals(const long m, __global const A_INDEX* row_ptr, __glo
   const long g = get_global_id(0);
   if (g >= m) return;
   const long end = row_ptr[g + 1];
-  for (long e = row_ptr[g]; e < end; ++e) flags[col[e] - g + m - 1] = 1;
+  for (long e = row_ptr[g]; e < end; ++e) {
+    __global long* flag = &flags[col[e] - g + m - 1];
+    if (*flag == 0) *flag = 1;  // read first: a banded matrix's entries all store into a few flags, which writes queue on
+  }
 }
 
 // Then, from the flags' inclusive sums: diagonal d's offset, for the d-th place flagged.
