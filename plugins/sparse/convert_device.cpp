@@ -249,22 +249,26 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
     case Layout::Sell: {
       if (!d.scans() || longest == std::numeric_limits<cl_int>::max()) return false;  // the sort's keys hold lengths below INT_MAX
       const int64_t slices = ceil_div(a.rows, b.slice), places = slices * b.slice;
+      // The rows' order is made in a scratch buffer and copied into B's row part once the count holds.
+      const size_t order_bytes = static_cast<size_t>(places) * dtype_bytes(b.index);
+      cl_mem rows_order = scratch(d.s, order_bytes);
       Kernel order(d.program, "sell_rows_in_order");
-      order.args(m, cl_long{places}, to[1]).enqueue(d.s, static_cast<size_t>(places), 0, "convert: sell rows");
+      order.args(m, cl_long{places}, rows_order).enqueue(d.s, static_cast<size_t>(places), 0, "convert: sell rows");
       if (b.sigma > 1 && a.rows > 1) {
         Kernel sort(d.program, "sell_sort_window");
         const size_t items = std::min<size_t>({256, static_cast<size_t>(sort_size(b) / 2), sort.work_group_size(d.s.device)});
-        sort.args(m, cl_long{b.sigma}, from[0], to[1]).enqueue(d.s, static_cast<size_t>(ceil_div(a.rows, b.sigma)) * items, items, "convert: sell rows");
+        sort.args(m, cl_long{b.sigma}, from[0], rows_order).enqueue(d.s, static_cast<size_t>(ceil_div(a.rows, b.sigma)) * items, items, "convert: sell rows");
       }
       cl_mem sums = scratch(d.s, static_cast<size_t>(slices) * sizeof(cl_long));
       Kernel sizes(d.program, "sell_slice_sizes");
-      sizes.args(cl_long{slices}, cl_long{b.slice}, from[0], to[1], sums).enqueue(d.s, static_cast<size_t>(slices), 0, "convert: sell slices");
+      sizes.args(cl_long{slices}, cl_long{b.slice}, from[0], rows_order, sums).enqueue(d.s, static_cast<size_t>(slices), 0, "convert: sell slices");
       d.scan(sums, slices);
       cl_long stored = 0;
       d.read(sums, static_cast<size_t>(slices - 1) * sizeof(cl_long), &stored, "the places' count");
       if (stored != b.stored) return false;
+      check_cl(clEnqueueCopyBuffer(d.s.queue, rows_order, to[1], 0, 0, order_bytes, 0, nullptr, nullptr), std::string(kWhat) + ": storing a sell's rows");
       Kernel fill(d.program, "csr_to_sell");
-      fill.args(cl_long{slices}, cl_long{b.slice}, from[0], from[1], from[2], sums, to[1], to[0]).arg(8, to[2]).arg(9, to[3]);
+      fill.args(cl_long{slices}, cl_long{b.slice}, from[0], from[1], from[2], sums, rows_order, to[0]).arg(8, to[2]).arg(9, to[3]);
       fill.enqueue(d.s, static_cast<size_t>(places), 0, "convert: csr -> sell");
       return true;
     }
@@ -490,6 +494,7 @@ class CocktailIntoCsr {
     std::vector<cl_mem> parts;
     for (size_t j = 0; j < part_names(f.layout).size(); ++j) parts.push_back(part(k, j));
     const Device d(s_, a_.dtype, f.index, FUGUE_DTYPE_I64, f.layout);
+    if (!d.scans()) return false;
     IntoCsr source(d, f, parts);
     const int64_t nnz = source.count();
     if (nnz < 0) return false;
