@@ -111,6 +111,8 @@ int64_t hyb_width(const std::vector<int64_t>& lengths) {
 // i32 where the counts fit).
 Facts checked(Facts f, const Coordinates& m, fugue_dtype index, bool limit_padding) {
   const Layout layout = f.layout;
+  if (layout == Layout::Hyb && f.width > f.cols)  // as a declaration of one is refused: its ell part would be padding alone
+    throw InvalidArgument("/width: a row holds at most " + std::to_string(f.cols) + " entries (the columns), found " + std::to_string(f.width));
   const int64_t held = places(f);
   if (limit_padding && held > kPaddedPlaces && held > kPaddingFactor * std::max<int64_t>(m.entries(), 1))
     throw InvalidArgument(std::string(layout_name(layout)) + " would hold " + std::to_string(held) + " places for " +

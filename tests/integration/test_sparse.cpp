@@ -508,6 +508,7 @@ print('as scipy')
       {R"({"kind": "cocktail", "diagonal_fill": 0, "from": )" + poisson + "}", "/symbols/A/diagonal_fill: expected a positive number"},
       {R"({"kind": "cocktail", "block_fill": "half", "from": )" + poisson + "}", "/symbols/A/block_fill: expected a positive number"},
       {R"({"kind": "cocktail", "width": -2, "from": )" + poisson + "}", "/symbols/A/width: expected an integer from 0 to 2^40"},
+      {R"({"kind": "hyb", "width": 17, "from": )" + poisson + "}", "/symbols/A/width: a row holds at most 16 entries (the columns), found 17"},
       {R"({"kind": "cocktail", "block_slice": 2000, "from": )" + poisson + "}", "/symbols/A/block_slice: expected at most 1024 super-rows"},
       {R"({"kind": "cocktail", "diagonal_fill": 0.5, "diagonals": 3, "from": )" + poisson + "}",
        "holds a matrix whose dia part's /diagonals is 5; the declaration says 3"},
