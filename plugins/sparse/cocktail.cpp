@@ -1,6 +1,7 @@
 #include "cocktail.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <tuple>
 #include <unordered_map>
@@ -20,6 +21,20 @@ Cut part_cut(const Cut& cut, Layout layout) {
 }
 
 const char* part_word(size_t k) { return layout_name(kCocktailParts[k]); }
+
+// A cocktail type's metadata: its sbell's own (block and slice, in a sbell type's order), its sell's own
+// (the sorting window), then the rest of the split, so that a conversion into a declared cocktail splits
+// as the declaration says and a type tells which split made it.
+struct CocktailMetadata {
+  int64_t block_rows, block_cols, block_slice;  // the sbell's metadata
+  int64_t sigma;                                // the sell's metadata
+  int64_t slice, width;
+  int64_t declared;  // 1 where the declaration fixed the split (diagonal_fill, block_fill or width)
+  double diagonal_fill, block_fill;
+};
+constexpr size_t kSbellMetadataBytes = 3 * sizeof(int64_t);
+static_assert(offsetof(CocktailMetadata, sigma) == kSbellMetadataBytes, "the sell's metadata follows the sbell's");
+static_assert(sizeof(CocktailMetadata) == 9 * 8, "no padding: the bytes are compared as the type's");
 
 }  // namespace
 
@@ -169,16 +184,20 @@ sdk::Declared cocktail_type(const Facts& f) {
     const sdk::Declared t = declared_type(part);
     if (part.layout == Layout::Csr) d.parts.push_back({part.index, {part.rows}});  // its rows' list
     d.parts.insert(d.parts.end(), t.parts.begin(), t.parts.end());
-    if (part.layout == Layout::Sbell) d.metadata = t.metadata;  // its block and slice
   }
+  const Cut& s = f.split;
+  const CocktailMetadata meta{s.block_rows, s.block_cols, s.block_slice, s.sigma, s.slice, s.width, f.split_declared ? 1 : 0,
+                              s.diagonal_fill, s.block_fill};
+  d.metadata.resize(sizeof meta);
+  std::memcpy(d.metadata.data(), &meta, sizeof meta);
   return d;
 }
 
 namespace {
 
 // Part k's type: the cocktail's, narrowed to its parts (where the whole's type lists them: a value
-// allocated by hand may not) and its layout's name; the sbell keeps the metadata; the csr's shape, written
-// to `shape`, is its `csr_rows` listed rows by `cols`.
+// allocated by hand may not) and its layout's name; the sbell and the sell keep their share of the
+// metadata; the csr's shape, written to `shape`, is its `csr_rows` listed rows by `cols`.
 fugue_type part_type(const fugue_type& cocktail, size_t k, int64_t csr_rows, int64_t cols, int64_t* shape) {
   fugue_type t = cocktail;
   if (kCocktailParts[k] == Layout::Csr) {
@@ -188,7 +207,11 @@ fugue_type part_type(const fugue_type& cocktail, size_t k, int64_t csr_rows, int
   t.kind_name = layout_name(kCocktailParts[k]);
   t.num_parts = static_cast<uint32_t>(part_names(kCocktailParts[k]).size());
   t.parts = cocktail.parts ? FUGUE_NTH(fugue_type, cocktail.parts, cocktail_first_part(k)) : nullptr;
-  if (kCocktailParts[k] != Layout::Sbell) t.metadata = nullptr, t.metadata_bytes = 0;
+  const bool described = cocktail.metadata && cocktail.metadata_bytes == sizeof(CocktailMetadata);
+  t.metadata = nullptr, t.metadata_bytes = 0;
+  if (described && kCocktailParts[k] == Layout::Sbell) t.metadata = cocktail.metadata, t.metadata_bytes = kSbellMetadataBytes;
+  if (described && kCocktailParts[k] == Layout::Sell)
+    t.metadata = static_cast<const char*>(cocktail.metadata) + offsetof(CocktailMetadata, sigma), t.metadata_bytes = sizeof(int64_t);
   return t;
 }
 
@@ -196,6 +219,9 @@ fugue_type part_type(const fugue_type& cocktail, size_t k, int64_t csr_rows, int
 
 Facts cocktail_facts_of(const fugue_type& type) {
   if (type.num_parts != part_names(Layout::Cocktail).size()) throw std::logic_error("not a cocktail type");
+  if (!type.metadata || type.metadata_bytes != sizeof(CocktailMetadata)) throw std::logic_error("a cocktail type without its split in the metadata");
+  CocktailMetadata meta;
+  std::memcpy(&meta, type.metadata, sizeof meta);
   Facts f;
   f.layout = Layout::Cocktail;
   f.dtype = type.dtype;
@@ -208,10 +234,12 @@ Facts cocktail_facts_of(const fugue_type& type) {
     f.components.push_back(facts_of(part_type(type, k, listed, f.cols, shape)));
     if (f.components.back().index == FUGUE_DTYPE_I64) f.index = FUGUE_DTYPE_I64;
   }
-  const Facts &sbell = f.components[1], &sell = f.components[2];
-  f.block_rows = sbell.block_rows, f.block_cols = sbell.block_cols, f.slice = sell.slice;
-  f.split.block_rows = sbell.block_rows, f.split.block_cols = sbell.block_cols, f.split.block_slice = sbell.slice;
-  f.split.slice = sell.slice;
+  f.split.block_rows = meta.block_rows, f.split.block_cols = meta.block_cols, f.split.block_slice = meta.block_slice;
+  f.split.slice = meta.slice, f.split.sigma = meta.sigma, f.split.width = meta.width;
+  f.split.diagonal_fill = meta.diagonal_fill, f.split.block_fill = meta.block_fill;
+  f.split_declared = meta.declared != 0;
+  f.components[2].slice = meta.slice;  // an empty sell's parts cannot tell
+  f.block_rows = meta.block_rows, f.block_cols = meta.block_cols, f.slice = meta.slice, f.sigma = meta.sigma;
   f.nnz = f.components[3].nnz;
   return f;
 }

@@ -20,7 +20,7 @@ using namespace fugue::sdk;
 constexpr uint32_t kB = 0, kA = 1;
 constexpr uint32_t kFloats = FUGUE_DTYPE_BIT(FUGUE_DTYPE_F32) | FUGUE_DTYPE_BIT(FUGUE_DTYPE_F64);
 const char* const kEveryKind = "csr coo ell sell dia bdia hyb bcsr bell sbell cocktail";
-const char* const kTargets = "csr coo ell sell dia bdia hyb bcsr bell sbell";
+const char* const kTargets = "csr coo ell sell dia bdia hyb bcsr bell sbell cocktail";
 
 // A copy on the host of a value of a kind with storage: each part's bytes, viewed as the core's host arrays are.
 class HostCopy {
@@ -52,6 +52,10 @@ std::string a_layout(Layout layout) {
 
 // The counts a layout's declaration gives, by key, as `f` has them.
 std::vector<std::pair<std::string, int64_t>> counts_of(const Facts& f) {
+  if (f.layout == Layout::Cocktail) {
+    const Facts &dia = f.components[0], &sbell = f.components[1], &sell = f.components[2], &csr = f.components[3];
+    return {{"diagonals", dia.diagonals}, {"blocks", sbell.blocks}, {"stored", sell.stored}, {"csr_rows", csr.rows}, {"nnz", csr.nnz}};
+  }
   std::vector<std::pair<std::string, int64_t>> counts = {{count_key(f.layout), declared_count(f)}};
   if (f.layout == Layout::Hyb) counts = {{"nnz", f.nnz}};  // its width is B's, the entries past it counted
   if (f.layout == Layout::Bdia) counts.emplace_back("bands", f.bands);
@@ -62,12 +66,14 @@ std::vector<std::pair<std::string, int64_t>> counts_of(const Facts& f) {
 // InvalidArgument naming the counts to declare.
 Facts target_facts(const Coordinates& m, Layout from, const fugue_type& b) {
   const Facts declared = facts_of(b);
-  Cut cut;
-  cut.slice = declared.slice;
-  cut.sigma = declared.sigma > 0 ? declared.sigma : 1;
-  cut.width = declared.width;
-  cut.block_rows = declared.block_rows;
-  cut.block_cols = declared.block_cols;
+  Cut cut = declared.split;  // a cocktail's, as its declaration fixed it
+  if (declared.layout != Layout::Cocktail) {
+    cut.slice = declared.slice;
+    cut.sigma = declared.sigma > 0 ? declared.sigma : 1;
+    cut.width = declared.width;
+    cut.block_rows = declared.block_rows;
+    cut.block_cols = declared.block_cols;
+  }
   // Padding is B's declaration's to choose: no limit as for files.
   const Facts made = facts_for(m, declared.layout, declared.dtype, declared.index, cut, false);
   std::string differ, declare;
@@ -96,10 +102,11 @@ class Convert final : public Operation {
   Convert() {
     name = "sparse.convert";
     doc = "B = A in another sparse layout: A's entries (its padding left out) stored as B's declaration says (its kind; sell's "
-          "slice and sigma, hyb's width, the block layouts' block and the index dtype). The counts of B "
-          "(nnz, width, stored, diagonals, bands, blocks) come from A's entries: B's declaration must give them, and a run that "
-          "counts others stops and names them. A and B hold the same dtype. Between any two of csr, coo, ell, sell, dia, bdia, hyb, "
-          "bcsr, bell and sbell, and from a cocktail into any of them, on the device";
+          "slice and sigma, hyb's width, the block layouts' block, a cocktail's split and the index dtype). The counts of B "
+          "(nnz, width, stored, diagonals, bands, blocks; a cocktail's diagonals, blocks, stored, csr_rows and nnz) come from A's "
+          "entries: B's declaration must give them, and a run that counts others stops and names them. A and B hold the same dtype. "
+          "Between any two of csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell and sbell, and from a cocktail into any of them, on "
+          "the device; into a cocktail on the host";
     operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
                 in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
     test_cases = conformance_cases();
@@ -112,12 +119,17 @@ class Convert final : public Operation {
     const fugue_type& declared = call.operand(kB);
     const std::string kind = declared.kind == FUGUE_KIND_PLUGIN && declared.kind_name ? declared.kind_name : "";
     const auto layout = layout_named(kind);
-    if (!layout || *layout == Layout::Cocktail)
+    if (!layout)
       throw InvalidArgument("operand B: declare it as the kind it is converted into, one of " + std::string(kTargets) + " (" +
-                            (kind == "cocktail" ? "a cocktail is split for the device when it is read: declare it \"from\" the file"
-                             : kind.empty()     ? "with its shape and counts: {\"kind\": \"ell\", \"dtype\": \"f32\", \"shape\": [m, n], \"width\": 5}"
-                                                : "found " + kind) +
+                            (kind.empty() ? "with its shape and counts: {\"kind\": \"ell\", \"dtype\": \"f32\", \"shape\": [m, n], \"width\": 5}"
+                                          : "found " + kind) +
                             ")");
+    // The split a device's choice makes is known only once the matrix is read: a cocktail converted into
+    // is split as its declaration says.
+    if (*layout == Layout::Cocktail && !facts_of(declared).split_declared)
+      throw InvalidArgument("operand B: a cocktail converted into is split as its declaration says: give \"diagonal_fill\", "
+                            "\"block_fill\" or \"width\" (a fill above 1 takes nothing; no width: every entry left goes to the sell); "
+                            "the split chosen for the device is made where a cocktail is read \"from\" a file");
     Type b(FUGUE_KIND_PLUGIN, a.dtype, {a.shape[0], a.shape[1]});
     b.kind_name = layout_name(*layout);
     types[kB] = b;
@@ -179,7 +191,8 @@ class Convert final : public Operation {
   }
 
   // The seed's B from every layout into every other, and a matrix with empty rows, a long row and
-  // columns past its rows' into every layout from csr; the counts as the conversion makes them.
+  // columns past its rows' into every layout from csr; the counts as the conversion makes them, a
+  // cocktail's split as its declaration fixes it.
   static std::string conformance_cases() {
     Coordinates wide;
     wide.rows = 7, wide.cols = 19;
@@ -191,15 +204,16 @@ class Convert final : public Operation {
     auto add = [&](const Coordinates& m, Layout from, Layout to, fugue_dtype dtype, const std::string& what) {
       Cut own = cut;
       if (to == Layout::Hyb) own.width = 1;
+      // A cocktail of every part: the full diagonals, dense blocks of what is left, a row's first entry, the rest.
+      if (to == Layout::Cocktail) own.diagonal_fill = 0.9, own.block_fill = 0.5, own.block_rows = 2, own.block_slice = 2, own.width = 1;
       const Facts made = facts_for(m, to, dtype, FUGUE_DTYPE_NONE, own, false);
       cases += std::string(cases.empty() ? "" : ",\n") + R"({"name": ")" + what + " from " + layout_name(from) + " to " + layout_name(to) +
                R"(", "dtypes": [")" + (dtype == FUGUE_DTYPE_F64 ? "f64" : "f32") + R"("], "inputs": {"A": )" + inline_declaration(m, from, dtype, cut) + R"(}, "outputs": {"B": )" + counts_declaration(made, own) + "}}";
     };
     for (Layout from : every_layout())
       for (Layout to : every_layout())
-        if (to != Layout::Cocktail && to != from) add(seed_matrix_b(), from, to, FUGUE_DTYPE_F64, "the seed's B");
-    for (Layout to : every_layout())
-      if (to != Layout::Cocktail) add(wide, Layout::Csr, to, FUGUE_DTYPE_F32, "7 by 19");
+        if (to != from) add(seed_matrix_b(), from, to, FUGUE_DTYPE_F64, "the seed's B");
+    for (Layout to : every_layout()) add(wide, Layout::Csr, to, FUGUE_DTYPE_F32, "7 by 19");
     return "[" + cases + "]";
   }
 };

@@ -251,7 +251,7 @@ Facts facts_of(const fugue_type& type) {
       const int64_t slices = extent(0) - 1;
       f.slice = slices > 0 ? extent(1) / slices : 1;
       f.stored = extent(2);
-      f.sigma = 0;  // 0: not recorded (a cocktail's sell part); the row part holds the order either way
+      f.sigma = 0;  // 0: not recorded (a type without metadata); the row part holds the order either way
       if (type.metadata && type.metadata_bytes == sizeof(int64_t)) std::memcpy(&f.sigma, type.metadata, sizeof(int64_t));
       break;
     }

@@ -118,10 +118,11 @@ struct Facts {
   int64_t bands = 0;      // bdia
   int64_t block_rows = 2, block_cols = 4;  // bcsr, bell, sbell
   int64_t blocks = 0;                      // bcsr; sbell: places for blocks in col (padding too)
-  // cocktail: its dia, sbell, sell and csr (kCocktailParts), and the split that made it (known where it
-  // was made from entries, not from a type).
+  // cocktail: its dia, sbell, sell and csr (kCocktailParts), the split that made it (its type's metadata
+  // holds it) and whether the declaration fixed that split rather than leaving it to the device's choice.
   std::vector<Facts> components;
   Cut split;
+  bool split_declared = false;
 };
 
 // A cocktail's parts, in order; its csr holds only the rows its entries are in (their list is the

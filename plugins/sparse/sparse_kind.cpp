@@ -117,6 +117,8 @@ class SparseKind final : public sdk::Kind {
     f.dtype = *r.dtype;
     f.rows = *r.rows;
     f.cols = *r.cols;
+    f.split = r.cut;  // what a conversion into it splits by
+    f.split_declared = r.split_given;
     const std::optional<int64_t> counts[4] = {r.diagonals, r.blocks, r.stored, r.count};
     for (size_t k = 0; k < 4; ++k) {
       const Layout part = kCocktailParts[k];
@@ -124,7 +126,7 @@ class SparseKind final : public sdk::Kind {
       own.layout = part;
       own.count = counts[k];
       own.cut = Cut{};
-      if (part == Layout::Sell) own.cut.slice = r.cut.slice;
+      if (part == Layout::Sell) own.cut.slice = r.cut.slice, own.cut.sigma = r.cut.sigma;
       if (part == Layout::Sbell) own.cut.slice = r.cut.block_slice, own.cut.block_rows = r.cut.block_rows, own.cut.block_cols = r.cut.block_cols;
       if (part == Layout::Csr) {  // the rows it holds, listed in csr_rows
         if (!r.csr_rows) throw InvalidArgument("/csr_rows: expected the rows the cocktail's csr part holds (or read the matrix from a file: \"from\": \"A.mtx\")");
@@ -408,6 +410,7 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
       const Requested own = requested(named, declaration);  // sell's and sbell's slice, sigma, the block layouts' block
       if (note) *note = "named by \"format\"";
       f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), split_of(m, own, dtype, device, note));
+      f.split_declared = own.split_given;
     }
     check_requested(r, f);
     check_fits(m, f.dtype);
@@ -416,7 +419,8 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
   if (!layout) throw InvalidArgument("makes sparse matrices (" + kinds + ", or sparse), not a '" + kind + "'");
   const Requested r = requested(*layout, declaration);
   const fugue_dtype dtype = r.dtype.value_or(FUGUE_DTYPE_F64);
-  const Facts f = facts_for(m, *layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), split_of(m, r, dtype, device, note));
+  Facts f = facts_for(m, *layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), split_of(m, r, dtype, device, note));
+  f.split_declared = r.split_given;
   check_requested(r, f);
   check_fits(m, f.dtype);
   return f;
@@ -502,7 +506,7 @@ json declaration_json(const Facts& f, const Cut& cut) {
     decl["csr_rows"] = f.components[3].rows;
     decl["block"] = {cut.block_rows, cut.block_cols}, decl["block_slice"] = cut.block_slice, decl["slice"] = cut.slice;
     // The split too, so that the same matrix read from a file splits the same way.
-    decl["diagonal_fill"] = cut.diagonal_fill, decl["block_fill"] = cut.block_fill;
+    decl["sigma"] = cut.sigma, decl["diagonal_fill"] = cut.diagonal_fill, decl["block_fill"] = cut.block_fill;
     if (cut.width >= 0) decl["width"] = cut.width;
   }
   return decl;

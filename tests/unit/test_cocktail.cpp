@@ -4,6 +4,8 @@
 
 #include <random>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "cocktail.h"
 
@@ -28,6 +30,28 @@ Coordinates example() {
   m.sort_unique([](int64_t k) { return "entry " + std::to_string(k); }, 0);
   return m;
 }
+
+// The type a declaration describes, as the core hands it to the plugin.
+class TypeOf {
+ public:
+  explicit TypeOf(sdk::Declared d, const char* kind) : declared_(std::move(d)), parts_(declared_.parts.size()) {
+    for (size_t k = 0; k < parts_.size(); ++k) {
+      fugue_type& t = parts_[k];
+      t.struct_size = sizeof(fugue_type), t.kind = FUGUE_KIND_ARRAY, t.dtype = declared_.parts[k].dtype;
+      t.rank = static_cast<uint32_t>(declared_.parts[k].shape.size()), t.shape = declared_.parts[k].shape.data();
+    }
+    whole_.struct_size = sizeof(fugue_type), whole_.kind = FUGUE_KIND_PLUGIN, whole_.kind_name = kind, whole_.dtype = declared_.dtype;
+    whole_.rank = static_cast<uint32_t>(declared_.shape.size()), whole_.shape = declared_.shape.data();
+    whole_.metadata = declared_.metadata.data(), whole_.metadata_bytes = declared_.metadata.size();
+    whole_.num_parts = static_cast<uint32_t>(parts_.size()), whole_.parts = parts_.data();
+  }
+  const fugue_type& type() const { return whole_; }
+
+ private:
+  sdk::Declared declared_;
+  std::vector<fugue_type> parts_;
+  fugue_type whole_{};
+};
 
 std::vector<std::tuple<int64_t, int64_t, double>> triplets(const Coordinates& m) {
   std::vector<std::tuple<int64_t, int64_t, double>> t;
@@ -74,7 +98,9 @@ TEST(Cocktail, FactsCountEachPartAsItsLayout) {
   const Coordinates m = example();
   Cut cut;
   cut.diagonal_fill = 1.0, cut.block_fill = 0.75, cut.block_rows = 2, cut.block_cols = 4, cut.block_slice = 2, cut.width = 2, cut.slice = 4;
-  const Facts f = facts_for(m, Layout::Cocktail, FUGUE_DTYPE_F32, FUGUE_DTYPE_NONE, cut);
+  cut.sigma = 8;
+  Facts f = facts_for(m, Layout::Cocktail, FUGUE_DTYPE_F32, FUGUE_DTYPE_NONE, cut);
+  f.split_declared = true;
   ASSERT_EQ(f.components.size(), 4u);
   EXPECT_EQ(f.components[0].layout, Layout::Dia);
   EXPECT_EQ(f.components[0].diagonals, 1);
@@ -85,14 +111,28 @@ TEST(Cocktail, FactsCountEachPartAsItsLayout) {
   EXPECT_EQ(f.components[3].nnz, 2);
   EXPECT_EQ(f.components[3].rows, 1);  // row 1 alone, listed
   EXPECT_EQ(f.nnz, 2);
-  // The type's parts are the four layouts' in order, the sbell's block as the metadata.
+  // The type's parts are the four layouts' in order, the split as the metadata (the sbell's block and
+  // slice first, as a sbell's type holds them); the facts of the type give the split back.
   const sdk::Declared type = declared_type(f);
   EXPECT_EQ(type.parts.size(), part_names(Layout::Cocktail).size());
   EXPECT_EQ(type.parts[1].shape[0], 8 * 1);  // the dia's data: one diagonal of 8 rows
   EXPECT_EQ(type.parts.back().shape[0], 2);  // the csr's data
-  EXPECT_EQ(type.metadata.size(), 3 * sizeof(int64_t));
+  EXPECT_EQ(type.metadata.size(), 9 * sizeof(int64_t));
   EXPECT_EQ(type.parts[kCocktailRowsPart].shape[0], 1);  // csr_rows
   EXPECT_EQ(cocktail_first_part(3), kCocktailRowsPart + 1);
+  const TypeOf typed(type, "cocktail");
+  const Facts back = facts_of(typed.type());
+  EXPECT_EQ(std::tie(back.split.diagonal_fill, back.split.block_fill, back.split.width, back.split.slice, back.split.sigma),
+            std::tie(cut.diagonal_fill, cut.block_fill, cut.width, cut.slice, cut.sigma));
+  EXPECT_EQ(std::tie(back.split.block_rows, back.split.block_cols, back.split.block_slice), std::tie(cut.block_rows, cut.block_cols, cut.block_slice));
+  EXPECT_TRUE(back.split_declared);
+  ASSERT_EQ(back.components.size(), 4u);
+  EXPECT_EQ(back.components[0].diagonals, 1);
+  EXPECT_EQ(std::tie(back.components[1].blocks, back.components[1].block_rows, back.components[1].slice), std::tie(f.components[1].blocks, cut.block_rows, cut.block_slice));
+  EXPECT_EQ(std::tie(back.components[2].stored, back.components[2].slice, back.components[2].sigma), std::tie(f.components[2].stored, cut.slice, cut.sigma));
+  EXPECT_EQ(std::tie(back.components[3].rows, back.components[3].nnz), std::tie(f.components[3].rows, f.components[3].nnz));
+  // The same type again: its metadata, compared byte for byte where a value is stored, is the split's alone.
+  EXPECT_EQ(declared_type(back).metadata, type.metadata);
 }
 
 TEST(Cocktail, PartsHoldEveryEntryOnce) {
