@@ -105,8 +105,8 @@ class Convert final : public Operation {
           "slice and sigma, hyb's width, the block layouts' block, a cocktail's split and the index dtype). The counts of B "
           "(nnz, width, stored, diagonals, bands, blocks; a cocktail's diagonals, blocks, stored, csr_rows and nnz) come from A's "
           "entries: B's declaration must give them, and a run that counts others stops and names them. A and B hold the same dtype. "
-          "Between any two of csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell and sbell, and from a cocktail into any of them, on "
-          "the device; into a cocktail on the host";
+          "Between any two of csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell and cocktail, on "
+          "the device";
     operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
                 in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
     test_cases = conformance_cases();
@@ -206,6 +206,8 @@ class Convert final : public Operation {
       if (to == Layout::Hyb) own.width = 1;
       // A cocktail of every part: the full diagonals, dense blocks of what is left, a row's first entry, the rest.
       if (to == Layout::Cocktail) own.diagonal_fill = 0.9, own.block_fill = 0.5, own.block_rows = 2, own.block_slice = 2, own.width = 1;
+      // The wide one: no dense diagonal, blocks of half their places, every entry left the sell's.
+      if (to == Layout::Cocktail && m.cols != m.rows) own.diagonal_fill = 2, own.block_fill = 0.5, own.width = -1;
       const Facts made = facts_for(m, to, dtype, FUGUE_DTYPE_NONE, own, false);
       cases += std::string(cases.empty() ? "" : ",\n") + R"({"name": ")" + what + " from " + layout_name(from) + " to " + layout_name(to) +
                R"(", "dtypes": [")" + (dtype == FUGUE_DTYPE_F64 ? "f64" : "f32") + R"("], "inputs": {"A": )" + inline_declaration(m, from, dtype, cut) + R"(}, "outputs": {"B": )" + counts_declaration(made, own) + "}}";

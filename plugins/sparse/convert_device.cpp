@@ -3,6 +3,9 @@
 #include <CL/cl.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
 #include <vector>
@@ -189,7 +192,10 @@ bool csr_to_blocks(const Device& d, const Facts& b, const std::vector<cl_mem>& f
   return true;
 }
 
-// A csr `a` (parts `from`) into B's coo, ell, sell, dia, bdia, hyb or block layout (parts `to`).
+bool csr_to_cocktail(const fugue_device_services& s, const Facts& a, const Facts& b, const std::vector<cl_mem>& from,
+                     const std::vector<cl_mem>& to);
+
+// A csr `a` (parts `from`) into B's coo, ell, sell, dia, bdia, hyb, block layout or cocktail (parts `to`).
 bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to) {
   cl_int longest = 0;
   if (!csr_holds(d, a, from[0], from[1], longest)) return false;
@@ -290,8 +296,88 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
     case Layout::Bcsr:
     case Layout::Bell:
     case Layout::Sbell: return csr_to_blocks(d, b, from, to);
+    case Layout::Cocktail: return csr_to_cocktail(d.s, a, b, from, to);
     default: return false;
   }
+}
+
+// ---- Into a cocktail -----------------------------------------------------------------------------
+
+constexpr int64_t kDiagonalRows = 16;  // DIAGONAL_ROWS
+
+// The least count of entries holding `fill` of `places` (cocktail.cpp takes a count c where
+// c >= fill * places in doubles: for whole c, where c >= that product rounded up); 0 where a fill above 1
+// takes nothing.
+cl_long least_holding(double fill, int64_t places) {
+  return fill > 1 ? 0 : static_cast<cl_long>(std::ceil(fill * static_cast<double>(places)));
+}
+
+// A csr `a` (parts `from`) into B's cocktail (parts `to`), split as B's declaration says: each entry's
+// part found (the diagonals' entries counted, then each super-row's blocks among the entries the dia
+// leaves, then each row's first entries left), the csr part's entries and listed rows counted and
+// stored into B's, and the dia's, the sbell's and the sell's entries each made a csr of the device's own
+// that the layouts' conversions above store into B's parts, checking their counts. False where a count
+// is not B's declaration's (the host's conversion then names it).
+bool csr_to_cocktail(const fugue_device_services& s, const Facts& a, const Facts& b, const std::vector<cl_mem>& from,
+                     const std::vector<cl_mem>& to) {
+  const Facts &sbell = b.components[1], &csr_part = b.components[3];
+  const Device d(s, a.dtype, a.index, csr_part.index);
+  if (!d.scans()) return false;
+  const cl_long m = a.rows;
+  const size_t rows = static_cast<size_t>(m);
+  const cl_long diagonal_least = least_holding(b.split.diagonal_fill, a.rows);
+  const cl_long block_least = least_holding(b.split.block_fill, sbell.block_rows * sbell.block_cols);
+  const size_t places = static_cast<size_t>(a.rows + a.cols - 1);
+  cl_mem diagonals = scratch(s, places * sizeof(cl_int));
+  if (diagonal_least > 0) {
+    d.zero(diagonals, places * sizeof(cl_int), "the diagonals' counts");
+    Kernel count(d.program, "cocktail_diagonal_counts");
+    count.args(m, from[0], from[1], diagonals).enqueue(s, static_cast<size_t>(ceil_div(a.rows, kDiagonalRows)), 0, "convert: cocktail diagonals");
+  }
+  cl_mem part = scratch(s, static_cast<size_t>(std::max<int64_t>(a.nnz, 1)));
+  std::array<cl_mem, 4> sums{};
+  for (cl_mem& sum : sums) sum = scratch(s, rows * sizeof(cl_long));
+  Kernel split(d.program, "cocktail_parts");
+  split.args(m, cl_long{sbell.block_rows}, cl_long{sbell.block_cols}, cl_long{b.split.width}, diagonal_least, block_least, from[0], from[1])
+      .arg(8, diagonals).arg(9, part).arg(10, sums[0]).arg(11, sums[1]).arg(12, sums[2]).arg(13, sums[3]);
+  split.enqueue(s, static_cast<size_t>(ceil_div(a.rows, sbell.block_rows)), 0, "convert: cocktail parts");
+  // The csr part's rows flagged from its entries a row, before those are summed.
+  cl_mem listed = scratch(s, rows * sizeof(cl_long));
+  Kernel flags(d.program, "cocktail_listed_flags");
+  flags.args(m, sums[3], listed).enqueue(s, rows, 0, "convert: cocktail parts");
+  d.scan(listed, m);
+  std::array<cl_long, 4> entries{};
+  for (size_t k = 0; k < 4; ++k) {
+    d.scan(sums[k], m);
+    d.read(sums[k], (rows - 1) * sizeof(cl_long), &entries[k], "a part's entries");
+  }
+  cl_long listed_rows = 0;
+  d.read(listed, (rows - 1) * sizeof(cl_long), &listed_rows, "the csr part's rows");
+  if (entries[3] != csr_part.nnz || listed_rows != csr_part.rows) return false;
+  // The dia's, the sbell's and the sell's entries as csrs; the csr part's into B's.
+  std::array<std::vector<cl_mem>, 3> csrs;
+  for (size_t k = 0; k < 3; ++k) {
+    const size_t n = static_cast<size_t>(std::max<cl_long>(entries[k], 1));
+    csrs[k] = {scratch(s, (rows + 1) * sizeof(cl_long)), scratch(s, n * sizeof(cl_long)), scratch(s, n * dtype_bytes(a.dtype))};
+  }
+  Kernel store(d.program, "csr_to_cocktail");
+  store.args(m, from[0], from[1], from[2], part, sums[0], sums[1], sums[2]).arg(8, sums[3]).arg(9, listed);
+  cl_uint at = 10;
+  for (const auto& csr : csrs)
+    for (cl_mem buffer : csr) store.arg(at++, buffer);
+  for (uint32_t k = 0; k < 4; ++k) store.arg(at++, to[kCocktailRowsPart + k]);
+  store.enqueue(s, rows, 0, "convert: csr -> cocktail");
+  for (size_t k = 0; k < 3; ++k) {
+    const Facts& target = b.components[k];
+    Facts source = a;
+    source.index = FUGUE_DTYPE_I64;
+    source.nnz = entries[k];
+    const auto first = to.begin() + cocktail_first_part(k);
+    const std::vector<cl_mem> own(first, first + static_cast<std::ptrdiff_t>(part_names(target.layout).size()));
+    const Device into(s, a.dtype, FUGUE_DTYPE_I64, target.index, Layout::Csr, sort_size(target));
+    if (!into.scans() || !from_csr(into, source, target, csrs[k], own)) return false;
+  }
+  return true;
 }
 
 // ---- Into a csr ----------------------------------------------------------------------------------
@@ -567,9 +653,19 @@ bool converts_on_device(const Facts& from, const Facts& to) {
   if (from.rows == 0 || from.cols == 0 || from.layout == to.layout || !index_holds(to)) return false;
   if ((to.layout == Layout::Dia || to.layout == Layout::Bdia) && !flags_fit(from)) return false;
   if (sort_size(to) > kSortMax) return false;  // a window wider than local memory sorts on the host
-  for (const Facts* f : {&from, &to, from.layout == Layout::Cocktail ? &from.components[1] : &to})  // a cocktail's sbell too:
+  for (const Facts* f : {&from, &to, from.layout == Layout::Cocktail ? &from.components[1] : &to,
+                         to.layout == Layout::Cocktail ? &to.components[1] : &to})  // a cocktail's sbell too:
     // blocks of up to 8 rows (a super-row's cursors) and whole 1 x 4 units
     if (is_block(f->layout) && (f->block_rows < 1 || f->block_rows > 8 || f->block_cols < 4 || f->block_cols % 4)) return false;
+  if (to.layout == Layout::Cocktail) {
+    // Its diagonals counted in ints by offset (rows + cols - 1 of them, as a dia's flags), then each part
+    // as its layout's conversion takes it.
+    if (!flags_fit(from) || std::min(from.rows, from.cols) >= std::numeric_limits<cl_int>::max()) return false;
+    for (const Facts& part : to.components)
+      if (!index_holds(part)) return false;
+    if (sort_size(to.components[2]) > kSortMax) return false;
+    return from.layout == Layout::Csr || is_csr_source(from.layout) || from.layout == Layout::Cocktail;
+  }
   // Between a csr and a coo the count is known now: one the host is to name does not start here.
   if ((from.layout == Layout::Csr && to.layout == Layout::Coo) || (from.layout == Layout::Coo && to.layout == Layout::Csr))
     return from.nnz == to.nnz;

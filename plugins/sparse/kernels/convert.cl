@@ -728,3 +728,144 @@ __kernel void cocktail_to_csr(const long m, COCKTAIL_SOURCES, __global const lon
   if (g >= m) return;
   cocktail_row(g, COCKTAIL_SOURCE_NAMES, csr_row_start(m, g, sums, row_ptr), col, data);
 }
+
+// ---- csr -> cocktail -----------------------------------------------------------------------------
+// The split as cocktail.h makes it: an entry on a diagonal holding `diagonal_least` entries or more is
+// the dia's; of the rest, one in an aligned h x w block holding `block_least` of them or more the sbell's;
+// of the rest, each row's first `width` (all where width < 0) the sell's; the rest the csr's. The leasts
+// are the split's fills times the places (a diagonal's rows, a block's h * w), rounded up: a count c holds
+// the fill exactly where c >= that (0: the part takes nothing). Each part's entries then form a csr of the
+// device's own (long indices), which the layouts' own conversions store; the csr part goes straight
+// into the cocktail's, its rows listed.
+
+#define DIAGONAL_ROWS 16  // rows a work-item counts the diagonals of
+#define DIAGONAL_SLOTS 8  // diagonals it counts privately before adding them up
+
+// First: each diagonal's entries into counts[c - i + m - 1] (zero first). A work-item takes DIAGONAL_ROWS
+// rows and adds to the counts only what it has counted of a few diagonals at a time, so that a banded
+// matrix's entries do not queue on a few addresses.
+__kernel void cocktail_diagonal_counts(const long m, __global const A_INDEX* row_ptr, __global const A_INDEX* col,
+                                       __global int* counts) {
+  const long first = get_global_id(0) * DIAGONAL_ROWS;
+  if (first >= m) return;
+  long place[DIAGONAL_SLOTS];
+  int counted[DIAGONAL_SLOTS];
+  int used = 0;
+  const long last = min(m, first + DIAGONAL_ROWS);
+  for (long i = first; i < last; ++i)
+    for (long e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+      const long p = col[e] - i + m - 1;
+      int k = 0;
+      while (k < used && place[k] != p) ++k;
+      if (k == used) {
+        if (used == DIAGONAL_SLOTS) {
+          for (int j = 0; j < used; ++j) atomic_add(&counts[place[j]], counted[j]);
+          used = 0, k = 0;
+        }
+        place[k] = p, counted[k] = 0, ++used;
+      }
+      ++counted[k];
+    }
+  for (int j = 0; j < used; ++j) atomic_add(&counts[place[j]], counted[j]);
+}
+
+// The part (0 dia, 1 sbell, 2 sell, 3 csr) each entry of super-row s (rows s * h .. s * h + h - 1) goes
+// to, into part[e], and each row's entries in each part into per_row[k][i]. The sbell's blocks are found
+// as block_counts finds a super-row's, over the entries the dia leaves.
+#define UNDECIDED 255
+__kernel void cocktail_parts(const long m, const long h, const long w, const long width, const long diagonal_least,
+                             const long block_least, __global const A_INDEX* row_ptr, __global const A_INDEX* col,
+                             __global const int* diagonal_counts, __global uchar* part, __global long* dia_rows,
+                             __global long* block_rows, __global long* sell_rows, __global long* csr_rows) {
+  const long s = get_global_id(0);
+  if (s * h >= m) return;
+  const long rows = min(h, m - s * h);
+  for (long r = 0; r < rows; ++r) {
+    const long i = s * h + r;
+    for (long e = row_ptr[i]; e < row_ptr[i + 1]; ++e)
+      part[e] = diagonal_least > 0 && diagonal_counts[col[e] - i + m - 1] >= diagonal_least ? 0 : UNDECIDED;
+  }
+  if (block_least > 0) {
+    long at[8], end[8], start[8];
+    for (long r = 0; r < 8; ++r) at[r] = end[r] = 0;
+    for (long r = 0; r < rows; ++r) at[r] = row_ptr[s * h + r], end[r] = row_ptr[s * h + r + 1];
+    for (;;) {
+      long block = -1;
+      for (long r = 0; r < rows; ++r) {
+        while (at[r] < end[r] && part[at[r]] == 0) ++at[r];
+        if (at[r] < end[r] && (block < 0 || col[at[r]] / w < block)) block = col[at[r]] / w;
+      }
+      if (block < 0) break;
+      long count = 0;
+      for (long r = 0; r < rows; ++r) {
+        start[r] = at[r];
+        for (; at[r] < end[r] && col[at[r]] / w == block; ++at[r]) count += part[at[r]] != 0;
+      }
+      if (count >= block_least)
+        for (long r = 0; r < rows; ++r)
+          for (long e = start[r]; e < at[r]; ++e)
+            if (part[e] != 0) part[e] = 1;
+    }
+  }
+  for (long r = 0; r < rows; ++r) {
+    const long i = s * h + r;
+    long counted[4] = {0, 0, 0, 0}, left = 0;
+    for (long e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+      uchar k = part[e];
+      if (k == UNDECIDED) {
+        k = width < 0 || left < width ? 2 : 3;
+        ++left;
+        part[e] = k;
+      }
+      ++counted[k];
+    }
+    dia_rows[i] = counted[0], block_rows[i] = counted[1], sell_rows[i] = counted[2], csr_rows[i] = counted[3];
+  }
+}
+
+// Then flags[i] = 1 where row i holds entries of the csr part (their sums list the rows).
+__kernel void cocktail_listed_flags(const long m, __global const long* csr_rows, __global long* flags) {
+  const long i = get_global_id(0);
+  if (i < m) flags[i] = csr_rows[i] > 0 ? 1 : 0;
+}
+
+// The three parts' csrs (long indices) and the cocktail's csr part (its listed rows and B_INDEX parts).
+#define COCKTAIL_PARTS                                                                                                  \
+  __global long *d_ptr, __global long *d_col, __global REAL *d_data, __global long *b_ptr, __global long *b_col,        \
+      __global REAL *b_data, __global long *s_ptr, __global long *s_col, __global REAL *s_data, __global B_INDEX *c_rows, \
+      __global B_INDEX *c_ptr, __global B_INDEX *c_col, __global REAL *c_data
+
+// Then, from the inclusive sums of each part's entries a row (and of the listed rows' flags), row i's
+// entries into their parts, in order.
+__kernel void csr_to_cocktail(const long m, __global const A_INDEX* row_ptr, __global const A_INDEX* a_col,
+                              __global const REAL* a_data, __global const uchar* part, __global const long* dia_sums,
+                              __global const long* block_sums, __global const long* sell_sums, __global const long* csr_sums,
+                              __global const long* listed, COCKTAIL_PARTS) {
+  const long i = get_global_id(0);
+  if (i >= m) return;
+  long at0 = i == 0 ? 0 : dia_sums[i - 1], at1 = i == 0 ? 0 : block_sums[i - 1], at2 = i == 0 ? 0 : sell_sums[i - 1];
+  long at3 = i == 0 ? 0 : csr_sums[i - 1];
+  d_ptr[i] = at0, b_ptr[i] = at1, s_ptr[i] = at2;
+  if (i == m - 1) d_ptr[m] = dia_sums[i], b_ptr[m] = block_sums[i], s_ptr[m] = sell_sums[i];
+  if (i == 0) c_ptr[0] = (B_INDEX)0;
+  if (csr_sums[i] != at3) {  // a listed row: the list and its end
+    const long r = listed[i] - 1;
+    c_rows[r] = (B_INDEX)i;
+    c_ptr[r + 1] = (B_INDEX)csr_sums[i];
+  }
+  // Each part by a branch of its own (not an array of pointers, which would live in memory).
+  for (long e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
+    const uchar k = part[e];
+    const long c = a_col[e];
+    const REAL v = a_data[e];
+    if (k == 0) {
+      d_col[at0] = c, d_data[at0++] = v;
+    } else if (k == 1) {
+      b_col[at1] = c, b_data[at1++] = v;
+    } else if (k == 2) {
+      s_col[at2] = c, s_data[at2++] = v;
+    } else {
+      c_col[at3] = (B_INDEX)c, c_data[at3++] = v;
+    }
+  }
+}
