@@ -4,7 +4,8 @@
 # dia, from csr into hyb, sell (slices of 32, windows of 2048 rows), bdia, bcsr, bell and sbell (blocks
 # of 2 x 4, sbell's slices of 32 super-rows) and back, from dia into sell and bcsr (through a csr), and
 # from a cocktail (each row's first 3 entries a sell's, the rest a csr's) into csr and dia, and from csr
-# and dia into a cocktail split so (csr_cocktail, dia_cocktail) or of its dense diagonals
+# and dia into a cocktail split so (csr_cocktail, dia_cocktail; csr_cocktail_host: its sell's rows sorted
+# in windows too wide for the device, so the host converts) or of its dense diagonals
 # (csr_cocktail_dia); CONVERSIONS
 # (e.g. "hyb_csr coo_csr") runs some of them. For each: the conversion's
 # kernels (fugue run --stats), fugue run's wall time against the same program without the conversion,
@@ -110,10 +111,12 @@ PY
   flat="{\"kind\": \"cocktail\", \"dtype\": \"f32\", $shape$split, \"diagonals\": 0, \"blocks\": 0, \"stored\": $((3 * n)), \"csr_rows\": $((n - 4)), \"nnz\": $((4 * (g - 2) + 2 * (g - 2) * (g - 2)))}"
   program csr_cocktail csr "$flat" "$g"
   program dia_cocktail dia "$flat" "$g"
+  # the same with the sell's rows sorted in windows of 4096 (all as long: the same parts), which the host converts
+  program csr_cocktail_host csr "${flat%\}}, \"sigma\": 4096}" "$g"
   # and into one of the diagonals holding 90% of their places: all five, the other parts empty
   dense="{\"kind\": \"cocktail\", \"dtype\": \"f32\", $shape, \"diagonal_fill\": 0.9, \"diagonals\": 5, \"blocks\": 0, \"stored\": 0, \"csr_rows\": 0, \"nnz\": 0}"
   program csr_cocktail_dia csr "$dense" "$g"
-  conversions=${CONVERSIONS:-"csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia bdia_csr csr_sell sell_csr hyb_csr dia_sell csr_bcsr bcsr_csr csr_bell bell_csr csr_sbell sbell_csr dia_bcsr cocktail_csr cocktail_dia csr_cocktail dia_cocktail csr_cocktail_dia"}
+  conversions=${CONVERSIONS:-"csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia bdia_csr csr_sell sell_csr hyb_csr dia_sell csr_bcsr bcsr_csr csr_bell bell_csr csr_sbell sbell_csr dia_bcsr cocktail_csr cocktail_dia csr_cocktail dia_cocktail csr_cocktail_dia csr_cocktail_host"}
   bases=$(for p in $conversions; do echo "base_${p%%_*}"; done | sort -u)
   declare -A wall
   for p in $bases $conversions; do

@@ -742,17 +742,17 @@ __kernel void cocktail_to_csr(const long m, COCKTAIL_SOURCES, __global const lon
 #define DIAGONAL_SLOTS 8  // diagonals it counts privately before adding them up
 
 // First: each diagonal's entries into counts[c - i + m - 1] (zero first). A work-item takes DIAGONAL_ROWS
-// rows and adds to the counts only what it has counted of a few diagonals at a time, so that a banded
-// matrix's entries do not queue on a few addresses.
-__kernel void cocktail_diagonal_counts(const long m, __global const A_INDEX* row_ptr, __global const A_INDEX* col,
+// rows, `stride` apart (neighbouring work-items read neighbouring rows), and adds to the counts only what
+// it has counted of a few diagonals at a time, so that a banded matrix's entries do not queue on a few
+// addresses.
+__kernel void cocktail_diagonal_counts(const long m, const long stride, __global const A_INDEX* row_ptr, __global const A_INDEX* col,
                                        __global int* counts) {
-  const long first = get_global_id(0) * DIAGONAL_ROWS;
-  if (first >= m) return;
+  const long g = get_global_id(0);
+  if (g >= stride) return;
   long place[DIAGONAL_SLOTS];
   int counted[DIAGONAL_SLOTS];
   int used = 0;
-  const long last = min(m, first + DIAGONAL_ROWS);
-  for (long i = first; i < last; ++i)
+  for (long i = g; i < m && i < g + DIAGONAL_ROWS * stride; i += stride)
     for (long e = row_ptr[i]; e < row_ptr[i + 1]; ++e) {
       const long p = col[e] - i + m - 1;
       int k = 0;
