@@ -133,6 +133,10 @@ class SparseKind final : public sdk::Kind {
         if (*r.csr_rows > f.rows)
           throw InvalidArgument("/csr_rows: at most the " + std::to_string(f.rows) + " rows of the matrix, found " + std::to_string(*r.csr_rows));
         own.rows = r.csr_rows;
+        const int64_t cells = r.count && *r.csr_rows > 0 && f.cols > (int64_t{1} << 62) / *r.csr_rows ? -1 : *r.csr_rows * f.cols;
+        if (r.count && cells >= 0 && *r.count > cells)
+          throw InvalidArgument("/nnz: the cocktail's csr part holds " + std::to_string(*r.csr_rows) + " listed rows (/csr_rows) of " +
+                                std::to_string(f.cols) + " columns: at most " + std::to_string(cells) + " entries, found " + std::to_string(*r.count));
         // Its list holds the matrix's rows.
         if (!r.index && f.rows >= (int64_t{1} << 31) - 1) own.index = FUGUE_DTYPE_I64;
         if (r.index == FUGUE_DTYPE_I32 && f.rows >= (int64_t{1} << 31) - 1)
@@ -217,6 +221,20 @@ class SparseKind final : public sdk::Kind {
     if ((f.layout == Layout::Dia || f.layout == Layout::Bdia) && f.diagonals > most_diagonals)
       throw InvalidArgument(key + ": a " + std::to_string(f.rows) + " by " + std::to_string(f.cols) + " matrix has at most " +
                             std::to_string(most_diagonals) + " diagonals, found " + std::to_string(f.diagonals));
+    // A sell's slices each at most as wide as the columns; the block layouts' super-rows at most a block
+    // each w columns (a sbell's in whole slices).
+    const int64_t block_columns = ceil_div(f.cols, f.block_cols), padded_rows = ceil_div(f.rows, f.slice) * f.slice;
+    const int64_t padded_super_rows = ceil_div(super_rows(f), f.slice) * f.slice;
+    const auto at_most = [&](int64_t most, int64_t found, const std::string& what) {
+      if (most >= 0 && found > most)
+        throw InvalidArgument(key + ": a " + std::to_string(f.rows) + " by " + std::to_string(f.cols) + " matrix's " + name + " holds at most " +
+                              std::to_string(most) + " " + what + ", found " + std::to_string(found));
+    };
+    if (f.layout == Layout::Sell) at_most(product(padded_rows, f.cols), f.stored, "places (slices of " + std::to_string(f.slice) + " rows, each at most as wide as the columns)");
+    if (f.layout == Layout::Bcsr) at_most(product(super_rows(f), block_columns), f.blocks, "blocks of " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols));
+    if (f.layout == Layout::Sbell)
+      at_most(product(padded_super_rows, block_columns), f.blocks, "places for blocks of " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " (slices of " + std::to_string(f.slice) + " super-rows)");
+    if (f.layout == Layout::Bell) at_most(block_columns, f.width, "blocks of " + std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " a super-row");
     if (product(f.width, f.rows) < 0 || product(f.diagonals, f.rows) < 0 || product(product(f.blocks, f.block_rows), f.block_cols) < 0 ||
         product(product(f.width, super_rows(f)), f.block_rows * f.block_cols) < 0)
       throw InvalidArgument(key + ": the " + name + " would hold more than 2^62 places");
