@@ -238,7 +238,7 @@ Facts cocktail_facts_of(const fugue_type& type) {
   f.split.slice = meta.slice, f.split.sigma = meta.sigma, f.split.width = meta.width;
   f.split.diagonal_fill = meta.diagonal_fill, f.split.block_fill = meta.block_fill;
   f.split_declared = meta.declared != 0;
-  f.components[2].slice = meta.slice;  // an empty sell's parts cannot tell
+  f.components[2].slice = meta.slice;  // a sell of no rows cannot tell it from its parts
   f.block_rows = meta.block_rows, f.block_cols = meta.block_cols, f.slice = meta.slice, f.sigma = meta.sigma;
   f.nnz = f.components[3].nnz;
   return f;

@@ -331,7 +331,8 @@ bool csr_to_cocktail(const fugue_device_services& s, const Facts& a, const Facts
   const size_t rows = static_cast<size_t>(m);
   const cl_long diagonal_least = least_holding(b.split.diagonal_fill, a.rows);
   const cl_long block_least = least_holding(b.split.block_fill, sbell.block_rows * sbell.block_cols);
-  const size_t places = static_cast<size_t>(a.rows + a.cols - 1);
+  // The diagonals' counts only where a diagonal can be dense (cocktail_parts reads them only then).
+  const size_t places = diagonal_least > 0 ? static_cast<size_t>(a.rows + a.cols - 1) : 1;
   cl_mem diagonals = scratch(s, places * sizeof(cl_int));
   if (diagonal_least > 0) {
     d.zero(diagonals, places * sizeof(cl_int), "the diagonals' counts");
@@ -349,7 +350,7 @@ bool csr_to_cocktail(const fugue_device_services& s, const Facts& a, const Facts
   // The csr part's rows flagged from its entries a row, before those are summed.
   cl_mem listed = scratch(s, rows * sizeof(cl_long));
   Kernel flags(d.program, "cocktail_listed_flags");
-  flags.args(m, sums[3], listed).enqueue(s, rows, 0, "convert: cocktail parts");
+  flags.args(m, sums[3], listed).enqueue(s, rows, 0, "convert: cocktail listed rows");
   d.scan(listed, m);
   std::array<cl_long, 4> entries{};
   for (size_t k = 0; k < 4; ++k) {

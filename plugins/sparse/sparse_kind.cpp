@@ -133,7 +133,7 @@ class SparseKind final : public sdk::Kind {
         if (*r.csr_rows > f.rows)
           throw InvalidArgument("/csr_rows: at most the " + std::to_string(f.rows) + " rows of the matrix, found " + std::to_string(*r.csr_rows));
         own.rows = r.csr_rows;
-        const int64_t cells = r.count && *r.csr_rows > 0 && f.cols > (int64_t{1} << 62) / *r.csr_rows ? -1 : *r.csr_rows * f.cols;
+        const int64_t cells = *r.csr_rows > 0 && f.cols > (int64_t{1} << 62) / *r.csr_rows ? -1 : *r.csr_rows * f.cols;  // -1: past 2^62
         if (r.count && cells >= 0 && *r.count > cells)
           throw InvalidArgument("/nnz: the cocktail's csr part holds " + std::to_string(*r.csr_rows) + " listed rows (/csr_rows) of " +
                                 std::to_string(f.cols) + " columns: at most " + std::to_string(cells) + " entries, found " + std::to_string(*r.count));
