@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 18
+#define FUGUE_ABI_VERSION_MINOR 19
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -454,6 +454,14 @@ typedef struct fugue_plan {
    * nothing: a 2.16 plugin's struct ends before this field, and the core reads it as 0.) */
   uint64_t reads_once;
   /* end of 2.17 */
+  /* 2.19, ELEMENT, ITEM or BLOCK level: nonzero when the operation's execute (its own kernels, as a
+   * device-level plan would run it) is the faster way to run it where no other operation joins its kernel:
+   * the plan is then what the operation offers its neighbours to fuse with, and a kernel the core would
+   * build of this operation alone runs as a device-level step instead (execute, with the same call). The
+   * operation must have an execute function. (A sparse product whose generated kernel, a row per
+   * work-item, lets y's consumers join it, while its own kernel walks a block of rows per work-item.) */
+  uint32_t own_kernels_alone;
+  /* end of 2.19 */
 } fugue_plan;
 
 #define FUGUE_ENDS_UNSAID 0u

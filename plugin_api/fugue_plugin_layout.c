@@ -38,6 +38,10 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.14 ends after " #last)
 #define FUGUE_END_OF_2_15(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.15 ends after " #last)
+#define FUGUE_END_OF_2_17(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.17 ends after " #last)
+#define FUGUE_END_OF_2_19(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.19 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -203,6 +207,10 @@ FUGUE_END_OF_2_13(fugue_plan, split_rows, 104);
 FUGUE_AT(fugue_plan, read_at_columns, 104);
 FUGUE_AT(fugue_plan, columns_of, 112);
 FUGUE_END_OF_2_14(fugue_plan, columns_of, 116);
+FUGUE_AT(fugue_plan, reads_once, 120);
+FUGUE_END_OF_2_17(fugue_plan, reads_once, 128);
+FUGUE_AT(fugue_plan, own_kernels_alone, 128);
+FUGUE_END_OF_2_19(fugue_plan, own_kernels_alone, 132);
 
 /* fugue_emit_api */
 FUGUE_AT(fugue_emit_api, struct_size, 0);

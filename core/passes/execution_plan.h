@@ -22,6 +22,9 @@ struct PlanOptions {
   // Conformance only (Instrumentation): > 1 makes generated kernels compute just the elements
   // i % sample_modulus == sample_residue.
   int64_t sample_modulus = 0, sample_residue = 0;
+  // Conformance only: false keeps an operation that no other joins in its generated kernel even where it
+  // asks to run as its own kernels alone (fugue_plan.own_kernels_alone), so that the kernel is checked too.
+  bool own_kernels_alone = true;
 };
 
 // One kernel: consecutive operations of a basic block sharing one launch.
@@ -111,6 +114,9 @@ struct ExecutionPlan {
   std::map<const Statement*, Step> steps;      // group_operations and fusion_cost
   std::vector<GeneratedKernel> kernels;        // choose_launch (the launch), generate (the rest); one per group
   std::vector<PlanNote> not_fused;      // the op starts a new kernel: why
+  // fusion_cost: operations planned as kernels that no other joined and that run as their own kernels
+  // instead (fugue_plan.own_kernels_alone): device-level steps
+  std::vector<const Statement*> alone_own_kernels;
   std::vector<PlanNote> swaps;          // copies that became buffer swaps
   std::vector<PlanNote> copies_kept;    // identity ops that stay kernels: why
 };

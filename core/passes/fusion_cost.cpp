@@ -12,6 +12,17 @@ void choose_fusion(const Program& program, const DeviceInfo& device, const PlanO
       if (builder.empty()) return;
       FusedGroup g;
       builder.finish(g);
+      // An operation left alone that runs faster as its own kernels (ABI 2.19) becomes a device-level
+      // step: its plan was what it offered its neighbours, and none joined.
+      if (g.ops.size() == 1 && g.ops.front()->plan.own_kernels_alone && options.own_kernels_alone) {
+        Step step;
+        step.kind = Step::Kind::Device;
+        step.op = g.ops.front();
+        plan.steps[step.op->statement] = step;
+        plan.alone_own_kernels.push_back(step.op->statement);
+        first = nullptr;
+        return;
+      }
       const size_t index = plan.groups.size();
       for (size_t i = 0; i < g.ops.size(); ++i) {
         Step step;

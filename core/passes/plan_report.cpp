@@ -157,13 +157,20 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
   }
 
   // Operations that enqueue their own kernels: no group above shows them, so their plans show here.
+  // Those planned as kernels that no other operation joined run as their own kernels too (ABI 2.19).
   std::vector<const PlannedOp*> device_ops;
-  for (const auto& p : plan.ops)
-    if (p->level() == FUGUE_LEVEL_DEVICE) device_ops.push_back(p.get());
+  for (const auto& p : plan.ops) {
+    auto step = plan.steps.find(p->statement);
+    if (p->level() == FUGUE_LEVEL_DEVICE || (step != plan.steps.end() && step->second.kind == Step::Kind::Device))
+      device_ops.push_back(p.get());
+  }
   if (!device_ops.empty()) {
     out << "\nDevice-level operations, enqueuing their own kernels (" << device_ops.size() << ")\n";
     for (const auto* op : device_ops) {
       out << "  " << op->label << "\n";
+      if (op->level() != FUGUE_LEVEL_DEVICE)
+        out << "    alone: no other operation joins its " << level_name(op->level())
+            << "-level kernel, and its own kernels run it faster\n";
       if (!op->plan.variant.empty()) out << "    plan: " << op->plan.variant << "\n";
     }
   }
@@ -213,7 +220,9 @@ std::string describe_plan_state(const Program& program, const ExecutionPlan& pla
     out << "\n";
   }
   for (const auto& [st, step] : plan.steps) {
-    if (step.kind == Step::Kind::Device) out << "  device-level step " << pointer_of(*st) << "\n";
+    if (step.kind == Step::Kind::Device)
+      out << "  device-level step " << pointer_of(*st)
+          << (step.op && step.op->level() != FUGUE_LEVEL_DEVICE ? " (alone: its own kernels)" : "") << "\n";
     if (step.kind == Step::Kind::Swap)
       out << "  swap " << pointer_of(*st) << ": " << step.target << " <-> " << step.source << "\n";
   }

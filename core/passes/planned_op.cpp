@@ -95,6 +95,11 @@ void check_plan(const Program& program, const PlannedOp& p) {
   if (plan.entry_teams && plan.level != FUGUE_LEVEL_BLOCK)
     bad("asks for entry teams at " + level_name(plan.level) + " level: teams share out a BLOCK-level operation's entries");
   if (plan.level == FUGUE_LEVEL_BLOCK && plan.phases != FUGUE_PHASE_BODY) bad("at BLOCK level emits phases other than BODY");
+  if (plan.own_kernels_alone && plan.level == FUGUE_LEVEL_DEVICE)
+    bad("asks to run its own kernels where it is alone at DEVICE level, where it always does (own_kernels_alone is for "
+        "ELEMENT, ITEM and BLOCK plans)");
+  if (plan.own_kernels_alone && !st.op->has_execute())
+    bad("asks to run its own kernels where it is alone (own_kernels_alone), but the operation has no execute function");
   for (size_t k = 0; k < plan.partitions.size(); ++k) {
     const auto& part = plan.partitions[k];
     if (part.kind < FUGUE_PARTITION_NONE || part.kind > FUGUE_PARTITION_SCATTER)

@@ -84,6 +84,7 @@ class Operation {
   abi::Plan plan(const fugue_call& call) const;
   void emit(const fugue_call& call, const abi::Plan& plan, const fugue_emit_api& api) const;
   void execute(const fugue_call& call, const fugue_device_services& services) const;
+  bool has_execute() const { return desc_->execute != nullptr; }
   fugue_cost cost(const fugue_call& call) const;
   void reference(const fugue_call& call, fugue_host_array* operands) const;
 

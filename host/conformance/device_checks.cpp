@@ -160,8 +160,11 @@ bool poisoned(const uint8_t* bytes, size_t offset, size_t size) {
 
 // "" when the op kept to its partitions in an instrumented run; otherwise what it wrote where.
 std::string partition_violation(const Operation& op, const TestCall& call, DeviceSession& s, bool* sampled) {
-  // Copies stay kernels here: a swap would move no data, and hide the operation's own code.
-  const PlanOptions options{true, false};
+  // Copies stay kernels here: a swap would move no data, and hide the operation's own code; an
+  // operation that runs as its own kernels where it is alone (ABI 2.19) runs its generated kernel, which
+  // its neighbours join elsewhere.
+  PlanOptions options{true, false};
+  options.own_kernels_alone = false;
   Run plain = run_program(call.program, s, options);
   const PlannedOp& planned = *plain.executor->plan().ops.front();
   const Statement& st = *planned.statement;

@@ -987,34 +987,64 @@ print('as numpy')
   }
 }
 
-// bcsr's product is a generated kernel too (a row per work-item over its super-row's blocks): the
-// element-wise operations that read y join it, at every block size, and the result is SciPy's.
-TEST(Sparse, BcsrProductJoinsItsConsumers) {
+// The block layouts' products and unsorted sell's are generated kernels too (a row per work-item): the
+// element-wise operations that read y join them, at every block size, and the result is SciPy's. Alone,
+// they run their own kernels (a super-row, or a place, per work-item: ABI 2.19's own_kernels_alone), with
+// the same result; a sell sorted in windows keeps its own kernel always (its places are not its rows).
+TEST(Sparse, BlockAndSellProductsJoinTheirConsumersAndRunTheirOwnKernelsAlone) {
   if (test::numpy_python().empty()) GTEST_SKIP() << "no python3 with numpy";
   test::TempDir dir;
-  for (const char* block : {"[1, 4]", "[2, 8]", "[8, 4]"}) {
-    test::write_text(dir / "p.json", std::string(R"({"fugue": 1, "symbols": {
-      "A": {"kind": "bcsr", "dtype": "f64", "block": )") + block + R"(, "from": {"fem": {"nodes": 67, "block": 3, "neighbours": 3, "seed": 2}}},
-      "x": {"kind": "array", "dtype": "f64", "shape": [201], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
-      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"], "attrs": {"alpha": 2}}, {"op": "array.sub", "out": ["r"], "in": ["x", "y"]},
-               {"op": "array.mul", "out": ["z"], "in": ["r", "r"]}],
-      "outputs": {"z": "z.npy", "x": "x.npy", "A": "A.mtx"}})");
-    auto explained = test::run_fugue("explain " + (dir / "p.json").string());
-    EXPECT_NE(explained.out.find("Kernels (1)\n  kernel 0: 3 operations at ELEMENT level"), std::string::npos) << block << ": " << explained.out;
-    EXPECT_NE(explained.out.find("bcsr: a row per work-item in a generated kernel"), std::string::npos) << block << ": " << explained.out;
-    fs::remove_all(dir / "out");
-    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
-    ASSERT_EQ(r.code, 0) << block << ": " << r.out;
-    test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
+  test::write_text(dir / "check.py", R"(import sys, numpy as np, scipy.io as sio
 d = sys.argv[1] + '/'
 A = sio.mmread(d + 'A.mtx').tocsr()
 x = np.load(d + 'x.npy')
-r = x - 2 * (A @ x)
+y = 2 * (A @ x)
+r = x - y
+assert np.abs(np.load(d + 'y.npy') - y).max() <= 1e-12 * max(1, np.abs(y).max())
 assert np.abs(np.load(d + 'z.npy') - r * r).max() <= 1e-12 * max(1, (r * r).max())
 print('as scipy')
 )");
+  const std::vector<std::pair<std::string, std::string>> layouts = {
+      {"bcsr", R"("block": [1, 4])"}, {"bcsr", R"("block": [2, 8])"}, {"bcsr", R"("block": [8, 4])"},
+      {"bell", R"("block": [2, 4])"}, {"bell", R"("block": [4, 8])"}, {"sbell", R"("block": [1, 4], "slice": 3)"},
+      {"sbell", R"("block": [8, 4], "slice": 2)"}, {"sell", R"("slice": 4)"}, {"sell", R"("slice": 8, "sigma": 16)"}};
+  for (const auto& [layout, cut] : layouts) {
+    const std::string what = layout + " " + cut;
+    const bool sorted = cut.find("sigma") != std::string::npos;
+    auto program = [&, layout = layout, cut = cut](bool consumers) {
+      return std::string(R"({"fugue": 1, "symbols": {
+      "A": {"kind": ")") + layout + R"(", "dtype": "f64", )" + cut + R"(, "from": {"fem": {"nodes": 67, "block": 3, "neighbours": 3, "seed": 2}}},
+      "x": {"kind": "array", "dtype": "f64", "shape": [201], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
+      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"], "attrs": {"alpha": 2}})" +
+             (consumers ? R"(, {"op": "array.sub", "out": ["r"], "in": ["x", "y"]}, {"op": "array.mul", "out": ["z"], "in": ["r", "r"]}],
+      "outputs": {"z": "z.npy", "x": "x.npy", "A": "A.mtx"}})"
+                        : R"(], "outputs": {"y": "y.npy"}})");
+    };
+    test::write_text(dir / "fused.json", program(true));
+    test::write_text(dir / "alone.json", program(false));
+    auto fused = test::run_fugue("explain " + (dir / "fused.json").string());
+    auto alone = test::run_fugue("explain " + (dir / "alone.json").string());
+    if (sorted) {
+      EXPECT_NE(fused.out.find("Kernels (1)\n  kernel 0: 2 operations at ELEMENT level"), std::string::npos) << what << ": " << fused.out;
+      EXPECT_NE(fused.out.find("sell: a row per work-item, slices of 8 rows"), std::string::npos) << what << ": " << fused.out;
+    } else {
+      EXPECT_NE(fused.out.find("Kernels (1)\n  kernel 0: 3 operations at ELEMENT level"), std::string::npos) << what << ": " << fused.out;
+      EXPECT_NE(fused.out.find(layout + ": a row per work-item in a generated kernel"), std::string::npos) << what << ": " << fused.out;
+      EXPECT_NE(fused.out.find("; alone, its own kernel: " + layout + ": "), std::string::npos) << what << ": " << fused.out;
+      EXPECT_NE(alone.out.find("alone: no other operation joins its ELEMENT-level kernel, and its own kernels run it faster"),
+                std::string::npos)
+          << what << ": " << alone.out;
+    }
+    EXPECT_NE(alone.out.find("Kernels (0)"), std::string::npos) << what << ": " << alone.out;
+    fs::remove_all(dir / "out");
+    auto r = test::run_fugue("run " + (dir / "fused.json").string() + " --out " + (dir / "out").string());
+    ASSERT_EQ(r.code, 0) << what << ": " << r.out;
+    r = test::run_fugue("run " + (dir / "alone.json").string() + " --out " + (dir / "out").string() + " --stats");
+    ASSERT_EQ(r.code, 0) << what << ": " << r.out;
+    EXPECT_NE(r.out.find(layout == "bcsr" ? "spmv bcsr" : layout == "sell" ? "spmv sell" : "spmv " + layout), std::string::npos)
+        << what << ": its own kernel, by its trace label: " << r.out;
     auto c = test::run_command(test::numpy_python() + " " + (dir / "check.py").string() + " " + (dir / "out").string());
-    EXPECT_NE(c.out.find("as scipy"), std::string::npos) << block << ": " << c.out;
+    EXPECT_NE(c.out.find("as scipy"), std::string::npos) << what << ": " << c.out;
   }
 }
 

@@ -54,3 +54,20 @@ TEST(PlanVariant, ReadsOnceCrossesTheBoundaryFrom217) {
   c.reads_once = 0b11;  // what lies past a 2.16 plugin's plan is not read
   EXPECT_EQ(fugue::abi::PlanBuffer::read(c).reads_once, 0u);
 }
+
+// fugue_plan.own_kernels_alone (ABI 2.19) crosses the boundary; a plan the size of 2.17's carries none.
+TEST(PlanVariant, OwnKernelsAloneCrossesTheBoundaryFrom219) {
+  fugue::abi::Plan plan;
+  plan.partitions.resize(2);
+  plan.own_kernels_alone = true;
+  fugue::abi::PlanBuffer buffer(std::vector<uint32_t>{1, 1});
+  buffer.write(plan);
+  EXPECT_TRUE(fugue::abi::PlanBuffer::read(*buffer.get()).own_kernels_alone);
+  fugue_plan& c = *buffer.get();
+  c.own_kernels_alone = 0;
+  c.struct_size = FUGUE_SIZE_UP_TO(fugue_plan, reads_once);  // as a 2.17 core builds it
+  buffer.write(plan);
+  EXPECT_EQ(c.own_kernels_alone, 0u) << "nothing written past a 2.17 plan's end";
+  c.own_kernels_alone = 1;  // what lies past a 2.17 plugin's plan is not read
+  EXPECT_FALSE(fugue::abi::PlanBuffer::read(c).own_kernels_alone);
+}

@@ -226,6 +226,9 @@ struct Plan {
   // 2.17, BLOCK level: the operands read once per entry, each element at most once (fugue_plan.reads_once,
   // bit k: operand k): the core then leaves them where they are rather than copying them into local memory.
   uint64_t reads_once = 0;
+  // 2.19, ELEMENT, ITEM or BLOCK level: run as the operation's own kernels (execute) where no other
+  // operation joins its kernel (fugue_plan.own_kernels_alone); the plan is what it offers to fuse with.
+  bool own_kernels_alone = false;
 };
 
 // Fills a C plan whose room (partitions with their ranks, workspaces) another party provided. Checks
@@ -286,6 +289,7 @@ inline void write_plan(const Plan& plan, fugue_plan& c) {
     c.columns_of = plan.columns_of;
   }
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, reads_once)) c.reads_once = plan.reads_once;
+  if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, own_kernels_alone)) c.own_kernels_alone = plan.own_kernels_alone ? 1u : 0u;
   if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0) {
     const size_t length = std::min(plan.variant.size(), static_cast<size_t>(c.variant_capacity - 1));  // cut to the room
     std::memcpy(c.variant, plan.variant.data(), length);
@@ -364,6 +368,7 @@ class PlanBuffer {
       plan.columns_of = c.columns_of;
     }
     plan.reads_once = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, reads_once) ? c.reads_once : 0;
+    plan.own_kernels_alone = c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, own_kernels_alone) && c.own_kernels_alone != 0;
     if (c.struct_size >= FUGUE_SIZE_UP_TO(fugue_plan, variant_capacity) && c.variant && c.variant_capacity > 0)
       plan.variant.assign(c.variant, std::find(c.variant, c.variant + c.variant_capacity, '\0'));
     return plan;
