@@ -7,7 +7,7 @@
 # poisson4096) and layout it times with `fugue bench`: the product alone (its own kernels where the
 # layout runs them alone, ABI 2.19), the product and a multiplication by 1 (the generated kernel with
 # nothing else to do), the step fused, and the step with --no-fuse; beside torch's eager step on the same
-# matrix (cuSPARSE CSR, a subtraction and a dot product), all in one run. The step's rr is checked against
+# matrix (cuSPARSE CSR, a subtraction and a dot product), all in one run (WHAT: some of alone ones step apart). The step's rr is checked against
 # torch's in f64 first on a small matrix (CHECKED). Build and bundle first:
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
 set -u
@@ -91,12 +91,11 @@ echo "== bench (f32)"
 for m in $MATRICES; do
   for layout in $LAYOUTS; do
     name=${layout//[@:]/-}
-    for what in alone ones step; do
-      program $m $layout f32 "$out/b.json" $what
+    for what in ${WHAT:-alone ones step apart}; do
+      program $m $layout f32 "$out/b.json" ${what/apart/step}
       [ $what = step ] && $F explain "$out/b.json" | grep -E "^  kernel|plan:" > "$out/plan_${m}_$name.txt"
-      $F bench "$out/b.json" --repeat ${REPEAT:-20} --json "$out/bench_${m}_${name}_$what.json" > "$out/bench.txt" 2>&1 || { echo "$m $layout $what: $(tail -1 "$out/bench.txt")"; rm -f "$out/bench_${m}_${name}_$what.json"; }
+      $F bench "$out/b.json" $([ $what = apart ] && echo --no-fuse) --repeat ${REPEAT:-20} --json "$out/bench_${m}_${name}_$what.json" > "$out/bench.txt" 2>&1 || { echo "$m $layout $what: $(tail -1 "$out/bench.txt")"; rm -f "$out/bench_${m}_${name}_$what.json"; }
     done
-    $F bench "$out/b.json" --no-fuse --repeat ${REPEAT:-20} --json "$out/bench_${m}_${name}_apart.json" > "$out/bench.txt" 2>&1 || rm -f "$out/bench_${m}_${name}_apart.json"
   done
   python3 - "$out" $m >> "$out/torch.txt" <<'PY'
 import sys, json, numpy as np, torch
@@ -137,7 +136,7 @@ for l in open(os.path.join(out, "torch.txt")):
         for what in ("alone", "ones", "step", "apart"):
             f = os.path.join(out, f"bench_{m}_{name}_{what}.json")
             if os.path.exists(f): ms[what] = json.load(open(f))["total"]["median_s"] * 1e3
-        if "step" not in ms: print(f"  {layout}: -"); continue
+        if "step" not in ms: print(f"  {layout}: " + ", ".join(f"{k} {v:.4f} ms" for k, v in ms.items())); continue
         print(f"  {layout}: product alone {ms.get('alone', 0):.4f} ms ({t['spmv_ms'] / ms.get('alone', 1):.2f}x torch), generated {ms.get('ones', 0):.4f}; "
               f"step fused {ms['step']:.4f} ms ({t['step_ms'] / ms['step']:.2f}x torch's step), --no-fuse {ms.get('apart', 0):.4f} "
               f"(fusion {ms.get('apart', 0) / ms['step']:.2f}x)")

@@ -241,10 +241,8 @@ class SparseProduct final : public Operation {
       p.registers = 6;
       p.variant = std::string(layout_name(f.layout)) + ": a row per work-item in a generated kernel, which the element-wise "
                   "operations reading y join (" + row_walk(f) + ")";
-      // The block layouts' own kernels walk a block's rows together (a super-row per work-item, x's
-      // values read once for its h rows; bcsr on the H100: 0.1360 ms against 0.1545 generated), and
-      // sell's its places: where no consumer joins, those run (ABI 2.19).
-      p.own_kernels_alone = own_kernels_alone(f);
+      // Where no consumer joins, the layout's own kernel runs if it is the faster (ABI 2.19).
+      p.own_kernels_alone = own_kernels_alone(call, f);
       if (p.own_kernels_alone) p.variant += "; alone, its own kernel: " + variant_of(call, f);
       say_rows(p, call);
       return p;
@@ -348,37 +346,6 @@ class SparseProduct final : public Operation {
         code += "const long " + slice + " = " + i + " / " + C + ", " + end + " = " + part(0, slice + " + 1") + ";\nfor (long " + k +
                 " = " + part(0, slice) + " + " + i + " % " + C + "; " + k + " < " + end + "; " + k + " += " + C + ") {\n" +
                 add(part(3, k), "(long)" + part(2, k)) + "}\n";
-        break;
-      }
-      case Layout::Bell:
-      case Layout::Sbell: {
-        // The row's super-row's blocks (bell: block b of super-row s at place b * super-rows + s; sbell: at
-        // place b * C + s % C of slice s / C, from slice_ptr), its row q of each in 1 x 4 units as the own
-        // kernel reads them, each unit's four products added first, as that kernel adds them.
-        const bool sliced = f.layout == Layout::Sbell;
-        const int64_t count = super_rows(f), per_slice = sliced ? f.slice : count;
-        const std::string s = em.name("super_row"), q = em.name("q"), begin = em.name("begin"), places = em.name("places");
-        const std::string p = em.name("p"), first = em.name("first"), u = em.name("u"), base = em.name("base");
-        const std::string h = std::to_string(f.block_rows) + "L", C = std::to_string(per_slice) + "L";
-        code += "const long " + s + " = " + i + " / " + h + ", " + q + " = " + i + " % " + h + ";\n";
-        if (sliced)
-          code += "const long " + begin + " = " + part(0, s + " / " + C) + ", " + places + " = " + part(0, s + " / " + C + " + 1") +
-                  " - " + begin + ";\n";
-        else
-          code += "const long " + begin + " = 0, " + places + " = " + std::to_string(f.width * count) + "L;\n";
-        const uint32_t col_part = sliced ? 1 : 0, data_part = sliced ? 2 : 1;
-        std::string terms;
-        for (int t = 0; t < 4; ++t) {
-          const std::string v = "(" + real + ")" + part(data_part, base + " + " + std::to_string(t));
-          const std::string column = c + " + " + std::to_string(t);
-          terms += std::string(t ? " + " : "") + "(" + column + " < " + cols + " && " + v + " != (" + real + ")0 ? " + v + " * " +
-                   em.read_at(kX, column) + " : (" + real + ")0)";
-        }
-        code += "for (long " + p + " = " + s + " % " + C + "; " + p + " < " + places + "; " + p + " += " + C + ") {\n  const long " +
-                first + " = " + part(col_part, begin + " + " + p) + ";\n  for (long " + u + " = 0; " + u + " < " +
-                std::to_string(f.block_cols / 4) + "L; ++" + u + ") {\n    const long " + c + " = " + first + " + 4 * " + u + ", " + base +
-                " = " + begin + " * " + std::to_string(f.block_rows * f.block_cols) + "L + ((" + q + " * " + std::to_string(f.block_cols / 4) +
-                "L + " + u + ") * " + places + " + " + p + ") * 4;\n    " + sum + " += " + terms + ";\n  }\n}\n";
         break;
       }
       default: throw std::logic_error(name + ": no generated kernel for " + layout_name(f.layout));
@@ -637,28 +604,31 @@ class SparseProduct final : public Operation {
       case Layout::Bdia: return count(f.diagonals, "diagonal", "diagonals") + " in " + count(f.bands, "band", "bands");
       case Layout::Ell: return count(f.width, "place a row", "places a row");
       case Layout::Bcsr: return std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks";
-      case Layout::Bell:
-        return std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks, " + count(f.width, "a super-row", "a super-row");
-      case Layout::Sbell:
-        return std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks in slices of " + std::to_string(f.slice) +
-               " super-rows";
       case Layout::Sell: return "slices of " + std::to_string(f.slice) + " rows, not sorted";
       default: return "one work-item a row";
     }
   }
-  // The layouts whose spmv is a row per work-item writing y at that row (dia and ell but on CPUs, bdia, the
-  // block layouts, sell whose rows are not sorted; csr where one work-item takes a row): a generated kernel
-  // that fuses with y's consumers.
+  // The layouts whose spmv is a row per work-item writing y at that row (dia and ell but on CPUs, bdia, bcsr,
+  // sell whose rows are not sorted; csr where one work-item takes a row): a generated kernel that fuses with
+  // y's consumers. bell's and sbell's own kernels walk a super-row per work-item, x's values read once for
+  // its h rows; a row per work-item was slower by more than fusion saves (scripts/gpu_sparse_fusion.sh, FEM
+  // 300,000 nodes of 4 x 4 blocks on an H200: sbell 0.0965 ms against 0.0854, bell 0.1343 against 0.1106,
+  // r = b - A x with dot(r, r) fused 0.1043 and 0.1497 against 0.1029 and 0.1250 apart; on PoCL, 30,000
+  // nodes, fused 4.36 and 7.56 ms against 3.68 and 7.05 apart), so they keep them.
   bool row_per_item(const Call& call, const Facts& f) const {
     if (several_ || f.rows == 0) return false;
     if (vector_rows(call, f, several_)) return false;
     return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell || f.layout == Layout::Bcsr ||
-           f.layout == Layout::Bell || f.layout == Layout::Sbell || (f.layout == Layout::Sell && f.sigma == 1) ||
+           (f.layout == Layout::Sell && f.sigma == 1) ||
            (f.layout == Layout::Csr && lanes_for(call, f) == 1 && csr_kernel(call, f, several_) == CsrKernel::Lanes);
   }
-  // Those of them whose own kernel runs faster where no consumer joins (fugue_plan.own_kernels_alone).
-  static bool own_kernels_alone(const Facts& f) {
-    return f.layout == Layout::Bcsr || f.layout == Layout::Bell || f.layout == Layout::Sbell || f.layout == Layout::Sell;
+  // Those of them whose own kernel runs faster where no consumer joins (fugue_plan.own_kernels_alone): on
+  // CPUs, bcsr and sell (PoCL, FEM 30,000 nodes of 4 x 4 blocks: bcsr 4.36 ms against 4.87 generated, sell
+  // 5.76 against 7.38; fused with r = b - A x and dot(r, r), 4.84 and 5.81 against 7.52 and 6.09 apart). On
+  // an H200 the generated kernels were as fast or faster (bcsr 4 x 4 0.1349 ms against 0.1357, 1 x 4
+  // 0.1330 against 0.1494; sell 0.1301 against 0.1452 and, on Poisson 2048^2, 0.0878 against 0.0960).
+  static bool own_kernels_alone(const Call& call, const Facts& f) {
+    return call.device().type == FUGUE_DEVICE_CPU && (f.layout == Layout::Bcsr || f.layout == Layout::Sell);
   }
 
   bool several_;
