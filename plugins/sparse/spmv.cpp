@@ -297,55 +297,62 @@ class SparseProduct final : public Operation {
     const Facts f = facts_of(call.operand(kA));
     const std::string real = f.dtype == FUGUE_DTYPE_F64 ? "double" : "float";
     const std::string i = em.name("row"), sum = em.name("sum"), k = em.name("k"), v = em.name("v"), c = em.name("c");
-    const std::string rows = std::to_string(f.rows) + "L", cols = std::to_string(f.cols) + "L";
+    // Indices as ints where every one fits (64-bit products and divisions take GPUs several instructions
+    // each, and twice the registers); a dia's column, its row plus an offset that may lie far outside the
+    // matrix, stays a long.
+    const bool narrow = narrow_indices(call.operand(kA), f);
+    const std::string T = narrow ? "int" : "long", L = narrow ? "" : "L";
+    auto n = [&](int64_t value) { return std::to_string(value) + L; };
+    const std::string rows = n(f.rows), cols = n(f.cols);
     auto part = [&](uint32_t p, const std::string& at) { return em.read_part_at(kA, p, at); };
     auto add = [&](const std::string& value, const std::string& column) {
       return "    const " + real + " " + v + " = " + value + ";\n    if (" + v + " != (" + real + ")0) " + sum + " += " + v + " * " +
              em.read_at(kX, column) + ";\n";
     };
-    std::string code = "const long " + i + " = " + em.builtin(FUGUE_BUILTIN_INDEX) + ";\n" + real + " " + sum + " = 0;\n";
+    std::string code = "const " + T + " " + i + " = " + em.builtin(FUGUE_BUILTIN_INDEX) + ";\n" + real + " " + sum + " = 0;\n";
     switch (f.layout) {
       case Layout::Dia:
-        code += "for (long " + k + " = 0; " + k + " < " + std::to_string(f.diagonals) + "L; ++" + k + ") {\n  const long " + c + " = " +
-                i + " + (long)" + part(0, k) + ";\n  if (" + c + " >= 0 && " + c + " < " + cols + ") {\n" +
+        code += "for (" + T + " " + k + " = 0; " + k + " < " + n(f.diagonals) + "; ++" + k + ") {\n  const long " + c + " = " +
+                "(long)" + i + " + (long)" + part(0, k) + ";\n  if (" + c + " >= 0 && " + c + " < " + cols + ") {\n" +
                 add(part(1, k + " * " + rows + " + " + i), c) + "  }\n}\n";
         break;
       case Layout::Bdia: {
         // Band by band: the band's diagonals read x at consecutive columns.
         const std::string b = em.name("band"), first = em.name("first"), count = em.name("count");
-        code += "for (long " + b + " = 0; " + b + " < " + std::to_string(f.bands) + "L; ++" + b + ") {\n  const long " + first + " = " +
-                part(1, b) + ", " + count + " = (" + part(1, b + " + 1") + " - " + first + ") / " + rows + ";\n  for (long " + k + " = 0; " +
-                k + " < " + count + "; ++" + k + ") {\n    const long " + c + " = " + i + " + (long)" + part(0, b) + " + " + k + ";\n    if (" +
-                c + " >= 0 && " + c + " < " + cols + ") {\n" + add(part(2, first + " + " + k + " * " + rows + " + " + i), c) + "    }\n  }\n}\n";
+        code += "for (" + T + " " + b + " = 0; " + b + " < " + n(f.bands) + "; ++" + b + ") {\n  const " + T + " " + first + " = " +
+                part(1, b) + ", " + count + " = (" + part(1, b + " + 1") + " - " + first + ") / " + rows + ";\n  for (" + T + " " + k +
+                " = 0; " + k + " < " + count + "; ++" + k + ") {\n    const long " + c + " = (long)" + i + " + (long)" + part(0, b) + " + " +
+                k + ";\n    if (" + c + " >= 0 && " + c + " < " + cols + ") {\n" + add(part(2, first + " + " + k + " * " + rows + " + " + i), c) +
+                "    }\n  }\n}\n";
         break;
       }
       case Layout::Ell:
-        code += "for (long " + k + " = 0; " + k + " < " + std::to_string(f.width) + "L; ++" + k + ") {\n" +
-                add(part(1, k + " * " + rows + " + " + i), "(long)" + part(0, k + " * " + rows + " + " + i)) + "}\n";
+        code += "for (" + T + " " + k + " = 0; " + k + " < " + n(f.width) + "; ++" + k + ") {\n" +
+                add(part(1, k + " * " + rows + " + " + i), "(" + T + ")" + part(0, k + " * " + rows + " + " + i)) + "}\n";
         break;
       case Layout::Csr:
-        code += "for (long " + k + " = " + part(0, i) + "; " + k + " < " + part(0, i + " + 1") + "; ++" + k + ") {\n" +
-                add(part(2, k), "(long)" + part(1, k)) + "}\n";
+        code += "for (" + T + " " + k + " = " + part(0, i) + "; " + k + " < " + part(0, i + " + 1") + "; ++" + k + ") {\n" +
+                add(part(2, k), "(" + T + ")" + part(1, k)) + "}\n";
         break;
       case Layout::Bcsr: {
         // The row's super-row's blocks; its row r of each, column j at 1 x 4 unit r * w / 4 + j / 4.
         const std::string s = em.name("super_row"), r = em.name("r"), first = em.name("first"), j = em.name("j");
-        const std::string w = std::to_string(f.block_cols) + "L", h = std::to_string(f.block_rows) + "L";
-        code += "const long " + s + " = " + i + " / " + h + ", " + r + " = " + i + " % " + h + ";\nfor (long " + k + " = " + part(0, s) +
-                "; " + k + " < " + part(0, s + " + 1") + "; ++" + k + ") {\n  const long " + first + " = " + part(1, k) + ";\n  for (long " +
-                j + " = 0; " + j + " < " + w + "; ++" + j + ") {\n    const long " + c + " = " + first + " + " + j + ";\n    if (" + c + " < " +
-                cols + ") {\n" + add(part(2, "((" + r + " * " + std::to_string(f.block_cols / 4) + "L + " + j + " / 4) * " +
-                                            std::to_string(f.blocks) + "L + " + k + ") * 4 + " + j + " % 4"),
-                                     c) +
+        const std::string w = n(f.block_cols), h = n(f.block_rows);
+        code += "const " + T + " " + s + " = " + i + " / " + h + ", " + r + " = " + i + " % " + h + ";\nfor (" + T + " " + k + " = " +
+                part(0, s) + "; " + k + " < " + part(0, s + " + 1") + "; ++" + k + ") {\n  const " + T + " " + first + " = " + part(1, k) +
+                ";\n  for (" + T + " " + j + " = 0; " + j + " < " + w + "; ++" + j + ") {\n    const " + T + " " + c + " = " + first + " + " +
+                j + ";\n    if (" + c + " < " + cols + ") {\n" +
+                add(part(2, "((" + r + " * " + n(f.block_cols / 4) + " + " + j + " / 4) * " + n(f.blocks) + " + " + k + ") * 4 + " + j + " % 4"),
+                    c) +
                 "    }\n  }\n}\n";
         break;
       }
       case Layout::Sell: {
         // Unsorted (sigma 1): row i is place i, the (i % C)-th of slice i / C, its k-th entry C places apart.
-        const std::string slice = em.name("slice"), end = em.name("end"), C = std::to_string(f.slice) + "L";
-        code += "const long " + slice + " = " + i + " / " + C + ", " + end + " = " + part(0, slice + " + 1") + ";\nfor (long " + k +
+        const std::string slice = em.name("slice"), end = em.name("end"), C = n(f.slice);
+        code += "const " + T + " " + slice + " = " + i + " / " + C + ", " + end + " = " + part(0, slice + " + 1") + ";\nfor (" + T + " " + k +
                 " = " + part(0, slice) + " + " + i + " % " + C + "; " + k + " < " + end + "; " + k + " += " + C + ") {\n" +
-                add(part(3, k), "(long)" + part(2, k)) + "}\n";
+                add(part(3, k), "(" + T + ")" + part(2, k)) + "}\n";
         break;
       }
       default: throw std::logic_error(name + ": no generated kernel for " + layout_name(f.layout));
@@ -621,6 +628,15 @@ class SparseProduct final : public Operation {
     return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell || f.layout == Layout::Bcsr ||
            (f.layout == Layout::Sell && f.sigma == 1) ||
            (f.layout == Layout::Csr && lanes_for(call, f) == 1 && csr_kernel(call, f, several_) == CsrKernel::Lanes);
+  }
+  // Whether every index the generated kernel computes fits an int: i32 indices, and the shape and every
+  // part below 2^31 places (a place's index, a row's, and the products that reach them stay below those).
+  static bool narrow_indices(const fugue_type& a, const Facts& f) {
+    constexpr int64_t limit = std::numeric_limits<int32_t>::max();
+    if (f.index != FUGUE_DTYPE_I32 || f.rows >= limit || f.cols >= limit) return false;
+    for (uint32_t k = 0; k < a.num_parts; ++k)
+      if (elements(*FUGUE_NTH(fugue_type, a.parts, k)) >= limit) return false;
+    return true;
   }
   // Those of them whose own kernel runs faster where no consumer joins (fugue_plan.own_kernels_alone): on
   // CPUs, bcsr and sell (PoCL, FEM 30,000 nodes of 4 x 4 blocks: bcsr 4.36 ms against 4.87 generated, sell
