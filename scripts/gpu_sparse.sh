@@ -19,27 +19,8 @@ CHECKED=${CHECKED-"poisson1024 rmat16 fem10k"}  # CHECKED="" checks none  # smal
 LAYOUTS=${LAYOUTS:-"csr coo ell sell dia"}
 $F devices | head -3
 
-source_of() {
-  case $1 in
-    poisson1024) echo '{"poisson": {"grid": [1024, 1024]}}' ;;
-    poisson4096) echo '{"poisson": {"grid": [4096, 4096]}}' ;;
-    rmat22) echo '{"rmat": {"scale": 22, "edges": 16, "seed": 1}}' ;;
-    rmat16) echo '{"rmat": {"scale": 16, "edges": 16, "seed": 1}}' ;;
-    fem10k) echo '{"fem": {"nodes": 10000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
-    fem1m) echo '{"fem": {"nodes": 1000000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
-    fem10k4) echo '{"fem": {"nodes": 10000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
-    fem1m4) echo '{"fem": {"nodes": 1000000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
-    fem300k4) echo '{"fem": {"nodes": 300000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
-    rmat20) echo '{"rmat": {"scale": 20, "edges": 16, "seed": 1}}' ;;
-    rmat21) echo '{"rmat": {"scale": 21, "edges": 16, "seed": 1}}' ;;
-    rmat20e4) echo '{"rmat": {"scale": 20, "edges": 4, "seed": 1}}' ;;
-    rmat18e64) echo '{"rmat": {"scale": 18, "edges": 64, "seed": 1}}' ;;
-    band14) echo '{"banded": {"rows": 16384, "width": 9, "scattered": 1, "long_rows": 4, "long_row_entries": 2000, "seed": 1}}' ;;
-    bandlong21) echo '{"banded": {"rows": 2097152, "width": 9, "long_rows": 16, "seed": 1}}' ;;
-    bandscatter21) echo '{"banded": {"rows": 2097152, "width": 9, "scattered": 2, "seed": 1}}' ;;
-    bandmix20) echo '{"banded": {"rows": 1048576, "width": 16, "scattered": 1, "long_rows": 64, "seed": 1}}' ;;
-  esac
-}
+source scripts/sparse_matrices.sh
+source_of() { sparse_source "$1"; }
 # The environment a layout's runs take (csr:chunks8g256 -> FUGUE_SPARSE_CSR=chunks FUGUE_SPARSE_CHUNK_ITEMS=8
 # FUGUE_SPARSE_CHUNK_GROUP=256).
 env_of() {
@@ -62,12 +43,7 @@ echo "== matrices: csr parts for torch, and the check against torch in f64"
 : > "$out/check.txt"
 for m in $(echo $CHECKED $MATRICES | tr ' ' '\n' | awk '!seen[$0]++'); do
   # The column count: a first run writes the csr parts (the shape is the row count of row_ptr - 1 for these square matrices).
-  cat > "$out/shape.json" <<JSON
-{"fugue": 1, "symbols": {"A": {"kind": "csr", "dtype": "f64", "from": $(source_of $m)}}, "body": [],
- "outputs": {"A.row_ptr": "row_ptr.npy", "A.col": "col.npy", "A.data": "data.npy"}}
-JSON
-  rm -rf "$out/parts_$m"; $F run "$out/shape.json" --out "$out/parts_$m" > "$out/run.txt" 2>&1 || cat "$out/run.txt"
-  python3 -c "import numpy as np; print(np.load('$out/parts_$m/row_ptr.npy', mmap_mode='r').shape[0] - 1)" > "$out/cols_$m"
+  sparse_csr_parts $F "$out" $m
   case " $CHECKED " in *" $m "*) ;; *) continue ;; esac
   for layout in $LAYOUTS; do
     program $m $layout f64 "$out/check.json" '"y": "y.npy", "x": "x.npy"'

@@ -21,16 +21,8 @@ CHECKED=${CHECKED-"fem10k4"}
 LAYOUTS=${LAYOUTS:-"bcsr@4x4 bell@4x4 sbell@4x4 sell1 csr dia ell"}
 $F devices | head -3
 
-source_of() {
-  case $1 in
-    poisson1024) echo '{"poisson": {"grid": [1024, 1024]}}' ;;
-    poisson2048) echo '{"poisson": {"grid": [2048, 2048]}}' ;;
-    poisson4096) echo '{"poisson": {"grid": [4096, 4096]}}' ;;
-    fem10k4) echo '{"fem": {"nodes": 10000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
-    fem300k4) echo '{"fem": {"nodes": 300000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
-    fem1m) echo '{"fem": {"nodes": 1000000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
-  esac
-}
+source scripts/sparse_matrices.sh
+source_of() { sparse_source "$1"; }
 # program matrix layout dtype file what: what = alone (y = A x), ones (y = A x, z = y * 1), step (r = b - A x, rr = r . r)
 program() {
   local extra="" kind=${2%@*}
@@ -55,12 +47,7 @@ JSON
 echo "== matrices: csr parts for torch, and the step checked against torch in f64"
 : > "$out/check.txt"
 for m in $(echo $CHECKED $MATRICES | tr ' ' '\n' | awk '!seen[$0]++'); do
-  cat > "$out/shape.json" <<JSON
-{"fugue": 1, "symbols": {"A": {"kind": "csr", "dtype": "f64", "from": $(source_of $m)}}, "body": [],
- "outputs": {"A.row_ptr": "row_ptr.npy", "A.col": "col.npy", "A.data": "data.npy"}}
-JSON
-  rm -rf "$out/parts_$m"; $F run "$out/shape.json" --out "$out/parts_$m" > "$out/run.txt" 2>&1 || cat "$out/run.txt"
-  python3 -c "import numpy as np; print(np.load('$out/parts_$m/row_ptr.npy', mmap_mode='r').shape[0] - 1)" > "$out/cols_$m"
+  sparse_csr_parts $F "$out" $m
   case " $CHECKED " in *" $m "*) ;; *) continue ;; esac
   for layout in $LAYOUTS; do
     program $m $layout f64 "$out/check.json" step

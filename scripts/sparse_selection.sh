@@ -14,17 +14,9 @@ MTX_DIR=${MTX_DIR:-../shared/data/matrices}
 MTX=${MTX-"bcsstk13 cryg2500 jagmesh7"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-source_of() {
-  case $1 in
-    poisson2048) echo '{"poisson": {"grid": [2048, 2048]}}' ;;
-    banded16) echo '{"banded": {"rows": 1048576, "width": 16, "seed": 1}}' ;;
-    rmat18) echo '{"rmat": {"scale": 18, "edges": 16, "seed": 1}}' ;;
-    fem300k) echo '{"fem": {"nodes": 300000, "block": 3, "neighbours": 4, "seed": 1}}' ;;
-    fem300k4) echo '{"fem": {"nodes": 300000, "block": 4, "neighbours": 4, "seed": 1}}' ;;
-    bandlong21) echo '{"banded": {"rows": 2097152, "width": 9, "long_rows": 16, "seed": 1}}' ;;
-    bandmix20) echo '{"banded": {"rows": 1048576, "width": 16, "scattered": 1, "long_rows": 64, "seed": 1}}' ;;
-    *) echo "\"$(realpath "$MTX_DIR/$1.mtx")\"" ;;
-  esac
+source scripts/sparse_matrices.sh
+source_of() {  # a generated matrix, or a .mtx file from MTX_DIR
+  sparse_source "$1" || echo "\"$(realpath "$MTX_DIR/$1.mtx")\""
 }
 cols_of() {  # x's length: the matrix's columns
   case $1 in
