@@ -657,8 +657,10 @@ bool through_csr(Source& source, const fugue_device_services& s, const Facts& a,
 }  // namespace
 
 bool converts_on_device(const Facts& from, const Facts& to) {
-  // A cocktail may be split anew (through a csr); other layouts into their own go to the host.
-  if (from.rows == 0 || from.cols == 0 || (from.layout == to.layout && to.layout != Layout::Cocktail) || !index_holds(to)) return false;
+  // A layout into itself (cut anew: a sell sorted in other windows, a hyb of another width, other
+  // blocks) goes through a csr of the device's own as into any other; a csr into a csr (its index dtype
+  // changed) is the host's.
+  if (from.rows == 0 || from.cols == 0 || (from.layout == Layout::Csr && to.layout == Layout::Csr) || !index_holds(to)) return false;
   if ((to.layout == Layout::Dia || to.layout == Layout::Bdia) && !flags_fit(from)) return false;
   if (sort_size(to) > kSortMax) return false;  // a window wider than local memory sorts on the host
   for (const Facts* f : {&from, &to, from.layout == Layout::Cocktail ? &from.components[1] : &to,
