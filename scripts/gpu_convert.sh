@@ -2,7 +2,8 @@
 # sparse.convert on a GPU, in one call: the conformance suite's calls of sparse.convert on the device,
 # then Poisson matrices (GRIDS, default "2048 4096") converted on the device between csr, coo, ell and
 # dia, from csr into hyb, sell (slices of 32, windows of 2048 rows), bdia, bcsr, bell and sbell (blocks
-# of 2 x 4, sbell's slices of 32 super-rows) and back, from dia into sell and bcsr (through a csr), and
+# of 2 x 4, sbell's slices of 32 super-rows) and back, from dia into sell and bcsr (through a csr), a sell and a hyb into themselves cut anew
+# (sell_sell, hyb_hyb), and
 # from a cocktail (each row's first 3 entries a sell's, the rest a csr's) into csr and dia, and from csr
 # and dia into a cocktail split so (csr_cocktail, dia_cocktail; csr_cocktail_host: its sell's rows sorted
 # in windows too wide for the device, so the host converts) or of its dense diagonals
@@ -102,6 +103,10 @@ PY
   program csr_sbell csr "$sbell_b" "$g"
   program sbell_csr sbell "$csr" "$g"
   program dia_bcsr dia "$bcsr" "$g"
+  # a layout into itself cut anew, through a csr: a sell of unsorted rows sorted in windows of 2048, a hyb
+  # of the default width (Bell and Garland's rule) made one of width 4
+  program sell_sell sell "$sell" "$g"
+  program hyb_hyb hyb "{\"kind\": \"hyb\", \"dtype\": \"f32\", $shape, \"width\": 4, \"nnz\": $hyb}" "$g"
   # a cocktail of each row's first 3 entries in a sell and the rest in a csr (no dense diagonals or blocks taken)
   split=', "diagonal_fill": 2, "block_fill": 2, "width": 3, "slice": 32'
   program base_cocktail cocktail none "$g" "$split"
@@ -116,7 +121,7 @@ PY
   # and into one of the diagonals holding 90% of their places: all five, the other parts empty
   dense="{\"kind\": \"cocktail\", \"dtype\": \"f32\", $shape, \"diagonal_fill\": 0.9, \"diagonals\": 5, \"blocks\": 0, \"stored\": 0, \"csr_rows\": 0, \"nnz\": 0}"
   program csr_cocktail_dia csr "$dense" "$g"
-  conversions=${CONVERSIONS:-"csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia bdia_csr csr_sell sell_csr hyb_csr dia_sell csr_bcsr bcsr_csr csr_bell bell_csr csr_sbell sbell_csr dia_bcsr cocktail_csr cocktail_dia csr_cocktail dia_cocktail csr_cocktail_dia csr_cocktail_host"}
+  conversions=${CONVERSIONS:-"csr_dia csr_ell csr_coo dia_csr coo_csr ell_csr coo_dia dia_ell csr_hyb csr_bdia bdia_csr csr_sell sell_csr hyb_csr dia_sell csr_bcsr bcsr_csr csr_bell bell_csr csr_sbell sbell_csr dia_bcsr sell_sell hyb_hyb cocktail_csr cocktail_dia csr_cocktail dia_cocktail csr_cocktail_dia csr_cocktail_host"}
   bases=$(for p in $conversions; do echo "base_${p%%_*}"; done | sort -u)
   declare -A wall
   for p in $bases $conversions; do
