@@ -602,6 +602,11 @@ Coordinates entries_of(const Facts& f, const sdk::HostView& value) {
           if (i < -1 || i >= f.rows || (i >= 0 && seen[static_cast<size_t>(i)]++))
             throw InvalidArgument("a sell whose row[" + std::to_string(place) + "] = " + std::to_string(i) +
                                   " is outside -1.." + std::to_string(f.rows - 1) + " or repeats a row");
+          // Not sorted (sigma 1): place p holds row p, which the products read without the row part.
+          if (f.sigma == 1 && i != (place < f.rows ? place : -1))
+            throw InvalidArgument("a sell of sigma 1 (rows not sorted) whose row[" + std::to_string(place) + "] = " + std::to_string(i) +
+                                  ": its places hold the rows in order (row[p] = p, -1 past the last row); declare the \"sigma\" "
+                                  "whose windows sorted them");
           if (i < 0) continue;
           for (int64_t e = begin + r; e < end; e += f.slice)
             if (const double v = data.get(e); v != 0) m.add(i, index(col, e, 0, f.cols, "col"), v);

@@ -630,9 +630,10 @@ class SparseProduct final : public Operation {
            (f.layout == Layout::Csr && lanes_for(call, f) == 1 && csr_kernel(call, f, several_) == CsrKernel::Lanes);
   }
   // Whether every index the generated kernel computes fits an int: i32 indices, and the shape and every
-  // part below 2^31 places (a place's index, a row's, and the products that reach them stay below those).
+  // part below 2^31 places by a slice's height (a place's index, a row's, and the products that reach them
+  // stay below those; a sell's walk steps a slice's height past its last place).
   static bool narrow_indices(const fugue_type& a, const Facts& f) {
-    constexpr int64_t limit = std::numeric_limits<int32_t>::max();
+    const int64_t limit = std::numeric_limits<int32_t>::max() - std::max<int64_t>(f.slice, 1);
     if (f.index != FUGUE_DTYPE_I32 || f.rows >= limit || f.cols >= limit) return false;
     for (uint32_t k = 0; k < a.num_parts; ++k)
       if (elements(*FUGUE_NTH(fugue_type, a.parts, k)) >= limit) return false;
