@@ -458,8 +458,8 @@ typedef struct fugue_plan {
    * device-level plan would run it) is the faster way to run it where no other operation joins its kernel:
    * the plan is then what the operation offers its neighbours to fuse with, and a kernel the core would
    * build of this operation alone runs as a device-level step instead (execute, with the same call). The
-   * operation must have an execute function. (A sparse product whose generated kernel, a row per
-   * work-item, lets y's consumers join it, while its own kernel walks a block of rows per work-item.) */
+   * operation must have an execute function. (A sparse product on a CPU, whose generated kernel lets y's
+   * consumers join it, while its own kernel, tuned for the layout and the device, runs it faster alone.) */
   uint32_t own_kernels_alone;
   /* end of 2.19 */
 } fugue_plan;
