@@ -26,7 +26,7 @@ struct VectorShape {
 bool vector_plan(const Tuning& t, fugue_dtype dtype, const fugue_device_desc& device);
 // The blocks for a product of m rows and n columns: the native width, narrowed to the smallest power of
 // two that covers n (a 4-column product takes vectors of 4, not 16), and the table's rows, at most m (a
-// 4-row product computes no clamped rows).
+// 4-row product computes no clamped rows), or all m rows where m is at most half again as many.
 VectorShape vector_shape(const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype, const fugue_device_desc& device);
 
 // The body: the team's work-items take the blocks in turn (`lane` the work-item's place, `team` their

@@ -65,6 +65,16 @@ TEST(LinalgCpu, ExplainSaysVectorsAndLoops) {
   EXPECT_EQ(r.out.find("plan: loops"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("plan: blocks of C of 4 x 4 per work-item, a team of 256 per product (256 blocks)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("plan: team: 32 work-items per matrix owning columns (order 32 > 16)"), std::string::npos) << r.out;
+  // Products of up to half again the table's 8 rows take them all in one block (B read once).
+  test::write_text(dir / "ritz.json", R"({"fugue": 1, "symbols": {
+    "S": {"kind": "array", "dtype": "f64", "shape": [300, 12], "from": {"random": {"seed": 1}}},
+    "V": {"kind": "array", "dtype": "f64", "shape": [300, 1000], "from": {"random": {"seed": 2}}}},
+    "body": [{"op": "linalg.gemm", "out": ["X"], "in": ["S", "V"], "attrs": {"trans_a": "T"}}], "outputs": {"X": "X.npy"}})");
+  r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + (dir / "ritz.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: vectors: blocks of C of 12 x 8 (a double8 a row, the device's native width 8) per work-item, a team of 125 per product (125 blocks)"),
+            std::string::npos)
+      << r.out;
   // Two rows a block: blocks of 2 x 8.
   r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + program, "FUGUE_LINALG_TUNING=vector_rows=2");
   ASSERT_EQ(r.code, 0) << r.out;
@@ -112,14 +122,16 @@ TEST(LinalgCpu, DeviceFilesWithoutOrWithBadVectorWidths) {
 
 // D = 0.5 op(A) op(B) - 2 C in vectors on this device against dgemm: products that fill the blocks and
 // ones that leave rows and columns over (clamped reads, guarded stores), every transposition, one to
-// five rows a block, f64 and f32; beta C joins the product's kernel.
+// five rows a block and products of 9 and 12 rows in one block each, f64 and f32; beta C joins the
+// product's kernel.
 TEST(LinalgCpu, GemmInVectorsMatchesBlas) {
   test::TempDir dir;
   const uint64_t seed = test::fresh_seed();
   // m, n, k, trans_a, trans_b
   const std::vector<std::tuple<int64_t, int64_t, int64_t, const char*, const char*>> cases = {
       {1, 1, 1, "N", "N"},   {3, 5, 7, "T", "N"},    {16, 16, 16, "N", "T"}, {17, 33, 9, "T", "T"},
-      {64, 64, 64, "N", "N"}, {8, 100, 3, "N", "C"}, {33, 7, 65, "C", "N"}, {40, 48, 1, "T", "N"}};
+      {64, 64, 64, "N", "N"}, {8, 100, 3, "N", "C"}, {33, 7, 65, "C", "N"}, {40, 48, 1, "T", "N"},
+      {9, 70, 40, "T", "N"},  {12, 17, 5, "N", "T"}};  // all rows in one block: a Ritz product's shape, columns left over
   for (const char* tuning : {"", "vector_rows=1", "vector_rows=3", "vector_rows=5"})
     for (const char* dtype : {"f64", "f32"})
       for (size_t c = 0; c < cases.size(); ++c) {
