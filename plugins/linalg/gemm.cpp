@@ -68,6 +68,12 @@ bool spread(const sdk::Call& call, const Sizes& s, bool vbatched) {
          spread_plan(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, s.k, call.device());
 }
 
+// Whether it spreads its vector blocks over work-groups (CPUs; gemm_spread.h): where the tiles do not.
+bool spread_vectors(const sdk::Call& call, const Sizes& s, bool vbatched) {
+  return call.raw()->device && !vbatched && !spread(call, s, vbatched) &&
+         spread_vectors_plan(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, s.k, call.operand(kA).dtype, call.device());
+}
+
 // The tensor-core tiles the call's product takes on its device (gemm_mma.h), if any.
 std::optional<MmaShape> mma_of(const sdk::Call& call, const Sizes& s) {
   const Tuning tu = tuning_of(call);
@@ -89,8 +95,8 @@ class Gemm final : public sdk::Operation {
     name = vbatched ? "linalg.gemm_vbatched" : "linalg.gemm";
     doc = "Batched matrix products C = alpha op(A) op(B): A [..., m, k] ([..., k, m] with trans_a \"T\" or \"C\"), B [..., "
           "k, n] ([..., n, k] with trans_b \"T\" or \"C\"), C [..., m, n], the batch axes equal; \"C\" conjugates as it "
-          "transposes; beta C is an element-wise operation after it, which joins its kernel (not a single large product on a GPU, "
-          "whose tiles spread over work-groups in a kernel of its own)";
+          "transposes; beta C is an element-wise operation after it, which joins its kernel (not a single large product, whose "
+          "tiles on GPUs, or vector blocks on CPUs, spread over work-groups in a kernel of its own)";
     operands = {sdk::in("A", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., m, k] (trans_a \"T\", \"C\": [..., k, m])"),
                 sdk::in("B", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "matrices [..., k, n] (trans_b \"T\", \"C\": [..., n, k])"),
                 sdk::out("C", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kFloatDtypes, "the products [..., m, n]")};
@@ -173,6 +179,8 @@ class Gemm final : public sdk::Operation {
       const uint64_t value = abi::dtype_size(call.operand(kA).dtype);
       return device_plan(call, spread_variant(tuning_of(call), s.m, s.n, spread_tile(call.device(), value)));
     }
+    if (spread_vectors(call, s, vbatched_))
+      return device_plan(call, spread_vectors_variant(tuning_of(call), s.m, s.n, s.k, call.operand(kA).dtype, call.device()));
     if (const std::optional<MmaShape> mma = mma_of(call, s)) {
       sdk::Plan plan = team_plan(batch_count(call.operand(kA)), mma->team());
       plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kB)), matrix_batch(call.operand(kC))};
@@ -232,9 +240,13 @@ class Gemm final : public sdk::Operation {
     return plan;
   }
 
-  // The spread tiles (gemm_spread.h), a kernel of their own.
+  // The spread tiles or vector blocks (gemm_spread.h), a kernel of their own.
   void execute(const sdk::Call& call, const fugue_device_services& services) const override {
     const Sizes s = sizes_of(call);
+    if (spread_vectors(call, s, vbatched_)) {
+      spread_vectors_gemm(call, services, kA, kB, kC, transpose_of(call, "trans_a"), transpose_of(call, "trans_b"), s.m, s.n, s.k, call.number("alpha"));
+      return;
+    }
     spread_gemm(call, services, kA, kB, kC, transpose_of(call, "trans_a"), transpose_of(call, "trans_b"), batch_count(call.operand(kA)), s.m, s.n, s.k,
                 call.number("alpha"));
   }
@@ -329,7 +341,7 @@ class Gemm final : public sdk::Operation {
     // CPUs: blocks of one native vector (C written over A or B takes the blocks below, which keep
     // every block in registers until all are computed).
     if (const std::optional<VectorShape> vectors = vectors_of(call, s); vectors && !over_input) {
-      em.append(prelude + vector_product(em, sc, *vectors, ops, lane, s.team));
+      em.append(prelude + vector_product([&](const std::string& stem) { return em.name(stem); }, sc, *vectors, ops, lane, s.team));
       return;
     }
     const int64_t trips = (s.blocks + s.team - 1) / s.team, block = s.block_rows * s.block_cols;

@@ -1,8 +1,10 @@
 // gemm_spread.h: linalg.gemm of a single large product (Lanczos's Ritz vectors, normalized cuts' 9 x
 // 1500 x 56,648), which one work-group a product would leave to one compute unit, as a kernel of its
-// own over the whole batch with C's tiles spread over work-groups (kernels/gemm_spread.cl): 64 x 64 a
-// work-group of 16 x 16 (32 x 32 where local memory is short), k staged in local memory. A DEVICE-level
-// plan: no other operation joins it (beta C and the like run as kernels of their own).
+// own over the whole batch with C spread over work-groups. On GPUs C's tiles (kernels/gemm_spread.cl):
+// 64 x 64 a work-group of 16 x 16 (32 x 32 where local memory is short), k staged in local memory. On
+// CPUs the blocks of the vector plan (gemm_vectors.h), a run of consecutive blocks a work-group of one
+// work-item, so that every core takes a share of C's columns. A DEVICE-level plan: no other operation
+// joins it (beta C and the like run as kernels of their own).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,6 +21,13 @@ namespace fugue::linalg {
 // may be split over several devices, whose shares must plan as the whole does, so they keep one
 // work-group a product.)
 bool spread_plan(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t k, const fugue_device_desc& device);
+// Whether one product of m x n x k in vectors spreads its blocks over work-groups on the device (CPUs):
+// the table's spread_vectors set and m n k at least that many times 2^20, k at least 2, at least two
+// blocks a compute unit, on a device of several.
+bool spread_vectors_plan(const Tuning& t, int64_t count, int64_t m, int64_t n, int64_t k, fugue_dtype dtype, const fugue_device_desc& device);
+// explain's text.
+std::string spread_vectors_variant(const Tuning& t, int64_t m, int64_t n, int64_t k, fugue_dtype dtype, const fugue_device_desc& device);
+
 // The tile side on the device for values of `value_bytes`.
 int64_t spread_tile(const fugue_device_desc& device, uint64_t value_bytes);
 // explain's text.
@@ -29,5 +38,8 @@ std::string spread_variant(const Tuning& t, int64_t m, int64_t n, int64_t tile);
 // scratch memory first and copied over.
 void spread_gemm(const sdk::Call& call, const fugue_device_services& s, uint32_t a, uint32_t b, uint32_t c, char op_a, char op_b,
                  int64_t count, int64_t m, int64_t n, int64_t k, double alpha);
+// The same in the vector plan's blocks (spread_vectors_plan; real values, op 'N' or 'T').
+void spread_vectors_gemm(const sdk::Call& call, const fugue_device_services& s, uint32_t a, uint32_t b, uint32_t c, char op_a, char op_b,
+                         int64_t m, int64_t n, int64_t k, double alpha);
 
 }  // namespace fugue::linalg

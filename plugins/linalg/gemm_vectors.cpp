@@ -21,12 +21,11 @@ VectorShape vector_shape(const Tuning& t, int64_t m, int64_t n, fugue_dtype dtyp
   return {std::max<int64_t>(1, rows), width};
 }
 
-std::string vector_product(const sdk::Emitter& em, const Scalars& sc, const VectorShape& shape, const TileOperands& ops,
-                           const std::string& lane, int64_t team) {
-  const int64_t R = shape.rows, V = shape.width, column_blocks = (ops.n + V - 1) / V, blocks = shape.blocks(ops.m, ops.n);
+std::string vector_block(const NameOf& name, const Scalars& sc, const VectorShape& shape, const TileOperands& ops,
+                         const std::string& b) {
+  const int64_t R = shape.rows, V = shape.width, column_blocks = (ops.n + V - 1) / V;
   const std::string vt = sc.type + std::to_string(V), zero = sc.literal(0);
-  const std::string b = em.name("b"), i0 = em.name("i0"), j0 = em.name("j0"), kk = em.name("kk"), acc = em.name("acc"),
-                    y = em.name("y"), x = em.name("x"), q = em.name("q");
+  const std::string i0 = name("i0"), j0 = name("j0"), kk = name("kk"), acc = name("acc"), y = name("y"), x = name("x");
   // Rows and columns past the product's edge read its last row or column (a block's values there are
   // never stored); where the blocks tile C exactly, the reads are plain, so that the compiler sees
   // consecutive addresses and loads a vector at once.
@@ -65,6 +64,13 @@ std::string vector_product(const sdk::Emitter& em, const Scalars& sc, const Vect
     }
     body += "    }\n";
   }
+  return body;
+}
+
+std::string vector_product(const NameOf& name, const Scalars& sc, const VectorShape& shape, const TileOperands& ops,
+                           const std::string& lane, int64_t team) {
+  const int64_t blocks = shape.blocks(ops.m, ops.n);
+  const std::string b = name("b"), q = name("q"), body = vector_block(name, sc, shape, ops, b);
   // Every work-item runs every trip: one past the last block takes the last block again (storing the
   // same values twice). PoCL lost the stores of blocks guarded by `b < blocks` when their rows were
   // read clamped and C went on in local memory to a fused consumer. The test of the lane (always true)

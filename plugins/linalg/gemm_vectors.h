@@ -6,6 +6,7 @@
 // producers and consumers join as in the tiles.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "fugue/sdk.hpp"
@@ -29,9 +30,17 @@ bool vector_plan(const Tuning& t, fugue_dtype dtype, const fugue_device_desc& de
 // 4-row product computes no clamped rows), or all m rows where m is at most half again as many.
 VectorShape vector_shape(const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype, const fugue_device_desc& device);
 
+// Fresh names for the kernel's variables (an emitter's, or a kernel of the plugin's own).
+using NameOf = std::function<std::string(const std::string& stem)>;
+
+// The statements computing and storing block `block` (a name or an expression, 0 .. blocks - 1: the
+// blocks of a row of blocks are consecutive) into C.
+std::string vector_block(const NameOf& name, const Scalars& sc, const VectorShape& shape, const TileOperands& ops,
+                         const std::string& block);
+
 // The body: the team's work-items take the blocks in turn (`lane` the work-item's place, `team` their
 // number, at most the blocks'; no barrier inside).
-std::string vector_product(const sdk::Emitter& em, const Scalars& sc, const VectorShape& shape, const TileOperands& ops,
+std::string vector_product(const NameOf& name, const Scalars& sc, const VectorShape& shape, const TileOperands& ops,
                            const std::string& lane, int64_t team);
 
 }  // namespace fugue::linalg

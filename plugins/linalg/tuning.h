@@ -38,6 +38,7 @@ struct Tuning {
   int64_t mma_order;          // gemm of f64: on the tensor cores (gemm_mma.h) where m and n are at least this and the device has them, 0: never
   int64_t mma_panel;          // the tensor cores' largest panel side: 128, 64 or 32
   int64_t spread_tiles;       // gemm of fewer entries than compute units: C's tiles spread over work-groups (gemm_spread.h) where an entry has at least this many of 64 x 64, 0: never
+  int64_t spread_vectors;     // gemm of one product in vectors (CPUs): its blocks spread over work-groups (gemm_spread.h) where m n k is at least this many times 2^20, 0: never
   int64_t qr_column_order;    // geqrf and gels: a column per work-item in registers (householder.h's column_householder) above register_order up to this order for real values, half of it for complex ones (at most 64), 0: never
 };
 

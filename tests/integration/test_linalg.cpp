@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "io/npy_io.h"
 #include "linalg_checks.h"
 #include "test_support.h"
 
@@ -634,12 +635,18 @@ TEST(Linalg, GemmOverItsInput) {
     "A": {"kind": "array", "dtype": "f32", "shape": [200, 200], "from": {"fill": 1}},
     "B": {"kind": "array", "dtype": "f32", "shape": [200, 200], "from": {"fill": 1}}},
     "body": [{"op": "linalg.gemm", "out": ["A"], "in": ["A", "B"]}], "outputs": {"A": "A.npy"}})");
-  auto r = test::run_fugue("run " + (dir / "big.json").string() + " --out " + (dir / "o").string());
+  // In a team (the spread plans off) a product this large over its input is refused...
+  auto r = test::run_fugue("run " + (dir / "big.json").string() + " --out " + (dir / "o").string(), "FUGUE_LINALG_TUNING=spread_tiles=0,spread_vectors=0");
   EXPECT_NE(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("C is written over its input A or B, which is supported up to 16384 elements of C per matrix; this one has "
                        "40000: give C a name of its own"),
             std::string::npos)
       << r.out;
+  // ...and spread over work-groups (a single product, by default) formed apart and copied over.
+  r = test::run_fugue("run " + (dir / "big.json").string() + " --out " + (dir / "o").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  const HostArray c = fugue::load_npy(dir / "o" / "A.npy", std::nullopt, std::nullopt);
+  for (int64_t e = 0; e < 200 * 200; ++e) ASSERT_EQ(c.get(e), 200.0) << "element " << e;
 }
 
 // Scaled far from 1: potrf's factor scales by the square root (every plan; the team plans scale the

@@ -65,16 +65,20 @@ TEST(LinalgCpu, ExplainSaysVectorsAndLoops) {
   EXPECT_EQ(r.out.find("plan: loops"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("plan: blocks of C of 4 x 4 per work-item, a team of 256 per product (256 blocks)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("plan: team: 32 work-items per matrix owning columns (order 32 > 16)"), std::string::npos) << r.out;
-  // Products of up to half again the table's 8 rows take them all in one block (B read once).
+  // Products of up to half again the table's 8 rows take them all in one block (B read once), in a team
+  // or spread over work-groups (a product this large, by default).
   test::write_text(dir / "ritz.json", R"({"fugue": 1, "symbols": {
     "S": {"kind": "array", "dtype": "f64", "shape": [300, 12], "from": {"random": {"seed": 1}}},
     "V": {"kind": "array", "dtype": "f64", "shape": [300, 1000], "from": {"random": {"seed": 2}}}},
     "body": [{"op": "linalg.gemm", "out": ["X"], "in": ["S", "V"], "attrs": {"trans_a": "T"}}], "outputs": {"X": "X.npy"}})");
-  r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + (dir / "ritz.json").string());
+  r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + (dir / "ritz.json").string(), "FUGUE_LINALG_TUNING=spread_vectors=0");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("plan: vectors: blocks of C of 12 x 8 (a double8 a row, the device's native width 8) per work-item, a team of 125 per product (125 blocks)"),
             std::string::npos)
       << r.out;
+  r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + (dir / "ritz.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("plan: spread vectors: C's 125 blocks of 12 x 8 (a double8 a row) in runs of 16 over 8 work-groups"), std::string::npos) << r.out;
   // Two rows a block: blocks of 2 x 8.
   r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + program, "FUGUE_LINALG_TUNING=vector_rows=2");
   ASSERT_EQ(r.code, 0) << r.out;
