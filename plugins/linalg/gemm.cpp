@@ -68,9 +68,10 @@ bool spread(const sdk::Call& call, const Sizes& s, bool vbatched) {
          spread_plan(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, s.k, call.device());
 }
 
-// Whether it spreads its vector blocks over work-groups (CPUs; gemm_spread.h): where the tiles do not.
+// Whether it spreads its vector blocks over work-groups (CPUs; gemm_spread.h): where neither the spread
+// tiles nor the tiles of one work-group do (FUGUE_LINALG_TUNING=tile_order=N keeps them on a CPU).
 bool spread_vectors(const sdk::Call& call, const Sizes& s, bool vbatched) {
-  return call.raw()->device && !vbatched && !spread(call, s, vbatched) &&
+  return call.raw()->device && !vbatched && !spread(call, s, vbatched) && !tiles_of(call, s) &&
          spread_vectors_plan(tuning_of(call), batch_count(call.operand(kA)), s.m, s.n, s.k, call.operand(kA).dtype, call.device());
 }
 

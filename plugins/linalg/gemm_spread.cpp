@@ -145,7 +145,8 @@ void spread_vectors_gemm(const sdk::Call& call, const fugue_device_services& s, 
   cl_program program = linalg_program(call, s, dtype, source.c_str(), "");
   sdk::Kernel kernel(program, "gemm_spread_vectors");
   cl_mem in_a = sdk::buffer(s, a), in_b = sdk::buffer(s, b), out = sdk::buffer(s, c);
-  // C over A or B: the blocks read what the others write (and restrict would not hold).
+  // C over A or B: the blocks would read what the others write (and restrict would not hold). The core
+  // gives a device-level output named as an input a buffer of its own; this holds without it too.
   const bool over = out == in_a || out == in_b;
   const size_t bytes = static_cast<size_t>(m * n) * abi::dtype_size(dtype);
   cl_mem target = over ? sdk::scratch(s, bytes) : out;
