@@ -40,8 +40,10 @@ class BuildProgress {
 };
 
 // A warm-up run (first touches are not timed), then `repeat` timed runs of `executor` (prepared), each
-// from the program's initial values: the device time of each run's kernels.
-std::vector<RepetitionTimes> time_runs(Executor& executor, Session& session, int repeat);
+// from the program's initial values: the device time of each run's kernels, and the host's clock around
+// the run. With `wall_without_events` (and the profiler on), each timed run is followed by one without
+// OpenCL events, whose clock gives the wall time instead (events cost time of their own).
+std::vector<RepetitionTimes> time_runs(Executor& executor, Session& session, int repeat, bool wall_without_events = false);
 
 // The median over runs of the whole run's device time, and its bytes and flops (from the costs).
 struct RunTime {

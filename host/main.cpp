@@ -561,15 +561,15 @@ int bench_whole(const Options& o, const Program& program, Session& session) {
     BuildProgress progress;  // its line ends when the build does
     executor.prepare(std::ref(progress));
   }
-  const std::vector<RepetitionTimes> reps = time_runs(executor, session, o.repeat);
-  const int64_t launches = executor.kernel_launches() / (o.repeat + 1);
+  const std::vector<RepetitionTimes> reps = time_runs(executor, session, o.repeat, true);
+  const int64_t launches = executor.kernel_launches() / (2 * o.repeat + 1);  // the warm-up, then each repetition twice
   std::printf("%s on %s, %d repetitions (device time from OpenCL events)\n", o.program.c_str(),
               session.device.info.name.c_str(), o.repeat);
   std::printf("%s", bench_table(reps).c_str());
   std::vector<double> wall;
   for (const auto& r : reps) wall.push_back(r.wall_seconds);
   std::sort(wall.begin(), wall.end());
-  std::printf("wall ms per run (host clock, launches and waits included): median %.4f, min %.4f, max %.4f\n",
+  std::printf("wall ms per run (host clock, launches and waits included, from runs without events): median %.4f, min %.4f, max %.4f\n",
               wall[wall.size() / 2] * 1e3, wall.front() * 1e3, wall.back() * 1e3);
   std::printf("%lld kernel launches per run, %zu kernels (fusion %s, copy elimination %s)\n",
               static_cast<long long>(launches), executor.kernels().size(), o.no_fuse ? "off" : "on",

@@ -119,6 +119,13 @@ TEST(Cli, BenchReportsMedianAndBandwidth) {
   EXPECT_EQ(j["repetitions"], 3);
   EXPECT_DOUBLE_EQ(j["total"]["bytes"].get<double>(), 800000.0);
   EXPECT_GT(j["total"]["gbps"].get<double>(), 0.0);
+  // The wall time comes from runs without events, which neither add to the kernel's runs nor to the
+  // launches counted per run.
+  EXPECT_NE(r.out.find("wall ms per run (host clock, launches and waits included, from runs without events): median "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n1 kernel launches per run, 1 kernels"), std::string::npos) << r.out;
+  const std::string row = "/body/0 array.mul z = (x, 2)";
+  ASSERT_NE(r.out.find(row), std::string::npos) << r.out;
+  EXPECT_EQ(std::stoi(r.out.substr(r.out.find(row) + row.size())), 1) << "one launch a timed repetition\n" << r.out;
 }
 
 TEST(Cli, ArrayLargerThanTheDeviceIsRefusedBeforeAllocation) {
