@@ -562,7 +562,8 @@ int bench_whole(const Options& o, const Program& program, Session& session) {
     executor.prepare(std::ref(progress));
   }
   const std::vector<RepetitionTimes> reps = time_runs(executor, session, o.repeat, true);
-  const int64_t launches = executor.kernel_launches() / (2 * o.repeat + 1);  // the warm-up, then each repetition twice
+  // The warm-up, then each repetition (twice where the second gives the wall time: time_runs).
+  const int64_t launches = executor.kernel_launches() / ((session.profiler.enabled() ? 2 : 1) * o.repeat + 1);
   std::printf("%s on %s, %d repetitions (device time from OpenCL events)\n", o.program.c_str(),
               session.device.info.name.c_str(), o.repeat);
   std::printf("%s", bench_table(reps).c_str());
