@@ -108,10 +108,6 @@ void spread_gemm(const sdk::Call& call, const fugue_device_services& s, uint32_t
   if (over) sdk::check_cl(clEnqueueCopyBuffer(s.queue, target, out, 0, 0, bytes, 0, nullptr, nullptr), "linalg.gemm: copying C over its input");
 }
 
-}  // namespace fugue::linalg
-
-namespace fugue::linalg {
-
 void spread_vectors_gemm(const sdk::Call& call, const fugue_device_services& s, uint32_t a, uint32_t b, uint32_t c, char op_a, char op_b,
                          int64_t m, int64_t n, int64_t k, double alpha) {
   if (m == 0 || n == 0) return;
