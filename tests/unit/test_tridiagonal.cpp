@@ -32,6 +32,62 @@ TEST(Tridiagonal, BisectionFindsTheLaplaciansEigenvalues) {
   }
 }
 
+// Every eigenvalue at once (the intervals cut at many points a pass), against the closed form.
+TEST(Tridiagonal, AllEigenvaluesTogetherMatchTheClosedForm) {
+  for (int64_t n : {1, 2, 3, 16, 17, 1000}) {
+    const Tridiagonal t = laplacian(n);
+    const std::vector<double> values = t.eigenvalues(0, n);
+    ASSERT_EQ(static_cast<int64_t>(values.size()), n);
+    for (int64_t j = 0; j < n; ++j) {
+      const double want = 2 - 2 * std::cos(static_cast<double>(j + 1) * kPi / static_cast<double>(n + 1));
+      EXPECT_NEAR(values[static_cast<size_t>(j)], want, 4 * 2.3e-16 * 4) << "n " << n << " j " << j;
+    }
+    // A middle run of them, alone and started from a point whose count is known.
+    const int64_t first = n / 3, how_many = std::max<int64_t>(1, n / 3);
+    const std::vector<double> middle = t.eigenvalues(first, how_many);
+    const double above = first > 0 ? 0.5 * (values[static_cast<size_t>(first - 1)] + values[static_cast<size_t>(first)]) : -10;
+    ASSERT_EQ(t.count_below(above), first);
+    const std::vector<double> started = t.eigenvalues(first, how_many, above);
+    for (int64_t j = 0; j < how_many; ++j) {
+      EXPECT_NEAR(middle[static_cast<size_t>(j)], values[static_cast<size_t>(first + j)], 4 * 2.3e-16 * 4) << "n " << n << " j " << j;
+      EXPECT_NEAR(started[static_cast<size_t>(j)], values[static_cast<size_t>(first + j)], 4 * 2.3e-16 * 4) << "n " << n << " j " << j;
+    }
+  }
+  // An eigenvalue twice (two blocks of one matrix): both indices get it.
+  Tridiagonal twice;
+  twice.diagonal = {2, 2, 2, 2, 2, 2};
+  twice.offdiagonal = {-1, -1, 0, -1, -1};
+  const std::vector<double> doubled = twice.eigenvalues(0, 6);
+  for (int64_t j = 0; j < 6; j += 2) {
+    const double want = 2 - 2 * std::cos(static_cast<double>(j / 2 + 1) * kPi / 4);
+    EXPECT_NEAR(doubled[static_cast<size_t>(j)], want, 1e-14);
+    EXPECT_NEAR(doubled[static_cast<size_t>(j + 1)], want, 1e-14);
+  }
+}
+
+// Counts of a block of shifts (8 or 16 lanes a pass, spare lanes repeating the last) equal one
+// shift's count, bit for bit: random matrices, shifts at their own diagonal elements (zero pivots)
+// and beyond the spectrum, and every block length around the pass's.
+TEST(Tridiagonal, ShiftsCountedTogetherCountAsOneAlone) {
+  std::mt19937_64 random(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int64_t block = Tridiagonal::shifts_per_pass();
+  EXPECT_TRUE(block == 8 || block == 16);
+  for (int64_t n : {1, 2, 31, 300}) {
+    Tridiagonal t;
+    for (int64_t i = 0; i < n; ++i) t.diagonal.push_back(i % 5 == 0 ? 0.25 : u(random));
+    for (int64_t i = 0; i + 1 < n; ++i) t.offdiagonal.push_back(i % 7 == 0 ? 0.0 : u(random));
+    for (int64_t how_many : {int64_t{1}, int64_t{2}, block - 1, block, block + 1, 2 * block + 3}) {
+      std::vector<double> shifts;
+      for (int64_t k = 0; k < how_many; ++k) shifts.push_back(k % 3 == 0 ? 0.25 : k % 3 == 1 ? 3 * u(random) : -4.0);
+      std::vector<int64_t> counts(static_cast<size_t>(how_many), -1);
+      t.count_below(shifts.data(), counts.data(), how_many);
+      for (int64_t k = 0; k < how_many; ++k)
+        EXPECT_EQ(counts[static_cast<size_t>(k)], t.count_below(shifts[static_cast<size_t>(k)])) << "n " << n << " of " << how_many << " shift " << k;
+    }
+  }
+}
+
 TEST(Tridiagonal, InverseIterationGivesUnitEigenvectors) {
   const int64_t n = 200;
   const Tridiagonal t = laplacian(n);
