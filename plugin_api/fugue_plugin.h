@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 19
+#define FUGUE_ABI_VERSION_MINOR 20
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -615,6 +615,12 @@ typedef struct fugue_device_services {
    * operand's parts are allocated, not initialised. NULL for anything else. Owned by the core. */
   cl_mem (*part)(fugue_services_context* context, uint32_t operand, uint32_t part);
   /* end of 2.0 */
+  /* 2.20: nonzero when the core keeps an event of every kernel the operation enqueues (a profile,
+   * `--stats`, `fugue bench`'s timed runs): hand each to track. 0: enqueue without an event and track
+   * nothing, since a driver may spend more time on a launch's event than on a small kernel. Read it
+   * where struct_size covers it; a core before 2.20 always kept them. */
+  int32_t wants_events;
+  /* end of 2.20 */
 } fugue_device_services;
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -708,6 +708,7 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   services.extent = &services_extent;
   services.workspace = &services_workspace;
   services.part = &services_part;
+  services.wants_events = profiler_.enabled() ? 1 : 0;
   context.guard_bytes = instrumentation_.guard_bytes;
   try {
     st.op->execute(op.call, services);

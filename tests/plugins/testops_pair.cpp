@@ -73,10 +73,10 @@ size_t part_bytes(const fugue_type& t) { return static_cast<size_t>(elements(t))
 
 void copy(const fugue_device_services& s, cl_mem from, cl_mem to, size_t bytes, const char* what) {
   if (bytes == 0) return;
-  cl_event event = nullptr;
-  const cl_int err = clEnqueueCopyBuffer(s.queue, from, to, 0, 0, bytes, 0, nullptr, &event);
+  cl_event event = nullptr;  // only where the core keeps events (ABI 2.20)
+  const cl_int err = clEnqueueCopyBuffer(s.queue, from, to, 0, 0, bytes, 0, nullptr, wants_events(s) ? &event : nullptr);
   if (err != CL_SUCCESS) throw DeviceFailure(std::string("clEnqueueCopyBuffer (") + what + ") failed: " + cl_error_name(err));
-  s.track(s.context, event, what);
+  if (event) s.track(s.context, event, what);
 }
 
 Plan device_plan(const Call& call) {

@@ -7,6 +7,7 @@
 #include <CL/cl.h>
 
 #include <fugue/sdk.hpp>
+#include <fugue/sdk_device.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -55,11 +56,11 @@ class Scale : public Operation {
     clSetKernelArg(kernel, 2, sizeof(float), &factor);
     clSetKernelArg(kernel, 3, sizeof(cl_long), &n);
     size_t local = 64, global = (static_cast<size_t>(n) + local - 1) / local * local;
-    cl_event event = nullptr;
-    if (global > 0) err = clEnqueueNDRangeKernel(s.queue, kernel, 1, nullptr, &global, &local, 0, nullptr, &event);
+    cl_event event = nullptr;  // only where the core keeps events (ABI 2.20)
+    if (global > 0) err = clEnqueueNDRangeKernel(s.queue, kernel, 1, nullptr, &global, &local, 0, nullptr, wants_events(s) ? &event : nullptr);
     clReleaseKernel(kernel);
     if (err != CL_SUCCESS) throw DeviceFailure("clEnqueueNDRangeKernel failed: " + std::to_string(err));
-    s.track(s.context, event, "scale");
+    if (event) s.track(s.context, event, "scale");
   }
   fugue_cost cost(const Call& call) const override {
     double n = static_cast<double>(elements(call.operand(0)));

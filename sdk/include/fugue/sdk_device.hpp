@@ -140,6 +140,12 @@ inline cl_program build_program(const fugue_device_services& s, const std::strin
   return program;
 }
 
+// Whether the core keeps an event of each kernel the operation enqueues (ABI 2.20; a core before it
+// always did): where it does not, enqueue without one.
+inline bool wants_events(const fugue_device_services& s) {
+  return s.struct_size < FUGUE_SIZE_UP_TO(fugue_device_services, wants_events) || s.wants_events != 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kernels
 
@@ -231,18 +237,19 @@ class Kernel {
 
   // Enqueues the kernel over `global` work-items in one dimension on the operation's queue, in
   // work-groups of `local` (0: choose_local), the global size rounded up to a multiple of it, and hands
-  // the event to the core (profiles, `fugue bench`) under `label` (default: the kernel's name).
-  // Nothing is enqueued when global is 0.
+  // the event to the core (profiles, `fugue bench`) under `label` (default: the kernel's name) where
+  // the core keeps events (wants_events). Nothing is enqueued when global is 0.
   void enqueue(const fugue_device_services& s, size_t global, size_t local = 0,
                const std::string& label = {}) const {
     if (global == 0) return;
     if (local == 0) local = choose_local(s.device, global);
     size_t rounded = (global + local - 1) / local * local;
     cl_event event = nullptr;
-    check_cl(clEnqueueNDRangeKernel(s.queue, kernel_, 1, nullptr, &rounded, &local, 0, nullptr, &event),
+    const bool tracked = wants_events(s);
+    check_cl(clEnqueueNDRangeKernel(s.queue, kernel_, 1, nullptr, &rounded, &local, 0, nullptr, tracked ? &event : nullptr),
              "clEnqueueNDRangeKernel(" + name_ + ", global " + std::to_string(rounded) + ", local " +
                  std::to_string(local) + ")");
-    s.track(s.context, event, (label.empty() ? name_ : label).c_str());
+    if (tracked) s.track(s.context, event, (label.empty() ? name_ : label).c_str());
   }
 
  private:
