@@ -58,11 +58,15 @@ struct Launch {
   bool extent_arguments = false;
   // Conformance only (Instrumentation): > 1 computes just the elements i % sample_modulus == residue.
   int64_t sample_modulus = 0, sample_residue = 0;
+  // Operations with a FINALIZE phase (reductions over the work-groups' partials): the last work-group
+  // to finish runs it at the end of the kernel, counting finished groups in a buffer of its own
+  // (KernelArg::Kind::GroupsDone), instead of a second kernel of one work-group (1-D launches only).
+  bool last_group_finalizes = false;
 };
 
 // What a kernel argument is bound to.
 struct KernelArg {
-  enum class Kind { Symbol, Shadow, Workspace, Extent, Dimension };
+  enum class Kind { Symbol, Shadow, Workspace, Extent, Dimension, GroupsDone };
   Kind kind = Kind::Symbol;
   // Symbol: its buffer; Shadow: the buffer that replaces it after the kernel; Extent: the buffer
   // holding its run-time length
@@ -70,6 +74,8 @@ struct KernelArg {
   size_t op = 0;           // Workspace: index of the op in the group
   uint32_t workspace = 0;  // Workspace: its index within the op's plan
   uint32_t axis = 0;       // Dimension: the symbol's extent along this axis, a long
+  // GroupsDone: the kernel's own int, 0 between launches, counting the work-groups that have finished
+  // (Launch::last_group_finalizes).
 };
 
 // Arguments: main_args, then the element count (`int` or `long`, as `wide_index` says); the finalize
@@ -77,7 +83,7 @@ struct KernelArg {
 struct GeneratedKernel {
   std::string source;  // both kernels, ready to build
   std::string main_name;
-  std::string finalize_name;  // empty when no op has a FINALIZE phase
+  std::string finalize_name;  // empty when no op has a FINALIZE phase, or the last work-group runs it
   std::vector<KernelArg> main_args;
   std::vector<KernelArg> finalize_args;
   Launch launch;

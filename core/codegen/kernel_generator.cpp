@@ -451,7 +451,7 @@ class KernelWriter {
         // A team's body: the item's place in its team.
         if (teams() && c->phase == FUGUE_PHASE_BODY) return "fugue_lane";
         return "((int)get_local_id(0))";
-      case FUGUE_BUILTIN_GROUP_ID: return "((int)get_group_id(0))";
+      case FUGUE_BUILTIN_GROUP_ID: return c->finalize ? "0" : "((int)get_group_id(0))";  // FINALIZE: one group
       case FUGUE_BUILTIN_LOCAL_SIZE:
         return keep(c, std::to_string(teams() && c->phase == FUGUE_PHASE_BODY ? launch_.team : launch_.local_size));
       case FUGUE_BUILTIN_NUM_GROUPS: return c->finalize ? "fugue_groups" : "((int)get_num_groups(0))";
@@ -635,6 +635,14 @@ class KernelWriter {
   // The tile-stage walk (Launch::tile_stages): each work-group's tiles, stage by stage.
   std::string tile_stages_body(const std::string& index_type);
   std::string phase_code(uint32_t phase, const std::string& pad, bool finalize);
+  std::string last_group_finalize();
+  // The FINALIZE phase runs at the end of the main kernel: its names must differ from the other phases'.
+  bool folded_finalize_ = false;
+
+ public:
+  bool folded_finalize() const { return folded_finalize_; }
+
+ private:
   std::string element_loop_body(const std::string& pad);
   // A batched kernel's entry loop: its segments, with barriers between them.
   std::string batched_body(const std::string& index_type);
@@ -692,7 +700,9 @@ const char* ctype_fn(fugue_emit_context* c, fugue_dtype dtype) {
   }
 }
 const char* name_fn(fugue_emit_context* c, const char* stem) {
-  return writer(c)->keep(c, stem_identifier(stem) + "_" + std::to_string(c->op));
+  // A FINALIZE phase in the main kernel declares its names beside the other phases' of the same op.
+  const bool apart = c->finalize && writer(c)->folded_finalize();
+  return writer(c)->keep(c, stem_identifier(stem) + "_" + std::to_string(c->op) + (apart ? "_f" : ""));
 }
 const char* builtin_fn(fugue_emit_context* c, int32_t which) { return writer(c)->builtin(c, which); }
 const char* workspace_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->workspace(c, k); }
@@ -773,6 +783,30 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
 // In the element loop, one scope per operation, named by its call; a register written by an op is
 // stored right after it when the value is needed beyond the kernel. Other phases stay at the outer
 // scope: accumulators and __local arrays declared there must be visible to later phases.
+// The FINALIZE phase at the end of the main kernel, run by the work-group that finishes last: each
+// group's partials are stored (the epilogue) before it counts itself done, and the last one to count
+// reads them all. The groups that are not last return; the rest of the kernel stays at its outermost
+// scope, where the phase's __local arrays must be declared. The last group sets the count back to 0
+// for the next launch once it is done.
+std::string KernelWriter::last_group_finalize() {
+  std::string code =
+      "  /* The last work-group to finish combines the work-groups' partials. */\n"
+      "  __local int fugue_last_group;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+      "  if (get_local_id(0) == 0) {\n"
+      "    mem_fence(CLK_GLOBAL_MEM_FENCE);  /* this group's partials before its count */\n"
+      "    fugue_last_group = atomic_inc(fugue_groups_done) == (int)get_num_groups(0) - 1;\n"
+      "  }\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  if (!fugue_last_group) return;\n"
+      "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  const int fugue_groups = (int)get_num_groups(0);\n";
+  // The count goes back to 0 last: PoCL 3.1's optimizer dropped it where it came first (right after the
+  // barrier), though it ran the phase's code there.
+  return code + phase_code(FUGUE_PHASE_FINALIZE, "  ", true) +
+         "  if (get_local_id(0) == 0) atomic_xchg(fugue_groups_done, 0);  /* ready for the next launch */\n";
+}
+
 std::string KernelWriter::phase_code(uint32_t phase, const std::string& pad, bool finalize) {
   std::string code;
   for (size_t o = 0; o < group_.ops.size(); ++o)
@@ -1087,6 +1121,15 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       k.main_args.push_back({KernelArg::Kind::Workspace, "", o, w});
     }
   }
+  // The last work-group to finish runs the FINALIZE phase (Launch::last_group_finalizes).
+  const bool fold_finalize = any_finalize && launch_.last_group_finalizes && level != FUGUE_LEVEL_BLOCK && !stages() &&
+                             launch_.work_dim == 1;
+  folded_finalize_ = fold_finalize;
+  if (fold_finalize) {
+    decls.push_back("__global volatile int* restrict fugue_groups_done");
+    k.main_args.push_back({KernelArg::Kind::GroupsDone, "", 0, 0});
+  }
+  k.launch.last_group_finalizes = fold_finalize;
   // A run-time length bounds the elements walked: the count argument is then the capacity's.
   const bool runtime = !group_.extent_symbol.empty();
   if (runtime) {
@@ -1246,6 +1289,7 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
            (launch_.stage_tiles() ? "    barrier(CLK_LOCAL_MEM_FENCE);  /* the next tile overwrites this one's */\n" : "") +
            "  }\n";
     src += phase_code(FUGUE_PHASE_EPILOGUE, "  ", false);
+    if (fold_finalize) src += last_group_finalize();
     // The operations' local arrays, declared at kernel scope before any of their code.
     std::string locals;
     for (const auto& d : local_decls_) locals += "  " + d + "\n";
@@ -1263,7 +1307,7 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
   }
   src.insert(extents_at, extent_decls);
   // The finalize kernel, written before the helpers are gathered: its code may call helpers too.
-  if (any_finalize) {
+  if (any_finalize && !fold_finalize) {
     k.finalize_name = kernel_name + "_finalize";
     k.finalize_args = k.main_args;
     src += "\n" + signature(k.finalize_name, "const int fugue_groups") + "{\n" +

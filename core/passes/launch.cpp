@@ -55,10 +55,11 @@ void apply_overrides(LaunchTuning& t) {
     else if (key == "split_bytes") t.split_bytes = std::max<int64_t>(value, 0);
     else if (key == "halo_depth") t.halo_depth = std::clamp<int64_t>(value, 1, 1024);
     else if (key == "gather_rows") t.gather_rows = value != 0;
+    else if (key == "last_group_finalize") t.last_group_finalizes = value != 0;
     else
       throw UserError("FUGUE_TUNING: unknown key '" + key + "' (element_local, element_groups_per_cu, item_local, "
                       "item_groups_per_cu, blocked_items, element_unroll, scatter_unroll, grid_tile_cols, grid_strip_rows, grid_strip_unroll, grid_strip_groups_per_cu, "
-                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, entry_runs, block_team_items, extent_args, pad_rows, split_bytes, halo_depth, gather_rows)");
+                      "local_tile_cols, local_tile_passes, stage_tile_rows, stage_tile_cols, stage_local, grid3_cols, grid3_rows, grid3_planes, block_groups_per_cu, block_local, entry_runs, block_team_items, extent_args, pad_rows, split_bytes, halo_depth, gather_rows, last_group_finalize)");
   }
 }
 }  // namespace
@@ -87,6 +88,9 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.grid_strip_rows = 0;  // blocked runs already walk rows in order
     t.stage_tile_cols = 0;  // tile stages: see LaunchTuning
     t.grid3_cols = 0;       // blocked runs already walk the grid in order
+    // A finalize kernel costs little beside a CPU's kernels, and PoCL 3.1's optimizer has dropped code
+    // of the last work-group's section (the count's reset where it came first after the barrier).
+    t.last_group_finalizes = false;
   }
   apply_overrides(t);
   return t;
@@ -134,7 +138,10 @@ Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t ke
   return launch;
 }
 
-Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
+namespace {
+
+// choose_group_launch's walk: the launch of the merged plan, then the walk its reads suit.
+Launch choose_walk(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
   Launch launch = choose_launch(group.plan, device, kernel_max_local);
   const LaunchTuning tuning = tuning_for(device);
   if (updates_by_atomics(group) && !launch.blocked && launch.unroll > 1) launch.unroll = std::max(launch.unroll, tuning.scatter_unroll);
@@ -298,6 +305,25 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
   const int64_t tiles = ((group.grid_rows + launch.tile_rows - 1) / launch.tile_rows) *
                         ((group.grid_cols + cols - 1) / cols);
   launch.num_groups = std::min(launch.num_groups, tiles);
+  return launch;
+}
+
+}  // namespace
+
+Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
+  Launch launch = choose_walk(group, device, kernel_max_local);
+  // The last work-group to finish combines the partials: in a 1-D launch, where the groups' count and
+  // ids are the kernel's (a batched kernel has no FINALIZE phase).
+  // The FINALIZE phases' local memory then adds to the kernel's: it must still fit.
+  bool finalizes = false;
+  uint64_t local = 0, finalize_local = 0;
+  for (const PlannedOp* op : group.ops) {
+    local += op->plan.local_mem_bytes;
+    if (op->plan.phases & FUGUE_PHASE_FINALIZE) finalizes = true, finalize_local += op->plan.local_mem_bytes;
+  }
+  const uint64_t budget = device.local_memory > 0 ? device.local_memory : 32768;
+  launch.last_group_finalizes = finalizes && tuning_for(device).last_group_finalizes && launch.work_dim == 1 &&
+                                group.plan.level != FUGUE_LEVEL_BLOCK && local + finalize_local + 64 <= budget;
   return launch;
 }
 

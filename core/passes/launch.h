@@ -118,6 +118,11 @@ struct LaunchTuning {
   // on a 4473^2 Poisson matrix (100 iterations, f32) took 50.4 ms on one H200, 4019 on two and 1851 on
   // four. Such programs stay on one device unless this is set (FUGUE_TUNING=gather_rows=1).
   bool gather_rows = false;
+  // A reduction's FINALIZE phase (the work-groups' partials combined) run by the last work-group to
+  // finish, found by counting finished groups with an atomic, rather than by a kernel of one
+  // work-group after the main one: a launch less per reduction (FUGUE_TUNING=last_group_finalize=0:
+  // the second kernel).
+  bool last_group_finalizes = true;
 };
 
 LaunchTuning tuning_for(const DeviceInfo& device);

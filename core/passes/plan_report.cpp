@@ -131,7 +131,7 @@ std::string explain_plan(const Program& program, const ExecutionPlan& plan, cons
         << launch.local_size << " (" << (g.entries > 0 ? entries_text(launch) : walk_text(launch))
         << "; the ops accept ["
         << g.plan.launch.local_min << ", " << g.plan.launch.local_max << "] in multiples of "
-        << g.plan.launch.local_multiple << ")" << (kernel.finalize_name.empty() ? "" : ", then a finalize kernel")
+        << g.plan.launch.local_multiple << ")" << (!kernel.finalize_name.empty() ? ", then a finalize kernel" : kernel.launch.last_group_finalizes ? ", the last work-group to finish combining the partials" : "")
         << "\n";
     for (const auto* op : g.ops) {
       out << "      " << op->label << "\n";

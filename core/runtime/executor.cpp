@@ -209,6 +209,14 @@ void Executor::prepare_kernel(size_t index, const PlanOptions& options) {
       site->workspaces[{o, w}] = allocate(bytes, "workspace of " + group.ops[o]->label);
     }
   }
+  if (site->kernel.launch.last_group_finalizes) {
+    site->groups_done = allocate(sizeof(cl_int), "the finished work-groups' count of " + site->label);
+    try {
+      device_.queue.enqueueFillBuffer(site->groups_done, cl_int{0}, 0, sizeof(cl_int));
+    } catch (const cl::Error& e) {
+      throw DeviceError(cl_error_message("zeroing the finished work-groups' count of " + site->label, e.err()));
+    }
+  }
   kernels_.push_back(std::move(site));
 }
 
@@ -514,8 +522,9 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
         kernel.setArg(static_cast<cl_uint>(a), static_cast<cl_long>(program_.symbol(arg.symbol).shape.at(arg.axis)));
         continue;
       }
-      const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace ? site.workspaces.at({arg.op, arg.workspace})
-                                 : arg.kind == KernelArg::Kind::Shadow  ? shadows_.at(arg.symbol).buffer
+      const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace    ? site.workspaces.at({arg.op, arg.workspace})
+                                 : arg.kind == KernelArg::Kind::GroupsDone ? site.groups_done
+                                 : arg.kind == KernelArg::Kind::Shadow     ? shadows_.at(arg.symbol).buffer
                                  : arg.kind == KernelArg::Kind::Extent  ? values_.at(arg.symbol).extent
                                                                         : values_.at(arg.symbol).buffer;
       kernel.setArg(static_cast<cl_uint>(a), buffer);

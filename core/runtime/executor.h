@@ -29,6 +29,7 @@ struct KernelSite {
   cl::Kernel main;
   cl::Kernel finalize;
   std::map<std::pair<size_t, uint32_t>, cl::Buffer> workspaces;  // (op in group, workspace)
+  cl::Buffer groups_done;  // Launch::last_group_finalizes: the finished work-groups' count, 0 between launches
   std::string label;
 };
 
