@@ -35,8 +35,7 @@ class Examples : public testing::TestWithParam<std::string> {};
 
 TEST_P(Examples, DeviceMatchesReferenceFusedAndUnfused) {
   // Benchmark programs take their size from the const n (vectors), side (grids), rows (batches of rows)
-  // or entries (batches of matrices):
-  // keep it small and odd.
+  // or entries (batches of matrices), and their loops' length from rounds: keep them small and odd.
   LoadOptions options;
   if (GetParam().rfind("bench/", 0) == 0) {
     std::ifstream in(test::source_root() / "examples" / GetParam());
@@ -45,6 +44,7 @@ TEST_P(Examples, DeviceMatchesReferenceFusedAndUnfused) {
     if (symbols.contains("side")) options.overrides.emplace_back("side", "67");
     if (symbols.contains("rows")) options.overrides.emplace_back("rows", "67");
     if (symbols.contains("entries")) options.overrides.emplace_back("entries", "67");
+    if (symbols.contains("rounds")) options.overrides.emplace_back("rounds", "7");
   }
   Program program = load_program(test::source_root() / "examples" / GetParam(), test::plugins_with_test_ops(), options);
   ASSERT_FALSE(program.outputs.empty());
