@@ -364,7 +364,11 @@ typedef struct fugue_workspace {
 #define FUGUE_PHASE_PROLOGUE 1u  /* before the element loop (declare accumulators) */
 #define FUGUE_PHASE_ELEMENT 2u   /* inside the element loop */
 #define FUGUE_PHASE_EPILOGUE 4u  /* after the loop; barriers and local memory allowed (ITEM) */
-#define FUGUE_PHASE_FINALIZE 8u  /* a second kernel of one work-group reading the workspaces */
+/* FINALIZE: one work-group reading the workspaces, in a second kernel or (GPUs; 2.20) at the end of the
+ * main kernel in the last work-group to finish. So its code declares names through `name` (they differ
+ * from the other phases'), asks for the group's number through `builtin` (GROUP_ID is 0 there, never
+ * get_group_id), and does not return. */
+#define FUGUE_PHASE_FINALIZE 8u
 #define FUGUE_PHASE_BODY 16u     /* BLOCK level: the whole work-group body */
 
 /* A plan. The core owns every struct and array it points at and sets their struct_size and sizes

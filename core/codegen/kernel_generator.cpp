@@ -787,7 +787,8 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
 // group's partials are stored (the epilogue) before it counts itself done, and the last one to count
 // reads them all. The groups that are not last return; the rest of the kernel stays at its outermost
 // scope, where the phase's __local arrays must be declared. The last group sets the count back to 0
-// for the next launch once it is done.
+// as soon as it knows it is last (every group has counted by then), so that nothing in the phase can
+// keep the next launch from finding its last group.
 std::string KernelWriter::last_group_finalize() {
   std::string code =
       "  /* The last work-group to finish combines the work-groups' partials. */\n"
@@ -796,15 +797,14 @@ std::string KernelWriter::last_group_finalize() {
       "  if (get_local_id(0) == 0) {\n"
       "    mem_fence(CLK_GLOBAL_MEM_FENCE);  /* this group's partials before its count */\n"
       "    fugue_last_group = atomic_inc(fugue_groups_done) == (int)get_num_groups(0) - 1;\n"
+      "    if (fugue_last_group) atomic_xchg(fugue_groups_done, 0);  /* ready for the next launch */\n"
+      "    mem_fence(CLK_GLOBAL_MEM_FENCE);  /* the count before the others' partials are read */\n"
       "  }\n"
       "  barrier(CLK_LOCAL_MEM_FENCE);\n"
       "  if (!fugue_last_group) return;\n"
       "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
       "  const int fugue_groups = (int)get_num_groups(0);\n";
-  // The count goes back to 0 last: PoCL 3.1's optimizer dropped it where it came first (right after the
-  // barrier), though it ran the phase's code there.
-  return code + phase_code(FUGUE_PHASE_FINALIZE, "  ", true) +
-         "  if (get_local_id(0) == 0) atomic_xchg(fugue_groups_done, 0);  /* ready for the next launch */\n";
+  return code + phase_code(FUGUE_PHASE_FINALIZE, "  ", true);
 }
 
 std::string KernelWriter::phase_code(uint32_t phase, const std::string& pad, bool finalize) {

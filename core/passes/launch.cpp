@@ -89,7 +89,7 @@ LaunchTuning tuning_for(const DeviceInfo& device) {
     t.stage_tile_cols = 0;  // tile stages: see LaunchTuning
     t.grid3_cols = 0;       // blocked runs already walk the grid in order
     // A finalize kernel costs little beside a CPU's kernels, and PoCL 3.1's optimizer has dropped code
-    // of the last work-group's section (the count's reset where it came first after the barrier).
+    // of the last work-group's section (the count's reset, where it came first after the barrier).
     t.last_group_finalizes = false;
   }
   apply_overrides(t);
@@ -322,8 +322,10 @@ Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, in
     if (op->plan.phases & FUGUE_PHASE_FINALIZE) finalizes = true, finalize_local += op->plan.local_mem_bytes;
   }
   const uint64_t budget = device.local_memory > 0 ? device.local_memory : 32768;
+  // (A launch of no work-groups has no last one: its second kernel still runs the phase.)
   launch.last_group_finalizes = finalizes && tuning_for(device).last_group_finalizes && launch.work_dim == 1 &&
-                                group.plan.level != FUGUE_LEVEL_BLOCK && local + finalize_local + 64 <= budget;
+                                launch.num_groups > 0 && group.plan.level != FUGUE_LEVEL_BLOCK &&
+                                local + finalize_local + 64 <= budget;
   return launch;
 }
 

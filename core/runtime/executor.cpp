@@ -188,6 +188,7 @@ void Executor::prepare_kernel(size_t index, const PlanOptions& options) {
     cl::Program program = cache_.get(site->kernel.source, "", site->label);
     try {
       site->main = cl::Kernel(program, site->kernel.main_name.c_str());
+      site->finalize = cl::Kernel();  // a rebuilt kernel may have none
       if (!site->kernel.finalize_name.empty())
         site->finalize = cl::Kernel(program, site->kernel.finalize_name.c_str());
     } catch (const cl::Error& e) {
