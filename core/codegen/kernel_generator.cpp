@@ -780,9 +780,6 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
   return code;
 }
 
-// In the element loop, one scope per operation, named by its call; a register written by an op is
-// stored right after it when the value is needed beyond the kernel. Other phases stay at the outer
-// scope: accumulators and __local arrays declared there must be visible to later phases.
 // The FINALIZE phase at the end of the main kernel, run by the work-group that finishes last: each
 // group's partials are stored (the epilogue) before it counts itself done, and the last one to count
 // reads them all. The groups that are not last return; the rest of the kernel stays at its outermost
@@ -807,6 +804,9 @@ std::string KernelWriter::last_group_finalize() {
   return code + phase_code(FUGUE_PHASE_FINALIZE, "  ", true);
 }
 
+// In the element loop, one scope per operation, named by its call; a register written by an op is
+// stored right after it when the value is needed beyond the kernel. Other phases stay at the outer
+// scope: accumulators and __local arrays declared there must be visible to later phases.
 std::string KernelWriter::phase_code(uint32_t phase, const std::string& pad, bool finalize) {
   std::string code;
   for (size_t o = 0; o < group_.ops.size(); ++o)
@@ -1121,9 +1121,9 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
       k.main_args.push_back({KernelArg::Kind::Workspace, "", o, w});
     }
   }
-  // The last work-group to finish runs the FINALIZE phase (Launch::last_group_finalizes).
-  const bool fold_finalize = any_finalize && launch_.last_group_finalizes && level != FUGUE_LEVEL_BLOCK && !stages() &&
-                             launch_.work_dim == 1;
+  // The last work-group to finish runs the FINALIZE phase where the launch says so (choose_group_launch
+  // decides: 1-D launches only, so never a batched kernel or one in tile stages).
+  const bool fold_finalize = any_finalize && launch_.last_group_finalizes;
   folded_finalize_ = fold_finalize;
   if (fold_finalize) {
     decls.push_back("__global volatile int* restrict fugue_groups_done");

@@ -526,8 +526,8 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
       const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace    ? site.workspaces.at({arg.op, arg.workspace})
                                  : arg.kind == KernelArg::Kind::GroupsDone ? site.groups_done
                                  : arg.kind == KernelArg::Kind::Shadow     ? shadows_.at(arg.symbol).buffer
-                                 : arg.kind == KernelArg::Kind::Extent  ? values_.at(arg.symbol).extent
-                                                                        : values_.at(arg.symbol).buffer;
+                                 : arg.kind == KernelArg::Kind::Extent     ? values_.at(arg.symbol).extent
+                                                                           : values_.at(arg.symbol).buffer;
       kernel.setArg(static_cast<cl_uint>(a), buffer);
     }
   };
