@@ -4,7 +4,7 @@
 # TUNINGS (";"-separated, "" for the table built in), beside peers.py in the same call; the programs and
 # batches of scripts/gpu_linalg.sh (20,000 matrices up to n = 16, 2,000 above). Each setting's results are
 # checked against the reference first (fugue run --reference, the factor within 1e-4 / 1e-10).
-# PEERS=0 leaves peers.py out.
+# PEERS=0 leaves peers.py out. KNOB=FUGUE_TUNING sets the core's launch tuning instead of the plugin's.
 #   OPS="potrf gemm" SIZES="32 64 128" TUNINGS="grid_order=16;;gemm_block=8" scripts/gpu_linalg_sweep.sh
 set -u
 source .gpu/env.sh
@@ -15,6 +15,7 @@ export FUGUE_CACHE_DIR=/tmp/fugue_cache FUGUE_PLUGIN_PATH=
 SIZES=${SIZES:-"32 64 128"}
 OPS=${OPS:-"potrf gemm"}
 TUNINGS=${TUNINGS:-""}
+KNOB=${KNOB:-FUGUE_LINALG_TUNING}
 DTYPES=${DTYPES:-"f64 f32"}
 source scripts/linalg_programs.sh  # program op count n dtype lower file
 
@@ -29,7 +30,7 @@ for op in $OPS; do
       rm -rf "$out/ref"
       $F run "$out/check.json" --out "$out/ref" --reference > "$out/ref.txt" 2>&1 || cat "$out/ref.txt"
       for tuning in "${settings[@]}"; do
-        export FUGUE_LINALG_TUNING="$tuning"
+        export "$KNOB=$tuning"
         rm -rf "$out/gpu"
         $F run "$out/check.json" --out "$out/gpu" > "$out/run.txt" 2>&1 || cat "$out/run.txt"
         check=$(python3 - "$out" "$dtype" <<'PY'
@@ -48,7 +49,7 @@ PY
         ms=$(python3 -c "import json; print('%.4f' % (json.load(open('$out/b.json'))['total']['median_s'] * 1e3))")
         echo "$op $dtype n=$n batch=$count tuning=[$tuning]: $ms ms, check $check; $variant"
       done
-      unset FUGUE_LINALG_TUNING
+      unset "$KNOB"
     done
   done
   [ "${PEERS:-1}" = 1 ] && python3 .gpu/peers.py "$op" | grep '"case"'

@@ -11,7 +11,8 @@ namespace fugue::linalg {
 
 std::string register_cholesky(const Scalars& sc, int64_t n, const std::string& f, const std::string& info) {
   std::map<std::string, std::string> v = {{"rt", sc.real_type}, {"N", std::to_string(n)}, {"f", f}, {"info", info}, {"zero", sc.real(0)}};
-  for (const char* name : {"k", "i", "j", "d", "s"}) v[name] = f + "_" + name;  // f is unique in the kernel
+  for (const char* name : {"k", "i", "j", "d", "s", "r"}) v[name] = f + "_" + name;  // f is unique in the kernel
+  v["one"] = sc.real(1);
   const std::string fkk = f + "[" + v["k"] + " * " + v["N"] + " + " + v["k"] + "]";
   v["d_of"] = sc.real_part(fkk);
   v["root"] = sc.from_real(v["s"]);
@@ -21,9 +22,9 @@ std::string register_cholesky(const Scalars& sc, int64_t n, const std::string& f
               "  const $rt $d = $d_of;\n"
               "  if ($info == 0 && !($d > $zero)) $info = $k + 1;\n"
               "  if ($info == 0) {\n"
-              "    const $rt $s = sqrt($d);\n"
+              "    const $rt $s = sqrt($d), $r = $one / $s;\n"
               "    $f[$k * $N + $k] = $root;\n"
-              "    #pragma unroll\n    for (int $i = $k + 1; $i < $N; ++$i) $f[$i * $N + $k] /= $s;\n"
+              "    #pragma unroll\n    for (int $i = $k + 1; $i < $N; ++$i) $f[$i * $N + $k] *= $r;\n"
               "    #pragma unroll\n    for (int $i = $k + 1; $i < $N; ++$i)\n"
               "      #pragma unroll\n      for (int $j = $k + 1; $j <= $i; ++$j) $f[$i * $N + $j] -= $update;\n"
               "  }\n}\n",

@@ -15,6 +15,7 @@ namespace fugue::linalg {
 // Code that factors the n x n private array `f` (row-major, its lower triangle filled; every loop
 // unrolled, so every index is a constant) into L in place, and declares `int info`: 0, or k when the
 // leading minor of order k is not positive definite (the columns from k on are then left as they were).
+// Column k is scaled by 1 / L(k, k), one division a step, as LAPACK's potf2 scales it.
 std::string register_cholesky(const Scalars& sc, int64_t n, const std::string& f, const std::string& info);
 
 // The same for em's team, on an n x n matrix W reached through `read`/`write` (flat row-major index ->
