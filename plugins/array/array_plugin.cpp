@@ -12,6 +12,7 @@
 #include "fugue/sdk.hpp"
 #include "generators.h"
 #include "put.h"
+#include "rearrange.h"
 #include "reduce.h"
 #include "reshape.h"
 #include "reductions.h"
@@ -41,6 +42,8 @@ void populate(Plugin& plugin) {
   plugin.add(reduce_operation());
   plugin.add(scatter_add_operation());
   plugin.add(put_operation());
+  plugin.add(transpose_operation());
+  plugin.add(slice_operation());
   plugin.add(compact_operation());
   plugin.add(softmax_operation());
   plugin.add(logsumexp_operation());
