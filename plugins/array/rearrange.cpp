@@ -191,6 +191,25 @@ AffinePlace sliced(const fugue_type& x, const std::string& text) {
   return p;
 }
 
+// The same places with fewer axes: neighbouring axes whose elements lie evenly apart in x as one (a
+// slice of whole matrices walks each matrix as one run), so the device divides less.
+AffinePlace merged(const AffinePlace& p) {
+  AffinePlace m;
+  m.offset = p.offset;
+  for (size_t d = 0; d < p.shape.size(); ++d) {
+    if (p.shape[d] == 1) continue;  // contributes nothing
+    if (!m.shape.empty() && m.steps.back() == p.steps[d] * p.shape[d]) {
+      m.shape.back() *= p.shape[d];
+      m.steps.back() = p.steps[d];
+    } else {
+      m.shape.push_back(p.shape[d]);
+      m.steps.push_back(p.steps[d]);
+    }
+  }
+  if (m.shape.empty()) m.shape.push_back(1), m.steps.push_back(0);
+  return m;
+}
+
 // Element `i` of out's place in x.
 int64_t place_of(const AffinePlace& p, int64_t i) {
   int64_t at = p.offset;
@@ -219,16 +238,18 @@ class Rearrange : public sdk::Operation {
   }
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
-    const AffinePlace p = place(call);
+    const AffinePlace p = merged(place(call));
     const std::string q = em.name("q"), at = em.name("at");
-    std::string code = "long " + q + " = (long)(" + em.builtin(FUGUE_BUILTIN_INDEX) + "), " + at + " = " + std::to_string(p.offset) + "L;\n";
+    // The index walked unsigned (it is never negative): dividing by a constant is then a multiply, or a
+    // shift and a mask for powers of two.
+    std::string code = "ulong " + q + " = (ulong)(" + em.builtin(FUGUE_BUILTIN_INDEX) + ");\nlong " + at + " = " + std::to_string(p.offset) + "L;\n";
     for (int d = static_cast<int>(p.shape.size()) - 1; d >= 1; --d) {
       if (p.shape[d] == 1) continue;
-      const std::string extent = std::to_string(p.shape[d]) + "L";
-      if (p.steps[d] != 0) code += at + " += (" + q + " % " + extent + ") * " + std::to_string(p.steps[d]) + "L; ";
+      const std::string extent = std::to_string(p.shape[d]) + "UL";
+      if (p.steps[d] != 0) code += at + " += (long)(" + q + " % " + extent + ") * " + std::to_string(p.steps[d]) + "L; ";
       code += q + " /= " + extent + ";\n";
     }
-    if (!p.shape.empty() && p.steps[0] != 0) code += at + " += " + q + " * " + std::to_string(p.steps[0]) + "L;\n";
+    if (!p.shape.empty() && p.steps[0] != 0) code += at + " += (long)" + q + " * " + std::to_string(p.steps[0]) + "L;\n";
     code += em.write(kOut) + " = " + em.read_at(kX, at) + ";\n";
     em.append(code);
   }
