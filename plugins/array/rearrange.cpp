@@ -40,20 +40,22 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
-// A whole integer of `text` (an optional sign, then digits), or false.
+// A whole integer of `text` (an optional sign, spaces, then digits), or false. One past what int64
+// holds is held as its largest magnitude (+-(2^63 - 1)): every use clamps it to an axis or refuses it.
 bool parse_integer(const std::string& text, int64_t& value) {
-  const std::string t = trim(text);
+  std::string t = trim(text);
   if (t.empty()) return false;
-  const size_t i = t[0] == '-' || t[0] == '+' ? 1 : 0;
-  if (i == t.size()) return false;
+  const bool negative = t[0] == '-';
+  if (t[0] == '-' || t[0] == '+') t = trim(t.substr(1));
+  if (t.empty()) return false;
+  const int64_t most = std::numeric_limits<int64_t>::max();
   int64_t v = 0;
-  for (size_t k = i; k < t.size(); ++k) {
-    if (!std::isdigit(static_cast<unsigned char>(t[k]))) return false;
-    const int digit = t[k] - '0';
-    if (v > (std::numeric_limits<int64_t>::max() - digit) / 10) return false;  // past any extent anyway
-    v = v * 10 + digit;
+  for (char c : t) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    const int digit = c - '0';
+    v = v > (most - digit) / 10 ? most : v * 10 + digit;
   }
-  value = t[0] == '-' ? -v : v;
+  value = negative ? -v : v;
   return true;
 }
 
@@ -87,17 +89,30 @@ AffinePlace transposed(const fugue_type& x, const std::string& text) {
   const std::string expected = "a permutation of x's " + std::to_string(rank) + " axes, as \"" + reversed +
                                "\" (negative axes count from the end; empty reverses them)";
   std::vector<int64_t> axes;
-  std::string spaced = text;
-  for (char& c : spaced)
-    if (c == ',' || c == '(' || c == ')' || c == '[' || c == ']') c = ' ';
-  for (const std::string& token : split(spaced, ' ')) {
-    if (token.empty()) continue;
-    int64_t a = 0;
-    if (!parse_integer(token, a) || a < -rank || a >= rank) throw bad_attribute("axes", expected, text);
-    axes.push_back(a < 0 ? a + rank : a);
-  }
-  if (trim(spaced).empty())
+  std::string body = trim(text);
+  if (body.empty()) {
     for (int64_t a = rank - 1; a >= 0; --a) axes.push_back(a);
+  } else {
+    // One pair of brackets may hold the list, "(2, 0, 1)" as NumPy's argument; commas (a last one
+    // allowed, as Python's) or else spaces separate the axes.
+    if (body.size() >= 2 && ((body.front() == '(' && body.back() == ')') || (body.front() == '[' && body.back() == ']')))
+      body = trim(body.substr(1, body.size() - 2));
+    std::vector<std::string> tokens;
+    if (body.find(',') != std::string::npos) {
+      tokens = split(body, ',');
+      if (tokens.size() > 1 && tokens.back().empty()) tokens.pop_back();
+    } else {
+      for (char& c : body)
+        if (std::isspace(static_cast<unsigned char>(c))) c = ' ';
+      for (std::string& token : split(body, ' '))
+        if (!token.empty()) tokens.push_back(token);
+    }
+    for (const std::string& token : tokens) {
+      int64_t a = 0;
+      if (!parse_integer(token, a) || a < -rank || a >= rank) throw bad_attribute("axes", expected, text);
+      axes.push_back(a < 0 ? a + rank : a);
+    }
+  }
   std::vector<bool> seen(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
     if (seen[a]) throw bad_attribute("axes", expected, text);
@@ -175,7 +190,7 @@ AffinePlace sliced(const fugue_type& x, const std::string& text) {
     if (step > 0) {
       start = given[0] ? bound(v[0], 0, n) : 0;
       stop = given[1] ? bound(v[1], 0, n) : n;
-      length = stop > start ? (stop - start + step - 1) / step : 0;
+      length = stop > start ? (stop - start - 1) / step + 1 : 0;  // no overflow for any step
     } else {
       start = given[0] ? bound(v[0], -1, n - 1) : n - 1;
       stop = given[1] ? bound(v[1], -1, n - 1) : -1;
@@ -239,6 +254,7 @@ class Rearrange : public sdk::Operation {
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const AffinePlace p = merged(place(call));
+    if (sdk::elements(call.operand(kOut)) == 0) return;  // no element: no work-item runs this (and no division by 0)
     const std::string q = em.name("q"), at = em.name("at");
     // The index walked unsigned (it is never negative): dividing by a constant is then a multiply, or a
     // shift and a mask for powers of two.

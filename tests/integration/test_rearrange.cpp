@@ -39,6 +39,10 @@ const Case kCases[] = {
     {"slice", R"({"index": "-100:100:4, 5:-100:-2"})", "x[-100:100:4, 5:-100:-2]"},
     {"slice", R"({"index": "4:2"})", "x[4:2]"},  // empty
     {"slice", R"({"index": "[1:, 2,]"})", "x[1:, 2]"},
+    {"slice", R"({"index": "::9223372036854775800, 0:99999999999999999999"})", "x[::9223372036854775800, 0:99999999999999999999]"},
+    {"slice", R"({"index": "- 2:, ::-9223372036854775807"})", "x[-2:, ::-9223372036854775807]"},
+    {"slice", R"({"index": "::-1, 3:3"})", "x[::-1, 3:3]"},  // empty, no division by its zero extent
+    {"transpose", R"({"axes": "1, 2, 0,"})", "np.transpose(x, (1, 2, 0))"},
 };
 
 TEST(Rearrange, TransposesAndSlicesAgreeWithNumpy) {
