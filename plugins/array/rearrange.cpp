@@ -322,10 +322,10 @@ class Slice final : public Rearrange {
     doc = "x[index], NumPy's basic indexing: attribute `index` holds one item an axis, separated by commas, each a slice "
           "\"start:stop:step\" (parts may be left out; negative starts and stops count from the end, a negative step "
           "walks backwards, bounds past the axis are clamped), an integer (that axis is dropped) or \"...\" (whole axes); "
-          "axes past the items are whole. At least one axis must stay";
+          "axes past the items are whole; left out, the whole array (x[...]). At least one axis must stay";
     operands = {sdk::in("x", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kAllDtypes, "the array (rank >= 1)"),
                 sdk::out("out", FUGUE_KIND_BIT(FUGUE_KIND_ARRAY), kAllDtypes, "x's dtype, the elements index picks")};
-    attrs = {{"index", FUGUE_ATTR_STRING, true, 0, "", "\"::2, 1:7, -1\" as NumPy writes x[::2, 1:7, -1]"}};
+    attrs = {{"index", FUGUE_ATTR_STRING, false, 0, "...", "\"::2, 1:7, -1\" as NumPy writes x[::2, 1:7, -1]; \"...\" (the default) the whole array"}};
     set_tolerance(*this, kRounding);
     test_cases = R"([
       {"name": "every other matrix of a batch", "shape": [9, 3, 3], "attrs": {"index": "::2"}, "dtypes": ["f32", "f64", "c64", "i32"]},
