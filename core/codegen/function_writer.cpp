@@ -119,7 +119,7 @@ std::string write_function(const UserFunction& f, const TypedFunction& typed, co
     try {
       plan = st.op->plan(call.call);
     } catch (const UserError& e) {
-      throw UserError(st.where + ": " + e.what());
+      throw UserError(st.where + st.pointer_of(e.what()) + ": " + e.what());
     }
     check_element_wise(st, plan, call);
     std::string body;

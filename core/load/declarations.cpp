@@ -3,6 +3,11 @@
 #include "load/loader.h"
 #include "load/reads.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
+
 namespace fugue::load {
 
 void Loader::declare(const std::string& name, const json& decl, const std::string& p) {
@@ -460,6 +465,36 @@ void Loader::check_generator(const Symbol& s, const std::string& p) const {
   }
 }
 
+namespace {
+
+// A --set value: a decimal number, or an infinity ("inf", "-inf": JSON cannot write one), all of
+// `text` (strtod would also take leading spaces, hexadecimal and "nan").
+std::optional<double> decimal_number(const std::string& text) {
+  for (const char* sign : {"", "+", "-"})
+    if (text == std::string(sign) + "inf") return sign[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+  size_t i = 0, digits = 0;
+  auto run_of_digits = [&] {
+    size_t n = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i, ++n;
+    return n;
+  };
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  digits += run_of_digits();
+  if (i < text.size() && text[i] == '.') ++i, digits += run_of_digits();
+  if (digits == 0) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (run_of_digits() == 0) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  const double v = std::strtod(text.c_str(), nullptr);
+  if (!std::isfinite(v)) return std::nullopt;  // past double's range: a number written to be finite
+  return v;
+}
+
+}  // namespace
+
 // The last --set NAME=... of `name`, or null.
 const std::string* Loader::file_override(const std::string& name) const {
   const std::string* found = nullptr;
@@ -494,14 +529,10 @@ void Loader::apply_overrides(bool consts_only) {
     if (s.kind == SymbolKind::Plugin)
       throw UserError("--set " + name + "=" + text + ": '" + name + "' is a " + s.kind_text() +
                       "; only consts, scalars and file-sourced arrays can be set");
-    double value;
-    try {
-      size_t used = 0;
-      value = std::stod(text, &used);
-      if (used != text.size()) throw std::invalid_argument(text);
-    } catch (const std::exception&) {
-      throw UserError("--set " + name + "=" + text + ": expected a number, found '" + text + "'");
-    }
+    const std::optional<double> parsed = decimal_number(text);
+    if (!parsed)
+      throw UserError("--set " + name + "=" + text + ": expected a decimal number (as 4, -0.5, 1e-3 or -inf), found '" + text + "'");
+    const double value = *parsed;
     if (s.kind == SymbolKind::Const) {
       s.const_value = value;
     } else if (s.kind == SymbolKind::Scalar) {

@@ -220,6 +220,7 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   if (!st.op) error(p + "/op", unknown_op_message(name));
   const Operation& op = *st.op;
   st.operands.assign(op.operands().size(), "");
+  st.operand_pointers.assign(op.operands().size(), "");
 
   // `optional`: how many entries at the list's end a program may leave out.
   auto names = [&](const char* key, const std::vector<uint32_t>& slots, size_t optional = 0) {
@@ -240,6 +241,7 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   // Inputs: symbol names (or numbers, which become consts); optional inputs left out are their
   // default numbers.
   json ins = names("in", op.inputs(), op.optional_inputs());
+  for (size_t i = 0; i < ins.size(); ++i) st.operand_pointers[op.inputs()[i]] = "/in/" + std::to_string(i);
   for (size_t i = ins.size(); i < op.inputs().size(); ++i) ins.push_back(op.default_value(op.inputs()[i]));
   CallDescriptor call;
   call.values.resize(op.operands().size());
@@ -279,6 +281,8 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   // Outputs: names; undeclared ones become temporaries typed by infer. An optional output the program
   // leaves out gets a temporary named by its place (a JSON pointer, which no program can name).
   json outs = names("out", op.outputs(), op.optional_outputs());
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (!op.reads(op.outputs()[i])) st.operand_pointers[op.outputs()[i]] = "/out/" + std::to_string(i);
   for (size_t i = outs.size(); i < op.outputs().size(); ++i) st.operands[op.outputs()[i]] = p + "/out/" + std::to_string(i);
   for (size_t i = 0; i < outs.size(); ++i) {
     uint32_t slot = op.outputs()[i];
@@ -308,7 +312,7 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   try {
     inferred = op.infer(call.call);
   } catch (const UserError& e) {
-    error(p, e.what());
+    error(p + st.pointer_of(e.what()), e.what());
   }
   for (size_t i = 0; i < op.outputs().size(); ++i) {
     uint32_t slot = op.outputs()[i];
@@ -380,6 +384,7 @@ void Loader::attributes(Statement& st, const Operation& op, const json& attrs, c
     value.type = a->type;
     std::string pa = p + "/" + a->name;
     bool given = attrs.contains(a->name);
+    if (given) st.written_attrs.push_back(a->name);
     if (!given && a->required) error(p, op.name() + " needs attribute '" + std::string(a->name) + "'");
     const json v = given ? attrs[a->name] : json();
     switch (a->type) {

@@ -180,7 +180,7 @@ void plan_operation(const Program& program, const Statement& st, const DeviceInf
     p.plan = st.op->plan(p.call);
     p.cost = st.op->cost(p.call);
   } catch (const UserError& e) {
-    throw UserError(st.where + ": " + e.what());
+    throw UserError(st.where + st.pointer_of(e.what()) + ": " + e.what());
   }
   check_plan(program, p);
 }

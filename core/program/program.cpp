@@ -1,9 +1,34 @@
 // program.cpp: what a symbol's type looks like to operations, and the call descriptors built from it.
 #include "program/program.h"
 
+#include <string_view>
+
 #include "program/user_function.h"
 
 namespace fugue {
+
+std::string Statement::pointer_of(const std::string& message) const {
+  // The operation's name may stand in front, once from the core and once from plugins that add it.
+  std::string_view text = message;
+  const std::string own = op ? op->name() + ": " : std::string();
+  while (!own.empty() && text.substr(0, own.size()) == own) text.remove_prefix(own.size());
+  constexpr std::string_view attribute = "attribute ", operand = "operand ";
+  const bool about_attribute = text.substr(0, attribute.size()) == attribute;
+  if (!about_attribute && text.substr(0, operand.size()) != operand) return "";
+  text.remove_prefix(about_attribute ? attribute.size() : operand.size());
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos) return "";
+  const std::string name(text.substr(0, colon));
+  if (about_attribute) {
+    for (const std::string& written : written_attrs)
+      if (written == name) return "/attrs/" + name;
+    return "";
+  }
+  if (!op) return "";
+  for (size_t slot = 0; slot < op->operands().size() && slot < operand_pointers.size(); ++slot)
+    if (op->operands()[slot]->name == name) return operand_pointers[slot];
+  return "";
+}
 
 size_t Symbol::row_bytes() const {
   size_t row = dtype_size(dtype);

@@ -99,6 +99,16 @@ struct Statement {
     attr_strings.push_back(std::make_unique<std::string>(std::move(text)));
     return attr_strings.back()->c_str();
   }
+  // The attributes the program writes; the others take the operation's defaults.
+  std::vector<std::string> written_attrs;
+  // Per operand in signature order, where the program names it ("/in/1", "/out/0"); "" for an optional
+  // input left to its default, and for statements the loader did not read from a program's body.
+  std::vector<std::string> operand_pointers;
+  // The place, within the statement, of what an operation's error is about: "/attrs/NAME" when the
+  // message ("op: attribute NAME: ...", the SDK's wording) names an attribute the program writes,
+  // "/in/K" or "/out/K" when it names an operand ("op: operand NAME: ..."), so that the error points
+  // at what to change; "" otherwise (the statement itself).
+  std::string pointer_of(const std::string& message) const;
 
   // For: `count` iterations (a number, or a const/scalar symbol read when the loop starts);
   // `variable` is an i64 scalar symbol holding the iteration number.

@@ -723,7 +723,7 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
   try {
     st.op->execute(op.call, services);
   } catch (const UserError& e) {
-    throw UserError(st.where + ": " + e.what());
+    throw UserError(st.where + st.pointer_of(e.what()) + ": " + e.what());
   } catch (const DeviceError& e) {  // the device or the plugin failed: at which statement
     throw DeviceError(st.where + ": " + e.what());
   }

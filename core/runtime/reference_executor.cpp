@@ -192,7 +192,7 @@ void ReferenceExecutor::run_op(const Statement& st) {
   try {  // the statement at fault, as the device run names it
     st.op->reference(call.call, views.data());
   } catch (const UserError& e) {
-    throw UserError(st.where + ": " + e.what());
+    throw UserError(st.where + st.pointer_of(e.what()) + ": " + e.what());
   } catch (const DeviceError& e) {
     throw DeviceError(st.where + ": " + e.what());
   }

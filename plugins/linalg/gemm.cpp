@@ -147,6 +147,7 @@ class Gemm final : public sdk::Operation {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     require_matrices(a, "A");
     require_matrices(b, "B");
+    call.number_for("alpha", a.dtype);  // a literal in the kernel
     const bool ta = transpose_of(call, "trans_a") != 'N', tb = transpose_of(call, "trans_b") != 'N';
     if (batch_shape(a) != batch_shape(b))
       throw sdk::InvalidArgument("operands A " + sdk::type_string(a) + " and B " + sdk::type_string(b) +

@@ -70,6 +70,7 @@ class Gemv final : public sdk::Operation {
   void infer(const sdk::Call& call, std::vector<sdk::Type>& types) const override {
     const fugue_type &a = call.operand(kA), &x = call.operand(kX);
     require_matrices(a, "A");
+    call.number_for("alpha", a.dtype);  // a literal in the kernel
     const std::string trans(1, transpose_of(call, "trans"));
     const Sizes s = sizes_of(call);
     std::vector<int64_t> expected = batch_shape(a), out = batch_shape(a);

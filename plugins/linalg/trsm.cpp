@@ -74,6 +74,7 @@ class TriangularSolve final : public sdk::Operation {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     const int64_t n = square_order(a, "A");
     transpose_of(call, "trans");
+    if (!vector_) call.number_for("alpha", a.dtype);  // a literal in the kernel
     if (vector_) {
       std::vector<int64_t> expected = batch_shape(a);
       expected.push_back(n);

@@ -58,6 +58,7 @@ void Coordinates::sort_unique(const std::function<std::string(int64_t)>& where, 
   permute(row);
   permute(col);
   permute(value);
+  if (place.size() == value.size()) permute(place);
 }
 
 }  // namespace fugue::sparse

@@ -17,6 +17,13 @@ struct Coordinates {
   int64_t rows = 0, cols = 0;
   std::vector<int64_t> row, col;  // one per entry, sorted by (row, col), no position twice
   std::vector<double> value;
+  // Where the entries came from, for messages once they are read (a value the declared dtype cannot
+  // hold): per entry its place in the source (a line, an element; kept in step by sort_unique),
+  // `place_name` naming one ("line 12"), and the source's first index (Matrix Market's 1, NumPy's 0).
+  // No places for generated matrices.
+  std::vector<int64_t> place;
+  std::function<std::string(int64_t)> place_name;
+  int64_t base = 1;
 
   int64_t entries() const { return static_cast<int64_t>(value.size()); }
   void add(int64_t r, int64_t c, double v) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "coordinates.h"
+#include "host_memory.h"
 #include "sparse_kind.h"
 
 namespace fugue::sparse {
@@ -60,9 +61,13 @@ double probability(const json& p, const char* key, double fallback) {
   return p[key].get<double>();
 }
 
-void check_entries(double entries) {
+// Refuses before anything is made: more entries than the layouts count, or more than the host holds.
+void check_entries(double entries, int64_t rows) {
   if (entries > static_cast<double>(kMostEntries))
     throw InvalidArgument("would make about " + std::to_string(static_cast<int64_t>(entries)) + " entries; at most 2^31");
+  check_host_room(matrix_host_bytes(rows, rows, static_cast<int64_t>(entries)),
+                  "the " + std::to_string(rows) + " by " + std::to_string(rows) + " matrix of about " + std::to_string(static_cast<int64_t>(entries)) +
+                      " entries");
 }
 
 // A value in [-1, 1) that is not zero.
@@ -85,7 +90,7 @@ Coordinates poisson(const json& p) {
   }
   if (n.size() == 2) n.insert(n.begin(), 1);  // a 2-D grid is one layer of a 3-D one
   const double points = static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
-  check_entries(points * (p["grid"].size() == 2 ? 5 : 7));
+  check_entries(points * (p["grid"].size() == 2 ? 5 : 7), static_cast<int64_t>(points));
   Coordinates m;
   m.rows = m.cols = static_cast<int64_t>(points);
   const double centre = p["grid"].size() == 2 ? 4 : 6;
@@ -131,7 +136,8 @@ Coordinates banded(const json& p) {
   const int64_t rows = integer(p, "rows", 1, int64_t{1} << 31), width = integer(p, "width", 1, 4096);
   const int64_t scattered = integer(p, "scattered", 0, 4096, 0), long_rows = integer(p, "long_rows", 0, rows, 0);
   const int64_t long_entries = integer(p, "long_row_entries", 1, rows, std::min<int64_t>(4096, rows));
-  check_entries(static_cast<double>(rows) * static_cast<double>(width + scattered) + static_cast<double>(long_rows) * static_cast<double>(long_entries));
+  check_entries(static_cast<double>(rows) * static_cast<double>(width + scattered) + static_cast<double>(long_rows) * static_cast<double>(long_entries),
+                rows);
   std::mt19937_64 random(static_cast<uint64_t>(integer(p, "seed", 0, int64_t{1} << 53, 0)));
   Coordinates m;
   m.rows = m.cols = rows;
@@ -152,7 +158,7 @@ Coordinates rmat(const json& p) {
   const double a = probability(p, "a", 0.57), b = probability(p, "b", 0.19), c = probability(p, "c", 0.19);
   if (a + b + c > 1) throw InvalidArgument("/c: a + b + c must be at most 1 (d = 1 - a - b - c), found " + std::to_string(a + b + c));
   const int64_t n = int64_t{1} << scale;
-  check_entries(static_cast<double>(n) * static_cast<double>(edges));
+  check_entries(static_cast<double>(n) * static_cast<double>(edges), n);
   std::mt19937_64 random(static_cast<uint64_t>(integer(p, "seed", 0, int64_t{1} << 53, 0)));
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Coordinates m;
@@ -176,7 +182,7 @@ Coordinates fem(const json& p) {
   only_keys(p, {"nodes", "block", "neighbours", "seed"});
   const int64_t nodes = integer(p, "nodes", 1, int64_t{1} << 28), block = integer(p, "block", 1, 8),
                 neighbours = integer(p, "neighbours", 0, 64);
-  check_entries(static_cast<double>(nodes) * static_cast<double>(2 * neighbours + 1) * static_cast<double>(block * block));
+  check_entries(static_cast<double>(nodes) * static_cast<double>(2 * neighbours + 1) * static_cast<double>(block * block), nodes * block);
   std::mt19937_64 random(static_cast<uint64_t>(integer(p, "seed", 0, int64_t{1} << 53, 0)));
   // Node couplings: each node to neighbours others within a window of 4 * neighbours, both ways.
   Coordinates nodes_graph;

@@ -11,6 +11,8 @@
 
 #include <fugue/sdk.hpp>
 
+#include "host_memory.h"
+
 namespace fugue::sparse {
 
 namespace {
@@ -111,12 +113,15 @@ Coordinates read_matrix_market(const std::string& path) {
   if (!ec && static_cast<uintmax_t>(count) > bytes / 4 + 1)
     throw InvalidArgument(at(size_line) + ": says " + size[2] + " entries; a file of " + std::to_string(bytes) + " bytes holds at most " +
                           std::to_string(bytes / 4 + 1));
-  std::vector<int64_t> line_of;  // per entry read (mirrored ones too), its line, for messages
+  // Nor may the entries and the per-row tables outgrow the host (a 2^31-row matrix of one entry would).
+  check_host_room(matrix_host_bytes(m.rows, m.cols, mirrored ? 2 * count : count),
+                  at(size_line) + ": a " + size[0] + " by " + size[1] + " matrix of " + size[2] + " entries");
   const size_t expected = static_cast<size_t>(count) * (mirrored ? 2 : 1);
   m.row.reserve(expected);
   m.col.reserve(expected);
   m.value.reserve(expected);
-  line_of.reserve(expected);
+  m.place.reserve(expected);  // per entry read (mirrored ones too), its line
+  m.place_name = at;
   int64_t read = 0;
   while (std::getline(in, line)) {
     ++number_of_line;
@@ -137,17 +142,17 @@ Coordinates read_matrix_market(const std::string& path) {
     if (skew && i == j)
       throw InvalidArgument(at(number_of_line) + ": entry (" + w[0] + ", " + w[1] + ") is on the diagonal of a skew-symmetric matrix, which is zero");
     m.add(i - 1, j - 1, v);
-    line_of.push_back(number_of_line);
+    m.place.push_back(number_of_line);
     if (mirrored && i != j) {
       m.add(j - 1, i - 1, skew ? -v : v);
-      line_of.push_back(number_of_line);
+      m.place.push_back(number_of_line);
     }
     ++read;
   }
   if (in.bad()) throw InvalidArgument("could not be read to its end");
   if (read != count)
     throw InvalidArgument("ends after " + std::to_string(read) + " entries; the size line (" + at(size_line) + ") says " + std::to_string(count));
-  m.sort_unique([&](int64_t k) { return at(line_of[static_cast<size_t>(k)]); });
+  m.sort_unique([&](int64_t k) { return at(m.place[static_cast<size_t>(k)]); });
   return m;
 }
 

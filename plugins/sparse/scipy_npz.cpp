@@ -1,3 +1,4 @@
+#include "host_memory.h"
 #include "scipy_npz.h"
 
 #include <cmath>
@@ -153,6 +154,8 @@ Coordinates read_scipy_npz(const std::string& path) {
                           "; expected 0 to 2^31 - 1 rows and columns");
   const Member data = check_vector(member(zip, "data"), -1, true);
   const int64_t nnz = data.shape[0];
+  check_host_room(matrix_host_bytes(m.rows, m.cols, nnz), shape.where + ": a " + std::to_string(m.rows) + " by " + std::to_string(m.cols) +
+                                                             " matrix of " + std::to_string(nnz) + " entries");
   auto index = [&](const Member& v, int64_t k, int64_t bound, const char* what) {
     const int64_t i = v.integer(k);
     if (i < 0 || i >= bound)
@@ -168,7 +171,10 @@ Coordinates read_scipy_npz(const std::string& path) {
   if (format == "coo") {
     const Member row = check_vector(member(zip, "row"), nnz, false);
     const Member col = check_vector(member(zip, "col"), nnz, false);
-    for (int64_t k = 0; k < nnz; ++k) m.add(index(row, k, m.rows, "rows"), index(col, k, m.cols, "columns"), value(k));
+    for (int64_t k = 0; k < nnz; ++k) {
+      m.add(index(row, k, m.rows, "rows"), index(col, k, m.cols, "columns"), value(k));
+      m.place.push_back(k);
+    }
   } else {
     // csr: pointers over rows, indices of columns; csc the other way round. The pointers are checked
     // whole before any entry is read.
@@ -188,10 +194,13 @@ Coordinates read_scipy_npz(const std::string& path) {
       for (int64_t k = ptr.integer(o), end = ptr.integer(o + 1); k < end; ++k) {
         const int64_t i = index(ind, k, inner, by_rows ? "columns" : "rows");
         by_rows ? m.add(o, i, value(k)) : m.add(i, o, value(k));
+        m.place.push_back(k);
       }
   }
+  m.place_name = [](int64_t k) { return "entry " + std::to_string(k) + " of 'data.npy'"; };
+  m.base = 0;
   try {
-    m.sort_unique([&](int64_t k) { return "entry " + std::to_string(k) + " of 'data.npy'"; }, 0);
+    m.sort_unique([&](int64_t k) { return m.place_name(m.place[static_cast<size_t>(k)]); }, 0);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(std::string(e.what()) + "; scipy.sparse's sum_duplicates() merges such entries");
   }

@@ -2,6 +2,7 @@
 
 #include "cocktail.h"
 #include "format_choice.h"
+#include "host_memory.h"
 
 #include <algorithm>
 #include <cmath>
@@ -70,12 +71,7 @@ class SparseKind final : public sdk::Kind {
         "\"block_slice\" super-rows), a sell of each row's first entries left (\"slice\", \"sigma\") and a csr of the rest, split for the "
         "device or as \"diagonal_fill\", \"block_fill\" and \"width\" say: their parts one after another (dia_offsets ... csr_data)"};
     doc = docs[static_cast<int>(layout)];
-    keys = {"dtype", "shape", "index", count_key(layout)};
-    for (const std::string& key : cut_keys(layout)) keys.push_back(key);
-    if (layout == Layout::Hyb) keys.push_back("nnz");
-    if (layout == Layout::Bdia) keys.push_back("bands");
-    if (layout == Layout::Cocktail)
-      for (const char* key : {"diagonals", "blocks", "stored", "csr_rows"}) keys.push_back(key);
+    keys = declaration_keys(layout);
     parts = part_names(layout);
     cuts_rows = true;
     gives_columns = true;
@@ -251,6 +247,16 @@ class SparseKind final : public sdk::Kind {
 
 }  // namespace
 
+std::vector<std::string> declaration_keys(Layout layout) {
+  std::vector<std::string> keys = {"dtype", "shape", "index", count_key(layout)};
+  for (const std::string& key : cut_keys(layout)) keys.push_back(key);
+  if (layout == Layout::Hyb) keys.push_back("nnz");
+  if (layout == Layout::Bdia) keys.push_back("bands");
+  if (layout == Layout::Cocktail)
+    for (const char* key : {"diagonals", "blocks", "stored", "csr_rows"}) keys.push_back(key);
+  return keys;
+}
+
 const char* count_key(Layout layout) {
   switch (layout) {
     case Layout::Csr:
@@ -368,6 +374,21 @@ void check_fits(const Coordinates& m, fugue_dtype dtype);
 
 namespace {
 
+// The layout's arrays, stored beside the entries they are made from, must fit the host (dia's
+// diagonals x rows can be far more than the entries).
+void check_layout_room(const Coordinates& m, const Facts& f) {
+  uint64_t bytes = 0;
+  for (const sdk::PartType& part : declared_type(f).parts) {
+    uint64_t n = sdk::dtype_size(part.dtype);
+    for (int64_t e : part.shape) n = e > 0 && n > UINT64_MAX / static_cast<uint64_t>(e) ? UINT64_MAX : n * static_cast<uint64_t>(std::max<int64_t>(e, 0));
+    bytes = bytes > UINT64_MAX - n ? UINT64_MAX : bytes + n;
+  }
+  const uint64_t entries = matrix_host_bytes(m.rows, m.cols, m.entries());
+  check_host_room(bytes > UINT64_MAX - entries ? UINT64_MAX : bytes + entries,
+                  std::string("the ") + layout_name(f.layout) + " of a " + std::to_string(m.rows) + " by " + std::to_string(m.cols) + " matrix of " +
+                      std::to_string(m.entries()) + " entries (" + bytes_text(bytes) + " of arrays)");
+}
+
 // The cut a declaration asks for; a cocktail's split chosen for the device where the declaration fixes none
 // (its slices and block kept where given).
 Cut split_of(const Coordinates& m, const Requested& r, fugue_dtype dtype, const fugue_device_desc* device, std::string* note) {
@@ -394,16 +415,20 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
     const json format = d.value("format", json("auto"));
     if (!format.is_string() || (format != "auto" && !layout_named(format.get<std::string>())))
       throw InvalidArgument("/format: expected \"auto\" or one of " + kinds + ", found " + format.dump());
-    // The cut keys apply to a named format that has them; the automatic choice makes its own cut.
+    // dtype, index, shape and nnz (the entries) hold for every format; the other keys are a named format's
+    // own (its counts, checked; its cut); the automatic choice makes its own layout.
     const bool is_named = format != "auto";
     const Layout named = is_named ? *layout_named(format.get<std::string>()) : Layout::Csr;
-    for (const std::string& key : cut_keys(Layout::Cocktail)) {  // every cut key
-      const std::vector<std::string>& own = cut_keys(named);
-      const bool applies = is_named && std::find(own.begin(), own.end(), key) != own.end();
-      if (d.contains(key) && !applies)
-        throw InvalidArgument("/" + key + ": " +
-                              (is_named ? std::string("the format ") + layout_name(named) + " has no " + key
-                                        : std::string("applies to a named \"format\" (sell, sbell, a block kind or cocktail); the automatic choice cuts the matrix itself")));
+    const auto has = [](const std::vector<std::string>& keys, const std::string& key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
+    for (const std::string& key : sparse_chooser_keys()) {
+      if (!d.contains(key) || has({"dtype", "index", "shape", "nnz", "format", "reads"}, key)) continue;
+      if (is_named && has(declaration_keys(named), key)) continue;
+      std::string owners;
+      for (Layout l : every_layout())
+        if (has(declaration_keys(l), key)) owners += std::string(owners.empty() ? "" : ", ") + layout_name(l);
+      throw InvalidArgument("/" + key + ": " +
+                            (is_named ? std::string("the format ") + layout_name(named) + " has no " + key + " (" + owners + " have)"
+                                      : "applies to a named \"format\" (" + owners + "); the automatic choice lays the matrix out itself"));
     }
     // The products the program runs with the matrix (the core counts them: ABI 2.16), -1 where unknown.
     int64_t reads = -1;
@@ -425,13 +450,17 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
       if (note) *note = choice.note;
       f = facts_for(m, choice.layout, dtype, r.index.value_or(FUGUE_DTYPE_NONE), choice.cut);
     } else {
-      const Requested own = requested(named, declaration);  // sell's and sbell's slice, sigma, the block layouts' block
+      Requested own = requested(named, declaration);  // its counts, sell's and sbell's slice, sigma, the block layouts' block
       if (note) *note = "named by \"format\"";
       f = facts_for(m, named, dtype, r.index.value_or(FUGUE_DTYPE_NONE), split_of(m, own, dtype, device, note));
       f.split_declared = own.split_given;
+      own.hyb_nnz.reset();  // "nnz" is the matrix's entries here, checked above
+      if (count_key(named) == std::string("nnz")) own.count.reset();
+      check_requested(own, f);
     }
     check_requested(r, f);
     check_fits(m, f.dtype);
+    check_layout_room(m, f);
     return f;
   }
   if (!layout) throw InvalidArgument("makes sparse matrices (" + kinds + ", or sparse), not a '" + kind + "'");
@@ -441,6 +470,7 @@ Facts facts_as_declared(const Coordinates& m, const std::string& declaration, co
   f.split_declared = r.split_given;
   check_requested(r, f);
   check_fits(m, f.dtype);
+  check_layout_room(m, f);
   return f;
 }
 
@@ -476,9 +506,22 @@ void check_fits(const Coordinates& m, fugue_dtype dtype) {
     if (std::fabs(m.value[e]) > std::numeric_limits<float>::max()) {
       char value[32];
       std::snprintf(value, sizeof value, "%.9g", m.value[e]);
-      throw InvalidArgument("entry (" + std::to_string(m.row[e] + 1) + ", " + std::to_string(m.col[e] + 1) + ") = " + value +
-                            " does not fit f32 (declare \"dtype\": \"f64\")");
+      const bool placed = m.place_name && m.place.size() == m.value.size();
+      throw InvalidArgument((placed ? m.place_name(m.place[e]) + ": " : std::string()) + "entry (" + std::to_string(m.row[e] + m.base) + ", " +
+                            std::to_string(m.col[e] + m.base) + ") = " + value + " does not fit f32 (declare \"dtype\": \"f64\")");
     }
+}
+
+namespace {
+
+}  // namespace
+
+std::vector<std::string> sparse_chooser_keys() {
+  std::vector<std::string> keys = {"format", "reads"};
+  for (Layout l : every_layout())
+    for (const std::string& key : declaration_keys(l))
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  return keys;
 }
 
 namespace {
@@ -491,8 +534,7 @@ class SparseChooser final : public sdk::Kind {
     doc = "a sparse matrix whose kind is chosen for it and the device (\"format\": \"auto\", the default) or named (\"format\": "
           "\"ell\"), read from a file or made by a generator (\"from\"); keys as the chosen kind's, and \"reads\": the products the "
           "program runs with it (counted from its loops where not given; -1: unknown), against which each kind's conversion is weighed";
-    keys = {"dtype", "format", "index", "shape", "nnz", "reads"};
-    for (const std::string& key : cut_keys(Layout::Cocktail)) keys.push_back(key);  // every cut key
+    keys = sparse_chooser_keys();
     chooser = true;
   }
   sdk::Declared declare(const std::string&) const override {

@@ -35,6 +35,10 @@ struct Requested {
 
 // The keys of `declaration` (JSON text) for `layout`; InvalidArgument with a pointer inside it.
 Requested requested(Layout layout, const std::string& declaration);
+// The keys a declaration of the layout's kind may give: dtype, shape, index, its counts, its cut.
+std::vector<std::string> declaration_keys(Layout layout);
+// The chooser kind's ("sparse"): every kind's keys, "format" and "reads".
+std::vector<std::string> sparse_chooser_keys();
 // The name of a layout's count key ("nnz", "width", "stored", "diagonals", "blocks").
 const char* count_key(Layout layout);
 // bcsr, bell and sbell: the layouts of dense blocks ("block": [h, w]).

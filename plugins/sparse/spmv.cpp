@@ -215,6 +215,7 @@ class SparseProduct final : public Operation {
     if (y0.kind == FUGUE_KIND_ARRAY && Type(y0) != result)
       throw InvalidArgument("operand " + names_.y0 + ": expected " + type_string(result) + " (A's dtype and rows" +
                             (several_ ? ", " + names_.x + "'s columns" : std::string()) + ") or a number, found " + type_string(y0));
+    for (const char* factor : {"alpha", "beta"}) call.number_for(factor, a.dtype);  // literals in the kernels
     types[kY] = result;
   }
 

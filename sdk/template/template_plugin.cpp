@@ -55,13 +55,12 @@ class Axpb : public Operation {
 
   // Types of the outputs from the inputs'. The SDK has already checked every input against the
   // signature's kinds and dtypes (and checks the outputs after), so check only what is particular to
-  // the operation, naming the operand or attribute at fault: the core puts the program's location and
-  // the operation's name in front of the message.
+  // the operation, naming the operand or attribute at fault ("attribute a: ...", "operand x: ..."): the
+  // core puts the program's location (the attribute's or operand's own) and the operation's name in
+  // front of the message.
   void infer(const Call& call, std::vector<Type>& types) const override {
     const fugue_type& x = call.operand("x");
-    for (const char* attr : {"a", "b"})
-      if (!std::isfinite(call.number(attr)))
-        throw InvalidArgument(std::string("attribute '") + attr + "' must be a finite number");
+    for (const char* attr : {"a", "b"}) call.number_for(attr, x.dtype);  // finite, and within f32's range for f32 data
     types[call.index("y")] = x;  // same kind, dtype and shape
   }
 

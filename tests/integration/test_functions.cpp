@@ -161,7 +161,7 @@ TEST(Functions, ErrorsNameThePlace) {
   const std::string reduce = R"({"op": "array.reduce", "out": ["r"], "in": ["f", "x"]})";
   const Case cases[] = {
       {R"({"kind": "function", "params": ["a"], "body": [], "result": "a"})", reduce.c_str(),
-       "/body/0: array.reduce: operand f: expected a function of two parameters (a, b), found one of 1"},
+       "/body/0/in/0: array.reduce: operand f: expected a function of two parameters (a, b), found one of 1"},
       {R"({"kind": "function", "params": ["a", "b"], "body": [{"op": "array.cast", "out": ["c"], "in": ["a"], "attrs": {"dtype": "f64"}}], "result": "c"})",
        reduce.c_str(), "returning f64 for two f32 values (cast inside it)"},
       {R"({"kind": "function", "params": ["a", "b"], "body": [{"op": "array.sum", "out": ["c"], "in": ["a"]}], "result": "c"})",
@@ -184,7 +184,7 @@ TEST(Functions, ErrorsNameThePlace) {
       {R"({"kind": "function", "params": ["a", "b"], "body": [{"op": "array.add", "out": ["c"], "in": ["a", "b"]}], "result": "c"})",
        R"({"op": "array.add", "out": ["f"], "in": ["x", "x"]})", "/body/0/out/0: 'f' is a function and cannot be written"},
       {R"({"kind": "function", "params": ["a", "b"], "body": [{"op": "array.add", "out": ["c"], "in": ["a", "b"]}], "result": "c"})",
-       R"({"op": "array.reduce", "out": ["r"], "in": ["f", "x"], "attrs": {"axis": 2}})", "/body/0: array.reduce: attribute axis: expected an axis of x, from -2 to 1, found 2"},
+       R"({"op": "array.reduce", "out": ["r"], "in": ["f", "x"], "attrs": {"axis": 2}})", "/body/0/attrs/axis: array.reduce: attribute axis: expected an axis of x, from -2 to 1, found 2"},
       {R"({"kind": "function", "params": ["a", "b"], "body": [{"op": "array.atan2", "out": ["c"], "in": ["a", "b"]}], "result": "c"})",
        R"({"op": "array.reduce", "out": ["r"], "in": ["f", "k"]})", "/symbols/f/body/0: operand 'y' of array.atan2: expected dtype f32, f64, found i32 'a'"},
   };

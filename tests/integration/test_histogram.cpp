@@ -193,7 +193,7 @@ TEST(Histogram, BadCallsAreRefusedWithTheirPlace) {
     EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
   };
   refused(R"({"op": "histogram.even", "out": ["h"], "in": ["a"], "attrs": {"bins": 0, "low": 0, "high": 1}})",
-          "/body/0: histogram.even: attribute bins: expected 1 to 67108864, found 0");
+          "/body/0/attrs/bins: histogram.even: attribute bins: expected 1 to 67108864, found 0");
   refused(R"({"op": "histogram.even", "out": ["h"], "in": ["a"], "attrs": {"bins": 4, "low": 2, "high": 1}})",
           "attributes low and high: low (2.000000) must not exceed high (1.000000)");
   refused(R"({"op": "histogram.even", "out": ["h"], "in": ["a", "w"], "attrs": {"bins": 4, "low": 0, "high": 1}})",

@@ -291,6 +291,8 @@ npz('twice.npz', dict(format=np.array(b'coo'), shape=np.array([3, 3]), row=np.ar
 npz('jump.npz', but(indptr=np.array([0, 5, 2, 2], dtype=np.int32)))
 npz('huge.npz', dict(format=np.array(b'coo'), shape=np.array([2**40, 2**40]), row=np.array([], dtype=np.int64), col=np.array([], dtype=np.int64), data=np.array([])))
 npz('infinite.npz', but(data=np.array([1.0, np.inf])))
+npz('beyond_f32.npz', but(data=np.array([1.0, 1e39])))
+npz('tall.npz', dict(format=np.array(b'coo'), shape=np.array([2**31 - 1, 2**31 - 1]), row=np.array([5]), col=np.array([7]), data=np.array([1.0])))
 def raw(descr, data):
     header = "{'descr': '%s', 'fortran_order': False, 'shape': (), }" % descr
     header += ' ' * ((64 - (10 + len(header) + 1) % 64) % 64) + '\n'
@@ -318,12 +320,16 @@ print('made')
       {"jump.npz", "member 'indptr.npy': pointer 2 goes back (2 after 5)"},
       {"huge.npz", "member 'shape.npy': the matrix is 1099511627776 by 1099511627776; expected 0 to 2^31 - 1 rows and columns"},
       {"infinite.npz", "member 'data.npy': element 1 is not finite"},
+      {"beyond_f32.npz", "entry 1 of 'data.npy': entry (1, 2) = 1e+39 does not fit f32"},  // read as f32
+      // Its per-row tables alone would take more than the host has: refused before they are made.
+      {"tall.npz", "member 'shape.npy': a 2147483647 by 2147483647 matrix of 1 entries needs about "},
       {"string.npz", "member 'format.npy' holds dtype '|Sx'"},
       {"crc.npz", "its CRC-32 does not match its data"},
       {"text.npz", "text.npz: not a ZIP archive (.npz) NumPy could read: no end of central directory record"}};
   for (const auto& [file, message] : files) {
-    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": {"kind": "csr", "dtype": "f64", "from": ")" + file + R"("},
-      "x": {"kind": "array", "dtype": "f64", "shape": [3], "from": {"fill": 1}}},
+    const std::string dtype = file == "beyond_f32.npz" ? "f32" : "f64";
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"A": {"kind": "csr", "dtype": ")" + dtype + R"(", "from": ")" + file + R"("},
+      "x": {"kind": "array", "dtype": ")" + dtype + R"(", "shape": [3], "from": {"fill": 1}}},
       "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}})");
     auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
     EXPECT_EQ(r.code, 2) << file << ": " << r.out;
@@ -590,7 +596,7 @@ TEST(Sparse, BadFilesAndDeclarationsAreRefusedWithTheLine) {
       {R"({"kind": "ell", "dtype": "f64", "shape": [16777216, 4], "width": 1099511627776})", "/symbols/A/width: a row holds at most 4 entries"},
       {R"({"kind": "csr", "dtype": "f64", "shape": [3, 4], "nnz": 13})", "/symbols/A/nnz: a 3 by 4 matrix holds at most 12 entries"},
       {R"({"kind": "dia", "dtype": "f64", "shape": [1099511627776, 1099511627776], "diagonals": 1099511627776})", "would hold more than 2^62 places"},
-      {R"({"kind": "csr", "dtype": "f32", "from": "huge.mtx"})", "entry (1, 1) = 1e+300 does not fit f32"},
+      {R"({"kind": "csr", "dtype": "f32", "from": "huge.mtx"})", "huge.mtx: line 3: entry (1, 1) = 1e+300 does not fit f32"},
       {R"({"kind": "csr", "dtype": "f64", "shape": [3, 3], "nnz": 3, "parts": {"row_ptr": {"value": [0, 1, 2, 3]},
           "col": {"value": [0, 1, 100000000]}, "data": {"value": [1, 2, 3]}}})", "/symbols/A/parts: a csr whose col[2] = 100000000 is outside 0..2"},
       {R"({"kind": "coo", "dtype": "f64", "shape": [3, 3], "nnz": 3, "parts": {"row": {"value": [2, 0, 1]},
@@ -832,14 +838,19 @@ print('as scipy')
       {R"({"kind": "sparse", "format": "sbell", "slice": 2000, "from": {"poisson": {"grid": [4, 4]}}})",
        "/symbols/A/slice: expected at most 1024 super-rows a slice"},
       {R"({"kind": "sparse", "block": [4, 4], "from": {"poisson": {"grid": [4, 4]}}})",
-       "/symbols/A/block: applies to a named \"format\" (sell, sbell, a block kind or cocktail); the automatic choice cuts the matrix itself"},
+       "/symbols/A/block: applies to a named \"format\" (bcsr, bell, sbell, cocktail); the automatic choice lays the matrix out itself"},
       {R"({"kind": "sparse", "format": "csr", "block": [3, 5], "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/block: the format csr has no block"},
       {R"({"kind": "sparse", "format": "sbell", "sigma": 4, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/sigma: the format sbell has no sigma"},
       {R"({"kind": "sparse", "format": "bcsr", "block": [3, 4], "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/block: expected [h, w] with h 1, 2, 4 or 8"},
       {R"({"kind": "sparse", "nnz": 3, "from": {"poisson": {"grid": [4, 4]}}})", "nnz is 64; the declaration says 3"},
       {R"({"kind": "sparse", "from": "x.npy"})", "a file whose format chooses a kind for a sparse (the npy format does not)"},
       {R"({"kind": "sparse", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: applies to a named \"format\""},
-      {R"({"kind": "sparse", "format": "sell", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/width: the format sell has no width"},
+      {R"({"kind": "sparse", "format": "sell", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})",
+       "/symbols/A/width: the format sell has no width (ell, hyb, bell, cocktail have)"},
+      // A named format's counts are checked as its kind's declaration checks them.
+      {R"({"kind": "sparse", "format": "dia", "diagonals": 2, "from": {"poisson": {"grid": [4, 4]}}})", "/diagonals is 5; the declaration says 2"},
+      {R"({"kind": "sparse", "format": "ell", "width": 3, "from": {"poisson": {"grid": [4, 4]}}})", "/width is 5; the declaration says 3"},
+      {R"({"kind": "sparse", "diagonals": 5, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/diagonals: applies to a named \"format\" (dia, bdia, cocktail)"},
       {R"({"kind": "sparse", "reads": "many", "from": {"poisson": {"grid": [4, 4]}}})",
        "/symbols/A/reads: expected the number of products the program runs with the matrix (an integer, -1 where unknown), found \"many\""},
       {R"({"kind": "sparse", "reads": -2, "from": {"poisson": {"grid": [4, 4]}}})", "/symbols/A/reads: expected the number of products"},
@@ -852,6 +863,14 @@ print('as scipy')
     auto v = test::run_fugue("validate " + (dir / "bad.json").string());
     EXPECT_EQ(v.code, 2) << k << ": " << v.out;
     EXPECT_NE(v.out.find(bad[k].second), std::string::npos) << k << ": " << v.out;
+  }
+  // The same counts, right, are taken.
+  for (const char* good : {R"({"kind": "sparse", "format": "dia", "diagonals": 5, "nnz": 64, "from": {"poisson": {"grid": [4, 4]}}})",
+                           R"({"kind": "sparse", "format": "ell", "width": 5, "from": {"poisson": {"grid": [4, 4]}}})",
+                           R"({"kind": "sparse", "format": "hyb", "width": 5, "nnz": 64, "from": {"poisson": {"grid": [4, 4]}}})"}) {
+    test::write_text(dir / "good.json", R"({"fugue": 1, "symbols": {"A": )" + std::string(good) + R"(}, "body": [], "outputs": {}})");
+    auto v = test::run_fugue("validate " + (dir / "good.json").string());
+    EXPECT_EQ(v.code, 0) << good << ": " << v.out;
   }
 }
 

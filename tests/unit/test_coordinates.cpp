@@ -1,5 +1,6 @@
 // The sparse plugin's entries (plugins/sparse/coordinates.h), without a device: the (row, col) order
-// that every layout is built from, by counting rows or by comparison, and its checks.
+// that every layout is built from, by counting rows or by comparison, and its checks; the host memory
+// a matrix needs (host_memory.h), checked before it is made.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <tuple>
 
 #include "coordinates.h"
+#include "host_memory.h"
 #include "test_support.h"
 
 namespace fugue::sparse {
@@ -94,6 +96,25 @@ TEST(Coordinates, SortUniqueSortsAndNamesAPositionGivenTwice) {
   } catch (const std::exception& e) {
     EXPECT_STREQ(e.what(), "line 12: entry (4, 2) is given twice (also at line 10)");
   }
+}
+
+// Entries, rows and columns each cost their bytes; counts from a file saturate instead of wrapping;
+// a matrix beyond the memory is refused with the place given and both sizes.
+TEST(HostMemory, AMatrixBeyondTheMemoryIsRefusedWithItsPlace) {
+  EXPECT_EQ(matrix_host_bytes(10, 20, 5), 5u * 64 + 10u * 48 + 20u * 8);
+  EXPECT_EQ(matrix_host_bytes(-1, 0, 0), 0u);
+  EXPECT_EQ(matrix_host_bytes(INT64_MAX, INT64_MAX, INT64_MAX), UINT64_MAX);
+  EXPECT_NO_THROW(check_host_room(100, "m", 100));
+  try {
+    check_host_room(120'000'000'000, "line 2: a matrix", 24'000'000'000);
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_STREQ(e.what(), "line 2: a matrix needs about 120 GB of host memory; this machine has 24 GB (its memory, or its container's limit)");
+  }
+  EXPECT_EQ(bytes_text(999), "999 bytes");
+  EXPECT_EQ(bytes_text(1500), "1.5 KB");
+  EXPECT_EQ(bytes_text(UINT64_MAX), "18 EB");
+  EXPECT_GT(host_memory_bytes(), uint64_t{1} << 26);  // any machine that runs the tests has more than 64 MB
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Loader errors: every one names the file and JSON pointer, and says what was expected and found.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "errors.h"
@@ -9,6 +10,7 @@
 #include "io/initial_values.h"
 #include "io/npy_io.h"
 #include "load/program_loader.h"
+#include "program/program.h"
 #include "test_support.h"
 
 using namespace fugue;
@@ -134,6 +136,26 @@ TEST(ProgramLoader, UnknownKeysAndAttributes) {
   e = load_error(dir, program(R"([{"op": "array.cast", "out": ["t"], "in": ["x"], "attrs": {"dtype": "f16"}}])"));
   EXPECT_CONTAINS(e, "prog.json:/body/0/attrs/dtype");
   EXPECT_CONTAINS(e, "f16");
+}
+
+// An attribute the operation refuses is pointed at where the program writes it; one left to its default
+// (which the program cannot be pointed at) leaves the statement as the place.
+TEST(ProgramLoader, AttributesAnOperationRefusesArePointedAt) {
+  TempDir dir;
+  auto e = load_error(dir, program(R"([{"op": "histogram.even", "out": ["h"], "in": ["x"], "attrs": {"bins": 0, "low": 0, "high": 1}}])"));
+  EXPECT_CONTAINS(e, "prog.json:/body/0/attrs/bins: histogram.even: attribute bins: expected 1 to");
+  e = load_error(dir, program(R"([{"for": "i", "count": 2, "body": [
+    {"op": "array.copy", "out": ["t"], "in": ["x"]},
+    {"op": "array.transpose", "out": ["u"], "in": ["t"], "attrs": {"axes": "1, 0"}}]}])"));
+  EXPECT_CONTAINS(e, "prog.json:/body/0/body/1/attrs/axes: array.transpose: attribute axes:");
+
+  Statement st;
+  st.written_attrs = {"window"};
+  EXPECT_EQ(st.pointer_of("attribute window: expected an odd number"), "/attrs/window");
+  EXPECT_EQ(st.pointer_of("attribute windows: expected"), "");      // another attribute's, not written
+  EXPECT_EQ(st.pointer_of("attributes low and high: low > high"), "");  // about two: the statement
+  EXPECT_EQ(st.pointer_of("operand x: expected an array"), "");
+  EXPECT_EQ(st.pointer_of("attribute window"), "");
 }
 
 TEST(ProgramLoader, BreakOutsideLoopAndBadCondition) {
@@ -278,8 +300,16 @@ TEST(ProgramLoader, OverridesSetConstsAndScalars) {
   EXPECT_CONTAINS(load_error(dir, program("[]"), options), "is an array");
   options.overrides = {{"nope", "1"}};
   EXPECT_CONTAINS(load_error(dir, program("[]"), options), "no symbol 'nope'");
-  options.overrides = {{"n", "abc"}};
-  EXPECT_CONTAINS(load_error(dir, program("[]"), options), "expected a number");
+  // Decimal numbers as people write them, and the infinities JSON cannot write; nothing else.
+  for (const auto& [text, value] : std::vector<std::pair<std::string, double>>{
+           {".5", 0.5}, {"5.", 5}, {"+2", 2}, {"-1E3", -1000}, {"007", 7}, {"-inf", -HUGE_VAL}, {"inf", HUGE_VAL}}) {
+    options.overrides = {{"n", text}};
+    EXPECT_EQ(load_program(file, test::bundled_plugins(), options).symbol("n").const_value, value) << text;
+  }
+  for (const char* text : {"abc", "0x10", " 4", "4 ", "nan", "-nan", "1e", "-", ".", "1.2.3", "1e5.5", "Inf", "1e400", ""}) {
+    options.overrides = {{"n", text}};
+    EXPECT_CONTAINS(load_error(dir, program("[]"), options), "expected a decimal number (as 4, -0.5, 1e-3 or -inf), found '" + std::string(text) + "'");
+  }
   options.overrides = {{"k_scale", "2.5"}};
   std::string with_int_scalar = std::string("{") + kHeader + R"(, "body": []})";
   with_int_scalar.replace(with_int_scalar.find("\"n\":"), 0, R"("k_scale": {"kind": "scalar", "dtype": "i32", "value": 1}, )");

@@ -42,7 +42,7 @@ class SoftClip : public Operation {
     if (!(l > 0) || !std::isfinite(l)) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%g", l);
-      throw InvalidArgument(std::string("attribute 'limit' must be a finite number > 0, found ") + buf);
+      throw InvalidArgument(std::string("attribute limit: expected a finite number > 0, found ") + buf);
     }
     return l;
   }

@@ -210,6 +210,19 @@ class Call {
     const auto& a = attr(name);
     return a.type == FUGUE_ATTR_INT ? static_cast<double>(a.integer) : a.number;
   }
+  // A number attribute a kernel on `dtype` data writes as a literal: finite, and within f32's range for
+  // f32 and c64 data (a larger one would become inf there). InvalidArgument ("attribute NAME: ...",
+  // which the core points at the attribute) otherwise.
+  double number_for(const std::string& name, fugue_dtype dtype) const {
+    const double v = number(name);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", v);
+    if (!std::isfinite(v)) throw InvalidArgument("attribute " + name + ": expected a finite number, found " + text);
+    if ((dtype == FUGUE_DTYPE_F32 || dtype == FUGUE_DTYPE_C64) && std::fabs(v) > 3.4028234663852886e38)
+      throw InvalidArgument("attribute " + name + ": " + dtype_name(dtype) + " data needs a value within f32's range (|value| <= 3.4e38), found " +
+                            text);
+    return v;
+  }
   int64_t integer(const std::string& name) const { return attr(name).integer; }
   bool flag(const std::string& name) const { return attr(name).integer != 0; }  // FUGUE_ATTR_BOOL
   std::string string(const std::string& name) const {
