@@ -507,16 +507,17 @@ struct BenchPart {
 // rows and kernel time; with --json, the same as JSON.
 void print_split_bench(const Options& o, const std::string& over, const std::string& clock, std::vector<double> wall,
                        const Placement& placement, int64_t trades, const std::vector<BenchPart>& parts) {
+  std::FILE* text = o.json == "-" ? stderr : stdout;  // with --json -, stdout holds the JSON alone
   std::sort(wall.begin(), wall.end());
   const double median = wall[wall.size() / 2];
-  std::printf("%s on %s, %d repetitions (%s)\n", o.program.c_str(), over.c_str(), o.repeat, clock.c_str());
-  std::printf("wall ms: median %.4f, min %.4f, max %.4f\n", median * 1e3, wall.front() * 1e3, wall.back() * 1e3);
+  std::fprintf(text, "%s on %s, %d repetitions (%s)\n", o.program.c_str(), over.c_str(), o.repeat, clock.c_str());
+  std::fprintf(text, "wall ms: median %.4f, min %.4f, max %.4f\n", median * 1e3, wall.front() * 1e3, wall.back() * 1e3);
   if (placement.ghost_rows > 0)
-    std::printf("neighbours' rows (%lld of each) traded %lld times a run\n", static_cast<long long>(placement.ghost_rows),
+    std::fprintf(text, "neighbours' rows (%lld of each) traded %lld times a run\n", static_cast<long long>(placement.ghost_rows),
                 static_cast<long long>(trades));
   nlohmann::json per_device = nlohmann::json::array();
   for (const BenchPart& part : parts) {
-    std::printf("  %s %s: %lld rows, kernels %.4f ms in the last run\n", part.id.c_str(), part.device.c_str(),
+    std::fprintf(text, "  %s %s: %lld rows, kernels %.4f ms in the last run\n", part.id.c_str(), part.device.c_str(),
                 static_cast<long long>(part.rows), part.kernel_seconds * 1e3);
     per_device.push_back({{"device", part.device}, {"id", part.id}, {"rows", part.rows},
                           {"kernel_seconds_last_run", part.kernel_seconds}});
@@ -564,17 +565,18 @@ int bench_whole(const Options& o, const Program& program, Session& session) {
   const std::vector<RepetitionTimes> reps = time_runs(executor, session, o.repeat, true);
   // The warm-up, then each repetition (twice where the second gives the wall time: time_runs).
   const int64_t launches = executor.kernel_launches() / ((session.profiler.enabled() ? 2 : 1) * o.repeat + 1);
-  std::printf("%s on %s, %d repetitions (device time from OpenCL events)\n", o.program.c_str(),
-              session.device.info.name.c_str(), o.repeat);
-  std::printf("%s", bench_table(reps).c_str());
+  std::FILE* text = o.json == "-" ? stderr : stdout;  // with --json -, stdout holds the JSON alone
+  std::fprintf(text, "%s on %s, %d repetitions (device time from OpenCL events)\n", o.program.c_str(),
+               session.device.info.name.c_str(), o.repeat);
+  std::fprintf(text, "%s", bench_table(reps).c_str());
   std::vector<double> wall;
   for (const auto& r : reps) wall.push_back(r.wall_seconds);
   std::sort(wall.begin(), wall.end());
-  std::printf("wall ms per run (host clock, launches and waits included, from runs without events): median %.4f, min %.4f, max %.4f\n",
-              wall[wall.size() / 2] * 1e3, wall.front() * 1e3, wall.back() * 1e3);
-  std::printf("%lld kernel launches per run, %zu kernels (fusion %s, copy elimination %s)\n",
-              static_cast<long long>(launches), executor.kernels().size(), o.no_fuse ? "off" : "on",
-              o.no_swap ? "off" : "on");
+  std::fprintf(text, "wall ms per run (host clock, launches and waits included, from runs without events): median %.4f, min %.4f, max %.4f\n",
+               wall[wall.size() / 2] * 1e3, wall.front() * 1e3, wall.back() * 1e3);
+  std::fprintf(text, "%lld kernel launches per run, %zu kernels (fusion %s, copy elimination %s)\n",
+               static_cast<long long>(launches), executor.kernels().size(), o.no_fuse ? "off" : "on",
+               o.no_swap ? "off" : "on");
   if (!o.json.empty()) {
     std::string j = bench_json(reps, o.program, session.device.info.name);
     if (o.json == "-") std::printf("%s\n", j.c_str());
@@ -662,16 +664,19 @@ int main(int argc, char** argv) {
 
   Options o;
   CLI::App app{"Fugue: composes OpenCL kernels from JSON program descriptions and runs them"};
+  // A file, folder or device given as "" is refused, not taken as the current folder or the default.
+  const CLI::Validator named([](std::string& v) { return v.empty() ? std::string("expected a name, found an empty one") : std::string(); },
+                             "", "named");
   app.require_subcommand(1);
   app.add_flag("-v,--verbose", o.verbose, "log more (device, plugins, cache)");
   app.add_option("--plugin", o.plugins, "load this plugin file too (repeatable)");
 
   auto* run = app.add_subcommand("run", "run a program and write its outputs");
   run->add_option("program", o.program, "program file (.json)")->required();
-  run->add_option("--device", o.device, "P:D, gpu, cpu or part of a device name (default: $FUGUE_DEVICE, else first GPU, else first device); several: P:D,P:D, gpu:all, cpu:all or all (a program split by rows where it can be)");
-  run->add_option("--out", o.out, "folder for the outputs (default: the current folder)");
+  run->add_option("--device", o.device, "P:D, gpu, cpu or part of a device name (default: $FUGUE_DEVICE, else first GPU, else first device); several: P:D,P:D, gpu:all, cpu:all or all (a program split by rows where it can be)")->check(named);
+  run->add_option("--out", o.out, "folder for the outputs (default: the current folder)")->check(named);
   run->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
-  run->add_option("--profile", o.profile, "write a Chrome trace-event JSON of kernels, transfers and compiles");
+  run->add_option("--profile", o.profile, "write a Chrome trace-event JSON of kernels, transfers and compiles")->check(named);
   run->add_flag("--stats", o.stats, "print device time per kernel and program-cache counts");
   run->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without reading or writing the disk cache");
   run->add_flag("--reference", o.reference, "run on the CPU with every operation's reference implementation");
@@ -682,10 +687,11 @@ int main(int argc, char** argv) {
   auto* explain = app.add_subcommand("explain", "print the plan: blocks and live sets, kernels, promotions, swaps, "
                                                 "why operations were not fused, and the generated OpenCL");
   explain->add_option("program", o.program, "program file (.json)")->required();
-  explain->add_option("--device", o.device, "device, as for run");
+  explain->add_option("--device", o.device, "device, as for run")->check(named);
   explain->add_option("--device-file", o.device_file,
                       "plan for the device this description says (from `fugue devices --json`; devices/ has some), "
-                      "without OpenCL");
+                      "without OpenCL")
+      ->check(named);
   explain->add_flag("--compile", o.compile, "build the kernels too, as a run does (the driver may lower a work-group size)");
   explain->add_flag("--passes", o.passes, "print the plan after every planner pass that changed it, then the final plan");
   explain->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
@@ -698,10 +704,10 @@ int main(int argc, char** argv) {
 
   auto* bench = app.add_subcommand("bench", "time a program's kernels: warm-up, then repetitions");
   bench->add_option("program", o.program, "program file (.json)")->required();
-  bench->add_option("--device", o.device, "device, as for run");
+  bench->add_option("--device", o.device, "device, as for run")->check(named);
   bench->add_option("--repeat", o.repeat, "timed repetitions (default 10)");
   bench->add_option("--set", o.sets, "override a const or scalar (NAME=VALUE) or a file-sourced array's file (NAME=PATH, from the current folder); repeatable");
-  bench->add_option("--json", o.json, "also write the figures as JSON to this file ('-': stdout)");
+  bench->add_option("--json", o.json, "also write the figures as JSON to this file ('-': stdout)")->check(named);
   bench->add_flag("--no-disk-cache", o.no_disk_cache, "build kernels without the disk cache");
   bench->add_flag("--no-fuse", o.no_fuse, "one kernel per operation");
   bench->add_flag("--no-swap", o.no_swap, "run copies as kernels instead of buffer swaps");
@@ -711,7 +717,7 @@ int main(int argc, char** argv) {
   auto* tune = app.add_subcommand("tune", "measure on a device what a plugin's choices depend on, and keep the table in the "
                                           "device's tuning folder for later runs (fugue tune sparse: the sparse format choice)");
   tune->add_option("tuner", tuning.tuner, "the tuner (without one: list them)");
-  tune->add_option("--device", tuning.device, "device, as for run");
+  tune->add_option("--device", tuning.device, "device, as for run")->check(named);
   tune->add_option("--repeat", tuning.repeat, "timed repetitions of each program (default 5)")->check(CLI::Range(1, 1000));
   tune->add_flag("--quick", tuning.quick, "small sizes: checks that tuning works; the table goes to TUNER.quick.json, which plugins do not read");
 
@@ -720,8 +726,8 @@ int main(int argc, char** argv) {
                      "against reference, partition honesty, fusion neutrality, determinism, cost");
   conformance->add_option("plugin", o.conformance.plugin, "a plugin file, or a plugin's name on the search path")
       ->required();
-  conformance->add_option("--device", o.conformance.device, "device, as for run");
-  conformance->add_option("--report", o.conformance.report_file, "also write the results as JSON to this file");
+  conformance->add_option("--device", o.conformance.device, "device, as for run")->check(named);
+  conformance->add_option("--report", o.conformance.report_file, "also write the results as JSON to this file")->check(named);
   conformance->add_option("--op", o.conformance.ops, "check only this operation (repeatable)");
   conformance->add_option("--seed", o.conformance.seed, "seed of the random inputs (default: a fresh one, printed)");
   conformance->add_option("--timeout", o.conformance.timeout_seconds,
@@ -729,9 +735,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 86400));
 
   auto* devices = app.add_subcommand("devices", "list OpenCL platforms and devices");
-  devices->add_option("--device", o.device, "the device --json describes (default: as for run)");
+  devices->add_option("--device", o.device, "the device --json describes (default: as for run)")->check(named);
   devices->add_option("--json", o.json, "write the description of one device to this file ('-': stdout), for "
-                                        "`fugue explain --device-file`");
+                                        "`fugue explain --device-file`")->check(named);
   auto* plugins = app.add_subcommand("plugins", "list the kinds, file formats and generators of the core, and the plugins with their versions, ABI, kinds, formats, generators, tuners and operations");
 
   try {
@@ -772,7 +778,18 @@ int main(int argc, char** argv) {
       tuning.plugins = o.plugins;
       return run_tune(tuning);
     }
-    if (conformance->parsed()) return conformance::run_conformance(o.conformance);
+    if (conformance->parsed()) {
+      // A report that cannot be written, or a device that is not there, stops the suite before it runs.
+      if (!o.conformance.report_file.empty()) {
+        try {
+          check_file_writable(o.conformance.report_file);
+        } catch (const UserError& e) {
+          throw UserError("--report " + o.conformance.report_file + ": " + e.what());
+        }
+      }
+      select_devices(Session::devices(), device_spec(o.conformance.device));
+      return conformance::run_conformance(o.conformance);
+    }
     if (devices->parsed()) return cmd_devices(o);
     if (plugins->parsed()) return cmd_plugins(o);
   } catch (const UserError& e) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "counting.h"
@@ -26,23 +27,31 @@ struct Range {
 Range range_of(const sdk::Call& call) {
   const double low = call.number("low"), high = call.number("high");
   if (!std::isfinite(low) || !std::isfinite(high))
-    throw sdk::InvalidArgument("attributes low and high: expected finite numbers, found " + std::to_string(low) + " and " + std::to_string(high));
+    throw sdk::InvalidArgument("attributes low and high: expected finite numbers, found " + sdk::number_text(low) + " and " + sdk::number_text(high));
   if (low > high)
-    throw sdk::InvalidArgument("attributes low and high: low (" + std::to_string(low) + ") must not exceed high (" + std::to_string(high) + ")");
+    throw sdk::InvalidArgument("attributes low and high: low (" + sdk::number_text(low) + ") must not exceed high (" + sdk::number_text(high) + ")");
   return low == high ? Range{low - 0.5, high + 0.5} : Range{low, high};
 }
 
 // Checks that the numbers the bins are found with are finite in the data's arithmetic (f32 for f32
-// data): the range within f32's for f32 data, and bins / (high - low) not overflowing.
+// data): the range within f32's for f32 data, its width high - low within f64's (NumPy's edges are
+// NaN and inf past it), and bins / (high - low) not overflowing.
 void require_finite_scale(const Range& r, int64_t bins, bool f32) {
   const double norm = static_cast<double>(bins) / (r.high - r.low), most = f32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
   if (f32 && (std::fabs(r.low) > most || std::fabs(r.high) > most))
-    throw sdk::InvalidArgument("attributes low and high: f32 data needs a range within f32's (|value| <= 3.4e38), found " + std::to_string(r.low) +
-                               " to " + std::to_string(r.high));
+    throw sdk::InvalidArgument("attributes low and high: f32 data needs a range within f32's (|value| <= 3.4e38), found " + sdk::number_text(r.low) +
+                               " to " + sdk::number_text(r.high));
+  if (!(r.high - r.low <= 1.7976931348623157e308))
+    throw sdk::InvalidArgument("attributes low and high: the range " + sdk::number_text(r.low) + " to " + sdk::number_text(r.high) +
+                               " is wider than f64 holds (high - low overflows); narrow it");
   if (!(norm <= most))
-    throw sdk::InvalidArgument("attributes bins, low and high: " + std::to_string(bins) + " bins over a range of " + std::to_string(r.high - r.low) +
+    throw sdk::InvalidArgument("attributes bins, low and high: " + std::to_string(bins) + " bins over a range of " + sdk::number_text(r.high - r.low) +
                                " are too narrow for " + (f32 ? "f32" : "f64") + " (bins / (high - low) overflows)");
 }
+
+// f32 data over a range wider than f32's largest value: x - low overflows in f32, so the bin is found
+// from x - low in f64, as NumPy 1.x does for bounds that large (its edges stay f32's).
+bool wide_f32(const Range& r) { return r.high - r.low > 3.4028234663852886e38; }
 
 int64_t bins_of(const sdk::Call& call) {
   const int64_t bins = call.integer("bins");
@@ -67,7 +76,8 @@ int64_t numpy_bin(T x, const Range& r, int64_t bins) {
   const double step = (r.high - r.low) / static_cast<double>(bins);
   auto edge = [&](int64_t i) { return i == bins ? high : static_cast<T>(static_cast<double>(i) * step + r.low); };
   const T norm = static_cast<T>(static_cast<double>(bins) / (r.high - r.low));
-  int64_t i = static_cast<int64_t>((x - low) * norm);
+  int64_t i = std::is_same_v<T, float> && wide_f32(r) ? static_cast<int64_t>((static_cast<double>(x) - r.low) * (static_cast<double>(bins) / (r.high - r.low)))
+                                                      : static_cast<int64_t>((x - low) * norm);
   if (i >= bins) i = bins - 1;
   if (x < edge(i)) --i;
   if (i != bins - 1 && x >= edge(i + 1)) ++i;
@@ -168,13 +178,20 @@ class Even final : public sdk::Operation {
     auto edge = [&](const std::string& j) {
       if (!f32) return "((double)(" + j + ") * " + literal(step, false) + " + " + literal(r.low, false) + ")";
       if (!in_f32) return "(float)((double)(" + j + ") * " + literal(step, false) + " + " + literal(r.low, false) + ")";
+      if (wide_f32(r))  // j * step past f32's range: halved, then doubled (exactly)
+        return "(((float)(" + j + ") * " + literal(step / 2, true) + " + " + literal(r.low / 2, true) + ") * 2.0f)";
       return "((float)(" + j + ") * " + literal(step, true) + " + " + literal(r.low, true) + ")";
     };
     std::string code = "const " + t + " " + x + " = (" + t + ")(" + em.read(kA) + ");\n";
     code += "int " + bin + " = -1;\n";
     // NumPy rounds j * step and + low apart: no fused multiply-add (OpenCL C contracts by default).
     code += "if (" + x + " >= " + low + " && " + x + " <= " + high + ") {\n#pragma OPENCL FP_CONTRACT OFF\n";
-    code += "  int " + i + " = (int)((" + x + " - " + low + ") * " + literal(static_cast<double>(bins) / (r.high - r.low), f32) + ");\n";
+    const double norm = static_cast<double>(bins) / (r.high - r.low);
+    if (f32 && wide_f32(r))  // x - low past f32's range: in f64, or halved in f32 (then the corrections below fix the bin)
+      code += doubles ? "  int " + i + " = (int)(((double)" + x + " - " + literal(r.low, false) + ") * " + literal(norm, false) + ");\n"
+                      : "  int " + i + " = (int)((" + x + " * 0.5f - " + literal(r.low / 2, true) + ") * " + literal(2 * norm, true) + ");\n";
+    else
+      code += "  int " + i + " = (int)((" + x + " - " + low + ") * " + literal(norm, f32) + ");\n";
     code += "  if (" + i + " >= " + B + ") " + i + " = " + B + " - 1;\n";
     if (!exact_scaling(r, bins, f32)) {  // the product may round across an edge: NumPy's corrections
       code += "  if (" + x + " < " + edge(i) + ") --" + i + ";\n";

@@ -42,13 +42,16 @@ Axis axis_of(const sdk::Call& call, const std::string& a) {
   const double low = call.number("low_" + a), high = call.number("high_" + a);
   if (!std::isfinite(low) || !std::isfinite(high) || low > high)
     throw sdk::InvalidArgument("attributes low_" + a + " and high_" + a + ": expected finite numbers, low not above high, found " +
-                               std::to_string(low) + " and " + std::to_string(high));
+                               sdk::number_text(low) + " and " + sdk::number_text(high));
   if (bins * call.integer(a == "x" ? "bins_y" : "bins_x") > kMaxBins)
     throw sdk::InvalidArgument("attributes bins_x and bins_y: at most " + std::to_string(kMaxBins) + " bins in all");
   const Axis axis = low == high ? Axis{bins, low - 0.5, high + 0.5} : Axis{bins, low, high};
+  if (!(axis.high - axis.low <= 1.7976931348623157e308))  // NumPy's edges are NaN and inf past it
+    throw sdk::InvalidArgument("attributes low_" + a + " and high_" + a + ": the range " + sdk::number_text(low) + " to " + sdk::number_text(high) +
+                               " is wider than f64 holds (high - low overflows); narrow it");
   if (!(static_cast<double>(bins) / (axis.high - axis.low) <= 1.7976931348623157e308))
     throw sdk::InvalidArgument("attributes bins_" + a + ", low_" + a + " and high_" + a + ": " + std::to_string(bins) + " bins over a range of " +
-                               std::to_string(axis.high - axis.low) + " are too narrow (bins / (high - low) overflows)");
+                               sdk::number_text(axis.high - axis.low) + " are too narrow (bins / (high - low) overflows)");
   return axis;
 }
 

@@ -126,6 +126,11 @@ TEST(Cli, BenchReportsMedianAndBandwidth) {
   const std::string row = "/body/0 array.mul z = (x, 2)";
   ASSERT_NE(r.out.find(row), std::string::npos) << r.out;
   EXPECT_EQ(std::stoi(r.out.substr(r.out.find(row) + row.size())), 1) << "one launch a timed repetition\n" << r.out;
+  // With --json -, stdout holds the JSON alone (the table goes to stderr), so that it pipes into a parser.
+  auto json_only = fugue::test::run_command("sh -c '" + fugue::test::fugue_executable().string() + " bench " +
+                                            example("bench/elementwise_scale.json") + " --set n=1000 --repeat 2 --json - 2>/dev/null'");
+  ASSERT_EQ(json_only.code, 0) << json_only.out;
+  EXPECT_EQ(nlohmann::json::parse(json_only.out)["repetitions"], 2) << json_only.out;
 }
 
 TEST(Cli, ArrayLargerThanTheDeviceIsRefusedBeforeAllocation) {

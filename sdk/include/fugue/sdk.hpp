@@ -93,6 +93,13 @@ inline std::string kind_name(fugue_kind k) {
     default: return "kind " + std::to_string(k);
   }
 }
+// A number for messages: its 9 significant digits ("1e+308", "0.25"), where std::to_string writes
+// every digit of a large one and rounds a small one to 0.000000.
+inline std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
 // "f32 array [4, 5]", "f64 scalar", "const 2.5".
 inline std::string type_string(fugue_kind kind, fugue_dtype dtype, const std::vector<int64_t>& shape,
                                double const_value) {
@@ -215,12 +222,10 @@ class Call {
   // which the core points at the attribute) otherwise.
   double number_for(const std::string& name, fugue_dtype dtype) const {
     const double v = number(name);
-    char text[32];
-    std::snprintf(text, sizeof text, "%.9g", v);
-    if (!std::isfinite(v)) throw InvalidArgument("attribute " + name + ": expected a finite number, found " + text);
+    if (!std::isfinite(v)) throw InvalidArgument("attribute " + name + ": expected a finite number, found " + number_text(v));
     if ((dtype == FUGUE_DTYPE_F32 || dtype == FUGUE_DTYPE_C64) && std::fabs(v) > 3.4028234663852886e38)
       throw InvalidArgument("attribute " + name + ": " + dtype_name(dtype) + " data needs a value within f32's range (|value| <= 3.4e38), found " +
-                            text);
+                            number_text(v));
     return v;
   }
   int64_t integer(const std::string& name) const { return attr(name).integer; }
