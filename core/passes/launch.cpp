@@ -142,7 +142,7 @@ namespace {
 
 // choose_group_launch's walk: the launch of the merged plan, then the walk its reads suit.
 Launch choose_walk(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
-  Launch launch = choose_launch(group.plan, device, kernel_max_local);
+  Launch launch = choose_launch(group, device, kernel_max_local);
   const LaunchTuning tuning = tuning_for(device);
   if (updates_by_atomics(group) && !launch.blocked && launch.unroll > 1) launch.unroll = std::max(launch.unroll, tuning.scatter_unroll);
   if (group.teams) {
@@ -309,6 +309,17 @@ Launch choose_walk(const FusedGroup& group, const DeviceInfo& device, int64_t ke
 }
 
 }  // namespace
+
+Launch choose_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
+  try {
+    return choose_launch(group.plan, device, kernel_max_local);
+  } catch (const DeviceError& e) {
+    const Statement* first = group.ops.empty() ? nullptr : group.ops.front()->statement;
+    if (!first || !first->op) throw;
+    throw DeviceError(first->where + ": " + first->op->name() + (group.ops.size() > 1 ? " (and the operations fused with it)" : "") + ": " +
+                      e.what());
+  }
+}
 
 Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local) {
   Launch launch = choose_walk(group, device, kernel_max_local);

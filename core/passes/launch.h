@@ -130,6 +130,9 @@ LaunchTuning tuning_for(const DeviceInfo& device);
 // `kernel_max_local`: the built kernel's CL_KERNEL_WORK_GROUP_SIZE when known (0: not yet).
 Launch choose_launch(const abi::Plan& plan, const DeviceInfo& device, int64_t kernel_max_local = 0);
 
+// choose_launch for a fused kernel's merged plan; a launch that cannot fit the device names the
+// kernel's first statement.
+Launch choose_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local = 0);
 // The launch of a fused kernel: choose_launch for its merged plan, then the walk its reads suit.
 Launch choose_group_launch(const FusedGroup& group, const DeviceInfo& device, int64_t kernel_max_local = 0);
 

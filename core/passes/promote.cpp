@@ -170,7 +170,7 @@ bool choose_teams(const Program& program, const DeviceInfo& device, uint64_t bud
       }
   }
   for (const auto& [s, per_entry] : g.local_values) held.insert(s);
-  const int64_t team = choose_launch(g.plan, device).local_size;
+  const int64_t team = choose_launch(g, device).local_size;
   const LaunchTuning tuning = tuning_for(device);
   // Rows padded by one element (FusedGroup::padded_rows) where a team's work-items each walk rows of
   // their own: teams of several work-items, on devices with banks (a CPU's copies, tuning.blocked_items,

@@ -37,6 +37,23 @@ TEST(Explain, DevicesJsonToStdoutIsADescription) {
 // 2.5): by the order against the device's row of the plugin's table (the H100's description shipped in
 // devices/, no OpenCL needed), with FUGUE_LINALG_TUNING overriding a row; a bad override is an error
 // naming the variable.
+// A described device on which an operation's launch cannot fit (work-groups of one work-item, a team
+// of 16 asked): the error names the statement and the operation.
+TEST(Explain, ALaunchThatCannotFitNamesItsStatement) {
+  test::TempDir dir;
+  auto description = nlohmann::json::parse(test::read_text(test::source_root() / "devices" / "nvidia-h100.json"));
+  description["max_work_group_size"] = 1;
+  test::write_text(dir / "small.json", description.dump());
+  test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
+    "B": {"kind": "array", "dtype": "f64", "shape": [100, 12, 12], "from": {"spd": {"seed": 1}}}},
+    "body": [{"op": "array.mul", "out": ["C"], "in": ["B", 2]}, {"op": "linalg.potrf", "out": ["LB"], "in": ["C"]}],
+    "outputs": {"LB": "LB.npy"}})");
+  auto r = test::run_fugue("explain --device-file " + (dir / "small.json").string() + " " + (dir / "p.json").string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("p.json:/body/"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no work-group size fits both the operation's range"), std::string::npos) << r.out;
+}
+
 TEST(Explain, LinalgPlansSayTheirVariantAndTableRow) {
   test::TempDir dir;
   test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {
