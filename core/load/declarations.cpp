@@ -4,7 +4,6 @@
 #include "load/reads.h"
 
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <optional>
 

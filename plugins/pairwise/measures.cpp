@@ -290,12 +290,12 @@ Parameters parameters_of(const sdk::Call& call, bool kernels, int64_t k) {
     p.gamma = call.number_for("gamma", dtype);
     p.alpha = call.number_for("alpha", dtype);
     p.degree = call.number_for("degree", dtype);
-    if (p.gamma < 0) throw sdk::InvalidArgument("attribute gamma: expected a finite number, at least 0, found " + std::to_string(p.gamma));
-    if (p.degree < 0) throw sdk::InvalidArgument("attribute degree: expected a finite number, at least 0, found " + std::to_string(p.degree));
+    if (p.gamma < 0) throw sdk::InvalidArgument("attribute gamma: expected a finite number, at least 0, found " + sdk::number_text(p.gamma));
+    if (p.degree < 0) throw sdk::InvalidArgument("attribute degree: expected a finite number, at least 0, found " + sdk::number_text(p.degree));
     if (p.gamma == 0) p.gamma = 1.0 / static_cast<double>(k);
   } else {
     p.p = call.number_for("p", dtype);
-    if (p.p < 1) throw sdk::InvalidArgument("attribute p: expected a finite number, at least 1, found " + std::to_string(p.p));
+    if (p.p < 1) throw sdk::InvalidArgument("attribute p: expected a finite number, at least 1, found " + sdk::number_text(p.p));
   }
   return p;
 }
