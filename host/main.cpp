@@ -27,6 +27,7 @@
 #include "passes/launch.h"
 #include "passes/lower.h"
 #include "passes/plan_report.h"
+#include "plugins/child_process.h"
 #include "plugins/plugin_registry.h"
 #include "device/device_description.h"
 #include "device/program_cache.h"
@@ -787,7 +788,18 @@ int main(int argc, char** argv) {
           throw UserError("--report " + o.conformance.report_file + ": " + e.what());
         }
       }
-      select_devices(Session::devices(), device_spec(o.conformance.device));
+      // The device is looked for in a child process: the suite forks its checks from a process that has
+      // not touched OpenCL (its threads and locks do not survive a fork; a child forked after hung).
+      const ChildOutcome found = run_in_child(
+          [&](const std::function<void(const std::string&)>& say) {
+            try {
+              select_devices(Session::devices(), device_spec(o.conformance.device));
+            } catch (const UserError& e) {
+              say(e.what());
+            }
+          },
+          std::chrono::seconds(120));
+      if (found.completed && !found.output.empty()) throw UserError(found.output.substr(0, found.output.find_last_not_of('\n') + 1));
       return conformance::run_conformance(o.conformance);
     }
     if (devices->parsed()) return cmd_devices(o);
