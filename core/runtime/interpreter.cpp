@@ -1,6 +1,7 @@
 #include "runtime/interpreter.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "errors.h"
 
@@ -43,9 +44,11 @@ class Interpreter {
           int64_t count = st.count_value;
           if (!st.count_symbol.empty()) {
             double v = value(st.count_symbol);
-            if (!(v >= 0) || v != std::floor(v) || v > 9.0e15)
-              throw UserError(st.where + ": loop count '" + st.count_symbol + "' is " + std::to_string(v) +
-                              ", not a non-negative integer");
+            if (!(v >= 0) || v != std::floor(v) || v > 9.0e15) {
+              char text[32];
+              std::snprintf(text, sizeof text, "%.17g", v);
+              throw UserError(st.where + ": loop count '" + st.count_symbol + "' is " + text + "; expected an integer from 0 to 9e15");
+            }
             count = static_cast<int64_t>(v);
           }
           for (int64_t i = 0; i < count; ++i) {

@@ -40,7 +40,7 @@ const HostArray& ReferenceExecutor::value(const std::string& symbol) const {
     return assembled_[symbol] = std::move(whole);
   }
   auto it = values_.find(symbol);
-  if (it == values_.end()) throw UserError("'" + symbol + "' was never written, so it has no value");
+  if (it == values_.end()) throw UserError(s.where + ": '" + symbol + "' was never written at run time, so it has no value to read");
   return it->second;
 }
 

@@ -254,7 +254,12 @@ class Rearrange : public sdk::Operation {
 
   void emit(const sdk::Call& call, const sdk::Plan&, const sdk::Emitter& em) const override {
     const AffinePlace p = merged(place(call));
-    if (sdk::elements(call.operand(kOut)) == 0) return;  // no element: no work-item runs this (and no division by 0)
+    if (sdk::elements(call.operand(kOut)) == 0) {
+      // No element: no work-item runs this (and no division by 0), but a fused consumer reads the value.
+      const std::string type = ctype(call.operand(kOut).dtype);
+      em.append(em.write(kOut) + " = (" + type + ")(0);\n");
+      return;
+    }
     const std::string q = em.name("q"), at = em.name("at");
     // The index walked unsigned (it is never negative): dividing by a constant is then a multiply, or a
     // shift and a mask for powers of two.

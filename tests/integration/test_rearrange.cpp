@@ -1,4 +1,5 @@
-// array.transpose and array.slice against NumPy (np.transpose, x[index] evaluated by NumPy itself), and
+// array.transpose and array.slice against NumPy (np.transpose, x[index] evaluated by NumPy itself; an
+// empty slice fused between its producer and a sum), and
 // as producers of batched factorizations: a batch stored with the batch axis last, or every other matrix
 // of a larger array, read straight into potrf's and getrf's kernel (non-contiguous batch layouts), checked
 // against NumPy and SciPy.
@@ -60,6 +61,12 @@ TEST(Rearrange, TransposesAndSlicesAgreeWithNumpy) {
       outputs += R"(, ")" + y + R"(": ")" + y + R"(.npy")";
       checks += "check('" + y + "', " + c.numpy + ")\n";
     }
+    // An empty slice of a producer's values, summed: all three in one kernel, which must still build
+    // (the slice writes its value though no work-item runs it).
+    body += R"(, {"op": "array.mul", "out": ["x2"], "in": ["x", 2]}, {"op": "array.slice", "out": ["e"], "in": ["x2"], "attrs": {"index": "2:2"}},
+               {"op": "array.sum", "out": ["es"], "in": ["e"]})";
+    outputs += R"(, "es": "es.npy")";
+    checks += "check('es', np.array((x * 2)[2:2].sum()))\n";
     test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {"x": {"kind": "array", "dtype": ")" + std::string(dtype) +
                                          R"(", "shape": [6, 7, 5], "from": {"random": {"seed": )" + std::to_string(seed % 100000) +
                                          R"(, "low": -100, "high": 100}}}},
