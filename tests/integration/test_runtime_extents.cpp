@@ -116,7 +116,7 @@ TEST(RuntimeExtents, MisusesAreRefusedWithThePlace) {
   e = load_error({{"fugue", 1}, {"symbols", {{"x", x}, {"m", m}}},
                   {"body", {{{"op", "array.compact"}, {"out", {"s"}}, {"in", {"x", "m"}}},
                             {{"op", "array.add"}, {"out", {"t"}}, {"in", {"s", "x"}}}}}});
-  EXPECT_CONTAINS(e, "extents.json:/body/1: array.add: operand b: expected shape [<=8] like operand a");
+  EXPECT_CONTAINS(e, "extents.json:/body/1/in/1: array.add: operand b: expected shape [<=8] like operand a");
   // Only the first axis, an object with the capacity alone.
   e = load_error({{"fugue", 1}, {"symbols", {{"v", {{"kind", "array"}, {"dtype", "f32"},
                                                    {"shape", {3, {{"capacity", 4}}}}, {"from", {{"zeros", json::object()}}}}}}},

@@ -241,7 +241,7 @@ TEST(SparseConvert, AMatrixMadeOnTheDeviceConvertsAndWrongCountsStop) {
   test::write_text(dir / "wrong.json", program(nnz + 1));
   r = test::run_fugue("run " + (dir / "wrong.json").string() + " --out " + (dir / "wrong").string());
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("wrong.json:/body/1: sparse.convert: operand B: A's " + std::to_string(nnz) +
+  EXPECT_NE(r.out.find("wrong.json:/body/1/out/0: sparse.convert: operand B: A's " + std::to_string(nnz) +
                        " entries (its nonzero values: zeros are padding in a dia) need \"nnz\": " +
                        std::to_string(nnz) + " in the csr B, which is declared with \"nnz\": " + std::to_string(nnz + 1) +
                        ": declare \"nnz\": " + std::to_string(nnz)),
@@ -251,7 +251,7 @@ TEST(SparseConvert, AMatrixMadeOnTheDeviceConvertsAndWrongCountsStop) {
   // The reference run names the statement too.
   r = test::run_fugue("run --reference " + (dir / "wrong.json").string() + " --out " + (dir / "wrong_reference").string());
   EXPECT_EQ(r.code, 2) << r.out;
-  EXPECT_NE(r.out.find("wrong.json:/body/1: sparse.convert: operand B: A's " + std::to_string(nnz) + " entries (its nonzero values"), std::string::npos)
+  EXPECT_NE(r.out.find("wrong.json:/body/1/out/0: sparse.convert: operand B: A's " + std::to_string(nnz) + " entries (its nonzero values"), std::string::npos)
       << r.out;
 }
 
@@ -359,7 +359,7 @@ TEST(SparseConvert, OnTheDeviceHoldsWhatReadingGivesAndChecksTheCounts) {
     test::write_text(dir / (w.name + ".json"), program(w.ell_width, w.coo_nnz, w.dia_diagonals, w.csr_nnz, w.name == "hyb" ? 597 : 598));
     r = test::run_fugue("run " + (dir / (w.name + ".json")).string() + " --out " + (dir / w.name).string());
     EXPECT_EQ(r.code, 2) << w.name << ": " << r.out;
-    EXPECT_NE(r.out.find(w.name + ".json:" + w.statement + ": sparse.convert: operand B: A's "), std::string::npos) << w.name << ": " << r.out;
+    EXPECT_NE(r.out.find(w.name + ".json:" + w.statement + "/out/0: sparse.convert: operand B: A's "), std::string::npos) << w.name << ": " << r.out;
     EXPECT_NE(r.out.find(w.message), std::string::npos) << w.name << ": " << r.out;
   }
   test::write_text(dir / "fewer.json", program(600, nnz - 1, diagonals, csr_nnz));
