@@ -204,13 +204,19 @@ class Potrf final : public sdk::Operation {
   // The loop plan of a lower factor of real values builds L in its own layout (below); upper factors and
   // complex values factor U = L^H (in_loops), whose rows are A's for upper factors.
   static bool by_dot_products(const sdk::Call& call) { return call.flag("lower") && !Scalars(call.operand(kA).dtype).complex; }
+  // The dot products' vectors: the device's native width, at most 4. Each dot product ends in a sum across
+  // its vector and a tail of up to width - 1 scalar steps, both of which grow with the width while the
+  // products along a row of at most n stay short (PoCL, AVX-512, fugue bench medians of 5, two runs, ms:
+  // 2,000 f32 matrices of 64 in vectors of 16 17.4-17.7, 8 8.5-8.7, 4 8.1-8.4, 2 9.7-9.8; f64 of 64 in 8
+  // 16.3-17.4, 4 12.9-13.8, 2 14.9-15.2; f32 of 128 71-76, 44, 44-48, 60-63; f64 of 128 70-72, 57-61, 74-76;
+  // 20,000 f32 of 16 7.9-8.1, 4.5, 4.2-4.5, 5.0; f64 of 16 8.3-9.4, 6.9-7.1, 7.2).
   static int64_t vector_width(const sdk::Call& call) {
-    return std::min<int64_t>(sdk::native_vector_width(&call.device(), call.operand(kA).dtype), 16);
+    return std::min<int64_t>(sdk::native_vector_width(&call.device(), call.operand(kA).dtype), 4);
   }
 
   // One matrix per work-item, its loops kept (a CPU's plan), lower and real: L in a local array in its own
   // layout, row by row (Cholesky-Crout): L(i, j) = (A(i, j) - L(i, :j) . L(j, :j)) / L(j, j), every dot
-  // product along two rows, in vectors of the device's native width. Four rows at a time left of their
+  // product along two rows, in vectors of up to 4 values (vector_width). Four rows at a time left of their
   // diagonal block, sharing each row j's loads; then the block's own triangle. A is read once, and L
   // written along its rows, with no transposed copy either way (PoCL, 2,000 f64 matrices of 32, in a
   // hand-edited kernel: 2.8-5.7 ms against 4.7-10 for U = L^T; 20,000 of 16: 6.7-9.9 against 15-16).
