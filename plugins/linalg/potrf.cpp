@@ -209,7 +209,7 @@ class Potrf final : public sdk::Operation {
   // products along a row of at most n stay short (PoCL, AVX-512, fugue bench medians of 5, two runs, ms:
   // 2,000 f32 matrices of 64 in vectors of 16 17.4-17.7, 8 8.5-8.7, 4 8.1-8.4, 2 9.7-9.8; f64 of 64 in 8
   // 16.3-17.4, 4 12.9-13.8, 2 14.9-15.2; f32 of 128 71-76, 44, 44-48, 60-63; f64 of 128 70-72, 57-61, 74-76;
-  // 20,000 f32 of 16 7.9-8.1, 4.5, 4.2-4.5, 5.0; f64 of 16 8.3-9.4, 6.9-7.1, 7.2).
+  // 20,000 f32 of 16 7.9-8.1, 4.5, 4.2-4.5 (one run 8.6), 5.0; f64 of 16 8.3-9.4 (one run 13.3), 6.9-7.1, 7.2).
   static int64_t vector_width(const sdk::Call& call) {
     return std::min<int64_t>(sdk::native_vector_width(&call.device(), call.operand(kA).dtype), 4);
   }
