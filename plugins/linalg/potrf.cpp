@@ -86,8 +86,10 @@ class Potrf final : public sdk::Operation {
       plan.registers = 16;
       plan.local_mem_bytes = static_cast<uint64_t>(n * n * bytes);
       plan.reads_once = uint64_t{1} << kA;  // copied into the matrix it factors
-      plan.variant = loop_variant_text(tu, n, by_dot_products(call) ? "L in local memory, built 4 rows at a time from dot products along its rows"
-                                                                     : "the matrix in local memory, factored as U = L^H along its rows");
+      const int64_t width = vector_width(call);
+      plan.variant = loop_variant_text(tu, n, by_dot_products(call) ? "L in local memory, built 4 rows at a time from dot products along its rows " +
+                                                                          (width >= 2 ? "in vectors of " + std::to_string(width) : std::string("one value at a time"))
+                                                                    : "the matrix in local memory, factored as U = L^H along its rows");
       return plan;
     }
     if (grid_plan(tu, n, bytes, call.device().max_work_group_size)) {

@@ -52,8 +52,10 @@ TEST(LinalgCpu, ExplainSaysVectorsAndLoops) {
         "k in order; CPU table",
         "plan: vectors: blocks of C of 4 x 4 (a float4 a row, the device's native width 16) per work-item, one work-item per product (1 block)",
         "plan: blocks of C of 4 x 4 per work-item, a team of 16 per product (16 blocks)",
+        // Dot products in vectors of at most 4 (the device's native width is 8): a sum across a wider vector and
+        // its longer tail cost more than the short rows gain.
         "plan: loops: one matrix per work-item, its loops kept, L in local memory, built 4 rows at a time from dot products along its rows "
-        "(order 32 in 9..1024); CPU table",
+        "in vectors of 4 (order 32 in 9..1024); CPU table",
         "plan: loops: one matrix per work-item, its loops kept, the solution in local memory (order 32 in 9..1024); CPU table",
         "plan: loops: one matrix per work-item, its loops kept, the matrix in local memory, rows swapped whole and updated along them (order 32 in "
         "9..1024); CPU table"})
@@ -97,8 +99,9 @@ TEST(LinalgCpu, ExplainSaysVectorsAndLoops) {
   }
 }
 
-// A description that does not give the vector widths (written before ABI 2.10 asked) plans no vectors;
-// a width that is not a power of two is refused with its key.
+// A description that does not give the vector widths (written before ABI 2.10 asked) plans no vectors
+// (gemm's blocks, potrf's dot products one value at a time); a width that is not a power of two is refused
+// with its key.
 TEST(LinalgCpu, DeviceFilesWithoutOrWithBadVectorWidths) {
   test::TempDir dir;
   std::string described = test::read_text(device_file("pocl-cpu.json"));
@@ -119,6 +122,13 @@ TEST(LinalgCpu, DeviceFilesWithoutOrWithBadVectorWidths) {
   auto r = test::run_fugue("explain --device-file " + (dir / "old.json").string() + " " + (dir / "p.json").string());
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("plan: blocks of C of 4 x 4 per work-item"), std::string::npos) << r.out;
+  // potrf's dot products then take one value at a time.
+  test::write_text(dir / "potrf.json", R"({"fugue": 1, "symbols": {
+    "A": {"kind": "array", "dtype": "f64", "shape": [10, 32, 32], "from": {"spd": {"seed": 1}}}},
+    "body": [{"op": "linalg.potrf", "out": ["L"], "in": ["A"]}], "outputs": {"L": "L.npy"}})");
+  r = test::run_fugue("explain --device-file " + (dir / "old.json").string() + " " + (dir / "potrf.json").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("built 4 rows at a time from dot products along its rows one value at a time (order 32"), std::string::npos) << r.out;
   r = test::run_fugue("explain --device-file " + (dir / "bad.json").string() + " " + (dir / "p.json").string());
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("/native_vector_width_double: expected 0 (unknown) or a power of two up to 64, found 6"), std::string::npos) << r.out;
