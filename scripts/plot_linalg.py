@@ -21,8 +21,20 @@ OPS = ["potrf", "getrf", "geqrf", "gemm"]
 ROW = re.compile(r"\| `(potrf|getrf|geqrf|gemm)` (f64|f32)( CLBlast)? \|(.*)")
 
 
-def read_table(header):
-    """The sizes and {(op, dtype, peer): [(fugue, peer), ...]} of the first table whose header starts so."""
+def torch_cell(parts):
+    """The H100 table's cell "time ms, GFLOP/s, ratio to torch": (Fugue's GFLOP/s, torch's)."""
+    fugue, ratio = float(parts[1]), float(parts[2].rstrip("×"))
+    return fugue, fugue / ratio
+
+
+def peer_cell(parts):
+    """The PoCL table's cell "Fugue's GFLOP/s, the peer's GFLOP/s, ratio"."""
+    return float(parts[0]), float(parts[1])
+
+
+def read_table(header, cell):
+    """The sizes and {(op, dtype, peer): [(fugue, peer), ...]} of the first table whose header starts so,
+    each cell read by `cell` from its comma-separated parts."""
     sizes, rows, inside = [], {}, False
     for line in open(readme, encoding="utf-8"):
         if not sizes and line.startswith(header):
@@ -37,14 +49,7 @@ def read_table(header):
         if not m:
             continue
         cells = [c.strip() for c in m.group(4).strip().strip("|").split("|")]
-        points = []
-        for c in cells:
-            parts = [p.strip() for p in c.split(",")]
-            if header.startswith("| n |"):  # time ms, GFLOP/s, ratio
-                fugue, ratio = float(parts[1]), float(parts[2].rstrip("×"))
-                points.append((fugue, fugue / ratio))
-            else:  # Fugue's GFLOP/s, the peer's, ratio
-                points.append((float(parts[0]), float(parts[1])))
+        points = [cell([p.strip() for p in c.split(",")]) for c in cells]
         if len(points) != len(sizes):
             sys.exit(f"{readme}: the row of {m.group(1)} {m.group(2)} has {len(points)} cells for {len(sizes)} sizes")
         rows[(m.group(1), m.group(2), "clblast" if m.group(3) else "peer")] = points
@@ -108,11 +113,11 @@ def draw(target, title, sizes, rows, peers, low, high):
     print(f"wrote {target}: {len(rows)} series from {readme}")
 
 
-sizes, rows = read_table("| n | 4 | 8 |")
+sizes, rows = read_table("| n | 4 | 8 |", torch_cell)
 draw(os.path.join(folder, "linalg_h100.svg"),
      "Batched linear algebra on the H100: GFLOP/s against n (20,000 matrices up to 16, 2,000 above; LAPACK's flop counts)",
      sizes, rows, [("peer", "torch")], 1.0, 100000.0)
-sizes, rows = read_table("| n (PoCL) |")
+sizes, rows = read_table("| n (PoCL) |", peer_cell)
 draw(os.path.join(folder, "linalg_pocl.svg"),
      "Batched linear algebra on PoCL (2 cores): GFLOP/s against n (20,000 matrices up to 16, 2,000 above; LAPACK's flop counts)",
      sizes, rows, [("peer", "OpenBLAS loop"), ("clblast", "CLBlast")], 0.01, 1000.0)
