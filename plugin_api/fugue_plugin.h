@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 20
+#define FUGUE_ABI_VERSION_MINOR 21
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -606,7 +606,8 @@ typedef struct fugue_device_services {
   void (*track)(fugue_services_context* context, cl_event event, const char* name);
   /* The device buffer (one int64_t) holding the actual length of operand k's run-time axis 0: an
    * input's is there to read; an OUT operand's the operation writes with its own work. NULL for an
-   * operand without run-time axes. Owned by the core. */
+   * operand without run-time axes. Owned by the core. 2.21: for a kind with storage whose parts have a
+   * run-time length, the value's count, the length those parts share. */
   cl_mem (*extent)(fugue_services_context* context, uint32_t operand);
   /* A buffer that outlives the call: it lives as long as the program's executor, and the same `key`
    * (one name space per plugin) finds it again on every call, in loops and across statements, holding
@@ -643,7 +644,10 @@ typedef struct fugue_host_array {
   void* data; /* C order; IN operands are read-only, INOUT ones hold the old value on entry */
   uint64_t bytes;
   /* The type has a run-time axis 0: its actual length (data holds that many rows; bytes covers the
-   * capacity). An input's is given; an OUT operand's reference sets it. */
+   * capacity). An input's is given; an OUT operand's reference sets it. 2.21: a kind with storage whose
+   * parts have a run-time length (fugue_declared.runtime_axes): the value's count, the length those parts
+   * share; an input's is given (on the whole and on each such part), an OUT operand's reference sets it
+   * on the whole. */
   int64_t length;
   /* A kind with storage: one host array per part (type->parts' order), each with its own data; `data`
    * is NULL and `bytes` 0 for the whole. 0 and NULL otherwise. */
@@ -725,6 +729,10 @@ struct fugue_op_desc {
  * space over the elements present; at DEVICE level it reads their lengths (services.extent). Its
  * infer gives outputs the run-time axes of the inputs they follow. */
 #define FUGUE_OP_RUNTIME_EXTENTS 4u
+/* 2.21: it takes and makes values of kinds whose parts have a run-time length (fugue_declared.runtime_axes),
+ * a count it reads and writes as services.extent and fugue_host_array.length say. Only such operations
+ * get one as an operand; an operation of a plugin built before 2.21 never does. */
+#define FUGUE_OP_RUNTIME_COUNTS 8u
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Kinds a plugin defines                                                                          */
@@ -781,6 +789,14 @@ typedef struct fugue_declared {
   char* note;
   uint32_t note_capacity;
   /* end of 2.6 */
+  /* 2.21, on an entry of parts: bit 0 set when the part's axis 0 has a run-time length (shape[0] is then
+   * its capacity, what the core allocates). Every such part of one value has the same length, the
+   * value's count (a sparse matrix's entries, counted by the operation that makes it: its columns and
+   * values), which only an operation gives: a value of such a type comes from an operation with
+   * FUGUE_OP_RUNTIME_COUNTS, never from a file, a generator or per-part sources. Other bits, and
+   * the bit on the value itself, are refused. Read from plugins built for 2.21 or later. */
+  uint32_t runtime_axes;
+  /* end of 2.21 */
 } fugue_declared;
 
 /* Text a kind writes into the core's room (an example declaration); the same protocol as metadata:

@@ -220,6 +220,19 @@ void Loader::declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayT
                            const std::string& p, const std::string& as_declared) {
   s.part_types = types;
   if (decl.contains("from") && decl.contains("parts")) error(p, "give either \"from\" or \"parts\", not both");
+  // Parts whose length is the value's count, known at run time (ABI 2.21): only an operation counts it.
+  std::vector<std::string> counted;
+  int64_t capacity = 0;
+  for (size_t k = 0; k < types.size() && k < kind.parts().size(); ++k)
+    if (types[k].runtime_axes) {
+      counted.push_back(kind.parts()[k]);
+      capacity = types[k].shape[0];
+    }
+  if (!counted.empty() && (decl.contains("from") || decl.contains("parts")))
+    error(p + (decl.contains("from") ? "/from" : "/parts"),
+          "'" + s.name + "' is declared with a count left to the run (its " + join(counted) + " hold at most " +
+              std::to_string(capacity) + "), which only an operation that writes it gives; a file or parts given " +
+              "here have a count of their own: declare it exactly");
   const json* sources = decl.contains("parts") ? &decl["parts"] : nullptr;
   if (sources) {
     expect_object(*sources, p + "/parts");
@@ -237,6 +250,7 @@ void Loader::declare_parts(Symbol& s, const Kind& kind, const std::vector<ArrayT
     part.kind = SymbolKind::Array;
     part.dtype = types[k].dtype;
     part.shape = types[k].shape;
+    part.runtime_axes = types[k].runtime_axes;
     part.typed = true;
     part.part_of = s.name;
     part.where = s.where + "/parts/" + kind.parts()[k];

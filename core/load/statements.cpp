@@ -17,6 +17,11 @@ int64_t saturated_integer(double x) {
   return static_cast<int64_t>(x);
 }
 
+// Whether the operation takes and makes values whose count is left to the run (ABI 2.21).
+bool takes_counts(const Operation& op) {
+  return op.plugin().abi_minor >= 21 && (op.traits() & FUGUE_OP_RUNTIME_COUNTS);
+}
+
 }  // namespace
 
 // --- body -------------------------------------------------------------------------------
@@ -271,6 +276,8 @@ Statement Loader::op_call(const json& v, const std::string& p) {
     if (t.runtime_axes && !(op.traits() & FUGUE_OP_RUNTIME_EXTENTS))
       error(pi, label + ": '" + symbol + "' has a run-time length (" + s.shape_text() + "), which " + name +
                     " does not take");
+    if (!takes_counts(op) && s.counted_at_run_time())
+      error(pi, label + ": '" + symbol + "' has a count left to the run (" + s.where + "), which " + name + " does not take");
     st.operands[slot] = symbol;
     call.values[slot] = std::move(t);
     call.functions[slot] = s.function;
@@ -305,8 +312,13 @@ Statement Loader::op_call(const json& v, const std::string& p) {
   // built before 2.18 sees kind NONE there, as it did then.
   for (uint32_t slot : op.outputs())
     if (auto it = program_.symbols.find(st.operands[slot]);
-        op.plugin().abi_minor >= 18 && !op.reads(slot) && it != program_.symbols.end() && it->second.compound())
+        op.plugin().abi_minor >= 18 && !op.reads(slot) && it != program_.symbols.end() && it->second.compound()) {
+      if (!takes_counts(op) && it->second.counted_at_run_time())
+        error(p + "/out/" + std::to_string(std::find(op.outputs().begin(), op.outputs().end(), slot) - op.outputs().begin()),
+              "'" + it->first + "' is declared with a count left to the run (" + it->second.where + "), which " + name +
+                  " does not count: declare it exactly");
       call.values[slot] = it->second.type();
+    }
   call.bind(st.attrs, nullptr);
   std::vector<abi::Type> inferred;
   try {

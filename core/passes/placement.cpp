@@ -269,6 +269,7 @@ RowSplit split_by_rows(const Program& program, const ExecutionPlan& plan) {
                               "over parts of the rows combine (fugue_plan.combine): one value over all rows");
       }
       if (s.runtime_axes) return keep(operand + " has a run-time length");
+      if (s.counted_at_run_time()) return keep(operand + " has a count left to the run");
       const abi::Partition& part = op.partition(k);
       const bool around = read_around(part) && !s.shape.empty();
       const bool by_rows = !s.shape.empty() && (says_rows ? marked

@@ -98,6 +98,8 @@ DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fug
     for (int64_t n : t.shape)
       if (n < 0) throw DeviceError(who + " produced a negative extent" + by);
     t.metadata.assign(metadata.begin(), metadata.begin() + static_cast<std::ptrdiff_t>(out.metadata_bytes));
+    if (plugin.abi_minor >= 21 && out.runtime_axes)
+      throw DeviceError(who + " gave the value itself run-time axes (only a part's first axis may have one)" + by);
     if (chooses) {
       if (!out.kind_name || !*out.kind_name) throw DeviceError(who + " chose no kind (fugue_declared.kind_name)" + by);
       t.kind_name = out.kind_name;
@@ -117,6 +119,11 @@ DeclaredType read_declared(const std::function<fugue_status(fugue_declared*, fug
       ArrayType p{static_cast<DType>(part.dtype), Shape(part_shapes[k].begin(), part_shapes[k].begin() + part.rank)};
       for (int64_t n : p.shape)
         if (n < 0) throw DeviceError(who + " produced a negative extent in part '" + part_name + "'" + by);
+      if (plugin.abi_minor >= 21) {  // 2.21: a part whose axis 0 is the value's count, known at run time
+        if (part.runtime_axes & ~1u || (part.runtime_axes && part.rank == 0))
+          throw DeviceError(who + " gave part '" + part_name + "' run-time axes other than its first" + by);
+        p.runtime_axes = part.runtime_axes;
+      }
       shape_elements(p.shape);  // overflow is the declaration's fault: a UserError
       t.parts.push_back(std::move(p));
     }

@@ -21,7 +21,10 @@ std::string shape_string(const Shape& shape);
 struct ArrayType {
   DType dtype = DType::None;
   Shape shape;
-  bool operator==(const ArrayType& o) const { return dtype == o.dtype && shape == o.shape; }
+  // A part of a kind with storage: bit 0 when axis 0's length is the value's count, known at run time
+  // (shape[0]: its capacity).
+  uint32_t runtime_axes = 0;
+  bool operator==(const ArrayType& o) const { return dtype == o.dtype && shape == o.shape && runtime_axes == o.runtime_axes; }
   bool operator!=(const ArrayType& o) const { return !(*this == o); }
 };
 

@@ -67,7 +67,10 @@ abi::Type Symbol::type() const {
   if (kind == SymbolKind::Plugin) {
     t.kind_name = kind_name;
     t.metadata = metadata;
-    for (const auto& p : part_types) t.parts.emplace_back(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(p.dtype), p.shape);
+    for (const auto& p : part_types) {
+      t.parts.emplace_back(FUGUE_KIND_ARRAY, static_cast<fugue_dtype>(p.dtype), p.shape);
+      t.parts.back().runtime_axes = p.runtime_axes;
+    }
   }
   return t;
 }

@@ -1,6 +1,7 @@
 // program.h: the program's semantic model: symbols (with their sources) and a body of statements.
 // The loader builds it from JSON and types every operand; later passes only read it.
 #pragma once
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -78,6 +79,17 @@ struct Symbol {
   }
   // A plugin kind with storage: its value is its parts.
   bool compound() const { return kind == SymbolKind::Plugin && !parts.empty(); }
+  // A kind with storage some of whose parts have a run-time length: the value's count (ABI 2.21).
+  bool counted_at_run_time() const {
+    return std::any_of(part_types.begin(), part_types.end(), [](const ArrayType& t) { return t.runtime_axes != 0; });
+  }
+  // Those parts' symbols (empty for every other symbol).
+  std::vector<std::string> counted_parts() const {
+    std::vector<std::string> names;
+    for (size_t k = 0; k < parts.size() && k < part_types.size(); ++k)
+      if (part_types[k].runtime_axes) names.push_back(parts[k]);
+    return names;
+  }
   // An array's bytes per row of axis 0 (its element's for a scalar).
   size_t row_bytes() const;
 };

@@ -691,9 +691,12 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
     context.parts.emplace_back();
     if (symbol.compound())
       for (const auto& part : symbol.parts) context.parts.back().push_back(buffer_of(part));
-    // Run-time lengths, inputs' first: the buffers that hold them before the op runs.
-    const bool runtime = program_.symbol(name).runtime_axes != 0;
-    context.extents.push_back(runtime && st.op->reads(i) ? values_[name].extent() : nullptr);
+    // Run-time lengths, inputs' first: the buffers that hold them before the op runs. A value whose
+    // count is left to the run (ABI 2.21): its count, which its counted parts share.
+    const bool runtime = symbol.runtime_axes != 0;
+    const std::vector<std::string> counted = symbol.counted_parts();
+    const std::string& holder = counted.empty() ? name : counted.front();
+    context.extents.push_back((runtime || !counted.empty()) && st.op->reads(i) ? values_[holder].extent() : nullptr);
   }
   // An OUT operand's length the op writes anew (a fresh origin); into a buffer of its own when another
   // operand reads the old one.
@@ -704,6 +707,24 @@ void Executor::run_device_level(const PlannedOp& op, const std::map<std::string,
     if (!v.extent() || input_names.count(name)) v.extent = allocate(sizeof(cl_long), "the run-time length of '" + name + "'");
     v.extent_origin = ++extent_origins_;
     context.extents[o] = v.extent();
+  }
+  // A value whose count the op makes: one buffer its counted parts share.
+  for (uint32_t o : st.op->outputs()) {
+    const std::string& name = st.operands[o];
+    const std::vector<std::string> counted = program_.symbol(name).counted_parts();
+    if (counted.empty() || st.op->reads(o)) continue;
+    cl::Buffer count = values_[counted.front()].extent;
+    for (const auto& part : counted)
+      if (!count() || values_[part].extent() != count() || input_names.count(name)) {
+        count = allocate(sizeof(cl_long), "the count of '" + name + "'");
+        break;
+      }
+    const uint64_t origin = ++extent_origins_;
+    for (const auto& part : counted) {
+      values_[part].extent = count;
+      values_[part].extent_origin = origin;
+    }
+    context.extents[o] = count();
   }
   fugue_device_services services{};
   services.struct_size = sizeof(fugue_device_services);

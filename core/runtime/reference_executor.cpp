@@ -127,6 +127,20 @@ void ReferenceExecutor::run_op(const Statement& st) {
     common = rows;
     common_symbol = s.name;
   }
+  // A value whose count is left to the run (ABI 2.21): its counted parts hold that many rows, and the
+  // reference sees them as its types' lengths too.
+  std::vector<int64_t> counts(st.operands.size(), -1);
+  for (size_t i = 0; i < st.operands.size(); ++i) {
+    const Symbol& s = program_.symbol(st.operands[i]);
+    if (!s.counted_at_run_time() || !st.op->reads(i)) continue;
+    for (size_t k = 0; k < s.parts.size(); ++k) {
+      if (!s.part_types[k].runtime_axes) continue;
+      auto it = values_.find(s.parts[k]);
+      if (it == values_.end()) continue;  // unwritten: said below
+      counts[i] = it->second.shape[0];
+      call.values[i].parts[k].shape[0] = counts[i];
+    }
+  }
   const bool follows = st.op->traits() & FUGUE_OP_RUNTIME_EXTENTS;
   for (uint32_t o : st.op->outputs())
     if (st.op->role(o) == FUGUE_ROLE_OUT && program_.symbol(st.operands[o]).runtime_axes && follows) {
@@ -166,7 +180,10 @@ void ReferenceExecutor::run_op(const Statement& st) {
       if (st.op->role(i) == FUGUE_ROLE_OUT)
         for (size_t k = 0; k < s.parts.size(); ++k)
           part_views[i].push_back(view_of(outputs[i].parts[k], FUGUE_NTH(fugue_type, type.parts, k)));
-      views[i] = fugue_host_array{sizeof(fugue_host_array), &call.types[i], nullptr, 0, 0,
+      const bool counted = s.counted_at_run_time();
+      for (size_t k = 0; k < part_views[i].size(); ++k)
+        if (counted && s.part_types[k].runtime_axes) part_views[i][k].length = counts[i];
+      views[i] = fugue_host_array{sizeof(fugue_host_array), &call.types[i], nullptr, 0, counted ? counts[i] : 0,
                                   static_cast<uint32_t>(part_views[i].size()), part_views[i].data()};
       continue;
     }
@@ -202,6 +219,19 @@ void ReferenceExecutor::run_op(const Statement& st) {
     if (st.op->role(o) != FUGUE_ROLE_OUT) continue;
     const Symbol& s = program_.symbol(st.operands[o]);
     if (s.compound()) {
+      if (s.counted_at_run_time()) {  // the reference says how many entries it wrote
+        const int64_t count = views[o].length;
+        for (size_t k = 0; k < s.parts.size(); ++k) {
+          if (!s.part_types[k].runtime_axes) continue;
+          HostArray& a = outputs[o].parts[k];
+          if (count < 0 || count > a.shape[0])
+            throw DeviceError(st.where + ": the reference of " + st.op->name() + " gave '" + s.name + "' the count " +
+                              std::to_string(count) + ", outside its capacity " + std::to_string(a.shape[0]));
+          const size_t row_bytes = a.shape[0] ? a.bytes.size() / static_cast<size_t>(a.shape[0]) : 0;
+          a.shape[0] = count;
+          a.bytes.resize(row_bytes * static_cast<size_t>(count));
+        }
+      }
       for (size_t k = 0; k < s.parts.size(); ++k) values_[s.parts[k]] = std::move(outputs[o].parts[k]);
       continue;
     }

@@ -82,7 +82,7 @@ std::vector<std::string> problems_of(const Operation& op, const PluginRegistry& 
   if ((op.traits() & FUGUE_OP_IDENTITY) &&
       (op.operands().size() != 2 || op.inputs().size() != 1 || op.outputs().size() != 1))
     problem("IDENTITY trait on an operation without exactly one IN and one OUT operand");
-  if (op.traits() & ~(FUGUE_OP_IDENTITY | FUGUE_OP_UNORDERED | FUGUE_OP_RUNTIME_EXTENTS))
+  if (op.traits() & ~(FUGUE_OP_IDENTITY | FUGUE_OP_UNORDERED | FUGUE_OP_RUNTIME_EXTENTS | FUGUE_OP_RUNTIME_COUNTS))
     problem("traits with unknown bits");
   return problems;
 }

@@ -75,7 +75,16 @@ Facts target_facts(const Coordinates& m, Layout from, const fugue_type& b) {
     cut.block_cols = declared.block_cols;
   }
   // Padding is B's declaration's to choose: no limit as for files.
-  const Facts made = facts_for(m, declared.layout, declared.dtype, declared.index, cut, false);
+  Facts made = facts_for(m, declared.layout, declared.dtype, declared.index, cut, false);
+  if (declared.counted) {  // a csr's or a coo's entries left to the run: at most its capacity
+    if (made.nnz > declared.nnz)
+      throw InvalidArgument("operand B: A's " + std::to_string(m.entries()) + " entries" +
+                            (from == Layout::Csr || from == Layout::Coo ? "" : std::string(" (its nonzero values: zeros are padding in ") + a_layout(from) + ")") +
+                            " do not fit the " + layout_name(declared.layout) + " B, which is declared with \"nnz\": {\"capacity\": " +
+                            std::to_string(declared.nnz) + "}: declare a capacity of at least " + std::to_string(made.nnz));
+    made.counted = true;
+    return made;
+  }
   std::string differ, declare;
   const auto want = counts_of(made), have = counts_of(declared);
   for (size_t k = 0; k < want.size(); ++k)
@@ -104,11 +113,13 @@ class Convert final : public Operation {
     doc = "B = A in another sparse layout: A's entries (its padding left out) stored as B's declaration says (its kind; sell's "
           "slice and sigma, hyb's width, the block layouts' block, a cocktail's split and the index dtype). The counts of B "
           "(nnz, width, stored, diagonals, bands, blocks; a cocktail's diagonals, blocks, stored, csr_rows and nnz) come from A's "
-          "entries: B's declaration must give them, and a run that counts others stops and names them. A and B hold the same dtype. "
+          "entries: B's declaration must give them, and a run that counts others stops and names them; a csr's or a coo's "
+          "\"nnz\": {\"capacity\": n} leaves the count to the run, at most n. A and B hold the same dtype. "
           "Between any two of csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell and cocktail, on "
           "the device";
     operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
                 in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
+    traits = FUGUE_OP_RUNTIME_COUNTS;  // a csr's or a coo's entries, in A or B, may be counted as it runs
     test_cases = conformance_cases();
   }
 
@@ -153,16 +164,19 @@ class Convert final : public Operation {
   // A's parts read back, converted by the layouts' own code, and B's parts written.
   void convert_on_host(const Call& call, const fugue_device_services& s) const {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
+    const Facts source = facts_of(a);
+    const int64_t count = source.counted ? read_count(s, call, "A", source.nnz) : -1;  // A's entries counted as it ran
     HostCopy from(a), to(b);
     for (uint32_t k = 0; k < a.num_parts; ++k)
       if (!from.bytes(k).empty())
         check_cl(clEnqueueReadBuffer(s.queue, part(s, call, "A", k), CL_TRUE, 0, from.bytes(k).size(), from.bytes(k).data(), 0, nullptr, nullptr),
                  name + ": reading A");
-    convert(a, from.view(), b, to.view());
+    const Facts made = convert(a, from.view(), b, to.view(), count);
     for (uint32_t k = 0; k < b.num_parts; ++k)
       if (!to.bytes(k).empty())
         check_cl(clEnqueueWriteBuffer(s.queue, part(s, call, "B", k), CL_TRUE, 0, to.bytes(k).size(), to.bytes(k).data(), 0, nullptr, nullptr),
                  name + ": writing B");
+    if (made.counted) write_count(s, call, "B", made.nnz);
   }
 
   fugue_cost cost(const Call& call) const override {
@@ -180,14 +194,20 @@ class Convert final : public Operation {
   }
 
   void reference(const Call& call, fugue_host_array* arrays) const override {
-    convert(call.operand(kA), HostView(arrays[kA]), call.operand(kB), HostView(arrays[kB]));
+    // A reference sees a count left to the run as its parts' length (and A's type says it).
+    const Facts made = convert(call.operand(kA), HostView(arrays[kA]), call.operand(kB), HostView(arrays[kB]));
+    if (made.counted) arrays[kB].length = made.nnz;
   }
 
  private:
-  static void convert(const fugue_type& a, const HostView& from, const fugue_type& b, const HostView& to) {
-    const Facts source = facts_of(a);
+  // B's facts as stored; `count`, where not -1, is A's count left to the run (A's parts hold more places).
+  static Facts convert(const fugue_type& a, const HostView& from, const fugue_type& b, const HostView& to, int64_t count = -1) {
+    Facts source = facts_of(a);
+    if (count >= 0) source.nnz = count;
     const Coordinates m = entries_of(source, from);
-    store(target_facts(m, source.layout, b), m, to);
+    const Facts made = target_facts(m, source.layout, b);
+    store(made, m, to);
+    return made;
   }
 
   // The seed's B from every layout into every other, and a matrix with empty rows, a long row and
@@ -216,6 +236,19 @@ class Convert final : public Operation {
       for (Layout to : every_layout())
         if (to != from) add(seed_matrix_b(), from, to, FUGUE_DTYPE_F64, "the seed's B");
     for (Layout to : every_layout()) add(wide, Layout::Csr, to, FUGUE_DTYPE_F32, "7 by 19");
+    // Counts left to the run: B a csr or a coo declared with room to spare (from a dia, just enough) from
+    // every other layout. (A value whose count is left to the run as an input comes only from an operation:
+    // the integration tests run such programs.)
+    for (Layout from : every_layout())
+      for (Layout to : {Layout::Csr, Layout::Coo})
+        if (to != from) {
+          Facts made = facts_for(seed_matrix_b(), to, FUGUE_DTYPE_F64, FUGUE_DTYPE_NONE, cut, false);
+          made.counted = true;
+          made.nnz += from == Layout::Dia ? 0 : 3;
+          cases += ",\n" + std::string(R"({"name": "the seed's B from )") + layout_name(from) + " to " + layout_name(to) +
+                   R"( counted as it runs", "dtypes": ["f64"], "inputs": {"A": )" + inline_declaration(seed_matrix_b(), from, FUGUE_DTYPE_F64, cut) +
+                   R"(}, "outputs": {"B": )" + counts_declaration(made, cut) + "}}";
+        }
     return "[" + cases + "]";
   }
 };

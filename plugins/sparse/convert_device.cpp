@@ -207,7 +207,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
   const size_t rows = static_cast<size_t>(m);
   switch (b.layout) {
     case Layout::Coo: {
-      if (b.nnz != a.nnz) return false;
+      if (b.counted ? a.nnz > b.nnz : b.nnz != a.nnz) return false;  // a count left to the run: at most its capacity
       Kernel fill(d.program, "csr_to_coo");
       fill.args(m, from[0], to[0]).enqueue(d.s, rows, 0, "convert: csr -> coo");
       Kernel entries(d.program, "copy_entries");
@@ -631,12 +631,14 @@ bool flags_fit(const Facts& from) {
 }
 
 // A source (IntoCsr, CocktailIntoCsr) counted and stored into B where B is a csr, else into a csr of
-// the device's own (i64 indices) and from it into B.
+// the device's own (i64 indices) and from it into B; `entries` is then the csr's count.
 template <class Source>
-bool through_csr(Source& source, const fugue_device_services& s, const Facts& a, const Facts& b, const std::vector<cl_mem>& to) {
+bool through_csr(Source& source, const fugue_device_services& s, const Facts& a, const Facts& b, const std::vector<cl_mem>& to,
+                 int64_t& entries) {
   const bool into_b = b.layout == Layout::Csr;
   const int64_t nnz = source.count();
-  if (nnz < 0 || (into_b && nnz != b.nnz)) return false;
+  entries = nnz;
+  if (nnz < 0 || (into_b && (b.counted ? nnz > b.nnz : nnz != b.nnz))) return false;
   if (into_b) {
     source.store(to);
     return true;
@@ -678,7 +680,7 @@ bool converts_on_device(const Facts& from, const Facts& to) {
   }
   // Between a csr and a coo the count is known now: one the host is to name does not start here.
   if ((from.layout == Layout::Csr && to.layout == Layout::Coo) || (from.layout == Layout::Coo && to.layout == Layout::Csr))
-    return from.nnz == to.nnz;
+    return from.counted || to.counted || from.nnz == to.nnz;  // counts left to the run are compared as it runs
   if (from.layout == Layout::Csr) return is_csr_target(to.layout);
   const bool source = is_csr_source(from.layout) || from.layout == Layout::Cocktail;
   if (to.layout == Layout::Csr) return source;
@@ -686,28 +688,35 @@ bool converts_on_device(const Facts& from, const Facts& to) {
 }
 
 bool convert_on_device(const sdk::Call& call, const fugue_device_services& s) {
-  const Facts a = facts_of(call.operand("A")), b = facts_of(call.operand("B"));
+  Facts a = facts_of(call.operand("A"));
+  const Facts b = facts_of(call.operand("B"));
+  if (a.counted) a.nnz = read_count(s, call, "A", a.nnz);  // A's entries, as the operation that wrote A counted them
   std::vector<cl_mem> from, to;
   for (uint32_t k = 0; k < call.operand("A").num_parts; ++k) from.push_back(part(s, call, "A", k));
   for (uint32_t k = 0; k < call.operand("B").num_parts; ++k) to.push_back(part(s, call, "B", k));
   for (cl_mem m : to)
     if (std::find(from.begin(), from.end(), m) != from.end()) return false;
+  int64_t entries = a.nnz;  // B's, where its count is left to the run (a csr's or a coo's: A's entries)
   if (a.layout == Layout::Csr) {
     const Device d(s, a.dtype, a.index, b.index, a.layout, sort_size(b));
-    return from_csr(d, a, b, from, to);
+    if (!from_csr(d, a, b, from, to)) return false;
+  } else {
+    // Through a csr of the device's own (i64 indices) where B is not one.
+    const fugue_dtype csr_index = b.layout == Layout::Csr ? b.index : FUGUE_DTYPE_I64;
+    if (a.layout == Layout::Cocktail) {
+      // The csr part's listed rows are read with its pointers' index type.
+      if (FUGUE_NTH(fugue_type, call.operand("A").parts, kCocktailRowsPart)->dtype != a.components[3].index) return false;
+      CocktailIntoCsr source(s, a, from, csr_index);
+      if (!through_csr(source, s, a, b, to, entries)) return false;
+    } else {
+      const Device first(s, a.dtype, a.index, csr_index, a.layout);
+      if (!first.scans()) return false;
+      IntoCsr source(first, a, from);
+      if (!through_csr(source, s, a, b, to, entries)) return false;
+    }
   }
-  // Through a csr of the device's own (i64 indices) where B is not one.
-  const fugue_dtype csr_index = b.layout == Layout::Csr ? b.index : FUGUE_DTYPE_I64;
-  if (a.layout == Layout::Cocktail) {
-    // The csr part's listed rows are read with its pointers' index type.
-    if (FUGUE_NTH(fugue_type, call.operand("A").parts, kCocktailRowsPart)->dtype != a.components[3].index) return false;
-    CocktailIntoCsr source(s, a, from, csr_index);
-    return through_csr(source, s, a, b, to);
-  }
-  const Device first(s, a.dtype, a.index, csr_index, a.layout);
-  if (!first.scans()) return false;
-  IntoCsr source(first, a, from);
-  return through_csr(source, s, a, b, to);
+  if (b.counted) write_count(s, call, "B", entries);
+  return true;
 }
 
 }  // namespace fugue::sparse

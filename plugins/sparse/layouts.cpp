@@ -186,10 +186,12 @@ sdk::Declared declared_type(const Facts& f) {
   d.dtype = f.dtype;
   d.shape = {f.rows, f.cols};
   auto part = [&](fugue_dtype t, int64_t n) { d.parts.push_back({t, {n}}); };
+  // A part as long as the entries: its length is their count, at run time where they are counted.
+  auto entries = [&](fugue_dtype t) { d.parts.push_back({t, {f.nnz}, f.counted ? 1u : 0u}); };
   switch (f.layout) {
     case Layout::Cocktail: break;  // returned above (cocktail.cpp)
-    case Layout::Csr: part(f.index, f.rows + 1), part(f.index, f.nnz), part(f.dtype, f.nnz); break;
-    case Layout::Coo: part(f.index, f.nnz), part(f.index, f.nnz), part(f.dtype, f.nnz); break;
+    case Layout::Csr: part(f.index, f.rows + 1), entries(f.index), entries(f.dtype); break;
+    case Layout::Coo: entries(f.index), entries(f.index), entries(f.dtype); break;
     case Layout::Ell: part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows); break;
     case Layout::Sell: {
       const int64_t slices = ceil_div(f.rows, f.slice);
@@ -245,7 +247,10 @@ Facts facts_of(const fugue_type& type) {
   switch (f.layout) {
     case Layout::Cocktail: break;  // returned above (cocktail.cpp)
     case Layout::Csr:
-    case Layout::Coo: f.nnz = extent(2); break;
+    case Layout::Coo:
+      f.nnz = extent(2);
+      f.counted = FUGUE_NTH(fugue_type, type.parts, 2)->runtime_axes & 1u;
+      break;
     case Layout::Ell: f.width = f.rows ? extent(1) / f.rows : 0; break;
     case Layout::Sell: {
       const int64_t slices = extent(0) - 1;

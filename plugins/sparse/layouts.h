@@ -110,6 +110,9 @@ struct Facts {
   fugue_dtype index = FUGUE_DTYPE_I32;
   int64_t rows = 0, cols = 0;
   int64_t nnz = 0;        // csr, coo: entries; hyb: its coo part's
+  // csr, coo: the entries are counted at run time (ABI 2.21) and nnz is their capacity, except where a
+  // reference sees the value: its parts are then as long as the count, and so is nnz.
+  bool counted = false;
   int64_t width = 0;      // ell: the longest row; hyb: its ell part's width; bell: blocks a super-row
   int64_t slice = 32;     // sell: C, the slice height; sbell: super-rows a slice
   int64_t sigma = 1;      // sell: the sorting window

@@ -177,7 +177,10 @@ class SparseKind final : public sdk::Kind {
     f.block_cols = r.cut.block_cols;
     switch (layout) {
       case Layout::Csr:
-      case Layout::Coo: f.nnz = *r.count; break;
+      case Layout::Coo:
+        f.nnz = *r.count;
+        f.counted = r.counted;
+        break;
       case Layout::Ell: f.width = *r.count; break;
       case Layout::Sell:
         f.stored = *r.count;
@@ -301,7 +304,20 @@ Requested requested(Layout layout, const std::string& text) {
     r.cols = positive_integer(s[1], "/shape/1", 0);
   }
   const char* key = count_key(layout);
-  if (d.contains(key)) r.count = positive_integer(d[key], std::string("/") + key, 0);
+  if (d.contains(key) && d[key].is_object()) {
+    // {"capacity": n}: the entries are counted by the operation that writes the value, at most n.
+    const json& c = d[key];
+    if (layout != Layout::Csr && layout != Layout::Coo)
+      throw InvalidArgument(std::string("/") + key + ": a count left to the run ({\"capacity\": n}) is taken for a csr's or a coo's " +
+                            "nnz; declare the " + layout_name(layout) + "'s " + key + " as a number");
+    if (c.size() != 1 || !c.contains("capacity"))
+      throw InvalidArgument(std::string("/") + key + ": expected {\"capacity\": n} (the most entries the operation may count), found " +
+                            c.dump());
+    r.count = positive_integer(c["capacity"], std::string("/") + key + "/capacity", 0);
+    r.counted = true;
+  } else if (d.contains(key)) {
+    r.count = positive_integer(d[key], std::string("/") + key, 0);
+  }
   if (layout == Layout::Hyb && d.contains("nnz")) r.hyb_nnz = positive_integer(d["nnz"], "/nnz", 0);
   if (layout == Layout::Bdia && d.contains("bands")) r.bands = positive_integer(d["bands"], "/bands", 0);
   const bool cocktail = layout == Layout::Cocktail;
@@ -355,6 +371,9 @@ void check_requested(const Requested& r, const Facts& f) {
   auto differs = [](const std::string& key, int64_t asked, int64_t found) {
     throw InvalidArgument("holds a matrix whose " + key + " is " + std::to_string(found) + "; the declaration says " + std::to_string(asked));
   };
+  if (r.counted)
+    throw InvalidArgument("holds a matrix of " + std::to_string(declared_count(f)) + " entries; \"nnz\": {\"capacity\": ...} is for a " +
+                          "value an operation counts: declare \"nnz\": " + std::to_string(declared_count(f)) + " or leave it out");
   if (r.rows && *r.rows != f.rows) differs("row count (/shape/0)", *r.rows, f.rows);
   if (r.cols && *r.cols != f.cols) differs("column count (/shape/1)", *r.cols, f.cols);
   if (r.count && *r.count != declared_count(f)) differs(std::string("/") + count_key(f.layout), *r.count, declared_count(f));
@@ -556,6 +575,7 @@ json declaration_json(const Facts& f, const Cut& cut) {
   const Layout layout = f.layout;
   json decl = {{"kind", layout_name(layout)}, {"dtype", f.dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};
   decl[count_key(layout)] = declared_count(f);
+  if (f.counted) decl["nnz"] = {{"capacity", f.nnz}};  // a csr's or a coo's entries left to the run
   if (layout == Layout::Hyb) decl["nnz"] = f.nnz;
   if (layout == Layout::Bdia) decl["bands"] = f.bands;
   if (layout == Layout::Sell) decl["slice"] = cut.slice, decl["sigma"] = cut.sigma;

@@ -3,7 +3,7 @@
 // {"kind": "csr", "dtype": "f32", "from": "A.mtx"} reads a file (the format converts, and checks any of
 // the keys below that the declaration also gives); without "from", an operation or "parts" gives the
 // value and the declaration must fix its type: "shape" [rows, cols] and the layout's count ("nnz" for csr
-// and coo, "width" for ell and bell, "stored" for sell, "diagonals" for dia and bdia (with "bands"),
+// and coo, or {"capacity": n} there for an operation's result whose entries are counted as it runs, "width" for ell and bell, "stored" for sell, "diagonals" for dia and bdia (with "bands"),
 // "blocks" for bcsr and sbell; hyb: "width" and "nnz"; cocktail: its parts' "diagonals", "blocks", "stored",
 // "csr_rows" and "nnz", with "block", "block_slice" and "slice"). A cocktail read from a file is split for the device
 // (format_choice.h) unless "diagonal_fill", "block_fill" or "width" fix the split (layouts.h's Cut).
@@ -24,6 +24,7 @@ struct Requested {
   Layout layout = Layout::Csr;
   std::optional<fugue_dtype> dtype, index;
   std::optional<int64_t> rows, cols, count;  // count: nnz, width, stored or diagonals, by layout (hyb: width)
+  bool counted = false;                      // csr, coo: "nnz": {"capacity": count}, the entries left to the run
   std::optional<int64_t> hyb_nnz;            // hyb: its coo part's entries
   std::optional<int64_t> bands;              // bdia
   std::optional<int64_t> diagonals, blocks, stored;  // cocktail: its dia's, sbell's and sell's counts (count: its csr's nnz)

@@ -200,6 +200,7 @@ class SparseProduct final : public Operation {
     // multiple of its epsilon.
     tolerance_f32 = 1e-4;
     tolerance_f64 = 2e-13;
+    traits = FUGUE_OP_RUNTIME_COUNTS;  // a csr's or a coo's entries may be counted as a conversion ran
     test_cases = conformance_cases(several);
   }
 
@@ -372,8 +373,12 @@ class SparseProduct final : public Operation {
   }
 
   void execute(const Call& call, const fugue_device_services& s) const override {
-    const Facts f = facts_of(call.operand(kA));
+    Facts f = facts_of(call.operand(kA));
     require_dtype(s, f.dtype, name);
+    // Entries counted as a conversion ran: a csr's rows find theirs through row_ptr, but coo's chunks and
+    // csr's (GPUs) are cut by the count, which is read back first (one wait for the device).
+    if (f.counted && (f.layout == Layout::Coo || csr_kernel(call, f, several_) == CsrKernel::Chunks) && f.rows > 0 && vectors(call) > 0)
+      f.nnz = read_count(s, call, "A", f.nnz);
     if (f.rows == 0 || vectors(call) == 0) return;  // nothing to compute
     if (f.layout != Layout::Cocktail) return run(call, s, f, 0, false, nullptr);
     // A cocktail: the first part that holds entries takes y0 and beta, the others add to y. Its csr holds

@@ -811,3 +811,95 @@ TEST(SparseConvert, BlockSourcesTheDeviceCannotReadGoToTheHost) {
     EXPECT_FALSE(fs::exists(dir / b.name / "data.npy")) << b.name;
   }
 }
+
+// Counts left to the run ("nnz": {"capacity": n}): a csr and a coo made from a dia that an operation made,
+// each from the one before (csr, coo, csr again, then an ell whose width is declared), hold the matrix's
+// entries, however much room their declarations leave; their products give the dia's on the device (csr's
+// rows and its chunks, coo's chunks) and in the reference; their parts and files hold the entries alone.
+// A capacity the entries overflow stops the run before anything is written, naming the capacity to declare.
+TEST(SparseConvert, CountsLeftToTheRunHoldTheEntriesCounted) {
+  test::TempDir dir;
+  const int64_t h = 6, w = 7, pixels = h * w, nnz = pixels + 2 * (h * (w - 1) + (h - 1) * w);
+  auto program = [&](int64_t csr_capacity) {
+    return R"({"fugue": 1, "symbols": {
+      "image": {"kind": "array", "dtype": "f64", "shape": [6, 7], "from": {"random": {"seed": 3}}},
+      "W": {"kind": "dia", "dtype": "f64", "shape": [42, 42], "diagonals": 5},
+      "C": {"kind": "csr", "dtype": "f64", "shape": [42, 42], "nnz": {"capacity": )" + std::to_string(csr_capacity) + R"(}},
+      "K": {"kind": "coo", "dtype": "f64", "shape": [42, 42], "nnz": {"capacity": 1764}},
+      "D": {"kind": "csr", "dtype": "f64", "shape": [42, 42], "index": "i64", "nnz": {"capacity": )" + std::to_string(nnz) + R"(}},
+      "E": {"kind": "ell", "dtype": "f64", "shape": [42, 42], "width": 5},
+      "x": {"kind": "array", "dtype": "f64", "shape": [42], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
+     "body": [{"op": "sparse.affinity", "out": ["W"], "in": ["image"], "attrs": {"radius": 1, "sigma_intensity": 0.5}},
+              {"op": "sparse.convert", "out": ["C"], "in": ["W"]},
+              {"op": "sparse.convert", "out": ["K"], "in": ["C"]},
+              {"op": "sparse.convert", "out": ["D"], "in": ["K"]},
+              {"op": "sparse.convert", "out": ["E"], "in": ["D"]},
+              {"op": "sparse.spmv", "out": ["y_dia"], "in": ["W", "x"]},
+              {"op": "sparse.spmv", "out": ["y_csr"], "in": ["C", "x"], "attrs": {"alpha": 2}},
+              {"op": "sparse.spmv", "out": ["y_coo"], "in": ["K", "x"]},
+              {"op": "sparse.spmv", "out": ["y_csr2"], "in": ["D", "x"]},
+              {"op": "sparse.spmv", "out": ["y_ell"], "in": ["E", "x"]}],
+     "outputs": {"y_dia": "y_dia.npy", "y_csr": "y_csr.npy", "y_coo": "y_coo.npy", "y_csr2": "y_csr2.npy", "y_ell": "y_ell.npy",
+                 "C.col": "C_col.npy", "K.row": "K_row.npy", "D.data": "D_data.npy", "C": "C.mtx", "K": "K.mtx"}})";
+  };
+  test::write_text(dir / "p.json", program(1000));
+  for (const std::string& how : {"device", "chunks", "reference"}) {
+    const fs::path out = dir / how;
+    auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / "p.json").string() + " --out " + out.string(),
+                             how == "chunks" ? "FUGUE_SPARSE_CSR=chunks" : "");
+    ASSERT_EQ(r.code, 0) << how << "\n" << r.out;
+    const auto y = fugue::load_npy(out / "y_dia.npy", std::nullopt, std::nullopt);
+    double largest = 0;
+    for (int64_t i = 0; i < y.elements(); ++i) largest = std::max(largest, std::fabs(y.get(i)));
+    EXPECT_GT(largest, 0.0);
+    for (const char* other : {"y_csr.npy", "y_coo.npy", "y_csr2.npy", "y_ell.npy"}) {
+      const auto z = fugue::load_npy(out / other, std::nullopt, std::nullopt);
+      ASSERT_EQ(z.elements(), pixels) << how << " " << other;
+      const double alpha = std::string(other) == "y_csr.npy" ? 2 : 1;
+      for (int64_t i = 0; i < pixels; ++i) EXPECT_NEAR(z.get(i), alpha * y.get(i), 1e-13 * largest) << how << " " << other << " row " << i;
+    }
+    for (const char* part : {"C_col.npy", "K_row.npy", "D_data.npy"})
+      EXPECT_EQ(fugue::load_npy(out / part, std::nullopt, std::nullopt).elements(), nnz) << how << " " << part;
+    for (const char* file : {"C.mtx", "K.mtx"}) {
+      const std::string text = test::read_text(out / file);
+      EXPECT_NE(text.find("\n42 42 " + std::to_string(nnz) + "\n"), std::string::npos) << how << " " << file << "\n" << text.substr(0, 200);
+    }
+  }
+
+  test::write_text(dir / "small.json", program(nnz - 1));
+  for (const std::string& how : {"", "--reference "}) {
+    auto r = test::run_fugue("run " + how + (dir / "small.json").string() + " --out " + (dir / ("small" + how)).string());
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("small.json:/body/1/out/0: sparse.convert: operand B: A's " + std::to_string(nnz) +
+                         " entries (its nonzero values: zeros are padding in a dia) do not fit the csr B, which is declared with "
+                         "\"nnz\": {\"capacity\": " + std::to_string(nnz - 1) + "}: declare a capacity of at least " + std::to_string(nnz)),
+              std::string::npos)
+        << how << "\n" << r.out;
+    EXPECT_FALSE(fs::exists(dir / ("small" + how) / "y_dia.npy"));
+  }
+}
+
+// A count left to the run is for an operation's result: a file's or given parts' values have their own,
+// and only a csr's or a coo's entries are counted so.
+TEST(SparseConvert, ACountLeftToTheRunOnlyForAnOperationsCsrOrCoo) {
+  test::TempDir dir;
+  test::write_text(dir / "A.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.5\n3 2 -2\n");
+  auto check = [&](const std::string& symbols, const std::string& message) {
+    test::write_text(dir / "p.json", R"({"fugue": 1, "symbols": {)" + symbols + R"(,
+        "x": {"kind": "array", "dtype": "f64", "shape": [3], "from": {"random": {"seed": 1}}}},
+      "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}], "outputs": {"y": "y.npy"}})");
+    auto r = test::run_fugue("run " + (dir / "p.json").string() + " --out " + (dir / "out").string());
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
+  };
+  check(R"("A": {"kind": "csr", "dtype": "f64", "from": "A.mtx", "nnz": {"capacity": 5}})",
+        "holds a matrix of 2 entries; \"nnz\": {\"capacity\": ...} is for a value an operation counts: declare \"nnz\": 2 or leave it out");
+  check(R"("A": {"kind": "ell", "dtype": "f64", "shape": [3, 3], "width": {"capacity": 2}})",
+        "/symbols/A/width: a count left to the run ({\"capacity\": n}) is taken for a csr's or a coo's nnz; declare the ell's width as a number");
+  check(R"("A": {"kind": "coo", "dtype": "f64", "shape": [3, 3], "nnz": {"most": 2}})",
+        "/symbols/A/nnz: expected {\"capacity\": n} (the most entries the operation may count), found {\"most\":2}");
+  check(R"("A": {"kind": "coo", "dtype": "f64", "shape": [3, 3], "nnz": {"capacity": 2},
+             "parts": {"row": {"value": [0, 2]}, "col": {"value": [0, 1]}, "data": {"value": [1.5, -2]}}})",
+        "/symbols/A/parts: 'A' is declared with a count left to the run (its row, col, data hold at most 2), which only an operation "
+        "that writes it gives; a file or parts given here have a count of their own: declare it exactly");
+}

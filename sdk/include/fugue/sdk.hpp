@@ -706,6 +706,11 @@ class Operation {
       if (t.runtime_axes && self(op).operands[i].role != FUGUE_ROLE_OUT && !(self(op).traits & FUGUE_OP_RUNTIME_EXTENTS))
         throw Unsupported("operand " + self(op).operands[i].name + " has a run-time length, which " + self(op).name +
                           " does not take");
+      if (!(self(op).traits & FUGUE_OP_RUNTIME_COUNTS))
+        for (uint32_t k = 0; k < t.num_parts; ++k)
+          if (FUGUE_NTH(fugue_type, t.parts, k)->runtime_axes)
+            throw Unsupported("operand " + self(op).operands[i].name + " holds parts whose length is counted at run time, which " +
+                              self(op).name + " does not take");
     }
   }
   // Copies `value` into a struct the core owns, no further than the core's struct_size reaches.
@@ -867,6 +872,8 @@ class Operation {
 struct PartType {
   fugue_dtype dtype = FUGUE_DTYPE_NONE;
   std::vector<int64_t> shape;
+  // 2.21: bit 0 when axis 0's length is the value's count, known at run time (shape[0]: its capacity).
+  uint32_t runtime_axes = 0;
 };
 
 struct Declared {
@@ -896,6 +903,11 @@ inline bool write_parts(const Declared& d, fugue_declared& out) {
     room.dtype = d.parts[k].dtype;
     room.rank = static_cast<uint32_t>(d.parts[k].shape.size());
     std::copy(d.parts[k].shape.begin(), d.parts[k].shape.end(), room.shape);
+    if (d.parts[k].runtime_axes) {
+      if (room.struct_size < FUGUE_SIZE_UP_TO(fugue_declared, runtime_axes))
+        throw Unsupported("a part whose length is counted at run time needs a Fugue core of ABI 2.21 or later");
+      room.runtime_axes = d.parts[k].runtime_axes;
+    }
   }
   return true;
 }

@@ -106,6 +106,30 @@ inline cl_mem part(const fugue_device_services& s, const Call& call, const std::
   return b;
 }
 
+// ABI 2.21: the buffer (one cl_long) holding the count of operand `operand`, a kind whose parts have a
+// run-time length (or the run-time length of an array's axis 0): an input's to read, an OUT operand's to write.
+inline cl_mem count_buffer(const fugue_device_services& s, const Call& call, const std::string& operand) {
+  cl_mem b = s.extent ? s.extent(s.context, call.index(operand)) : nullptr;
+  if (!b) throw DeviceFailure("the core holds no count of operand '" + operand + "'");
+  return b;
+}
+// That count read back (waits for the work before it), checked against the capacity `most`.
+inline int64_t read_count(const fugue_device_services& s, const Call& call, const std::string& operand, int64_t most) {
+  cl_long count = 0;
+  check_cl(clEnqueueReadBuffer(s.queue, count_buffer(s, call, operand), CL_TRUE, 0, sizeof count, &count, 0, nullptr, nullptr),
+           "reading the count of '" + operand + "'");
+  if (count < 0 || count > most)
+    throw DeviceFailure("operand '" + operand + "' holds a count of " + std::to_string(count) + ", outside its capacity " +
+                        std::to_string(most) + " (a fault of the operation that wrote it)");
+  return count;
+}
+// An OUT operand's count, written from the host (in order with the work the operation enqueued).
+inline void write_count(const fugue_device_services& s, const Call& call, const std::string& operand, int64_t count) {
+  const cl_long value = count;
+  check_cl(clEnqueueWriteBuffer(s.queue, count_buffer(s, call, operand), CL_TRUE, 0, sizeof value, &value, 0, nullptr, nullptr),
+           "writing the count of '" + operand + "'");
+}
+
 // A scratch buffer of `bytes`, released by the core once the operation's work has finished.
 inline cl_mem scratch(const fugue_device_services& s, size_t bytes) {
   abi::ErrorBuffer error;
