@@ -42,6 +42,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.17 ends after " #last)
 #define FUGUE_END_OF_2_19(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.19 ends after " #last)
+#define FUGUE_END_OF_2_21(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.21 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -366,6 +368,8 @@ FUGUE_END_OF_2_0(fugue_declared, kind_name, 80);
 FUGUE_AT(fugue_declared, note, 80);
 FUGUE_AT(fugue_declared, note_capacity, 88);
 FUGUE_END_OF_2_6(fugue_declared, note_capacity, 92);
+FUGUE_AT(fugue_declared, runtime_axes, 92);
+FUGUE_END_OF_2_21(fugue_declared, runtime_axes, 96);
 
 /* fugue_text */
 FUGUE_AT(fugue_text, struct_size, 0);
