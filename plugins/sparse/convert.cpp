@@ -76,12 +76,15 @@ Facts target_facts(const Coordinates& m, Layout from, const fugue_type& b) {
   }
   // Padding is B's declaration's to choose: no limit as for files.
   Facts made = facts_for(m, declared.layout, declared.dtype, declared.index, cut, false);
-  if (declared.counted) {  // a csr's or a coo's entries left to the run: at most its capacity
-    if (made.nnz > declared.nnz)
+  if (declared.counted) {  // the run count left to the run: at most its capacity (hyb's width is its cut)
+    const int64_t need = run_count(made), room = run_count(declared);
+    if (need > room) {
+      const std::string key = run_count_key(declared.layout);
       throw InvalidArgument("operand B: A's " + std::to_string(m.entries()) + " entries" +
                             (from == Layout::Csr || from == Layout::Coo ? "" : std::string(" (its nonzero values: zeros are padding in ") + a_layout(from) + ")") +
-                            " do not fit the " + layout_name(declared.layout) + " B, which is declared with \"nnz\": {\"capacity\": " +
-                            std::to_string(declared.nnz) + "}: declare a capacity of at least " + std::to_string(made.nnz));
+                            " do not fit the " + layout_name(declared.layout) + " B, which is declared with \"" + key + "\": {\"capacity\": " +
+                            std::to_string(room) + "}: declare a capacity of at least " + std::to_string(need));
+    }
     made.counted = true;
     return made;
   }
@@ -113,13 +116,14 @@ class Convert final : public Operation {
     doc = "B = A in another sparse layout: A's entries (its padding left out) stored as B's declaration says (its kind; sell's "
           "slice and sigma, hyb's width, the block layouts' block, a cocktail's split and the index dtype). The counts of B "
           "(nnz, width, stored, diagonals, bands, blocks; a cocktail's diagonals, blocks, stored, csr_rows and nnz) come from A's "
-          "entries: B's declaration must give them, and a run that counts others stops and names them; a csr's or a coo's "
-          "\"nnz\": {\"capacity\": n} leaves the count to the run, at most n. A and B hold the same dtype. "
+          "entries: B's declaration must give them, and a run that counts others stops and names them; {\"capacity\": n} "
+          "in place of one (a csr's, a coo's or a hyb's nnz, an ell's or a bell's width, a sell's stored, a dia's diagonals, a "
+          "bcsr's or a sbell's blocks) leaves it to the run, at most n. A and B hold the same dtype. "
           "Between any two of csr, coo, ell, sell, dia, bdia, hyb, bcsr, bell, sbell and cocktail, on "
           "the device";
     operands = {out_kind("B", kTargets, kFloats, "the matrix in its new layout, declared with its kind and counts"),
                 in_kind("A", kEveryKind, kFloats, "the matrix [m, n], any sparse kind")};
-    traits = FUGUE_OP_RUNTIME_COUNTS;  // a csr's or a coo's entries, in A or B, may be counted as it runs
+    traits = FUGUE_OP_RUNTIME_COUNTS;  // A's or B's count (layouts.h's run_count) may be counted as it runs
     test_cases = conformance_cases();
   }
 
@@ -165,7 +169,7 @@ class Convert final : public Operation {
   void convert_on_host(const Call& call, const fugue_device_services& s) const {
     const fugue_type &a = call.operand(kA), &b = call.operand(kB);
     const Facts source = facts_of(a);
-    const int64_t count = source.counted ? read_count(s, call, "A", source.nnz) : -1;  // A's entries counted as it ran
+    const int64_t count = source.counted ? read_count(s, call, "A", run_count(source)) : -1;  // A's count, as it ran
     HostCopy from(a), to(b);
     for (uint32_t k = 0; k < a.num_parts; ++k)
       if (!from.bytes(k).empty())
@@ -176,7 +180,7 @@ class Convert final : public Operation {
       if (!to.bytes(k).empty())
         check_cl(clEnqueueWriteBuffer(s.queue, part(s, call, "B", k), CL_TRUE, 0, to.bytes(k).size(), to.bytes(k).data(), 0, nullptr, nullptr),
                  name + ": writing B");
-    if (made.counted) write_count(s, call, "B", made.nnz);
+    if (made.counted) write_count(s, call, "B", run_count(made));
   }
 
   fugue_cost cost(const Call& call) const override {
@@ -196,14 +200,14 @@ class Convert final : public Operation {
   void reference(const Call& call, fugue_host_array* arrays) const override {
     // A reference sees a count left to the run as its parts' length (and A's type says it).
     const Facts made = convert(call.operand(kA), HostView(arrays[kA]), call.operand(kB), HostView(arrays[kB]));
-    if (made.counted) arrays[kB].length = made.nnz;
+    if (made.counted) arrays[kB].length = run_count(made);
   }
 
  private:
   // B's facts as stored; `count`, where not -1, is A's count left to the run (A's parts hold more places).
   static Facts convert(const fugue_type& a, const HostView& from, const fugue_type& b, const HostView& to, int64_t count = -1) {
     Facts source = facts_of(a);
-    if (count >= 0) source.nnz = count;
+    if (count >= 0) set_run_count(source, count);
     const Coordinates m = entries_of(source, from);
     const Facts made = target_facts(m, source.layout, b);
     store(made, m, to);
@@ -236,18 +240,22 @@ class Convert final : public Operation {
       for (Layout to : every_layout())
         if (to != from) add(seed_matrix_b(), from, to, FUGUE_DTYPE_F64, "the seed's B");
     for (Layout to : every_layout()) add(wide, Layout::Csr, to, FUGUE_DTYPE_F32, "7 by 19");
-    // Counts left to the run: B a csr or a coo declared with room to spare (from a dia, just enough) from
-    // every other layout. (A value whose count is left to the run as an input comes only from an operation:
-    // the integration tests run such programs.)
+    // Counts left to the run: B of every layout that takes one declared with room to spare (from a dia,
+    // just enough; a sell's a slice more) from every other layout. (A value whose count is left
+    // to the run as an input comes only from an operation: the integration tests run such programs.)
     for (Layout from : every_layout())
-      for (Layout to : {Layout::Csr, Layout::Coo})
-        if (to != from) {
-          Facts made = facts_for(seed_matrix_b(), to, FUGUE_DTYPE_F64, FUGUE_DTYPE_NONE, cut, false);
+      for (Layout to : every_layout())
+        if (to != from && takes_run_count(to)) {
+          Cut own = cut;
+          if (to == Layout::Hyb) own.width = 1;
+          Facts made = facts_for(seed_matrix_b(), to, FUGUE_DTYPE_F64, FUGUE_DTYPE_NONE, own, false);
           made.counted = true;
-          made.nnz += from == Layout::Dia ? 0 : 3;
+          // Room to spare within what a 4 by 4 matrix holds (its 1 x 4 blocks are all there are).
+          const int64_t spare = from == Layout::Dia || blocked(to) ? 0 : to == Layout::Ell ? 1 : to == Layout::Dia ? 2 : to == Layout::Sell ? made.slice : 3;
+          set_run_count(made, run_count(made) + spare);
           cases += ",\n" + std::string(R"({"name": "the seed's B from )") + layout_name(from) + " to " + layout_name(to) +
                    R"( counted as it runs", "dtypes": ["f64"], "inputs": {"A": )" + inline_declaration(seed_matrix_b(), from, FUGUE_DTYPE_F64, cut) +
-                   R"(}, "outputs": {"B": )" + counts_declaration(made, cut) + "}}";
+                   R"(}, "outputs": {"B": )" + counts_declaration(made, own) + "}}";
         }
     return "[" + cases + "]";
   }

@@ -157,11 +157,19 @@ bool csr_holds(const Device& d, const Facts& a, cl_mem row_ptr, cl_mem col, cl_i
   return result[0] == 0;
 }
 
+// Whether `count`, what A's entries make of B's run count (layouts.h), is what B's declaration allows:
+// the count it declares, or at most its capacity where the count is left to the run (`made` then holds it).
+bool count_fits(const Facts& b, int64_t count, int64_t& made) {
+  made = count;
+  return b.counted ? count <= run_count(b) : count == run_count(b);
+}
+
 // A csr (parts `from`) into B's bcsr, bell or sbell (parts `to`): each super-row's blocks counted,
 // checked against B's declaration (a bcsr's and a sbell's blocks, a bell's width), then stored.
-bool csr_to_blocks(const Device& d, const Facts& b, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to) {
+bool csr_to_blocks(const Device& d, const Facts& declared, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to, int64_t& made) {
   if (!d.scans()) return false;
-  const BlockShape block(b);
+  Facts b = declared;  // as counted
+  BlockShape block(b);
   const size_t super_rows = static_cast<size_t>(block.super_rows);
   cl_mem counts = scratch(d.s, super_rows * sizeof(cl_long)), verdict = d.verdict();
   Kernel count(d.program, "block_counts");
@@ -170,7 +178,7 @@ bool csr_to_blocks(const Device& d, const Facts& b, const std::vector<cl_mem>& f
   if (b.layout == Layout::Bell) {
     cl_int widest[2] = {0, 0};
     d.read(verdict, 0, &widest, "the widest super-row");
-    if (widest[1] != b.width) return false;
+    if (!count_fits(b, widest[1], made)) return false;
   } else {
     int64_t n = block.super_rows;
     if (b.layout == Layout::Sbell) {
@@ -182,8 +190,10 @@ bool csr_to_blocks(const Device& d, const Facts& b, const std::vector<cl_mem>& f
     d.scan(sums, n);
     cl_long blocks = 0;
     d.read(sums, static_cast<size_t>(n - 1) * sizeof(cl_long), &blocks, "the blocks' count");
-    if (blocks != b.blocks) return false;
+    if (!count_fits(b, blocks, made)) return false;
   }
+  set_run_count(b, made);  // B stored as declared with the count made (its places the first of its capacity's)
+  block = BlockShape(b);
   cl_mem data = to.back(), col = to[to.size() - 2], ptr = to.front();  // a bell has no pointers: ptr is its col, unwritten
   d.zero(data, static_cast<size_t>(places_of(b)) * dtype_bytes(b.dtype), "B's data");
   Kernel fill(d.program, "csr_to_blocks");
@@ -198,8 +208,9 @@ bool csr_to_cocktail(const fugue_device_services& s, const Facts& a, const Facts
 // A csr `a` (parts `from`) into B's coo, ell, sell, dia, bdia, hyb, block layout or cocktail (parts `to`).
 // `check` false: the csr is one the device's kernels made, not checked again (its longest row unknown, which
 // an ell and a sell need).
+// `made`: B's run count (layouts.h) as stored.
 bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector<cl_mem>& from, const std::vector<cl_mem>& to,
-              bool check = true) {
+              int64_t& made, bool check = true) {
   cl_int longest = 0;
   if (!check && (b.layout == Layout::Ell || b.layout == Layout::Sell)) throw std::logic_error("sparse.convert: an ell or a sell needs the csr's check");
   if (check && !csr_holds(d, a, from[0], from[1], longest)) return false;
@@ -207,7 +218,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
   const size_t rows = static_cast<size_t>(m);
   switch (b.layout) {
     case Layout::Coo: {
-      if (b.counted ? a.nnz > b.nnz : b.nnz != a.nnz) return false;  // a count left to the run: at most its capacity
+      if (!count_fits(b, a.nnz, made)) return false;
       Kernel fill(d.program, "csr_to_coo");
       fill.args(m, from[0], to[0]).enqueue(d.s, rows, 0, "convert: csr -> coo");
       Kernel entries(d.program, "copy_entries");
@@ -215,9 +226,9 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
       return true;
     }
     case Layout::Ell: {
-      if (longest != b.width) return false;
+      if (!count_fits(b, longest, made)) return false;
       Kernel fill(d.program, "csr_to_ell");
-      fill.args(m, cl_long{b.width}, from[0], from[1], from[2], to[0], to[1]).enqueue(d.s, rows, 0, "convert: csr -> ell");
+      fill.args(m, cl_long{longest}, from[0], from[1], from[2], to[0], to[1]).enqueue(d.s, rows, 0, "convert: csr -> ell");
       return true;
     }
     case Layout::Dia:
@@ -233,7 +244,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
       d.scan(sums, places);
       cl_long diagonals = 0;
       d.read(sums, static_cast<size_t>(places - 1) * sizeof(cl_long), &diagonals, "the diagonals' count");
-      if (diagonals != b.diagonals) return false;
+      if (b.layout == Layout::Dia ? !count_fits(b, diagonals, made) : diagonals != b.diagonals) return false;
       const std::string label = std::string("convert: csr -> ") + layout_name(b.layout);
       if (b.layout == Layout::Dia) {
         Kernel offsets(d.program, "dia_offsets");
@@ -251,7 +262,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
         store.args(m, cl_long{places}, sums, starts, to[0], to[1]).enqueue(d.s, static_cast<size_t>(places), 0, "convert: bdia bands");
       }
       cl_mem data = to.back();
-      d.zero(data, static_cast<size_t>(b.diagonals * a.rows) * dtype_bytes(b.dtype), "B's data");
+      d.zero(data, static_cast<size_t>(diagonals * a.rows) * dtype_bytes(b.dtype), "B's data");
       Kernel fill(d.program, "csr_to_dia");
       fill.args(m, from[0], from[1], from[2], sums, data).enqueue(d.s, rows, 0, label);
       return true;
@@ -275,7 +286,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
       d.scan(sums, slices);
       cl_long stored = 0;
       d.read(sums, static_cast<size_t>(slices - 1) * sizeof(cl_long), &stored, "the places' count");
-      if (stored != b.stored) return false;
+      if (!count_fits(b, stored, made)) return false;
       check_cl(clEnqueueCopyBuffer(d.s.queue, rows_order, to[1], 0, 0, order_bytes, 0, nullptr, nullptr), std::string(kWhat) + ": storing a sell's rows");
       Kernel fill(d.program, "csr_to_sell");
       fill.args(cl_long{slices}, cl_long{b.slice}, from[0], from[1], from[2], sums, rows_order, to[0]).arg(8, to[2]).arg(9, to[3]);
@@ -291,7 +302,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
       d.scan(sums, m);
       cl_long rest = 0;
       d.read(sums, (rows - 1) * sizeof(cl_long), &rest, "the coo part's count");
-      if (rest != b.nnz) return false;
+      if (!count_fits(b, rest, made)) return false;
       Kernel fill(d.program, "csr_to_hyb");
       fill.args(m, cl_long{b.width}, from[0], from[1], from[2], sums, to[0], to[1], to[2]).arg(9, to[3]).arg(10, to[4]);
       fill.enqueue(d.s, rows, 0, "convert: csr -> hyb");
@@ -299,7 +310,7 @@ bool from_csr(const Device& d, const Facts& a, const Facts& b, const std::vector
     }
     case Layout::Bcsr:
     case Layout::Bell:
-    case Layout::Sbell: return csr_to_blocks(d, b, from, to);
+    case Layout::Sbell: return csr_to_blocks(d, b, from, to, made);
     case Layout::Cocktail: return csr_to_cocktail(d.s, a, b, from, to);
     default: return false;
   }
@@ -382,7 +393,8 @@ bool csr_to_cocktail(const fugue_device_services& s, const Facts& a, const Facts
     const std::vector<cl_mem> own(first, first + static_cast<std::ptrdiff_t>(part_names(target.layout).size()));
     const Device into(s, a.dtype, FUGUE_DTYPE_I64, target.index, Layout::Csr, sort_size(target));
     // The sell's check finds its longest row (its sort's keys hold lengths below INT_MAX).
-    if (!into.scans() || !from_csr(into, source, target, csrs[k], own, target.layout == Layout::Sell)) return false;
+    int64_t made = 0;  // a cocktail's parts count nothing at run time
+    if (!into.scans() || !from_csr(into, source, target, csrs[k], own, made, target.layout == Layout::Sell)) return false;
   }
   return true;
 }
@@ -631,7 +643,7 @@ bool flags_fit(const Facts& from) {
 }
 
 // A source (IntoCsr, CocktailIntoCsr) counted and stored into B where B is a csr, else into a csr of
-// the device's own (i64 indices) and from it into B; `entries` is then the csr's count.
+// the device's own (i64 indices) and from it into B; `entries`: B's run count as stored (layouts.h).
 template <class Source>
 bool through_csr(Source& source, const fugue_device_services& s, const Facts& a, const Facts& b, const std::vector<cl_mem>& to,
                  int64_t& entries) {
@@ -653,7 +665,7 @@ bool through_csr(Source& source, const fugue_device_services& s, const Facts& a,
                                       scratch(s, static_cast<size_t>(std::max<int64_t>(nnz, 1)) * dtype_bytes(a.dtype))};
   source.store(middle);
   const Device second(s, a.dtype, FUGUE_DTYPE_I64, b.index, Layout::Csr, sort_size(b));
-  return second.scans() && from_csr(second, csr, b, middle, to);
+  return second.scans() && from_csr(second, csr, b, middle, to, entries);
 }
 
 }  // namespace
@@ -690,16 +702,16 @@ bool converts_on_device(const Facts& from, const Facts& to) {
 bool convert_on_device(const sdk::Call& call, const fugue_device_services& s) {
   Facts a = facts_of(call.operand("A"));
   const Facts b = facts_of(call.operand("B"));
-  if (a.counted) a.nnz = read_count(s, call, "A", a.nnz);  // A's entries, as the operation that wrote A counted them
+  if (a.counted) set_run_count(a, read_count(s, call, "A", run_count(a)));  // A's count, as the operation that wrote A made it
   std::vector<cl_mem> from, to;
   for (uint32_t k = 0; k < call.operand("A").num_parts; ++k) from.push_back(part(s, call, "A", k));
   for (uint32_t k = 0; k < call.operand("B").num_parts; ++k) to.push_back(part(s, call, "B", k));
   for (cl_mem m : to)
     if (std::find(from.begin(), from.end(), m) != from.end()) return false;
-  int64_t entries = a.nnz;  // B's, where its count is left to the run (a csr's or a coo's: A's entries)
+  int64_t entries = -1;  // B's run count as stored, written where it is left to the run
   if (a.layout == Layout::Csr) {
     const Device d(s, a.dtype, a.index, b.index, a.layout, sort_size(b));
-    if (!from_csr(d, a, b, from, to)) return false;
+    if (!from_csr(d, a, b, from, to, entries)) return false;
   } else {
     // Through a csr of the device's own (i64 indices) where B is not one.
     const fugue_dtype csr_index = b.layout == Layout::Csr ? b.index : FUGUE_DTYPE_I64;

@@ -186,34 +186,32 @@ sdk::Declared declared_type(const Facts& f) {
   d.dtype = f.dtype;
   d.shape = {f.rows, f.cols};
   auto part = [&](fugue_dtype t, int64_t n) { d.parts.push_back({t, {n}}); };
-  // A part as long as the entries: its length is their count, at run time where they are counted.
-  auto entries = [&](fugue_dtype t) { d.parts.push_back({t, {f.nnz}, f.counted ? 1u : 0u}); };
+  // A part holding `per` places for each of the run count's (run_count): its length is that count, at run
+  // time where it is counted, and it is then [count, per].
+  auto counts = [&](fugue_dtype t, int64_t per) {
+    const int64_t count = run_count(f);
+    if (f.counted) d.parts.push_back({t, per == 1 ? std::vector<int64_t>{count} : std::vector<int64_t>{count, per}, 1u});
+    else part(t, count * per);
+  };
+  const int64_t block = f.block_rows * f.block_cols;
   switch (f.layout) {
     case Layout::Cocktail: break;  // returned above (cocktail.cpp)
-    case Layout::Csr: part(f.index, f.rows + 1), entries(f.index), entries(f.dtype); break;
-    case Layout::Coo: entries(f.index), entries(f.index), entries(f.dtype); break;
-    case Layout::Ell: part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows); break;
+    case Layout::Csr: part(f.index, f.rows + 1), counts(f.index, 1), counts(f.dtype, 1); break;
+    case Layout::Coo: counts(f.index, 1), counts(f.index, 1), counts(f.dtype, 1); break;
+    case Layout::Ell: counts(f.index, f.rows), counts(f.dtype, f.rows); break;
     case Layout::Sell: {
       const int64_t slices = ceil_div(f.rows, f.slice);
-      part(f.index, slices + 1), part(f.index, slices * f.slice), part(f.index, f.stored), part(f.dtype, f.stored);
+      part(f.index, slices + 1), part(f.index, slices * f.slice), counts(f.index, 1), counts(f.dtype, 1);
       break;
     }
-    case Layout::Dia: part(f.index, f.diagonals), part(f.dtype, f.diagonals * f.rows); break;
+    case Layout::Dia: counts(f.index, 1), counts(f.dtype, f.rows); break;
     case Layout::Hyb:
-      part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows), part(f.index, f.nnz), part(f.index, f.nnz), part(f.dtype, f.nnz);
+      part(f.index, f.width * f.rows), part(f.dtype, f.width * f.rows), counts(f.index, 1), counts(f.index, 1), counts(f.dtype, 1);
       break;
     case Layout::Bdia: part(f.index, f.bands), part(f.index, f.bands + 1), part(f.dtype, f.diagonals * f.rows); break;
-    case Layout::Bcsr:
-      part(f.index, super_rows(f) + 1), part(f.index, f.blocks), part(f.dtype, f.blocks * f.block_rows * f.block_cols);
-      break;
-    case Layout::Bell: {
-      const int64_t places = f.width * super_rows(f);
-      part(f.index, places), part(f.dtype, places * f.block_rows * f.block_cols);
-      break;
-    }
-    case Layout::Sbell:
-      part(f.index, ceil_div(super_rows(f), f.slice) + 1), part(f.index, f.blocks), part(f.dtype, f.blocks * f.block_rows * f.block_cols);
-      break;
+    case Layout::Bcsr: part(f.index, super_rows(f) + 1), counts(f.index, 1), counts(f.dtype, block); break;
+    case Layout::Bell: counts(f.index, super_rows(f)), counts(f.dtype, super_rows(f) * block); break;
+    case Layout::Sbell: part(f.index, ceil_div(super_rows(f), f.slice) + 1), counts(f.index, 1), counts(f.dtype, block); break;
   }
   if (f.layout == Layout::Sell) {
     // The sorting window: the parts hold the order a window made, not the window, and a conversion into
@@ -242,15 +240,15 @@ Facts facts_of(const fugue_type& type) {
   f.dtype = type.dtype;
   f.rows = type.shape[0];
   f.cols = type.shape[1];
-  auto extent = [&](uint32_t k) { return FUGUE_NTH(fugue_type, type.parts, k)->shape[0]; };
+  // A part's places (a counted part is [count, places a count]).
+  auto extent = [&](uint32_t k) { return sdk::elements(*FUGUE_NTH(fugue_type, type.parts, k)); };
   f.index = FUGUE_NTH(fugue_type, type.parts, 0)->dtype;
+  // The last part holds the run count where any does (the values of every layout that takes one).
+  f.counted = FUGUE_NTH(fugue_type, type.parts, type.num_parts - 1)->runtime_axes & 1u;
   switch (f.layout) {
     case Layout::Cocktail: break;  // returned above (cocktail.cpp)
     case Layout::Csr:
-    case Layout::Coo:
-      f.nnz = extent(2);
-      f.counted = FUGUE_NTH(fugue_type, type.parts, 2)->runtime_axes & 1u;
-      break;
+    case Layout::Coo: f.nnz = extent(2); break;
     case Layout::Ell: f.width = f.rows ? extent(1) / f.rows : 0; break;
     case Layout::Sell: {
       const int64_t slices = extent(0) - 1;
@@ -300,6 +298,51 @@ int64_t declared_count(const Facts& f) {
     case Layout::Bell: return f.width;
     default: return f.nnz;
   }
+}
+
+const char* count_key(Layout layout) {
+  switch (layout) {
+    case Layout::Csr:
+    case Layout::Coo: return "nnz";
+    case Layout::Ell: return "width";
+    case Layout::Sell: return "stored";
+    case Layout::Dia: return "diagonals";
+    case Layout::Hyb: return "width";
+    case Layout::Bdia: return "diagonals";
+    case Layout::Bcsr: return "blocks";
+    case Layout::Bell: return "width";
+    case Layout::Sbell: return "blocks";
+    case Layout::Cocktail: return "nnz";  // its csr's
+  }
+  return "nnz";
+}
+
+bool takes_run_count(Layout layout) { return layout != Layout::Bdia && layout != Layout::Cocktail; }
+
+int64_t run_count(const Facts& f) { return f.layout == Layout::Hyb ? f.nnz : declared_count(f); }
+
+void set_run_count(Facts& f, int64_t count) {
+  switch (f.layout) {
+    case Layout::Csr:
+    case Layout::Coo:
+    case Layout::Hyb: f.nnz = count; break;
+    case Layout::Ell:
+    case Layout::Bell: f.width = count; break;
+    case Layout::Sell: f.stored = count; break;
+    case Layout::Dia: f.diagonals = count; break;
+    case Layout::Bcsr:
+    case Layout::Sbell: f.blocks = count; break;
+    case Layout::Bdia:
+    case Layout::Cocktail: throw std::logic_error(std::string("a ") + layout_name(f.layout) + " has no run count");
+  }
+}
+
+const char* run_count_key(Layout layout) { return layout == Layout::Hyb ? "nnz" : count_key(layout); }
+
+int64_t places_in(const sdk::PartType& part) {
+  int64_t n = 1;
+  for (int64_t e : part.shape) n *= e;
+  return n;
 }
 
 int64_t super_rows(const Facts& f) { return ceil_div(f.rows, f.block_rows); }
@@ -388,7 +431,7 @@ std::vector<std::vector<double>> stored_parts(const Facts& f, const Coordinates&
   if (f.layout == Layout::Cocktail) return cocktail_stored_parts(f, m);
   const sdk::Declared type = declared_type(f);
   std::vector<std::vector<double>> parts;
-  for (const auto& p : type.parts) parts.emplace_back(static_cast<size_t>(p.shape[0]), 0.0);
+  for (const auto& p : type.parts) parts.emplace_back(static_cast<size_t>(places_in(p)), 0.0);
   // The cases below write through value.part(k).set(i, v) and set_int: into these vectors here, into
   // the parts' own dtypes in store().
   struct Writer {

@@ -110,8 +110,9 @@ struct Facts {
   fugue_dtype index = FUGUE_DTYPE_I32;
   int64_t rows = 0, cols = 0;
   int64_t nnz = 0;        // csr, coo: entries; hyb: its coo part's
-  // csr, coo: the entries are counted at run time (ABI 2.21) and nnz is their capacity, except where a
-  // reference sees the value: its parts are then as long as the count, and so is nnz.
+  // The layout's run count (run_count below: csr's and coo's entries, ell's width, ...) is counted at run
+  // time (ABI 2.21) and the fact holds its capacity, except where a reference sees the value: its parts
+  // are then as long as the count, and so is the fact.
   bool counted = false;
   int64_t width = 0;      // ell: the longest row; hyb: its ell part's width; bell: blocks a super-row
   int64_t slice = 32;     // sell: C, the slice height; sbell: super-rows a slice
@@ -149,8 +150,23 @@ Facts facts_for(const Coordinates& m, Layout layout, fugue_dtype dtype, fugue_dt
 std::vector<int64_t> blocks_per_super_row(const Coordinates& m, int64_t h, int64_t w);
 Facts block_facts(const Coordinates& m, const std::vector<int64_t>& counts, Layout layout, fugue_dtype dtype, fugue_dtype index,
                   const Cut& cut, bool limit_padding = true);
-// The count a declaration gives for a layout's type (nnz, width, stored, diagonals or blocks; hyb: its width).
+// The count a declaration gives for a layout's type (nnz, width, stored, diagonals or blocks; hyb: its width),
+// and its key ("nnz", "width", "stored", "diagonals", "blocks").
 int64_t declared_count(const Facts& facts);
+const char* count_key(Layout layout);
+// Counts left to the run (ABI 2.21: a declaration's {"capacity": n}): the layouts that take one (every
+// one but bdia, whose bands and diagonals are two counts, and cocktail, whose parts have one each), the
+// count (the entries of a csr, a coo and hyb's coo part; ell's and bell's width; sell's stored places;
+// dia's diagonals; bcsr's and sbell's blocks) and its key in a declaration. The parts that hold the count
+// have it as their first axis: [width, rows] for ell's col and data, [diagonals, rows] for dia's data,
+// [blocks, h * w] for bcsr's and sbell's data, [width, super-rows (times h * w)] for bell's parts. The
+// value is stored as one declared with the count, in the parts' first places.
+bool takes_run_count(Layout layout);
+int64_t run_count(const Facts& facts);
+void set_run_count(Facts& facts, int64_t count);
+const char* run_count_key(Layout layout);
+// A part's places: the product of its extents.
+int64_t places_in(const sdk::PartType& part);
 // The block layouts' super-rows: groups of block_rows rows, the last one short where they do not divide.
 int64_t super_rows(const Facts& facts);
 // a / b rounded up (a >= 0, b > 0): sell's slices, the block layouts' super-rows.

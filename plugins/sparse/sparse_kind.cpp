@@ -177,10 +177,7 @@ class SparseKind final : public sdk::Kind {
     f.block_cols = r.cut.block_cols;
     switch (layout) {
       case Layout::Csr:
-      case Layout::Coo:
-        f.nnz = *r.count;
-        f.counted = r.counted;
-        break;
+      case Layout::Coo: f.nnz = *r.count; break;
       case Layout::Ell: f.width = *r.count; break;
       case Layout::Sell:
         f.stored = *r.count;
@@ -207,6 +204,7 @@ class SparseKind final : public sdk::Kind {
         break;
       case Layout::Cocktail: throw std::logic_error("a cocktail is declared part by part");
     }
+    f.counted = r.counted;  // the run count's capacity (checked as the count would be)
     // Counts that cannot be: more places than the layout can hold, or products past 2^62.
     const auto product = [](int64_t a, int64_t b) { return a == 0 || b <= (int64_t{1} << 62) / a ? a * b : -1; };
     const int64_t cells = product(f.rows, f.cols);
@@ -260,23 +258,6 @@ std::vector<std::string> declaration_keys(Layout layout) {
   return keys;
 }
 
-const char* count_key(Layout layout) {
-  switch (layout) {
-    case Layout::Csr:
-    case Layout::Coo: return "nnz";
-    case Layout::Ell: return "width";
-    case Layout::Sell: return "stored";
-    case Layout::Dia: return "diagonals";
-    case Layout::Hyb: return "width";
-    case Layout::Bdia: return "diagonals";
-    case Layout::Bcsr: return "blocks";
-    case Layout::Bell: return "width";
-    case Layout::Sbell: return "blocks";
-    case Layout::Cocktail: return "nnz";  // its csr's
-  }
-  return "nnz";
-}
-
 bool blocked(Layout layout) { return layout == Layout::Bcsr || layout == Layout::Bell || layout == Layout::Sbell; }
 
 const std::vector<std::string>& cut_keys(Layout layout) {
@@ -303,22 +284,25 @@ Requested requested(Layout layout, const std::string& text) {
     r.rows = positive_integer(s[0], "/shape/0", 0);
     r.cols = positive_integer(s[1], "/shape/1", 0);
   }
+  // {"capacity": n} for the layout's run count (layouts.h: a csr's entries, an ell's width, ...): counted
+  // by the operation that writes the value, at most n.
   const char* key = count_key(layout);
-  if (d.contains(key) && d[key].is_object()) {
-    // {"capacity": n}: the entries are counted by the operation that writes the value, at most n.
-    const json& c = d[key];
-    if (layout != Layout::Csr && layout != Layout::Coo)
-      throw InvalidArgument(std::string("/") + key + ": a count left to the run ({\"capacity\": n}) is taken for a csr's or a coo's " +
-                            "nnz; declare the " + layout_name(layout) + "'s " + key + " as a number");
+  for (const char* given : {key, "nnz"}) {
+    if (!d.contains(given) || !d[given].is_object() || (given != key && layout != Layout::Hyb)) continue;
+    const json& c = d[given];
+    const std::string pointer = std::string("/") + given;
+    if (!takes_run_count(layout) || given != std::string(run_count_key(layout)))
+      throw InvalidArgument(pointer + ": a count left to the run ({\"capacity\": n}) is taken for " +
+                            (layout == Layout::Hyb ? std::string("a hyb's nnz (its coo part's entries; its width is its cut)")
+                                                   : "every layout's count but a bdia's and a cocktail's, which have several") +
+                            ": declare the " + layout_name(layout) + "'s " + given + " as a number");
     if (c.size() != 1 || !c.contains("capacity"))
-      throw InvalidArgument(std::string("/") + key + ": expected {\"capacity\": n} (the most entries the operation may count), found " +
-                            c.dump());
-    r.count = positive_integer(c["capacity"], std::string("/") + key + "/capacity", 0);
+      throw InvalidArgument(pointer + ": expected {\"capacity\": n} (the most the operation may count), found " + c.dump());
+    (layout == Layout::Hyb ? r.hyb_nnz : r.count) = positive_integer(c["capacity"], pointer + "/capacity", 0);
     r.counted = true;
-  } else if (d.contains(key)) {
-    r.count = positive_integer(d[key], std::string("/") + key, 0);
   }
-  if (layout == Layout::Hyb && d.contains("nnz")) r.hyb_nnz = positive_integer(d["nnz"], "/nnz", 0);
+  if (d.contains(key) && !d[key].is_object()) r.count = positive_integer(d[key], std::string("/") + key, 0);
+  if (layout == Layout::Hyb && d.contains("nnz") && !d["nnz"].is_object()) r.hyb_nnz = positive_integer(d["nnz"], "/nnz", 0);
   if (layout == Layout::Bdia && d.contains("bands")) r.bands = positive_integer(d["bands"], "/bands", 0);
   const bool cocktail = layout == Layout::Cocktail;
   if (layout == Layout::Sell || layout == Layout::Sbell || cocktail) {
@@ -371,9 +355,11 @@ void check_requested(const Requested& r, const Facts& f) {
   auto differs = [](const std::string& key, int64_t asked, int64_t found) {
     throw InvalidArgument("holds a matrix whose " + key + " is " + std::to_string(found) + "; the declaration says " + std::to_string(asked));
   };
-  if (r.counted)
-    throw InvalidArgument("holds a matrix of " + std::to_string(declared_count(f)) + " entries; \"nnz\": {\"capacity\": ...} is for a " +
-                          "value an operation counts: declare \"nnz\": " + std::to_string(declared_count(f)) + " or leave it out");
+  if (r.counted) {
+    const std::string key = run_count_key(f.layout), count = std::to_string(run_count(f));
+    throw InvalidArgument("holds a matrix whose " + key + " is " + count + "; \"" + key + "\": {\"capacity\": ...} is for a value an " +
+                          "operation counts: declare \"" + key + "\": " + count + " or leave it out");
+  }
   if (r.rows && *r.rows != f.rows) differs("row count (/shape/0)", *r.rows, f.rows);
   if (r.cols && *r.cols != f.cols) differs("column count (/shape/1)", *r.cols, f.cols);
   if (r.count && *r.count != declared_count(f)) differs(std::string("/") + count_key(f.layout), *r.count, declared_count(f));
@@ -575,8 +561,8 @@ json declaration_json(const Facts& f, const Cut& cut) {
   const Layout layout = f.layout;
   json decl = {{"kind", layout_name(layout)}, {"dtype", f.dtype == FUGUE_DTYPE_F64 ? "f64" : "f32"}, {"shape", {f.rows, f.cols}}};
   decl[count_key(layout)] = declared_count(f);
-  if (f.counted) decl["nnz"] = {{"capacity", f.nnz}};  // a csr's or a coo's entries left to the run
   if (layout == Layout::Hyb) decl["nnz"] = f.nnz;
+  if (f.counted) decl[run_count_key(layout)] = {{"capacity", run_count(f)}};  // the count left to the run
   if (layout == Layout::Bdia) decl["bands"] = f.bands;
   if (layout == Layout::Sell) decl["slice"] = cut.slice, decl["sigma"] = cut.sigma;
   if (layout == Layout::Sbell) decl["slice"] = cut.slice;

@@ -24,7 +24,7 @@ struct Requested {
   Layout layout = Layout::Csr;
   std::optional<fugue_dtype> dtype, index;
   std::optional<int64_t> rows, cols, count;  // count: nnz, width, stored or diagonals, by layout (hyb: width)
-  bool counted = false;                      // csr, coo: "nnz": {"capacity": count}, the entries left to the run
+  bool counted = false;                      // the run count (layouts.h) given as {"capacity": n}: left to the run
   std::optional<int64_t> hyb_nnz;            // hyb: its coo part's entries
   std::optional<int64_t> bands;              // bdia
   std::optional<int64_t> diagonals, blocks, stored;  // cocktail: its dia's, sbell's and sell's counts (count: its csr's nnz)
@@ -40,8 +40,6 @@ Requested requested(Layout layout, const std::string& declaration);
 std::vector<std::string> declaration_keys(Layout layout);
 // The chooser kind's ("sparse"): every kind's keys, "format" and "reads".
 std::vector<std::string> sparse_chooser_keys();
-// The name of a layout's count key ("nnz", "width", "stored", "diagonals", "blocks").
-const char* count_key(Layout layout);
 // bcsr, bell and sbell: the layouts of dense blocks ("block": [h, w]).
 bool blocked(Layout layout);
 // The declaration keys that cut a layout ("slice", "sigma", "block"): the kind's own and the chooser's

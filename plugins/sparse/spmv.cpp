@@ -200,7 +200,7 @@ class SparseProduct final : public Operation {
     // multiple of its epsilon.
     tolerance_f32 = 1e-4;
     tolerance_f64 = 2e-13;
-    traits = FUGUE_OP_RUNTIME_COUNTS;  // a csr's or a coo's entries may be counted as a conversion ran
+    traits = FUGUE_OP_RUNTIME_COUNTS;  // A's count (layouts.h's run_count) may be left to the run, as a conversion makes it
     test_cases = conformance_cases(several);
   }
 
@@ -252,6 +252,8 @@ class SparseProduct final : public Operation {
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
     p.variant = variant_of(call, f);
+    if (reads_count(call, f))
+      p.variant += std::string("; its ") + run_count_key(f.layout) + ", left to the run, read back first";
     say_rows(p, call);
     return p;
   }
@@ -261,6 +263,7 @@ class SparseProduct final : public Operation {
     const int64_t rows_a_vector = vector_rows(call, f, several_);
     const std::string walk = rows_a_vector ? std::to_string(rows_a_vector) + " rows a work-item in vectors of the native width" : "a row per work-item";
     const std::string block = std::to_string(f.block_rows) + " x " + std::to_string(f.block_cols) + " blocks";
+    const std::string most = f.counted ? "at most " : "";  // a count left to the run: its capacity
     switch (f.layout) {
       case Layout::Csr: {
         char average[32];
@@ -273,15 +276,15 @@ class SparseProduct final : public Operation {
       }
       case Layout::Coo:
         return "coo: " + std::to_string(coo_chunk(call)) + " entries a work-item, summed row by row; rows that cross chunks added after";
-      case Layout::Ell: return "ell: " + walk + ", " + std::to_string(f.width) + (f.width == 1 ? " place a row" : " places a row");
+      case Layout::Ell: return "ell: " + walk + ", " + most + std::to_string(f.width) + (f.width == 1 ? " place a row" : " places a row");
       case Layout::Sell: return "sell: a row per work-item, slices of " + std::to_string(f.slice) + " rows";
-      case Layout::Dia: return "dia: " + walk + ", " + std::to_string(f.diagonals) + (f.diagonals == 1 ? " diagonal" : " diagonals");
+      case Layout::Dia: return "dia: " + walk + ", " + most + std::to_string(f.diagonals) + (f.diagonals == 1 ? " diagonal" : " diagonals");
       case Layout::Bcsr: return "bcsr: " + block + ", a row per work-item";
       case Layout::Bdia: return "bdia: a row per work-item, " + row_walk(f);
-      case Layout::Bell: return "bell: " + block + ", " + std::to_string(f.width) + " a super-row, a super-row per work-item";
+      case Layout::Bell: return "bell: " + block + ", " + most + std::to_string(f.width) + " a super-row, a super-row per work-item";
       case Layout::Sbell: return "sbell: " + block + " in slices of " + std::to_string(f.slice) + " super-rows, a super-row per work-item";
       case Layout::Hyb:
-        return "hyb: its ell of width " + std::to_string(f.width) + ", " + walk + ", then " + std::to_string(f.nnz) + " coo entries, " +
+        return "hyb: its ell of width " + std::to_string(f.width) + ", " + walk + ", then " + most + std::to_string(f.nnz) + " coo entries, " +
                std::to_string(coo_chunk(call)) + " a work-item";
       case Layout::Cocktail: {
         std::string text;
@@ -375,10 +378,9 @@ class SparseProduct final : public Operation {
   void execute(const Call& call, const fugue_device_services& s) const override {
     Facts f = facts_of(call.operand(kA));
     require_dtype(s, f.dtype, name);
-    // Entries counted as a conversion ran: a csr's rows find theirs through row_ptr, but coo's chunks and
-    // csr's (GPUs) are cut by the count, which is read back first (one wait for the device).
-    if (f.counted && (f.layout == Layout::Coo || csr_kernel(call, f, several_) == CsrKernel::Chunks) && f.rows > 0 && vectors(call) > 0)
-      f.nnz = read_count(s, call, "A", f.nnz);
+    // A count left to the run, as a conversion made it, read back first (one wait for the device) where
+    // the kernels take it.
+    if (reads_count(call, f) && f.rows > 0 && vectors(call) > 0) set_run_count(f, read_count(s, call, "A", run_count(f)));
     if (f.rows == 0 || vectors(call) == 0) return;  // nothing to compute
     if (f.layout != Layout::Cocktail) return run(call, s, f, 0, false, nullptr);
     // A cocktail: the first part that holds entries takes y0 and beta, the others add to y. Its csr holds
@@ -629,11 +631,18 @@ class SparseProduct final : public Operation {
   // r = b - A x with dot(r, r) fused 0.1043 and 0.1497 against 0.1029 and 0.1250 apart; on PoCL, 30,000
   // nodes, fused 4.36 and 7.56 ms against 3.68 and 7.05 apart), so they keep them.
   bool row_per_item(const Call& call, const Facts& f) const {
-    if (several_ || f.rows == 0) return false;
+    if (several_ || f.rows == 0 || reads_count(call, f)) return false;
     if (vector_rows(call, f, several_)) return false;
     return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell || f.layout == Layout::Bcsr ||
            (f.layout == Layout::Sell && f.sigma == 1) ||
            (f.layout == Layout::Csr && lanes_for(call, f) == 1 && csr_kernel(call, f, several_) == CsrKernel::Lanes);
+  }
+  // Whether the kernels take A's count left to the run (read back first): every layout's but those whose
+  // pointers find the places (csr's rows through row_ptr where a work-item or lanes take a row; sell's and
+  // sbell's slices through slice_ptr).
+  bool reads_count(const Call& call, const Facts& f) const {
+    if (!f.counted || f.layout == Layout::Sell || f.layout == Layout::Sbell) return false;
+    return f.layout != Layout::Csr || csr_kernel(call, f, several_) == CsrKernel::Chunks;
   }
   // Whether every index the generated kernel computes fits an int: i32 indices, and the shape and every
   // part below 2^31 places by a slice's height (a place's index, a row's, and the products that reach them

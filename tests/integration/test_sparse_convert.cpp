@@ -879,9 +879,93 @@ TEST(SparseConvert, CountsLeftToTheRunHoldTheEntriesCounted) {
   }
 }
 
+// Every layout's count left to the run (ell's and bell's width, sell's stored places, dia's diagonals, hyb's
+// coo entries, bcsr's and sbell's blocks): the affinity's dia converted into a counted csr, from it into each,
+// and each back into a counted csr; every product gives the dia's, the parts and files hold what the count
+// says, and a capacity too small stops the run (device and reference) naming the capacity to declare.
+TEST(SparseConvert, EveryLayoutsCountLeftToTheRun) {
+  test::TempDir dir;
+  const int64_t h = 6, w = 7, pixels = h * w, nnz = pixels + 2 * (h * (w - 1) + (h - 1) * w);
+  struct Target {
+    std::string name, declaration, part;  // the symbol, its declaration's keys, a part whose places the count sets
+    int64_t places;                       // that part's places as counted
+  };
+  // The 5-point affinity of a 6 x 7 image: rows of up to 5 entries on 5 diagonals (offsets -7, -1, 0, 1, 7).
+  const std::vector<Target> targets = {
+      {"E", R"("kind": "ell", "width": {"capacity": 8})", "col", 5 * pixels},
+      {"F", R"("kind": "dia", "diagonals": {"capacity": 9})", "data", 5 * pixels},
+      {"S", R"("kind": "sell", "slice": 4, "sigma": 8, "stored": {"capacity": 400})", "", 0},
+      {"H", R"("kind": "hyb", "width": 2, "nnz": {"capacity": 1000})", "coo_data", nnz - 2 * pixels},
+      {"B", R"("kind": "bcsr", "block": [2, 4], "blocks": {"capacity": 200})", "", 0},
+      {"L", R"("kind": "bell", "block": [1, 4], "width": {"capacity": 6})", "", 0},
+      {"Q", R"("kind": "sbell", "block": [2, 4], "slice": 2, "blocks": {"capacity": 200})", "", 0}};
+  auto program = [&](const std::string& ell_capacity) {
+    std::string symbols = R"("image": {"kind": "array", "dtype": "f64", "shape": [6, 7], "from": {"random": {"seed": 3}}},
+      "W": {"kind": "dia", "dtype": "f64", "shape": [42, 42], "diagonals": 5},
+      "C": {"kind": "csr", "dtype": "f64", "shape": [42, 42], "nnz": {"capacity": 1000}},
+      "x": {"kind": "array", "dtype": "f64", "shape": [42], "from": {"random": {"seed": 4, "low": -1, "high": 1}}})";
+    std::string body = R"({"op": "sparse.affinity", "out": ["W"], "in": ["image"], "attrs": {"radius": 1, "sigma_intensity": 0.5}},
+              {"op": "sparse.convert", "out": ["C"], "in": ["W"]},
+              {"op": "sparse.spmv", "out": ["y_dia"], "in": ["W", "x"]})";
+    std::string outputs = R"("y_dia": "y_dia.npy", "E": "E.mtx", "F": "F.mtx")";
+    for (const Target& t : targets) {
+      std::string declaration = t.declaration;
+      if (t.name == "E") declaration = R"("kind": "ell", "width": {"capacity": )" + ell_capacity + "}";
+      symbols += ",\n      \"" + t.name + R"(": {)" + declaration + R"(, "dtype": "f64", "shape": [42, 42]},
+      ")" + t.name + R"(_back": {"kind": "csr", "dtype": "f64", "shape": [42, 42], "nnz": {"capacity": 500}})";
+      body += ",\n              {\"op\": \"sparse.convert\", \"out\": [\"" + t.name + "\"], \"in\": [\"C\"]}" +
+              ",\n              {\"op\": \"sparse.convert\", \"out\": [\"" + t.name + "_back\"], \"in\": [\"" + t.name + "\"]}" +
+              ",\n              {\"op\": \"sparse.spmv\", \"out\": [\"y_" + t.name + "\"], \"in\": [\"" + t.name + "\", \"x\"]}" +
+              ",\n              {\"op\": \"sparse.spmv\", \"out\": [\"y_" + t.name + "_back\"], \"in\": [\"" + t.name + "_back\", \"x\"]}";
+      outputs += ", \"y_" + t.name + "\": \"y_" + t.name + ".npy\", \"y_" + t.name + "_back\": \"y_" + t.name + "_back.npy\"";
+      if (!t.part.empty()) outputs += ", \"" + t.name + "." + t.part + "\": \"" + t.name + "_" + t.part + ".npy\"";
+    }
+    return R"({"fugue": 1, "symbols": {)" + symbols + "},\n     \"body\": [" + body + "],\n     \"outputs\": {" + outputs + "}}";
+  };
+  test::write_text(dir / "p.json", program("8"));
+  for (const std::string& how : {"device", "reference"}) {
+    const fs::path out = dir / how;
+    auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / "p.json").string() + " --out " + out.string());
+    ASSERT_EQ(r.code, 0) << how << "\n" << r.out;
+    const auto y = fugue::load_npy(out / "y_dia.npy", std::nullopt, std::nullopt);
+    double largest = 0;
+    for (int64_t i = 0; i < y.elements(); ++i) largest = std::max(largest, std::fabs(y.get(i)));
+    EXPECT_GT(largest, 0.0);
+    for (const Target& t : targets) {
+      for (const std::string& which : {"y_" + t.name, "y_" + t.name + "_back"}) {
+        const auto z = fugue::load_npy(out / (which + ".npy"), std::nullopt, std::nullopt);
+        ASSERT_EQ(z.elements(), pixels) << how << " " << which;
+        for (int64_t i = 0; i < pixels; ++i) EXPECT_NEAR(z.get(i), y.get(i), 1e-13 * largest) << how << " " << which << " row " << i;
+      }
+      if (!t.part.empty())
+        EXPECT_EQ(fugue::load_npy(out / (t.name + "_" + t.part + ".npy"), std::nullopt, std::nullopt).elements(), t.places)
+            << how << " " << t.name << "." << t.part;
+    }
+    for (const char* file : {"E.mtx", "F.mtx"}) {
+      const std::string text = test::read_text(out / file);
+      EXPECT_NE(text.find("\n42 42 " + std::to_string(nnz) + "\n"), std::string::npos) << how << " " << file << "\n" << text.substr(0, 200);
+    }
+  }
+  // The plan says which products read the count back first.
+  auto explained = test::run_fugue("explain " + (dir / "p.json").string());
+  ASSERT_EQ(explained.code, 0) << explained.out;
+  EXPECT_NE(explained.out.find("at most 8 places a row; its width, left to the run, read back first"), std::string::npos) << explained.out;
+
+  test::write_text(dir / "small.json", program("4"));
+  for (const std::string& how : {"", "--reference "}) {
+    auto r = test::run_fugue("run " + how + (dir / "small.json").string() + " --out " + (dir / ("small" + how)).string());
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("small.json:/body/3/out/0: sparse.convert: operand B: A's " + std::to_string(nnz) +
+                         " entries do not fit the ell B, which is declared with \"width\": {\"capacity\": 4}: declare a capacity of at least 5"),
+              std::string::npos)
+        << how << "\n" << r.out;
+    EXPECT_FALSE(fs::exists(dir / ("small" + how) / "y_dia.npy"));
+  }
+}
+
 // A count left to the run is for an operation's result: a file's or given parts' values have their own,
-// and only a csr's or a coo's entries are counted so.
-TEST(SparseConvert, ACountLeftToTheRunOnlyForAnOperationsCsrOrCoo) {
+// and a bdia's and a hyb's width are not counted so.
+TEST(SparseConvert, ACountLeftToTheRunOnlyForAnOperationsResult) {
   test::TempDir dir;
   test::write_text(dir / "A.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.5\n3 2 -2\n");
   auto check = [&](const std::string& symbols, const std::string& message) {
@@ -893,11 +977,21 @@ TEST(SparseConvert, ACountLeftToTheRunOnlyForAnOperationsCsrOrCoo) {
     EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
   };
   check(R"("A": {"kind": "csr", "dtype": "f64", "from": "A.mtx", "nnz": {"capacity": 5}})",
-        "holds a matrix of 2 entries; \"nnz\": {\"capacity\": ...} is for a value an operation counts: declare \"nnz\": 2 or leave it out");
-  check(R"("A": {"kind": "ell", "dtype": "f64", "shape": [3, 3], "width": {"capacity": 2}})",
-        "/symbols/A/width: a count left to the run ({\"capacity\": n}) is taken for a csr's or a coo's nnz; declare the ell's width as a number");
+        "holds a matrix whose nnz is 2; \"nnz\": {\"capacity\": ...} is for a value an operation counts: declare \"nnz\": 2 or leave it out");
+  check(R"("A": {"kind": "ell", "dtype": "f64", "from": "A.mtx", "width": {"capacity": 2}})",
+        "holds a matrix whose width is 1; \"width\": {\"capacity\": ...} is for a value an operation counts: declare \"width\": 1 or leave it out");
+  check(R"("A": {"kind": "bdia", "dtype": "f64", "shape": [3, 3], "diagonals": {"capacity": 2}, "bands": 1})",
+        "/symbols/A/diagonals: a count left to the run ({\"capacity\": n}) is taken for every layout's count but a bdia's and a cocktail's, "
+        "which have several: declare the bdia's diagonals as a number");
+  check(R"("A": {"kind": "hyb", "dtype": "f64", "shape": [3, 3], "width": {"capacity": 2}, "nnz": 1})",
+        "/symbols/A/width: a count left to the run ({\"capacity\": n}) is taken for a hyb's nnz (its coo part's entries; its width is its "
+        "cut): declare the hyb's width as a number");
   check(R"("A": {"kind": "coo", "dtype": "f64", "shape": [3, 3], "nnz": {"most": 2}})",
-        "/symbols/A/nnz: expected {\"capacity\": n} (the most entries the operation may count), found {\"most\":2}");
+        "/symbols/A/nnz: expected {\"capacity\": n} (the most the operation may count), found {\"most\":2}");
+  check(R"("A": {"kind": "dia", "dtype": "f64", "shape": [3, 3], "diagonals": {"capacity": 2},
+             "parts": {"offsets": {"value": [0]}, "data": {"value": [1, 2, 3]}}})",
+        "/symbols/A/parts: 'A' is declared with a count left to the run (its offsets, data hold at most 2), which only an operation "
+        "that writes it gives; a file or parts given here have a count of their own: declare it exactly");
   check(R"("A": {"kind": "coo", "dtype": "f64", "shape": [3, 3], "nnz": {"capacity": 2},
              "parts": {"row": {"value": [0, 2]}, "col": {"value": [0, 1]}, "data": {"value": [1.5, -2]}}})",
         "/symbols/A/parts: 'A' is declared with a count left to the run (its row, col, data hold at most 2), which only an operation "
