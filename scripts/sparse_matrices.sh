@@ -4,6 +4,7 @@
 # sparse_source NAME: the "from" of a symbol holding the matrix NAME; fails for a name not in the table.
 sparse_source() {
   case $1 in
+    poisson512) echo '{"poisson": {"grid": [512, 512]}}' ;;
     poisson1024) echo '{"poisson": {"grid": [1024, 1024]}}' ;;
     poisson2048) echo '{"poisson": {"grid": [2048, 2048]}}' ;;
     poisson4096) echo '{"poisson": {"grid": [4096, 4096]}}' ;;

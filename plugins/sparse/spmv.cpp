@@ -252,8 +252,7 @@ class SparseProduct final : public Operation {
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
     p.variant = variant_of(call, f);
-    if (reads_count(call, f))
-      p.variant += std::string("; its ") + run_count_key(f.layout) + ", left to the run, read back first";
+    if (takes_count(call, f)) p.variant += std::string("; its ") + run_count_key(f.layout) + " left to the run, read on the device";
     say_rows(p, call);
     return p;
   }
@@ -378,9 +377,6 @@ class SparseProduct final : public Operation {
   void execute(const Call& call, const fugue_device_services& s) const override {
     Facts f = facts_of(call.operand(kA));
     require_dtype(s, f.dtype, name);
-    // A count left to the run, as a conversion made it, read back first (one wait for the device) where
-    // the kernels take it.
-    if (reads_count(call, f) && f.rows > 0 && vectors(call) > 0) set_run_count(f, read_count(s, call, "A", run_count(f)));
     if (f.rows == 0 || vectors(call) == 0) return;  // nothing to compute
     if (f.layout != Layout::Cocktail) return run(call, s, f, 0, false, nullptr);
     // A cocktail: the first part that holds entries takes y0 and beta, the others add to y. Its csr holds
@@ -433,7 +429,19 @@ class SparseProduct final : public Operation {
                                 std::to_string(chunk_shift) + (row_ids ? " -DROW_IDS" : "") +
                                 (rows_a_vector ? " -DROWS=" + std::to_string(rows_a_vector) : "");
     const std::string source = std::string(f64 ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "") + kernel_source_spmv;
-    cl_program program = build_program(s, source, options);
+    // A count left to the run: the kernels read it on the device (kernels/spmv.cl's RUN_COUNT), from the
+    // buffer the core holds it in, which each takes as its last argument. hyb's ell part, whose width is
+    // its cut, runs the program without it.
+    const bool counted = takes_count(call, f);
+    cl_program program = build_program(s, source, options + (counted ? " -DRUN_COUNT" : ""));
+    cl_program uncounted = counted ? build_program(s, source, options) : program;
+    cl_mem run_count = counted ? count_buffer(s, call, "A") : nullptr;
+    auto with_count = [&](Kernel& kernel) -> Kernel& {
+      if (!counted) return kernel;
+      cl_uint args = 0;
+      check_cl(clGetKernelInfo(kernel.get(), CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr), "clGetKernelInfo(" + kernel.name() + ")");
+      return kernel.arg(args - 1, run_count);
+    };
     // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
     auto units = [&](int64_t n) { return static_cast<size_t>(n) * static_cast<size_t>(k); };
 
@@ -459,10 +467,10 @@ class SparseProduct final : public Operation {
       cl_mem head = scratch(s, units(chunks) * dtype_bytes(f.dtype)), carried = scratch(s, units(chunks) * dtype_bytes(f.dtype));
       Kernel chunked(program, "coo_chunks");
       chunked.args(m, cl_long{f.nnz}, accumulate, part_of(first), part_of(first + 1), part_of(first + 2), x, head, carried);
-      tail(chunked, 9).enqueue(s, units(chunks), group, "spmv coo chunks");
+      with_count(tail(chunked, 9)).enqueue(s, units(chunks), group, "spmv coo chunks");
       Kernel carries(program, "coo_carries");
       carries.args(cl_long{f.nnz}, cl_long{chunks}, accumulate, part_of(first), head, carried);
-      tail(carries, 6).enqueue(s, units(chunks), group, "spmv coo carries");
+      with_count(tail(carries, 6)).enqueue(s, units(chunks), group, "spmv coo carries");
     };
     switch (f.layout) {
       case Layout::Coo: {
@@ -478,11 +486,11 @@ class SparseProduct final : public Operation {
       case Layout::Bcsr: {
         Kernel bcsr(program, "bcsr_spmv");
         bcsr.args(m, cl_long{f.cols}, cl_long{f.blocks}, cl_long{f.block_rows}, cl_long{f.block_cols}, part_of(0), part_of(1), part_of(2), x);
-        tail(bcsr, 9).enqueue(s, units(f.rows), group, "spmv bcsr");
+        with_count(tail(bcsr, 9)).enqueue(s, units(f.rows), group, "spmv bcsr");
         break;
       }
       case Layout::Hyb: {
-        Kernel ell(program, rows_a_vector ? "ell_spmv_rows" : "ell_spmv");  // y = alpha * (ell part) x + beta * y0, then the coo part added
+        Kernel ell(uncounted, rows_a_vector ? "ell_spmv_rows" : "ell_spmv");  // y = alpha * (ell part) x + beta * y0, then the coo part added
         ell.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
         tail(ell, 5).enqueue(s, rows_a_vector ? row_blocks : units(f.rows), group, "spmv hyb ell");
         if (f.nnz > 0) coo(2, 1);
@@ -511,7 +519,7 @@ class SparseProduct final : public Operation {
             const bool by_rows = setting.by_rows < 0 ? starts_by_rows(f.rows, chunks) : setting.by_rows == 1;
             Kernel find(program, by_rows ? "csr_chunk_starts_by_rows" : "csr_chunk_starts");
             find.args(m, cl_long{chunks}, part_of(0), starts);
-            find.enqueue(s, static_cast<size_t>(by_rows ? f.rows : chunks) + 1, group,
+            with_count(find).enqueue(s, static_cast<size_t>(by_rows ? f.rows : chunks) + 1, group,
                          by_rows ? "spmv csr chunk starts (rows)" : "spmv csr chunk starts");
           }
           Kernel sums(program, "csr_chunk_spmv");
@@ -520,10 +528,10 @@ class SparseProduct final : public Operation {
           const size_t padded = static_cast<size_t>(chunk_entries + chunk_entries / 32);
           sums.arg(16, LocalMemory{padded * real}).arg(17, LocalMemory{padded * index}).arg(18, LocalMemory{chunk_size * real});
           sums.arg(19, LocalMemory{chunk_size * sizeof(cl_int)}).arg(20, row_ids ? row_ids : part_of(0));
-          sums.enqueue(s, static_cast<size_t>(chunks) * chunk_size, chunk_size, "spmv csr chunks");
+          with_count(sums).enqueue(s, static_cast<size_t>(chunks) * chunk_size, chunk_size, "spmv csr chunks");
           Kernel fixup(program, "csr_chunk_fixup");
           fixup.args(cl_long{chunks}, part_of(0), pieces, tails, tail_rows);
-          tail(fixup, 5).arg(11, row_ids ? row_ids : part_of(0)).enqueue(s, static_cast<size_t>(chunks), group, "spmv csr chunk fixup");
+          with_count(tail(fixup, 5).arg(11, row_ids ? row_ids : part_of(0))).enqueue(s, static_cast<size_t>(chunks), group, "spmv csr chunk fixup");
           break;
         }
         Kernel rows(program, "rows_spmv");
@@ -535,7 +543,7 @@ class SparseProduct final : public Operation {
       case Layout::Ell: {
         Kernel ell(program, rows_a_vector ? "ell_spmv_rows" : "ell_spmv");
         ell.args(m, cl_long{f.width}, part_of(0), part_of(1), x);
-        tail(ell, 5).enqueue(s, rows_a_vector ? row_blocks : units(f.rows), group, "spmv ell");
+        with_count(tail(ell, 5)).enqueue(s, rows_a_vector ? row_blocks : units(f.rows), group, "spmv ell");
         break;
       }
       case Layout::Sell: {
@@ -548,7 +556,7 @@ class SparseProduct final : public Operation {
       case Layout::Dia: {
         Kernel dia(program, rows_a_vector ? "dia_spmv_rows" : "dia_spmv");
         dia.args(m, cl_long{f.cols}, cl_long{f.diagonals}, part_of(0), part_of(1), x);
-        tail(dia, 6).enqueue(s, rows_a_vector ? row_blocks : units(f.rows), group, "spmv dia");
+        with_count(tail(dia, 6)).enqueue(s, rows_a_vector ? row_blocks : units(f.rows), group, "spmv dia");
         break;
       }
       case Layout::Bdia: {
@@ -566,7 +574,7 @@ class SparseProduct final : public Operation {
         Kernel blocks(program, "sbell_spmv");
         blocks.args(m, cl_long{f.cols}, cl_long{count}, cl_long{slice}, cl_long{f.width * count}, sliced ? part_of(0) : x, cl_int{sliced},
                     part_of(sliced ? 1 : 0), part_of(sliced ? 2 : 1), x);
-        tail(blocks, 10).enqueue(s, units(count), group, sliced ? "spmv sbell" : "spmv bell");
+        with_count(tail(blocks, 10)).enqueue(s, units(count), group, sliced ? "spmv sbell" : "spmv bell");
         break;
       }
     }
@@ -631,16 +639,16 @@ class SparseProduct final : public Operation {
   // r = b - A x with dot(r, r) fused 0.1043 and 0.1497 against 0.1029 and 0.1250 apart; on PoCL, 30,000
   // nodes, fused 4.36 and 7.56 ms against 3.68 and 7.05 apart), so they keep them.
   bool row_per_item(const Call& call, const Facts& f) const {
-    if (several_ || f.rows == 0 || reads_count(call, f)) return false;
+    if (several_ || f.rows == 0 || takes_count(call, f)) return false;
     if (vector_rows(call, f, several_)) return false;
     return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell || f.layout == Layout::Bcsr ||
            (f.layout == Layout::Sell && f.sigma == 1) ||
            (f.layout == Layout::Csr && lanes_for(call, f) == 1 && csr_kernel(call, f, several_) == CsrKernel::Lanes);
   }
-  // Whether the kernels take A's count left to the run (read back first): every layout's but those whose
-  // pointers find the places (csr's rows through row_ptr where a work-item or lanes take a row; sell's and
-  // sbell's slices through slice_ptr).
-  bool reads_count(const Call& call, const Facts& f) const {
+  // Whether the kernels take A's count left to the run (its own kernels, reading it on the device; not the
+  // generated one): every layout's but those whose pointers find the places (csr's rows through row_ptr
+  // where a work-item or lanes take a row; sell's and sbell's slices through slice_ptr).
+  bool takes_count(const Call& call, const Facts& f) const {
     if (!f.counted || f.layout == Layout::Sell || f.layout == Layout::Sbell) return false;
     return f.layout != Layout::Csr || csr_kernel(call, f, several_) == CsrKernel::Chunks;
   }

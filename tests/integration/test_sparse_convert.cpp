@@ -923,9 +923,10 @@ TEST(SparseConvert, EveryLayoutsCountLeftToTheRun) {
     return R"({"fugue": 1, "symbols": {)" + symbols + "},\n     \"body\": [" + body + "],\n     \"outputs\": {" + outputs + "}}";
   };
   test::write_text(dir / "p.json", program("8"));
-  for (const std::string& how : {"device", "reference"}) {
+  for (const std::string& how : {"device", "chunks", "reference"}) {
     const fs::path out = dir / how;
-    auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / "p.json").string() + " --out " + out.string());
+    auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / "p.json").string() + " --out " + out.string(),
+                             how == "chunks" ? "FUGUE_SPARSE_CSR=chunks" : "");
     ASSERT_EQ(r.code, 0) << how << "\n" << r.out;
     const auto y = fugue::load_npy(out / "y_dia.npy", std::nullopt, std::nullopt);
     double largest = 0;
@@ -949,7 +950,7 @@ TEST(SparseConvert, EveryLayoutsCountLeftToTheRun) {
   // The plan says which products read the count back first.
   auto explained = test::run_fugue("explain " + (dir / "p.json").string());
   ASSERT_EQ(explained.code, 0) << explained.out;
-  EXPECT_NE(explained.out.find("at most 8 places a row; its width, left to the run, read back first"), std::string::npos) << explained.out;
+  EXPECT_NE(explained.out.find("at most 8 places a row; its width left to the run, read on the device"), std::string::npos) << explained.out;
 
   test::write_text(dir / "small.json", program("4"));
   for (const std::string& how : {"", "--reference "}) {
@@ -960,6 +961,33 @@ TEST(SparseConvert, EveryLayoutsCountLeftToTheRun) {
               std::string::npos)
         << how << "\n" << r.out;
     EXPECT_FALSE(fs::exists(dir / ("small" + how) / "y_dia.npy"));
+  }
+
+  // No entries at all: counts of 0 (coo's chunks, ell's width, csr's chunks), each product beta * y0.
+  test::write_text(dir / "zero.json", R"({"fugue": 1, "symbols": {
+      "A": {"kind": "csr", "dtype": "f64", "shape": [3, 4], "nnz": 0, "parts": {"row_ptr": {"value": [0, 0, 0, 0]}, "col": {"value": []}, "data": {"value": []}}},
+      "K": {"kind": "coo", "dtype": "f64", "shape": [3, 4], "nnz": {"capacity": 5}},
+      "E": {"kind": "ell", "dtype": "f64", "shape": [3, 4], "width": {"capacity": 2}},
+      "C": {"kind": "csr", "dtype": "f64", "shape": [3, 4], "nnz": {"capacity": 5}},
+      "x": {"kind": "array", "dtype": "f64", "shape": [4], "from": {"random": {"seed": 4}}},
+      "y0": {"kind": "array", "dtype": "f64", "shape": [3], "value": [1, 2, 3]}},
+     "body": [{"op": "sparse.convert", "out": ["K"], "in": ["A"]}, {"op": "sparse.convert", "out": ["E"], "in": ["K"]},
+              {"op": "sparse.convert", "out": ["C"], "in": ["E"]},
+              {"op": "sparse.spmv", "out": ["y_k"], "in": ["K", "x", "y0"], "attrs": {"beta": 2}},
+              {"op": "sparse.spmv", "out": ["y_e"], "in": ["E", "x", "y0"], "attrs": {"beta": 2}},
+              {"op": "sparse.spmv", "out": ["y_c"], "in": ["C", "x", "y0"], "attrs": {"beta": 2}}],
+     "outputs": {"y_k": "y_k.npy", "y_e": "y_e.npy", "y_c": "y_c.npy", "K": "K.mtx"}})");
+  for (const std::string& how : {"device", "chunks", "reference"}) {
+    const fs::path out = dir / ("zero_" + how);
+    auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / "zero.json").string() + " --out " + out.string(),
+                             how == "chunks" ? "FUGUE_SPARSE_CSR=chunks" : "");
+    ASSERT_EQ(r.code, 0) << how << "\n" << r.out;
+    for (const char* y : {"y_k.npy", "y_e.npy", "y_c.npy"}) {
+      const auto z = fugue::load_npy(out / y, std::nullopt, std::nullopt);
+      ASSERT_EQ(z.elements(), 3) << how << " " << y;
+      for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(z.get(i), 2.0 * static_cast<double>(i + 1)) << how << " " << y << " row " << i;
+    }
+    EXPECT_NE(test::read_text(out / "K.mtx").find("\n3 4 0\n"), std::string::npos) << how;
   }
 }
 

@@ -21,6 +21,18 @@
 #define ROW(r) (r)
 #endif
 
+// A count left to the run (-D RUN_COUNT, ABI 2.21): the kernels' count argument (csr's and coo's entries,
+// ell's and bell's width, dia's diagonals, bcsr's blocks) is its capacity, the units launched are the
+// capacity's, and the count itself is read from run_count[0], where the operation that made the matrix
+// wrote it, bounded by the capacity: the product waits for no read back.
+#ifdef RUN_COUNT
+#define RUN_COUNT_ARG , __global const long* restrict run_count
+#define COUNTED(capacity) clamp(run_count[0], 0L, (long)(capacity))
+#else
+#define RUN_COUNT_ARG
+#define COUNTED(capacity) (capacity)
+#endif
+
 inline REAL finish(REAL sum, long at, REAL alpha, REAL beta, __global const REAL* y0, int y0_array, REAL y0_value) {
   return alpha * sum + beta * (y0_array ? y0[at] : y0_value);
 }
@@ -77,8 +89,12 @@ long first_row_from(const long m, const long first, __global const INDEX* row_pt
   return high;
 }
 
-__kernel void csr_chunk_starts(const long m, const long chunks, __global const INDEX* restrict row_ptr, __global long* restrict starts) {
-  const long g = get_global_id(0);
+// csr's chunks of a count left to the run: as many as the entries counted fill (at least one), at most
+// `chunks`, the capacity's.
+#define CHUNKS_NOW(chunks) min(max((COUNTED((chunks) << CHUNK_SHIFT) + CHUNK_ENTRIES - 1) >> CHUNK_SHIFT, 1L), (long)(chunks))
+
+__kernel void csr_chunk_starts(const long m, const long chunks_most, __global const INDEX* restrict row_ptr, __global long* restrict starts RUN_COUNT_ARG) {
+  const long g = get_global_id(0), chunks = CHUNKS_NOW(chunks_most);
   if (g > chunks) return;
   const long first = g << CHUNK_SHIFT;
   if (g == chunks || first == 0) {
@@ -92,8 +108,8 @@ __kernel void csr_chunk_starts(const long m, const long chunks, __global const I
 // to start at or after the first entries g * CHUNK_ENTRIES in (row_ptr[r - 1], row_ptr[r]]. Reads row_ptr
 // once, coalesced, and waits on no chain of loads: faster than the search where rows are few beside
 // chunks or irregular (power laws, where the guesses miss).
-__kernel void csr_chunk_starts_by_rows(const long m, const long chunks, __global const INDEX* restrict row_ptr, __global long* restrict starts) {
-  const long r = get_global_id(0);
+__kernel void csr_chunk_starts_by_rows(const long m, const long chunks_most, __global const INDEX* restrict row_ptr, __global long* restrict starts RUN_COUNT_ARG) {
+  const long r = get_global_id(0), chunks = CHUNKS_NOW(chunks_most);
   if (r > m) return;
   if (r == 0) {
     starts[0] = 0;
@@ -119,19 +135,23 @@ __kernel void csr_chunk_starts_by_rows(const long m, const long chunks, __global
 // tail_rows[g], -1 when none), and the run a chunk starts with, of a row begun before it, goes to
 // pieces[g]; csr_chunk_fixup adds them up. Every sum runs in the same order each time, so every run
 // gives the same bits.
-__kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX* restrict row_ptr, __global const INDEX* restrict col,
+__kernel void csr_chunk_spmv(const long m, const long nnz_most, __global const INDEX* restrict row_ptr, __global const INDEX* restrict col,
                              __global const REAL* restrict data, __global const REAL* restrict x, __global REAL* y, __global const REAL* y0,
                              const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta,
                              __global long* starts, __global REAL* pieces, __global REAL* tails, __global long* tail_rows,
                              __local REAL* products, __local INDEX* row_at, __local REAL* heads, __local int* ends,
-                             __global const INDEX* row_ids) {
+                             __global const INDEX* row_ids RUN_COUNT_ARG) {
   // Loops between barriers take the same number of trips in every work-item (PoCL miscompiled others).
   __local int last_start;  // the last work-item whose entries hold a row's start (-1: none)
   __local int kept_hold;  // whether the chunk's starts as kept hold
   __local long kept[2];   // the starts work-item 0 read and checked
   const int lid = get_local_id(0), size = get_local_size(0);
+  const long nnz = COUNTED(nnz_most);
   const long g = get_group_id(0), c0 = g << CHUNK_SHIFT, c1 = (g + 1) << CHUNK_SHIFT, count = min((long)CHUNK_ENTRIES, nnz - c0);
   const long chunks = max((nnz + CHUNK_ENTRIES - 1) >> CHUNK_SHIFT, 1L);
+#ifdef RUN_COUNT
+  if (g >= chunks) return;  // past the entries counted: the whole work-group, before any barrier
+#endif
   // The chunk's rows as kept: spmv.cpp keeps a matrix's starts for its next products (a loop's), by its
   // row pointers' buffer, so they may be another matrix's. Clamped, every load below stays in row_ptr
   // whatever they hold; work-item 0 checks them (starts[h] = r holds where row_ptr[r - 1] < h *
@@ -264,10 +284,10 @@ __kernel void csr_chunk_spmv(const long m, const long nnz, __global const INDEX*
 }
 
 // The rows that start in chunk g and end after it: the tail, then the following chunks' first runs.
-__kernel void csr_chunk_fixup(const long chunks, __global const INDEX* row_ptr, __global const REAL* pieces, __global const REAL* tails,
+__kernel void csr_chunk_fixup(const long chunks_most, __global const INDEX* row_ptr, __global const REAL* pieces, __global const REAL* tails,
                               __global const long* tail_rows, __global REAL* y, __global const REAL* y0, const int y0_array,
-                              const REAL y0_value, const REAL alpha, const REAL beta, __global const INDEX* row_ids) {
-  const long g = get_global_id(0);
+                              const REAL y0_value, const REAL alpha, const REAL beta, __global const INDEX* row_ids RUN_COUNT_ARG) {
+  const long g = get_global_id(0), chunks = CHUNKS_NOW(chunks_most);
   if (g >= chunks) return;
   const long row = tail_rows[g];
   if (row < 0) return;
@@ -278,10 +298,10 @@ __kernel void csr_chunk_fixup(const long chunks, __global const INDEX* row_ptr, 
 }
 
 // ell: a row per unit; place k of row i at k * m + i, so neighbouring rows read neighbours.
-__kernel void ell_spmv(const long m, const long width, __global const INDEX* col, __global const REAL* data,
+__kernel void ell_spmv(const long m, const long width_most, __global const INDEX* col, __global const REAL* data,
                        __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
-                       const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
+                       const REAL y0_value, const REAL alpha, const REAL beta RUN_COUNT_ARG) {
+  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS, width = COUNTED(width_most);
   if (i >= m) return;
   REAL sum = 0;
   for (long k = 0; k < width; ++k) sum += product(data[k * m + i], x, AT(col[k * m + i]));
@@ -294,11 +314,19 @@ __kernel void ell_spmv(const long m, const long width, __global const INDEX* col
 // that follow each of its runs (chunk 0 those before the first entry), so every row of y is written once.
 // With `accumulate` (hyb's coo part, after its ell part wrote y), runs add alpha * sum to y instead,
 // and empty rows are left as they are.
-__kernel void coo_chunks(const long m, const long nnz, const int accumulate, __global const INDEX* row, __global const INDEX* col,
+__kernel void coo_chunks(const long m, const long nnz_most, const int accumulate, __global const INDEX* row, __global const INDEX* col,
                          __global const REAL* data, __global const REAL* x, __global REAL* head, __global REAL* tail,
                          __global REAL* y, __global const REAL* y0, const int y0_array, const REAL y0_value,
-                         const REAL alpha, const REAL beta) {
-  const long g = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS, begin = g * CHUNK;
+                         const REAL alpha, const REAL beta RUN_COUNT_ARG) {
+  const long g = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS, begin = g * CHUNK, nnz = COUNTED(nnz_most);
+#ifdef RUN_COUNT
+  if (nnz == 0) {  // no entries counted: every row is beta * y0 (the units launched share them)
+    const long units = get_global_size(0) / VECTORS;
+    if (!accumulate)
+      for (long r = g; r < m; r += units) y[AT(r)] = finish((REAL)0, AT(r), alpha, beta, y0, y0_array, y0_value);
+    return;
+  }
+#endif
   if (begin >= nnz) return;
   const long end = min(begin + CHUNK, nnz);
   const long first = row[begin], last = row[end - 1];
@@ -321,10 +349,11 @@ __kernel void coo_chunks(const long m, const long nnz, const int accumulate, __g
 }
 
 // coo: the rows that cross chunks, summed in chunk order by the chunk where each starts.
-__kernel void coo_carries(const long nnz, const long chunks, const int accumulate, __global const INDEX* row, __global const REAL* head,
+__kernel void coo_carries(const long nnz_most, const long chunks_most, const int accumulate, __global const INDEX* row, __global const REAL* head,
                           __global const REAL* tail, __global REAL* y, __global const REAL* y0, const int y0_array,
-                          const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long g = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
+                          const REAL y0_value, const REAL alpha, const REAL beta RUN_COUNT_ARG) {
+  const long g = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS, nnz = COUNTED(nnz_most);
+  const long chunks = min((nnz + CHUNK - 1) / CHUNK, chunks_most);
   if (g >= chunks) return;
   const long begin = g * CHUNK, end = min(begin + CHUNK, nnz);
   const long r = row[end - 1];
@@ -356,10 +385,10 @@ __kernel void sell_spmv(const long places, const long c, __global const INDEX* s
 }
 
 // dia: a row per unit, diagonal by diagonal.
-__kernel void dia_spmv(const long m, const long n, const long diagonals, __global const INDEX* offsets,
+__kernel void dia_spmv(const long m, const long n, const long diagonals_most, __global const INDEX* offsets,
                        __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
-                       const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
+                       const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta RUN_COUNT_ARG) {
+  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS, diagonals = COUNTED(diagonals_most);
   if (i >= m) return;
   REAL sum = 0;
   for (long d = 0; d < diagonals; ++d) {
@@ -377,10 +406,10 @@ __kernel void dia_spmv(const long m, const long n, const long diagonals, __globa
 #define REAL_ROWS CAT(REAL, ROWS)
 #define VLOAD_ROWS CAT(vload, ROWS)
 #define VSTORE_ROWS CAT(vstore, ROWS)
-__kernel void dia_spmv_rows(const long m, const long n, const long diagonals, __global const INDEX* offsets,
+__kernel void dia_spmv_rows(const long m, const long n, const long diagonals_most, __global const INDEX* offsets,
                             __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
-                            const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long first = get_global_id(0) * ROWS, j = 0;
+                            const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta RUN_COUNT_ARG) {
+  const long first = get_global_id(0) * ROWS, j = 0, diagonals = COUNTED(diagonals_most);
   if (first >= m) return;
   if (first + ROWS > m) {  // the last rows, one by one
     for (long i = first; i < m; ++i) {
@@ -413,10 +442,10 @@ __kernel void dia_spmv_rows(const long m, const long n, const long diagonals, __
 
 // ell on CPUs, as dia_spmv_rows: ROWS consecutive rows a work-item, each place's values read as a vector
 // (column-major: neighbouring rows are neighbours), x gathered at their columns one by one.
-__kernel void ell_spmv_rows(const long m, const long width, __global const INDEX* col, __global const REAL* data,
+__kernel void ell_spmv_rows(const long m, const long width_most, __global const INDEX* col, __global const REAL* data,
                             __global const REAL* x, __global REAL* y, __global const REAL* y0, const int y0_array,
-                            const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long first = get_global_id(0) * ROWS, j = 0;
+                            const REAL y0_value, const REAL alpha, const REAL beta RUN_COUNT_ARG) {
+  const long first = get_global_id(0) * ROWS, j = 0, width = COUNTED(width_most);
   if (first >= m) return;
   if (first + ROWS > m) {  // the last rows, one by one
     for (long i = first; i < m; ++i) {
@@ -441,10 +470,10 @@ __kernel void ell_spmv_rows(const long m, const long width, __global const INDEX
 
 // bcsr: a row per unit, block by block over its super-row; a block's row r, column c at 1 x 4 unit
 // u = r * w / 4 + c / 4 of the block, units of every block before the next unit.
-__kernel void bcsr_spmv(const long m, const long n, const long blocks, const long h, const long w, __global const INDEX* row_ptr,
+__kernel void bcsr_spmv(const long m, const long n, const long blocks_most, const long h, const long w, __global const INDEX* row_ptr,
                         __global const INDEX* col, __global const REAL* data, __global const REAL* x, __global REAL* y,
-                        __global const REAL* y0, const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
-  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
+                        __global const REAL* y0, const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta RUN_COUNT_ARG) {
+  const long i = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS, blocks = COUNTED(blocks_most);
   if (i >= m) return;
   const long s = i / h, r = i % h;
   REAL sum = 0;
@@ -475,12 +504,14 @@ __kernel void bdia_spmv(const long m, const long n, const long bands, __global c
 // in registers (the block's BLOCK_H x BLOCK_W are build options, so the loops over it unroll). Block k of super-row s * c + r is at place slice_ptr[s] + k * c + r; unit u (row r', columns
 // 4 u' .. 4 u' + 3 of the block, u = r' * w / 4 + u') of the slice's place p at
 // (slice_ptr[s] * h * w / 4 + u * places_s + p) * 4, so neighbouring units read neighbouring 1 x 4 units.
-__kernel void sbell_spmv(const long m, const long n, const long super_rows, const long c, const long bell_places, __global const INDEX* slice_ptr, const int sliced, __global const INDEX* col,
+__kernel void sbell_spmv(const long m, const long n, const long super_rows, const long c, const long bell_places_most, __global const INDEX* slice_ptr, const int sliced, __global const INDEX* col,
                          __global const REAL* data, __global const REAL* x, __global REAL* y, __global const REAL* y0,
-                         const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta) {
+                         const int y0_array, const REAL y0_value, const REAL alpha, const REAL beta RUN_COUNT_ARG) {
   const long sr = get_global_id(0) / VECTORS, j = get_global_id(0) % VECTORS;
   if (sr >= super_rows) return;
   const long s = sr / c, r = sr % c;
+  // A bell's places: its width (counted with -D RUN_COUNT) a super-row.
+  const long bell_places = COUNTED(bell_places_most / super_rows) * super_rows;
   const long begin = sliced ? (long)slice_ptr[s] : 0, places = sliced ? (long)slice_ptr[s + 1] - begin : bell_places;
   __global const REAL* slice = data + begin * BLOCK_H * BLOCK_W;
   REAL sum[BLOCK_H];
