@@ -17,8 +17,24 @@
 
 namespace fs = std::filesystem;
 namespace test = fugue::test;
+using namespace std::string_literals;
 
 namespace {
+
+// `program` run on the device ("device"), with csr's products in chunks ("chunks") or by the operations'
+// references ("reference"), its outputs into `out`.
+test::CliResult run_as(const std::string& how, const fs::path& program, const fs::path& out) {
+  return test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + program.string() + " --out " + out.string(),
+                         how == "chunks" ? "FUGUE_SPARSE_CSR=chunks" : "");
+}
+
+// The largest magnitude of the vector in `file`.
+double largest_in(const fs::path& file) {
+  const auto y = fugue::load_npy(file, std::nullopt, std::nullopt);
+  double largest = 0;
+  for (int64_t i = 0; i < y.elements(); ++i) largest = std::max(largest, std::fabs(y.get(i)));
+  return largest;
+}
 
 // Every layout, cut as its declaration says (cocktail: a split of its own, so that it has several parts).
 const std::vector<std::pair<std::string, std::string>> kLayouts = {
@@ -843,14 +859,12 @@ TEST(SparseConvert, CountsLeftToTheRunHoldTheEntriesCounted) {
                  "C.col": "C_col.npy", "K.row": "K_row.npy", "D.data": "D_data.npy", "C": "C.mtx", "K": "K.mtx"}})";
   };
   test::write_text(dir / "p.json", program(1000));
-  for (const std::string& how : {"device", "chunks", "reference"}) {
+  for (const std::string& how : {"device"s, "chunks"s, "reference"s}) {
     const fs::path out = dir / how;
-    auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / "p.json").string() + " --out " + out.string(),
-                             how == "chunks" ? "FUGUE_SPARSE_CSR=chunks" : "");
+    auto r = run_as(how, dir / "p.json", out);
     ASSERT_EQ(r.code, 0) << how << "\n" << r.out;
     const auto y = fugue::load_npy(out / "y_dia.npy", std::nullopt, std::nullopt);
-    double largest = 0;
-    for (int64_t i = 0; i < y.elements(); ++i) largest = std::max(largest, std::fabs(y.get(i)));
+    const double largest = largest_in(out / "y_dia.npy");
     EXPECT_GT(largest, 0.0);
     for (const char* other : {"y_csr.npy", "y_coo.npy", "y_csr2.npy", "y_ell.npy"}) {
       const auto z = fugue::load_npy(out / other, std::nullopt, std::nullopt);
@@ -867,7 +881,7 @@ TEST(SparseConvert, CountsLeftToTheRunHoldTheEntriesCounted) {
   }
 
   test::write_text(dir / "small.json", program(nnz - 1));
-  for (const std::string& how : {"", "--reference "}) {
+  for (const std::string& how : {""s, "--reference "s}) {
     auto r = test::run_fugue("run " + how + (dir / "small.json").string() + " --out " + (dir / ("small" + how)).string());
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find("small.json:/body/1/out/0: sparse.convert: operand B: A's " + std::to_string(nnz) +
@@ -923,14 +937,12 @@ TEST(SparseConvert, EveryLayoutsCountLeftToTheRun) {
     return R"({"fugue": 1, "symbols": {)" + symbols + "},\n     \"body\": [" + body + "],\n     \"outputs\": {" + outputs + "}}";
   };
   test::write_text(dir / "p.json", program("8"));
-  for (const std::string& how : {"device", "chunks", "reference"}) {
+  for (const std::string& how : {"device"s, "chunks"s, "reference"s}) {
     const fs::path out = dir / how;
-    auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / "p.json").string() + " --out " + out.string(),
-                             how == "chunks" ? "FUGUE_SPARSE_CSR=chunks" : "");
+    auto r = run_as(how, dir / "p.json", out);
     ASSERT_EQ(r.code, 0) << how << "\n" << r.out;
     const auto y = fugue::load_npy(out / "y_dia.npy", std::nullopt, std::nullopt);
-    double largest = 0;
-    for (int64_t i = 0; i < y.elements(); ++i) largest = std::max(largest, std::fabs(y.get(i)));
+    const double largest = largest_in(out / "y_dia.npy");
     EXPECT_GT(largest, 0.0);
     for (const Target& t : targets) {
       for (const std::string& which : {"y_" + t.name, "y_" + t.name + "_back"}) {
@@ -938,9 +950,10 @@ TEST(SparseConvert, EveryLayoutsCountLeftToTheRun) {
         ASSERT_EQ(z.elements(), pixels) << how << " " << which;
         for (int64_t i = 0; i < pixels; ++i) EXPECT_NEAR(z.get(i), y.get(i), 1e-13 * largest) << how << " " << which << " row " << i;
       }
-      if (!t.part.empty())
+      if (!t.part.empty()) {
         EXPECT_EQ(fugue::load_npy(out / (t.name + "_" + t.part + ".npy"), std::nullopt, std::nullopt).elements(), t.places)
             << how << " " << t.name << "." << t.part;
+      }
     }
     for (const char* file : {"E.mtx", "F.mtx"}) {
       const std::string text = test::read_text(out / file);
@@ -953,7 +966,7 @@ TEST(SparseConvert, EveryLayoutsCountLeftToTheRun) {
   EXPECT_NE(explained.out.find("at most 8 places a row; its width left to the run, read on the device"), std::string::npos) << explained.out;
 
   test::write_text(dir / "small.json", program("4"));
-  for (const std::string& how : {"", "--reference "}) {
+  for (const std::string& how : {""s, "--reference "s}) {
     auto r = test::run_fugue("run " + how + (dir / "small.json").string() + " --out " + (dir / ("small" + how)).string());
     EXPECT_EQ(r.code, 2) << r.out;
     EXPECT_NE(r.out.find("small.json:/body/3/out/0: sparse.convert: operand B: A's " + std::to_string(nnz) +
@@ -977,10 +990,9 @@ TEST(SparseConvert, EveryLayoutsCountLeftToTheRun) {
               {"op": "sparse.spmv", "out": ["y_e"], "in": ["E", "x", "y0"], "attrs": {"beta": 2}},
               {"op": "sparse.spmv", "out": ["y_c"], "in": ["C", "x", "y0"], "attrs": {"beta": 2}}],
      "outputs": {"y_k": "y_k.npy", "y_e": "y_e.npy", "y_c": "y_c.npy", "K": "K.mtx"}})");
-  for (const std::string& how : {"device", "chunks", "reference"}) {
+  for (const std::string& how : {"device"s, "chunks"s, "reference"s}) {
     const fs::path out = dir / ("zero_" + how);
-    auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / "zero.json").string() + " --out " + out.string(),
-                             how == "chunks" ? "FUGUE_SPARSE_CSR=chunks" : "");
+    auto r = run_as(how, dir / "zero.json", out);
     ASSERT_EQ(r.code, 0) << how << "\n" << r.out;
     for (const char* y : {"y_k.npy", "y_e.npy", "y_c.npy"}) {
       const auto z = fugue::load_npy(out / y, std::nullopt, std::nullopt);
