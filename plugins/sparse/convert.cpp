@@ -104,7 +104,7 @@ Facts target_facts(const Coordinates& m, Layout from, const fugue_type& b) {
   const Declared type = declared_type(made);
   bool same = type.parts.size() == b.num_parts;
   for (uint32_t k = 0; same && k < b.num_parts; ++k)
-    same = FUGUE_NTH(fugue_type, b.parts, k)->shape[0] == type.parts[k].shape[0] && FUGUE_NTH(fugue_type, b.parts, k)->dtype == type.parts[k].dtype;
+    same = elements(*FUGUE_NTH(fugue_type, b.parts, k)) == places_in(type.parts[k]) && FUGUE_NTH(fugue_type, b.parts, k)->dtype == type.parts[k].dtype;
   if (!same) throw std::logic_error("sparse.convert: the same counts gave other parts");
   return made;
 }

@@ -97,7 +97,7 @@ double throughput(const Row& row, Layout layout, double width) {
 double bytes_moved(const Facts& f) {
   const sdk::Declared type = declared_type(f);
   double bytes = 0;
-  for (const auto& part : type.parts) bytes += static_cast<double>(part.shape[0]) * static_cast<double>(sdk::dtype_size(part.dtype));
+  for (const auto& part : type.parts) bytes += static_cast<double>(places_in(part)) * static_cast<double>(sdk::dtype_size(part.dtype));
   return bytes + static_cast<double>(sdk::dtype_size(f.dtype)) * static_cast<double>(f.rows + f.cols);
 }
 

@@ -97,7 +97,7 @@ class SparseKind final : public sdk::Kind {
     const sdk::Declared type = declared_type(facts);
     sdk::HostView view(rows);
     bool same = type.parts.size() == view.parts();
-    for (uint32_t k = 0; same && k < view.parts(); ++k) same = view.part(k).size() == type.parts[k].shape[0] && view.part(k).dtype() == type.parts[k].dtype;
+    for (uint32_t k = 0; same && k < view.parts(); ++k) same = view.part(k).size() == places_in(type.parts[k]) && view.part(k).dtype() == type.parts[k].dtype;
     if (!same) throw std::logic_error("rows_value: the rows' parts are not of the type rows_type gave");
     store(facts, entries, view);
   }
@@ -499,7 +499,7 @@ void store_as_declared(const Coordinates& m, const std::string& declaration, con
               (now.metadata.empty() || std::memcmp(t.metadata, now.metadata.data(), now.metadata.size()) == 0);
   for (uint32_t k = 0; same && k < t.num_parts; ++k) {
     const fugue_type& part = *FUGUE_NTH(fugue_type, t.parts, k);
-    same = part.dtype == now.parts[k].dtype && part.shape[0] == now.parts[k].shape[0];
+    same = part.dtype == now.parts[k].dtype && sdk::elements(part) == places_in(now.parts[k]);
   }
   if (!same) throw InvalidArgument(what + " changed since the program was loaded (it no longer gives the same " + layout_name(f.layout) + ")");
   store(f, m, sdk::HostView(value));

@@ -618,7 +618,7 @@ class SparseProduct final : public Operation {
   // k: the vectors (spmv: 1).
   int64_t vectors(const Call& call) const { return several_ ? call.operand(kX).shape[1] : 1; }
   // Whether a layout's value stores any place (a cocktail's part may hold nothing: it is not run).
-  static bool holds_places(const Facts& f) { return declared_type(f).parts.back().shape[0] > 0; }
+  static bool holds_places(const Facts& f) { return places_in(declared_type(f).parts.back()) > 0; }
   // What a row's work-item walks, for the plans' text.
   static std::string row_walk(const Facts& f) {
     auto count = [](int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
