@@ -375,7 +375,7 @@ class SparseProduct final : public Operation {
   }
 
   void execute(const Call& call, const fugue_device_services& s) const override {
-    Facts f = facts_of(call.operand(kA));
+    const Facts f = facts_of(call.operand(kA));
     require_dtype(s, f.dtype, name);
     if (f.rows == 0 || vectors(call) == 0) return;  // nothing to compute
     if (f.layout != Layout::Cocktail) return run(call, s, f, 0, false, nullptr);
@@ -434,13 +434,13 @@ class SparseProduct final : public Operation {
     // its cut, runs the program without it.
     const bool counted = takes_count(call, f);
     cl_program program = build_program(s, source, options + (counted ? " -DRUN_COUNT" : ""));
-    cl_program uncounted = counted ? build_program(s, source, options) : program;
-    cl_mem run_count = counted ? count_buffer(s, call, "A") : nullptr;
+    cl_program uncounted = counted && f.layout == Layout::Hyb ? build_program(s, source, options) : program;
+    cl_mem count_held = counted ? count_buffer(s, call, "A") : nullptr;
     auto with_count = [&](Kernel& kernel) -> Kernel& {
       if (!counted) return kernel;
       cl_uint args = 0;
       check_cl(clGetKernelInfo(kernel.get(), CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr), "clGetKernelInfo(" + kernel.name() + ")");
-      return kernel.arg(args - 1, run_count);
+      return kernel.arg(args - 1, count_held);
     };
     // Each kernel's work-items: its units (rows, places, chunks) times the vectors.
     auto units = [&](int64_t n) { return static_cast<size_t>(n) * static_cast<size_t>(k); };
