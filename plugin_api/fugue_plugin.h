@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define FUGUE_ABI_VERSION_MAJOR 2
-#define FUGUE_ABI_VERSION_MINOR 21
+#define FUGUE_ABI_VERSION_MINOR 22
 
 /* The exported entry point every plugin defines (see FUGUE_DEFINE_PLUGIN_ENTRY below). */
 #define FUGUE_PLUGIN_ENTRY_NAME "fugue_plugin_entry"
@@ -581,6 +581,12 @@ typedef struct fugue_emit_api {
    * the core passes each part the kernel reads as a buffer of its own. */
   const char* (*read_part_at)(fugue_emit_context* context, uint32_t operand, uint32_t part, const char* index);
   /* end of 2.8 */
+  /* 2.22: an rvalue (a long) of the count of operand k, a kind with storage whose parts have a run-time
+   * length (fugue_declared.runtime_axes, 2.21) the plan reads WHOLE, in any phase but FINALIZE: the core passes the
+   * buffer it holds the count in, as the operation that made the value wrote it. The operation bounds
+   * it by the capacity before it indexes with it. */
+  const char* (*count)(fugue_emit_context* context, uint32_t operand);
+  /* end of 2.22 */
 } fugue_emit_api;
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -44,6 +44,8 @@
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.19 ends after " #last)
 #define FUGUE_END_OF_2_21(type, last, size) \
   _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.21 ends after " #last)
+#define FUGUE_END_OF_2_22(type, last, size) \
+  _Static_assert(FUGUE_SIZE_UP_TO(type, last) == (size), #type ": ABI 2.22 ends after " #last)
 
 /* fugue_error */
 FUGUE_AT(fugue_error, struct_size, 0);
@@ -239,6 +241,8 @@ FUGUE_AT(fugue_emit_api, read_offset, 144);
 FUGUE_END_OF_2_2(fugue_emit_api, read_offset, 152);
 FUGUE_AT(fugue_emit_api, read_part_at, 152);
 FUGUE_END_OF_2_8(fugue_emit_api, read_part_at, 160);
+FUGUE_AT(fugue_emit_api, count, 160);
+FUGUE_END_OF_2_22(fugue_emit_api, count, 168);
 
 /* fugue_device_services */
 FUGUE_AT(fugue_device_services, struct_size, 0);

@@ -90,6 +90,7 @@ const char* atomic_local_fn(fugue_emit_context* c, int32_t, fugue_dtype, const c
 }
 const char* extent_fn(fugue_emit_context* c, uint32_t, uint32_t) { return writer(c)->absent(c, "array extents"); }
 const char* read_part_at_fn(fugue_emit_context* c, uint32_t, uint32_t, const char*) { return writer(c)->absent(c, "read_part_at"); }
+const char* count_fn(fugue_emit_context* c, uint32_t) { return writer(c)->absent(c, "count"); }
 const char* read_offset_fn(fugue_emit_context* c, uint32_t, uint32_t, const int64_t*) {
   return writer(c)->absent(c, "other elements (read_offset)");
 }
@@ -149,6 +150,7 @@ std::string write_function(const UserFunction& f, const TypedFunction& typed, co
     api.call_function = &call_function_fn;
     api.read_offset = &read_offset_fn;
     api.read_part_at = &read_part_at_fn;
+    api.count = &count_fn;
     st.op->emit(call.call, plan, api);
     if (!context.user_error.empty()) throw UserError(context.user_error);
     if (!context.misuse.empty())

@@ -288,6 +288,27 @@ class KernelWriter {
     return keep(c, param(s.parts[part]) + "[(" + (index && *index ? index : "0") + ")]");
   }
 
+  // 2.22: the count of a kind with storage whose parts have a run-time length, read WHOLE: the buffer the
+  // count is held in (its counted parts share it), passed as an argument of its own.
+  const char* count(fugue_emit_context* c, uint32_t k) {
+    if (!valid_operand(c, k)) return "0";
+    const PlannedOp& p = op(c);
+    const Symbol& s = program_.symbol(p.statement->operands[k]);
+    const std::vector<std::string> counted = s.counted_parts();
+    if (counted.empty() || p.writes(k) || p.partition(k).kind != FUGUE_PARTITION_WHOLE) {
+      c->misuse = "count of operand " + std::to_string(k) + ", which is not a value whose count is left to the run the plan reads WHOLE";
+      return "0";
+    }
+    // The finalize kernel takes the main kernel's arguments, gathered before its code is written.
+    if (c->phase == FUGUE_PHASE_FINALIZE) {
+      c->misuse = "count of operand " + std::to_string(k) + " in the FINALIZE phase: read it in the phases of the main kernel";
+      return "0";
+    }
+    if (std::find(count_args_.begin(), count_args_.end(), counted.front()) == count_args_.end()) count_args_.push_back(counted.front());
+    return keep(c, "(" + count_name(counted.front()) + "[0])");
+  }
+  static std::string count_name(const std::string& part) { return "fugue_count_" + c_identifier(part); }
+
   const char* local_array(fugue_emit_context* c, fugue_dtype dtype, int64_t count, const char* stem) {
     const PlannedOp& p = op(c);
     if (!fugue_dtype_supported(dtype) || count < 1) {
@@ -678,6 +699,7 @@ class KernelWriter {
   // Functions the kernel's code calls (atomic updates), defined before it.
   std::map<std::string, std::string> helpers_;
   std::vector<std::pair<std::string, uint32_t>> extent_args_;  // (symbol, axis) passed as arguments
+  std::vector<std::string> count_args_;                         // counted parts whose count buffer is passed
   bool uses_int64_atomics_ = false;
   std::set<const Statement*> asks_position_;  // ops that asked for INDEX, ENTRY or a GROUP_ID
   bool functions_use_fp64_ = false;  // a user function's values are doubles
@@ -721,6 +743,7 @@ const char* atomic_local_fn(fugue_emit_context* c, int32_t op, fugue_dtype dtype
 const char* read_part_at_fn(fugue_emit_context* c, uint32_t k, uint32_t part, const char* index) {
   return writer(c)->read_part_at(c, k, part, index);
 }
+const char* count_fn(fugue_emit_context* c, uint32_t k) { return writer(c)->count(c, k); }
 const char* read_offset_fn(fugue_emit_context* c, uint32_t k, uint32_t rank, const int64_t* offsets) {
   return writer(c)->read_offset(c, k, rank, offsets);
 }
@@ -763,6 +786,7 @@ std::string KernelWriter::emit(size_t o, uint32_t phase, bool finalize) {
   api.call_function = &call_function_fn;
   api.read_offset = &read_offset_fn;
   api.read_part_at = &read_part_at_fn;
+  api.count = &count_fn;
   const PlannedOp& p = *group_.ops[o];
   try {
     p.statement->op->emit(p.call, p.plan, api);
@@ -1304,6 +1328,12 @@ GeneratedKernel KernelWriter::write(const std::string& kernel_name) {
     KernelArg arg{KernelArg::Kind::Dimension, symbol, 0, 0};
     arg.axis = axis;
     k.main_args.push_back(arg);
+  }
+  for (const std::string& part : count_args_) {  // the counts read (2.22): the buffer each is held in
+    const std::string decl = "__global const long* restrict " + count_name(part);
+    extent_decls += decl + ",\n    ";
+    decls.push_back(decl);
+    k.main_args.push_back({KernelArg::Kind::Extent, part, 0, 0});
   }
   src.insert(extents_at, extent_decls);
   // The finalize kernel, written before the helpers are gathered: its code may call helpers too.

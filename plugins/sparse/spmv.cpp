@@ -243,6 +243,7 @@ class SparseProduct final : public Operation {
       p.registers = 6;
       p.variant = std::string(layout_name(f.layout)) + ": a row per work-item in a generated kernel, which the element-wise "
                   "operations reading y join (" + row_walk(f) + ")";
+      if (takes_count(call, f)) p.variant += std::string("; its ") + run_count_key(f.layout) + " left to the run, read on the device";
       // Where no consumer joins, the layout's own kernel runs if it is the faster (ABI 2.19).
       p.own_kernels_alone = own_kernels_alone(call, f);
       if (p.own_kernels_alone) p.variant += "; alone, its own kernel: " + variant_of(call, f);
@@ -253,6 +254,7 @@ class SparseProduct final : public Operation {
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
     p.variant = variant_of(call, f);
     if (takes_count(call, f)) p.variant += std::string("; its ") + run_count_key(f.layout) + " left to the run, read on the device";
+    if (takes_count(call, f) && !row_per_item(call, f)) p.variant += " (its own kernels)";
     say_rows(p, call);
     return p;
   }
@@ -308,15 +310,23 @@ class SparseProduct final : public Operation {
     const std::string T = narrow ? "int" : "long", L = narrow ? "" : "L";
     auto n = [&](int64_t value) { return std::to_string(value) + L; };
     const std::string rows = n(f.rows), cols = n(f.cols);
+    // The layout's count (ell's width, dia's diagonals, bcsr's blocks): left to the run, read from the
+    // buffer the core passes (ABI 2.22) and bounded by the capacity; else the type's.
+    std::string count = n(run_count(f)), code;
+    if (takes_count(call, f)) {
+      const std::string held = em.name("count");
+      code = "const " + T + " " + held + " = (" + T + ")clamp((long)" + em.count(kA) + ", 0L, " + std::to_string(run_count(f)) + "L);\n";
+      count = held;
+    }
     auto part = [&](uint32_t p, const std::string& at) { return em.read_part_at(kA, p, at); };
     auto add = [&](const std::string& value, const std::string& column) {
       return "    const " + real + " " + v + " = " + value + ";\n    if (" + v + " != (" + real + ")0) " + sum + " += " + v + " * " +
              em.read_at(kX, column) + ";\n";
     };
-    std::string code = "const " + T + " " + i + " = " + em.builtin(FUGUE_BUILTIN_INDEX) + ";\n" + real + " " + sum + " = 0;\n";
+    code += "const " + T + " " + i + " = " + em.builtin(FUGUE_BUILTIN_INDEX) + ";\n" + real + " " + sum + " = 0;\n";
     switch (f.layout) {
       case Layout::Dia:
-        code += "for (" + T + " " + k + " = 0; " + k + " < " + n(f.diagonals) + "; ++" + k + ") {\n  const long " + c + " = " +
+        code += "for (" + T + " " + k + " = 0; " + k + " < " + count + "; ++" + k + ") {\n  const long " + c + " = " +
                 "(long)" + i + " + (long)" + part(0, k) + ";\n  if (" + c + " >= 0 && " + c + " < " + cols + ") {\n" +
                 add(part(1, k + " * " + rows + " + " + i), c) + "  }\n}\n";
         break;
@@ -331,7 +341,7 @@ class SparseProduct final : public Operation {
         break;
       }
       case Layout::Ell:
-        code += "for (" + T + " " + k + " = 0; " + k + " < " + n(f.width) + "; ++" + k + ") {\n" +
+        code += "for (" + T + " " + k + " = 0; " + k + " < " + count + "; ++" + k + ") {\n" +
                 add(part(1, k + " * " + rows + " + " + i), "(" + T + ")" + part(0, k + " * " + rows + " + " + i)) + "}\n";
         break;
       case Layout::Csr:
@@ -346,7 +356,7 @@ class SparseProduct final : public Operation {
                 part(0, s) + "; " + k + " < " + part(0, s + " + 1") + "; ++" + k + ") {\n  const " + T + " " + first + " = " + part(1, k) +
                 ";\n  for (" + T + " " + j + " = 0; " + j + " < " + w + "; ++" + j + ") {\n    const " + T + " " + c + " = " + first + " + " +
                 j + ";\n    if (" + c + " < " + cols + ") {\n" +
-                add(part(2, "((" + r + " * " + n(f.block_cols / 4) + " + " + j + " / 4) * " + n(f.blocks) + " + " + k + ") * 4 + " + j + " % 4"),
+                add(part(2, "((" + r + " * " + n(f.block_cols / 4) + " + " + j + " / 4) * " + count + " + " + k + ") * 4 + " + j + " % 4"),
                     c) +
                 "    }\n  }\n}\n";
         break;
@@ -619,9 +629,11 @@ class SparseProduct final : public Operation {
   int64_t vectors(const Call& call) const { return several_ ? call.operand(kX).shape[1] : 1; }
   // Whether a layout's value stores any place (a cocktail's part may hold nothing: it is not run).
   static bool holds_places(const Facts& f) { return places_in(declared_type(f).parts.back()) > 0; }
-  // What a row's work-item walks, for the plans' text.
+  // What a row's work-item walks, for the plans' text (a count left to the run: its capacity, at most).
   static std::string row_walk(const Facts& f) {
-    auto count = [](int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+    auto count = [&](int64_t n, const char* one, const char* many) {
+      return std::string(f.counted ? "at most " : "") + std::to_string(n) + " " + (n == 1 ? one : many);
+    };
     switch (f.layout) {
       case Layout::Dia: return count(f.diagonals, "diagonal", "diagonals");
       case Layout::Bdia: return count(f.diagonals, "diagonal", "diagonals") + " in " + count(f.bands, "band", "bands");
@@ -639,7 +651,9 @@ class SparseProduct final : public Operation {
   // r = b - A x with dot(r, r) fused 0.1043 and 0.1497 against 0.1029 and 0.1250 apart; on PoCL, 30,000
   // nodes, fused 4.36 and 7.56 ms against 3.68 and 7.05 apart), so they keep them.
   bool row_per_item(const Call& call, const Facts& f) const {
-    if (several_ || f.rows == 0 || takes_count(call, f)) return false;
+    // A count left to the run: in the generated kernel where the core passes it (ABI 2.22), else in the
+    // layout's own kernels, which read it from its buffer.
+    if (several_ || f.rows == 0 || (takes_count(call, f) && sdk::core_abi_minor() < 22)) return false;
     if (vector_rows(call, f, several_)) return false;
     return f.layout == Layout::Dia || f.layout == Layout::Bdia || f.layout == Layout::Ell || f.layout == Layout::Bcsr ||
            (f.layout == Layout::Sell && f.sigma == 1) ||

@@ -1036,3 +1036,59 @@ TEST(SparseConvert, ACountLeftToTheRunOnlyForAnOperationsResult) {
         "/symbols/A/parts: 'A' is declared with a count left to the run (its row, col, data hold at most 2), which only an operation "
         "that writes it gives; a file or parts given here have a count of their own: declare it exactly");
 }
+
+// Where the core passes a value's count (ABI 2.22's count), a counted dia's, ell's or bcsr's product stays
+// the generated kernel a row an element, which the element-wise operations reading y join: r = x - 2 A x
+// and r * r are one kernel that reads the count on the device. Capacities well above the counts, so a
+// kernel walking the capacity instead would read places no entry was stored in (and bcsr's data, laid out
+// by the count, at the wrong stride). The result is the declared layout's, and the reference's.
+TEST(SparseConvert, CountedProductsJoinTheirConsumers) {
+  test::TempDir dir;
+  struct Case {
+    std::string layout, key, capacity, cut, environment;
+  };
+  // On CPUs dia's and ell's own kernels take vectors of rows; FUGUE_SPARSE_VECTOR_ROWS=0 gives them the
+  // generated kernel a row per work-item.
+  const std::vector<Case> cases = {{"dia", "diagonals", "300", "", "FUGUE_SPARSE_VECTOR_ROWS=0"},
+                                   {"ell", "width", "150", "", "FUGUE_SPARSE_VECTOR_ROWS=0"},
+                                   {"bcsr", "blocks", "4000", R"(, "block": [2, 4])", ""}};
+  const std::string source = R"({"fem": {"nodes": 67, "block": 3, "neighbours": 3, "seed": 2}})";
+  for (const Case& c : cases) {
+    auto program = [&](bool counted) {
+      const std::string a = counted ? R"("S": {"kind": "csr", "dtype": "f64", "from": )" + source + R"(},
+      "A": {"kind": ")" + c.layout + R"(", "dtype": "f64", "shape": [201, 201], ")" + c.key + R"(": {"capacity": )" + c.capacity + "}" + c.cut + "}"
+                                    : R"("A": {"kind": ")" + c.layout + R"(", "dtype": "f64", "from": )" + source + c.cut + "}";
+      return R"({"fugue": 1, "symbols": {)" + a + R"(,
+      "x": {"kind": "array", "dtype": "f64", "shape": [201], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
+      "body": [)" + (counted ? R"({"op": "sparse.convert", "out": ["A"], "in": ["S"]}, )" : "") +
+             R"({"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"], "attrs": {"alpha": 2}},
+               {"op": "array.sub", "out": ["r"], "in": ["x", "y"]}, {"op": "array.mul", "out": ["z"], "in": ["r", "r"]}],
+      "outputs": {"z": "z.npy"}})";
+    };
+    test::write_text(dir / "counted.json", program(true));
+    test::write_text(dir / "declared.json", program(false));
+    auto explained = test::run_fugue("explain " + (dir / "counted.json").string(), c.environment);
+    ASSERT_EQ(explained.code, 0) << c.layout << ": " << explained.out;
+    EXPECT_NE(explained.out.find("kernel 0: 3 operations at ELEMENT level"), std::string::npos) << c.layout << ": " << explained.out;
+    EXPECT_NE(explained.out.find(c.layout + ": a row per work-item in a generated kernel"), std::string::npos) << c.layout << ": " << explained.out;
+    EXPECT_NE(explained.out.find("; its " + c.key + " left to the run, read on the device"), std::string::npos) << c.layout << ": " << explained.out;
+    EXPECT_EQ(explained.out.find("(its own kernels)"), std::string::npos) << c.layout << ": " << explained.out;
+
+    std::vector<fugue::HostArray> z;
+    for (const auto& [file, how] : std::vector<std::pair<std::string, std::string>>{
+             {"declared.json", "device"}, {"counted.json", "device"}, {"counted.json", "reference"}}) {
+      const fs::path out = dir / (c.layout + "_" + file + "_" + how);
+      auto r = test::run_fugue(std::string("run ") + (how == "reference" ? "--reference " : "") + (dir / file).string() + " --out " +
+                                   out.string(),
+                               c.environment);
+      ASSERT_EQ(r.code, 0) << c.layout << " " << file << " " << how << ": " << r.out;
+      z.push_back(fugue::load_npy(out / "z.npy", std::nullopt, std::nullopt));
+    }
+    const double largest = largest_in(z[0]);
+    EXPECT_GT(largest, 0.0) << c.layout;
+    for (size_t k = 1; k < z.size(); ++k) {
+      ASSERT_EQ(z[k].elements(), z[0].elements()) << c.layout;
+      for (int64_t i = 0; i < z[0].elements(); ++i) EXPECT_NEAR(z[k].get(i), z[0].get(i), 1e-13 * largest) << c.layout << " " << k << " row " << i;
+    }
+  }
+}

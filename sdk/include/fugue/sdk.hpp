@@ -322,6 +322,14 @@ class Emitter {
       throw Unsupported("read_part_at needs a core with plugin ABI 2.8 or later");
     return api_->read_part_at(api_->context, operand, part, index.c_str());
   }
+  // ABI 2.22: the count of operand k (a long rvalue), a value whose count is left to the run
+  // (PartType::runtime_axes) the plan reads WHOLE, as the operation that made it wrote it; bound it by the
+  // capacity before indexing with it. core_abi_minor() >= 22 says at plan time that the core has it.
+  std::string count(uint32_t operand) const {
+    if (api_->struct_size < FUGUE_SIZE_UP_TO(fugue_emit_api, count) || !api_->count)
+      throw Unsupported("count needs a core with plugin ABI 2.22 or later");
+    return api_->count(api_->context, operand);
+  }
   // ABI 2.1: a fresh `__local` array of `count` elements of `dtype`, declared by the core.
   std::string local_array(fugue_dtype dtype, int64_t count, const std::string& stem) const {
     return require_2_1("local_array")->local_array(api_->context, dtype, count, stem.c_str());
@@ -1403,6 +1411,15 @@ inline std::string read_tuning_table(const fugue_device_desc* device, const std:
   return read[path] = text.empty() ? std::string(" ") : text;  // an empty file is there: malformed, not absent
 }
 
+// The plugin ABI minor version of the core that loaded the plugin (FUGUE_SDK_PLUGIN records its entry
+// point's argument; 0 where the plugin was not loaded through it, as in a unit test): what a plan may
+// count on the core to emit (ABI 2.22: Emitter::count).
+inline uint32_t& core_abi_minor_held() {
+  static uint32_t minor = 0;
+  return minor;
+}
+inline uint32_t core_abi_minor() { return core_abi_minor_held(); }
+
 class Plugin {
  public:
   Plugin(std::string name, std::string version, std::string description)
@@ -1469,7 +1486,7 @@ class Plugin {
 #define FUGUE_SDK_PLUGIN(NAME, VERSION, DESCRIPTION, POPULATE)                      \
   FUGUE_DEFINE_PLUGIN_ENTRY {                                                       \
     (void)core_abi_major;                                                           \
-    (void)core_abi_minor;                                                           \
+    fugue::sdk::core_abi_minor_held() = core_abi_minor;                             \
     try {                                                                           \
       static fugue::sdk::Plugin plugin_(NAME, VERSION, DESCRIPTION);                \
       static const fugue_plugin* table_ = [] {                                      \
