@@ -9,6 +9,8 @@
 # y are checked equal first. f32. Build and bundle first:
 #   ../shared/gpu/bundle.sh .gpu build/host/fugue build/plugins examples
 #   MATRICES="poisson512 poisson2048" LAYOUTS="csr coo ell dia sell hyb" scripts/gpu_counts.sh
+# CONSUMERS=1 adds r = x - y and z = r * r to the loop (the outputs then z): where the product is the
+# generated kernel (dia, ell and bcsr on GPUs; ABI 2.22 for a counted one), they join it.
 set -u
 [ -f .gpu/env.sh ] && source .gpu/env.sh
 F=${F:-.gpu/build/host/fugue}
@@ -18,6 +20,12 @@ export FUGUE_CACHE_DIR=${FUGUE_CACHE_DIR:-/tmp/fugue_cache} FUGUE_PLUGIN_PATH=
 MATRICES=${MATRICES:-"poisson512 poisson2048"}
 LAYOUTS=${LAYOUTS:-"csr coo ell dia sell hyb"}
 COUNT=${COUNT:-200}
+CONSUMERS=${CONSUMERS:-0}
+if [ "$CONSUMERS" = 1 ]; then
+  after=', {"op": "array.sub", "out": ["r"], "in": ["x", "y"]}, {"op": "array.mul", "out": ["z"], "in": ["r", "r"]}'; result=z
+else
+  after=''; result=y
+fi
 REPEAT=${REPEAT:-7}
 source scripts/sparse_matrices.sh
 $F devices | head -3
@@ -40,8 +48,8 @@ program() {  # matrix layout counted(0/1) loops file
 {"fugue": 1, "symbols": {$symbols,
   "loops": {"kind": "const", "value": $loops},
   "x": {"kind": "array", "dtype": "f32", "shape": [$(cat "$out/rows_$m")], "from": {"random": {"seed": 7, "low": -1, "high": 1}}}},
- "body": [$body {"for": "k", "count": "loops", "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}]}],
- "outputs": {"y": "y.npy"}}
+ "body": [$body {"for": "k", "count": "loops", "body": [{"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"]}$after]}],
+ "outputs": {"$result": "y.npy"}}
 JSON
 }
 
@@ -49,7 +57,7 @@ JSON
 for m in $MATRICES; do
   for layout in $LAYOUTS; do
     # The layout's count as reading the matrix gives it (its parts' lengths), and the rows (the .mtx header).
-    part=data; [ "$layout" = hyb ] && part=coo_data; [ "$layout" = dia ] && part=offsets
+    part=data; [ "$layout" = hyb ] && part=coo_data; [ "$layout" = dia ] && part=offsets; [ "$layout" = bcsr ] && part=col
     cat > "$out/shape.json" <<JSON
 {"fugue": 1, "symbols": {"A": {"kind": "$layout", "dtype": "f32", "from": $(sparse_source $m)$(extra_of $layout)}}, "body": [],
  "outputs": {"A": "A.mtx", "A.$part": "part.npy"}}
