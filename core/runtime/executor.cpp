@@ -523,6 +523,11 @@ void Executor::run_kernel(KernelSite& site, const Statement& where) {
         kernel.setArg(static_cast<cl_uint>(a), static_cast<cl_long>(program_.symbol(arg.symbol).shape.at(arg.axis)));
         continue;
       }
+      // A run-time length or a count read in the kernel (ABI 2.22) is held once an operation that makes it
+      // has run (one that counts, FUGUE_OP_RUNTIME_COUNTS, for a count).
+      if (arg.kind == KernelArg::Kind::Extent && !(values_.count(arg.symbol) && values_.at(arg.symbol).extent()))
+        throw DeviceError(site.label + " reads the run-time length or count of '" + arg.symbol +
+                          "', which no operation has written: the operation that made it must be one that makes its length or counts it");
       const cl::Buffer& buffer = arg.kind == KernelArg::Kind::Workspace    ? site.workspaces.at({arg.op, arg.workspace})
                                  : arg.kind == KernelArg::Kind::GroupsDone ? site.groups_done
                                  : arg.kind == KernelArg::Kind::Shadow     ? shadows_.at(arg.symbol).buffer

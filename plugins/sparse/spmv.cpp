@@ -253,8 +253,7 @@ class SparseProduct final : public Operation {
     Plan p = elementwise_plan(call, FUGUE_LEVEL_DEVICE, 0);
     for (auto& part : p.partitions) part = partition(FUGUE_PARTITION_NONE);
     p.variant = variant_of(call, f);
-    if (takes_count(call, f)) p.variant += std::string("; its ") + run_count_key(f.layout) + " left to the run, read on the device";
-    if (takes_count(call, f) && !row_per_item(call, f)) p.variant += " (its own kernels)";
+    if (takes_count(call, f)) p.variant += std::string("; its ") + run_count_key(f.layout) + " left to the run, read on the device (its own kernels)";
     say_rows(p, call);
     return p;
   }

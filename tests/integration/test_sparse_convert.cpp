@@ -1038,8 +1038,8 @@ TEST(SparseConvert, ACountLeftToTheRunOnlyForAnOperationsResult) {
 }
 
 // Where the core passes a value's count (ABI 2.22's count), a counted dia's, ell's or bcsr's product stays
-// the generated kernel a row an element, which the element-wise operations reading y join: r = x - 2 A x
-// and r * r are one kernel that reads the count on the device. Capacities well above the counts, so a
+// the generated kernel a row an element, which the element-wise operations reading y join: r = x - 2 A x,
+// r * r and dot(r, r) are one kernel that reads the count on the device. Capacities well above the counts, so a
 // kernel walking the capacity instead would read places no entry was stored in (and bcsr's data, laid out
 // by the count, at the wrong stride). The result is the declared layout's, and the reference's.
 TEST(SparseConvert, CountedProductsJoinTheirConsumers) {
@@ -1062,19 +1062,20 @@ TEST(SparseConvert, CountedProductsJoinTheirConsumers) {
       "x": {"kind": "array", "dtype": "f64", "shape": [201], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
       "body": [)" + (counted ? R"({"op": "sparse.convert", "out": ["A"], "in": ["S"]}, )" : "") +
              R"({"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"], "attrs": {"alpha": 2}},
-               {"op": "array.sub", "out": ["r"], "in": ["x", "y"]}, {"op": "array.mul", "out": ["z"], "in": ["r", "r"]}],
-      "outputs": {"z": "z.npy"}})";
+               {"op": "array.sub", "out": ["r"], "in": ["x", "y"]}, {"op": "array.mul", "out": ["z"], "in": ["r", "r"]},
+               {"op": "array.dot", "out": ["s"], "in": ["r", "r"]}],
+      "outputs": {"z": "z.npy", "s": "s.npy"}})";
     };
     test::write_text(dir / "counted.json", program(true));
     test::write_text(dir / "declared.json", program(false));
     auto explained = test::run_fugue("explain " + (dir / "counted.json").string(), c.environment);
     ASSERT_EQ(explained.code, 0) << c.layout << ": " << explained.out;
-    EXPECT_NE(explained.out.find("kernel 0: 3 operations at ELEMENT level"), std::string::npos) << c.layout << ": " << explained.out;
+    EXPECT_NE(explained.out.find("kernel 0: 4 operations at ITEM level"), std::string::npos) << c.layout << ": " << explained.out;
     EXPECT_NE(explained.out.find(c.layout + ": a row per work-item in a generated kernel"), std::string::npos) << c.layout << ": " << explained.out;
     EXPECT_NE(explained.out.find("; its " + c.key + " left to the run, read on the device"), std::string::npos) << c.layout << ": " << explained.out;
     EXPECT_EQ(explained.out.find("(its own kernels)"), std::string::npos) << c.layout << ": " << explained.out;
 
-    std::vector<fugue::HostArray> z;
+    std::vector<fugue::HostArray> z, sums;
     for (const auto& [file, how] : std::vector<std::pair<std::string, std::string>>{
              {"declared.json", "device"}, {"counted.json", "device"}, {"counted.json", "reference"}}) {
       const fs::path out = dir / (c.layout + "_" + file + "_" + how);
@@ -1083,12 +1084,17 @@ TEST(SparseConvert, CountedProductsJoinTheirConsumers) {
                                c.environment);
       ASSERT_EQ(r.code, 0) << c.layout << " " << file << " " << how << ": " << r.out;
       z.push_back(fugue::load_npy(out / "z.npy", std::nullopt, std::nullopt));
+      sums.push_back(fugue::load_npy(out / "s.npy", std::nullopt, std::nullopt));
     }
     const double largest = largest_in(z[0]);
     EXPECT_GT(largest, 0.0) << c.layout;
     for (size_t k = 1; k < z.size(); ++k) {
       ASSERT_EQ(z[k].elements(), z[0].elements()) << c.layout;
       for (int64_t i = 0; i < z[0].elements(); ++i) EXPECT_NEAR(z[k].get(i), z[0].get(i), 1e-13 * largest) << c.layout << " " << k << " row " << i;
+      EXPECT_NEAR(sums[k].get(0), sums[0].get(0), 1e-12 * sums[0].get(0)) << c.layout << " " << k << ": dot(r, r)";
     }
+    double total = 0;  // dot(r, r) is the sum of z
+    for (int64_t i = 0; i < z[0].elements(); ++i) total += z[0].get(i);
+    EXPECT_NEAR(sums[0].get(0), total, 1e-12 * total) << c.layout;
   }
 }
