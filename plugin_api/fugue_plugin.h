@@ -582,9 +582,9 @@ typedef struct fugue_emit_api {
   const char* (*read_part_at)(fugue_emit_context* context, uint32_t operand, uint32_t part, const char* index);
   /* end of 2.8 */
   /* 2.22: an rvalue (a long) of the count of operand k, a kind with storage whose parts have a run-time
-   * length (fugue_declared.runtime_axes, 2.21) the plan reads WHOLE, in any phase but FINALIZE (not in a user function's body): the core passes the
-   * buffer it holds the count in, as the operation that made the value wrote it. The operation bounds
-   * it by the capacity before it indexes with it. */
+   * length (fugue_declared.runtime_axes, 2.21) the plan reads WHOLE, in any phase but FINALIZE and not in
+   * a user function's body: the core passes the buffer it holds the count in, as the operation that made
+   * the value wrote it. The operation bounds it by the capacity before it indexes with it. */
   const char* (*count)(fugue_emit_context* context, uint32_t operand);
   /* end of 2.22 */
 } fugue_emit_api;
