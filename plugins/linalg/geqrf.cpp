@@ -8,6 +8,7 @@
 #include "blocked_qr.h"
 #include "householder.h"
 #include "kernel_text.h"
+#include "lanes_qr.h"
 #include "matrices.h"
 #include "scalars.h"
 #include "tuning.h"
@@ -134,6 +135,11 @@ class Geqrf final : public sdk::Operation {
                                                  "each reflector formed by its column's owner and shared in local memory")
                    : in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory, each reflection applied along its rows")
                             : variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
+    // Alone on a CPU, small real matrices take the lanes (lanes_qr.h); the plan above is what others join.
+    if (const int64_t lanes = qr_lanes(call, tu, m, n, a.dtype, vbatched_)) {
+      plan.own_kernels_alone = true;
+      plan.variant += "; " + qr_lanes_text(tu, std::max(m, n), lanes);
+    }
     return plan;
   }
 
@@ -203,8 +209,15 @@ class Geqrf final : public sdk::Operation {
     em.append(code);
   }
 
-  // The blocked plan (blocked_qr.h); the others are emitted.
-  void execute(const sdk::Call& call, const fugue_device_services& s) const override { blocked_qr(call, s, kA, kQR, kTau); }
+  // The blocked plan (blocked_qr.h), or the lanes where geqrf runs alone (lanes_qr.h); the others are emitted.
+  void execute(const sdk::Call& call, const fugue_device_services& s) const override {
+    const fugue_type& a = call.operand(kA);
+    const int64_t m = rows_of(a), n = columns_of(a);
+    if (blocked(call, m, n, vbatched_))
+      blocked_qr(call, s, kA, kQR, kTau);
+    else
+      lanes_qr(call, s, kA, kQR, kTau, qr_lanes(call, tuning_of(call), m, n, a.dtype, vbatched_));
+  }
 
   fugue_cost cost(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);

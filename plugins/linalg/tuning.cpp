@@ -76,8 +76,8 @@ const std::vector<Row>& table() {
       // 0.0196 in rows, n = 16 0.0617 in rows against 0.0631-0.0674: within the noise, so the table stays.
       // A single product spreads its tiles over work-groups (gemm_spread.h; H200,
       // scripts/gpu_gemm_spread.sh): one f32 product of 9 x 760 x 56,648 36.3 -> 0.413 ms, 4096^3 693 -> 9.66.
-      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2, 0, 64}},
-      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0, 0, 128, 2, 0, 16}},
+      {FUGUE_DEVICE_GPU, "NVIDIA", "", {"NVIDIA GPU", 8, 32, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 32, 64, 32, 32, 128, 2, 0, 64, 0}},
+      {FUGUE_DEVICE_GPU, "", "", {"GPU", 8, 16, 256, 128, 64, 0, 32, 8, 32, true, 0, 0, 64, 32, 0, 0, 0, 0, 128, 2, 0, 16, 0}},
       // CPU (PoCL on 2 cores, f64, fugue bench medians of 5; FUGUE_LINALG_TUNING=register_order=N): one
       // work-item per matrix above 8 gains little and costs much. potrf 20,000 12 x 12: 11.7-16.2 ms in
       // registers against 15.9 in rows; 16 x 16: 22.3-26.2 against 23.8 (within the noise); 2,000 24 x 24
@@ -103,8 +103,10 @@ const std::vector<Row>& table() {
       // instead from 2^20 multiply-adds (fugue bench, medians of 5 and 9, FUGUE_LINALG_TUNING=spread_vectors=0
       // against 1): one f64 product of 9 x 56,648 x 2,000 (A^T B, normalized cuts' Ritz vectors) 330 -> 112 ms,
       // 1024^3 60.3 -> 30.7, 256^3 0.655 -> 0.344, 128^3 0.092 -> 0.072; f32 128 x 128 x 64 0.023 -> 0.016.
-      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 8, 1024, 1024, 32, 1024, 1024, 0, 0, 128, 0, 1, 0}},
-      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0, 0, 128, 0, 0, 0}},
+      // lanes_order 16: geqrf alone, 20,000 f64 QRs of 16 15.4 ms in lanes against 29.6 in loops; 2,000 of 32
+      // 13.4 against 12.7 (f32 16.6 against 11.7), so not above 16 (scripts/pocl_linalg.sh, OPS=geqrf).
+      {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 8, 1024, 1024, 32, 1024, 1024, 0, 0, 128, 0, 1, 0, 16}},
+      {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0, 0, 128, 0, 0, 0, 0}},
   };
   return rows;
 }
@@ -125,7 +127,7 @@ Tuning row_named(const std::string& name) {
 // FUGUE_LINALG_TUNING's numeric fields, as its errors list them.
 const std::string kFields =
     "register_order, row_order, team_max, grid_order, grid_elements, grid_rows, tile_order, tile_block, tile_depth, tile_prefetch, "
-    "vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order, lu_wide_row_order, mma_order, mma_panel, spread_tiles, spread_vectors, qr_column_order";
+    "vector_rows, loop_order, blocked_order, blocked_panel, lu_blocked_order, qr_blocked_order, lu_wide_row_order, mma_order, mma_panel, spread_tiles, spread_vectors, qr_column_order, lanes_order";
 
 // FUGUE_LINALG_TUNING's fields applied to `t`.
 Tuning overridden(Tuning t, const char* text) {
@@ -158,7 +160,7 @@ Tuning overridden(Tuning t, const char* text) {
       continue;
     }
     if ((key == "grid_rows" || key == "tile_order" || key == "vector_rows" || key == "loop_order" || key == "blocked_order" ||
-         key == "lu_blocked_order" || key == "qr_blocked_order" || key == "lu_wide_row_order" || key == "mma_order" || key == "spread_tiles" || key == "spread_vectors" || key == "qr_column_order") &&
+         key == "lu_blocked_order" || key == "qr_blocked_order" || key == "lu_wide_row_order" || key == "mma_order" || key == "spread_tiles" || key == "spread_vectors" || key == "qr_column_order" || key == "lanes_order") &&
         value == "0") {
       // The default grid shape again; gemm's tiles, vectors, the loop and blocked plans off.
       (key == "grid_rows"     ? t.grid_rows
@@ -172,6 +174,7 @@ Tuning overridden(Tuning t, const char* text) {
        : key == "spread_tiles" ? t.spread_tiles
        : key == "spread_vectors" ? t.spread_vectors
        : key == "qr_column_order" ? t.qr_column_order
+       : key == "lanes_order" ? t.lanes_order
                               : t.lu_wide_row_order) = 0;
       continue;
     }
@@ -194,6 +197,7 @@ Tuning overridden(Tuning t, const char* text) {
     else if (key == "spread_tiles") t.spread_tiles = v;
     else if (key == "spread_vectors") t.spread_vectors = v;
     else if (key == "qr_column_order") t.qr_column_order = v;
+    else if (key == "lanes_order") t.lanes_order = v;
     else if (key == "vector_rows")
       throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: \"" + item + "\": expected vector_rows=0..16");
     else

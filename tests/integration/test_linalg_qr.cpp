@@ -461,3 +461,45 @@ TEST(Linalg, GeqrfTakesColumnsInRegistersOnGpus) {
   EXPECT_NE(r.out.find("plan: columns: a column of [A | B] per work-item in registers, teams of 32 (order 20 in 9..32)"), std::string::npos)
       << r.out;
 }
+
+// geqrf alone on this CPU (PoCL) takes the lanes (lanes_qr.h): explain says so and lanes_order=0 turns
+// them off; QR and tau match LAPACK's dgeqrf on batches that leave the last work-item spare lanes (203
+// matrices), square, tall and wide, f64 and f32 by turns.
+TEST(Linalg, GeqrfLanesMatchLapack) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const int64_t count = 203;
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1}, {2, 2}, {3, 5}, {5, 3}, {7, 7}, {8, 8}, {16, 16}, {16, 9}, {9, 16}};
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const auto& [m, n] = shapes[i];
+    const char* dtype = i % 2 ? "f32" : "f64";
+    const bool f32 = i % 2;
+    const std::string what = std::string(dtype) + " " + std::to_string(m) + "x" + std::to_string(n) + " (seed " + std::to_string(seed) + ")";
+    const std::string file = (dir / "lanes.json").string();
+    test::write_text(dir / "lanes.json", R"({"fugue": 1, "symbols": {"A": )" + random_matrices(dtype, count, m, n, seed + m * 1000 + n) + R"(},
+      "body": [{"op": "linalg.geqrf", "out": ["QR", "tau"], "in": ["A"]}], "outputs": {"QR": "QR.npy", "tau": "tau.npy", "A": "A.npy"}})");
+    if (i == 0) {
+      auto r = test::run_fugue("explain " + file);
+      ASSERT_EQ(r.code, 0) << r.out;
+      EXPECT_NE(r.out.find("alone: lanes, "), std::string::npos) << r.out;
+      r = test::run_fugue("explain " + file, "FUGUE_LINALG_TUNING=lanes_order=0");
+      ASSERT_EQ(r.code, 0) << r.out;
+      EXPECT_EQ(r.out.find("alone: lanes"), std::string::npos) << r.out;
+    }
+    Program program = test::load_text(dir, test::read_text(dir / "lanes.json"));
+    int64_t launches = 0;
+    auto out = test::run_on_device(program, std::nullopt, {}, &launches);
+    const HostArray &a = out.at("A"), &qr = out.at("QR"), &tau = out.at("tau");
+    const double eps = f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    const int64_t k = std::min(m, n);
+    double worst = 0;
+    for (int64_t e = 0; e < count; ++e) {
+      std::vector<double> f(static_cast<size_t>(m * n)), t(static_cast<size_t>(k));
+      for (int64_t x = 0; x < m * n; ++x) f[x] = a.get(e * m * n + x);
+      ASSERT_EQ(LAPACKE_dgeqrf(LAPACK_ROW_MAJOR, static_cast<lapack_int>(m), static_cast<lapack_int>(n), f.data(), static_cast<lapack_int>(n), t.data()), 0);
+      for (int64_t x = 0; x < m * n; ++x) worst = std::max(worst, std::fabs(qr.get(e * m * n + x) - f[x]));
+      for (int64_t x = 0; x < k; ++x) worst = std::max(worst, std::fabs(tau.get(e * k + x) - t[x]));
+    }
+    EXPECT_LT(worst, 1e2 * std::max(m, n) * eps) << "against LAPACK's dgeqrf, " << what;
+  }
+}
