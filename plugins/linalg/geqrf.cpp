@@ -8,6 +8,7 @@
 #include "blocked_qr.h"
 #include "householder.h"
 #include "kernel_text.h"
+#include "lanes.h"
 #include "lanes_qr.h"
 #include "matrices.h"
 #include "scalars.h"
@@ -135,10 +136,10 @@ class Geqrf final : public sdk::Operation {
                                                  "each reflector formed by its column's owner and shared in local memory")
                    : in_loops ? loop_variant_text(tu, std::max(m, n), "the matrix in local memory, each reflection applied along its rows")
                             : variant_text(tu, std::max(m, n), team, false, team == 1 ? "" : own ? "the matrix in a local array of its own" : "in QR's storage");
-    // Alone on a CPU, small real matrices take the lanes (lanes_qr.h); the plan above is what others join.
-    if (const int64_t lanes = qr_lanes(call, tu, m, n, a.dtype, vbatched_)) {
+    // Alone on a CPU, small real matrices take the lanes (lanes.h, lanes_qr.h); the plan above is what others join.
+    if (const int64_t lanes = lanes_for(call, tu, m, n, a.dtype, vbatched_)) {
       plan.own_kernels_alone = true;
-      plan.variant += "; " + qr_lanes_text(tu, std::max(m, n), lanes);
+      plan.variant += "; " + lanes_text(tu, std::max(m, n), lanes);
     }
     return plan;
   }
@@ -216,7 +217,7 @@ class Geqrf final : public sdk::Operation {
     if (blocked(call, m, n, vbatched_))
       blocked_qr(call, s, kA, kQR, kTau);
     else
-      lanes_qr(call, s, kA, kQR, kTau, qr_lanes(call, tuning_of(call), m, n, a.dtype, vbatched_));
+      lanes_qr(call, s, kA, kQR, kTau, lanes_for(call, tuning_of(call), m, n, a.dtype, vbatched_));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {

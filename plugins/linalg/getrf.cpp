@@ -8,6 +8,8 @@
 
 #include "blocked_lu.h"
 #include "kernel_text.h"
+#include "lanes.h"
+#include "lanes_lu.h"
 #include "matrices.h"
 #include "scalars.h"
 #include "tuning.h"
@@ -114,42 +116,13 @@ class Getrf final : public sdk::Operation {
     const fugue_type& a = call.operand(kA);
     const Shape s = shape_of(call, a, vbatched_);
     if (s.blocked) return blocked_lu_plan(call, s.tuning, s.m, s.n, a.dtype);
-    const uint64_t size = abi::dtype_size(a.dtype);
-    sdk::Plan plan = team_plan(batch_count(a), s.team);
-    plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kLU)), vector_batch(call.operand(kIpiv)),
-                       value_batch(call.operand(kInfo))};
-    if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));
-    if (s.loop) {
-      plan.registers = 16;
-      plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;
-      plan.reads_once = uint64_t{1} << kA;  // copied into the matrix it factors
-      plan.variant = loop_variant_text(s.tuning, std::max(s.m, s.n), "the matrix in local memory, rows swapped whole and updated along them");
-      return plan;
+    sdk::Plan plan = emitted_plan(call, s);
+    // Alone on a CPU, small real matrices take the lanes (lanes.h, lanes_lu.h); the emitted plan is what
+    // others join.
+    if (const int64_t lanes = lanes_for(call, s.tuning, s.m, s.n, a.dtype, vbatched_)) {
+      plan.own_kernels_alone = true;
+      plan.variant += "; " + lanes_text(s.tuning, std::max(s.m, s.n), lanes);
     }
-    if (s.registers()) {
-      plan.registers = static_cast<uint32_t>(s.m * s.n + 8);
-    } else if (s.grid) {
-      const Grid g = s.grid_shape();
-      const int64_t br = g.block_rows(s.m), bc = g.block_columns(s.n);
-      // The elements, the rows' multipliers and the pivot row's values at the work-item's columns; the
-      // rows' positions, then and now.
-      plan.registers = static_cast<uint32_t>((br * bc + br + bc) * (Scalars(a.dtype).complex ? 2 : 1) + 2 * br + 12);
-      // Column k twice (two steps in turn), the pivot row, and each grid row's candidate pivot.
-      plan.local_mem_bytes = static_cast<uint64_t>(2 * s.m + s.n) * size + static_cast<uint64_t>(g.rows) * (size + 4);
-      plan.variant = variant_text(s.tuning, std::max(s.m, s.n), s.team, true, "", &g, s.m, s.n);
-      return plan;
-    } else if (s.rows()) {
-      plan.registers = static_cast<uint32_t>(s.n + 8);
-      plan.local_mem_bytes = static_cast<uint64_t>(s.m + s.n) * size;  // the pivot column and the pivot row
-      // A row per work-item (H100, 20,000 f64 16 x 16: 0.112 ms packed, 0.064 with the rows apart;
-      // 2,000 f64 32 x 32: 0.059, 0.047).
-      plan.walks_rows = true;
-    } else {
-      plan.registers = 16;
-      if (fits_local(call, s.m * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;  // the matrix
-    }
-    plan.variant = variant_text(s.tuning, std::max(s.m, s.n), s.team, true,
-                                s.registers() || s.rows() ? "" : plan.local_mem_bytes ? "the matrix in local memory" : "the matrix in LU's storage");
     return plan;
   }
 
@@ -166,8 +139,16 @@ class Getrf final : public sdk::Operation {
     em.append(code);
   }
 
-  // The blocked plan (blocked_lu.h); the others are emitted.
-  void execute(const sdk::Call& call, const fugue_device_services& s) const override { blocked_lu(call, s, kA, kLU, kIpiv, kInfo); }
+  // The blocked plan (blocked_lu.h), or the lanes where getrf runs alone (lanes_lu.h); the others are
+  // emitted.
+  void execute(const sdk::Call& call, const fugue_device_services& s) const override {
+    const fugue_type& a = call.operand(kA);
+    const Shape shape = shape_of(call, a, vbatched_);
+    if (shape.blocked)
+      blocked_lu(call, s, kA, kLU, kIpiv, kInfo);
+    else
+      lanes_lu(call, s, kA, kLU, kIpiv, kInfo, lanes_for(call, shape.tuning, shape.m, shape.n, a.dtype, vbatched_));
+  }
 
   fugue_cost cost(const sdk::Call& call) const override {
     const fugue_type& a = call.operand(kA);
@@ -220,6 +201,48 @@ class Getrf final : public sdk::Operation {
   }
 
  private:
+  // The plans getrf's kernel is emitted for, below the blocked one.
+  sdk::Plan emitted_plan(const sdk::Call& call, const Shape& s) const {
+    const fugue_type& a = call.operand(kA);
+    const uint64_t size = abi::dtype_size(a.dtype);
+    sdk::Plan plan = team_plan(batch_count(a), s.team);
+    plan.partitions = {matrix_batch(a), matrix_batch(call.operand(kLU)), vector_batch(call.operand(kIpiv)),
+                       value_batch(call.operand(kInfo))};
+    if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));
+    if (s.loop) {
+      plan.registers = 16;
+      plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;
+      plan.reads_once = uint64_t{1} << kA;  // copied into the matrix it factors
+      plan.variant = loop_variant_text(s.tuning, std::max(s.m, s.n), "the matrix in local memory, rows swapped whole and updated along them");
+      return plan;
+    }
+    if (s.registers()) {
+      plan.registers = static_cast<uint32_t>(s.m * s.n + 8);
+    } else if (s.grid) {
+      const Grid g = s.grid_shape();
+      const int64_t br = g.block_rows(s.m), bc = g.block_columns(s.n);
+      // The elements, the rows' multipliers and the pivot row's values at the work-item's columns; the
+      // rows' positions, then and now.
+      plan.registers = static_cast<uint32_t>((br * bc + br + bc) * (Scalars(a.dtype).complex ? 2 : 1) + 2 * br + 12);
+      // Column k twice (two steps in turn), the pivot row, and each grid row's candidate pivot.
+      plan.local_mem_bytes = static_cast<uint64_t>(2 * s.m + s.n) * size + static_cast<uint64_t>(g.rows) * (size + 4);
+      plan.variant = variant_text(s.tuning, std::max(s.m, s.n), s.team, true, "", &g, s.m, s.n);
+      return plan;
+    } else if (s.rows()) {
+      plan.registers = static_cast<uint32_t>(s.n + 8);
+      plan.local_mem_bytes = static_cast<uint64_t>(s.m + s.n) * size;  // the pivot column and the pivot row
+      // A row per work-item (H100, 20,000 f64 16 x 16: 0.112 ms packed, 0.064 with the rows apart;
+      // 2,000 f64 32 x 32: 0.059, 0.047).
+      plan.walks_rows = true;
+    } else {
+      plan.registers = 16;
+      if (fits_local(call, s.m * s.n, a.dtype)) plan.local_mem_bytes = static_cast<uint64_t>(s.m * s.n) * size;  // the matrix
+    }
+    plan.variant = variant_text(s.tuning, std::max(s.m, s.n), s.team, true,
+                                s.registers() || s.rows() ? "" : plan.local_mem_bytes ? "the matrix in local memory" : "the matrix in LU's storage");
+    return plan;
+  }
+
   // One matrix per work-item: f[r * n + c] in registers, every index a constant; the pivot row is
   // swapped in by selects against each row it may be.
   static std::string in_registers(const sdk::Emitter& em, fugue_dtype dtype, const Shape& s, const VariableOrder& vo) {

@@ -2,25 +2,16 @@
 #include "lanes_qr.h"
 
 #include <algorithm>
+#include <string>
 
 #include "device_kernels.h"
 #include "householder.h"
+#include "lanes_cl.h"
 #include "lanes_qr_cl.h"
 #include "matrices.h"
 #include "scalars.h"
 
 namespace fugue::linalg {
-
-int64_t qr_lanes(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, fugue_dtype dtype, bool vbatched) {
-  if (vbatched || Scalars(dtype).complex || call.device().type != FUGUE_DEVICE_CPU || std::max(m, n) > t.lanes_order) return 0;
-  const int64_t width = std::min<int64_t>(sdk::native_vector_width(&call.device(), dtype), 16);  // OpenCL's widest vector
-  return width >= 2 ? width : 0;
-}
-
-std::string qr_lanes_text(const Tuning& t, int64_t order, int64_t lanes) {
-  return "alone: lanes, " + std::to_string(lanes) + " matrices a work-item side by side in one vector, a kernel of its own (order " +
-         std::to_string(order) + " <= lanes_order " + std::to_string(t.lanes_order) + ")";
-}
 
 void lanes_qr(const sdk::Call& call, const fugue_device_services& s, uint32_t a, uint32_t qr, uint32_t tau, int64_t lanes) {
   const fugue_type& ta = call.operand(a);
@@ -30,7 +21,8 @@ void lanes_qr(const sdk::Call& call, const fugue_device_services& s, uint32_t a,
   if (count == 0 || m == 0 || n == 0) return;
   const ReflectorLimits limits = reflector_limits(ta.dtype);
   const bool doubles = ta.dtype == FUGUE_DTYPE_F64;
-  cl_program program = linalg_program(call, s, ta.dtype, kernel_source_lanes_qr,
+  const std::string source = std::string(kernel_source_lanes) + kernel_source_lanes_qr;
+  cl_program program = linalg_program(call, s, ta.dtype, source.c_str(),
                                       "-DV=" + std::to_string(lanes) + " -DLANE_INT=" + (doubles ? "long" : "int") + " -DM=" + std::to_string(m) +
                                           " -DN=" + std::to_string(n) + " -DK=" + std::to_string(std::min(m, n)) + " -DNORM_LO=" + limits.lo +
                                           " -DNORM_HI=" + limits.hi + " -DNORM_TINY=" + limits.tiny + " -DNORM_BIG=" + limits.big);

@@ -10,6 +10,8 @@
 #include "blocked_cholesky.h"
 #include "cholesky.h"
 #include "kernel_text.h"
+#include "lanes.h"
+#include "lanes_cholesky.h"
 #include "matrices.h"
 #include "scalars.h"
 #include "tuning.h"
@@ -77,43 +79,14 @@ class Potrf final : public sdk::Operation {
     const fugue_type& a = call.operand(kA);
     const Tuning tu = tuning_of(call);
     const int64_t n = a.shape[a.rank - 1];
-    const int64_t bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
-    const bool loop_fits = fits_local(call, n * n, a.dtype);
-    if (!vbatched_ && blocked_plan(tu.blocked_order, tu, n, loop_fits)) return blocked_cholesky_plan(call, tu, n, a.dtype);
-    if (loop_plan(tu, n) && loop_fits) {
-      sdk::Plan plan = team_plan(batch_count(a), 1);
-      add_partitions(call, plan);
-      plan.registers = 16;
-      plan.local_mem_bytes = static_cast<uint64_t>(n * n * bytes);
-      plan.reads_once = uint64_t{1} << kA;  // copied into the matrix it factors
-      const int64_t width = vector_width(call);
-      plan.variant = loop_variant_text(tu, n, by_dot_products(call) ? "L in local memory, built 4 rows at a time from dot products along its rows " +
-                                                                          (width >= 2 ? "in vectors of " + std::to_string(width) : std::string("one value at a time"))
-                                                                    : "the matrix in local memory, factored as U = L^H along its rows");
-      return plan;
+    if (!vbatched_ && blocked_plan(tu.blocked_order, tu, n, fits_local(call, n * n, a.dtype))) return blocked_cholesky_plan(call, tu, n, a.dtype);
+    sdk::Plan plan = emitted_plan(call, tu, n);
+    // Alone on a CPU, small real matrices take the lanes (lanes.h, lanes_cholesky.h); the emitted plan is
+    // what others join.
+    if (const int64_t lanes = lanes_for(call, tu, n, n, a.dtype, vbatched_)) {
+      plan.own_kernels_alone = true;
+      plan.variant += "; " + lanes_text(tu, n, lanes);
     }
-    if (grid_plan(tu, n, bytes, call.device().max_work_group_size)) {
-      const Grid g = grid_of(tu, n, bytes);
-      sdk::Plan plan = team_plan(batch_count(a), g.team());
-      add_partitions(call, plan);
-      const int64_t block = g.block_rows(n) * g.block_columns(n);
-      plan.registers = static_cast<uint32_t>((block + g.block_rows(n) + g.block_columns(n)) * (Scalars(a.dtype).complex ? 2 : 1) + 12);
-      plan.local_mem_bytes = static_cast<uint64_t>(2 * n * bytes);  // column k, twice
-      plan.variant = variant_text(tu, n, g.team(), true, "", &g);
-      return plan;
-    }
-    const int64_t team = team_size(tu, n);
-    const bool rows = row_plan(tu, n), local = team > 1 && !rows && fits_local(call, n * n, a.dtype);
-    sdk::Plan plan = team_plan(batch_count(a), team);
-    add_partitions(call, plan);
-    plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : rows ? static_cast<uint32_t>(n + 8) : 12;
-    if (rows) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
-    else if (local) plan.local_mem_bytes = static_cast<uint64_t>(n * n) * abi::dtype_size(a.dtype);
-    // A row per work-item, read and written along it (H100, 20,000 f64 16 x 16: 0.080 ms packed, 0.047
-    // with the rows a spare element apart). Upper factors read and write U = L^H's columns, consecutive
-    // for consecutive work-items: packed.
-    plan.walks_rows = rows && call.flag("lower");
-    plan.variant = variant_text(tu, n, team, true, team == 1 || rows ? "" : local ? "the matrix in local memory" : "the matrix in L's storage");
     return plan;
   }
 
@@ -134,9 +107,16 @@ class Potrf final : public sdk::Operation {
     em.append(code);
   }
 
-  // The blocked plan (blocked_cholesky.h); the others are emitted.
+  // The blocked plan (blocked_cholesky.h), or the lanes where potrf runs alone (lanes_cholesky.h); the
+  // others are emitted.
   void execute(const sdk::Call& call, const fugue_device_services& s) const override {
-    blocked_cholesky(call, s, kA, kL, kInfo, call.flag("lower"));
+    const fugue_type& a = call.operand(kA);
+    const Tuning tu = tuning_of(call);
+    const int64_t n = a.shape[a.rank - 1];
+    if (!vbatched_ && blocked_plan(tu.blocked_order, tu, n, fits_local(call, n * n, a.dtype)))
+      blocked_cholesky(call, s, kA, kL, kInfo, call.flag("lower"));
+    else
+      lanes_cholesky(call, s, kA, kL, kInfo, call.flag("lower"), lanes_for(call, tu, n, n, a.dtype, vbatched_));
   }
 
   fugue_cost cost(const sdk::Call& call) const override {
@@ -176,6 +156,48 @@ class Potrf final : public sdk::Operation {
   }
 
  private:
+  // The plans potrf's kernel is emitted for, below the blocked one.
+  sdk::Plan emitted_plan(const sdk::Call& call, const Tuning& tu, int64_t n) const {
+    const fugue_type& a = call.operand(kA);
+    const int64_t bytes = static_cast<int64_t>(abi::dtype_size(a.dtype));
+    const bool loop_fits = fits_local(call, n * n, a.dtype);
+    if (loop_plan(tu, n) && loop_fits) {
+      sdk::Plan plan = team_plan(batch_count(a), 1);
+      add_partitions(call, plan);
+      plan.registers = 16;
+      plan.local_mem_bytes = static_cast<uint64_t>(n * n * bytes);
+      plan.reads_once = uint64_t{1} << kA;  // copied into the matrix it factors
+      const int64_t width = vector_width(call);
+      plan.variant = loop_variant_text(tu, n, by_dot_products(call) ? "L in local memory, built 4 rows at a time from dot products along its rows " +
+                                                                          (width >= 2 ? "in vectors of " + std::to_string(width) : std::string("one value at a time"))
+                                                                    : "the matrix in local memory, factored as U = L^H along its rows");
+      return plan;
+    }
+    if (grid_plan(tu, n, bytes, call.device().max_work_group_size)) {
+      const Grid g = grid_of(tu, n, bytes);
+      sdk::Plan plan = team_plan(batch_count(a), g.team());
+      add_partitions(call, plan);
+      const int64_t block = g.block_rows(n) * g.block_columns(n);
+      plan.registers = static_cast<uint32_t>((block + g.block_rows(n) + g.block_columns(n)) * (Scalars(a.dtype).complex ? 2 : 1) + 12);
+      plan.local_mem_bytes = static_cast<uint64_t>(2 * n * bytes);  // column k, twice
+      plan.variant = variant_text(tu, n, g.team(), true, "", &g);
+      return plan;
+    }
+    const int64_t team = team_size(tu, n);
+    const bool rows = row_plan(tu, n), local = team > 1 && !rows && fits_local(call, n * n, a.dtype);
+    sdk::Plan plan = team_plan(batch_count(a), team);
+    add_partitions(call, plan);
+    plan.registers = team == 1 ? static_cast<uint32_t>(n * n + 8) : rows ? static_cast<uint32_t>(n + 8) : 12;
+    if (rows) plan.local_mem_bytes = static_cast<uint64_t>(n) * abi::dtype_size(a.dtype);  // the column
+    else if (local) plan.local_mem_bytes = static_cast<uint64_t>(n * n) * abi::dtype_size(a.dtype);
+    // A row per work-item, read and written along it (H100, 20,000 f64 16 x 16: 0.080 ms packed, 0.047
+    // with the rows a spare element apart). Upper factors read and write U = L^H's columns, consecutive
+    // for consecutive work-items: packed.
+    plan.walks_rows = rows && call.flag("lower");
+    plan.variant = variant_text(tu, n, team, true, team == 1 || rows ? "" : local ? "the matrix in local memory" : "the matrix in L's storage");
+    return plan;
+  }
+
   void add_partitions(const sdk::Call& call, sdk::Plan& plan) const {
     plan.partitions = {matrix_batch(call.operand(kA)), matrix_batch(call.operand(kL)), value_batch(call.operand(kInfo))};
     if (vbatched_) plan.partitions.push_back(value_batch(call.operand(kN)));

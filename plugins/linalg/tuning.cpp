@@ -103,8 +103,10 @@ const std::vector<Row>& table() {
       // instead from 2^20 multiply-adds (fugue bench, medians of 5 and 9, FUGUE_LINALG_TUNING=spread_vectors=0
       // against 1): one f64 product of 9 x 56,648 x 2,000 (A^T B, normalized cuts' Ritz vectors) 330 -> 112 ms,
       // 1024^3 60.3 -> 30.7, 256^3 0.655 -> 0.344, 128^3 0.092 -> 0.072; f32 128 x 128 x 64 0.023 -> 0.016.
-      // lanes_order 16: geqrf alone, 20,000 f64 QRs of 16 15.4 ms in lanes against 29.6 in loops; 2,000 of 32
-      // 13.4 against 12.7 (f32 16.6 against 11.7), so not above 16 (scripts/pocl_linalg.sh, OPS=geqrf).
+      // lanes_order 16: potrf, getrf and geqrf alone, 20,000 f64 matrices of 16 in lanes against loops (fugue
+      // bench, the fastest of 15 runs): potrf 6.05 ms against 9.79, getrf 7.33 against 10.9, geqrf 19.7 against
+      // 42.1; of 8 against registers 1.36 / 1.81, 1.66 / 2.11, 2.45 / 8.48. Not above 16: the lanes' private
+      // arrays overflowed PoCL's work-item stacks from order 24 (f64), so tuning refuses more.
       {FUGUE_DEVICE_CPU, "", "", {"CPU", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 8, 1024, 1024, 32, 1024, 1024, 0, 0, 128, 0, 1, 0, 16}},
       {0, "", "", {"default", 8, 16, 256, 16, 64, 0, 0, 8, 16, false, 0, 0, 0, 32, 0, 0, 0, 0, 128, 0, 0, 0, 0}},
   };
@@ -210,6 +212,9 @@ Tuning overridden(Tuning t, const char* text) {
   if (t.register_order > t.row_order || t.row_order > t.team_max)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected register_order <= row_order <= team_max (a row per work-item of a team), found " +
                                std::to_string(t.register_order) + ", " + std::to_string(t.row_order) + " and " + std::to_string(t.team_max));
+  if (t.lanes_order > 16)
+    throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected lanes_order <= 16 (a work-item's matrices side by side, up to 16 KB, in its private "
+                               "memory: larger ones overflowed the stacks of PoCL's work-items), found " + std::to_string(t.lanes_order));
   if (t.qr_column_order > 64)
     throw sdk::InvalidArgument("FUGUE_LINALG_TUNING: expected qr_column_order <= 64 (a column of the matrix in each work-item's registers), found " +
                                std::to_string(t.qr_column_order));

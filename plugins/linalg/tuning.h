@@ -6,7 +6,7 @@
 // chose, why, and the table row. FUGUE_LINALG_TUNING overrides a row for experiments and tests:
 // "row=gpu" takes another row, "register_order=16,row_order=16,grid_order=64,team_max=128" sets fields
 // (tile_order=0 turns gemm's tiles off, mma_order=0 its tensor cores, vector_rows=0 its vectors, loop_order=0 the loop plans,
-// blocked_order=0, lu_blocked_order=0 and qr_blocked_order=0 the blocked ones, lanes_order=0 geqrf's lanes).
+// blocked_order=0, lu_blocked_order=0 and qr_blocked_order=0 the blocked ones, lanes_order=0 the lanes).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -40,7 +40,7 @@ struct Tuning {
   int64_t spread_tiles;       // gemm of fewer entries than compute units: C's tiles spread over work-groups (gemm_spread.h) where an entry has at least this many of 64 x 64, 0: never
   int64_t spread_vectors;     // gemm of one product in vectors (CPUs): its blocks spread over work-groups (gemm_spread.h) where m n k is at least this many times 2^20, 0: never
   int64_t qr_column_order;    // geqrf and gels: a column per work-item in registers (householder.h's column_householder) above register_order up to this order for real values, half of it for complex ones (at most 64), 0: never
-  int64_t lanes_order;        // geqrf of real values alone on CPUs: a native vector's width of matrices a work-item side by side (lanes_qr.h) up to this order, 0: never
+  int64_t lanes_order;        // potrf, getrf and geqrf of real values alone on CPUs: a native vector's width of matrices a work-item side by side (lanes.h) up to this order (at most 16), 0: never
 };
 
 // The row for the call's device (plan and emit: the device is set), with FUGUE_LINALG_TUNING applied;

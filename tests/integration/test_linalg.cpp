@@ -23,11 +23,12 @@ using namespace fugue;
 
 namespace {
 
-// The device's table, then the plans GPUs take for orders above 8 (CPUs take loops there: tuning.h's
-// loop_plan), then the blocked plans (blocked_cholesky.h, blocked_lu.h) from order 9, panels of 8
-// columns, so that orders from 9 to 460 take one to 58 panels, the last one narrower where 8 does not
-// divide the order: every plan of potrf and getrf checked on a CPU.
-const char* const kPlans[] = {"", "loop_order=0", "blocked_order=8,lu_blocked_order=8,blocked_panel=8"};
+// The device's table (on a CPU the lanes up to order 16, lanes.h, where the factorization runs alone,
+// and loops above), then the plans GPUs take (registers up to order 8, rows and teams above: tuning.h's
+// loop_plan and lanes_order off), then the blocked plans (blocked_cholesky.h, blocked_lu.h) from order
+// 9, panels of 8 columns, so that orders from 9 to 460 take one to 58 panels, the last one narrower where
+// 8 does not divide the order: every plan of potrf and getrf checked on a CPU.
+const char* const kPlans[] = {"", "loop_order=0,lanes_order=0", "blocked_order=8,lu_blocked_order=8,blocked_panel=8"};
 
 std::string potrf_program(int64_t count, int64_t n, const char* dtype, bool lower, uint64_t seed, double cond) {
   return R"({"fugue": 1, "symbols": {

@@ -269,3 +269,72 @@ TEST(LinalgCpu, LoopFactorizationsReadTheirMatrixWhereItIs) {
     "outputs": {"A": "A.npy", "B": "B.npy", "ipiv": "ipiv.npy"}})");
   test::expect_same(test::run_on_device(program), test::run_reference(program), 1e-12, "factors over their matrices");
 }
+
+// potrf, getrf and geqrf of real matrices up to order 16 alone on this CPU take the lanes (lanes.h):
+// explain says so on the described CPU and not on a GPU, and lanes_order=0 turns them off; alone they
+// run no generated kernel, and joined by a producer the factorization keeps the emitted plan, one kernel; lanes_order above 16 is refused (the
+// lanes' private arrays overflowed PoCL's work-item stacks). Results against LAPACK: test_linalg.cpp's
+// default plan and test_linalg_qr.cpp's GeqrfLanesMatchLapack; here against the reference, on batches
+// that leave the last work-item spare lanes, lower and upper, pivoting and singular.
+TEST(LinalgCpu, LanesServeFactorizationsAlone) {
+  test::TempDir dir;
+  const uint64_t seed = test::fresh_seed();
+  const std::string lanes = "alone: lanes, 8 matrices a work-item side by side in one vector, a kernel of its own";
+  for (const char* op : {R"({"op": "linalg.potrf", "out": ["Y", "info"], "in": ["A"], "attrs": {"lower": false}})",
+                         R"({"op": "linalg.getrf", "out": ["Y", "ipiv", "info"], "in": ["A"]})", R"({"op": "linalg.geqrf", "out": ["Y", "tau"], "in": ["A"]})"}) {
+    const std::string what = std::string(op) + " (seed " + std::to_string(seed) + ")";
+    const std::string spd = R"({"spd": {"seed": )" + std::to_string(seed) + R"(, "cond": 100}})";
+    auto program = [&](bool fused) {
+      return R"({"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "f64", "shape": [21, 12, 12], "from": )" + spd + R"(}},
+        "body": [)" + (fused ? std::string(R"({"op": "array.mul", "out": ["A"], "in": ["A", 2.0]}, )") : std::string()) + op + R"(],
+        "outputs": {"Y": "Y.npy"}})";
+    };
+    test::write_text(dir / "alone.json", program(false));
+    const std::string alone = (dir / "alone.json").string();
+    auto r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + alone);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find(lanes), std::string::npos) << what << "\n" << r.out;
+    r = test::run_fugue("explain --device-file " + device_file("pocl-cpu.json") + " " + alone, "FUGUE_LINALG_TUNING=lanes_order=0");
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(r.out.find("alone: lanes"), std::string::npos) << what << "\n" << r.out;
+    r = test::run_fugue("explain --device-file " + device_file("nvidia-h100.json") + " " + alone);
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(r.out.find("alone: lanes"), std::string::npos) << what << "\n" << r.out;
+    r = test::run_fugue("explain " + alone, "FUGUE_LINALG_TUNING=lanes_order=17");
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("FUGUE_LINALG_TUNING: expected lanes_order <= 16"), std::string::npos) << r.out;
+    for (const bool fused : {false, true}) {
+      Program p = test::load_text(dir, program(fused));
+      int64_t launches = 0;
+      auto out = test::run_on_device(p, std::nullopt, {}, &launches);
+      // Generated kernels: none alone (the lanes are the plugin's own), one with the producer joined.
+      EXPECT_EQ(launches, fused ? 1 : 0) << what << (fused ? ", the producer joined" : ", alone");
+      test::expect_same(out, test::run_reference(p), 1e-12, what + (fused ? ", fused" : ", in lanes"));
+    }
+  }
+  // Pivots in every lane, among them a matrix whose first column is zero (info 1) and one whose second is
+  // (info 2), the factorization completing, f32: the reference's pivots, info and factors.
+  std::string values = "[";
+  uint64_t state = seed;
+  for (int64_t e = 0; e < 19; ++e) {
+    values += e ? ", [" : "[";
+    for (int64_t i = 0; i < 5; ++i) {
+      values += i ? ", [" : "[";
+      for (int64_t j = 0; j < 5; ++j) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        const double x = (e == 3 && j == 0) || (e == 11 && j == 1) ? 0.0 : static_cast<double>(state >> 40) / static_cast<double>(1ull << 24) - 0.5;
+        values += (j ? ", " : "") + std::to_string(x);
+      }
+      values += "]";
+    }
+    values += "]";
+  }
+  values += "]";
+  Program p = test::load_text(dir, R"({"fugue": 1, "symbols": {"A": {"kind": "array", "dtype": "f32", "shape": [19, 5, 5], "value": )" + values + R"(}},
+    "body": [{"op": "linalg.getrf", "out": ["LU", "ipiv", "info"], "in": ["A"]}],
+    "outputs": {"LU": "LU.npy", "ipiv": "ipiv.npy", "info": "info.npy"}})");
+  auto out = test::run_on_device(p);
+  EXPECT_EQ(out.at("info").get(3), 1);
+  EXPECT_EQ(out.at("info").get(11), 2);
+  test::expect_same(out, test::run_reference(p), 1e-5, "getrf f32 in lanes (seed " + std::to_string(seed) + ")");
+}

@@ -1,18 +1,9 @@
 // lanes_qr.cl: linalg.geqrf of small real matrices on CPUs, V matrices a work-item side by side in the
-// lanes of one vector (lanes_qr.h): element (i, j) of the work-item's V matrices is one vector of V
-// values, so every step of LAPACK's geqr2 (the reflector's norm and scalars, w = v^T A, A -= tau v w) is
-// a vector operation on V matrices at once, whatever the order. The matrices are copied into a private
-// array (row-major, element x's lanes at x * V .. x * V + V - 1), factored there and copied back.
+// lanes of one vector (lanes_qr.h, lanes.cl): every step of LAPACK's geqr2 (the reflector's norm and
+// scalars, w = v^T A, A -= tau v w) is a vector operation on V matrices at once, whatever the order.
 //
-// Options: scalars.cl's (T, R), -DV=<lanes: 2, 4, 8 or 16> -DLANE_INT=<the integer type of T's width>
-// -DM= -DN= -DK=<rows, columns, min(M, N)> -DNORM_LO= -DNORM_HI= -DNORM_TINY= -DNORM_BIG=<householder.h's
+// Options: lanes.cl's, -DK=<min(M, N)> -DNORM_LO= -DNORM_HI= -DNORM_TINY= -DNORM_BIG=<householder.h's
 // reflector_limits, where the reflector's arithmetic changes course, as the emitted plans'>.
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define TV CAT(T, V)               // V values
-#define TI CAT(LANE_INT, V)        // V lanes' comparisons: -1 true, 0 false
-#define AT(x) CAT(vload, V)((x), w)  // element x (i * N + j) of the V matrices
-#define PUT(value, x) CAT(vstore, V)((value), (x), w)
 
 // QR and tau of matrices first .. first + V - 1 (those below `count`: the last work-item's spare lanes
 // factor a copy of the last matrix and store nothing). `a` and `qr` may be the same buffer.
@@ -22,10 +13,7 @@ __kernel void qr_lanes(__global const T* a, __global T* qr, __global T* taus, lo
   T w[M * N * V];
   T tau_of[K * V];
   T sums[N * V];  // w = v^T A's columns right of the step, then tau w
-  for (int l = 0; l < V; ++l) {
-    __global const T* from = a + min(first + l, count - 1) * (long)(M * N);
-    for (int x = 0; x < M * N; ++x) w[x * V + l] = from[x];
-  }
+  lanes_in(a, first, count, w);
   for (int k = 0; k < K; ++k) {
     // The reflector of column k, as householder.cpp's reflector(): beta = -sign(alpha) ||(alpha, x)||,
     // tau = (beta - alpha) / beta, v = (1, x / (alpha - beta)); H = I (tau 0) where x = 0.
@@ -73,9 +61,7 @@ __kernel void qr_lanes(__global const T* a, __global T* qr, __global T* taus, lo
       for (int j = k + 1; j < N; ++j) PUT(fma(-v, CAT(vload, V)(j, sums), AT(i * N + j)), i * N + j);
     }
   }
-  for (int l = 0; l < V && first + l < count; ++l) {
-    __global T* to = qr + (first + l) * (long)(M * N);
-    for (int x = 0; x < M * N; ++x) to[x] = w[x * V + l];
+  lanes_out(w, first, count, qr);
+  for (int l = 0; l < V && first + l < count; ++l)
     for (int k = 0; k < K; ++k) taus[(first + l) * (long)K + k] = tau_of[k * V + l];
-  }
 }
