@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fugue/sdk.hpp"
+#include "fugue/sdk_device.hpp"
 #include "tuning.h"
 
 namespace fugue::linalg {
@@ -21,5 +22,14 @@ int64_t lanes_for(const sdk::Call& call, const Tuning& t, int64_t m, int64_t n, 
 
 // What explain adds to the emitted plan's text where the lanes serve alone.
 std::string lanes_text(const Tuning& t, int64_t order, int64_t lanes);
+
+// The program of a lanes kernel of operation `op` for m x n matrices of `dtype`, `lanes` (lanes_for) a
+// work-item: kernels/lanes.cl before `kernel_source`, its options (-DV, -DLANE_INT, -DM, -DN) before
+// `options`. Throws Unsupported where `lanes` is below 2 (the lanes do not serve the call).
+cl_program lanes_program(const sdk::Call& call, const fugue_device_services& s, const std::string& op, fugue_dtype dtype,
+                         const char* kernel_source, int64_t m, int64_t n, int64_t lanes, const std::string& options);
+
+// Enqueues a lanes kernel over `count` matrices, `lanes` a work-item, under `label`.
+void enqueue_lanes(const sdk::Kernel& kernel, const fugue_device_services& s, int64_t count, int64_t lanes, const std::string& label);
 
 }  // namespace fugue::linalg

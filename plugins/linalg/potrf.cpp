@@ -79,7 +79,7 @@ class Potrf final : public sdk::Operation {
     const fugue_type& a = call.operand(kA);
     const Tuning tu = tuning_of(call);
     const int64_t n = a.shape[a.rank - 1];
-    if (!vbatched_ && blocked_plan(tu.blocked_order, tu, n, fits_local(call, n * n, a.dtype))) return blocked_cholesky_plan(call, tu, n, a.dtype);
+    if (blocked(call, tu, n)) return blocked_cholesky_plan(call, tu, n, a.dtype);
     sdk::Plan plan = emitted_plan(call, tu, n);
     // Alone on a CPU, small real matrices take the lanes (lanes.h, lanes_cholesky.h); the emitted plan is
     // what others join.
@@ -113,7 +113,7 @@ class Potrf final : public sdk::Operation {
     const fugue_type& a = call.operand(kA);
     const Tuning tu = tuning_of(call);
     const int64_t n = a.shape[a.rank - 1];
-    if (!vbatched_ && blocked_plan(tu.blocked_order, tu, n, fits_local(call, n * n, a.dtype)))
+    if (blocked(call, tu, n))
       blocked_cholesky(call, s, kA, kL, kInfo, call.flag("lower"));
     else
       lanes_cholesky(call, s, kA, kL, kInfo, call.flag("lower"), lanes_for(call, tu, n, n, a.dtype, vbatched_));
@@ -156,6 +156,11 @@ class Potrf final : public sdk::Operation {
   }
 
  private:
+  // Whether the blocked plan (blocked_cholesky.h) serves order n.
+  bool blocked(const sdk::Call& call, const Tuning& tu, int64_t n) const {
+    return !vbatched_ && blocked_plan(tu.blocked_order, tu, n, fits_local(call, n * n, call.operand(kA).dtype));
+  }
+
   // The plans potrf's kernel is emitted for, below the blocked one.
   sdk::Plan emitted_plan(const sdk::Call& call, const Tuning& tu, int64_t n) const {
     const fugue_type& a = call.operand(kA);

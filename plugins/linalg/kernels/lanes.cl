@@ -1,8 +1,8 @@
-// lanes.cl: what the lanes kernels share (lanes.h; put before lanes_qr.cl and lanes_cholesky.cl by the
-// host): V matrices of M x N values a work-item side by side, element x (i * N + j) of them one vector
-// of V values in a private array w (row-major, element x's lanes at x * V .. x * V + V - 1), copied in
-// from the matrices and back V elements at a time through an in-register transpose, so that both sides
-// are read and written in vectors.
+// lanes.cl: what the lanes kernels share (lanes.h; lanes_program puts it before lanes_qr.cl, lanes_lu.cl
+// and lanes_cholesky.cl): V matrices of M x N values a work-item side by side, element x (i * N + j) of
+// them one vector of V values in a private array w (row-major, element x's lanes at x * V .. x * V + V
+// - 1), copied in from the matrices and back V elements at a time through an in-register transpose, so
+// that both sides are read and written in vectors.
 //
 // Options: scalars.cl's (T, R), -DV=<lanes: 2, 4, 8 or 16> -DLANE_INT=<the integer type of T's width>
 // -DM= -DN=<rows, columns>.
