@@ -8,11 +8,13 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "io/npy_io.h"
+#include "passes/plan_report.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -1096,5 +1098,58 @@ TEST(SparseConvert, CountedProductsJoinTheirConsumers) {
     double total = 0;  // dot(r, r) is the sum of z
     for (int64_t i = 0; i < z[0].elements(); ++i) total += z[0].get(i);
     EXPECT_NEAR(sums[0].get(0), total, 1e-12 * total) << c.layout;
+  }
+}
+
+// A core before ABI 2.22 passes a generated kernel no count (fugue_emit_api.count), so the plugin, told so
+// by its entry point's argument, gives a counted product its own kernels, which read the count from its
+// buffer: the product no longer joins its consumers, and gives what the generated kernel gives. The
+// sparse plugin is told 21 here as an older core would tell it, and its core's minor again after.
+TEST(SparseConvert, ACoreBeforeAbi22GivesACountedProductItsOwnKernels) {
+  std::shared_ptr<const fugue::LoadedPlugin> sparse;
+  for (const auto& plugin : test::bundled_plugins().plugins())
+    if (plugin->name == "sparse") sparse = plugin;
+  ASSERT_TRUE(sparse) << "the bundled sparse plugin";
+  auto entry = sparse->library.get<const fugue_plugin*(uint32_t, uint32_t)>(FUGUE_PLUGIN_ENTRY_NAME);
+  struct ToldMinor {  // the core's own minor again whatever the test does
+    decltype(entry) told;
+    ~ToldMinor() { told(FUGUE_ABI_VERSION_MAJOR, FUGUE_ABI_VERSION_MINOR); }
+  } restore{entry};
+
+  test::TempDir dir;
+  const fugue::Program program = test::load_text(dir, R"({"fugue": 1, "symbols": {
+    "S": {"kind": "csr", "dtype": "f64", "from": {"fem": {"nodes": 67, "block": 3, "neighbours": 3, "seed": 2}}},
+    "A": {"kind": "bcsr", "dtype": "f64", "shape": [201, 201], "blocks": {"capacity": 4000}, "block": [2, 4]},
+    "x": {"kind": "array", "dtype": "f64", "shape": [201], "from": {"random": {"seed": 4, "low": -1, "high": 1}}}},
+    "body": [{"op": "sparse.convert", "out": ["A"], "in": ["S"]},
+             {"op": "sparse.spmv", "out": ["y"], "in": ["A", "x"], "attrs": {"alpha": 2}},
+             {"op": "array.sub", "out": ["r"], "in": ["x", "y"]}, {"op": "array.dot", "out": ["s"], "in": ["r", "r"]}],
+    "outputs": {"r": "r.npy", "s": "s.npy"}})");
+  const fugue::Statement* product = nullptr;
+  for (const auto& st : program.body)
+    if (st.op && st.op->name() == "sparse.spmv") product = &st;
+  ASSERT_TRUE(product);
+
+  std::map<std::string, std::map<std::string, fugue::HostArray>> results;
+  for (const uint32_t minor : {uint32_t{21}, uint32_t{FUGUE_ABI_VERSION_MINOR}}) {
+    ASSERT_EQ(entry(FUGUE_ABI_VERSION_MAJOR, minor), sparse->table) << "the same table, told minor " << minor;
+    const fugue::ExecutionPlan plan = fugue::lower(program, test::test_device().info, fugue::PlanOptions{});
+    const bool generated = plan.steps.at(product).kind == fugue::Step::Kind::Kernel;
+    EXPECT_EQ(generated, minor >= 22) << "told minor " << minor;
+    size_t joined = 0;  // the operations of the product's kernel (0: it runs its own kernels)
+    for (const auto& group : plan.groups)
+      for (const auto* op : group.ops)
+        if (op->statement == product) joined = group.ops.size();
+    EXPECT_EQ(joined, minor >= 22 ? 3u : 0u) << "told minor " << minor;
+    const std::string text = fugue::explain_plan(program, plan, test::test_device().info);
+    EXPECT_EQ(text.find("(its own kernels)") != std::string::npos, minor < 22) << text;
+    results[std::to_string(minor)] = test::run_on_device(program, std::string());
+  }
+  results["reference"] = test::run_reference(program);
+  for (const std::string name : {"r", "s"}) {
+    const fugue::HostArray& expected = results.at("reference").at(name);
+    EXPECT_GT(largest_in(expected), 0.0) << name;
+    for (const std::string& how : {std::string("21"), std::to_string(FUGUE_ABI_VERSION_MINOR)})
+      EXPECT_EQ(test::compare_arrays(results.at(how).at(name), expected, 1e-12), "") << name << ", told minor " << how;
   }
 }
